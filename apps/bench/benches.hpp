@@ -1,0 +1,10 @@
+#pragma once
+/// The benchmarks of `flint-bench <name> [args]`. Each prints JSON lines on stdout and returns an
+/// exit code; each runs its own baseline in the same run (DESIGN.md "Testing").
+
+namespace flint::bench {
+
+int rpc(int argc, char** argv);
+int graph(int argc, char** argv);
+
+} // namespace flint::bench

@@ -1,0 +1,43 @@
+// flint-bench <name> [args]: benchmarks that print JSON lines and always run their baseline in
+// the same run (DESIGN.md "Testing").
+
+#include <cstdio>
+#include <cstring>
+
+#include "apps/bench/benches.hpp"
+
+namespace {
+
+struct bench_entry {
+  const char* name;
+  int (*run)(int, char**);
+  const char* what;
+};
+
+const bench_entry benches[] = {
+  {"rpc", flint::bench::rpc, "endpoint ask round trip vs bare CAF request/response"},
+#ifdef FLINT_BENCH_HAS_GRAPH
+  {"graph", flint::bench::graph, "ExecutionGraph build time and peak RSS"},
+#endif
+};
+
+int usage(FILE* out) {
+  std::fprintf(out, "usage: flint-bench <name> [args]\n\nbenchmarks:\n");
+  for (auto& b : benches)
+    std::fprintf(out, "  %-10s %s\n", b.name, b.what);
+  return out == stdout ? 0 : 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2)
+    return usage(stderr);
+  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)
+    return usage(stdout);
+  for (auto& b : benches)
+    if (std::strcmp(argv[1], b.name) == 0)
+      return b.run(argc - 1, argv + 1);
+  std::fprintf(stderr, "flint-bench: unknown benchmark '%s'\n", argv[1]);
+  return usage(stderr);
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything Flint's build, tests and benchmarks need, from Debian's packages.
+# Idempotent: packages already present are skipped, so a second run costs a dpkg query.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config git
+  libcaf-dev
+  libcapnp-dev capnproto
+  libspdlog-dev libfmt-dev
+  doctest-dev
+  libyaml-cpp-dev
+  libcli11-dev
+  nlohmann-json3-dev
+  iproute2 procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+else
+  SUDO=
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,103 @@
+#pragma once
+/// A small typed handle on a remote or local endpoint (Flink's RpcGateway): it encodes a
+/// method's request into an envelope carrying the fencing token it holds, sends it, and decodes
+/// the reply into a value or a typed error. One code path for endpoints in the same process and
+/// across actor systems (CAF's middleman carries the envelope bytes).
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/actors/rpc/fencing_token.hpp"
+#include "runtime/actors/rpc/method.hpp"
+
+namespace flint::trace {
+class trace_recorder;
+}
+
+namespace flint::rpc {
+
+class rpc_endpoint;
+
+/// Who is calling when the caller is not an endpoint (a CLI, a test driver, a benchmark).
+struct client_identity {
+  std::string id = "client";
+  trace::trace_recorder* recorder = nullptr;
+  std::chrono::nanoseconds ask_timeout = std::chrono::seconds(10);
+};
+
+class gateway {
+public:
+  gateway() = default;
+  gateway(caf::actor target, std::string target_id, fencing_token token = {},
+          std::string fencing_scope = {});
+
+  bool valid() const noexcept;
+  const caf::actor& target() const noexcept { return target_; }
+  const std::string& target_id() const noexcept { return target_id_; }
+  const fencing_token& token() const noexcept { return token_; }
+  const std::string& fencing_scope() const noexcept { return fencing_scope_; }
+
+  /// The same target seen under another token (after a leadership change).
+  gateway with_token(fencing_token token) const;
+  gateway with_scope(std::string scope) const;
+
+  /// Asks from `self`'s main thread; `k` runs there with the decoded response or an error
+  /// (errc::timeout after `timeout`, default `rpc.ask.timeout`).
+  template <class M>
+  void ask(rpc_endpoint& self, const typename M::request& req,
+           std::function<void(expected<typename M::response>)> k,
+           std::optional<std::chrono::nanoseconds> timeout = std::nullopt) const {
+    ask_raw(self, M::id, M::name, codec<typename M::request>::encode(req), timeout,
+            [k = std::move(k)](expected<std::vector<char>> reply) {
+              if (!reply)
+                k(reply.error());
+              else
+                k(codec<typename M::response>::decode(*reply));
+            });
+  }
+
+  /// Sends without waiting for an answer; fencing failures at the receiver are only traced.
+  template <class M>
+  void tell(rpc_endpoint& self, const typename M::request& req) const {
+    tell_raw(self, M::id, M::name, codec<typename M::request>::encode(req));
+  }
+
+  /// Asks from a blocking actor (CLI, benchmark, integration-test driver): waits for the answer.
+  template <class M>
+  expected<typename M::response> ask_blocking(caf::blocking_actor& self,
+                                              const client_identity& who,
+                                              const typename M::request& req) const {
+    auto reply = ask_raw_blocking(self, who, M::id, M::name,
+                                  codec<typename M::request>::encode(req));
+    if (!reply)
+      return reply.error();
+    return codec<typename M::response>::decode(*reply);
+  }
+
+  // -- untyped core (also used to send deliberately bad bytes in tests) -------------------------
+
+  void ask_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
+               std::vector<char> payload, std::optional<std::chrono::nanoseconds> timeout,
+               std::function<void(expected<std::vector<char>>)> k) const;
+  void tell_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
+                std::vector<char> payload) const;
+  expected<std::vector<char>> ask_raw_blocking(caf::blocking_actor& self,
+                                               const client_identity& who,
+                                               std::uint32_t method_id, const char* method_name,
+                                               std::vector<char> payload) const;
+
+private:
+  caf::actor target_;
+  std::string target_id_;
+  fencing_token token_;
+  std::string fencing_scope_;
+};
+
+} // namespace flint::rpc

@@ -1,0 +1,40 @@
+#pragma once
+/// How a gateway method is described: an id, a name for traces and logs, a request and a
+/// response type, each with a `codec<T>` specialization (declared beside the gateway, defined in
+/// its `*_codec.cpp`). Example:
+///
+///     struct request_slot {
+///       static constexpr std::uint32_t id = 0x0202;
+///       static constexpr const char* name = "request_slot";
+///       using request = slot_request;
+///       using response = ack;
+///     };
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "runtime/common/expected.hpp"
+
+namespace flint::rpc {
+
+template <class T>
+struct codec; // specialize: static std::vector<char> encode(const T&);
+              //             static expected<T> decode(std::span<const char>);
+
+/// The empty answer of methods that only confirm.
+struct ack {
+  friend bool operator==(ack, ack) = default;
+};
+
+template <>
+struct codec<ack> {
+  static std::vector<char> encode(const ack&) { return {}; }
+  static expected<ack> decode(std::span<const char> bytes) {
+    if (!bytes.empty())
+      return make_error(errc::malformed_message, "ack: expected no payload");
+    return ack{};
+  }
+};
+
+} // namespace flint::rpc

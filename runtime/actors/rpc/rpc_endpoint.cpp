@@ -1,0 +1,226 @@
+#include "runtime/actors/rpc/rpc_endpoint.hpp"
+
+#include <stdexcept>
+
+#include <caf/actor_system.hpp>
+#include <caf/all.hpp>
+
+#include "runtime/actors/trace/trace_recorder.hpp"
+
+namespace flint::rpc {
+
+namespace {
+
+/// The endpoint whose actor runs on this thread right now (set around every resume).
+thread_local const rpc_endpoint* current_endpoint = nullptr;
+
+trace::outcome outcome_of(errc code) {
+  switch (code) {
+    case errc::fencing_token_mismatch: return trace::outcome::rejected;
+    case errc::malformed_message: return trace::outcome::malformed;
+    case errc::unknown_method: return trace::outcome::unknown_method;
+    case errc::timeout: return trace::outcome::timeout;
+    case errc::unreachable: return trace::outcome::unreachable;
+    default: return trace::outcome::failed;
+  }
+}
+
+} // namespace
+
+// -- responder ------------------------------------------------------------------------------------
+
+responder::responder(rpc_endpoint* self, caf::response_promise promise, bool is_ask,
+                     std::string method, std::string caller, trace_context trace,
+                     std::int64_t received_us)
+  : self_(self),
+    promise_(std::move(promise)),
+    is_ask_(is_ask),
+    method_(std::move(method)),
+    caller_(std::move(caller)),
+    trace_(trace),
+    received_us_(received_us) {}
+
+void responder::deliver(expected<std::vector<char>> result) {
+  if (!is_ask_ || delivered_ || self_ == nullptr)
+    return;
+  delivered_ = true;
+  auto bytes = encode_reply(result);
+  if (auto* rec = self_->recorder()) {
+    trace::record r;
+    r.time_us = rec->now_us();
+    r.dir = trace::direction::reply;
+    r.from = self_->endpoint_id();
+    r.to = caller_;
+    r.method = method_;
+    r.token = self_->token();
+    r.trace = trace_;
+    r.is_ask = true;
+    r.bytes = static_cast<std::uint32_t>(bytes.size());
+    r.result = result ? trace::outcome::ok : outcome_of(result.error().code);
+    r.latency_us = r.time_us - received_us_;
+    if (!result)
+      r.detail = result.error().message;
+    rec->record_event(std::move(r));
+  }
+  promise_.deliver(std::move(bytes));
+}
+
+// -- rpc_endpoint ---------------------------------------------------------------------------------
+
+rpc_endpoint::rpc_endpoint(caf::actor_config& cfg, endpoint_context ctx)
+  : caf::event_based_actor(cfg), ctx_(std::move(ctx)) {}
+
+rpc_endpoint::~rpc_endpoint() = default;
+
+caf::resumable::resume_result rpc_endpoint::resume(caf::execution_unit* ctx,
+                                                   size_t max_throughput) {
+  auto* previous = current_endpoint;
+  current_endpoint = this;
+  auto result = caf::event_based_actor::resume(ctx, max_throughput);
+  current_endpoint = previous;
+  return result;
+}
+
+bool rpc_endpoint::runs_in_main_thread() const noexcept {
+  return current_endpoint == this;
+}
+
+void rpc_endpoint::validate_runs_in_main_thread() const {
+  if (!runs_in_main_thread())
+    throw std::logic_error("endpoint " + endpoint_id()
+                           + ": called outside its main thread");
+}
+
+void rpc_endpoint::run_async(std::function<void()> f) {
+  caf::anon_send(caf::actor_cast<caf::actor>(this), run_atom::value, std::move(f));
+}
+
+void rpc_endpoint::schedule_run_async(std::function<void()> f, std::chrono::nanoseconds delay) {
+  caf::delayed_anon_send(caf::actor_cast<caf::actor>(this), delay, run_atom::value, std::move(f));
+}
+
+void rpc_endpoint::call_async_impl(const caf::actor& other, std::function<void()> f,
+                                   std::chrono::nanoseconds timeout,
+                                   std::function<void(std::optional<error>)> k) {
+  request(other, timeout, call_atom::value, std::move(f))
+    .then([k]() { k(std::nullopt); },
+          [k](caf::error& err) {
+            if (err == caf::sec::request_timeout)
+              k(make_error(errc::timeout, "call_async timed out"));
+            else
+              k(make_error(errc::unreachable, "call_async failed: " + caf::to_string(err)));
+          });
+}
+
+void rpc_endpoint::set_token(const fencing_token& t) {
+  validate_runs_in_main_thread();
+  token_ = t;
+}
+
+fencing_token rpc_endpoint::expected_token(const envelope&) const {
+  return token_;
+}
+
+std::string rpc_endpoint::method_name(std::uint32_t id) const {
+  if (auto i = methods_.find(id); i != methods_.end())
+    return i->second.name;
+  return "method#" + std::to_string(id);
+}
+
+void rpc_endpoint::add_method(std::uint32_t id, std::string name, fencing f, raw_handler h) {
+  methods_[id] = method_entry{std::move(name), f, std::move(h)};
+}
+
+void rpc_endpoint::dispatch(std::vector<char>& bytes, bool is_ask) {
+  auto* rec = recorder();
+  auto received_us = rec != nullptr ? rec->now_us() : 0;
+  auto record_receive = [&](const envelope* env, trace::outcome result, std::string detail) {
+    if (rec == nullptr)
+      return;
+    trace::record r;
+    r.time_us = received_us;
+    r.dir = trace::direction::receive;
+    r.to = endpoint_id();
+    r.is_ask = is_ask;
+    r.bytes = static_cast<std::uint32_t>(bytes.size());
+    r.result = result;
+    r.detail = std::move(detail);
+    if (env != nullptr) {
+      r.from = env->sender;
+      r.method = method_name(env->method_id);
+      r.token = env->token;
+      r.trace = env->trace;
+    } else {
+      r.from = "?";
+      r.method = "?";
+    }
+    rec->record_event(std::move(r));
+  };
+  auto promise = is_ask ? make_response_promise() : caf::response_promise{};
+  auto decoded = decode_envelope(bytes);
+  if (!decoded) {
+    record_receive(nullptr, trace::outcome::malformed, decoded.error().message);
+    if (is_ask)
+      responder(this, promise, true, "?", "?", {}, received_us).deliver(decoded.error());
+    return;
+  }
+  auto& env = *decoded;
+  auto reply_now = [&](const std::string& method, error err) {
+    if (is_ask)
+      responder(this, promise, true, method, env.sender, env.trace, received_us)
+        .deliver(std::move(err));
+  };
+  auto i = methods_.find(env.method_id);
+  if (i == methods_.end()) {
+    auto err = make_error(errc::unknown_method, "endpoint " + endpoint_id()
+                                                  + " has no method with id "
+                                                  + std::to_string(env.method_id));
+    record_receive(&env, trace::outcome::unknown_method, err.message);
+    reply_now(method_name(env.method_id), std::move(err));
+    return;
+  }
+  auto& entry = i->second;
+  if (entry.fenced == fencing::fenced) {
+    auto expected = expected_token(env);
+    if (expected.is_nil() || env.token != expected) {
+      // Flink's FencedAkkaRpcActor wording, with both tokens named.
+      auto text = expected.is_nil()
+                    ? "Fencing token not set: Ignoring message " + entry.name
+                        + " carrying fencing token " + env.token.to_string()
+                        + " because the expected fencing token is " + expected.to_string()
+                        + " (not the leader) at " + endpoint_id() + "."
+                    : "Fencing token mismatch: Ignoring message " + entry.name
+                        + " because the fencing token " + env.token.to_string()
+                        + " did not match the expected fencing token " + expected.to_string()
+                        + " at " + endpoint_id() + ".";
+      record_receive(&env, trace::outcome::rejected, text);
+      reply_now(entry.name, make_error(errc::fencing_token_mismatch, std::move(text)));
+      return;
+    }
+  }
+  record_receive(&env, trace::outcome::ok, {});
+  auto previous_trace = current_trace_;
+  current_trace_ = env.trace;
+  responder r(this, std::move(promise), is_ask, entry.name, env.sender, env.trace, received_us);
+  try {
+    entry.fn(env, r);
+  } catch (const std::exception& e) {
+    // A handler that throws has a bug; answer so the caller is not left waiting, keep serving.
+    r.deliver(make_error(errc::internal, entry.name + " failed at " + endpoint_id() + ": "
+                                           + e.what()));
+  }
+  current_trace_ = previous_trace;
+}
+
+caf::behavior rpc_endpoint::make_behavior() {
+  on_start();
+  caf::message_handler base{
+    [this](ask_atom, std::vector<char>& bytes) { dispatch(bytes, true); },
+    [this](tell_atom, std::vector<char>& bytes) { dispatch(bytes, false); },
+    [](run_atom, std::function<void()>& f) { f(); },
+    [](call_atom, std::function<void()>& f) { f(); },
+  };
+  return base.or_else(extra_handlers());
+}
+
+} // namespace flint::rpc

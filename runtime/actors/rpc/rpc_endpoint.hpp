@@ -1,0 +1,207 @@
+#pragma once
+/// The base of every Flint endpoint (Flink's RpcEndpoint / FencedRpcEndpoint) on a CAF 0.17
+/// event-based actor. The actor's context is the endpoint's "main thread": CAF runs one message
+/// at a time per actor, so endpoint state needs no locks, and closures handed to `run_async`
+/// go through the same mailbox.
+///
+/// Incoming calls are `ask_atom`/`tell_atom` followed by envelope bytes. The base decodes the
+/// envelope, records it in the node's trace, checks the fencing token of fenced methods (a
+/// missing or different token: not executed; an ask gets an error naming both tokens, a tell is
+/// dropped and traced as rejected), and dispatches by method id to handlers registered with
+/// `handle<M>` / `handle_async<M>`.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/event_based_actor.hpp>
+#include <caf/response_promise.hpp>
+
+#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/rpc/method.hpp"
+#include "runtime/actors/rpc/rpc_atoms.hpp"
+#include "runtime/actors/rpc/rpc_config.hpp"
+
+namespace flint::trace {
+class trace_recorder;
+}
+
+namespace flint::rpc {
+
+/// What every endpoint is given by whoever wires the node (no singletons).
+struct endpoint_context {
+  /// Unique within the cluster: "resource_manager", "task_executor/tm-1", "job_master/<job>".
+  std::string endpoint_id;
+  /// The node's trace recording point; may be null (nothing recorded).
+  trace::trace_recorder* recorder = nullptr;
+  rpc_config config;
+};
+
+enum class fencing { fenced, unfenced };
+
+class rpc_endpoint;
+
+/// Answers one incoming call, now or later, from the endpoint's main thread. For tells it
+/// records nothing and sends nothing.
+class responder {
+public:
+  responder() = default;
+  responder(rpc_endpoint* self, caf::response_promise promise, bool is_ask, std::string method,
+            std::string caller, trace_context trace, std::int64_t received_us);
+
+  void deliver(expected<std::vector<char>> result);
+  bool is_ask() const noexcept { return is_ask_; }
+
+private:
+  rpc_endpoint* self_ = nullptr;
+  caf::response_promise promise_;
+  bool is_ask_ = false;
+  bool delivered_ = false;
+  std::string method_;
+  std::string caller_;
+  trace_context trace_;
+  std::int64_t received_us_ = 0;
+};
+
+/// A typed view on a responder for a method's response type.
+template <class Response>
+class reply_to {
+public:
+  explicit reply_to(responder r) : r_(std::move(r)) {}
+  void operator()(expected<Response> result) {
+    if (!result)
+      r_.deliver(result.error());
+    else
+      r_.deliver(codec<Response>::encode(*result));
+  }
+  bool is_ask() const noexcept { return r_.is_ask(); }
+
+private:
+  responder r_;
+};
+
+class rpc_endpoint : public caf::event_based_actor {
+public:
+  rpc_endpoint(caf::actor_config& cfg, endpoint_context ctx);
+  ~rpc_endpoint() override;
+
+  const std::string& endpoint_id() const noexcept { return ctx_.endpoint_id; }
+  const rpc_config& rpc_settings() const noexcept { return ctx_.config; }
+  trace::trace_recorder* recorder() const noexcept { return ctx_.recorder; }
+
+  // -- main thread ------------------------------------------------------------------------------
+
+  /// Runs `f` in this endpoint's main thread, after the messages already queued.
+  void run_async(std::function<void()> f);
+
+  /// Runs `f` in this endpoint's main thread after `delay` (CAF's clock: manual in tests).
+  void schedule_run_async(std::function<void()> f, std::chrono::nanoseconds delay);
+
+  /// Runs `f` in `other`'s main thread and continues with its result in this one; fails with
+  /// errc::timeout after `timeout`. Local only: closures do not cross processes.
+  template <class T>
+  void call_async(const caf::actor& other, std::function<T()> f, std::chrono::nanoseconds timeout,
+                  std::function<void(expected<T>)> k) {
+    auto slot = std::make_shared<std::optional<T>>();
+    call_async_impl(
+      other, [slot, f = std::move(f)] { slot->emplace(f()); }, timeout,
+      [slot, k = std::move(k)](std::optional<error> err) {
+        if (err)
+          k(std::move(*err));
+        else
+          k(std::move(**slot));
+      });
+  }
+
+  /// True while this endpoint's actor is the one running on the calling thread.
+  bool runs_in_main_thread() const noexcept;
+
+  /// Throws std::logic_error when not called from this endpoint's main thread (a bug).
+  void validate_runs_in_main_thread() const;
+
+  // -- fencing ----------------------------------------------------------------------------------
+
+  /// The token fenced calls must carry; nil until leadership is granted.
+  const fencing_token& token() const noexcept { return token_; }
+  void set_token(const fencing_token& t);
+
+  /// The trace context of the call being handled; outgoing calls become its children.
+  const trace_context& current_trace() const noexcept { return current_trace_; }
+
+  /// Name of a registered method, or "method#<id>".
+  std::string method_name(std::uint32_t id) const;
+
+  caf::behavior make_behavior() final;
+  caf::resumable::resume_result resume(caf::execution_unit* ctx, size_t max_throughput) override;
+
+protected:
+  using raw_handler = std::function<void(envelope&, responder)>;
+
+  void add_method(std::uint32_t id, std::string name, fencing f, raw_handler h);
+
+  /// Registers a method answered at once: `fn(request) -> expected<response>`.
+  template <class M, class F>
+  void handle(fencing f, F fn) {
+    add_method(M::id, M::name, f,
+               [fn = std::move(fn)](envelope& env, responder r) mutable {
+                 auto req = codec<typename M::request>::decode(env.payload);
+                 if (!req) {
+                   r.deliver(req.error());
+                   return;
+                 }
+                 expected<typename M::response> resp = fn(std::move(*req));
+                 if (!resp)
+                   r.deliver(resp.error());
+                 else
+                   r.deliver(codec<typename M::response>::encode(*resp));
+               });
+  }
+
+  /// Registers a method that may answer later: `fn(request, reply_to<response>)`.
+  template <class M, class F>
+  void handle_async(fencing f, F fn) {
+    add_method(M::id, M::name, f,
+               [fn = std::move(fn)](envelope& env, responder r) mutable {
+                 auto req = codec<typename M::request>::decode(env.payload);
+                 if (!req) {
+                   r.deliver(req.error());
+                   return;
+                 }
+                 fn(std::move(*req), reply_to<typename M::response>(std::move(r)));
+               });
+  }
+
+  /// The token a fenced call must carry. The default is the endpoint's own token; endpoints
+  /// fenced per relationship (the TaskExecutor) choose by method and `fencing_scope`.
+  virtual fencing_token expected_token(const envelope& e) const;
+
+  /// Called once in the main thread when the actor starts: register methods here.
+  virtual void on_start() {}
+
+  /// More CAF handlers (monitors, local control messages); empty by default.
+  virtual caf::message_handler extra_handlers() { return {}; }
+
+private:
+  friend class responder;
+
+  struct method_entry {
+    std::string name;
+    fencing fenced;
+    raw_handler fn;
+  };
+
+  void dispatch(std::vector<char>& bytes, bool is_ask);
+  void call_async_impl(const caf::actor& other, std::function<void()> f,
+                       std::chrono::nanoseconds timeout,
+                       std::function<void(std::optional<error>)> k);
+
+  endpoint_context ctx_;
+  fencing_token token_;
+  trace_context current_trace_;
+  std::unordered_map<std::uint32_t, method_entry> methods_;
+};
+
+} // namespace flint::rpc

@@ -1,0 +1,166 @@
+#include "runtime/actors/trace/trace_recorder.hpp"
+
+#include <chrono>
+#include <random>
+
+namespace flint::trace {
+
+const char* to_string(direction d) {
+  switch (d) {
+    case direction::send: return "send";
+    case direction::receive: return "receive";
+    case direction::reply: return "reply";
+    case direction::response: return "response";
+  }
+  return "?";
+}
+
+const char* to_string(outcome o) {
+  switch (o) {
+    case outcome::ok: return "ok";
+    case outcome::rejected: return "rejected";
+    case outcome::malformed: return "malformed";
+    case outcome::unknown_method: return "unknown_method";
+    case outcome::failed: return "failed";
+    case outcome::timeout: return "timeout";
+    case outcome::unreachable: return "unreachable";
+  }
+  return "?";
+}
+
+namespace {
+
+void append_json_string(std::string& out, const std::string& s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+void append_field(std::string& out, const char* key, const std::string& value) {
+  out += '"';
+  out += key;
+  out += "\":";
+  append_json_string(out, value);
+  out += ',';
+}
+
+void append_field(std::string& out, const char* key, std::int64_t value) {
+  out += '"';
+  out += key;
+  out += "\":";
+  out += std::to_string(value);
+  out += ',';
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+} // namespace
+
+std::string to_json(const record& r) {
+  std::string out = "{";
+  append_field(out, "seq", static_cast<std::int64_t>(r.sequence));
+  append_field(out, "time_us", r.time_us);
+  append_field(out, "dir", to_string(r.dir));
+  append_field(out, "from", r.from);
+  append_field(out, "to", r.to);
+  append_field(out, "method", r.method);
+  append_field(out, "kind", r.is_ask ? "ask" : "tell");
+  append_field(out, "token", r.token.to_string());
+  append_field(out, "trace_id", hex(r.trace.trace_id));
+  append_field(out, "span_id", hex(r.trace.span_id));
+  append_field(out, "parent_span_id", hex(r.trace.parent_span_id));
+  append_field(out, "bytes", static_cast<std::int64_t>(r.bytes));
+  append_field(out, "outcome", to_string(r.result));
+  if (r.latency_us >= 0)
+    append_field(out, "latency_us", r.latency_us);
+  if (!r.detail.empty())
+    append_field(out, "detail", r.detail);
+  out.back() = '}';
+  return out;
+}
+
+trace_recorder::trace_recorder(clock_fn now_us, std::size_t capacity)
+  : now_us_(std::move(now_us)), capacity_(capacity == 0 ? 1 : capacity) {
+  std::random_device rd;
+  id_base_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+bool trace_recorder::enable_file(const std::string& path) {
+  std::lock_guard<std::mutex> guard(mtx_);
+  file_.open(path, std::ios::app);
+  return file_.is_open();
+}
+
+void trace_recorder::record_event(record r) {
+  if (r.time_us == 0)
+    r.time_us = now_us_();
+  std::lock_guard<std::mutex> guard(mtx_);
+  r.sequence = next_sequence_++;
+  if (file_.is_open()) {
+    // One line per record, flushed so `flint trace` can tail the file live.
+    file_ << to_json(r) << '\n';
+    file_.flush();
+  }
+  if (ring_.size() == capacity_)
+    ring_.pop_front();
+  ring_.push_back(std::move(r));
+}
+
+std::vector<record> trace_recorder::snapshot() const {
+  std::lock_guard<std::mutex> guard(mtx_);
+  return {ring_.begin(), ring_.end()};
+}
+
+std::vector<record> trace_recorder::since(std::uint64_t from_sequence) const {
+  std::lock_guard<std::mutex> guard(mtx_);
+  std::vector<record> out;
+  for (const auto& r : ring_)
+    if (r.sequence >= from_sequence)
+      out.push_back(r);
+  return out;
+}
+
+std::uint64_t trace_recorder::recorded() const {
+  std::lock_guard<std::mutex> guard(mtx_);
+  return next_sequence_;
+}
+
+std::uint64_t trace_recorder::next_id() {
+  std::lock_guard<std::mutex> guard(mtx_);
+  // A multiplicative mix keeps ids from one node spread out; never zero (zero means "none").
+  auto id = (id_base_ + ++id_counter_) * 0x9E3779B97F4A7C15ull;
+  return id == 0 ? 1 : id;
+}
+
+void trace_recorder::clear() {
+  std::lock_guard<std::mutex> guard(mtx_);
+  ring_.clear();
+}
+
+std::int64_t system_now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+} // namespace flint::trace

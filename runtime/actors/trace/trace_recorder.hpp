@@ -1,0 +1,99 @@
+#pragma once
+/// The one recording point per node for RPC traffic (DESIGN.md "Traces"): every envelope sent or
+/// received is recorded into a bounded ring and, when enabled, appended to a JSON-lines file.
+///
+/// Endpoints on different threads record concurrently, so the ring is guarded by a mutex; a
+/// record is a few small strings, which keeps the lock hold time well under a microsecond.
+
+#include <cstdint>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/actors/rpc/envelope.hpp"
+
+namespace flint::trace {
+
+enum class direction : std::uint8_t {
+  send,     ///< the caller put an envelope on the wire (ask or tell)
+  receive,  ///< the callee took it from its mailbox
+  reply,    ///< the callee answered an ask
+  response, ///< the caller got the answer (or its error, or its timeout)
+};
+
+enum class outcome : std::uint8_t {
+  ok,
+  rejected,       ///< fencing token missing or different: not executed
+  malformed,      ///< bytes that do not decode
+  unknown_method, ///< no such method at the receiver
+  failed,         ///< the handler answered with an error
+  timeout,        ///< no answer within the ask timeout
+  unreachable,    ///< the receiver is gone
+};
+
+const char* to_string(direction d);
+const char* to_string(outcome o);
+
+struct record {
+  std::int64_t time_us = 0; ///< microseconds since the Unix epoch
+  direction dir = direction::send;
+  std::string from;
+  std::string to;
+  std::string method;
+  rpc::fencing_token token;
+  rpc::trace_context trace;
+  bool is_ask = false;
+  std::uint32_t bytes = 0;
+  outcome result = outcome::ok;
+  std::int64_t latency_us = -1; ///< for responses: send to answer; -1 when not applicable
+  std::string detail;           ///< error text, when there is one
+  std::uint64_t sequence = 0;   ///< position in this node's stream of records
+};
+
+/// One JSON object (no trailing newline) with the fields above.
+std::string to_json(const record& r);
+
+class trace_recorder {
+public:
+  using clock_fn = std::function<std::int64_t()>;
+
+  /// `now_us` gives the time stamps (injected: tests and replays pass their own).
+  explicit trace_recorder(clock_fn now_us, std::size_t capacity = 8192);
+
+  /// Also append every record to `path` as JSON lines. Returns false if it cannot be opened.
+  bool enable_file(const std::string& path);
+
+  void record_event(record r);
+
+  /// A copy of the ring, oldest first.
+  std::vector<record> snapshot() const;
+
+  /// Records whose sequence number is at least `from_sequence` (for live tails).
+  std::vector<record> since(std::uint64_t from_sequence) const;
+
+  std::uint64_t recorded() const;
+  std::int64_t now_us() const { return now_us_(); }
+
+  /// Fresh ids for trace and span fields, unique per node and unlikely to collide across nodes.
+  std::uint64_t next_id();
+
+  void clear();
+
+private:
+  clock_fn now_us_;
+  std::size_t capacity_;
+  mutable std::mutex mtx_;
+  std::deque<record> ring_;
+  std::uint64_t next_sequence_ = 0;
+  std::uint64_t id_base_;
+  std::uint64_t id_counter_ = 0;
+  std::ofstream file_;
+};
+
+/// Wall-clock microseconds; what apps inject into the recorder.
+std::int64_t system_now_us();
+
+} // namespace flint::trace

@@ -1,0 +1,58 @@
+#pragma once
+/// Helpers shared by the `*_codec.cpp` files, the only files that touch generated Cap'n Proto
+/// types. Decoding is where untrusted bytes enter, so it is bounded and never throws.
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+#include <kj/exception.h>
+
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/common/expected.hpp"
+
+namespace flint::wire {
+
+/// Flattens a built message into bytes.
+std::vector<char> to_bytes(capnp::MessageBuilder& message);
+
+/// Limits for messages read from the wire: generous for job graphs, small enough that a hostile
+/// length field cannot make the reader walk gigabytes.
+capnp::ReaderOptions reader_options();
+
+/// Word-aligned storage for bytes that may arrive misaligned (Cap'n Proto refuses those).
+class aligned_words {
+public:
+  explicit aligned_words(std::span<const char> bytes);
+  kj::ArrayPtr<const capnp::word> words() const { return view_; }
+
+private:
+  kj::Array<capnp::word> copy_; // only when the input was misaligned
+  kj::ArrayPtr<const capnp::word> view_;
+};
+
+/// Reads `bytes` as a message with root `Root` and hands the reader to `fn`, which returns
+/// expected<T>. Truncated or random bytes give errc::malformed_message naming `what`.
+template <class Root, class Fn>
+auto read(std::span<const char> bytes, const char* what, Fn&& fn)
+  -> decltype(fn(std::declval<typename Root::Reader>())) {
+  if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
+    return make_error(errc::malformed_message,
+                      std::string(what) + ": " + std::to_string(bytes.size())
+                        + " bytes is not a whole Cap'n Proto message");
+  try {
+    aligned_words storage(bytes);
+    capnp::FlatArrayMessageReader reader(storage.words(), reader_options());
+    if (reader.getEnd() != storage.words().end())
+      return make_error(errc::malformed_message,
+                        std::string(what) + ": trailing bytes after the message");
+    return fn(reader.getRoot<Root>());
+  } catch (const kj::Exception& e) {
+    return make_error(errc::malformed_message,
+                      std::string(what) + ": " + e.getDescription().cStr());
+  }
+}
+
+} // namespace flint::wire

@@ -1,0 +1,18 @@
+@0xd1c3a6b2f0e49a57;
+# A diagnostic method every node can serve: answers with what it was sent. Used by the demo,
+# the RPC benchmark and the RPC tests.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("flint::schema");
+
+struct EchoRequest {
+  text @0 :Text;
+  data @1 :Data;
+}
+
+struct EchoResponse {
+  text @0 :Text;
+  data @1 :Data;
+  # Which endpoint answered.
+  responder @2 :Text;
+}

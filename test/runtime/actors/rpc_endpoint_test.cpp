@@ -1,0 +1,322 @@
+// The RPC substrate driven message by message on the deterministic scheduler.
+
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <random>
+
+#include <caf/all.hpp>
+
+#include "runtime/actors/rpc/echo_gateway.hpp"
+#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
+#include "test/support/test_fixture.hpp"
+
+using namespace flint;
+using namespace flint::rpc;
+using namespace std::chrono_literals;
+using flint::test::fake_endpoint;
+using flint::test::test_fixture;
+
+namespace {
+
+std::mt19937_64 rng{42};
+
+/// A fenced echo endpoint holding `token`; counts the calls it executed.
+caf::actor spawn_echo(test_fixture& fx, fencing_token token, std::shared_ptr<int> executed) {
+  return fx.spawn<fake_endpoint>(fx.context("echo_server"), [token, executed](fake_endpoint& self) {
+    self.set_token(token);
+    self.on<echo_method>(fencing::fenced, [&self, executed](echo_request req) -> expected<echo_response> {
+      ++*executed;
+      return echo_response{req.text, req.data, self.endpoint_id()};
+    });
+  });
+}
+
+struct rpc_fixture : test_fixture {
+  fencing_token leader = fencing_token::generate(rng);
+  std::shared_ptr<int> executed = std::make_shared<int>(0);
+  caf::actor server = spawn_echo(*this, leader, executed);
+  caf::actor client = spawn<fake_endpoint>(context("client"));
+
+  rpc_fixture() { run(); }
+
+  std::optional<expected<echo_response>> ask_echo(const gateway& gw, std::string text) {
+    std::optional<expected<echo_response>> result;
+    in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+      gw.ask<echo_method>(self, echo_request{text, {'a', 'b'}},
+                          [&](expected<echo_response> r) { result.emplace(std::move(r)); });
+    });
+    run();
+    return result;
+  }
+
+  std::optional<expected<std::vector<char>>> ask_raw_bytes(std::vector<char> envelope_bytes) {
+    std::optional<expected<std::vector<char>>> result;
+    in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+      self.request(server, 10s, ask_atom::value, std::move(envelope_bytes))
+        .then([&](std::vector<char>& reply) { result.emplace(decode_reply(reply)); },
+              [&](caf::error&) { result.emplace(make_error(errc::internal, "caf error")); });
+    });
+    run();
+    return result;
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(rpc_fixture, "a fenced ask with the right token runs and answers") {
+  auto r = ask_echo(gateway(server, "echo_server", leader), "hello");
+  REQUIRE(r.has_value());
+  REQUIRE(r->has_value());
+  CHECK((*r)->text == "hello");
+  CHECK((*r)->data == std::vector<char>{'a', 'b'});
+  CHECK((*r)->responder == "echo_server");
+  CHECK(*executed == 1);
+  CHECK(test::contains_in_order(trace(), {{trace::direction::send, "echo"},
+                                          {trace::direction::receive, "echo"},
+                                          {trace::direction::reply, "echo"},
+                                          {trace::direction::response, "echo"}}));
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "a fenced ask with a wrong token is not run and names both tokens") {
+  auto wrong = fencing_token::generate(rng);
+  auto r = ask_echo(gateway(server, "echo_server", wrong), "hello");
+  REQUIRE(r.has_value());
+  REQUIRE_FALSE(r->has_value());
+  CHECK(r->error().code == errc::fencing_token_mismatch);
+  CHECK(r->error().message.find(wrong.to_string()) != std::string::npos);
+  CHECK(r->error().message.find(leader.to_string()) != std::string::npos);
+  CHECK(*executed == 0);
+  auto records = trace();
+  bool rejected = false;
+  for (auto& rec : records)
+    rejected |= rec.dir == trace::direction::receive && rec.result == trace::outcome::rejected;
+  CHECK(rejected);
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "a fenced ask without a token is not run") {
+  auto r = ask_echo(gateway(server, "echo_server"), "hello");
+  REQUIRE(r.has_value());
+  REQUIRE_FALSE(r->has_value());
+  CHECK(r->error().code == errc::fencing_token_mismatch);
+  CHECK(r->error().message.find("<none>") != std::string::npos);
+  CHECK(r->error().message.find(leader.to_string()) != std::string::npos);
+  CHECK(*executed == 0);
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "a fenced tell with a wrong token is dropped and traced as rejected") {
+  auto wrong = fencing_token::generate(rng);
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gateway(server, "echo_server", wrong).tell<echo_method>(self, echo_request{"x", {}});
+  });
+  run();
+  CHECK(*executed == 0);
+  auto records = trace();
+  int rejected_tells = 0;
+  int replies = 0;
+  for (auto& rec : records) {
+    if (rec.dir == trace::direction::receive && rec.result == trace::outcome::rejected && !rec.is_ask)
+      ++rejected_tells;
+    if (rec.dir == trace::direction::reply)
+      ++replies;
+  }
+  CHECK(rejected_tells == 1);
+  CHECK(replies == 0);
+  // The right token goes through.
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gateway(server, "echo_server", leader).tell<echo_method>(self, echo_request{"x", {}});
+  });
+  run();
+  CHECK(*executed == 1);
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "after a leadership change calls with the old token fail") {
+  auto next = fencing_token::generate(rng);
+  in_main_thread<fake_endpoint>(server, [&](fake_endpoint& self) { self.set_token(next); });
+  run();
+  auto old_call = ask_echo(gateway(server, "echo_server", leader), "old");
+  REQUIRE(old_call.has_value());
+  REQUIRE_FALSE(old_call->has_value());
+  CHECK(old_call->error().code == errc::fencing_token_mismatch);
+  auto new_call = ask_echo(gateway(server, "echo_server", next), "new");
+  REQUIRE(new_call.has_value());
+  CHECK(new_call->has_value());
+  CHECK(*executed == 1);
+}
+
+TEST_CASE_FIXTURE(test_fixture, "run_async and schedule_run_async run in the endpoint's main thread") {
+  auto ep = spawn<fake_endpoint>(context("ep"));
+  run();
+  auto& self = deref<fake_endpoint>(ep);
+  CHECK_FALSE(self.runs_in_main_thread());
+  CHECK_THROWS_AS(self.validate_runs_in_main_thread(), std::logic_error);
+  CHECK_THROWS_AS(self.set_token(fencing_token{1, 2}), std::logic_error);
+
+  bool ran_now = false;
+  bool ran_later = false;
+  self.run_async([&] {
+    self.validate_runs_in_main_thread();
+    ran_now = self.runs_in_main_thread();
+  });
+  self.schedule_run_async(
+    [&] {
+      self.validate_runs_in_main_thread();
+      ran_later = self.runs_in_main_thread();
+    },
+    5s);
+  CHECK_FALSE(ran_now); // queued, not run inline
+  run();
+  CHECK(ran_now);
+  CHECK_FALSE(ran_later);
+  advance(4s);
+  CHECK_FALSE(ran_later);
+  advance(1s);
+  CHECK(ran_later);
+}
+
+TEST_CASE_FIXTURE(test_fixture, "call_async runs in the other endpoint and continues in the caller") {
+  auto a = spawn<fake_endpoint>(context("a"));
+  auto b = spawn<fake_endpoint>(context("b"));
+  run();
+  std::optional<expected<int>> got;
+  bool ran_in_b = false;
+  in_main_thread<fake_endpoint>(a, [&](fake_endpoint& self) {
+    auto& other = deref<fake_endpoint>(b);
+    self.call_async<int>(
+      b,
+      [&] {
+        ran_in_b = other.runs_in_main_thread();
+        return 7;
+      },
+      1s, [&](expected<int> v) { got.emplace(v); });
+  });
+  run();
+  CHECK(ran_in_b);
+  REQUIRE(got.has_value());
+  REQUIRE(got->has_value());
+  CHECK(**got == 7);
+}
+
+TEST_CASE_FIXTURE(test_fixture, "an ask to an endpoint that never answers times out at the configured time") {
+  // The silent endpoint parks every request and never delivers.
+  auto silent = spawn<fake_endpoint>(context("silent"), [](fake_endpoint& self) {
+    self.on_async<echo_method>(fencing::unfenced, [](echo_request, reply_to<echo_response>) {});
+  });
+  auto client = spawn<fake_endpoint>(context("client", 3s));
+  run();
+  std::optional<expected<echo_response>> result;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gateway(silent, "silent").ask<echo_method>(self, echo_request{"?", {}},
+                                               [&](expected<echo_response> r) { result.emplace(r); });
+  });
+  run();
+  CHECK_FALSE(result.has_value());
+  advance(2999ms);
+  CHECK_FALSE(result.has_value());
+  advance(1ms);
+  REQUIRE(result.has_value());
+  REQUIRE_FALSE(result->has_value());
+  CHECK(result->error().code == errc::timeout);
+  CHECK(result->error().message.find("3 s") != std::string::npos);
+  bool traced = false;
+  for (auto& rec : trace())
+    traced |= rec.dir == trace::direction::response && rec.result == trace::outcome::timeout;
+  CHECK(traced);
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "malformed messages get a clear error and the endpoint keeps serving") {
+  SUBCASE("random bytes") {
+    std::vector<char> junk(40);
+    for (auto& c : junk)
+      c = static_cast<char>(rng());
+    auto r = ask_raw_bytes(junk);
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->has_value());
+    CHECK(r->error().code == errc::malformed_message);
+  }
+  SUBCASE("a truncated envelope") {
+    envelope env;
+    env.method_id = echo_method::id;
+    env.token = leader;
+    env.payload = codec<echo_request>::encode(echo_request{"hi", {}});
+    auto bytes = encode_envelope(env);
+    bytes.resize(bytes.size() - 16);
+    auto r = ask_raw_bytes(bytes);
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->has_value());
+    CHECK(r->error().code == errc::malformed_message);
+  }
+  SUBCASE("a truncated payload in a whole envelope") {
+    envelope env;
+    env.method_id = echo_method::id;
+    env.token = leader;
+    env.payload = codec<echo_request>::encode(echo_request{"hello there", {}});
+    env.payload.resize(env.payload.size() - 8);
+    auto r = ask_raw_bytes(encode_envelope(env));
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->has_value());
+    CHECK(r->error().code == errc::malformed_message);
+    CHECK(r->error().message.find("echo request") != std::string::npos);
+  }
+  SUBCASE("a wrong method id") {
+    envelope env;
+    env.method_id = 0xBEEF;
+    env.token = leader;
+    auto r = ask_raw_bytes(encode_envelope(env));
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->has_value());
+    CHECK(r->error().code == errc::unknown_method);
+    CHECK(r->error().message.find(std::to_string(0xBEEF)) != std::string::npos);
+  }
+  SUBCASE("empty bytes") {
+    auto r = ask_raw_bytes({});
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->has_value());
+    CHECK(r->error().code == errc::malformed_message);
+  }
+  CHECK(*executed == 0);
+  // Still serving.
+  auto ok = ask_echo(gateway(server, "echo_server", leader), "after");
+  REQUIRE(ok.has_value());
+  REQUIRE(ok->has_value());
+  CHECK((*ok)->text == "after");
+}
+
+TEST_CASE("envelope and reply round trip losslessly") {
+  envelope env;
+  env.method_id = 77;
+  env.token = fencing_token{0x1234, 0x5678};
+  env.fencing_scope = "job-1";
+  env.trace = {1, 2, 3};
+  env.sender = "resource_manager";
+  env.payload = {'x', '\0', 'y'};
+  auto back = decode_envelope(encode_envelope(env));
+  REQUIRE(back.has_value());
+  CHECK(back->method_id == 77);
+  CHECK(back->token == env.token);
+  CHECK(back->fencing_scope == "job-1");
+  CHECK(back->trace.parent_span_id == 3);
+  CHECK(back->sender == "resource_manager");
+  CHECK(back->payload == env.payload);
+  auto err = decode_reply(encode_reply(make_error(errc::rejected, "no")));
+  REQUIRE_FALSE(err.has_value());
+  CHECK(err.error() == make_error(errc::rejected, "no"));
+  // Misaligned input decodes too (Cap'n Proto needs words; the codec copies).
+  auto bytes = encode_envelope(env);
+  std::vector<char> shifted(bytes.size() + 1);
+  std::copy(bytes.begin(), bytes.end(), shifted.begin() + 1);
+  auto misaligned = decode_envelope(std::span<const char>(shifted.data() + 1, bytes.size()));
+  REQUIRE(misaligned.has_value());
+  CHECK(misaligned->sender == "resource_manager");
+}
+
+TEST_CASE("fencing tokens print as UUIDs and nil as <none>") {
+  std::mt19937_64 local{1};
+  auto t = fencing_token::generate(local);
+  auto s = t.to_string();
+  CHECK(s.size() == 36);
+  CHECK(s[14] == '4');
+  CHECK(fencing_token{}.to_string() == "<none>");
+  CHECK_FALSE(t.is_nil());
+}
