@@ -1,0 +1,165 @@
+// Leader election and retrieval; the granted session id fences the leader's endpoint.
+
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+
+#include "runtime/actors/leader/embedded_leader_service.hpp"
+#include "runtime/actors/rpc/echo_gateway.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
+#include "test/support/test_fixture.hpp"
+
+using namespace flint;
+using namespace flint::rpc;
+using namespace flint::leader;
+using flint::test::fake_endpoint;
+using flint::test::test_fixture;
+
+namespace {
+
+/// An endpoint that leads: on grant it takes the session id as its token (in its main thread)
+/// and confirms, as Flink's fenced endpoints do.
+struct leading_endpoint : leader_contender {
+  caf::actor handle;
+  fake_endpoint* self = nullptr;
+  leader_election_service* election = nullptr;
+  int grants = 0;
+  int revokes = 0;
+
+  void grant_leadership(const fencing_token& id) override {
+    ++grants;
+    self->run_async([this, id] {
+      self->set_token(id);
+      election->confirm_leadership(id, leader_address{self->endpoint_id(), handle, {}, 0});
+    });
+  }
+  void revoke_leadership() override {
+    ++revokes;
+    self->run_async([this] { self->set_token({}); });
+  }
+  std::string description() const override { return "echo leader"; }
+};
+
+struct follower : leader_retrieval_listener {
+  leader_address address;
+  fencing_token id;
+  int notifications = 0;
+  void notify_leader_address(const leader_address& a, const fencing_token& t) override {
+    address = a;
+    id = t;
+    ++notifications;
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(test_fixture, "after a new leader session id, calls carrying the old token fail") {
+  embedded_leader_service service(7);
+  auto executed = std::make_shared<int>(0);
+  auto server = spawn<fake_endpoint>(context("dispatcher"), [executed](fake_endpoint& ep) {
+    ep.on<echo_method>(fencing::fenced, [executed](echo_request r) -> expected<echo_response> {
+      ++*executed;
+      return echo_response{r.text, {}, "dispatcher"};
+    });
+  });
+  auto client = spawn<fake_endpoint>(context("client"));
+  run();
+
+  leading_endpoint contender;
+  contender.handle = server;
+  contender.self = &deref<fake_endpoint>(server);
+  auto election = service.create_election_service();
+  contender.election = election.get();
+  follower f;
+  auto retrieval = service.create_retrieval_service();
+  retrieval->start(f);
+  CHECK(f.notifications == 0); // no leader yet
+
+  election->start(contender);
+  CHECK(contender.grants == 1);
+  run(); // the grant runs in the endpoint's main thread and confirms
+  REQUIRE(f.notifications == 1);
+  CHECK(f.address.handle == server);
+  CHECK_FALSE(f.id.is_nil());
+  CHECK(contender.self->token() == f.id);
+  CHECK(election->has_leadership(f.id));
+
+  auto ask = [&](const gateway& gw) {
+    std::optional<expected<echo_response>> result;
+    in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+      gw.ask<echo_method>(self, echo_request{"hi", {}},
+                          [&](expected<echo_response> r) { result.emplace(std::move(r)); });
+    });
+    run();
+    REQUIRE(result.has_value());
+    return *result;
+  };
+
+  auto old_gateway = gateway(f.address.handle, f.address.endpoint_id, f.id);
+  auto old_id = f.id;
+  CHECK(ask(old_gateway).has_value());
+
+  service.revoke_and_regrant();
+  run();
+  CHECK(contender.revokes == 1);
+  CHECK(contender.grants == 2);
+  REQUIRE(f.notifications == 3); // vacant, then the new leader
+  CHECK(f.id != old_id);
+  CHECK_FALSE(election->has_leadership(old_id));
+
+  auto stale = ask(old_gateway);
+  REQUIRE_FALSE(stale.has_value());
+  CHECK(stale.error().code == errc::fencing_token_mismatch);
+  CHECK(stale.error().message.find(old_id.to_string()) != std::string::npos);
+  CHECK(ask(gateway(f.address.handle, f.address.endpoint_id, f.id)).has_value());
+  CHECK(*executed == 2);
+  election->stop();
+  retrieval->stop();
+}
+
+TEST_CASE("a second contender leads only when the first steps down") {
+  embedded_leader_service service(1);
+  struct recording : leader_contender {
+    std::vector<fencing_token> grants;
+    void grant_leadership(const fencing_token& id) override { grants.push_back(id); }
+    void revoke_leadership() override {}
+    std::string description() const override { return "c"; }
+  } a, b;
+  auto ea = service.create_election_service();
+  auto eb = service.create_election_service();
+  ea->start(a);
+  eb->start(b);
+  REQUIRE(a.grants.size() == 1);
+  CHECK(b.grants.empty());
+  ea->confirm_leadership(a.grants[0], {"a", {}, {}, 0});
+  CHECK(service.current_session_id() == a.grants[0]);
+  ea->stop();
+  REQUIRE(b.grants.size() == 1);
+  CHECK(b.grants[0] != a.grants[0]);
+  // A confirmation of a session that is no longer granted is ignored.
+  ea->confirm_leadership(a.grants[0], {"a", {}, {}, 0});
+  CHECK(service.current_session_id().is_nil());
+  eb->stop();
+}
+
+TEST_CASE("standalone services use the fixed leader id and address") {
+  standalone_leader_election_service election;
+  struct recording : leader_contender {
+    fencing_token granted;
+    bool revoked = false;
+    void grant_leadership(const fencing_token& id) override { granted = id; }
+    void revoke_leadership() override { revoked = true; }
+    std::string description() const override { return "rm"; }
+  } c;
+  election.start(c);
+  CHECK(c.granted == standalone_leader_id);
+  CHECK(election.has_leadership(standalone_leader_id));
+  election.stop();
+  CHECK(c.revoked);
+  standalone_leader_retrieval_service retrieval({"resource_manager", {}, "10.0.0.1", 6123});
+  follower f;
+  retrieval.start(f);
+  CHECK(f.id == standalone_leader_id);
+  CHECK(f.address.host == "10.0.0.1");
+  CHECK(f.address.port == 6123);
+}
