@@ -1,0 +1,49 @@
+#pragma once
+/// A node's RPC service (Flink's RpcService): the actor system setup every Flint process uses,
+/// and how endpoints are found across processes. A node publishes one `endpoint_locator` actor
+/// on its port (Flink: one Akka port per process); peers connect to host:port and look
+/// endpoints up by id ("resource_manager", "dispatcher", ...). Handles obtained this way are
+/// ordinary `caf::actor`s: gateways use them exactly like local ones.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/common/expected.hpp"
+
+namespace flint::rpc {
+
+struct node_options {
+  /// CAF scheduler policy: "stealing" (CAF's default) or "sharing" (lower local latency).
+  std::string scheduler_policy = "stealing";
+  /// Worker threads; 0 keeps CAF's default (max(cores, 4)).
+  std::size_t workers = 0;
+  /// Load CAF's middleman (needed to publish or connect).
+  bool network = true;
+};
+
+/// Applies `opts` to `cfg` and silences CAF's own logger (Flint logs through spdlog).
+caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const node_options& opts);
+
+/// Spawns the node's locator. Register endpoints with `register_endpoint`.
+caf::actor spawn_endpoint_locator(caf::actor_system& sys);
+
+/// Makes `endpoint` findable as `endpoint_id` through `locator` (local, asynchronous).
+void register_endpoint(const caf::actor& locator, const std::string& endpoint_id,
+                       const caf::actor& endpoint);
+void unregister_endpoint(const caf::actor& locator, const std::string& endpoint_id);
+
+/// Publishes the locator on `port` (0: any free port) at `bind_address` ("" = all interfaces).
+expected<std::uint16_t> publish_locator(caf::actor_system& sys, const caf::actor& locator,
+                                        std::uint16_t port, const std::string& bind_address);
+
+/// Connects to the node at host:port and looks `endpoint_id` up there. Blocking; fails with
+/// errc::unreachable (no node there) or errc::not_found (no such endpoint) within `timeout`.
+expected<caf::actor> connect_endpoint(caf::actor_system& sys, const std::string& host,
+                                      std::uint16_t port, const std::string& endpoint_id,
+                                      std::chrono::nanoseconds timeout = std::chrono::seconds(10));
+
+} // namespace flint::rpc
