@@ -1,0 +1,289 @@
+// flint-bench rpc: round trip of an endpoint ask (envelope, fencing, trace, codecs) against a
+// bare CAF request/response carrying the same number of bytes, measured in the same run, in one
+// process and between two processes on loopback (the second process is this binary with
+// --serve).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "apps/bench/benches.hpp"
+#include "runtime/actors/rpc/echo_endpoint.hpp"
+#include "runtime/actors/rpc/echo_gateway.hpp"
+#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/actors/trace/trace_recorder.hpp"
+
+namespace flint::bench {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using samples = std::vector<double>; // microseconds
+
+constexpr rpc::fencing_token bench_token{0x1234, 0x5678};
+
+struct options {
+  int iterations = 5000;
+  int warmup = 500;
+  std::size_t payload = 128;
+  std::string policy = "stealing";
+};
+
+/// A bare CAF echo: the baseline.
+caf::behavior bare_echo() {
+  return {[](std::vector<char>& bytes) { return std::move(bytes); }};
+}
+
+/// Sequential bare requests from an event-based actor; latencies into `out`.
+void bare_loop(caf::event_based_actor* self, caf::actor target, std::vector<char> payload,
+               int left, std::shared_ptr<samples> out, std::shared_ptr<std::promise<void>> done) {
+  if (left == 0) {
+    done->set_value();
+    return;
+  }
+  auto t0 = clock_type::now();
+  self->request(target, std::chrono::seconds(10), payload)
+    .then(
+      [=](std::vector<char>&) {
+        out->push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
+        bare_loop(self, target, payload, left - 1, out, done);
+      },
+      [=](caf::error&) { done->set_value(); });
+}
+
+/// An endpoint that only asks.
+class bench_client : public rpc::rpc_endpoint {
+public:
+  using rpc::rpc_endpoint::rpc_endpoint;
+};
+
+void endpoint_loop(bench_client* self, rpc::gateway gw, rpc::echo_request req, int left,
+                   std::shared_ptr<samples> out, std::shared_ptr<std::promise<void>> done) {
+  if (left == 0) {
+    done->set_value();
+    return;
+  }
+  auto t0 = clock_type::now();
+  gw.ask<rpc::echo_method>(*self, req, [=](expected<rpc::echo_response> r) {
+    if (!r) {
+      std::fprintf(stderr, "flint-bench rpc: %s\n", r.error().to_string().c_str());
+      done->set_value();
+      return;
+    }
+    out->push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
+    endpoint_loop(self, gw, req, left - 1, out, done);
+  });
+}
+
+samples measure_bare(caf::actor_system& sys, const caf::actor& target, std::size_t bytes, int n) {
+  auto out = std::make_shared<samples>();
+  auto done = std::make_shared<std::promise<void>>();
+  auto fut = done->get_future();
+  sys.spawn([=](caf::event_based_actor* self) {
+    bare_loop(self, target, std::vector<char>(bytes, 'x'), n, out, done);
+  });
+  fut.wait();
+  return *out;
+}
+
+samples measure_endpoint(caf::actor_system& sys, trace::trace_recorder& rec, const rpc::gateway& gw,
+                         const rpc::echo_request& req, int n) {
+  auto out = std::make_shared<samples>();
+  auto done = std::make_shared<std::promise<void>>();
+  auto fut = done->get_future();
+  auto client = sys.spawn<bench_client>(rpc::endpoint_context{"bench_client", &rec, {}});
+  auto* self = &dynamic_cast<bench_client&>(*caf::actor_cast<caf::abstract_actor*>(client));
+  self->run_async([=] { endpoint_loop(self, gw, req, n, out, done); });
+  fut.wait();
+  caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
+  return *out;
+}
+
+double percentile(samples s, double p) {
+  if (s.empty())
+    return 0;
+  std::sort(s.begin(), s.end());
+  auto i = static_cast<std::size_t>(p * static_cast<double>(s.size() - 1));
+  return s[i];
+}
+
+/// Size of the envelope an ask of `req` puts on the wire: the bare baseline carries as much.
+std::size_t envelope_bytes(const rpc::echo_request& req) {
+  rpc::envelope env;
+  env.method_id = rpc::echo_method::id;
+  env.token = bench_token;
+  env.sender = "bench_client";
+  env.trace = {1, 2, 3};
+  env.payload = rpc::codec<rpc::echo_request>::encode(req);
+  return rpc::encode_envelope(env).size();
+}
+
+void report(const char* where, const options& o, std::size_t wire_bytes, const samples& ep,
+            const samples& bare) {
+  auto ep50 = percentile(ep, 0.5), ep99 = percentile(ep, 0.99);
+  auto b50 = percentile(bare, 0.5), b99 = percentile(bare, 0.99);
+  std::printf("{\"bench\":\"rpc\",\"where\":\"%s\",\"payload_bytes\":%zu,\"wire_bytes\":%zu,"
+              "\"iterations\":%d,\"scheduler\":\"%s\",\"endpoint_median_us\":%.1f,"
+              "\"endpoint_p99_us\":%.1f,\"bare_median_us\":%.1f,\"bare_p99_us\":%.1f,"
+              "\"ratio_median\":%.2f,\"ratio_p99\":%.2f}\n",
+              where, o.payload, wire_bytes, o.iterations, o.policy.c_str(), ep50, ep99, b50, b99,
+              b50 > 0 ? ep50 / b50 : 0.0, b99 > 0 ? ep99 / b99 : 0.0);
+  std::fflush(stdout);
+}
+
+int serve(const options& o) {
+  caf::actor_system_config cfg;
+  rpc::configure_node(cfg, {o.policy, 0, true});
+  caf::actor_system sys{cfg};
+  trace::trace_recorder rec(trace::system_now_us);
+  auto echo = sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"echo_server", &rec, {}},
+                                            bench_token);
+  auto bare = sys.spawn(bare_echo);
+  auto locator = rpc::spawn_endpoint_locator(sys);
+  rpc::register_endpoint(locator, "echo_server", echo);
+  rpc::register_endpoint(locator, "bare_echo", bare);
+  auto port = rpc::publish_locator(sys, locator, 0, "127.0.0.1");
+  if (!port) {
+    std::fprintf(stderr, "%s\n", port.error().to_string().c_str());
+    return 1;
+  }
+  std::printf("port=%u\n", static_cast<unsigned>(*port));
+  std::fflush(stdout);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+  }
+  caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(locator, caf::exit_reason::user_shutdown);
+  return 0;
+}
+
+int parse(int argc, char** argv, options& o, bool& serve_mode) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (a == "--serve") {
+      serve_mode = true;
+    } else if (a == "--iterations" && (v = next())) {
+      o.iterations = std::max(1, std::atoi(v));
+    } else if (a == "--payload" && (v = next())) {
+      o.payload = static_cast<std::size_t>(std::atoll(v));
+    } else if (a == "--scheduler" && (v = next())) {
+      o.policy = v;
+      if (o.policy != "stealing" && o.policy != "sharing") {
+        std::fprintf(stderr, "flint-bench rpc: --scheduler must be stealing or sharing\n");
+        return 2;
+      }
+    } else {
+      std::fprintf(stderr,
+                   "usage: flint-bench rpc [--iterations N] [--payload BYTES] "
+                   "[--scheduler stealing|sharing]\n");
+      return 2;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+int rpc(int argc, char** argv) {
+  options o;
+  bool serve_mode = false;
+  if (auto rc = parse(argc, argv, o, serve_mode); rc != 0)
+    return rc;
+  if (serve_mode)
+    return serve(o);
+
+  rpc::echo_request req{"bench", std::vector<char>(o.payload, 'p')};
+  auto wire = envelope_bytes(req);
+
+  caf::actor_system_config cfg;
+  rpc::configure_node(cfg, {o.policy, 0, true});
+  caf::actor_system sys{cfg};
+  trace::trace_recorder rec(trace::system_now_us);
+
+  { // one process
+    auto echo = sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"echo_server", &rec, {}},
+                                              bench_token);
+    auto bare = sys.spawn(bare_echo);
+    rpc::gateway gw(echo, "echo_server", bench_token);
+    measure_endpoint(sys, rec, gw, req, o.warmup);
+    measure_bare(sys, bare, wire, o.warmup);
+    // Interleave halves so drift on a noisy machine hits both sides alike.
+    samples ep, b;
+    for (int round = 0; round < 2; ++round) {
+      auto e = measure_endpoint(sys, rec, gw, req, o.iterations / 2);
+      auto x = measure_bare(sys, bare, wire, o.iterations / 2);
+      ep.insert(ep.end(), e.begin(), e.end());
+      b.insert(b.end(), x.begin(), x.end());
+    }
+    report("one_process", o, wire, ep, b);
+    caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
+  }
+
+  { // two processes
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0)
+      return 1;
+    auto pid = fork();
+    if (pid == 0) {
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      close(to_child[1]);
+      close(from_child[0]);
+      std::string sched = o.policy;
+      execl("/proc/self/exe", "flint-bench", "rpc", "--serve", "--scheduler", sched.c_str(),
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    char buf[64] = {0};
+    auto n = read(from_child[0], buf, sizeof(buf) - 1);
+    if (n <= 0 || std::strncmp(buf, "port=", 5) != 0) {
+      std::fprintf(stderr, "flint-bench rpc: the serving process did not start\n");
+      return 1;
+    }
+    auto port = static_cast<std::uint16_t>(std::atoi(buf + 5));
+    auto echo = rpc::connect_endpoint(sys, "127.0.0.1", port, "echo_server");
+    auto bare = rpc::connect_endpoint(sys, "127.0.0.1", port, "bare_echo");
+    if (!echo || !bare) {
+      std::fprintf(stderr, "flint-bench rpc: %s\n",
+                   (!echo ? echo.error() : bare.error()).to_string().c_str());
+      return 1;
+    }
+    rpc::gateway gw(*echo, "echo_server", bench_token);
+    measure_endpoint(sys, rec, gw, req, o.warmup);
+    measure_bare(sys, *bare, wire, o.warmup);
+    samples ep, b;
+    for (int round = 0; round < 2; ++round) {
+      auto e = measure_endpoint(sys, rec, gw, req, o.iterations / 2);
+      auto x = measure_bare(sys, *bare, wire, o.iterations / 2);
+      ep.insert(ep.end(), e.begin(), e.end());
+      b.insert(b.end(), x.begin(), x.end());
+    }
+    report("two_processes", o, wire, ep, b);
+    close(to_child[1]);
+    close(from_child[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+  return 0;
+}
+
+} // namespace flint::bench
