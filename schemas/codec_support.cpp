@@ -3,9 +3,25 @@
 namespace flint::wire {
 
 std::vector<char> to_bytes(capnp::MessageBuilder& message) {
-  auto words = capnp::messageToFlatArray(message);
-  auto bytes = words.asChars();
-  return {bytes.begin(), bytes.end()};
+  // Cap'n Proto's flat format written straight into the vector: messageToFlatArray would build a
+  // kj::Array first and cost a second copy on every RPC.
+  auto segments = message.getSegmentsForOutput();
+  auto count = segments.size();
+  auto table_words = count / 2 + 1;
+  size_t total_words = table_words;
+  for (auto& seg : segments)
+    total_words += seg.size();
+  std::vector<char> out(total_words * sizeof(capnp::word));
+  auto* table = reinterpret_cast<std::uint32_t*>(out.data());
+  table[0] = static_cast<std::uint32_t>(count - 1);
+  for (size_t i = 0; i < count; ++i)
+    table[i + 1] = static_cast<std::uint32_t>(segments[i].size());
+  auto* pos = out.data() + table_words * sizeof(capnp::word);
+  for (auto& seg : segments) {
+    std::memcpy(pos, seg.begin(), seg.size() * sizeof(capnp::word));
+    pos += seg.size() * sizeof(capnp::word);
+  }
+  return out;
 }
 
 capnp::ReaderOptions reader_options() {

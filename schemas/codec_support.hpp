@@ -6,6 +6,7 @@
 #include <capnp/serialize.h>
 #include <kj/exception.h>
 
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>

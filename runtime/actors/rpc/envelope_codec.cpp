@@ -6,7 +6,7 @@
 namespace flint::rpc {
 
 std::vector<char> encode_envelope(const envelope& e) {
-  capnp::MallocMessageBuilder message(64 + e.payload.size() / sizeof(capnp::word));
+  capnp::MallocMessageBuilder message(24 + (e.sender.size() + e.fencing_scope.size() + e.payload.size()) / sizeof(capnp::word));
   auto root = message.initRoot<schema::Envelope>();
   root.setMethodId(e.method_id);
   auto token = root.initToken();
@@ -42,7 +42,8 @@ expected<envelope> decode_envelope(std::span<const char> bytes) {
 }
 
 std::vector<char> encode_reply(const expected<std::vector<char>>& reply) {
-  capnp::MallocMessageBuilder message;
+  // A size hint: the default first segment is 8 KiB of zeroed memory per reply.
+  capnp::MallocMessageBuilder message(8 + (reply ? reply->size() : 64) / sizeof(capnp::word));
   auto root = message.initRoot<schema::Reply>();
   if (reply) {
     root.setOk(kj::arrayPtr(reinterpret_cast<const kj::byte*>(reply->data()), reply->size()));

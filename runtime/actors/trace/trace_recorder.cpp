@@ -101,6 +101,7 @@ std::string to_json(const record& r) {
 
 trace_recorder::trace_recorder(clock_fn now_us, std::size_t capacity)
   : now_us_(std::move(now_us)), capacity_(capacity == 0 ? 1 : capacity) {
+  ring_.reserve(capacity_);
   std::random_device rd;
   id_base_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
@@ -121,22 +122,27 @@ void trace_recorder::record_event(record r) {
     file_ << to_json(r) << '\n';
     file_.flush();
   }
-  if (ring_.size() == capacity_)
-    ring_.pop_front();
-  ring_.push_back(std::move(r));
+  if (ring_.size() < capacity_) {
+    ring_.push_back(std::move(r));
+  } else {
+    ring_[head_] = std::move(r);
+    head_ = (head_ + 1) % capacity_;
+  }
 }
 
 std::vector<record> trace_recorder::snapshot() const {
-  std::lock_guard<std::mutex> guard(mtx_);
-  return {ring_.begin(), ring_.end()};
+  return since(0);
 }
 
 std::vector<record> trace_recorder::since(std::uint64_t from_sequence) const {
   std::lock_guard<std::mutex> guard(mtx_);
   std::vector<record> out;
-  for (const auto& r : ring_)
+  out.reserve(ring_.size());
+  for (std::size_t i = 0; i < ring_.size(); ++i) {
+    const auto& r = ring_[(head_ + i) % ring_.size()];
     if (r.sequence >= from_sequence)
       out.push_back(r);
+  }
   return out;
 }
 
@@ -155,6 +161,7 @@ std::uint64_t trace_recorder::next_id() {
 void trace_recorder::clear() {
   std::lock_guard<std::mutex> guard(mtx_);
   ring_.clear();
+  head_ = 0;
 }
 
 std::int64_t system_now_us() {

@@ -6,7 +6,6 @@
 /// record is a few small strings, which keeps the lock hold time well under a microsecond.
 
 #include <cstdint>
-#include <deque>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -86,7 +85,8 @@ private:
   clock_fn now_us_;
   std::size_t capacity_;
   mutable std::mutex mtx_;
-  std::deque<record> ring_;
+  std::vector<record> ring_; // fixed capacity, overwritten in place: no allocation per record
+  std::size_t head_ = 0;     // index of the oldest record once the ring is full
   std::uint64_t next_sequence_ = 0;
   std::uint64_t id_base_;
   std::uint64_t id_counter_ = 0;
