@@ -1,0 +1,91 @@
+// The trace recording point: a bounded ring and an optional JSON-lines file.
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "runtime/actors/trace/trace_recorder.hpp"
+
+using namespace flint;
+
+namespace {
+
+trace::record make(const std::string& method) {
+  trace::record r;
+  r.dir = trace::direction::send;
+  r.from = "resource_manager";
+  r.to = "task_executor/tm-1";
+  r.method = method;
+  r.token = {1, 2};
+  r.is_ask = true;
+  r.bytes = 64;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("the ring keeps the newest records up to its capacity, oldest first") {
+  std::int64_t now = 1000;
+  trace::trace_recorder rec([&] { return now++; }, 3);
+  for (int i = 0; i < 5; ++i)
+    rec.record_event(make("m" + std::to_string(i)));
+  auto all = rec.snapshot();
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].method == "m2");
+  CHECK(all[2].method == "m4");
+  CHECK(all[0].sequence == 2);
+  CHECK(rec.recorded() == 5);
+  auto tail = rec.since(4);
+  REQUIRE(tail.size() == 1);
+  CHECK(tail[0].method == "m4");
+  CHECK(all[0].time_us < all[1].time_us);
+}
+
+TEST_CASE("records are appended to a JSON-lines file when enabled") {
+  char path[] = "/tmp/flint-trace-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  {
+    trace::trace_recorder rec([] { return std::int64_t{42}; });
+    REQUIRE(rec.enable_file(path));
+    auto r = make("request_slot");
+    r.result = trace::outcome::rejected;
+    r.detail = "Fencing token mismatch: \"quoted\"\n";
+    rec.record_event(r);
+    rec.record_event(make("offer_slots"));
+  }
+  std::ifstream in(path);
+  std::string first, second, third;
+  REQUIRE(std::getline(in, first));
+  REQUIRE(std::getline(in, second));
+  CHECK_FALSE(std::getline(in, third));
+  CHECK(first.find("\"method\":\"request_slot\"") != std::string::npos);
+  CHECK(first.find("\"outcome\":\"rejected\"") != std::string::npos);
+  CHECK(first.find("\\\"quoted\\\"\\n") != std::string::npos);
+  CHECK(first.find("\"time_us\":42") != std::string::npos);
+  CHECK(first.front() == '{');
+  CHECK(first.back() == '}');
+  CHECK(second.find("\"seq\":1") != std::string::npos);
+  std::remove(path);
+}
+
+TEST_CASE("a file that cannot be opened is reported, and recording goes on in the ring") {
+  trace::trace_recorder rec([] { return std::int64_t{1}; });
+  CHECK_FALSE(rec.enable_file("/nonexistent-dir/trace.jsonl"));
+  rec.record_event(make("x"));
+  CHECK(rec.snapshot().size() == 1);
+}
+
+TEST_CASE("ids are never zero and do not repeat") {
+  trace::trace_recorder rec([] { return std::int64_t{1}; });
+  auto a = rec.next_id();
+  auto b = rec.next_id();
+  CHECK(a != 0);
+  CHECK(b != 0);
+  CHECK(a != b);
+}
