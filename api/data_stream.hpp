@@ -1,0 +1,163 @@
+#pragma once
+/// A stream of records of type T and the operations on it (Flink's DataStream and
+/// SingleOutputStreamOperator).
+
+#include "api/data_stream_sink.hpp"
+#include "api/functions.hpp"
+#include "api/operator_handle.hpp"
+#include "api/stream_execution_environment.hpp"
+#include "runtime/graph/transformation.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <ranges>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace flint::api {
+
+template <class T, class K>
+class keyed_stream;
+
+namespace detail {
+
+template <class F, class T, class Out>
+concept collector_flat_map = std::is_invocable_v<F, const T&, collector<Out>&>;
+
+} // namespace detail
+
+/// A handle on the operator that produces the stream; copies refer to the same operator.
+template <class T>
+class data_stream : public operator_handle<data_stream<T>> {
+public:
+  using value_type = T;
+
+  data_stream(stream_execution_environment* env, std::shared_ptr<graph::transformation> t)
+      : operator_handle<data_stream<T>>(std::move(t)), env_(env) {}
+
+  stream_execution_environment& environment() const { return *env_; }
+
+  /// One output per input: `map([](const T& x) { return f(x); })`.
+  template <class F>
+  auto map(F fn) {
+    using out = std::decay_t<std::invoke_result_t<F&, const T&>>;
+    return one_input<out>("Map", std::make_shared<map_factory<T, out>>(std::move(fn)));
+  }
+
+  /// Any number of outputs per input, returned as a range:
+  /// `flat_map([](const std::string& line) { return split(line); })`.
+  template <class F>
+    requires std::is_invocable_v<F&, const T&>
+  auto flat_map(F fn) {
+    using range = std::invoke_result_t<F&, const T&>;
+    using out = std::ranges::range_value_t<std::remove_cvref_t<range>>;
+    std::function<void(const T&, collector<out>&)> wrapped = [fn = std::move(fn)](const T& in, collector<out>& c) mutable {
+      for (auto&& value : fn(in))
+        c.collect(std::forward<decltype(value)>(value));
+    };
+    return one_input<out>("Flat Map", std::make_shared<flat_map_factory<T, out>>(std::move(wrapped)));
+  }
+
+  /// Any number of outputs per input, emitted to a collector:
+  /// `flat_map<std::string>([](const std::string& line, collector<std::string>& out) { ... })`.
+  template <class Out, class F>
+    requires detail::collector_flat_map<F, T, Out>
+  data_stream<Out> flat_map(F fn) {
+    return one_input<Out>("Flat Map", std::make_shared<flat_map_factory<T, Out>>(std::move(fn)));
+  }
+
+  /// Keeps the records `predicate` accepts.
+  template <class F>
+  data_stream<T> filter(F predicate) {
+    return one_input<T>("Filter", std::make_shared<filter_factory<T>>(std::move(predicate)));
+  }
+
+  /// Partitions by tuple field `Field` (Flink's `keyBy(int)`).
+  template <std::size_t Field>
+  keyed_stream<T, std::decay_t<std::tuple_element_t<Field, T>>> key_by();
+
+  /// Partitions by the key a selector returns.
+  template <class F>
+  keyed_stream<T, std::decay_t<std::invoke_result_t<F&, const T&>>> key_by(F selector);
+
+  /// Round-robin to all downstream subtasks.
+  data_stream<T> rebalance() { return partition({graph::partitioner_kind::rebalance}); }
+  /// Round-robin to a subset of downstream subtasks (pointwise).
+  data_stream<T> rescale() { return partition({graph::partitioner_kind::rescale}); }
+  /// Every record to every downstream subtask.
+  data_stream<T> broadcast() { return partition({graph::partitioner_kind::broadcast}); }
+  /// Randomly to downstream subtasks.
+  data_stream<T> shuffle() { return partition({graph::partitioner_kind::shuffle}); }
+  /// To the downstream subtask with the same index; parallelisms must match.
+  data_stream<T> forward() { return partition({graph::partitioner_kind::forward}); }
+  /// Everything to the first downstream subtask.
+  data_stream<T> global() { return partition({graph::partitioner_kind::global}); }
+
+  /// Any partitioner and shuffle mode (Flink's internal `setConnectionType` plus a
+  /// PartitionTransformation's ShuffleMode), e.g. a BATCH forward exchange.
+  data_stream<T> partition(graph::stream_partitioner partitioner,
+                           graph::shuffle_mode mode = graph::shuffle_mode::undefined) {
+    auto t = env_->new_transformation(graph::transformation_kind::partition, "Partition", this->transformation()->parallelism());
+    t->add_input(this->transformation());
+    t->set_partitioner(std::move(partitioner));
+    t->set_shuffle_mode(mode);
+    // Not added to the environment: the consumer reaches it through its input (§2.1).
+    return data_stream<T>(env_, std::move(t));
+  }
+
+  /// This stream and `others` merged into one.
+  template <class... Streams>
+  data_stream<T> union_with(const Streams&... others) {
+    auto t = env_->new_transformation(graph::transformation_kind::union_of, "Union", this->transformation()->parallelism());
+    t->add_input(this->transformation());
+    (t->add_input(others.transformation()), ...);
+    return data_stream<T>(env_, std::move(t));
+  }
+
+  /// Writes every record to standard output.
+  data_stream_sink<T> print() { return sink("Print to Std. Out", std::make_shared<print_sink_factory<T>>()); }
+  /// Writes every record as a line of text to `path`.
+  data_stream_sink<T> write_as_text(std::string path) {
+    return sink("Unnamed", std::make_shared<text_sink_factory<T>>(std::move(path)));
+  }
+
+  /// Adds any one-input operator (Flink's `transform`); the chaining strategy defaults to
+  /// ALWAYS.
+  template <class Out>
+  data_stream<Out> transform(std::string name, std::shared_ptr<const graph::operator_factory> factory,
+                             graph::chaining_strategy strategy = graph::chaining_strategy::always) {
+    auto t = env_->new_transformation(graph::transformation_kind::one_input, std::move(name), env_->parallelism());
+    t->add_input(this->transformation());
+    t->set_factory(std::move(factory));
+    t->set_chaining_strategy(strategy);
+    env_->add_operator(t);
+    return data_stream<Out>(env_, std::move(t));
+  }
+
+protected:
+  /// The key-group partition in front of a keyed stream.
+  template <class K>
+  keyed_stream<T, K> key_by_selector(std::shared_ptr<const typed_key_selector<T, K>> key);
+
+  template <class Out>
+  data_stream<Out> one_input(std::string name, std::shared_ptr<const graph::operator_factory> factory) {
+    return transform<Out>(std::move(name), std::move(factory));
+  }
+
+  data_stream_sink<T> sink(std::string name, std::shared_ptr<const graph::operator_factory> factory) {
+    auto t = env_->new_transformation(graph::transformation_kind::sink, std::move(name), env_->parallelism());
+    t->add_input(this->transformation());
+    t->set_factory(std::move(factory));
+    env_->add_operator(t);
+    return data_stream_sink<T>(std::move(t));
+  }
+
+  stream_execution_environment* env_;
+};
+
+} // namespace flint::api
+
+#include "api/keyed_stream.hpp"

@@ -1,0 +1,79 @@
+#pragma once
+/// A stream partitioned by key (Flink's KeyedStream): a key-group partition in front of the
+/// stream, and the keyed aggregations.
+
+#include "api/data_stream.hpp"
+
+#include <string>
+#include <tuple>
+
+namespace flint::api {
+
+/// Records routed by `K` to key groups; every operation after it sees one key per subtask.
+template <class T, class K>
+class keyed_stream : public data_stream<T> {
+public:
+  keyed_stream(stream_execution_environment* env, std::shared_ptr<graph::transformation> partition,
+               std::shared_ptr<const typed_key_selector<T, K>> key)
+      : data_stream<T>(env, std::move(partition)), key_(std::move(key)) {}
+
+  const std::shared_ptr<const typed_key_selector<T, K>>& key() const { return key_; }
+
+  /// Folds each key's records with `fn(accumulated, next)`, emitting every new value.
+  template <class F>
+  data_stream<T> reduce(F fn) {
+    return keyed_operator("Keyed Reduce", "reduce", std::function<T(const T&, const T&)>(std::move(fn)));
+  }
+
+  /// Running sum of tuple field `Field` per key; other fields keep the first record's values
+  /// (named "aggregation", as the seed's Scala API names it).
+  template <std::size_t Field>
+  data_stream<T> sum() {
+    return keyed_operator("aggregation", "sum", [](const T& acc, const T& next) {
+      T out = acc;
+      std::get<Field>(out) += std::get<Field>(next);
+      return out;
+    });
+  }
+
+private:
+  data_stream<T> keyed_operator(std::string name, std::string kind, std::function<T(const T&, const T&)> fn) {
+    auto factory = std::make_shared<keyed_reduce_factory<T, K>>(std::move(kind), std::move(fn), key_->fn);
+    // Flink's StreamGroupedReduce keeps the HEAD strategy of AbstractStreamOperator (§3.1).
+    return this->template transform<T>(std::move(name), std::move(factory), graph::chaining_strategy::head);
+  }
+
+  std::shared_ptr<const typed_key_selector<T, K>> key_;
+};
+
+template <class T>
+template <class K>
+keyed_stream<T, K> data_stream<T>::key_by_selector(std::shared_ptr<const typed_key_selector<T, K>> key) {
+  graph::stream_partitioner partitioner;
+  partitioner.kind = graph::partitioner_kind::key_group;
+  partitioner.max_parallelism = graph::default_lower_bound_max_parallelism;
+  partitioner.key = key;
+  auto t = env_->new_transformation(graph::transformation_kind::partition, "Partition", this->transformation()->parallelism());
+  t->add_input(this->transformation());
+  t->set_partitioner(std::move(partitioner));
+  return keyed_stream<T, K>(env_, std::move(t), std::move(key));
+}
+
+template <class T>
+template <std::size_t Field>
+keyed_stream<T, std::decay_t<std::tuple_element_t<Field, T>>> data_stream<T>::key_by() {
+  using key_type = std::decay_t<std::tuple_element_t<Field, T>>;
+  return key_by_selector<key_type>(
+      std::make_shared<typed_key_selector<T, key_type>>([](const T& value) { return std::get<Field>(value); },
+                                                        "field " + std::to_string(Field)));
+}
+
+template <class T>
+template <class F>
+keyed_stream<T, std::decay_t<std::invoke_result_t<F&, const T&>>> data_stream<T>::key_by(F selector) {
+  using key_type = std::decay_t<std::invoke_result_t<F&, const T&>>;
+  return key_by_selector<key_type>(
+      std::make_shared<typed_key_selector<T, key_type>>(std::move(selector), "key selector"));
+}
+
+} // namespace flint::api
