@@ -1,0 +1,155 @@
+// Environment settings and the determinism of JobVertex ids (DESIGN.md "Job code").
+
+#include "apps/examples/wordcount/wordcount_job.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace flint;
+using namespace flint::graph;
+
+namespace {
+
+/// Runs a command and returns its standard output and exit status.
+std::pair<std::string, int> run(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    out.append(buffer, n);
+  int status = ::pclose(pipe);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+std::vector<std::string> ids_of_plan(const std::string& json) {
+  std::vector<std::string> ids;
+  auto plan = nlohmann::json::parse(json);
+  for (const auto& node : plan["nodes"])
+    ids.push_back(node["id"].get<std::string>());
+  return ids;
+}
+
+std::vector<std::string> ids_of_job(const graph::job_graph& job) {
+  std::vector<std::string> ids;
+  for (const auto& v : job.vertices)
+    ids.push_back(v.id.to_string());
+  return ids;
+}
+
+graph::job_graph build_wordcount_in_process(int parallelism) {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", std::to_string(parallelism)}});
+  examples::build_wordcount(env, {});
+  auto job = env.get_job_graph(examples::wordcount_job_name);
+  REQUIRE(job.has_value());
+  return std::move(*job);
+}
+
+} // namespace
+
+TEST_CASE("the environment reads Flink's configuration keys") {
+  api::stream_execution_environment defaults;
+  CHECK(defaults.parallelism() == 1);
+  CHECK(defaults.max_parallelism() == -1);
+  CHECK(defaults.is_chaining_enabled());
+  CHECK(defaults.buffer_timeout() == 100);
+  CHECK(defaults.global_data_exchange_mode() == global_data_exchange_mode::all_edges_pipelined);
+
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "3"},
+                                         {"pipeline.max-parallelism", "64"},
+                                         {"pipeline.operator-chaining", "false"},
+                                         {"execution.buffer-timeout", "5"},
+                                         {"execution.global-data-exchange-mode", "all_edges_blocking"},
+                                         {"execution.checkpointing.interval", "1000"}});
+  CHECK(env.parallelism() == 3);
+  CHECK(env.max_parallelism() == 64);
+  CHECK_FALSE(env.is_chaining_enabled());
+  CHECK(env.buffer_timeout() == 5);
+  CHECK(env.global_data_exchange_mode() == global_data_exchange_mode::all_edges_blocking);
+  env.generate_sequence(0, 9).map([](const std::int64_t& x) { return x * 2; }).print();
+  auto job = env.get_job_graph();
+  REQUIRE(job.has_value());
+  CHECK(job->vertices.size() == 3);
+  CHECK(job->checkpointing.interval == 1000);
+  CHECK(job->execution_config.max_parallelism == 64);
+  CHECK(job->vertices[0].operators[0].buffer_timeout == 5);
+  for (const auto& ds : job->data_sets)
+    CHECK(ds.result_type == result_partition_type::blocking);
+
+  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"parallelism.default", "two"}}), std::invalid_argument);
+  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"parallelism.default", "0"}}), std::invalid_argument);
+  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"pipeline.operator-chaining", "maybe"}}), std::invalid_argument);
+  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"execution.global-data-exchange-mode", "x"}}),
+                  std::invalid_argument);
+}
+
+TEST_CASE("an empty program has no stream graph") {
+  api::stream_execution_environment env;
+  auto g = env.get_stream_graph();
+  REQUIRE_FALSE(g.has_value());
+  CHECK(g.error().message == "No operators defined in streaming topology. Cannot generate StreamGraph.");
+}
+
+TEST_CASE("job vertex ids are equal when the same program is built in two processes") {
+  auto [first, first_status] = run(std::string(FLINT_WORDCOUNT_BIN) + " --plan");
+  auto [second, second_status] = run(std::string(FLINT_WORDCOUNT_BIN) + " --plan --parallelism 2");
+  REQUIRE(first_status == 0);
+  REQUIRE(second_status == 0);
+  auto first_ids = ids_of_plan(first);
+  CHECK(first_ids.size() == 3);
+  CHECK(first_ids == ids_of_plan(second));
+  CHECK(first_ids == ids_of_job(build_wordcount_in_process(2)));
+  // The job id is per submission, not per program.
+  CHECK(nlohmann::json::parse(first)["jid"] != nlohmann::json::parse(second)["jid"]);
+  // Ids depend on the topology and uids, not on the parallelism.
+  auto [wide, wide_status] = run(std::string(FLINT_WORDCOUNT_BIN) + " --plan --parallelism 4");
+  REQUIRE(wide_status == 0);
+  CHECK(ids_of_plan(wide) == first_ids);
+}
+
+TEST_CASE("job vertex ids change with a uid") {
+  auto build = [](const std::string& flat_map_uid, const std::string& map_uid) {
+    api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+    env.from_collection(examples::wordcount_default_lines())
+        .flat_map([](const std::string& line) { return examples::split_words(line); })
+        .uid(flat_map_uid)
+        .filter([](const std::string& w) { return !w.empty(); })
+        .uid("filter-1")
+        .map([](const std::string& w) { return std::tuple<std::string, std::int64_t>(w, 1); })
+        .uid(map_uid)
+        .key_by<0>()
+        .sum<1>()
+        .print();
+    auto job = env.get_job_graph();
+    REQUIRE(job.has_value());
+    return ids_of_job(*job);
+  };
+  auto original = build("flatMap-1", "map-1");
+  CHECK(original == ids_of_job(build_wordcount_in_process(2)));
+  CHECK(build("flatMap-1", "map-1") == original);
+
+  // The flat map chain is keyed by its head's uid; the source has no uid and stays.
+  auto renamed_head = build("flatMap-2", "map-1");
+  CHECK(renamed_head[1] != original[1]);
+  CHECK(renamed_head[2] == original[2]);
+  CHECK(renamed_head[0] == original[0]);
+
+  // Without a uid of its own, the aggregation mixes in its input's hash, so a new uid on map
+  // changes it.
+  auto renamed_map = build("flatMap-1", "map-2");
+  CHECK(renamed_map[0] != original[0]);
+  CHECK(renamed_map[1] == original[1]);
+}
+
+TEST_CASE("two operators with one uid are refused") {
+  api::stream_execution_environment env;
+  env.generate_sequence(0, 1).uid("same").map([](const std::int64_t& x) { return x; }).uid("same").print();
+  auto job = env.get_job_graph();
+  REQUIRE_FALSE(job.has_value());
+  CHECK(job.error().message.find("Hash collision on user-specified ID \"same\"") != std::string::npos);
+}
