@@ -10,6 +10,7 @@
 /// `make_heartbeat_target` (heartbeat_rpc.hpp). Unfenced here; fenced relations choose.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 

@@ -131,6 +131,9 @@ const heartbeat_config& heartbeat_manager::config() const noexcept {
 
 void heartbeat_manager::monitor_target(const resource_id& id, heartbeat_target target) {
   core_->executor->validate_main_thread();
+  // An empty call would throw later, inside a timer, and take the endpoint down with it.
+  if (!target.request_heartbeat || !target.receive_heartbeat)
+    throw std::invalid_argument("heartbeat_manager: target " + id + " lacks a call");
   if (core_->stopped || core_->monitors.contains(id))
     return;
   core_->monitors.emplace(

@@ -64,7 +64,8 @@ public:
   const heartbeat_config& config() const noexcept;
 
   /// Starts watching `id`: its timeout runs from now. A target already monitored keeps its
-  /// monitor (and its target). Does nothing once stopped.
+  /// monitor (and its target). Does nothing once stopped. Both calls of `target` must be set
+  /// (std::invalid_argument otherwise).
   void monitor_target(const resource_id& id, heartbeat_target target);
 
   /// Stops watching `id` without reporting it; later answers from it are ignored.

@@ -269,6 +269,8 @@ TEST_CASE_FIXTURE(unit_fixture, "a sender requests heartbeats from every target 
   CHECK(a->requests[2].data == "rm->tm-a#3");
   CHECK(b->requests[1].data == "rm->tm-b#2");
   CHECK(mgr.is_monitoring("tm-a"));
+  CHECK_THROWS_AS(mgr.monitor_target("tm-c", heartbeat_target{}), std::invalid_argument);
+  CHECK_FALSE(mgr.is_monitoring("tm-c"));
   CHECK_FALSE(mgr.last_heartbeat_from("tm-a").has_value());
   CHECK_FALSE(mgr.last_heartbeat_from("unknown").has_value());
 }
