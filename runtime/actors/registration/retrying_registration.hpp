@@ -17,6 +17,7 @@
 #include <string>
 #include <variant>
 
+#include "runtime/actors/registration/registration_response.hpp"
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
 #include "runtime/common/expected.hpp"
 
@@ -28,14 +29,6 @@ struct retrying_registration_config {
   std::chrono::nanoseconds error_delay = std::chrono::seconds(10);
   std::chrono::nanoseconds refused_delay = std::chrono::seconds(30);
 };
-
-/// The target refused the registration (Flink's RegistrationResponse.Decline).
-struct registration_decline {
-  std::string reason;
-};
-
-template <class Success>
-using registration_response = std::variant<Success, registration_decline>;
 
 template <class Success>
 class retrying_registration {

@@ -22,6 +22,15 @@ template <class T>
 struct codec; // specialize: static std::vector<char> encode(const T&);
               //             static expected<T> decode(std::span<const char>);
 
+/// Declares `codec<T>` for a message type; the definitions go in the protocol's *_codec.cpp.
+/// Use inside `namespace flint::rpc`.
+#define FLINT_DECLARE_CODEC(T)                                                                    \
+  template <>                                                                                     \
+  struct codec<T> {                                                                               \
+    static std::vector<char> encode(const T& x);                                                  \
+    static expected<T> decode(std::span<const char> bytes);                                       \
+  };
+
 /// The empty answer of methods that only confirm.
 struct ack {
   friend bool operator==(ack, ack) = default;

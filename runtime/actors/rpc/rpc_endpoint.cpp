@@ -121,6 +121,11 @@ fencing_token rpc_endpoint::expected_token(const envelope&) const {
   return token_;
 }
 
+caf::actor rpc_endpoint::caller() {
+  return current_mailbox_element() != nullptr ? caf::actor_cast<caf::actor>(current_sender())
+                                              : caf::actor{};
+}
+
 std::string rpc_endpoint::method_name(std::uint32_t id) const {
   if (auto i = methods_.find(id); i != methods_.end())
     return i->second.name;

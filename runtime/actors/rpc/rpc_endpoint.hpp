@@ -131,6 +131,10 @@ public:
   /// The trace context of the call being handled; outgoing calls become its children.
   const trace_context& current_trace() const noexcept { return current_trace_; }
 
+  /// The actor that sent the call being handled; valid only inside a handler (capture it there).
+  /// Registration handlers keep it as the peer's handle: it works for local and remote peers.
+  caf::actor caller();
+
   /// Name of a registered method, or "method#<id>".
   std::string method_name(std::uint32_t id) const;
 

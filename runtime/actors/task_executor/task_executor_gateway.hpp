@@ -1,0 +1,146 @@
+#pragma once
+/// The TaskExecutor's protocol (Flink's TaskExecutorGateway). Method ids 0x03xx.
+///
+/// Fenced per relationship (PROTOCOL.md): calls from the ResourceManager carry the
+/// ResourceManagerId the TE registered with, and `fencing_scope` = `rm_scope`; calls about a job
+/// carry that job's JobMasterId as the TE's job leader service knows it, with `fencing_scope` =
+/// the job id (32 hex digits). A mismatch is refused like any wrong token.
+/// Codecs: task_executor_codec.cpp (schema: schemas/task_executor.capnp).
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/actors/heartbeat/heartbeat_gateway.hpp"
+#include "runtime/actors/rpc/method.hpp"
+#include "runtime/graph/task_deployment_descriptor.hpp"
+
+namespace flint::task_executor {
+
+/// Endpoint ids of TaskExecutors are "task_executor/<resource id suffix>".
+inline constexpr const char* endpoint_prefix = "task_executor/";
+/// The fencing scope of calls from the ResourceManager.
+inline constexpr const char* rm_scope = "resource_manager";
+
+struct request_slot_request {
+  cluster::slot_id slot;
+  graph::job_id job_id;
+  cluster::allocation_id allocation_id;
+  cluster::resource_profile profile;
+  std::string target_address; ///< endpoint id of the job's JobMaster
+  cluster::resource_manager_id resource_manager_id;
+  friend bool operator==(const request_slot_request&, const request_slot_request&) = default;
+};
+
+struct submit_task_request {
+  graph::task_deployment_descriptor tdd;
+  cluster::job_master_id job_master_id;
+  cluster::allocation_id allocation_id; ///< the slot the task runs in
+  friend bool operator==(const submit_task_request&, const submit_task_request&) = default;
+};
+
+struct cancel_task_request {
+  graph::job_id job_id;
+  graph::execution_attempt_id attempt;
+  friend bool operator==(const cancel_task_request&, const cancel_task_request&) = default;
+};
+
+struct free_slot_request {
+  graph::job_id job_id;
+  cluster::allocation_id allocation_id;
+  std::string cause;
+  friend bool operator==(const free_slot_request&, const free_slot_request&) = default;
+};
+
+struct disconnect_job_manager_request {
+  graph::job_id job_id;
+  std::string cause;
+  friend bool operator==(const disconnect_job_manager_request&,
+                         const disconnect_job_manager_request&) = default;
+};
+
+struct disconnect_resource_manager_request {
+  std::string cause;
+  friend bool operator==(const disconnect_resource_manager_request&,
+                         const disconnect_resource_manager_request&) = default;
+};
+
+// -- methods ---------------------------------------------------------------------------------------
+
+/// The RM assigns one of this TE's slots to a job: allocate in the TaskSlotTable, start
+/// watching the job's leader, register there and offer the slot. Reply: ack, or an error if the
+/// slot is taken by another allocation. Fenced by ResourceManagerId (scope rm_scope).
+struct request_slot {
+  static constexpr std::uint32_t id = 0x0301;
+  static constexpr const char* name = "request_slot";
+  using request = request_slot_request;
+  using response = rpc::ack;
+};
+
+/// Deploys one task into an active slot of the job. Reply: ack once the Task exists (its
+/// states follow through update_task_execution_state). Fenced by JobMasterId (scope: job id).
+struct submit_task {
+  static constexpr std::uint32_t id = 0x0302;
+  static constexpr const char* name = "submit_task";
+  using request = submit_task_request;
+  using response = rpc::ack;
+};
+
+/// Cancels a running task. Reply: ack. Fenced by JobMasterId (scope: job id).
+struct cancel_task {
+  static constexpr std::uint32_t id = 0x0303;
+  static constexpr const char* name = "cancel_task";
+  using request = cancel_task_request;
+  using response = rpc::ack;
+};
+
+/// Frees a slot of the job (its tasks are failed first). Reply: ack. Fenced by JobMasterId.
+struct free_slot {
+  static constexpr std::uint32_t id = 0x0304;
+  static constexpr const char* name = "free_slot";
+  using request = free_slot_request;
+  using response = rpc::ack;
+};
+
+/// A JobMaster asks for a heartbeat (request side of JM → TM). Fenced by JobMasterId.
+struct heartbeat_from_job_manager {
+  static constexpr std::uint32_t id = 0x0305;
+  static constexpr const char* name = "heartbeat_from_job_manager";
+  using request = heartbeat::heartbeat_request;
+  using response = rpc::ack;
+};
+
+/// The RM asks for a heartbeat; the TE answers with its slot report. Fenced by RM id.
+struct heartbeat_from_resource_manager {
+  static constexpr std::uint32_t id = 0x0306;
+  static constexpr const char* name = "heartbeat_from_resource_manager";
+  using request = heartbeat::heartbeat_request;
+  using response = rpc::ack;
+};
+
+/// The job's JobMaster is gone: its slots are freed, its tasks failed. Fenced by JobMasterId.
+struct disconnect_job_manager {
+  static constexpr std::uint32_t id = 0x0307;
+  static constexpr const char* name = "disconnect_job_manager";
+  using request = disconnect_job_manager_request;
+  using response = rpc::ack;
+};
+
+/// The RM dropped this TE: it re-registers. Fenced by RM id.
+struct disconnect_resource_manager {
+  static constexpr std::uint32_t id = 0x0308;
+  static constexpr const char* name = "disconnect_resource_manager";
+  using request = disconnect_resource_manager_request;
+  using response = rpc::ack;
+};
+
+} // namespace flint::task_executor
+
+namespace flint::rpc {
+FLINT_DECLARE_CODEC(task_executor::request_slot_request)
+FLINT_DECLARE_CODEC(task_executor::submit_task_request)
+FLINT_DECLARE_CODEC(task_executor::cancel_task_request)
+FLINT_DECLARE_CODEC(task_executor::free_slot_request)
+FLINT_DECLARE_CODEC(task_executor::disconnect_job_manager_request)
+FLINT_DECLARE_CODEC(task_executor::disconnect_resource_manager_request)
+} // namespace flint::rpc
