@@ -34,6 +34,10 @@ int compute_default_max_parallelism(int parallelism);
 
 /// A partitioner of one StreamEdge.
 struct stream_partitioner {
+  stream_partitioner() = default;
+  /// Implicit, so `{partitioner_kind::rebalance}` reads as the partitioner it names.
+  stream_partitioner(partitioner_kind kind) : kind(kind) {}
+
   partitioner_kind kind = partitioner_kind::forward;
   /// Number of key groups, for `key_group` only.
   int max_parallelism = default_lower_bound_max_parallelism;
