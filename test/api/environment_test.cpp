@@ -153,3 +153,20 @@ TEST_CASE("two operators with one uid are refused") {
   REQUIRE_FALSE(job.has_value());
   CHECK(job.error().message.find("Hash collision on user-specified ID \"same\"") != std::string::npos);
 }
+
+TEST_CASE("the wordcount program prints the plan of its file source and text sink") {
+  auto [plan, status] = run(std::string(FLINT_WORDCOUNT_BIN) + " --plan --input /tmp/in.txt --output /tmp/out --parallelism 3");
+  REQUIRE(status == 0);
+  auto json = nlohmann::json::parse(plan);
+  REQUIRE(json["nodes"].size() == 3);
+  CHECK(json["nodes"][0]["description"] == "aggregation -> Sink: Unnamed");
+  CHECK(json["nodes"][0]["parallelism"] == 3);
+  CHECK(json["nodes"][2]["description"] == "Source: Custom File Source");
+  CHECK(json["nodes"][2]["parallelism"] == 1);
+
+  auto [message, not_yet] = run(std::string(FLINT_WORDCOUNT_BIN) + " 2>&1");
+  CHECK(not_yet == 2);
+  CHECK(message.find("data plane") != std::string::npos);
+  auto [usage, refused] = run(std::string(FLINT_WORDCOUNT_BIN) + " --plan --parallelism 0 2>&1");
+  CHECK(refused != 0);
+}
