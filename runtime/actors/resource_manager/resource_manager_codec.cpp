@@ -17,14 +17,17 @@ using cluster::wire::write;
 /// First-segment size of the small messages: one allocation for all of them.
 constexpr unsigned small_message_words = 64;
 
-/// Keeps embedded NULs, which cStr() would cut.
+/// Text with its size: kj's std::string conversion (and cStr()) would cut at an embedded NUL.
+capnp::Text::Reader as_text(const std::string& s) {
+  return {s.data(), s.size()};
+}
 std::string text(capnp::Text::Reader t) {
   return {t.begin(), t.size()};
 }
 
 template <class Builder>
 void write_decline(Builder b, const registration::registration_decline& d) {
-  b.initDecline().setReason(d.reason);
+  b.initDecline().setReason(as_text(d.reason));
 }
 
 } // namespace
@@ -36,8 +39,8 @@ std::vector<char> codec<rm::job_master_registration_request>::encode(
   capnp::MallocMessageBuilder message(small_message_words);
   auto b = message.initRoot<schema::RmJobMasterRegistrationRequest>();
   write(b.initJobMasterId(), x.job_master_id);
-  b.setJobMasterResourceId(x.job_master_resource_id);
-  b.setJobMasterAddress(x.job_master_address);
+  b.setJobMasterResourceId(as_text(x.job_master_resource_id));
+  b.setJobMasterAddress(as_text(x.job_master_address));
   write(b.initJobId(), x.job_id);
   return wire::to_bytes(message);
 }
@@ -61,7 +64,7 @@ std::vector<char> codec<rm::job_master_registration_response>::encode(
   if (const auto* ok = std::get_if<rm::job_master_registration_success>(&x)) {
     auto s = b.initSuccess();
     write(s.initResourceManagerId(), ok->resource_manager_id);
-    s.setResourceManagerResourceId(ok->resource_manager_resource_id);
+    s.setResourceManagerResourceId(as_text(ok->resource_manager_resource_id));
   } else {
     write_decline(b, std::get<registration::registration_decline>(x));
   }
@@ -101,7 +104,7 @@ std::vector<char> codec<rm::request_slot_request>::encode(const rm::request_slot
   write(req.initJobId(), x.request.job_id);
   write(req.initAllocationId(), x.request.allocation_id);
   write(req.initProfile(), x.request.profile);
-  req.setTargetAddress(x.request.target_address);
+  req.setTargetAddress(as_text(x.request.target_address));
   return wire::to_bytes(message);
 }
 
@@ -142,10 +145,10 @@ std::vector<char> codec<rm::task_executor_registration_request>::encode(
   const rm::task_executor_registration_request& x) {
   capnp::MallocMessageBuilder message(small_message_words);
   auto b = message.initRoot<schema::RmTaskExecutorRegistrationRequest>();
-  b.setTaskExecutorAddress(x.task_executor_address);
-  b.setResourceId(x.resource_id);
+  b.setTaskExecutorAddress(as_text(x.task_executor_address));
+  b.setResourceId(as_text(x.resource_id));
   b.setDataPort(x.data_port);
-  b.setHardwareDescription(x.hardware_description);
+  b.setHardwareDescription(as_text(x.hardware_description));
   write(b.initDefaultSlotProfile(), x.default_slot_profile);
   b.setNumberOfSlots(x.number_of_slots);
   return wire::to_bytes(message);
@@ -170,7 +173,7 @@ std::vector<char> codec<rm::task_executor_registration_response>::encode(
   if (const auto* ok = std::get_if<rm::task_executor_registration_success>(&x)) {
     auto s = b.initSuccess();
     write(s.initRegistrationId(), ok->registration_id);
-    s.setResourceManagerResourceId(ok->resource_manager_resource_id);
+    s.setResourceManagerResourceId(as_text(ok->resource_manager_resource_id));
     s.setHeartbeatIntervalMs(ok->heartbeat_interval_ms);
   } else {
     write_decline(b, std::get<registration::registration_decline>(x));
@@ -208,7 +211,7 @@ std::vector<char> codec<rm::send_slot_report_request>::encode(const rm::send_slo
   capnp::MallocMessageBuilder message(
     small_message_words + 16 * static_cast<unsigned>(x.report.slots.size()));
   auto b = message.initRoot<schema::RmSendSlotReportRequest>();
-  b.setResourceId(x.resource_id);
+  b.setResourceId(as_text(x.resource_id));
   write(b.initRegistrationId(), x.registration_id);
   write(b.initReport(), x.report);
   return wire::to_bytes(message);
@@ -253,8 +256,8 @@ std::vector<char> codec<rm::disconnect_task_manager_request>::encode(
   const rm::disconnect_task_manager_request& x) {
   capnp::MallocMessageBuilder message(small_message_words);
   auto b = message.initRoot<schema::RmDisconnectTaskManagerRequest>();
-  b.setResourceId(x.resource_id);
-  b.setCause(x.cause);
+  b.setResourceId(as_text(x.resource_id));
+  b.setCause(as_text(x.cause));
   return wire::to_bytes(message);
 }
 
@@ -273,7 +276,7 @@ std::vector<char> codec<rm::disconnect_job_manager_request>::encode(
   capnp::MallocMessageBuilder message(small_message_words);
   auto b = message.initRoot<schema::RmDisconnectJobManagerRequest>();
   write(b.initJobId(), x.job_id);
-  b.setCause(x.cause);
+  b.setCause(as_text(x.cause));
   return wire::to_bytes(message);
 }
 
