@@ -1,0 +1,256 @@
+#include "runtime/actors/job_master/job_master_gateway.hpp"
+
+#include "runtime/actors/common/cluster_codec.hpp"
+#include "schemas/codec_support.hpp"
+#include "schemas/job_master.capnp.h"
+
+namespace flint::rpc {
+
+namespace {
+
+namespace jm = job_master;
+using cluster::wire::read;
+using cluster::wire::read_token;
+using cluster::wire::read_id;
+using cluster::wire::write;
+
+/// First-segment size of the small messages: one allocation for all of them.
+constexpr unsigned small_message_words = 64;
+
+/// Text with its size: kj's std::string conversion (and cStr()) would cut at an embedded NUL.
+capnp::Text::Reader as_text(const std::string& s) {
+  return {s.data(), s.size()};
+}
+std::string text(capnp::Text::Reader t) {
+  return {t.begin(), t.size()};
+}
+
+/// The last job_status; a larger number comes from a broken sender or a newer enum.
+constexpr auto last_job_status = graph::job_status::reconciling;
+
+expected<graph::job_status> read_job_status(std::uint8_t number, const char* what) {
+  if (number > static_cast<std::uint8_t>(last_job_status))
+    return make_error(errc::malformed_message,
+                      std::string(what) + ": unknown job status number " + std::to_string(number));
+  return static_cast<graph::job_status>(number);
+}
+
+unsigned offers_words(const std::vector<cluster::slot_offer>& offers) {
+  // A slot offer is 7 words: its struct, its allocation id and its profile.
+  return small_message_words + 8 * static_cast<unsigned>(offers.size());
+}
+
+void write_offers(capnp::List<schema::SlotOffer>::Builder list,
+                  const std::vector<cluster::slot_offer>& offers) {
+  for (unsigned i = 0; i < offers.size(); ++i)
+    write(list[i], offers[i]);
+}
+
+std::vector<cluster::slot_offer> read_offers(capnp::List<schema::SlotOffer>::Reader list) {
+  std::vector<cluster::slot_offer> out;
+  out.reserve(list.size());
+  for (auto o : list)
+    out.push_back(read(o));
+  return out;
+}
+
+} // namespace
+
+// -- register_task_manager ------------------------------------------------------------------------
+
+std::vector<char> codec<jm::register_task_manager_request>::encode(
+  const jm::register_task_manager_request& x) {
+  capnp::MallocMessageBuilder message(small_message_words);
+  auto b = message.initRoot<schema::JmRegisterTaskManagerRequest>();
+  b.setTaskExecutorAddress(as_text(x.task_executor_address));
+  write(b.initLocation(), x.location);
+  return wire::to_bytes(message);
+}
+
+expected<jm::register_task_manager_request>
+codec<jm::register_task_manager_request>::decode(std::span<const char> bytes) {
+  return wire::read<schema::JmRegisterTaskManagerRequest>(
+    bytes, "register task manager request",
+    [](schema::JmRegisterTaskManagerRequest::Reader r)
+      -> expected<jm::register_task_manager_request> {
+      return jm::register_task_manager_request{text(r.getTaskExecutorAddress()),
+                                               read(r.getLocation())};
+    });
+}
+
+std::vector<char> codec<jm::task_manager_registration_response>::encode(
+  const jm::task_manager_registration_response& x) {
+  capnp::MallocMessageBuilder message(small_message_words);
+  auto b = message.initRoot<schema::JmTaskManagerRegistrationResponse>();
+  if (const auto* ok = std::get_if<jm::task_manager_registration_success>(&x))
+    b.initSuccess().setJobMasterResourceId(as_text(ok->job_master_resource_id));
+  else
+    b.initDecline().setReason(as_text(std::get<registration::registration_decline>(x).reason));
+  return wire::to_bytes(message);
+}
+
+expected<jm::task_manager_registration_response>
+codec<jm::task_manager_registration_response>::decode(std::span<const char> bytes) {
+  using schema_t = schema::JmTaskManagerRegistrationResponse;
+  return wire::read<schema_t>(
+    bytes, "task manager registration response",
+    [](schema_t::Reader r) -> expected<jm::task_manager_registration_response> {
+      switch (r.which()) {
+        case schema_t::SUCCESS:
+          return jm::task_manager_registration_response{jm::task_manager_registration_success{
+            text(r.getSuccess().getJobMasterResourceId())}};
+        case schema_t::DECLINE:
+          return jm::task_manager_registration_response{
+            registration::registration_decline{text(r.getDecline().getReason())}};
+      }
+      // A sender with a newer schema may add alternatives this reader cannot interpret.
+      return make_error(errc::malformed_message,
+                        "task manager registration response: unknown alternative "
+                          + std::to_string(static_cast<unsigned>(r.which())));
+    });
+}
+
+// -- offer_slots ----------------------------------------------------------------------------------
+
+std::vector<char> codec<jm::offer_slots_request>::encode(const jm::offer_slots_request& x) {
+  capnp::MallocMessageBuilder message(offers_words(x.offers));
+  auto b = message.initRoot<schema::JmOfferSlotsRequest>();
+  b.setTaskManager(as_text(x.task_manager));
+  write_offers(b.initOffers(static_cast<unsigned>(x.offers.size())), x.offers);
+  return wire::to_bytes(message);
+}
+
+expected<jm::offer_slots_request>
+codec<jm::offer_slots_request>::decode(std::span<const char> bytes) {
+  return wire::read<schema::JmOfferSlotsRequest>(
+    bytes, "offer slots request",
+    [](schema::JmOfferSlotsRequest::Reader r) -> expected<jm::offer_slots_request> {
+      return jm::offer_slots_request{text(r.getTaskManager()), read_offers(r.getOffers())};
+    });
+}
+
+std::vector<char> codec<jm::offer_slots_response>::encode(const jm::offer_slots_response& x) {
+  capnp::MallocMessageBuilder message(offers_words(x.accepted));
+  auto b = message.initRoot<schema::JmOfferSlotsResponse>();
+  write_offers(b.initAccepted(static_cast<unsigned>(x.accepted.size())), x.accepted);
+  return wire::to_bytes(message);
+}
+
+expected<jm::offer_slots_response>
+codec<jm::offer_slots_response>::decode(std::span<const char> bytes) {
+  return wire::read<schema::JmOfferSlotsResponse>(
+    bytes, "offer slots response",
+    [](schema::JmOfferSlotsResponse::Reader r) -> expected<jm::offer_slots_response> {
+      return jm::offer_slots_response{read_offers(r.getAccepted())};
+    });
+}
+
+// -- update_task_execution_state, request_job_status ----------------------------------------------
+
+std::vector<char> codec<cluster::task_execution_state>::encode(
+  const cluster::task_execution_state& x) {
+  capnp::MallocMessageBuilder message(small_message_words
+                                      + static_cast<unsigned>(x.failure_cause.size() / 8));
+  auto b = message.initRoot<schema::TaskExecutionState>();
+  // Not cluster::wire::write: it would cut the free-text failure cause at a NUL.
+  write(b.initJob(), x.job);
+  write(b.initAttempt(), x.attempt);
+  b.setState(static_cast<std::uint8_t>(x.state));
+  b.setFailureCause(as_text(x.failure_cause));
+  return wire::to_bytes(message);
+}
+
+expected<cluster::task_execution_state>
+codec<cluster::task_execution_state>::decode(std::span<const char> bytes) {
+  return wire::read<schema::TaskExecutionState>(
+    bytes, "task execution state",
+    [](schema::TaskExecutionState::Reader r) -> expected<cluster::task_execution_state> {
+      auto state = read(r);
+      if (!state)
+        return make_error(state.error().code, "update task execution state: "
+                                                + state.error().message);
+      // cluster::wire::read stops the cause at a NUL, as its writer does.
+      state->failure_cause = text(r.getFailureCause());
+      return state;
+    });
+}
+
+std::vector<char> codec<jm::job_status_response>::encode(const jm::job_status_response& x) {
+  capnp::MallocMessageBuilder message(small_message_words);
+  message.initRoot<schema::JmJobStatusResponse>().setStatus(static_cast<std::uint8_t>(x.status));
+  return wire::to_bytes(message);
+}
+
+expected<jm::job_status_response>
+codec<jm::job_status_response>::decode(std::span<const char> bytes) {
+  return wire::read<schema::JmJobStatusResponse>(
+    bytes, "job status response",
+    [](schema::JmJobStatusResponse::Reader r) -> expected<jm::job_status_response> {
+      auto status = read_job_status(r.getStatus(), "job status response");
+      if (!status)
+        return status.error();
+      return jm::job_status_response{*status};
+    });
+}
+
+// -- disconnects, fail_slot -----------------------------------------------------------------------
+
+std::vector<char> codec<jm::disconnect_task_manager_request>::encode(
+  const jm::disconnect_task_manager_request& x) {
+  capnp::MallocMessageBuilder message(small_message_words);
+  auto b = message.initRoot<schema::JmDisconnectTaskManagerRequest>();
+  b.setResourceId(as_text(x.resource_id));
+  b.setCause(as_text(x.cause));
+  return wire::to_bytes(message);
+}
+
+expected<jm::disconnect_task_manager_request>
+codec<jm::disconnect_task_manager_request>::decode(std::span<const char> bytes) {
+  return wire::read<schema::JmDisconnectTaskManagerRequest>(
+    bytes, "job master disconnect task manager request",
+    [](schema::JmDisconnectTaskManagerRequest::Reader r)
+      -> expected<jm::disconnect_task_manager_request> {
+      return jm::disconnect_task_manager_request{text(r.getResourceId()), text(r.getCause())};
+    });
+}
+
+std::vector<char> codec<jm::disconnect_resource_manager_request>::encode(
+  const jm::disconnect_resource_manager_request& x) {
+  capnp::MallocMessageBuilder message(small_message_words);
+  auto b = message.initRoot<schema::JmDisconnectResourceManagerRequest>();
+  write(b.initResourceManagerId(), x.resource_manager_id);
+  b.setCause(as_text(x.cause));
+  return wire::to_bytes(message);
+}
+
+expected<jm::disconnect_resource_manager_request>
+codec<jm::disconnect_resource_manager_request>::decode(std::span<const char> bytes) {
+  return wire::read<schema::JmDisconnectResourceManagerRequest>(
+    bytes, "job master disconnect resource manager request",
+    [](schema::JmDisconnectResourceManagerRequest::Reader r)
+      -> expected<jm::disconnect_resource_manager_request> {
+      return jm::disconnect_resource_manager_request{read_token(r.getResourceManagerId()),
+                                                     text(r.getCause())};
+    });
+}
+
+std::vector<char> codec<jm::fail_slot_request>::encode(const jm::fail_slot_request& x) {
+  capnp::MallocMessageBuilder message(small_message_words);
+  auto b = message.initRoot<schema::JmFailSlotRequest>();
+  b.setTaskManager(as_text(x.task_manager));
+  write(b.initAllocationId(), x.allocation_id);
+  b.setCause(as_text(x.cause));
+  return wire::to_bytes(message);
+}
+
+expected<jm::fail_slot_request> codec<jm::fail_slot_request>::decode(std::span<const char> bytes) {
+  return wire::read<schema::JmFailSlotRequest>(
+    bytes, "fail slot request",
+    [](schema::JmFailSlotRequest::Reader r) -> expected<jm::fail_slot_request> {
+      return jm::fail_slot_request{text(r.getTaskManager()),
+                                   read_id<cluster::allocation_id>(r.getAllocationId()),
+                                   text(r.getCause())};
+    });
+}
+
+} // namespace flint::rpc
