@@ -11,10 +11,17 @@
 /// All cross references are indices into the flat vectors below.
 
 #include "runtime/common/expected.hpp"
+#include "runtime/graph/consumed_partition_group.hpp"
+#include "runtime/graph/consumer_vertex_group.hpp"
 #include "runtime/graph/execution.hpp"
+#include "runtime/graph/execution_job_vertex.hpp"
+#include "runtime/graph/execution_vertex.hpp"
 #include "runtime/graph/ids.hpp"
+#include "runtime/graph/intermediate_result.hpp"
+#include "runtime/graph/intermediate_result_partition.hpp"
 #include "runtime/graph/job_graph.hpp"
 #include "runtime/graph/job_status.hpp"
+#include "runtime/graph/pipelined_region.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -22,96 +29,6 @@
 #include <vector>
 
 namespace flint::graph {
-
-/// Names a subtask: the JobVertex and the subtask index.
-struct execution_vertex_id {
-  job_vertex_id job_vertex;
-  std::int32_t subtask_index = 0;
-  friend auto operator<=>(const execution_vertex_id&, const execution_vertex_id&) = default;
-};
-
-/// Names a partition: the result and the producing subtask.
-struct intermediate_result_partition_id {
-  intermediate_data_set_id result;
-  std::int32_t partition_number = 0;
-  friend auto operator<=>(const intermediate_result_partition_id&, const intermediate_result_partition_id&) = default;
-};
-
-/// A JobVertex at runtime.
-struct execution_job_vertex {
-  /// Index into `job_graph::vertices`.
-  std::uint32_t job_vertex = 0;
-  std::int32_t parallelism = 1;
-  /// Resolved: the vertex's, else the job's, else Flink's default for the parallelism.
-  std::int32_t max_parallelism = 128;
-  /// Its subtasks are `execution_graph::vertices()[first_vertex, first_vertex + parallelism)`.
-  std::uint32_t first_vertex = 0;
-  /// Indices into `execution_graph::results()`, one per produced data set.
-  std::vector<std::uint32_t> produced_results;
-  /// Indices into `execution_graph::results()`, by input number.
-  std::vector<std::uint32_t> inputs;
-};
-
-/// An IntermediateDataSet at runtime.
-struct intermediate_result {
-  intermediate_data_set_id id;
-  /// Index into `execution_graph::job_vertices()`.
-  std::uint32_t producer = 0;
-  /// The consuming ExecutionJobVertex (each data set has one consumer edge).
-  std::uint32_t consumer = 0;
-  result_partition_type result_type = result_partition_type::pipelined_bounded;
-  distribution_pattern pattern = distribution_pattern::all_to_all;
-  /// Its partitions are `partitions()[first_partition, first_partition + num_partitions)`.
-  std::uint32_t first_partition = 0;
-  std::uint32_t num_partitions = 0;
-};
-
-/// The part of a result one producer subtask writes.
-struct intermediate_result_partition {
-  /// Index into `execution_graph::results()`.
-  std::uint32_t result = 0;
-  /// Equals the producer's subtask index.
-  std::uint32_t partition_number = 0;
-  /// Index into `execution_graph::vertices()`.
-  std::uint32_t producer = 0;
-  /// Index into `execution_graph::consumer_vertex_groups()`.
-  std::uint32_t consumer_vertex_group = 0;
-};
-
-/// Partitions of one result that a consumer reads together; shared by every consumer that reads
-/// exactly these (all consumers of an ALL_TO_ALL edge).
-struct consumed_partition_group {
-  std::uint32_t result = 0;
-  /// Global indices into `partitions()`: `[first_partition, first_partition + size)`.
-  std::uint32_t first_partition = 0;
-  std::uint32_t size = 0;
-};
-
-/// Subtasks that read one partition; shared by every partition read by exactly these.
-struct consumer_vertex_group {
-  /// Global indices into `vertices()`: `[first_vertex, first_vertex + size)`.
-  std::uint32_t first_vertex = 0;
-  std::uint32_t size = 0;
-};
-
-/// One subtask.
-struct execution_vertex {
-  /// Index into `execution_graph::job_vertices()`.
-  std::uint32_t job_vertex = 0;
-  std::int32_t subtask_index = 0;
-  /// Indices into `consumed_partition_groups()`, by input number.
-  std::vector<std::uint32_t> consumed_partition_groups;
-  /// Index into `regions()`.
-  std::uint32_t region = 0;
-  /// The current attempt; earlier attempts are only counted.
-  graph::execution current_execution;
-};
-
-/// Subtasks connected by pipelined exchanges: they must be scheduled, and restarted, together.
-struct pipelined_region {
-  /// Indices into `vertices()`, ascending.
-  std::vector<std::uint32_t> vertices;
-};
 
 /// The runtime view of a JobGraph.
 class execution_graph {

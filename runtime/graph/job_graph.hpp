@@ -6,7 +6,11 @@
 
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/ids.hpp"
+#include "runtime/graph/co_location_group.hpp"
+#include "runtime/graph/intermediate_data_set.hpp"
+#include "runtime/graph/job_edge.hpp"
 #include "runtime/graph/job_vertex.hpp"
+#include "runtime/graph/slot_sharing_group.hpp"
 #include "runtime/graph/stream_partitioner.hpp"
 #include "runtime/graph/types.hpp"
 
@@ -17,54 +21,6 @@
 #include <vector>
 
 namespace flint::graph {
-
-/// The output of one JobVertex towards one consumer (Flink's IntermediateDataSet).
-struct intermediate_data_set {
-  intermediate_data_set_id id;
-  /// Index into `job_graph::vertices`.
-  std::size_t producer = 0;
-  result_partition_type result_type = result_partition_type::pipelined_bounded;
-  /// Indices into `job_graph::edges`.
-  std::vector<std::size_t> consumers;
-
-  friend bool operator==(const intermediate_data_set&, const intermediate_data_set&) = default;
-};
-
-/// Connects an IntermediateDataSet to the JobVertex that reads it (Flink's JobEdge).
-struct job_edge {
-  /// Index into `job_graph::data_sets`.
-  std::size_t source = 0;
-  /// Index into `job_graph::vertices`.
-  std::size_t target = 0;
-  distribution_pattern pattern = distribution_pattern::all_to_all;
-  /// The partitioner's name: "REBALANCE", "HASH", ...
-  std::string ship_strategy_name;
-  partitioner_kind partitioner = partitioner_kind::forward;
-  /// Key groups of a HASH edge.
-  int key_group_max_parallelism = 0;
-  /// The StreamEdge it came from (setPhysicalEdges).
-  int source_node_id = 0;
-  int target_node_id = 0;
-
-  friend bool operator==(const job_edge&, const job_edge&) = default;
-};
-
-/// Vertices whose subtasks may share a slot (soft constraint, §3.5.1).
-struct slot_sharing_group {
-  std::string name;
-  /// Indices into `job_graph::vertices`.
-  std::vector<std::size_t> vertices;
-
-  friend bool operator==(const slot_sharing_group&, const slot_sharing_group&) = default;
-};
-
-/// Vertices whose i-th subtasks must run in the same slot (hard constraint, §3.5.2).
-struct co_location_group {
-  std::string key;
-  std::vector<std::size_t> vertices;
-
-  friend bool operator==(const co_location_group&, const co_location_group&) = default;
-};
 
 /// Which vertices take part in checkpoints (§3.6).
 struct checkpoint_settings {
