@@ -1,0 +1,524 @@
+#include "runtime/actors/job_master/scheduler/scheduler.hpp"
+
+#include <algorithm>
+#include <queue>
+
+#include <spdlog/spdlog.h>
+
+namespace flint::job_master {
+
+using graph::execution_state;
+using graph::job_status;
+
+scheduler::scheduler(graph::execution_graph graph, scheduler_settings settings,
+                     scheduler_actions& actions, std::shared_ptr<spdlog::logger> logger)
+  : graph_(std::move(graph)),
+    settings_(settings),
+    actions_(actions),
+    logger_(std::move(logger)),
+    region_scheduled_(graph_.regions().size(), false),
+    slot_of_vertex_(graph_.vertices().size()) {
+  compute_region_order();
+}
+
+void scheduler::log_info(const std::string& text) const {
+  if (logger_)
+    logger_->info(text);
+}
+
+// -- regions ------------------------------------------------------------------------------------
+
+void scheduler::compute_region_order() {
+  // Regions are tied only by blocking exchanges; order them so producers come first (Kahn's
+  // algorithm, smallest region index first among the ready ones, for a stable order).
+  const auto& regions = graph_.regions();
+  std::vector<std::set<std::uint32_t>> consumers(regions.size());
+  std::vector<std::uint32_t> indegree(regions.size(), 0);
+  for (std::uint32_t r = 0; r < regions.size(); ++r) {
+    std::set<std::uint32_t> producers;
+    for (std::uint32_t v : regions[r].vertices)
+      for (std::uint32_t g : graph_.vertices()[v].consumed_partition_groups) {
+        const auto& group = graph_.consumed_partition_groups()[g];
+        for (std::uint32_t p = 0; p < group.size; ++p) {
+          auto producer = graph_.partitions()[group.first_partition + p].producer;
+          auto pr = graph_.vertices()[producer].region;
+          if (pr != r)
+            producers.insert(pr);
+        }
+      }
+    for (auto pr : producers)
+      if (consumers[pr].insert(r).second)
+        ++indegree[r];
+  }
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
+  for (std::uint32_t r = 0; r < regions.size(); ++r)
+    if (indegree[r] == 0)
+      ready.push(r);
+  while (!ready.empty()) {
+    auto r = ready.top();
+    ready.pop();
+    region_order_.push_back(r);
+    for (auto c : consumers[r])
+      if (--indegree[c] == 0)
+        ready.push(c);
+  }
+}
+
+bool scheduler::region_inputs_consumable(std::uint32_t region) const {
+  // A blocking result from another region is consumable once every partition is finished.
+  for (std::uint32_t v : graph_.regions()[region].vertices)
+    for (std::uint32_t g : graph_.vertices()[v].consumed_partition_groups) {
+      const auto& group = graph_.consumed_partition_groups()[g];
+      for (std::uint32_t p = 0; p < group.size; ++p) {
+        auto producer = graph_.partitions()[group.first_partition + p].producer;
+        if (graph_.vertices()[producer].region == region)
+          continue;
+        if (graph_.vertices()[producer].current_execution.state() != execution_state::finished)
+          return false;
+      }
+    }
+  return true;
+}
+
+void scheduler::start_scheduling() {
+  if (status() != job_status::created)
+    return;
+  log_info("Starting scheduling with scheduling strategy [PipelinedRegionSchedulingStrategy]");
+  transition_job(job_status::running);
+  maybe_schedule_regions();
+}
+
+void scheduler::maybe_schedule_regions() {
+  for (auto r : region_order_) {
+    if (status() != job_status::running)
+      return;
+    if (!region_scheduled_[r] && region_inputs_consumable(r))
+      schedule_region(r);
+  }
+}
+
+void scheduler::schedule_region(std::uint32_t region) {
+  region_scheduled_[region] = true;
+  std::vector<std::uint32_t> batch;
+  for (std::uint32_t v : graph_.regions()[region].vertices) {
+    if (!transition(v, execution_state::scheduled))
+      continue;
+    const auto& ev = graph_.vertices()[v];
+    slot_key key{graph_.job_vertex_of(ev.job_vertex).slot_sharing_group, ev.subtask_index};
+    slot_of_vertex_[v] = key;
+    auto [i, inserted] = shared_slots_.try_emplace(key);
+    auto& shared = i->second;
+    shared.users.insert(v);
+    batch.push_back(v);
+    if (inserted) {
+      shared.request = slot_pool::slot_request_id{graph_.job_graph().job_id.upper() ^ 0x51075107u,
+                                                  next_request_++};
+      key_of_request_[shared.request] = key;
+      actions_.allocate_slot(shared.request, cluster::resource_profile{});
+    }
+  }
+  batches_.push_back(std::move(batch));
+  deploy_ready_batches();
+}
+
+// -- slots and deployment -------------------------------------------------------------------------
+
+scheduler::shared_slot* scheduler::slot_record(std::uint32_t vertex) {
+  if (vertex >= slot_of_vertex_.size() || !slot_of_vertex_[vertex])
+    return nullptr;
+  auto i = shared_slots_.find(*slot_of_vertex_[vertex]);
+  return i == shared_slots_.end() ? nullptr : &i->second;
+}
+
+void scheduler::on_slot_allocated(const slot_pool::slot_request_id& request,
+                                  expected<slot_pool::allocated_slot> result) {
+  auto k = key_of_request_.find(request);
+  if (k == key_of_request_.end()) {
+    // Released meanwhile (the job ends or was cancelled): give a late slot back.
+    if (result)
+      actions_.release_slot(request, "The slot is no longer needed.");
+    return;
+  }
+  auto& shared = shared_slots_.at(k->second);
+  if (!result) {
+    auto users = shared.users;
+    std::string cause = result.error().message;
+    for (auto v : users)
+      if (!is_terminal(graph_.vertices()[v].current_execution.state())) {
+        mark_failed(v, "Could not allocate a slot for " + graph_.task_name_with_subtask(v) + ": "
+                         + cause);
+        break; // the job fails; the others are canceled with it
+      }
+    return;
+  }
+  shared.slot = *result;
+  if (shared.users.empty()) {
+    auto key = k->second;
+    key_of_request_.erase(k);
+    shared_slots_.erase(key);
+    actions_.release_slot(request, "The slot is no longer needed.");
+    return;
+  }
+  deploy_ready_batches();
+}
+
+void scheduler::deploy_ready_batches() {
+  // Flink's waitForAllSlotsAndDeploy: a region is deployed once all of its slots are assigned.
+  for (auto b = batches_.begin(); b != batches_.end();) {
+    bool ready = std::all_of(b->begin(), b->end(), [&](std::uint32_t v) {
+      auto* s = slot_record(v);
+      return s == nullptr || s->slot.has_value()
+             || graph_.vertices()[v].current_execution.state() != execution_state::scheduled;
+    });
+    if (!ready) {
+      ++b;
+      continue;
+    }
+    auto batch = std::move(*b);
+    b = batches_.erase(b);
+    for (auto v : batch) {
+      if (status() != job_status::running)
+        return;
+      if (graph_.vertices()[v].current_execution.state() == execution_state::scheduled)
+        deploy(v);
+    }
+    b = batches_.begin();
+  }
+}
+
+std::string scheduler::location_text(const slot_pool::allocated_slot& slot) const {
+  return slot.location.id + " @ " + (slot.location.host.empty() ? "localhost" : slot.location.host)
+         + " (dataPort=" + std::to_string(slot.location.data_port) + ")";
+}
+
+void scheduler::deploy(std::uint32_t vertex) {
+  // Execution#deploy: the slot must be alive, the state CREATED or SCHEDULED.
+  auto* shared = slot_record(vertex);
+  if (shared == nullptr || !shared->slot) {
+    mark_failed(vertex, "In order to deploy the execution we first have to assign a resource.");
+    return;
+  }
+  if (!shared->alive) {
+    mark_failed(vertex, "Target slot (TaskManager) for deployment is no longer alive.");
+    return;
+  }
+  auto previous = graph_.vertices()[vertex].current_execution.state();
+  if (previous != execution_state::scheduled && previous != execution_state::created) {
+    mark_failed(vertex, "The vertex must be in CREATED or SCHEDULED state to be deployed. Found state "
+                          + std::string(to_string(previous)));
+    return;
+  }
+  if (!transition(vertex, execution_state::deploying))
+    return;
+  const auto& slot = *shared->slot;
+  auto attempt = graph_.attempt_id(vertex);
+  log_info("Deploying " + graph_.task_name_with_subtask(vertex) + " (attempt #"
+           + std::to_string(attempt.attempt_number) + ") with attempt id " + attempt.to_string()
+           + " to " + location_text(slot) + " with allocation id " + slot.allocation_id.to_string());
+  auto tdd = graph::make_task_deployment_descriptor(graph_, vertex);
+  if (!tdd) {
+    mark_failed(vertex, "Could not create the TaskDeploymentDescriptor: " + tdd.error().message);
+    return;
+  }
+  actions_.submit_task(attempt, slot, std::move(*tdd));
+}
+
+void scheduler::on_submit_result(const graph::execution_attempt_id& attempt, expected<unit> result) {
+  if (result)
+    return;
+  auto v = vertex_of(attempt);
+  if (!v || is_terminal(graph_.vertices()[*v].current_execution.state()))
+    return;
+  std::string cause = result.error().message;
+  if (result.error().code == errc::timeout) {
+    auto* shared = slot_record(*v);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(settings_.rpc_timeout).count();
+    cause = "Cannot deploy task " + graph_.task_name_with_subtask(*v) + " (" + attempt.to_string()
+            + ") - TaskManager (" + (shared && shared->slot ? location_text(*shared->slot) : "?")
+            + ") not responding after a rpcTimeout of " + std::to_string(ms) + " ms";
+  }
+  mark_failed(*v, cause);
+}
+
+void scheduler::on_cancel_result(const graph::execution_attempt_id& attempt, expected<unit> result) {
+  if (result)
+    return;
+  auto v = vertex_of(attempt);
+  if (!v || graph_.vertices()[*v].current_execution.state() != execution_state::canceling)
+    return;
+  if (transition(*v, execution_state::failed, "Task could not be canceled: " + result.error().message)) {
+    vertex_terminal(*v);
+    check_job_terminal();
+  }
+}
+
+// -- task states ----------------------------------------------------------------------------------
+
+std::optional<std::uint32_t> scheduler::vertex_of(const graph::execution_attempt_id& attempt) const {
+  auto ejv = graph_.find_job_vertex(attempt.job_vertex);
+  if (!ejv)
+    return std::nullopt;
+  const auto& jv = graph_.job_vertices()[*ejv];
+  if (attempt.subtask_index < 0 || attempt.subtask_index >= jv.parallelism)
+    return std::nullopt;
+  auto v = jv.first_vertex + static_cast<std::uint32_t>(attempt.subtask_index);
+  if (graph_.vertices()[v].current_execution.attempt_number() != attempt.attempt_number)
+    return std::nullopt;
+  return v;
+}
+
+std::optional<slot_pool::allocated_slot> scheduler::slot_of(std::uint32_t vertex) const {
+  if (vertex >= slot_of_vertex_.size() || !slot_of_vertex_[vertex])
+    return std::nullopt;
+  auto i = shared_slots_.find(*slot_of_vertex_[vertex]);
+  if (i == shared_slots_.end())
+    return std::nullopt;
+  return i->second.slot;
+}
+
+expected<unit> scheduler::update_task_execution_state(const cluster::task_execution_state& state) {
+  if (state.job != graph_.job_graph().job_id)
+    return make_error(errc::not_found, "Task execution state of job " + state.job.to_string()
+                                         + " sent to the JobMaster of job "
+                                         + graph_.job_graph().job_id.to_string());
+  auto v = vertex_of(state.attempt);
+  if (!v)
+    return make_error(errc::not_found, "Cannot find execution with attempt id "
+                                         + state.attempt.to_string() + ".");
+  auto current = graph_.vertices()[*v].current_execution.state();
+  if (is_terminal(current))
+    return unit{};
+  switch (state.state) {
+    case execution_state::initializing:
+    case execution_state::running:
+      // A task cancelled meanwhile may still report RUNNING: nothing to do.
+      if (current != execution_state::canceling)
+        transition(*v, state.state);
+      return unit{};
+    case execution_state::finished:
+      if (transition(*v, execution_state::finished)) {
+        vertex_terminal(*v);
+        if (status() == job_status::running) {
+          check_job_terminal();
+          maybe_schedule_regions();
+        } else {
+          check_job_terminal();
+        }
+      }
+      return unit{};
+    case execution_state::failed: {
+      auto cause = state.failure_cause.empty() ? std::string("unknown failure") : state.failure_cause;
+      if (transition(*v, execution_state::failed, cause)) {
+        vertex_terminal(*v);
+        if (status() == job_status::running || status() == job_status::created)
+          fail_job(graph_.task_name_with_subtask(*v) + " failed: " + cause);
+        else
+          check_job_terminal();
+      }
+      return unit{};
+    }
+    case execution_state::canceled:
+      if (current == execution_state::canceling) {
+        if (transition(*v, execution_state::canceled)) {
+          vertex_terminal(*v);
+          check_job_terminal();
+        }
+      } else {
+        mark_failed(*v, "Task " + graph_.task_name_with_subtask(*v) + " was canceled unexpectedly.");
+      }
+      return unit{};
+    default:
+      if (auto legal = graph::check_transition(current, state.state); !legal)
+        return make_error(errc::illegal_state, graph_.task_name_with_subtask(*v) + ": "
+                                                 + legal.error().message);
+      transition(*v, state.state);
+      return unit{};
+  }
+}
+
+bool scheduler::transition(std::uint32_t vertex, execution_state to, const std::string& cause) {
+  auto from = graph_.vertices()[vertex].current_execution.state();
+  auto moved = graph_.transition_execution(vertex, to);
+  if (!moved) {
+    if (logger_)
+      logger_->warn(moved.error().message);
+    return false;
+  }
+  if (logger_) {
+    auto line = graph_.task_name_with_subtask(vertex) + " (" + graph_.attempt_id(vertex).to_string()
+                + ") switched from " + std::string(to_string(from)) + " to "
+                + std::string(to_string(to));
+    if (to == execution_state::failed && !cause.empty())
+      logger_->info(line + " with failure cause: " + cause);
+    else
+      logger_->info(line + ".");
+  }
+  return true;
+}
+
+void scheduler::transition_job(job_status to, const std::string& cause) {
+  auto from = status();
+  if (auto moved = graph_.transition_state(to); !moved) {
+    if (logger_)
+      logger_->warn("Job " + graph_.job_graph().name + ": " + moved.error().message);
+    return;
+  }
+  auto line = "Job " + graph_.job_graph().name + " (" + graph_.job_graph().job_id.to_string()
+              + ") switched from state " + std::string(to_string(from)) + " to "
+              + std::string(to_string(to));
+  log_info(cause.empty() ? line + "." : line + ": " + cause);
+  actions_.job_status_changed(from, to, cause);
+}
+
+void scheduler::mark_failed(std::uint32_t vertex, const std::string& cause) {
+  auto state = graph_.vertices()[vertex].current_execution.state();
+  if (is_terminal(state))
+    return;
+  if (transition(vertex, execution_state::failed, cause))
+    vertex_terminal(vertex);
+  if (status() == job_status::running || status() == job_status::created)
+    fail_job(graph_.task_name_with_subtask(vertex) + " failed: " + cause);
+  else
+    check_job_terminal();
+}
+
+void scheduler::vertex_terminal(std::uint32_t vertex) {
+  if (vertex >= slot_of_vertex_.size() || !slot_of_vertex_[vertex])
+    return;
+  auto key = *slot_of_vertex_[vertex];
+  slot_of_vertex_[vertex].reset();
+  auto i = shared_slots_.find(key);
+  if (i == shared_slots_.end())
+    return;
+  i->second.users.erase(vertex);
+  if (!i->second.users.empty())
+    return;
+  // The last subtask left the shared slot: give it back to the pool (or withdraw its request).
+  auto request = i->second.request;
+  bool alive = i->second.alive;
+  key_of_request_.erase(request);
+  shared_slots_.erase(i);
+  if (alive)
+    actions_.release_slot(request, "All tasks of the slot are terminal.");
+}
+
+// -- job life -------------------------------------------------------------------------------------
+
+void scheduler::cancel() {
+  auto s = status();
+  if (is_terminal(s) || s == job_status::cancelling)
+    return;
+  transition_job(job_status::cancelling);
+  cancel_all_executions();
+  check_job_terminal();
+}
+
+void scheduler::fail_job(const std::string& cause) {
+  auto s = status();
+  if (is_terminal(s) || s == job_status::failing || s == job_status::cancelling)
+    return;
+  failure_cause_ = cause;
+  transition_job(job_status::failing, cause);
+  cancel_all_executions();
+  check_job_terminal();
+}
+
+void scheduler::cancel_all_executions() {
+  batches_.clear();
+  for (std::uint32_t v = 0; v < graph_.vertices().size(); ++v) {
+    auto state = graph_.vertices()[v].current_execution.state();
+    switch (state) {
+      case execution_state::created:
+      case execution_state::scheduled:
+        if (transition(v, execution_state::canceled))
+          vertex_terminal(v);
+        break;
+      case execution_state::deploying:
+      case execution_state::initializing:
+      case execution_state::running:
+      case execution_state::reconciling: {
+        auto* shared = slot_record(v);
+        if (shared == nullptr || !shared->slot || !shared->alive) {
+          if (transition(v, execution_state::canceled))
+            vertex_terminal(v);
+        } else if (transition(v, execution_state::canceling)) {
+          actions_.cancel_task(graph_.attempt_id(v), *shared->slot);
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+void scheduler::check_job_terminal() {
+  for (const auto& ev : graph_.vertices())
+    if (!is_terminal(ev.current_execution.state()))
+      return;
+  auto s = status();
+  if (s == job_status::running) {
+    bool all_finished = std::all_of(graph_.vertices().begin(), graph_.vertices().end(), [](const auto& ev) {
+      return ev.current_execution.state() == execution_state::finished;
+    });
+    if (!all_finished)
+      return;
+    release_all_slots("The job finished.");
+    transition_job(job_status::finished);
+  } else if (s == job_status::failing) {
+    release_all_slots("The job failed.");
+    transition_job(job_status::failed, failure_cause_);
+  } else if (s == job_status::cancelling) {
+    release_all_slots("The job was cancelled.");
+    transition_job(job_status::canceled);
+  }
+}
+
+void scheduler::release_all_slots(const std::string& cause) {
+  auto slots = std::move(shared_slots_);
+  shared_slots_.clear();
+  key_of_request_.clear();
+  for (auto& [key, shared] : slots)
+    if (shared.alive)
+      actions_.release_slot(shared.request, cause);
+}
+
+std::size_t scheduler::fail_task_manager(const cluster::resource_id& task_manager,
+                                         const std::string& cause) {
+  std::vector<std::uint32_t> victims;
+  for (auto& [key, shared] : shared_slots_)
+    if (shared.slot && shared.slot->location.id == task_manager) {
+      shared.alive = false;
+      victims.insert(victims.end(), shared.users.begin(), shared.users.end());
+    }
+  std::size_t failed = 0;
+  for (auto v : victims)
+    if (!is_terminal(graph_.vertices()[v].current_execution.state())) {
+      ++failed;
+      if (transition(v, execution_state::failed, cause))
+        vertex_terminal(v);
+    }
+  if (failed > 0)
+    fail_job(cause);
+  return failed;
+}
+
+std::size_t scheduler::fail_slot(const cluster::allocation_id& allocation, const std::string& cause) {
+  std::vector<std::uint32_t> victims;
+  for (auto& [key, shared] : shared_slots_)
+    if (shared.slot && shared.slot->allocation_id == allocation) {
+      shared.alive = false;
+      victims.insert(victims.end(), shared.users.begin(), shared.users.end());
+    }
+  std::size_t failed = 0;
+  for (auto v : victims)
+    if (!is_terminal(graph_.vertices()[v].current_execution.state())) {
+      ++failed;
+      if (transition(v, execution_state::failed, cause))
+        vertex_terminal(v);
+    }
+  if (failed > 0)
+    fail_job(cause);
+  return failed;
+}
+
+} // namespace flint::job_master

@@ -1,0 +1,158 @@
+#pragma once
+/// The JobMaster's scheduler (Flink's DefaultScheduler with the PipelinedRegionSchedulingStrategy
+/// and slot sharing, without failover): owns the ExecutionGraph, schedules pipelined regions in
+/// topological order once their inputs are consumable, allocates one physical slot per
+/// (slot sharing group, subtask index), deploys each region when all its slots are there
+/// (`Execution#deploy` checks), follows task states to the job's end, and cancels.
+///
+/// Plain C++: no CAF, no clock. Requests to the SlotPool and TaskExecutors go out through
+/// `scheduler_actions`; their answers come back through the `on_*` methods. Every ExecutionState
+/// and JobStatus change goes through the graph's transition rules.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/actors/slot_pool/slot_pool_gateway.hpp"
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/execution_graph.hpp"
+#include "runtime/graph/task_deployment_descriptor.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace flint::job_master {
+
+/// What the scheduler asks its JobMaster to do; called synchronously from its methods.
+class scheduler_actions {
+public:
+  virtual ~scheduler_actions() = default;
+  /// SlotPool `allocate_slot`; answer with `scheduler::on_slot_allocated`.
+  virtual void allocate_slot(const slot_pool::slot_request_id& request,
+                             const cluster::resource_profile& profile) = 0;
+  /// SlotPool `release_slot` (a pending request is withdrawn).
+  virtual void release_slot(const slot_pool::slot_request_id& request, const std::string& cause) = 0;
+  /// TaskExecutor `submit_task`; answer with `scheduler::on_submit_result`.
+  virtual void submit_task(const graph::execution_attempt_id& attempt,
+                           const slot_pool::allocated_slot& slot,
+                           graph::task_deployment_descriptor tdd) = 0;
+  /// TaskExecutor `cancel_task`; answer with `scheduler::on_cancel_result`.
+  virtual void cancel_task(const graph::execution_attempt_id& attempt,
+                           const slot_pool::allocated_slot& slot) = 0;
+  /// The job moved from `from` to `to`; `cause` is set for FAILED/FAILING.
+  virtual void job_status_changed(graph::job_status from, graph::job_status to,
+                                  const std::string& cause) = 0;
+};
+
+struct scheduler_settings {
+  /// The TaskExecutor call time-out (`rpc.ask.timeout`), quoted when a deployment times out.
+  std::chrono::nanoseconds rpc_timeout = std::chrono::seconds(10);
+};
+
+class scheduler {
+public:
+  /// `logger` may be null.
+  scheduler(graph::execution_graph graph, scheduler_settings settings, scheduler_actions& actions,
+            std::shared_ptr<spdlog::logger> logger);
+
+  /// The job goes CREATED → RUNNING and the regions whose inputs are consumable (the source
+  /// regions) are scheduled in topological order.
+  void start_scheduling();
+
+  /// The SlotPool answered the allocate_slot of `request`.
+  void on_slot_allocated(const slot_pool::slot_request_id& request,
+                         expected<slot_pool::allocated_slot> result);
+
+  /// The TaskExecutor answered a submit_task: an error fails the execution (a time-out with
+  /// Flink's "not responding after a rpcTimeout" message).
+  void on_submit_result(const graph::execution_attempt_id& attempt, expected<unit> result);
+
+  /// The TaskExecutor answered a cancel_task: an error fails the canceling execution.
+  void on_cancel_result(const graph::execution_attempt_id& attempt, expected<unit> result);
+
+  /// A task's new state from its TaskExecutor. Fails with errc::not_found for an attempt that
+  /// is not the current one of its vertex.
+  expected<unit> update_task_execution_state(const cluster::task_execution_state& state);
+
+  /// The job goes CANCELLING: executions not deployed yet are canceled, deployed ones get a
+  /// cancel_task; CANCELED once every execution is terminal.
+  void cancel();
+
+  /// Fails the job (no failover yet): FAILING, every other execution is canceled, FAILED once
+  /// every execution is terminal. The first cause wins.
+  void fail_job(const std::string& cause);
+
+  /// A TaskExecutor is gone: its slots are dead, the executions in them FAILED with `cause`,
+  /// and the job fails. Returns how many executions it failed.
+  std::size_t fail_task_manager(const cluster::resource_id& task_manager, const std::string& cause);
+
+  /// One slot failed at its TaskExecutor: as above for the executions in it.
+  std::size_t fail_slot(const cluster::allocation_id& allocation, const std::string& cause);
+
+  // -- inspection ---------------------------------------------------------------------------------
+
+  const graph::execution_graph& graph() const noexcept { return graph_; }
+  graph::job_status status() const noexcept { return graph_.state(); }
+  const std::string& failure_cause() const noexcept { return failure_cause_; }
+  /// Physical slots held or requested (one per sharing group and subtask index in use).
+  std::size_t shared_slot_count() const noexcept { return shared_slots_.size(); }
+  /// The regions in the order they are scheduled (indices into graph().regions()).
+  const std::vector<std::uint32_t>& region_order() const noexcept { return region_order_; }
+  /// The vertex of an attempt, if it is the current attempt of its vertex.
+  std::optional<std::uint32_t> vertex_of(const graph::execution_attempt_id& attempt) const;
+  /// The slot an execution was assigned, if any.
+  std::optional<slot_pool::allocated_slot> slot_of(std::uint32_t vertex) const;
+
+private:
+  /// A physical slot shared by the subtasks with one index of one slot sharing group.
+  using slot_key = std::pair<std::size_t, std::int32_t>;
+  struct shared_slot {
+    slot_pool::slot_request_id request;
+    std::optional<slot_pool::allocated_slot> slot;
+    bool alive = true;
+    std::set<std::uint32_t> users;
+  };
+
+  void compute_region_order();
+  bool region_inputs_consumable(std::uint32_t region) const;
+  void maybe_schedule_regions();
+  void schedule_region(std::uint32_t region);
+  void deploy_ready_batches();
+  void deploy(std::uint32_t vertex);
+  bool transition(std::uint32_t vertex, graph::execution_state to, const std::string& cause = {});
+  void transition_job(graph::job_status to, const std::string& cause = {});
+  /// Marks a non-terminal execution FAILED (directly, without a cancel call) and fails the job.
+  void mark_failed(std::uint32_t vertex, const std::string& cause);
+  void vertex_terminal(std::uint32_t vertex);
+  void cancel_all_executions();
+  void check_job_terminal();
+  void release_all_slots(const std::string& cause);
+  std::string location_text(const slot_pool::allocated_slot& slot) const;
+  shared_slot* slot_record(std::uint32_t vertex);
+  void log_info(const std::string& text) const;
+
+  graph::execution_graph graph_;
+  scheduler_settings settings_;
+  scheduler_actions& actions_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::string failure_cause_;
+
+  std::vector<std::uint32_t> region_order_;
+  std::vector<bool> region_scheduled_;
+  std::map<slot_key, shared_slot> shared_slots_;
+  std::map<slot_pool::slot_request_id, slot_key> key_of_request_;
+  std::vector<std::optional<slot_key>> slot_of_vertex_;
+  /// Regions whose slots are being allocated: deployed all at once when complete.
+  std::vector<std::vector<std::uint32_t>> batches_;
+  std::uint64_t next_request_ = 1;
+};
+
+} // namespace flint::job_master

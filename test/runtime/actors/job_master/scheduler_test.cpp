@@ -1,0 +1,242 @@
+// The scheduler without actors: pipelined regions in topological order, slot sharing, deployment
+// checks, task states to the job's end, cancel and failures; the SlotPool and TaskExecutors are
+// a recording stand-in.
+
+#include <doctest/doctest.h>
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
+#include "runtime/actors/job_master/scheduler/scheduler.hpp"
+#include "test/runtime/actors/job_master/test_jobs.hpp"
+
+using namespace flint;
+using namespace flint::job_master;
+using graph::execution_state;
+using graph::job_status;
+using graph::result_partition_type;
+
+namespace {
+
+struct recording_actions : scheduler_actions {
+  std::vector<slot_pool::slot_request_id> allocations;
+  std::vector<slot_pool::slot_request_id> releases;
+  std::vector<std::pair<graph::execution_attempt_id, slot_pool::allocated_slot>> submits;
+  std::vector<graph::execution_attempt_id> cancels;
+  std::vector<job_status> statuses;
+  std::string last_cause;
+
+  void allocate_slot(const slot_pool::slot_request_id& r, const cluster::resource_profile&) override {
+    allocations.push_back(r);
+  }
+  void release_slot(const slot_pool::slot_request_id& r, const std::string&) override {
+    releases.push_back(r);
+  }
+  void submit_task(const graph::execution_attempt_id& a, const slot_pool::allocated_slot& s,
+                   graph::task_deployment_descriptor) override {
+    submits.emplace_back(a, s);
+  }
+  void cancel_task(const graph::execution_attempt_id& a, const slot_pool::allocated_slot&) override {
+    cancels.push_back(a);
+  }
+  void job_status_changed(job_status, job_status to, const std::string& cause) override {
+    statuses.push_back(to);
+    last_cause = cause;
+  }
+};
+
+graph::execution_graph build(graph::job_graph job) {
+  auto g = graph::execution_graph::build(std::move(job));
+  REQUIRE_MESSAGE(g.has_value(), g.error().to_string());
+  return std::move(*g);
+}
+
+struct scheduler_fixture {
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink =
+    std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(200);
+  std::shared_ptr<spdlog::logger> logger = std::make_shared<spdlog::logger>("job_master", sink);
+  recording_actions actions;
+  graph::job_id job{0x11, 0x22};
+
+  scheduler_fixture() { logger->set_pattern("%v"); }
+
+  std::unique_ptr<scheduler> make(graph::job_graph g) {
+    return std::make_unique<scheduler>(build(std::move(g)), scheduler_settings{}, actions, logger);
+  }
+  bool logged(const std::string& text) const {
+    for (auto& line : sink->last_formatted())
+      if (line.find(text) != std::string::npos)
+        return true;
+    return false;
+  }
+  static slot_pool::allocated_slot slot(int index, std::string tm = "task_executor/tm-1") {
+    return slot_pool::allocated_slot{cluster::allocation_id{0xa, static_cast<std::uint64_t>(index)},
+                                     index, cluster::task_manager_location{tm, "localhost", 0}, tm};
+  }
+  /// Gives every requested slot, in request order, slot i.
+  void serve_all(scheduler& s) {
+    for (std::size_t i = 0; i < actions.allocations.size(); ++i)
+      s.on_slot_allocated(actions.allocations[i], slot(static_cast<int>(i)));
+  }
+  void report(scheduler& s, const graph::execution_attempt_id& a, execution_state st,
+              std::string cause = {}) {
+    auto r = s.update_task_execution_state(cluster::task_execution_state{job, a, st, cause});
+    REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a pipelined job is one region: two shared slots, deployed once both are there, finished when every task is") {
+  auto s = make(test::chain_job(job, {2, 2, 2}));
+  CHECK(s->graph().regions().size() == 1);
+  s->start_scheduling();
+  CHECK(s->status() == job_status::running);
+  CHECK(logged("Job test job (00000000000000110000000000000022) switched from state CREATED to RUNNING."));
+  // Slot sharing: subtask i of every vertex shares physical slot i.
+  REQUIRE(actions.allocations.size() == 2);
+  CHECK(s->shared_slot_count() == 2);
+  s->on_slot_allocated(actions.allocations[0], slot(0));
+  CHECK(actions.submits.empty()); // the region waits for all of its slots
+  s->on_slot_allocated(actions.allocations[1], slot(1));
+  REQUIRE(actions.submits.size() == 6);
+  // Topological order: sources first; subtask i in slot i.
+  CHECK(actions.submits[0].first.subtask_index == 0);
+  CHECK(actions.submits[0].second.slot_index == 0);
+  CHECK(actions.submits[1].second.slot_index == 1);
+  CHECK(actions.submits[5].first.job_vertex == s->graph().job_vertex_of(2).id);
+  CHECK(logged("Source: numbers (1/2) (" + actions.submits[0].first.to_string()
+               + ") switched from SCHEDULED to DEPLOYING."));
+  CHECK(logged("Deploying Source: numbers (1/2) (attempt #0) with attempt id "
+               + actions.submits[0].first.to_string()
+               + " to task_executor/tm-1 @ localhost (dataPort=0) with allocation id "));
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  CHECK(s->status() == job_status::running);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::finished);
+  CHECK(s->status() == job_status::finished);
+  CHECK(actions.statuses == std::vector<job_status>{job_status::running, job_status::finished});
+  // Both physical slots went back to the pool when their last task finished.
+  CHECK(actions.releases.size() == 2);
+  CHECK(s->shared_slot_count() == 0);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a blocking exchange splits regions: the consumer region is scheduled once its input is finished") {
+  auto s = make(test::chain_job(job, {2, 2}, {result_partition_type::blocking}));
+  REQUIRE(s->graph().regions().size() == 4);
+  s->start_scheduling();
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 2); // only the producers
+  for (std::size_t i = 0; i < 2; ++i) {
+    report(*s, actions.submits[i].first, execution_state::running);
+    report(*s, actions.submits[i].first, execution_state::finished);
+  }
+  // The finished producers gave their slots back; the consumers ask again.
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 4);
+  CHECK(actions.submits[2].first.job_vertex == s->graph().job_vertex_of(1).id);
+  // Producer regions come before consumer regions in the order.
+  auto& order = s->region_order();
+  auto pos = [&](std::uint32_t vertex) {
+    return std::find(order.begin(), order.end(), s->graph().vertices()[vertex].region) - order.begin();
+  };
+  CHECK(pos(0) < pos(2));
+  CHECK(pos(1) < pos(3));
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "cancel while running cancels every deployed task and ends CANCELED with its slots released") {
+  auto s = make(test::chain_job(job, {2, 2, 2}));
+  s->start_scheduling();
+  serve_all(*s);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  s->cancel();
+  CHECK(s->status() == job_status::cancelling);
+  CHECK(actions.cancels.size() == 6);
+  for (auto& a : actions.cancels)
+    report(*s, a, execution_state::canceled);
+  CHECK(s->status() == job_status::canceled);
+  CHECK(actions.releases.size() == 2);
+  CHECK(actions.statuses.back() == job_status::canceled);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "cancel before the slots arrive cancels at once and withdraws the requests") {
+  auto s = make(test::chain_job(job, {2, 2, 2}));
+  s->start_scheduling();
+  s->cancel();
+  CHECK(s->status() == job_status::canceled);
+  CHECK(actions.cancels.empty());
+  CHECK(actions.releases.size() == 2);
+  // A slot that arrives late is handed back.
+  s->on_slot_allocated(actions.allocations[0], slot(0));
+  CHECK(actions.releases.size() == 3);
+  CHECK(actions.submits.empty());
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a failed task fails the job with its cause and the other tasks are canceled") {
+  auto s = make(test::chain_job(job, {2, 2, 2}));
+  s->start_scheduling();
+  serve_all(*s);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  report(*s, actions.submits[2].first, execution_state::failed, "boom");
+  CHECK(s->status() == job_status::failing);
+  CHECK(actions.cancels.size() == 5);
+  for (auto& a : actions.cancels)
+    report(*s, a, execution_state::canceled);
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause() == "Map (1/2) failed: boom");
+  CHECK(actions.last_cause == "Map (1/2) failed: boom");
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a submit time-out marks the execution FAILED with Flink's message") {
+  auto s = make(test::chain_job(job, {1}));
+  s->start_scheduling();
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 1);
+  auto attempt = actions.submits[0].first;
+  s->on_submit_result(attempt, make_error(errc::timeout, "ask timed out"));
+  CHECK(s->graph().vertices()[0].current_execution.state() == execution_state::failed);
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause().find("Cannot deploy task Source: numbers (1/1) (" + attempt.to_string()
+                                + ") - TaskManager (task_executor/tm-1 @ localhost (dataPort=0)) not "
+                                  "responding after a rpcTimeout of 10000 ms")
+        != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a lost task executor fails the executions in its slots and the job names it") {
+  auto s = make(test::chain_job(job, {2, 2}));
+  s->start_scheduling();
+  s->on_slot_allocated(actions.allocations[0], slot(0, "task_executor/tm-1"));
+  s->on_slot_allocated(actions.allocations[1], slot(1, "task_executor/tm-2"));
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  auto n = s->fail_task_manager("task_executor/tm-2", "TaskManager task_executor/tm-2 disconnected: gone");
+  CHECK(n == 2);
+  CHECK(s->status() == job_status::failing);
+  CHECK(actions.cancels.size() == 2); // only the tasks on tm-1
+  for (auto& a : actions.cancels)
+    report(*s, a, execution_state::canceled);
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause().find("task_executor/tm-2") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a slot request that fails fails the job with the pool's reason") {
+  auto s = make(test::chain_job(job, {1, 1}));
+  s->start_scheduling();
+  s->on_slot_allocated(actions.allocations[0], make_error(errc::timeout, "no slot within 300000 ms"));
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause().find("no slot within 300000 ms") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "states of unknown or old attempts are refused") {
+  auto s = make(test::chain_job(job, {1}));
+  s->start_scheduling();
+  serve_all(*s);
+  auto a = actions.submits[0].first;
+  a.attempt_number = 3;
+  auto r = s->update_task_execution_state(cluster::task_execution_state{job, a, execution_state::running, {}});
+  CHECK(!r.has_value());
+  CHECK(r.error().code == errc::not_found);
+}
