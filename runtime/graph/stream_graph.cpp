@@ -43,8 +43,8 @@ expected<unit> stream_graph::add_virtual_partition_node(int original_id, int vir
 }
 
 expected<unit> stream_graph::add_edge(int upstream_id, int downstream_id, int type_number) {
-  // Resolve chains of virtual nodes: the partitioner and shuffle mode of the one nearest the
-  // real upstream node win, as in Flink where an inner rebalance() overrides an outer one.
+  // Resolve chains of virtual nodes as Flink's addEdgeInternal does: the partitioner applied
+  // last (`x.rebalance().shuffle()` shuffles) wins, the shuffle mode of the innermost one.
   std::optional<stream_partitioner> partitioner;
   graph::shuffle_mode mode = graph::shuffle_mode::undefined;
   int current = upstream_id;
@@ -52,7 +52,8 @@ expected<unit> stream_graph::add_edge(int upstream_id, int downstream_id, int ty
     auto it = virtual_nodes_.find(current);
     if (it == virtual_nodes_.end())
       break;
-    partitioner = it->second.partitioner;
+    if (!partitioner)
+      partitioner = it->second.partitioner;
     mode = it->second.shuffle_mode;
     current = it->second.original_id;
   }

@@ -71,6 +71,21 @@ TEST_CASE("each partitioning call puts its partitioner on the edge") {
   CHECK(strategies == std::vector<std::string>{"BROADCAST", "GLOBAL", "HASH", "REBALANCE", "RESCALE", "SHUFFLE"});
 }
 
+TEST_CASE("the partitioning call applied last wins") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto m = env.generate_sequence(0, 9)
+               .partition({partitioner_kind::rebalance}, shuffle_mode::batch)
+               .shuffle()
+               .map([](const std::int64_t& x) { return x; });
+  m.print();
+  auto g = stream_of(env);
+  CHECK(g.virtual_partition_nodes().size() == 2);
+  const auto& edge = g.edge(g.node(m.id()).in_edges.at(0));
+  CHECK(edge.source_id == 1);
+  CHECK(edge.partitioner.kind == partitioner_kind::shuffle);
+  CHECK(edge.shuffle_mode == shuffle_mode::batch);
+}
+
 TEST_CASE("forward between different parallelisms is refused when the graph is built") {
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
   env.generate_sequence(0, 9).forward().map([](const std::int64_t& x) { return x; }).set_parallelism(3).print();
