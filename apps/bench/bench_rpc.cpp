@@ -40,6 +40,9 @@ struct options {
   int warmup = 500;
   std::size_t payload = 128;
   std::string policy = "stealing";
+  /// Record every envelope in the node's trace (the default, as in production); --no-trace
+  /// measures what recording costs.
+  bool trace = true;
 };
 
 /// A bare CAF echo: the baseline.
@@ -99,12 +102,12 @@ samples measure_bare(caf::actor_system& sys, const caf::actor& target, std::size
   return *out;
 }
 
-samples measure_endpoint(caf::actor_system& sys, trace::trace_recorder& rec, const rpc::gateway& gw,
+samples measure_endpoint(caf::actor_system& sys, trace::trace_recorder* rec, const rpc::gateway& gw,
                          const rpc::echo_request& req, int n) {
   auto out = std::make_shared<samples>();
   auto done = std::make_shared<std::promise<void>>();
   auto fut = done->get_future();
-  auto client = sys.spawn<bench_client>(rpc::endpoint_context{"bench_client", &rec, {}});
+  auto client = sys.spawn<bench_client>(rpc::endpoint_context{"bench_client", rec, {}});
   auto* self = &dynamic_cast<bench_client&>(*caf::actor_cast<caf::abstract_actor*>(client));
   self->run_async([=] { endpoint_loop(self, gw, req, n, out, done); });
   fut.wait();
@@ -136,10 +139,10 @@ void report(const char* where, const options& o, std::size_t wire_bytes, const s
   auto ep50 = percentile(ep, 0.5), ep99 = percentile(ep, 0.99);
   auto b50 = percentile(bare, 0.5), b99 = percentile(bare, 0.99);
   std::printf("{\"bench\":\"rpc\",\"where\":\"%s\",\"payload_bytes\":%zu,\"wire_bytes\":%zu,"
-              "\"iterations\":%d,\"scheduler\":\"%s\",\"endpoint_median_us\":%.1f,"
+              "\"iterations\":%d,\"scheduler\":\"%s\",\"trace\":%s,\"endpoint_median_us\":%.1f,"
               "\"endpoint_p99_us\":%.1f,\"bare_median_us\":%.1f,\"bare_p99_us\":%.1f,"
               "\"ratio_median\":%.2f,\"ratio_p99\":%.2f}\n",
-              where, o.payload, wire_bytes, o.iterations, o.policy.c_str(), ep50, ep99, b50, b99,
+              where, o.payload, wire_bytes, o.iterations, o.policy.c_str(), o.trace ? "true" : "false", ep50, ep99, b50, b99,
               b50 > 0 ? ep50 / b50 : 0.0, b99 > 0 ? ep99 / b99 : 0.0);
   std::fflush(stdout);
 }
@@ -178,6 +181,8 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
     const char* v = nullptr;
     if (a == "--serve") {
       serve_mode = true;
+    } else if (a == "--no-trace") {
+      o.trace = false;
     } else if (a == "--iterations" && (v = next())) {
       o.iterations = std::max(1, std::atoi(v));
     } else if (a == "--payload" && (v = next())) {
@@ -191,7 +196,7 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
     } else {
       std::fprintf(stderr,
                    "usage: flint-bench rpc [--iterations N] [--payload BYTES] "
-                   "[--scheduler stealing|sharing]\n");
+                   "[--scheduler stealing|sharing] [--no-trace]\n");
       return 2;
     }
   }
@@ -217,16 +222,16 @@ int rpc(int argc, char** argv) {
   trace::trace_recorder rec(trace::system_now_us);
 
   { // one process
-    auto echo = sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"echo_server", &rec, {}},
+    auto echo = sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"echo_server", o.trace ? &rec : nullptr, {}},
                                               bench_token);
     auto bare = sys.spawn(bare_echo);
     rpc::gateway gw(echo, "echo_server", bench_token);
-    measure_endpoint(sys, rec, gw, req, o.warmup);
+    measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
     measure_bare(sys, bare, wire, o.warmup);
     // Interleave halves so drift on a noisy machine hits both sides alike.
     samples ep, b;
     for (int round = 0; round < 2; ++round) {
-      auto e = measure_endpoint(sys, rec, gw, req, o.iterations / 2);
+      auto e = measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.iterations / 2);
       auto x = measure_bare(sys, bare, wire, o.iterations / 2);
       ep.insert(ep.end(), e.begin(), e.end());
       b.insert(b.end(), x.begin(), x.end());
@@ -268,11 +273,11 @@ int rpc(int argc, char** argv) {
       return 1;
     }
     rpc::gateway gw(*echo, "echo_server", bench_token);
-    measure_endpoint(sys, rec, gw, req, o.warmup);
+    measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
     measure_bare(sys, *bare, wire, o.warmup);
     samples ep, b;
     for (int round = 0; round < 2; ++round) {
-      auto e = measure_endpoint(sys, rec, gw, req, o.iterations / 2);
+      auto e = measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.iterations / 2);
       auto x = measure_bare(sys, *bare, wire, o.iterations / 2);
       ep.insert(ep.end(), e.begin(), e.end());
       b.insert(b.end(), x.begin(), x.end());

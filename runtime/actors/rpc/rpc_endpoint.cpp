@@ -29,40 +29,33 @@ trace::outcome outcome_of(errc code) {
 
 // -- responder ------------------------------------------------------------------------------------
 
-responder::responder(rpc_endpoint* self, caf::response_promise promise, bool is_ask,
-                     std::string method, std::string caller, trace_context trace,
-                     std::int64_t received_us)
-  : self_(self),
-    promise_(std::move(promise)),
-    is_ask_(is_ask),
-    method_(std::move(method)),
-    caller_(std::move(caller)),
-    trace_(trace),
-    received_us_(received_us) {}
-
 void responder::deliver(expected<std::vector<char>> result) {
-  if (!is_ask_ || delivered_ || self_ == nullptr)
+  if (!state_ || !state_->is_ask || state_->delivered || state_->self == nullptr)
     return;
-  delivered_ = true;
+  auto& st = *state_;
+  st.delivered = true;
   auto bytes = encode_reply(result);
-  if (auto* rec = self_->recorder()) {
+  if (auto* rec = st.self->recorder()) {
     trace::record r;
     r.time_us = rec->now_us();
     r.dir = trace::direction::reply;
-    r.from = self_->endpoint_id();
-    r.to = caller_;
-    r.method = method_;
-    r.token = self_->token();
-    r.trace = trace_;
+    r.from = st.self->endpoint_id();
+    r.to = st.caller;
+    r.method = st.method;
+    r.token = st.self->token();
+    r.trace = st.trace;
     r.is_ask = true;
     r.bytes = static_cast<std::uint32_t>(bytes.size());
     r.result = result ? trace::outcome::ok : outcome_of(result.error().code);
-    r.latency_us = r.time_us - received_us_;
+    r.latency_us = r.time_us - st.received_us;
     if (!result)
       r.detail = result.error().message;
     rec->record_event(std::move(r));
   }
-  promise_.deliver(std::move(bytes));
+  if (st.sync_slot != nullptr)
+    st.sync_slot->emplace(std::move(bytes));
+  else
+    st.promise.deliver(std::move(bytes));
 }
 
 // -- rpc_endpoint ---------------------------------------------------------------------------------
@@ -136,7 +129,7 @@ void rpc_endpoint::add_method(std::uint32_t id, std::string name, fencing f, raw
   methods_[id] = method_entry{std::move(name), f, std::move(h)};
 }
 
-void rpc_endpoint::dispatch(std::vector<char>& bytes, bool is_ask) {
+std::optional<std::vector<char>> rpc_endpoint::dispatch(std::vector<char>& bytes, bool is_ask) {
   auto* rec = recorder();
   auto received_us = rec != nullptr ? rec->now_us() : 0;
   auto record_receive = [&](const envelope* env, trace::outcome result, std::string detail) {
@@ -161,30 +154,36 @@ void rpc_endpoint::dispatch(std::vector<char>& bytes, bool is_ask) {
     }
     rec->record_event(std::move(r));
   };
-  auto promise = is_ask ? make_response_promise() : caf::response_promise{};
+  std::optional<std::vector<char>> answer;
+  auto st = std::make_shared<responder::state>();
+  st->self = this;
+  st->is_ask = is_ask;
+  st->sync_slot = &answer;
+  st->received_us = received_us;
+  responder r(st);
   auto decoded = decode_envelope(bytes);
   if (!decoded) {
     record_receive(nullptr, trace::outcome::malformed, decoded.error().message);
-    if (is_ask)
-      responder(this, promise, true, "?", "?", {}, received_us).deliver(decoded.error());
-    return;
+    st->method = "?";
+    st->caller = "?";
+    r.deliver(decoded.error());
+    return answer;
   }
   auto& env = *decoded;
-  auto reply_now = [&](const std::string& method, error err) {
-    if (is_ask)
-      responder(this, promise, true, method, env.sender, env.trace, received_us)
-        .deliver(std::move(err));
-  };
+  st->caller = env.sender;
+  st->trace = env.trace;
   auto i = methods_.find(env.method_id);
   if (i == methods_.end()) {
     auto err = make_error(errc::unknown_method, "endpoint " + endpoint_id()
                                                   + " has no method with id "
                                                   + std::to_string(env.method_id));
     record_receive(&env, trace::outcome::unknown_method, err.message);
-    reply_now(method_name(env.method_id), std::move(err));
-    return;
+    st->method = method_name(env.method_id);
+    r.deliver(std::move(err));
+    return answer;
   }
   auto& entry = i->second;
+  st->method = entry.name;
   if (entry.fenced == fencing::fenced) {
     auto expected = expected_token(env);
     if (expected.is_nil() || env.token != expected) {
@@ -199,14 +198,13 @@ void rpc_endpoint::dispatch(std::vector<char>& bytes, bool is_ask) {
                         + " did not match the expected fencing token " + expected.to_string()
                         + " at " + endpoint_id() + ".";
       record_receive(&env, trace::outcome::rejected, text);
-      reply_now(entry.name, make_error(errc::fencing_token_mismatch, std::move(text)));
-      return;
+      r.deliver(make_error(errc::fencing_token_mismatch, std::move(text)));
+      return answer;
     }
   }
   record_receive(&env, trace::outcome::ok, {});
   auto previous_trace = current_trace_;
   current_trace_ = env.trace;
-  responder r(this, std::move(promise), is_ask, entry.name, env.sender, env.trace, received_us);
   try {
     entry.fn(env, r);
   } catch (const std::exception& e) {
@@ -215,12 +213,20 @@ void rpc_endpoint::dispatch(std::vector<char>& bytes, bool is_ask) {
                                            + e.what()));
   }
   current_trace_ = previous_trace;
+  st->sync_slot = nullptr;
+  if (is_ask && !st->delivered)
+    st->promise = make_response_promise(); // answered later through a kept responder
+  return answer;
 }
 
 caf::behavior rpc_endpoint::make_behavior() {
   on_start();
   caf::message_handler base{
-    [this](ask_atom, std::vector<char>& bytes) { dispatch(bytes, true); },
+    [this](ask_atom, std::vector<char>& bytes) -> caf::result<std::vector<char>> {
+      if (auto answer = dispatch(bytes, true))
+        return std::move(*answer);
+      return caf::delegated<std::vector<char>>{};
+    },
     [this](tell_atom, std::vector<char>& bytes) { dispatch(bytes, false); },
     [](run_atom, std::function<void()>& f) { f(); },
     [](call_atom, std::function<void()>& f) { f(); },

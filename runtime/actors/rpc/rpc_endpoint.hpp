@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -44,26 +45,36 @@ enum class fencing { fenced, unfenced };
 
 class rpc_endpoint;
 
-/// Answers one incoming call, now or later, from the endpoint's main thread. For tells it
-/// records nothing and sends nothing.
+/// Answers one incoming call, now or later, from the endpoint's main thread. Copies share one
+/// answer: the first delivery wins. For tells it records nothing and sends nothing.
 class responder {
 public:
   responder() = default;
-  responder(rpc_endpoint* self, caf::response_promise promise, bool is_ask, std::string method,
-            std::string caller, trace_context trace, std::int64_t received_us);
 
   void deliver(expected<std::vector<char>> result);
-  bool is_ask() const noexcept { return is_ask_; }
+  bool is_ask() const noexcept { return state_ && state_->is_ask; }
 
 private:
-  rpc_endpoint* self_ = nullptr;
-  caf::response_promise promise_;
-  bool is_ask_ = false;
-  bool delivered_ = false;
-  std::string method_;
-  std::string caller_;
-  trace_context trace_;
-  std::int64_t received_us_ = 0;
+  friend class rpc_endpoint;
+
+  struct state {
+    rpc_endpoint* self = nullptr;
+    bool is_ask = false;
+    bool delivered = false;
+    /// While the handler runs, an answer goes here and becomes the handler's CAF reply: no
+    /// response promise, no extra enqueue for the common synchronous case.
+    std::optional<std::vector<char>>* sync_slot = nullptr;
+    /// Set when the handler returned without answering; later answers go through it.
+    caf::response_promise promise;
+    std::string method;
+    std::string caller;
+    trace_context trace;
+    std::int64_t received_us = 0;
+  };
+
+  explicit responder(std::shared_ptr<state> s) : state_(std::move(s)) {}
+
+  std::shared_ptr<state> state_;
 };
 
 /// A typed view on a responder for a method's response type.
@@ -197,7 +208,8 @@ private:
     raw_handler fn;
   };
 
-  void dispatch(std::vector<char>& bytes, bool is_ask);
+  /// Handles one incoming envelope; for asks answered synchronously returns the reply bytes.
+  std::optional<std::vector<char>> dispatch(std::vector<char>& bytes, bool is_ask);
   void call_async_impl(const caf::actor& other, std::function<void()> f,
                        std::chrono::nanoseconds timeout,
                        std::function<void(std::optional<error>)> k);

@@ -1,5 +1,6 @@
 #include "runtime/actors/trace/trace_recorder.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -99,35 +100,49 @@ std::string to_json(const record& r) {
   return out;
 }
 
+/// Holds one ring slot; writers of different slots never wait for each other.
+class trace_recorder::slot_guard {
+public:
+  explicit slot_guard(const slot& s) : s_(s) {
+    while (s_.busy.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  ~slot_guard() { s_.busy.clear(std::memory_order_release); }
+
+private:
+  const slot& s_;
+};
+
 trace_recorder::trace_recorder(clock_fn now_us, std::size_t capacity)
-  : now_us_(std::move(now_us)), capacity_(capacity == 0 ? 1 : capacity) {
-  ring_.reserve(capacity_);
+  : now_us_(std::move(now_us)),
+    capacity_(capacity == 0 ? 1 : capacity),
+    ring_(std::make_unique<slot[]>(capacity_)) {
   std::random_device rd;
   id_base_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
 bool trace_recorder::enable_file(const std::string& path) {
-  std::lock_guard<std::mutex> guard(mtx_);
+  std::lock_guard<std::mutex> guard(file_mtx_);
   file_.open(path, std::ios::app);
-  return file_.is_open();
+  file_enabled_ = file_.is_open();
+  return file_enabled_;
 }
 
 void trace_recorder::record_event(record r) {
   if (r.time_us == 0)
     r.time_us = now_us_();
-  std::lock_guard<std::mutex> guard(mtx_);
-  r.sequence = next_sequence_++;
-  if (file_.is_open()) {
+  r.sequence = next_sequence_.fetch_add(1, std::memory_order_relaxed);
+  if (file_enabled_.load(std::memory_order_relaxed)) {
     // One line per record, flushed so `flint trace` can tail the file live.
-    file_ << to_json(r) << '\n';
+    auto line = to_json(r);
+    std::lock_guard<std::mutex> guard(file_mtx_);
+    file_ << line << '\n';
     file_.flush();
   }
-  if (ring_.size() < capacity_) {
-    ring_.push_back(std::move(r));
-  } else {
-    ring_[head_] = std::move(r);
-    head_ = (head_ + 1) % capacity_;
-  }
+  auto& s = ring_[r.sequence % capacity_];
+  slot_guard guard(s);
+  s.value = std::move(r);
+  s.filled = true;
 }
 
 std::vector<record> trace_recorder::snapshot() const {
@@ -135,33 +150,38 @@ std::vector<record> trace_recorder::snapshot() const {
 }
 
 std::vector<record> trace_recorder::since(std::uint64_t from_sequence) const {
-  std::lock_guard<std::mutex> guard(mtx_);
+  auto end = next_sequence_.load(std::memory_order_acquire);
+  auto begin = end > capacity_ ? end - capacity_ : 0;
+  begin = std::max(begin, from_sequence);
   std::vector<record> out;
-  out.reserve(ring_.size());
-  for (std::size_t i = 0; i < ring_.size(); ++i) {
-    const auto& r = ring_[(head_ + i) % ring_.size()];
-    if (r.sequence >= from_sequence)
-      out.push_back(r);
+  if (begin < end)
+    out.reserve(end - begin);
+  for (auto seq = begin; seq < end; ++seq) {
+    const auto& s = ring_[seq % capacity_];
+    slot_guard guard(s);
+    // A slot still being written for `seq` (or already reused) is skipped, not waited for.
+    if (s.filled && s.value.sequence == seq)
+      out.push_back(s.value);
   }
   return out;
 }
 
 std::uint64_t trace_recorder::recorded() const {
-  std::lock_guard<std::mutex> guard(mtx_);
-  return next_sequence_;
+  return next_sequence_.load(std::memory_order_acquire);
 }
 
 std::uint64_t trace_recorder::next_id() {
-  std::lock_guard<std::mutex> guard(mtx_);
+  auto n = id_counter_.fetch_add(1, std::memory_order_relaxed) + 1;
   // A multiplicative mix keeps ids from one node spread out; never zero (zero means "none").
-  auto id = (id_base_ + ++id_counter_) * 0x9E3779B97F4A7C15ull;
+  auto id = (id_base_ + n) * 0x9E3779B97F4A7C15ull;
   return id == 0 ? 1 : id;
 }
 
 void trace_recorder::clear() {
-  std::lock_guard<std::mutex> guard(mtx_);
-  ring_.clear();
-  head_ = 0;
+  for (std::size_t i = 0; i < capacity_; ++i) {
+    slot_guard guard(ring_[i]);
+    ring_[i].filled = false;
+  }
 }
 
 std::int64_t system_now_us() {
