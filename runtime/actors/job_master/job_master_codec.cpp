@@ -167,8 +167,7 @@ codec<cluster::task_execution_state>::decode(std::span<const char> bytes) {
     [](schema::TaskExecutionState::Reader r) -> expected<cluster::task_execution_state> {
       auto state = read(r);
       if (!state)
-        return make_error(state.error().code, "update task execution state: "
-                                                + state.error().message);
+        return state.error();
       // cluster::wire::read stops the cause at a NUL, as its writer does.
       state->failure_cause = text(r.getFailureCause());
       return state;

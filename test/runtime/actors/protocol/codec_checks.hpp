@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -85,6 +86,16 @@ std::vector<char> with_enum_byte(const T& a, const T& b, std::uint8_t value) {
   REQUIRE(differing == 1);
   x[pos] = static_cast<char>(value);
   return x;
+}
+
+/// Finds `nested` (a message carried as bytes inside `outer`) and makes its segment table claim
+/// far more words than follow, so only the nested decode can fail.
+inline void break_nested_message(std::vector<char>& outer, const std::vector<char>& nested) {
+  auto at = std::search(outer.begin(), outer.end(), nested.begin(), nested.end());
+  REQUIRE(at != outer.end());
+  // Word 0 of a flat message: segment count - 1, then the first segment's size in words.
+  for (int i = 4; i < 8; ++i)
+    at[i] = static_cast<char>(0x7f);
 }
 
 // -- sample values: every field differs from its default ------------------------------------------
