@@ -161,7 +161,7 @@ codec<rm::task_executor_registration_request>::decode(std::span<const char> byte
     [](schema::RmTaskExecutorRegistrationRequest::Reader r)
       -> expected<rm::task_executor_registration_request> {
       return rm::task_executor_registration_request{
-        text(r.getTaskExecutorAddress()), text(r.getResourceId()),     r.getDataPort(),
+        text(r.getTaskExecutorAddress()), text(r.getResourceId()), r.getDataPort(),
         text(r.getHardwareDescription()), read(r.getDefaultSlotProfile()), r.getNumberOfSlots()};
     });
 }
@@ -206,7 +206,8 @@ codec<rm::task_executor_registration_response>::decode(std::span<const char> byt
 
 // -- slot reports ---------------------------------------------------------------------------------
 
-std::vector<char> codec<rm::send_slot_report_request>::encode(const rm::send_slot_report_request& x) {
+std::vector<char> codec<rm::send_slot_report_request>::encode(
+  const rm::send_slot_report_request& x) {
   // A slot status is about a dozen words with its owner name.
   capnp::MallocMessageBuilder message(
     small_message_words + 16 * static_cast<unsigned>(x.report.slots.size()));
@@ -244,9 +245,9 @@ codec<rm::notify_slot_available_request>::decode(std::span<const char> bytes) {
     bytes, "notify slot available request",
     [](schema::RmNotifySlotAvailableRequest::Reader r)
       -> expected<rm::notify_slot_available_request> {
-      return rm::notify_slot_available_request{read_id<cluster::instance_id>(r.getRegistrationId()),
-                                               read(r.getSlot()),
-                                               read_id<cluster::allocation_id>(r.getAllocationId())};
+      return rm::notify_slot_available_request{
+        read_id<cluster::instance_id>(r.getRegistrationId()), read(r.getSlot()),
+        read_id<cluster::allocation_id>(r.getAllocationId())};
     });
 }
 

@@ -45,10 +45,12 @@ codec<te::request_slot_request>::decode(std::span<const char> bytes) {
   return wire::read<schema::TeRequestSlotRequest>(
     bytes, "task executor request slot request",
     [](schema::TeRequestSlotRequest::Reader r) -> expected<te::request_slot_request> {
-      return te::request_slot_request{
-        read(r.getSlot()),         read_id<graph::job_id>(r.getJobId()),
-        read_id<cluster::allocation_id>(r.getAllocationId()), read(r.getProfile()),
-        text(r.getTargetAddress()), read_token(r.getResourceManagerId())};
+      return te::request_slot_request{read(r.getSlot()),
+                                      read_id<graph::job_id>(r.getJobId()),
+                                      read_id<cluster::allocation_id>(r.getAllocationId()),
+                                      read(r.getProfile()),
+                                      text(r.getTargetAddress()),
+                                      read_token(r.getResourceManagerId())};
     });
 }
 

@@ -32,7 +32,8 @@ graph::job_graph sample_job_graph() {
   map.id = sample_id<graph::job_vertex_id>(4);
   map.name = "Map";
   map.parallelism = 3;
-  map.operators = {{2, sample_id<graph::operator_id>(5), "Map", std::nullopt, "map", 0, {}, {}, 100}};
+  map.operators = {
+    {2, sample_id<graph::operator_id>(5), "Map", std::nullopt, "map", 0, {}, {}, 100}};
   map.inputs = {0};
 
   g.vertices = {source, map};
@@ -124,7 +125,8 @@ TEST_CASE("a submit job request whose nested job graph is broken is refused as m
 TEST_CASE("a submit job request whose job graph does not hold together is refused as malformed") {
   auto request = sample_submit();
   request.job_graph.edges[0].target = 7; // no such vertex
-  auto decoded = rpc::codec<submit_job_request>::decode(rpc::codec<submit_job_request>::encode(request));
+  auto bytes = rpc::codec<submit_job_request>::encode(request);
+  auto decoded = rpc::codec<submit_job_request>::decode(bytes);
   check_refused(decoded);
 }
 
