@@ -87,4 +87,38 @@ expected<unit> job_graph::validate() const {
   return unit{};
 }
 
+expected<unit> check_same_program(const job_graph& submitted, const job_graph& rebuilt) {
+  auto differs = [](const std::string& what) {
+    return make_error(errc::invalid_argument,
+                      "the rebuilt program differs from the submitted one (graph building must be deterministic): " +
+                          what);
+  };
+  if (submitted.vertices.size() != rebuilt.vertices.size())
+    return differs(std::to_string(rebuilt.vertices.size()) + " job vertices instead of " +
+                   std::to_string(submitted.vertices.size()));
+  for (std::size_t v = 0; v < submitted.vertices.size(); ++v) {
+    const job_vertex& a = submitted.vertices[v];
+    const job_vertex& b = rebuilt.vertices[v];
+    if (a.id != b.id || a.name != b.name)
+      return differs("job vertex " + std::to_string(v) + " is '" + b.name + "' (" + b.id.to_string() +
+                     ") instead of '" + a.name + "' (" + a.id.to_string() + ")");
+    if (a.parallelism != b.parallelism)
+      return differs("job vertex '" + a.name + "' has parallelism " + std::to_string(b.parallelism) + " instead of " +
+                     std::to_string(a.parallelism));
+    if (a.operators.size() != b.operators.size())
+      return differs("job vertex '" + a.name + "' chains " + std::to_string(b.operators.size()) +
+                     " operators instead of " + std::to_string(a.operators.size()));
+    for (std::size_t o = 0; o < a.operators.size(); ++o) {
+      const chained_operator& x = a.operators[o];
+      const chained_operator& y = b.operators[o];
+      if (x.id != y.id || x.stream_node_id != y.stream_node_id || x.kind != y.kind)
+        return differs("operator '" + x.name + "' (node " + std::to_string(x.stream_node_id) + ", " + x.kind +
+                       ") is '" + y.name + "' (node " + std::to_string(y.stream_node_id) + ", " + y.kind + ")");
+    }
+  }
+  if (submitted.edges != rebuilt.edges || submitted.data_sets.size() != rebuilt.data_sets.size())
+    return differs("the job edges differ");
+  return unit{};
+}
+
 } // namespace flint::graph

@@ -71,4 +71,10 @@ struct job_graph {
   friend bool operator==(const job_graph&, const job_graph&) = default;
 };
 
+/// Checks that a JobGraph rebuilt from the same program (a TaskExecutor re-running the job's
+/// entry point, DESIGN.md "Job code") matches the submitted one: the same vertices with the same
+/// ids, names and parallelisms, and the same operators on the same StreamNode ids. The error names
+/// the first difference.
+expected<unit> check_same_program(const job_graph& submitted, const job_graph& rebuilt);
+
 } // namespace flint::graph

@@ -170,3 +170,22 @@ TEST_CASE("the wordcount program prints the plan of its file source and text sin
   auto [usage, refused] = run(std::string(FLINT_WORDCOUNT_BIN) + " --plan --parallelism 0 2>&1");
   CHECK(refused != 0);
 }
+
+TEST_CASE("a rebuilt program is checked against the submitted job graph") {
+  auto submitted = build_wordcount_in_process(2);
+  CHECK(check_same_program(submitted, build_wordcount_in_process(2)).has_value());
+
+  auto wider = check_same_program(submitted, build_wordcount_in_process(3));
+  REQUIRE_FALSE(wider.has_value());
+  CHECK(wider.error().message.find("has parallelism 3 instead of 2") != std::string::npos);
+
+  // One extra operator in front shifts every StreamNode id: the rebuilt graph must be refused.
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  env.generate_sequence(0, 1).print();
+  examples::build_wordcount(env, {});
+  auto shifted = env.get_job_graph(examples::wordcount_job_name);
+  REQUIRE(shifted.has_value());
+  auto refused = check_same_program(submitted, *shifted);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message.starts_with("the rebuilt program differs from the submitted one"));
+}
