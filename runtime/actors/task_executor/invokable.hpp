@@ -1,0 +1,75 @@
+#pragma once
+/// What a Task runs (Flink's AbstractInvokable, cut to the mailbox model): the task actor calls
+/// `step()` once per mailbox turn, so control mails (cancel) are handled between two steps.
+/// The Data plane fills this with StreamTasks; here it runs simple invokables.
+
+#include <functional>
+#include <memory>
+
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/task_deployment_descriptor.hpp"
+
+namespace flint::task_executor {
+
+struct invokable {
+  virtual ~invokable();
+
+  /// One unit of work: true when done, false when there is more; an error (or an exception)
+  /// fails the task with its message.
+  virtual expected<bool> step() = 0;
+
+  /// The task is being cancelled: stop soon. Called from the task's own thread.
+  virtual void cancel() {}
+
+  /// False while there is nothing to do until a mail arrives: the task then waits on its
+  /// mailbox instead of stepping again (it never spins).
+  virtual bool has_work() const { return true; }
+};
+
+/// Builds the invokable of a deployed task (in the task's own thread).
+using invokable_factory =
+  std::function<std::unique_ptr<invokable>(const graph::task_deployment_descriptor&)>;
+
+/// Done at its first step.
+struct noop_invokable : invokable {
+  expected<bool> step() override { return true; }
+};
+
+/// Never done until cancelled: it waits on its mailbox after its first step.
+struct blocking_invokable : invokable {
+  expected<bool> step() override { return cancelled_; }
+  void cancel() override { cancelled_ = true; }
+  bool has_work() const override { return false; }
+
+private:
+  bool cancelled_ = false;
+};
+
+/// Done after `steps` steps, or fails at step `fail_at` (1-based; 0 = never) with `cause`.
+struct counting_invokable : invokable {
+  explicit counting_invokable(int steps, int fail_at = 0, std::string cause = "invokable failed")
+    : steps_(steps), fail_at_(fail_at), cause_(std::move(cause)) {}
+  expected<bool> step() override {
+    ++done_;
+    if (done_ == fail_at_)
+      return make_error(errc::internal, cause_);
+    return done_ >= steps_;
+  }
+  int steps_done() const { return done_; }
+
+private:
+  int steps_;
+  int fail_at_;
+  std::string cause_;
+  int done_ = 0;
+};
+
+/// A factory that makes `T` for every task.
+template <class T, class... Args>
+invokable_factory make_invokable_factory(Args... args) {
+  return [args...](const graph::task_deployment_descriptor&) -> std::unique_ptr<invokable> {
+    return std::make_unique<T>(args...);
+  };
+}
+
+} // namespace flint::task_executor

@@ -1,0 +1,115 @@
+#include "runtime/actors/task_executor/task.hpp"
+
+#include <exception>
+
+#include <caf/all.hpp>
+
+namespace flint::task_executor {
+
+invokable::~invokable() = default;
+
+namespace {
+using init_atom = caf::atom_constant<caf::atom("tsk_init")>;
+} // namespace
+
+task::task(caf::actor_config& cfg, task_setup setup)
+  : caf::event_based_actor(cfg), setup_(std::move(setup)), attempt_(attempt_of(setup_.tdd)) {}
+
+task::~task() = default;
+
+graph::execution_attempt_id task::attempt_of(const graph::task_deployment_descriptor& tdd) {
+  return graph::execution_attempt_id{tdd.job_vertex_id, tdd.subtask_index, tdd.attempt_number};
+}
+
+caf::behavior task::make_behavior() {
+  report(graph::execution_state::deploying);
+  send(this, init_atom::value);
+  return {
+    [this](init_atom) { initialize(); },
+    [this](task_step_atom) {
+      step_queued_ = false;
+      do_step();
+    },
+    [this](task_cancel_atom) {
+      if (graph::is_terminal(state_))
+        return;
+      if (invokable_) {
+        try {
+          invokable_->cancel();
+        } catch (const std::exception&) {
+          // Cancelling is best effort; the task ends CANCELED either way.
+        }
+      }
+      finish(graph::execution_state::canceled);
+    },
+    [this](task_fail_atom, std::string& cause) {
+      if (graph::is_terminal(state_))
+        return;
+      if (invokable_) {
+        try {
+          invokable_->cancel();
+        } catch (const std::exception&) {
+        }
+      }
+      finish(graph::execution_state::failed, std::move(cause));
+    },
+  };
+}
+
+void task::initialize() {
+  if (graph::is_terminal(state_))
+    return;
+  try {
+    invokable_ = setup_.invokables ? setup_.invokables(setup_.tdd) : nullptr;
+  } catch (const std::exception& e) {
+    finish(graph::execution_state::failed,
+           "Could not instantiate the invokable of " + setup_.tdd.task_name + ": " + e.what());
+    return;
+  }
+  if (!invokable_) {
+    finish(graph::execution_state::failed,
+           "No invokable for task " + setup_.tdd.task_name + " (" + attempt_.to_string() + ").");
+    return;
+  }
+  report(graph::execution_state::initializing);
+  report(graph::execution_state::running);
+  step_queued_ = true;
+  send(this, task_step_atom::value);
+}
+
+void task::do_step() {
+  if (state_ != graph::execution_state::running || !invokable_)
+    return;
+  expected<bool> done = false;
+  try {
+    done = invokable_->step();
+  } catch (const std::exception& e) {
+    done = make_error(errc::internal, e.what());
+  }
+  if (!done) {
+    finish(graph::execution_state::failed, done.error().message);
+    return;
+  }
+  if (*done) {
+    finish(graph::execution_state::finished);
+    return;
+  }
+  if (invokable_->has_work() && !step_queued_) {
+    step_queued_ = true;
+    send(this, task_step_atom::value);
+  }
+}
+
+void task::finish(graph::execution_state final_state, std::string cause) {
+  report(final_state, std::move(cause));
+  invokable_.reset();
+  quit();
+}
+
+void task::report(graph::execution_state s, std::string cause) {
+  state_ = s;
+  if (setup_.report)
+    setup_.report(cluster::task_execution_state{setup_.tdd.job_id, attempt_, s, std::move(cause)});
+}
+
+} // namespace flint::task_executor

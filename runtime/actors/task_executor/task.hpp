@@ -1,0 +1,58 @@
+#pragma once
+/// One deployed subtask (Flink's Task): a CAF actor of its own — `caf::detached` (a thread of
+/// its own) in production — whose mailbox is the task's mailbox. It reports DEPLOYING →
+/// INITIALIZING → RUNNING → FINISHED (or FAILED with the cause, or CANCELED) to its
+/// TaskExecutor, which forwards each state to the JobMaster. Between two `step()`s of the
+/// invokable it sends itself the next step, so a cancel mail is handled in between.
+
+#include <functional>
+#include <string>
+
+#include <caf/atom.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/actors/task_executor/invokable.hpp"
+
+namespace flint::task_executor {
+
+/// Asks a task to stop: CANCELED.
+using task_cancel_atom = caf::atom_constant<caf::atom("tsk_cancel")>;
+/// Fails a task from outside, with a cause (a string): FAILED.
+using task_fail_atom = caf::atom_constant<caf::atom("tsk_fail")>;
+/// The next step of the invokable; also wakes a task that waits on its mailbox.
+using task_step_atom = caf::atom_constant<caf::atom("tsk_step")>;
+
+struct task_setup {
+  graph::task_deployment_descriptor tdd;
+  cluster::allocation_id allocation;
+  invokable_factory invokables;
+  /// Called from the task's thread with every state change; must be safe to call from there
+  /// (the TaskExecutor's version sends the state into its own mailbox).
+  std::function<void(const cluster::task_execution_state&)> report;
+};
+
+class task : public caf::event_based_actor {
+public:
+  task(caf::actor_config& cfg, task_setup setup);
+  ~task() override;
+
+  caf::behavior make_behavior() override;
+  const char* name() const override { return "flint.task"; }
+
+  static graph::execution_attempt_id attempt_of(const graph::task_deployment_descriptor& tdd);
+
+private:
+  void initialize();
+  void do_step();
+  void finish(graph::execution_state final_state, std::string cause = {});
+  void report(graph::execution_state s, std::string cause = {});
+
+  task_setup setup_;
+  graph::execution_attempt_id attempt_;
+  std::unique_ptr<invokable> invokable_;
+  graph::execution_state state_ = graph::execution_state::created;
+  bool step_queued_ = false;
+};
+
+} // namespace flint::task_executor

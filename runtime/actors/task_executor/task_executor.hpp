@@ -1,0 +1,115 @@
+#pragma once
+/// The TaskExecutor endpoint (Flink's TaskExecutor): owns this worker's slots (TaskSlotTable),
+/// the jobs it serves (JobTable), a job leader service per job, and one Task actor per deployed
+/// subtask.
+///
+/// On start it follows the ResourceManager leader (`ha->resource_manager_retrieval()`),
+/// registers there with retrying registration (fenced with the retrieved ResourceManagerId) and
+/// sends its slot report; it registers again when the leader changes, on
+/// `disconnect_resource_manager` and when the RM's heartbeats stop. A `request_slot` reserves a
+/// slot, starts following the job's JobMaster leader, registers there and offers the job's
+/// reserved slots; accepted slots become active, rejected ones are freed.
+///
+/// Fenced per relationship (PROTOCOL.md): calls with fencing scope `rm_scope` must carry the
+/// ResourceManagerId it registered with; calls scoped to a job id must carry that job's
+/// JobMasterId from the JobTable (only known once registered at the JobMaster).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/actors/heartbeat/heartbeat_config.hpp"
+#include "runtime/actors/leader/ha_services.hpp"
+#include "runtime/actors/registration/retrying_registration.hpp"
+#include "runtime/actors/rpc/endpoint_directory.hpp"
+#include "runtime/actors/rpc/rpc_endpoint.hpp"
+#include "runtime/actors/task_executor/invokable.hpp"
+
+namespace flint::task_executor {
+
+class task_slot_table;
+class job_table;
+
+struct task_executor_config {
+  /// This worker's resource id; Flint uses the endpoint id ("task_executor/tm-1").
+  cluster::resource_id resource_id;
+  std::string host = "localhost";
+  std::uint16_t data_port = 0;
+  /// `taskmanager.numberOfTaskSlots`.
+  std::int32_t number_of_slots = 1;
+  cluster::resource_profile default_slot_profile;
+  /// Heartbeats with the ResourceManager and the JobMasters (this side only watches them).
+  heartbeat::heartbeat_config heartbeat;
+  /// Back-off of the registrations at the ResourceManager and at JobMasters.
+  registration::retrying_registration_config registration;
+  /// Tasks on threads of their own (production); false runs them on the scheduler (tests).
+  bool detached_tasks = true;
+};
+
+struct task_executor_services {
+  /// Where the ResourceManager and JobMaster leaders are found; must outlive the actor.
+  leader::ha_services* ha = nullptr;
+  /// The node's directory: the TE puts itself there, and finds leaders published without a
+  /// handle. May be null.
+  rpc::endpoint_directory* directory = nullptr;
+  /// Builds each task's invokable.
+  invokable_factory invokables;
+};
+
+class task_executor : public rpc::rpc_endpoint {
+public:
+  task_executor(caf::actor_config& cfg, rpc::endpoint_context ctx, task_executor_config config,
+                task_executor_services services);
+  ~task_executor() override;
+
+  // -- inspection (main thread, tests) ---------------------------------------------------------
+
+  const task_executor_config& config() const noexcept { return config_; }
+  const task_slot_table& slot_table() const;
+  const job_table& jobs() const;
+  /// Registered at a ResourceManager (its registration id is known).
+  bool is_connected_to_resource_manager() const;
+  /// The ResourceManagerId this TE registered with (nil when not connected).
+  cluster::resource_manager_id resource_manager_id() const;
+  /// Tasks that have not reached a final state.
+  std::size_t number_of_running_tasks() const;
+  /// The task actor of an attempt (invalid when unknown), for tests.
+  caf::actor task_of(const graph::execution_attempt_id& attempt) const;
+
+protected:
+  void on_start() override;
+  void on_exit() override;
+  rpc::fencing_token expected_token(const rpc::envelope& e) const override;
+
+private:
+  struct state;
+  class rm_leader_listener;
+  class rm_heartbeats;
+  class jm_heartbeats;
+  class job_leader_events;
+
+  void register_methods();
+  void notify_of_new_resource_manager_leader(const leader::leader_address& address,
+                                             const rpc::fencing_token& id);
+  void connect_to_resource_manager();
+  void close_resource_manager_connection(const std::string& cause);
+  void reconnect_to_resource_manager(const std::string& cause);
+  void establish_job_manager_connection(const graph::job_id& job, const cluster::job_master_id& id,
+                                        const leader::leader_address& address,
+                                        const cluster::resource_id& job_master_resource_id);
+  void close_job_manager_connection(const graph::job_id& job, const std::string& cause,
+                                    bool release_job);
+  void offer_slots_to_job_manager(const graph::job_id& job);
+  void free_slot_internal(const cluster::allocation_id& allocation, const std::string& cause);
+  void after_slot_freed(const graph::job_id& job, std::int32_t index,
+                        const cluster::allocation_id& allocation);
+  void on_task_state(const cluster::task_execution_state& s);
+  void fail_tasks_of(const cluster::allocation_id& allocation, const std::string& cause);
+
+  task_executor_config config_;
+  task_executor_services services_;
+  std::unique_ptr<state> st_;
+};
+
+} // namespace flint::task_executor
