@@ -1,0 +1,518 @@
+#include "runtime/actors/job_master/job_master.hpp"
+
+#include <caf/all.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include "runtime/actors/heartbeat/heartbeat_manager.hpp"
+#include "runtime/actors/heartbeat/heartbeat_rpc.hpp"
+#include "runtime/actors/slot_pool/slot_pool.hpp"
+#include "runtime/actors/task_executor/task_executor_gateway.hpp"
+
+namespace flint::job_master {
+
+using graph::job_status;
+
+namespace {
+
+std::shared_ptr<spdlog::logger> endpoint_logger(const std::string& name) {
+  auto base = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>(name, base->sinks().begin(), base->sinks().end());
+  logger->set_level(base->level());
+  return logger;
+}
+
+} // namespace
+
+// -- listeners ----------------------------------------------------------------------------------------
+
+class job_master::task_manager_heartbeats final : public heartbeat::heartbeat_listener {
+public:
+  explicit task_manager_heartbeats(job_master& self) : self_(self) {}
+  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
+    self_.disconnect_task_manager(id, "Heartbeat of TaskManager with id " + id + " timed out.");
+  }
+  void notify_target_unreachable(const heartbeat::resource_id& id) override {
+    self_.disconnect_task_manager(id, "TaskManager with id " + id + " is no longer reachable.");
+  }
+  void report_payload(const heartbeat::resource_id&, const heartbeat::payload&) override {}
+  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override { return {}; }
+
+private:
+  job_master& self_;
+};
+
+class job_master::resource_manager_heartbeats final : public heartbeat::heartbeat_listener {
+public:
+  explicit resource_manager_heartbeats(job_master& self) : self_(self) {}
+  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
+    self_.logger_->info("The heartbeat of ResourceManager with id " + id + " timed out.");
+    self_.reconnect_to_resource_manager("The heartbeat of ResourceManager with id " + id
+                                        + " timed out.");
+  }
+  void notify_target_unreachable(const heartbeat::resource_id& id) override {
+    self_.reconnect_to_resource_manager("ResourceManager with id " + id
+                                        + " is no longer reachable.");
+  }
+  void report_payload(const heartbeat::resource_id&, const heartbeat::payload&) override {}
+  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override { return {}; }
+
+private:
+  job_master& self_;
+};
+
+/// Leader retrieval calls from any thread: hop into the main thread first.
+class job_master::resource_manager_leader_listener final : public leader::leader_retrieval_listener {
+public:
+  explicit resource_manager_leader_listener(job_master& self)
+    : self_(self), handle_(caf::actor_cast<caf::actor>(&self)) {}
+  void notify_leader_address(const leader::leader_address& address,
+                             const rpc::fencing_token& session_id) override {
+    auto* self = &self_;
+    caf::anon_send(handle_, rpc::run_atom::value, std::function<void()>([self, address, session_id] {
+                     self->notify_resource_manager_leader(address, session_id);
+                   }));
+  }
+
+private:
+  job_master& self_;
+  caf::actor handle_;
+};
+
+// -- construction ---------------------------------------------------------------------------------
+
+job_master::job_master(caf::actor_config& cfg, rpc::endpoint_context ctx, graph::job_graph job,
+                       cluster::job_master_id token, job_master_config config,
+                       job_master_services services)
+  : rpc::rpc_endpoint(cfg, std::move(ctx)),
+    job_graph_(std::move(job)),
+    job_id_(job_graph_.job_id),
+    initial_token_(token),
+    config_(config),
+    services_(std::move(services)),
+    logger_(endpoint_logger(endpoint_id())) {}
+
+job_master::~job_master() = default;
+
+graph::job_status job_master::status() const {
+  if (result_)
+    return result_->status;
+  return scheduler_ ? scheduler_->status() : job_status::created;
+}
+
+rpc::gateway job_master::slot_pool_gateway() const {
+  return rpc::gateway(slot_pool_, slot_pool::endpoint_prefix + job_id_.to_string(), token());
+}
+
+void job_master::on_start() {
+  // startJobExecution: the fencing token first, so that calls of this leadership are accepted.
+  set_token(initial_token_);
+  register_methods();
+  if (services_.directory != nullptr)
+    services_.directory->put(endpoint_id(), caf::actor_cast<caf::actor>(this));
+  logger_->info("Initializing job " + job_graph_.name + " (" + job_id_.to_string() + ").");
+  auto graph = graph::execution_graph::build(std::move(job_graph_));
+  if (!graph) {
+    fail_before_start("Could not create the ExecutionGraph of job " + job_id_.to_string() + ": "
+                      + graph.error().message);
+    return;
+  }
+  if (auto valid = config_.heartbeat.validate(); !valid) {
+    fail_before_start("Invalid heartbeat configuration: " + valid.error().message);
+    return;
+  }
+  scheduler_ = std::make_unique<scheduler>(std::move(*graph),
+                                           scheduler_settings{rpc_settings().ask_timeout},
+                                           static_cast<scheduler_actions&>(*this), logger_);
+  start_job_master_services();
+  logger_->info("Starting execution of job " + scheduler_->graph().job_graph().name + " ("
+                + job_id_.to_string() + ") under job master id " + token().to_string() + ".");
+  reset_and_start_scheduler();
+}
+
+void job_master::fail_before_start(const std::string& cause) {
+  logger_->error(cause);
+  result_ = job_master_result{job_id_, job_status::failed, cause};
+  run_async([this] { job_reached_terminal_state(job_status::failed, result_->failure_cause); });
+}
+
+void job_master::start_job_master_services() {
+  // Heartbeats: we request from TaskExecutors, the ResourceManager requests from us.
+  tm_listener_ = std::make_unique<task_manager_heartbeats>(*this);
+  rm_listener_ = std::make_unique<resource_manager_heartbeats>(*this);
+  tm_heartbeats_ = std::make_unique<heartbeat::heartbeat_manager>(
+    heartbeat::heartbeat_role::sender, endpoint_id(), config_.heartbeat, *tm_listener_, *this);
+  rm_heartbeats_ = std::make_unique<heartbeat::heartbeat_manager>(
+    heartbeat::heartbeat_role::receiver, endpoint_id(), config_.heartbeat, *rm_listener_, *this);
+
+  // The SlotPool, under this leadership's token.
+  slot_pool::slot_pool_config pool_config{config_.slot_request_timeout, config_.slot_idle_timeout,
+                                          rpc_settings().ask_timeout, endpoint_id()};
+  rpc::endpoint_context pool_ctx{slot_pool::endpoint_prefix + job_id_.to_string(), recorder(),
+                                 rpc_settings()};
+  slot_pool_ = spawn<slot_pool::slot_pool, caf::linked>(std::move(pool_ctx), job_id_, token(),
+                                                        pool_config, services_.directory);
+  if (services_.directory != nullptr)
+    services_.directory->put(slot_pool::endpoint_prefix + job_id_.to_string(), slot_pool_);
+
+  // ResourceManager leader retrieval: on each leader, register there.
+  if (services_.ha != nullptr) {
+    rm_leader_listener_ = std::make_unique<resource_manager_leader_listener>(*this);
+    rm_retrieval_ = services_.ha->resource_manager_retrieval();
+    rm_retrieval_->start(*rm_leader_listener_);
+  }
+}
+
+void job_master::reset_and_start_scheduler() {
+  validate_runs_in_main_thread();
+  scheduler_->start_scheduling();
+}
+
+void job_master::on_exit() {
+  if (rm_retrieval_)
+    rm_retrieval_->stop();
+  if (rm_)
+    rm_->registration.reset();
+  if (tm_heartbeats_)
+    tm_heartbeats_->stop();
+  if (rm_heartbeats_)
+    rm_heartbeats_->stop();
+  if (services_.directory != nullptr) {
+    auto self = caf::actor_cast<caf::actor>(this);
+    if (services_.directory->lookup(endpoint_id()) == self)
+      services_.directory->remove(endpoint_id());
+    auto pool_id = slot_pool::endpoint_prefix + job_id_.to_string();
+    if (slot_pool_ && services_.directory->lookup(pool_id) == slot_pool_)
+      services_.directory->remove(pool_id);
+  }
+  rpc::rpc_endpoint::on_exit();
+}
+
+// -- methods --------------------------------------------------------------------------------------
+
+void job_master::register_methods() {
+  using rpc::fencing;
+
+  handle<register_task_manager>(fencing::fenced, [this](register_task_manager_request req)
+                                                   -> expected<task_manager_registration_response> {
+    const auto& id = req.location.id;
+    if (task_managers_.count(id) != 0)
+      return task_manager_registration_response{task_manager_registration_success{endpoint_id()}};
+    if (!scheduler_ || !slot_pool_)
+      return task_manager_registration_response{
+        registration::registration_decline{"The JobMaster of job " + job_id_.to_string()
+                                           + " is not running."}};
+    auto peer = caller();
+    if (!peer && services_.directory != nullptr)
+      peer = services_.directory->lookup(req.task_executor_address).value_or(caf::actor{});
+    if (!peer)
+      return task_manager_registration_response{registration::registration_decline{
+        "no handle for TaskExecutor " + req.task_executor_address}};
+    if (services_.directory != nullptr)
+      services_.directory->put(req.task_executor_address, peer);
+    rpc::gateway te(peer, req.task_executor_address, token(), job_id_.to_string());
+    task_managers_.emplace(id, task_manager_connection{req.task_executor_address, req.location, te});
+    slot_pool_gateway().ask<slot_pool::register_task_manager>(
+      *this, slot_pool::register_task_manager_request{id}, [this, id](expected<rpc::ack> r) {
+        if (!r)
+          logger_->warn("Could not register TaskManager " + id + " at the SlotPool: "
+                        + r.error().to_string());
+      });
+    tm_heartbeats_->monitor_target(
+      id, heartbeat::make_heartbeat_target<task_executor::heartbeat_from_job_manager,
+                                           task_executor::heartbeat_from_job_manager>(te, *this));
+    logger_->info("Registered TaskManager " + id + " (" + req.task_executor_address + ") for job "
+                  + job_id_.to_string() + ".");
+    return task_manager_registration_response{task_manager_registration_success{endpoint_id()}};
+  });
+
+  handle_async<offer_slots>(fencing::fenced, [this](offer_slots_request req,
+                                                    rpc::reply_to<offer_slots_response> reply) mutable {
+    auto i = task_managers_.find(req.task_manager);
+    if (i == task_managers_.end()) {
+      reply(make_error(errc::rejected, "Unknown TaskManager " + req.task_manager));
+      return;
+    }
+    slot_pool::offer_slots_request forward{i->second.location, i->second.address, req.offers};
+    slot_pool_gateway().ask<slot_pool::offer_slots>(
+      *this, forward,
+      [reply](expected<offer_slots_response> accepted) mutable { reply(std::move(accepted)); });
+  });
+
+  handle<update_task_execution_state>(fencing::fenced, [this](cluster::task_execution_state state)
+                                                         -> expected<rpc::ack> {
+    if (!scheduler_)
+      return make_error(errc::illegal_state, "The JobMaster of job " + job_id_.to_string()
+                                               + " has no ExecutionGraph.");
+    auto updated = scheduler_->update_task_execution_state(state);
+    if (!updated)
+      return updated.error();
+    return rpc::ack{};
+  });
+
+  handle<cancel>(fencing::fenced, [this](rpc::ack) -> expected<rpc::ack> {
+    if (scheduler_)
+      scheduler_->cancel();
+    return rpc::ack{};
+  });
+
+  handle<request_job_status>(fencing::fenced, [this](rpc::ack) -> expected<job_status_response> {
+    return job_status_response{status()};
+  });
+
+  handle<heartbeat_from_task_manager>(fencing::fenced, [this](heartbeat::heartbeat_request req)
+                                                         -> expected<rpc::ack> {
+    if (tm_heartbeats_)
+      tm_heartbeats_->receive_heartbeat(req.origin, std::move(req.data));
+    return rpc::ack{};
+  });
+
+  handle<heartbeat_from_resource_manager>(fencing::unfenced, [this](heartbeat::heartbeat_request req)
+                                                               -> expected<rpc::ack> {
+    if (rm_heartbeats_)
+      rm_heartbeats_->request_heartbeat(req.origin, std::move(req.data));
+    return rpc::ack{};
+  });
+
+  handle<flint::job_master::disconnect_task_manager>(fencing::fenced, [this](disconnect_task_manager_request req)
+                                                     -> expected<rpc::ack> {
+    disconnect_task_manager(req.resource_id, req.cause);
+    return rpc::ack{};
+  });
+
+  handle<disconnect_resource_manager>(fencing::fenced, [this](disconnect_resource_manager_request req)
+                                                         -> expected<rpc::ack> {
+    if (rm_ && rm_->id == req.resource_manager_id)
+      reconnect_to_resource_manager(req.cause);
+    return rpc::ack{};
+  });
+
+  handle<fail_slot>(fencing::fenced, [this](fail_slot_request req) -> expected<rpc::ack> {
+    // An empty TaskManager id is the ResourceManager's notifyAllocationFailure.
+    if (!req.task_manager.empty() && task_managers_.count(req.task_manager) == 0)
+      return make_error(errc::rejected, "Unknown TaskManager " + req.task_manager);
+    if (slot_pool_)
+      slot_pool_gateway().tell<slot_pool::fail_allocation>(
+        *this, slot_pool::fail_allocation_request{req.allocation_id, req.cause});
+    if (scheduler_)
+      scheduler_->fail_slot(req.allocation_id, "Slot " + req.allocation_id.to_string()
+                                                 + " failed: " + req.cause);
+    return rpc::ack{};
+  });
+}
+
+// -- resource manager -----------------------------------------------------------------------------
+
+void job_master::notify_resource_manager_leader(const leader::leader_address& address,
+                                                const cluster::resource_manager_id& id) {
+  if (result_ && is_globally_terminal(result_->status))
+    return;
+  if (address.empty() || id.is_nil()) {
+    rm_leader_.reset();
+    close_resource_manager_connection("ResourceManager leader lost.", false);
+    return;
+  }
+  if (rm_ && rm_->id == id && rm_->address == address.endpoint_id)
+    return;
+  rm_leader_ = std::make_pair(address, id);
+  connect_to_resource_manager(address, id);
+}
+
+void job_master::connect_to_resource_manager(const leader::leader_address& address,
+                                             const cluster::resource_manager_id& id) {
+  close_resource_manager_connection("New ResourceManager leader found.", rm_ && rm_->established);
+  caf::actor handle = address.handle;
+  if (!handle && services_.directory != nullptr)
+    handle = services_.directory->lookup(address.endpoint_id).value_or(caf::actor{});
+  if (!handle) {
+    logger_->warn("Cannot connect to ResourceManager " + address.endpoint_id
+                  + ": no handle for its address.");
+    return;
+  }
+  // The SlotPool resolves the ResourceManager through the directory.
+  if (services_.directory != nullptr && !services_.directory->lookup(address.endpoint_id))
+    services_.directory->put(address.endpoint_id, handle);
+  logger_->info("Connecting to ResourceManager " + address.endpoint_id + "(" + id.to_string() + ")");
+  auto generation = ++rm_generation_;
+  rm_.emplace(resource_manager_connection{rpc::gateway(handle, address.endpoint_id, id), id,
+                                          address.endpoint_id, {}, false, nullptr});
+  resource_manager::job_master_registration_request req{token(), endpoint_id(), endpoint_id(),
+                                                        job_id_};
+  auto gw = rm_->gateway;
+  rm_->registration = std::make_unique<
+    registration::retrying_registration<resource_manager::job_master_registration_success>>(
+    *this, "ResourceManager", config_.registration,
+    [this, gw, req](std::chrono::nanoseconds timeout, auto done) {
+      gw.ask<resource_manager::register_job_manager>(*this, req, std::move(done), timeout);
+    },
+    [this, generation](resource_manager::job_master_registration_success success) {
+      on_registered_at_resource_manager(generation, success);
+    });
+  rm_->registration->start();
+}
+
+void job_master::on_registered_at_resource_manager(
+  std::uint64_t generation, const resource_manager::job_master_registration_success& success) {
+  if (!rm_ || generation != rm_generation_)
+    return;
+  logger_->info("JobManager successfully registered at ResourceManager, leader id: "
+                + success.resource_manager_id.to_string() + ".");
+  rm_->established = true;
+  rm_->resource_id = success.resource_manager_resource_id;
+  rm_heartbeats_->monitor_target(
+    rm_->resource_id,
+    heartbeat::make_heartbeat_target<resource_manager::heartbeat_from_job_manager,
+                                     resource_manager::heartbeat_from_job_manager>(rm_->gateway,
+                                                                                  *this));
+  slot_pool_gateway().ask<slot_pool::connect_to_resource_manager>(
+    *this, slot_pool::connect_to_resource_manager_request{rm_->id, rm_->address},
+    [this](expected<rpc::ack> r) {
+      if (!r)
+        logger_->warn("The SlotPool could not connect to the ResourceManager: "
+                      + r.error().to_string());
+    });
+}
+
+void job_master::close_resource_manager_connection(const std::string& cause,
+                                                   bool notify_resource_manager) {
+  if (!rm_)
+    return;
+  ++rm_generation_;
+  if (rm_->registration)
+    rm_->registration->cancel();
+  if (rm_->established) {
+    logger_->info("Close ResourceManager connection " + rm_->resource_id + ": " + cause);
+    rm_heartbeats_->unmonitor_target(rm_->resource_id);
+    if (notify_resource_manager)
+      rm_->gateway.tell<resource_manager::disconnect_job_manager>(
+        *this, resource_manager::disconnect_job_manager_request{job_id_, cause});
+    slot_pool_gateway().tell<slot_pool::disconnect_resource_manager>(*this, rpc::ack{});
+  }
+  rm_.reset();
+}
+
+void job_master::reconnect_to_resource_manager(const std::string& cause) {
+  close_resource_manager_connection(cause, false);
+  if (rm_leader_ && !(result_ && is_globally_terminal(result_->status)))
+    connect_to_resource_manager(rm_leader_->first, rm_leader_->second);
+}
+
+// -- task executors -------------------------------------------------------------------------------
+
+void job_master::disconnect_task_manager(const cluster::resource_id& id, const std::string& cause) {
+  auto i = task_managers_.find(id);
+  if (i == task_managers_.end())
+    return;
+  auto connection = i->second;
+  task_managers_.erase(i);
+  logger_->info("Disconnect TaskExecutor " + id + " because: " + cause);
+  tm_heartbeats_->unmonitor_target(id);
+  slot_pool_gateway().tell<slot_pool::release_task_manager>(
+    *this, slot_pool::release_task_manager_request{id, cause});
+  connection.gateway.tell<task_executor::disconnect_job_manager>(
+    *this, task_executor::disconnect_job_manager_request{job_id_, cause});
+  if (scheduler_)
+    scheduler_->fail_task_manager(id, "TaskManager " + id + " disconnected: " + cause);
+}
+
+std::optional<rpc::gateway> job_master::task_executor_gateway(
+  const slot_pool::allocated_slot& slot) const {
+  if (auto i = task_managers_.find(slot.location.id); i != task_managers_.end())
+    return i->second.gateway;
+  return std::nullopt;
+}
+
+// -- scheduler actions ----------------------------------------------------------------------------
+
+void job_master::allocate_slot(const slot_pool::slot_request_id& request,
+                               const cluster::resource_profile& profile) {
+  // The pool answers within slot.request.timeout; wait a little longer so its answer wins.
+  slot_pool_gateway().ask<slot_pool::allocate_slot>(
+    *this, slot_pool::allocate_slot_request{request, profile, true},
+    [this, request](expected<slot_pool::allocated_slot> slot) {
+      if (scheduler_)
+        scheduler_->on_slot_allocated(request, std::move(slot));
+    },
+    config_.slot_request_timeout + rpc_settings().ask_timeout);
+}
+
+void job_master::release_slot(const slot_pool::slot_request_id& request, const std::string& cause) {
+  slot_pool_gateway().tell<slot_pool::release_slot>(*this,
+                                                    slot_pool::release_slot_request{request, cause});
+}
+
+void job_master::submit_task(const graph::execution_attempt_id& attempt,
+                             const slot_pool::allocated_slot& slot,
+                             graph::task_deployment_descriptor tdd) {
+  auto te = task_executor_gateway(slot);
+  if (!te) {
+    run_async([this, attempt, address = slot.task_executor_address] {
+      if (scheduler_)
+        scheduler_->on_submit_result(attempt, make_error(errc::unreachable,
+                                                         "TaskExecutor " + address
+                                                           + " is not registered."));
+    });
+    return;
+  }
+  task_executor::submit_task_request req{std::move(tdd), token(), slot.allocation_id};
+  te->ask<task_executor::submit_task>(
+    *this, req,
+    [this, attempt](expected<rpc::ack> r) {
+      if (!scheduler_)
+        return;
+      if (r)
+        scheduler_->on_submit_result(attempt, unit{});
+      else
+        scheduler_->on_submit_result(attempt, r.error());
+    },
+    rpc_settings().ask_timeout);
+}
+
+void job_master::cancel_task(const graph::execution_attempt_id& attempt,
+                             const slot_pool::allocated_slot& slot) {
+  auto te = task_executor_gateway(slot);
+  if (!te) {
+    run_async([this, attempt] {
+      if (scheduler_)
+        scheduler_->on_cancel_result(attempt, make_error(errc::unreachable,
+                                                         "TaskExecutor is not registered."));
+    });
+    return;
+  }
+  te->ask<task_executor::cancel_task>(
+    *this, task_executor::cancel_task_request{job_id_, attempt},
+    [this, attempt](expected<rpc::ack> r) {
+      if (!scheduler_)
+        return;
+      if (r)
+        scheduler_->on_cancel_result(attempt, unit{});
+      else
+        scheduler_->on_cancel_result(attempt, r.error());
+    },
+    rpc_settings().ask_timeout);
+}
+
+void job_master::job_status_changed(job_status, job_status to, const std::string& cause) {
+  if (is_globally_terminal(to))
+    run_async([this, to, cause] { job_reached_terminal_state(to, cause); });
+}
+
+void job_master::job_reached_terminal_state(job_status status, const std::string& cause) {
+  if (terminal_reported_)
+    return;
+  terminal_reported_ = true;
+  result_ = job_master_result{job_id_, status, cause};
+  // Every slot of the job is freed at its TaskExecutor (the pool frees what it holds there).
+  if (slot_pool_)
+    for (const auto& [id, connection] : task_managers_)
+      slot_pool_gateway().tell<slot_pool::release_task_manager>(
+        *this, slot_pool::release_task_manager_request{
+                 id, "Job " + job_id_.to_string() + " reached the terminal state "
+                       + std::string(to_string(status)) + "."});
+  logger_->info("Job " + job_id_.to_string() + " reached terminal state "
+                + std::string(to_string(status)) + ".");
+  if (services_.on_terminal)
+    services_.on_terminal(*result_);
+}
+
+} // namespace flint::job_master

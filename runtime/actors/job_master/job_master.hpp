@@ -1,0 +1,168 @@
+#pragma once
+/// The JobMaster endpoint (Flink's JobMaster): runs one job under one JobMasterId. Methods per
+/// job_master_gateway.hpp.
+///
+/// Start order (000_…txt, startJobExecution): the fencing token is set; the services start —
+/// heartbeats towards TaskExecutors (we request with `task_executor::heartbeat_from_job_manager`,
+/// they answer with `heartbeat_from_task_manager`) and from the ResourceManager (it requests with
+/// `heartbeat_from_resource_manager`, we answer with `resource_manager::heartbeat_from_job_manager`),
+/// the SlotPool (its own fenced actor "slot_pool/<job id>", same token, linked to this one and put
+/// into the directory), ResourceManager leader retrieval and registration (retrying,
+/// `register_job_manager` fenced with the retrieved ResourceManagerId; on success the SlotPool gets
+/// `connect_to_resource_manager`); then the scheduler is reset and started. It can allocate at
+/// once: the SlotPool parks requests until a ResourceManager is connected.
+///
+/// Wiring (the Dispatcher's job master runner): spawn with the JobGraph, the leader session id
+/// the runner was granted, and the services; `on_terminal` is called once, from this actor, when
+/// the job reaches a globally terminal state (or could not be started), and should forward into
+/// the Dispatcher with run_async. Endpoint id: "job_master/<job id>".
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/actors/heartbeat/heartbeat_config.hpp"
+#include "runtime/actors/job_master/job_master_gateway.hpp"
+#include "runtime/actors/job_master/job_master_result.hpp"
+#include "runtime/actors/job_master/scheduler/scheduler.hpp"
+#include "runtime/actors/leader/ha_services.hpp"
+#include "runtime/actors/registration/retrying_registration.hpp"
+#include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
+#include "runtime/actors/rpc/endpoint_directory.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/rpc_endpoint.hpp"
+#include "runtime/graph/job_graph.hpp"
+
+namespace flint::heartbeat {
+class heartbeat_manager;
+}
+
+namespace flint::job_master {
+
+struct job_master_config {
+  /// `heartbeat.interval` / `heartbeat.timeout` towards TaskExecutors and the ResourceManager.
+  heartbeat::heartbeat_config heartbeat;
+  /// Back-off of the registration at the ResourceManager.
+  registration::retrying_registration_config registration;
+  /// `slot.request.timeout` (Flink: 5 min), for the SlotPool.
+  std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5);
+  /// `slot.idle.timeout` (Flink: 50 s), for the SlotPool.
+  std::chrono::nanoseconds slot_idle_timeout = std::chrono::seconds(50);
+};
+
+struct job_master_services {
+  /// Where the ResourceManager leader is retrieved; must outlive the actor.
+  leader::ha_services* ha = nullptr;
+  /// The node's directory: TaskExecutors that register are put there, the SlotPool too, and
+  /// the ResourceManager is looked up there when its leader address has no handle.
+  rpc::endpoint_directory* directory = nullptr;
+  /// Called once from the JobMaster's main thread with the job's final state.
+  std::function<void(job_master_result)> on_terminal;
+};
+
+class job_master : public rpc::rpc_endpoint, private scheduler_actions {
+public:
+  job_master(caf::actor_config& cfg, rpc::endpoint_context ctx, graph::job_graph job,
+             cluster::job_master_id token, job_master_config config, job_master_services services);
+  ~job_master() override;
+
+  // -- inspection (tests; read between steps) ---------------------------------------------------
+
+  graph::job_status status() const;
+  /// Null when the ExecutionGraph could not be built.
+  const scheduler* job_scheduler() const { return scheduler_.get(); }
+  /// The SlotPool actor (valid once started).
+  const caf::actor& slot_pool_actor() const { return slot_pool_; }
+  bool is_registered_task_manager(const cluster::resource_id& id) const {
+    return task_managers_.count(id) != 0;
+  }
+  /// True once registered at the current ResourceManager.
+  bool connected_to_resource_manager() const { return rm_ && rm_->established; }
+
+protected:
+  void on_start() override;
+  void on_exit() override;
+
+private:
+  class task_manager_heartbeats;
+  class resource_manager_heartbeats;
+  class resource_manager_leader_listener;
+
+  struct task_manager_connection {
+    std::string address;
+    cluster::task_manager_location location;
+    rpc::gateway gateway; ///< fenced with our JobMasterId, scope = job id
+  };
+  struct resource_manager_connection {
+    rpc::gateway gateway;
+    cluster::resource_manager_id id;
+    std::string address;
+    cluster::resource_id resource_id;
+    bool established = false;
+    std::unique_ptr<registration::retrying_registration<resource_manager::job_master_registration_success>>
+      registration;
+  };
+
+  void register_methods();
+  void start_job_master_services();
+  void reset_and_start_scheduler();
+  void fail_before_start(const std::string& cause);
+
+  // Resource manager connection.
+  void notify_resource_manager_leader(const leader::leader_address& address,
+                                      const cluster::resource_manager_id& id);
+  void connect_to_resource_manager(const leader::leader_address& address,
+                                   const cluster::resource_manager_id& id);
+  void on_registered_at_resource_manager(std::uint64_t generation,
+                                         const resource_manager::job_master_registration_success& s);
+  void close_resource_manager_connection(const std::string& cause, bool notify_resource_manager);
+  void reconnect_to_resource_manager(const std::string& cause);
+
+  // Task executors.
+  void disconnect_task_manager(const cluster::resource_id& id, const std::string& cause);
+  std::optional<rpc::gateway> task_executor_gateway(const slot_pool::allocated_slot& slot) const;
+
+  // scheduler_actions
+  void allocate_slot(const slot_pool::slot_request_id& request,
+                     const cluster::resource_profile& profile) override;
+  void release_slot(const slot_pool::slot_request_id& request, const std::string& cause) override;
+  void submit_task(const graph::execution_attempt_id& attempt, const slot_pool::allocated_slot& slot,
+                   graph::task_deployment_descriptor tdd) override;
+  void cancel_task(const graph::execution_attempt_id& attempt,
+                   const slot_pool::allocated_slot& slot) override;
+  void job_status_changed(graph::job_status from, graph::job_status to,
+                          const std::string& cause) override;
+  void job_reached_terminal_state(graph::job_status status, const std::string& cause);
+
+  rpc::gateway slot_pool_gateway() const;
+
+  graph::job_graph job_graph_;
+  graph::job_id job_id_;
+  cluster::job_master_id initial_token_;
+  job_master_config config_;
+  job_master_services services_;
+  std::shared_ptr<spdlog::logger> logger_;
+
+  std::unique_ptr<scheduler> scheduler_;
+  std::optional<job_master_result> result_;
+  bool terminal_reported_ = false;
+
+  caf::actor slot_pool_;
+  std::unique_ptr<task_manager_heartbeats> tm_listener_;
+  std::unique_ptr<resource_manager_heartbeats> rm_listener_;
+  std::unique_ptr<heartbeat::heartbeat_manager> tm_heartbeats_;
+  std::unique_ptr<heartbeat::heartbeat_manager> rm_heartbeats_;
+  std::unique_ptr<resource_manager_leader_listener> rm_leader_listener_;
+  std::unique_ptr<leader::leader_retrieval_service> rm_retrieval_;
+  std::optional<resource_manager_connection> rm_;
+  std::uint64_t rm_generation_ = 0;
+  /// The last ResourceManager leader retrieved (reconnects go there).
+  std::optional<std::pair<leader::leader_address, cluster::resource_manager_id>> rm_leader_;
+  std::map<cluster::resource_id, task_manager_connection> task_managers_;
+};
+
+} // namespace flint::job_master

@@ -1,0 +1,20 @@
+#pragma once
+/// How a job ended on its JobMaster (what the Dispatcher turns into the job result).
+
+#include <string>
+
+#include "runtime/graph/ids.hpp"
+#include "runtime/graph/job_status.hpp"
+
+namespace flint::job_master {
+
+struct job_master_result {
+  graph::job_id job;
+  /// FINISHED, CANCELED or FAILED.
+  graph::job_status status = graph::job_status::failed;
+  /// Why the job failed; empty otherwise.
+  std::string failure_cause;
+  friend bool operator==(const job_master_result&, const job_master_result&) = default;
+};
+
+} // namespace flint::job_master
