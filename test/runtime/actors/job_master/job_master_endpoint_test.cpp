@@ -1,0 +1,350 @@
+// The JobMaster endpoint with its SlotPool, message by message on the test coordinator: a fake
+// ResourceManager (found through embedded leader retrieval) and a fake TaskExecutor built from
+// lambdas record what the JobMaster sends them and answer as each test scripts.
+
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include <caf/all.hpp>
+
+#include "runtime/actors/job_master/job_master.hpp"
+#include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
+#include "runtime/actors/slot_pool/slot_pool.hpp"
+#include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "test/runtime/actors/job_master/test_jobs.hpp"
+#include "test/support/test_fixture.hpp"
+
+using namespace flint;
+using namespace flint::job_master;
+using namespace std::chrono_literals;
+using flint::test::fake_endpoint;
+using flint::test::test_fixture;
+using graph::execution_state;
+using graph::job_status;
+using trace::direction;
+
+namespace {
+
+const graph::job_id job{0xfeed, 0xbeef};
+const cluster::job_master_id jm_token{0x1234, 0x5678};
+const std::string jm_id = "job_master/" + job.to_string();
+const std::string tm_id = "task_executor/tm-1";
+
+/// Takes the ResourceManager leadership for the fake RM and confirms it with the fake's handle.
+struct rm_contender : leader::leader_contender {
+  rpc::fencing_token granted;
+  void grant_leadership(const rpc::fencing_token& id) override { granted = id; }
+  void revoke_leadership() override { granted = {}; }
+  std::string description() const override { return "fake resource manager"; }
+};
+
+struct job_master_fixture : test_fixture {
+  leader::embedded_ha_services ha{7};
+  rpc::endpoint_directory directory;
+  rm_contender contender;
+  std::unique_ptr<leader::leader_election_service> election = ha.resource_manager_election();
+
+  // What the fakes saw.
+  std::vector<resource_manager::job_master_registration_request> registrations;
+  std::vector<resource_manager::request_slot_request> slot_requests;
+  std::vector<task_executor::submit_task_request> submitted;
+  std::vector<task_executor::cancel_task_request> canceled;
+  std::vector<task_executor::free_slot_request> freed;
+  std::vector<task_executor::disconnect_job_manager_request> te_disconnects;
+  std::vector<rpc::reply_to<rpc::ack>> parked_submits;
+  bool park_submits = false;
+  std::vector<job_master_result> results;
+
+  caf::actor rm;
+  caf::actor te;
+  caf::actor jm;
+
+  job_master_fixture() {
+    election->start(contender);
+    auto rm_token = contender.granted;
+    rm = spawn<fake_endpoint>(context("resource_manager"), [this, rm_token](fake_endpoint& self) {
+      self.set_token(rm_token);
+      self.on<resource_manager::register_job_manager>(
+        rpc::fencing::fenced,
+        [this, rm_token](resource_manager::job_master_registration_request r)
+          -> expected<resource_manager::job_master_registration_response> {
+          registrations.push_back(r);
+          return resource_manager::job_master_registration_response{
+            resource_manager::job_master_registration_success{rm_token, "resource_manager"}};
+        });
+      self.on<resource_manager::request_slot>(
+        rpc::fencing::fenced, [this](resource_manager::request_slot_request r) -> expected<rpc::ack> {
+          slot_requests.push_back(r);
+          return rpc::ack{};
+        });
+      auto ack = [](auto) -> expected<rpc::ack> { return rpc::ack{}; };
+      self.on<resource_manager::cancel_slot_request>(rpc::fencing::fenced, ack);
+      self.on<resource_manager::disconnect_job_manager>(rpc::fencing::fenced, ack);
+      self.on<resource_manager::heartbeat_from_job_manager>(rpc::fencing::fenced, ack);
+    });
+    te = spawn<fake_endpoint>(context(tm_id), [this](fake_endpoint& self) {
+      self.set_token(jm_token);
+      self.on_async<task_executor::submit_task>(
+        rpc::fencing::fenced,
+        [this](task_executor::submit_task_request r, rpc::reply_to<rpc::ack> reply) {
+          submitted.push_back(r);
+          if (park_submits)
+            parked_submits.push_back(std::move(reply));
+          else
+            reply(rpc::ack{});
+        });
+      self.on<task_executor::cancel_task>(
+        rpc::fencing::fenced, [this](task_executor::cancel_task_request r) -> expected<rpc::ack> {
+          canceled.push_back(r);
+          return rpc::ack{};
+        });
+      self.on<task_executor::free_slot>(
+        rpc::fencing::fenced, [this](task_executor::free_slot_request r) -> expected<rpc::ack> {
+          freed.push_back(r);
+          return rpc::ack{};
+        });
+      self.on<task_executor::disconnect_job_manager>(
+        rpc::fencing::fenced,
+        [this](task_executor::disconnect_job_manager_request r) -> expected<rpc::ack> {
+          te_disconnects.push_back(r);
+          return rpc::ack{};
+        });
+      self.on<task_executor::heartbeat_from_job_manager>(
+        rpc::fencing::fenced, [](heartbeat::heartbeat_request) -> expected<rpc::ack> { return rpc::ack{}; });
+    });
+    run();
+  }
+
+  void confirm_resource_manager() {
+    election->confirm_leadership(contender.granted, leader::leader_address{"resource_manager", rm, {}, 0});
+    run();
+  }
+
+  void start_job_master(graph::job_graph g = test::chain_job(job, {2, 2, 2})) {
+    job_master_config cfg;
+    job_master_services services{&ha, &directory,
+                                 [this](job_master_result r) { results.push_back(std::move(r)); }};
+    jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
+    run();
+  }
+
+  job_master::job_master& master() { return deref<job_master::job_master>(jm); }
+  const slot_pool::slot_pool_state& pool() {
+    return deref<slot_pool::slot_pool>(master().slot_pool_actor()).state();
+  }
+
+  /// Calls the JobMaster from the fake TaskExecutor's main thread (so it is the caller).
+  template <class M>
+  expected<typename M::response> te_call(const typename M::request& req,
+                                         cluster::job_master_id token = jm_token) {
+    std::optional<expected<typename M::response>> out;
+    rpc::gateway gw(jm, jm_id, token);
+    in_main_thread<fake_endpoint>(te, [gw, req, &out](fake_endpoint& self) {
+      gw.ask<M>(self, req, [&out](expected<typename M::response> r) { out = std::move(r); });
+    });
+    run();
+    REQUIRE(out.has_value());
+    return std::move(*out);
+  }
+
+  cluster::task_manager_location location() const { return {tm_id, "localhost", 0}; }
+
+  /// The TE registers and offers the slots the RM asked it for (slot i for request i).
+  void register_and_offer() {
+    auto reg = te_call<register_task_manager>({tm_id, location()});
+    REQUIRE(reg.has_value());
+    REQUIRE(std::holds_alternative<task_manager_registration_success>(*reg));
+    std::vector<cluster::slot_offer> offers;
+    for (std::size_t i = 0; i < slot_requests.size(); ++i)
+      offers.push_back(cluster::slot_offer{slot_requests[i].request.allocation_id,
+                                           static_cast<std::int32_t>(i), {}});
+    auto accepted = te_call<offer_slots>({tm_id, offers});
+    REQUIRE(accepted.has_value());
+    CHECK(accepted->accepted.size() == offers.size());
+  }
+
+  void report_all(execution_state state) {
+    for (auto& s : submitted) {
+      cluster::task_execution_state tes{job, {s.tdd.job_vertex_id, s.tdd.subtask_index,
+                                              s.tdd.attempt_number}, state, {}};
+      auto r = te_call<update_task_execution_state>(tes);
+      REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+    }
+  }
+
+  std::vector<std::string> submitted_names() const {
+    std::vector<std::string> names;
+    for (auto& s : submitted)
+      names.push_back(s.tdd.task_name);
+    return names;
+  }
+
+  /// Brings a 3 x 2 job to RUNNING on one TaskExecutor with two slots.
+  void run_job() {
+    confirm_resource_manager();
+    start_job_master();
+    register_and_offer();
+    REQUIRE(submitted.size() == 6);
+    report_all(execution_state::running);
+    REQUIRE(master().status() == job_status::running);
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(job_master_fixture, "a job runs: JM registers at the RM, slots are requested, offered, deployed in order and the job finishes") {
+  confirm_resource_manager();
+  start_job_master();
+  REQUIRE(registrations.size() == 1);
+  CHECK(registrations[0].job_master_id == jm_token);
+  CHECK(registrations[0].job_id == job);
+  CHECK(registrations[0].job_master_address == jm_id);
+  CHECK(master().connected_to_resource_manager());
+  // Slot sharing: two physical slots for three vertices at parallelism 2.
+  REQUIRE(slot_requests.size() == 2);
+  CHECK(slot_requests[0].job_master_id == jm_token);
+  CHECK(slot_requests[0].request.target_address == jm_id);
+  CHECK(master().status() == job_status::running);
+  CHECK(submitted.empty());
+
+  register_and_offer();
+  CHECK(master().is_registered_task_manager(tm_id));
+  REQUIRE(submitted.size() == 6);
+  CHECK(submitted_names() == std::vector<std::string>{"Source: numbers (1/2)", "Source: numbers (2/2)",
+                                                      "Map (1/2)", "Map (2/2)",
+                                                      "Sink: collect (1/2)", "Sink: collect (2/2)"});
+  CHECK(submitted[0].job_master_id == jm_token);
+  CHECK(submitted[0].allocation_id == slot_requests[0].request.allocation_id);
+  CHECK(submitted[1].allocation_id == slot_requests[1].request.allocation_id);
+  CHECK(submitted[2].allocation_id == slot_requests[0].request.allocation_id);
+
+  report_all(execution_state::running);
+  CHECK(results.empty());
+  report_all(execution_state::finished);
+  CHECK(master().status() == job_status::finished);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0] == job_master_result{job, job_status::finished, ""});
+  // Both slots are freed at the TaskExecutor once the job is over.
+  CHECK(freed.size() == 2);
+
+  CHECK(flint::test::contains_in_order(trace(), {{direction::receive, "allocate_slot"},
+                                                 {direction::receive, "register_job_manager"},
+                                                 {direction::receive, "connect_to_resource_manager"},
+                                                 {direction::receive, "request_slot"},
+                                                 {direction::receive, "register_task_manager"},
+                                                 {direction::receive, "offer_slots"},
+                                                 {direction::receive, "submit_task"},
+                                                 {direction::receive, "update_task_execution_state"},
+                                                 {direction::receive, "free_slot"}}));
+  auto status = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(status.has_value());
+  CHECK(status->status == job_status::finished);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "slot requests made before any resource manager is known wait and are sent once one is") {
+  start_job_master();
+  CHECK(registrations.empty());
+  CHECK(slot_requests.empty());
+  CHECK(pool().waiting_for_resource_manager_count() == 2);
+  confirm_resource_manager();
+  CHECK(registrations.size() == 1);
+  CHECK(slot_requests.size() == 2);
+  CHECK(pool().waiting_for_resource_manager_count() == 0);
+  register_and_offer();
+  CHECK(submitted.size() == 6);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "cancel while running ends CANCELED with every slot released") {
+  run_job();
+  auto ack = te_call<flint::job_master::cancel>(rpc::ack{});
+  REQUIRE(ack.has_value());
+  CHECK(master().status() == job_status::cancelling);
+  CHECK(canceled.size() == 6);
+  report_all(execution_state::canceled);
+  CHECK(master().status() == job_status::canceled);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::canceled);
+  CHECK(freed.size() == 2);
+  CHECK(pool().allocated_count() == 0);
+  CHECK(pool().available_count() == 0);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a task executor that disconnects fails the job, naming it") {
+  run_job();
+  auto ack = te_call<flint::job_master::disconnect_task_manager>({tm_id, "TaskExecutor is shutting down."});
+  REQUIRE(ack.has_value());
+  CHECK(master().status() == job_status::failed);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find(tm_id) != std::string::npos);
+  CHECK(results[0].failure_cause.find("TaskExecutor is shutting down.") != std::string::npos);
+  CHECK(!master().is_registered_task_manager(tm_id));
+  CHECK(te_disconnects.size() == 1);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a task executor whose heartbeats stop fails the job after heartbeat.timeout") {
+  run_job();
+  // The fake TE confirms heartbeat requests but never answers them.
+  for (int i = 0; i < 5; ++i)
+    advance(10s);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find("Heartbeat of TaskManager with id " + tm_id + " timed out.")
+        != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a deployment the task executor never confirms fails its execution after the rpc timeout") {
+  park_submits = true;
+  confirm_resource_manager();
+  start_job_master(test::chain_job(job, {1}));
+  register_and_offer();
+  REQUIRE(submitted.size() == 1);
+  const auto& vertex = master().job_scheduler()->graph().vertices()[0];
+  CHECK(vertex.current_execution.state() == execution_state::deploying);
+  advance(9s);
+  CHECK(vertex.current_execution.state() == execution_state::deploying);
+  advance(1s);
+  CHECK(master().job_scheduler()->graph().vertices()[0].current_execution.state() == execution_state::failed);
+  CHECK(master().status() == job_status::failed);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].failure_cause.find("not responding after a rpcTimeout of 10000 ms") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a call carrying an old JobMasterId is refused") {
+  confirm_resource_manager();
+  start_job_master();
+  cluster::job_master_id old_token{0x1, 0x1};
+  auto refused = te_call<register_task_manager>({tm_id, location()}, old_token);
+  REQUIRE(!refused.has_value());
+  CHECK(refused.error().code == errc::fencing_token_mismatch);
+  CHECK(!master().is_registered_task_manager(tm_id));
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a job graph that cannot be built fails the job with a clear cause") {
+  confirm_resource_manager();
+  auto bad = test::chain_job(job, {1, 1});
+  bad.vertices[1].inputs.push_back(42);
+  start_job_master(bad);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find("invalid job graph") != std::string::npos);
+  CHECK(registrations.empty());
+  auto status = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(status.has_value());
+  CHECK(status->status == job_status::failed);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a job that needs more slots than ever come fails after slot.request.timeout") {
+  confirm_resource_manager();
+  start_job_master();
+  REQUIRE(slot_requests.size() == 2);
+  for (int i = 0; i < 29; ++i)
+    advance(10s);
+  CHECK(results.empty());
+  // Nobody offers anything: the requests time out and the job fails with the pool's reason.
+  advance(10s);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find("slot request timeout of 300000 ms") != std::string::npos);
+}
