@@ -22,10 +22,10 @@ graph::execution_attempt_id task::attempt_of(const graph::task_deployment_descri
 }
 
 caf::behavior task::make_behavior() {
-  report(graph::execution_state::deploying);
+  report_state(graph::execution_state::deploying);
   send(this, init_atom::value);
   return {
-    [this](init_atom) { initialize(); },
+    [this](init_atom) { start_invokable(); },
     [this](task_step_atom) {
       step_queued_ = false;
       do_step();
@@ -40,7 +40,7 @@ caf::behavior task::make_behavior() {
           // Cancelling is best effort; the task ends CANCELED either way.
         }
       }
-      finish(graph::execution_state::canceled);
+      end_with(graph::execution_state::canceled);
     },
     [this](task_fail_atom, std::string& cause) {
       if (graph::is_terminal(state_))
@@ -51,28 +51,28 @@ caf::behavior task::make_behavior() {
         } catch (const std::exception&) {
         }
       }
-      finish(graph::execution_state::failed, std::move(cause));
+      end_with(graph::execution_state::failed, std::move(cause));
     },
   };
 }
 
-void task::initialize() {
+void task::start_invokable() {
   if (graph::is_terminal(state_))
     return;
   try {
     invokable_ = setup_.invokables ? setup_.invokables(setup_.tdd) : nullptr;
   } catch (const std::exception& e) {
-    finish(graph::execution_state::failed,
+    end_with(graph::execution_state::failed,
            "Could not instantiate the invokable of " + setup_.tdd.task_name + ": " + e.what());
     return;
   }
   if (!invokable_) {
-    finish(graph::execution_state::failed,
+    end_with(graph::execution_state::failed,
            "No invokable for task " + setup_.tdd.task_name + " (" + attempt_.to_string() + ").");
     return;
   }
-  report(graph::execution_state::initializing);
-  report(graph::execution_state::running);
+  report_state(graph::execution_state::initializing);
+  report_state(graph::execution_state::running);
   step_queued_ = true;
   send(this, task_step_atom::value);
 }
@@ -87,11 +87,11 @@ void task::do_step() {
     done = make_error(errc::internal, e.what());
   }
   if (!done) {
-    finish(graph::execution_state::failed, done.error().message);
+    end_with(graph::execution_state::failed, done.error().message);
     return;
   }
   if (*done) {
-    finish(graph::execution_state::finished);
+    end_with(graph::execution_state::finished);
     return;
   }
   if (invokable_->has_work() && !step_queued_) {
@@ -100,13 +100,13 @@ void task::do_step() {
   }
 }
 
-void task::finish(graph::execution_state final_state, std::string cause) {
-  report(final_state, std::move(cause));
+void task::end_with(graph::execution_state final_state, std::string cause) {
+  report_state(final_state, std::move(cause));
   invokable_.reset();
   quit();
 }
 
-void task::report(graph::execution_state s, std::string cause) {
+void task::report_state(graph::execution_state s, std::string cause) {
   state_ = s;
   if (setup_.report)
     setup_.report(cluster::task_execution_state{setup_.tdd.job_id, attempt_, s, std::move(cause)});

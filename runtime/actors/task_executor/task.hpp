@@ -43,10 +43,10 @@ public:
   static graph::execution_attempt_id attempt_of(const graph::task_deployment_descriptor& tdd);
 
 private:
-  void initialize();
+  void start_invokable();
   void do_step();
-  void finish(graph::execution_state final_state, std::string cause = {});
-  void report(graph::execution_state s, std::string cause = {});
+  void end_with(graph::execution_state final_state, std::string cause = {});
+  void report_state(graph::execution_state s, std::string cause = {});
 
   task_setup setup_;
   graph::execution_attempt_id attempt_;

@@ -1,0 +1,476 @@
+// The TaskExecutor driven message by message on the deterministic scheduler, against a fake
+// ResourceManager and a fake JobMaster (endpoints built from lambdas) that lead through the
+// embedded HA services.
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <optional>
+#include <random>
+
+#include <caf/all.hpp>
+
+#include "runtime/actors/job_master/job_master_gateway.hpp"
+#include "runtime/actors/leader/ha_services.hpp"
+#include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
+#include "runtime/actors/resource_manager/slot_report_payload.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/task_executor/job_table.hpp"
+#include "runtime/actors/task_executor/task.hpp"
+#include "runtime/actors/task_executor/task_executor.hpp"
+#include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/actors/task_executor/task_slot_table.hpp"
+#include "test/support/test_fixture.hpp"
+
+using namespace flint;
+using namespace std::chrono_literals;
+using flint::test::fake_endpoint;
+using flint::test::test_fixture;
+using trace::direction;
+namespace te = flint::task_executor;
+namespace rm = flint::resource_manager;
+namespace jm = flint::job_master;
+
+namespace {
+
+/// Takes the leadership it is granted (synchronously, from the embedded election).
+struct recording_contender : leader::leader_contender {
+  rpc::fencing_token granted;
+  void grant_leadership(const rpc::fencing_token& id) override { granted = id; }
+  void revoke_leadership() override { granted = {}; }
+  std::string description() const override { return "test contender"; }
+};
+
+const graph::job_id job_a{0xa, 1};
+const std::string te_id = "task_executor/tm-1";
+const std::string rm_id_text = "resource_manager";
+const std::string jm_address = "job_master/" + job_a.to_string();
+
+/// What the fake ResourceManager saw.
+struct rm_log {
+  std::vector<rm::task_executor_registration_request> registrations;
+  std::vector<rm::send_slot_report_request> reports;
+  std::vector<rm::notify_slot_available_request> available;
+  std::vector<rm::disconnect_task_manager_request> disconnects;
+  int heartbeats = 0;
+};
+
+/// What the fake JobMaster saw, and how it answers offers.
+struct jm_log {
+  std::vector<jm::register_task_manager_request> registrations;
+  std::vector<jm::offer_slots_request> offers;
+  std::vector<cluster::task_execution_state> states;
+  bool accept_offers = true;
+};
+
+graph::task_deployment_descriptor tdd_for(int subtask) {
+  graph::task_deployment_descriptor tdd;
+  tdd.job_id = job_a;
+  tdd.job_vertex_id = graph::job_vertex_id{0xbeef, 7};
+  tdd.task_name = "Map (" + std::to_string(subtask + 1) + "/2)";
+  tdd.subtask_index = subtask;
+  tdd.parallelism = 2;
+  return tdd;
+}
+
+graph::execution_attempt_id attempt_for(int subtask) {
+  return graph::execution_attempt_id{graph::job_vertex_id{0xbeef, 7}, subtask, 0};
+}
+
+struct te_fixture : test_fixture {
+  leader::embedded_ha_services ha{7};
+  rpc::endpoint_directory directory;
+  recording_contender rm_contender;
+  recording_contender jm_contender;
+  std::unique_ptr<leader::leader_election_service> rm_election = ha.resource_manager_election();
+  std::unique_ptr<leader::leader_election_service> jm_election = ha.job_master_election(job_a);
+  std::shared_ptr<rm_log> rm_seen = std::make_shared<rm_log>();
+  std::shared_ptr<jm_log> jm_seen = std::make_shared<jm_log>();
+  caf::actor rm;
+  caf::actor jm;
+  caf::actor tm;
+  te::invokable_factory invokables = te::make_invokable_factory<te::noop_invokable>();
+
+  rpc::fencing_token rm_token() const { return rm_contender.granted; }
+  rpc::fencing_token jm_token() const { return jm_contender.granted; }
+
+  te_fixture() {
+    rm_election->start(rm_contender);
+    jm_election->start(jm_contender);
+    auto token = rm_token();
+    auto seen = rm_seen;
+    rm = spawn<fake_endpoint>(context(rm_id_text), [token, seen](fake_endpoint& self) {
+      self.set_token(token);
+      using rpc::fencing;
+      self.on<rm::register_task_executor>(fencing::fenced, [seen](rm::task_executor_registration_request req)
+                                                             -> expected<rm::task_executor_registration_response> {
+        seen->registrations.push_back(req);
+        return rm::task_executor_registration_response{
+          rm::task_executor_registration_success{cluster::instance_id{1, 2}, rm_id_text, 10000}};
+      });
+      self.on<rm::send_slot_report>(fencing::fenced, [seen](rm::send_slot_report_request req) -> expected<rpc::ack> {
+        seen->reports.push_back(req);
+        return rpc::ack{};
+      });
+      self.on<rm::notify_slot_available>(fencing::fenced, [seen](rm::notify_slot_available_request req)
+                                                            -> expected<rpc::ack> {
+        seen->available.push_back(req);
+        return rpc::ack{};
+      });
+      self.on<rm::disconnect_task_manager>(fencing::fenced, [seen](rm::disconnect_task_manager_request req)
+                                                              -> expected<rpc::ack> {
+        seen->disconnects.push_back(req);
+        return rpc::ack{};
+      });
+      self.on<rm::heartbeat_from_task_manager>(fencing::fenced, [seen](heartbeat::heartbeat_request)
+                                                                  -> expected<rpc::ack> {
+        ++seen->heartbeats;
+        return rpc::ack{};
+      });
+    });
+    auto jm_tok = jm_token();
+    auto jseen = jm_seen;
+    jm = spawn<fake_endpoint>(context(jm_address), [jm_tok, jseen](fake_endpoint& self) {
+      self.set_token(jm_tok);
+      using rpc::fencing;
+      self.on<jm::register_task_manager>(fencing::fenced, [jseen](jm::register_task_manager_request req)
+                                                            -> expected<jm::task_manager_registration_response> {
+        jseen->registrations.push_back(req);
+        return jm::task_manager_registration_response{jm::task_manager_registration_success{jm_address}};
+      });
+      self.on<jm::offer_slots>(fencing::fenced, [jseen](jm::offer_slots_request req) -> expected<jm::offer_slots_response> {
+        jseen->offers.push_back(req);
+        if (!jseen->accept_offers)
+          return jm::offer_slots_response{};
+        return jm::offer_slots_response{req.offers};
+      });
+      self.on<jm::update_task_execution_state>(fencing::fenced, [jseen](cluster::task_execution_state s)
+                                                                  -> expected<rpc::ack> {
+        jseen->states.push_back(s);
+        return rpc::ack{};
+      });
+      self.on<jm::heartbeat_from_task_manager>(fencing::fenced, [](heartbeat::heartbeat_request) -> expected<rpc::ack> {
+        return rpc::ack{};
+      });
+    });
+    run();
+    rm_election->confirm_leadership(rm_token(), leader::leader_address{rm_id_text, rm, {}, 0});
+    jm_election->confirm_leadership(jm_token(), leader::leader_address{jm_address, jm, {}, 0});
+  }
+
+  // The actors use the HA services and the directory: stop them while those still exist.
+  ~te_fixture() {
+    for (auto* a : {&tm, &rm, &jm})
+      if (*a)
+        caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+    run();
+  }
+
+  void start_task_executor(std::int32_t slots = 2) {
+    te::task_executor_config cfg;
+    cfg.resource_id = te_id;
+    cfg.host = "localhost";
+    cfg.data_port = 6121;
+    cfg.number_of_slots = slots;
+    cfg.detached_tasks = false;
+    te::task_executor_services services{&ha, &directory, invokables};
+    tm = spawn<te::task_executor>(context(te_id), cfg, services);
+    run();
+  }
+
+  te::task_executor& tex() { return deref<te::task_executor>(tm); }
+
+  /// Asks the TaskExecutor from `from`'s main thread through `gw`; returns the answer.
+  template <class M>
+  std::optional<expected<typename M::response>> ask_te(const caf::actor& from, rpc::gateway gw,
+                                                       typename M::request req) {
+    std::optional<expected<typename M::response>> result;
+    in_main_thread<fake_endpoint>(from, [&, gw, req](fake_endpoint& self) {
+      gw.ask<M>(self, req, [&](expected<typename M::response> r) { result.emplace(std::move(r)); });
+    });
+    run();
+    return result;
+  }
+
+  rpc::gateway te_from_rm(rpc::fencing_token token) const {
+    return rpc::gateway(tm, te_id, token, te::rm_scope);
+  }
+  rpc::gateway te_from_jm(rpc::fencing_token token) const {
+    return rpc::gateway(tm, te_id, token, job_a.to_string());
+  }
+
+  te::request_slot_request slot_request(int index, std::uint64_t allocation) const {
+    return te::request_slot_request{cluster::slot_id{te_id, index}, job_a,
+                                    cluster::allocation_id{0xa11, allocation}, {}, jm_address,
+                                    rm_token()};
+  }
+
+  /// RM request_slot for slot `index` under allocation `allocation`; the TE then registers at
+  /// the JobMaster and offers.
+  void request_slot(int index, std::uint64_t allocation) {
+    auto r = ask_te<te::request_slot>(rm, te_from_rm(rm_token()), slot_request(index, allocation));
+    REQUIRE(r.has_value());
+    REQUIRE(r->has_value());
+  }
+
+  std::optional<expected<rpc::ack>> submit(int subtask, std::uint64_t allocation,
+                                           std::optional<rpc::fencing_token> token = std::nullopt) {
+    auto t = token.value_or(jm_token());
+    return ask_te<te::submit_task>(jm, te_from_jm(t),
+                                   te::submit_task_request{tdd_for(subtask), t,
+                                                           cluster::allocation_id{0xa11, allocation}});
+  }
+
+  std::vector<graph::execution_state> states_of(int subtask) const {
+    std::vector<graph::execution_state> out;
+    for (auto& s : jm_seen->states)
+      if (s.attempt == attempt_for(subtask))
+        out.push_back(s.state);
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(te_fixture, "a TaskExecutor registers at the ResourceManager leader it retrieves and sends its slot report") {
+  start_task_executor(2);
+  CHECK(tex().is_connected_to_resource_manager());
+  CHECK(tex().resource_manager_id() == rm_token());
+  REQUIRE(rm_seen->registrations.size() == 1);
+  CHECK(rm_seen->registrations[0].resource_id == te_id);
+  CHECK(rm_seen->registrations[0].task_executor_address == te_id);
+  CHECK(rm_seen->registrations[0].number_of_slots == 2);
+  CHECK(rm_seen->registrations[0].data_port == 6121);
+  REQUIRE(rm_seen->reports.size() == 1);
+  CHECK(rm_seen->reports[0].registration_id == cluster::instance_id{1, 2});
+  REQUIRE(rm_seen->reports[0].report.slots.size() == 2);
+  CHECK(rm_seen->reports[0].report.slots[1].id == cluster::slot_id{te_id, 1});
+  CHECK_FALSE(rm_seen->reports[0].report.slots[1].allocation.has_value());
+  CHECK(test::contains_in_order(trace(), {{direction::send, "register_task_executor"},
+                                          {direction::receive, "register_task_executor"},
+                                          {direction::response, "register_task_executor"},
+                                          {direction::send, "send_slot_report"},
+                                          {direction::receive, "send_slot_report"}}));
+  // Both carried the retrieved leader id.
+  for (auto& r : trace())
+    if (r.dir == direction::receive && r.to == rm_id_text)
+      CHECK(r.token == rm_token());
+}
+
+TEST_CASE_FIXTURE(te_fixture, "the ResourceManager's heartbeat request is answered with the slot report as payload") {
+  start_task_executor(1);
+  auto r = ask_te<te::heartbeat_from_resource_manager>(rm, te_from_rm(rm_token()),
+                                                      heartbeat::heartbeat_request{rm_id_text, {}});
+  REQUIRE(r.has_value());
+  CHECK(r->has_value());
+  CHECK(rm_seen->heartbeats == 1);
+  CHECK(test::contains_in_order(trace(), {{direction::receive, "heartbeat_from_resource_manager"},
+                                          {direction::send, "heartbeat_from_task_manager"}}));
+}
+
+TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at the job's leader and offer the slot; accepted slots become active") {
+  start_task_executor(2);
+  request_slot(1, 1);
+  REQUIRE(jm_seen->registrations.size() == 1);
+  CHECK(jm_seen->registrations[0].task_executor_address == te_id);
+  CHECK(jm_seen->registrations[0].location == cluster::task_manager_location{te_id, "localhost", 6121});
+  REQUIRE(jm_seen->offers.size() == 1);
+  CHECK(jm_seen->offers[0].task_manager == te_id);
+  REQUIRE(jm_seen->offers[0].offers.size() == 1);
+  CHECK(jm_seen->offers[0].offers[0].allocation == cluster::allocation_id{0xa11, 1});
+  CHECK(jm_seen->offers[0].offers[0].slot_index == 1);
+  CHECK(tex().slot_table().slot(1)->state == te::task_slot_state::active);
+  CHECK(tex().jobs().job_master_id_of(job_a) == jm_token());
+  CHECK(test::contains_in_order(trace(), {{direction::receive, "request_slot"},
+                                          {direction::send, "register_task_manager"},
+                                          {direction::receive, "register_task_manager"},
+                                          {direction::send, "offer_slots"},
+                                          {direction::receive, "offer_slots"},
+                                          {direction::response, "offer_slots"}}));
+  for (auto& r : trace())
+    if (r.dir == direction::receive && r.to == jm_address)
+      CHECK(r.token == jm_token());
+
+  // A second slot for the same job is offered at once over the existing connection.
+  request_slot(0, 2);
+  CHECK(jm_seen->registrations.size() == 1);
+  REQUIRE(jm_seen->offers.size() == 2);
+  CHECK(jm_seen->offers[1].offers[0].allocation == cluster::allocation_id{0xa11, 2});
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a slot the JobMaster rejects is freed and the ResourceManager told") {
+  jm_seen->accept_offers = false;
+  start_task_executor(1);
+  request_slot(0, 1);
+  CHECK(tex().slot_table().is_slot_free(0));
+  REQUIRE(rm_seen->available.size() == 1);
+  CHECK(rm_seen->available[0].slot == cluster::slot_id{te_id, 0});
+  CHECK(rm_seen->available[0].allocation_id == cluster::allocation_id{0xa11, 1});
+  CHECK(tex().jobs().size() == 0);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "calls with an old ResourceManagerId or an old JobMasterId are refused") {
+  start_task_executor(2);
+  std::mt19937_64 rng{3};
+  auto old_rm = rpc::fencing_token::generate(rng);
+  auto r = ask_te<te::request_slot>(rm, te_from_rm(old_rm), slot_request(0, 1));
+  REQUIRE(r.has_value());
+  REQUIRE_FALSE(r->has_value());
+  CHECK(r->error().code == errc::fencing_token_mismatch);
+  CHECK(r->error().message.find(old_rm.to_string()) != std::string::npos);
+  CHECK(tex().slot_table().is_slot_free(0));
+
+  request_slot(0, 1);
+  auto old_jm = rpc::fencing_token::generate(rng);
+  auto s = submit(0, 1, old_jm);
+  REQUIRE(s.has_value());
+  REQUIRE_FALSE(s->has_value());
+  CHECK(s->error().code == errc::fencing_token_mismatch);
+  CHECK(s->error().message.find(jm_token().to_string()) != std::string::npos);
+  CHECK(tex().number_of_running_tasks() == 0);
+
+  // A job the TaskExecutor serves no JobMaster for has no token at all.
+  auto f = ask_te<te::free_slot>(jm, rpc::gateway(tm, te_id, jm_token(), graph::job_id{9, 9}.to_string()),
+                                 te::free_slot_request{graph::job_id{9, 9}, cluster::allocation_id{0xa11, 1}, "x"});
+  REQUIRE(f.has_value());
+  CHECK(f->error().code == errc::fencing_token_mismatch);
+  CHECK_FALSE(tex().slot_table().is_slot_free(0));
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a task reports DEPLOYING, INITIALIZING, RUNNING and FINISHED to its JobMaster") {
+  start_task_executor(1);
+  request_slot(0, 1);
+  auto r = submit(0, 1);
+  REQUIRE(r.has_value());
+  CHECK(r->has_value());
+  using graph::execution_state;
+  CHECK(states_of(0) == std::vector<execution_state>{execution_state::deploying, execution_state::initializing,
+                                                     execution_state::running, execution_state::finished});
+  CHECK(tex().number_of_running_tasks() == 0);
+  CHECK(tex().slot_table().tasks_of(cluster::allocation_id{0xa11, 1}).empty());
+  CHECK(test::contains_in_order(trace(), {{direction::receive, "submit_task"},
+                                          {direction::send, "update_task_execution_state"},
+                                          {direction::receive, "update_task_execution_state"}}));
+}
+
+TEST_CASE_FIXTURE(te_fixture, "cancel_task ends a running task CANCELED") {
+  invokables = te::make_invokable_factory<te::blocking_invokable>();
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  using graph::execution_state;
+  CHECK(states_of(0) == std::vector<execution_state>{execution_state::deploying, execution_state::initializing,
+                                                     execution_state::running});
+  CHECK(tex().number_of_running_tasks() == 1);
+  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(0)});
+  REQUIRE(c.has_value());
+  CHECK(c->has_value());
+  CHECK(states_of(0).back() == execution_state::canceled);
+  CHECK(tex().number_of_running_tasks() == 0);
+  auto again = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(0)});
+  CHECK(again->error().code == errc::not_found);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a cancel mail interleaves with a task's steps") {
+  invokables = [](const graph::task_deployment_descriptor&) -> std::unique_ptr<te::invokable> {
+    return std::make_unique<te::counting_invokable>(1000000);
+  };
+  start_task_executor(1);
+  request_slot(0, 1);
+  // Submit without draining: step the scheduler a bounded number of times, then cancel.
+  in_main_thread<fake_endpoint>(jm, [&](fake_endpoint& self) {
+    te_from_jm(jm_token()).ask<te::submit_task>(
+      self, te::submit_task_request{tdd_for(0), jm_token(), cluster::allocation_id{0xa11, 1}},
+      [](expected<rpc::ack>) {});
+  });
+  for (int i = 0; i < 50; ++i)
+    run_once();
+  auto task = tex().task_of(attempt_for(0));
+  REQUIRE(task);
+  caf::anon_send(task, te::task_cancel_atom::value);
+  run();
+  CHECK(states_of(0).back() == graph::execution_state::canceled);
+  CHECK(tex().number_of_running_tasks() == 0);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a failing invokable ends FAILED with its cause") {
+  invokables = te::make_invokable_factory<te::counting_invokable>(5, 2, std::string("boom at step 2"));
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  REQUIRE_FALSE(jm_seen->states.empty());
+  CHECK(jm_seen->states.back().state == graph::execution_state::failed);
+  CHECK(jm_seen->states.back().failure_cause == "boom at step 2");
+}
+
+TEST_CASE_FIXTURE(te_fixture, "free_slot frees the slot, tells the ResourceManager and ends the job's connection") {
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "job done"});
+  REQUIRE(f.has_value());
+  CHECK(f->has_value());
+  CHECK(tex().slot_table().is_slot_free(0));
+  REQUIRE(rm_seen->available.size() == 1);
+  CHECK(rm_seen->available[0].registration_id == cluster::instance_id{1, 2});
+  CHECK(tex().jobs().size() == 0);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "freeing a slot with a running task fails the task first and frees the slot after it") {
+  invokables = te::make_invokable_factory<te::blocking_invokable>();
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "slot released"});
+  REQUIRE(f->has_value());
+  CHECK(tex().slot_table().is_slot_free(0));
+  CHECK(tex().number_of_running_tasks() == 0);
+  CHECK(rm_seen->available.size() == 1);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "bad input gets clear errors") {
+  start_task_executor(2);
+  request_slot(0, 1);
+  // The slot is taken by another allocation.
+  auto taken = ask_te<te::request_slot>(rm, te_from_rm(rm_token()), slot_request(0, 2));
+  REQUIRE(taken.has_value());
+  CHECK(taken->error().code == errc::rejected);
+  CHECK(taken->error().message.find("already been allocated") != std::string::npos);
+  // A slot index the TaskExecutor does not have.
+  auto missing = ask_te<te::request_slot>(rm, te_from_rm(rm_token()), slot_request(5, 3));
+  CHECK(missing->error().code == errc::invalid_argument);
+  // A task for an allocation the TaskExecutor does not hold.
+  auto unknown = submit(0, 42);
+  CHECK(unknown->error().code == errc::not_found);
+  CHECK(unknown->error().message.find("No task slot allocated") != std::string::npos);
+  // Freeing an unknown allocation, cancelling an unknown task.
+  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 42}, "x"});
+  CHECK(f->error().code == errc::not_found);
+  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(1)});
+  CHECK(c->error().code == errc::not_found);
+  // Malformed bytes never reach a handler.
+  std::optional<expected<std::vector<char>>> raw;
+  in_main_thread<fake_endpoint>(rm, [&](fake_endpoint& self) {
+    te_from_rm(rm_token()).ask_raw(self, te::request_slot::id, "request_slot", {'x', 'y'}, std::nullopt,
+                                   [&](expected<std::vector<char>> r) { raw.emplace(std::move(r)); });
+  });
+  run();
+  REQUIRE(raw.has_value());
+  CHECK(raw->error().code == errc::malformed_message);
+  CHECK(tex().slot_table().number_of_free_slots() == 1);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "disconnect_resource_manager makes the TaskExecutor register again") {
+  start_task_executor(1);
+  auto r = ask_te<te::disconnect_resource_manager>(rm, te_from_rm(rm_token()),
+                                                  te::disconnect_resource_manager_request{"test"});
+  REQUIRE(r.has_value());
+  CHECK(r->has_value());
+  CHECK(rm_seen->disconnects.size() == 1);
+  CHECK(rm_seen->registrations.size() == 2);
+  CHECK(rm_seen->reports.size() == 2);
+  CHECK(tex().is_connected_to_resource_manager());
+}
