@@ -1,0 +1,80 @@
+#pragma once
+/// A network buffer: a memory segment with a readable size and a kind (Flink's NetworkBuffer).
+
+#include "runtime/network/buffer_recycler.hpp"
+#include "runtime/network/memory_segment.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace flint::network {
+
+/// What a buffer carries. Events travel as buffers of their own kind so that they keep their
+/// place in the stream and pass without credit.
+enum class buffer_kind : std::uint8_t {
+  /// Serialized records (length-prefixed, possibly spanning buffers).
+  data = 0,
+  /// The producer finished this subpartition; nothing follows.
+  end_of_partition = 1,
+};
+
+/// Human-readable name of a kind ("data", "end_of_partition").
+const char* to_string(buffer_kind kind);
+
+/// Owns a segment until released; then the segment goes back to its recycler (RAII). Move-only,
+/// so a buffer is handed from producer to consumer without copying its bytes.
+class buffer {
+public:
+  /// An empty handle (no segment).
+  buffer() = default;
+  /// Wraps `segment` (readable size 0); `recycler` may be null for unpooled memory.
+  buffer(memory_segment segment, std::shared_ptr<buffer_recycler> recycler,
+         buffer_kind kind = buffer_kind::data);
+
+  /// Heap memory outside every pool, freed on release: events and bytes a transport received.
+  static buffer unpooled(std::size_t capacity, buffer_kind kind = buffer_kind::data);
+  /// An event buffer (no payload).
+  static buffer event(buffer_kind kind);
+
+  buffer(buffer&& other) noexcept;
+  buffer& operator=(buffer&& other) noexcept;
+  buffer(const buffer&) = delete;
+  buffer& operator=(const buffer&) = delete;
+  ~buffer();
+
+  /// True while the buffer holds a segment or is an event.
+  explicit operator bool() const noexcept { return static_cast<bool>(segment_) || kind_ != buffer_kind::data; }
+
+  buffer_kind kind() const noexcept { return kind_; }
+  /// True for data buffers (Flink's isBuffer), false for events.
+  bool is_data() const noexcept { return kind_ == buffer_kind::data; }
+
+  char* data() noexcept { return segment_.data(); }
+  const char* data() const noexcept { return segment_.data(); }
+  /// Readable bytes.
+  std::size_t size() const noexcept { return size_; }
+  /// Bytes the segment holds.
+  std::size_t capacity() const noexcept { return segment_.size(); }
+  /// Sets the readable size; must not exceed the capacity.
+  void set_size(std::size_t size);
+  /// The readable bytes.
+  std::span<const char> bytes() const noexcept { return {segment_.data(), size_}; }
+
+  /// The recycler the segment returns to (null when unpooled).
+  const buffer_recycler* recycler() const noexcept { return recycler_.get(); }
+
+  /// Returns the segment to its recycler now; the handle becomes empty.
+  void release();
+  /// Detaches the segment without recycling it (the caller now owns it).
+  memory_segment take_segment();
+
+private:
+  memory_segment segment_;
+  std::shared_ptr<buffer_recycler> recycler_;
+  std::size_t size_ = 0;
+  buffer_kind kind_ = buffer_kind::data;
+};
+
+} // namespace flint::network

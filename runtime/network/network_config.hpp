@@ -1,0 +1,48 @@
+#pragma once
+/// Settings of the network stack, under Flink's configuration key names.
+
+#include "runtime/common/expected.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <string>
+
+namespace flint::network {
+
+/// The network stack's knobs. Each field names the Flink key it mirrors; defaults are Flink's
+/// except where noted.
+struct network_config {
+  /// `taskmanager.memory.segment-size`: bytes per network buffer (32 KiB).
+  std::size_t segment_size = 32 * 1024;
+  /// `taskmanager.memory.network.max`: network memory of one TaskExecutor, which fixes the number
+  /// of segments of its network_buffer_pool (64 MiB, Flink's minimum). Segments are allocated on
+  /// first use, so unused budget costs no RSS.
+  std::size_t network_memory = 64 * 1024 * 1024;
+  /// `taskmanager.network.memory.buffers-per-channel`: exclusive buffers of each remote input
+  /// channel, and the per-subpartition share of a result partition's pool (2).
+  std::size_t buffers_per_channel = 2;
+  /// `taskmanager.network.memory.floating-buffers-per-gate`: buffers an input gate's channels
+  /// share on demand, following the producers' backlog (8).
+  std::size_t floating_buffers_per_gate = 8;
+  /// `execution.buffer-timeout`: how long a partly filled buffer may wait before its caller
+  /// flushes it (100 ms). The network classes do not keep time; the task calls `flush_all()`.
+  std::chrono::milliseconds buffer_timeout{100};
+
+  /// Segments of the TaskExecutor's global pool: network_memory / segment_size.
+  std::size_t num_segments() const { return segment_size == 0 ? 0 : network_memory / segment_size; }
+  /// Smallest pool of a result partition with `subpartitions` consumers (Flink: one buffer per
+  /// subpartition plus one, so every subpartition can hold a buffer while one is being filled).
+  std::size_t partition_pool_min(std::size_t subpartitions) const { return subpartitions + 1; }
+  /// Largest pool of a result partition (Flink: buffers-per-channel per subpartition plus the
+  /// floating budget).
+  std::size_t partition_pool_max(std::size_t subpartitions) const {
+    return subpartitions * buffers_per_channel + floating_buffers_per_gate;
+  }
+
+  /// Reads the keys above from string values ("32kb", "64 mb", "100 ms", "2"); unknown keys are
+  /// ignored so one map can hold the whole TaskExecutor configuration.
+  static expected<network_config> from_map(const std::map<std::string, std::string>& values);
+};
+
+} // namespace flint::network

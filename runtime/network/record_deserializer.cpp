@@ -1,0 +1,102 @@
+#include "runtime/network/record_deserializer.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+namespace flint::network {
+namespace {
+
+std::size_t read_length(const char* bytes) {
+  auto b = [&](int i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])); };
+  return (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
+}
+
+} // namespace
+
+void record_deserializer::set_next_buffer(buffer next) {
+  if (current_ && position_ < current_.size())
+    throw std::logic_error("record_deserializer: the previous buffer is not used up");
+  if (!next.is_data())
+    throw std::logic_error("record_deserializer: events carry no records");
+  current_ = std::move(next);
+  position_ = 0;
+}
+
+bool record_deserializer::has_unfinished_data() const noexcept {
+  return (length_have_ > 0 && !spanning_returned_) || (current_ && position_ < current_.size());
+}
+
+void record_deserializer::clear() {
+  current_.release();
+  position_ = 0;
+  length_have_ = 0;
+  record_length_ = 0;
+  spanning_.clear();
+  spanning_returned_ = false;
+}
+
+deserialization_result record_deserializer::next_record(std::span<const char>& record) {
+  if (spanning_returned_) {
+    spanning_returned_ = false;
+    length_have_ = 0;
+    record_length_ = 0;
+    spanning_.clear();
+  }
+  std::size_t remaining = current_ ? current_.size() - position_ : 0;
+  const char* data = current_ ? current_.data() + position_ : nullptr;
+
+  if (length_have_ == 0) {
+    if (remaining >= 4) {
+      auto length = read_length(data);
+      if (remaining - 4 >= length) {
+        // The common case: the whole record lies in this buffer.
+        record = std::span<const char>{data + 4, length};
+        position_ += 4 + length;
+        return deserialization_result::record;
+      }
+      record_length_ = length;
+      length_have_ = 4;
+      spanning_.reserve(length);
+      spanning_.assign(data + 4, data + remaining);
+      position_ += remaining;
+    } else if (remaining > 0) {
+      std::copy(data, data + remaining, length_bytes_.begin());
+      length_have_ = remaining;
+      position_ += remaining;
+    }
+    current_.release();
+    return deserialization_result::need_more_data;
+  }
+
+  // Continue a record that started in an earlier buffer.
+  if (length_have_ < 4) {
+    auto n = std::min(4 - length_have_, remaining);
+    std::copy(data, data + n, length_bytes_.begin() + static_cast<std::ptrdiff_t>(length_have_));
+    length_have_ += n;
+    position_ += n;
+    data += n;
+    remaining -= n;
+    if (length_have_ < 4) {
+      current_.release();
+      return deserialization_result::need_more_data;
+    }
+    record_length_ = read_length(length_bytes_.data());
+    spanning_.clear();
+    spanning_.reserve(record_length_);
+  }
+  auto n = std::min(record_length_ - spanning_.size(), remaining);
+  spanning_.insert(spanning_.end(), data, data + n);
+  position_ += n;
+  if (spanning_.size() == record_length_) {
+    record = std::span<const char>{spanning_.data(), spanning_.size()};
+    spanning_returned_ = true;
+    // TODO(perf): release the buffer here already when the record ended exactly at its end.
+    return deserialization_result::record;
+  }
+  current_.release();
+  return deserialization_result::need_more_data;
+}
+
+} // namespace flint::network

@@ -1,0 +1,49 @@
+#pragma once
+/// Reassembles records from a sequence of buffers (Flink's SpillingAdaptiveSpanningRecordDeserializer).
+
+#include "runtime/network/buffer.hpp"
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace flint::network {
+
+/// What next_record found.
+enum class deserialization_result {
+  /// `record` views a complete record.
+  record,
+  /// The current buffer is used up (and released); give the next one with set_next_buffer.
+  need_more_data,
+};
+
+/// Reads length-prefixed records. A record inside one buffer is viewed in place (no copy); a
+/// record that spans buffers is gathered into an internal array. The buffer is released as soon as
+/// its last record has been consumed, which returns its credit to the producer.
+class record_deserializer {
+public:
+  /// Hands over the next data buffer of the channel; the previous one must be used up.
+  void set_next_buffer(buffer next);
+  /// The next complete record, viewed until the next call on this deserializer.
+  deserialization_result next_record(std::span<const char>& record);
+  /// True while part of a record has arrived and the rest has not.
+  bool has_unfinished_data() const noexcept;
+  /// True while a buffer is held (not yet consumed).
+  bool has_buffer() const noexcept { return static_cast<bool>(current_); }
+  /// Drops the current buffer and any partial record (on channel release).
+  void clear();
+
+private:
+  buffer current_;
+  std::size_t position_ = 0;
+  /// Spanning state: length bytes gathered so far, then the record's bytes.
+  std::array<char, 4> length_bytes_{};
+  std::size_t length_have_ = 0;
+  std::size_t record_length_ = 0;
+  std::vector<char> spanning_;
+  /// The last record returned was the spanning one; reset before reading on.
+  bool spanning_returned_ = false;
+};
+
+} // namespace flint::network

@@ -1,0 +1,83 @@
+#pragma once
+/// The consumer side of a channel whose producer is reached through a transport (Flink's
+/// RemoteInputChannel with credit-based flow control).
+
+#include "runtime/network/buffer_manager.hpp"
+#include "runtime/network/input_channel.hpp"
+#include "runtime/network/network_messages.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace flint::network {
+
+/// Receives buffer_responses into its own buffers (exclusive, then floating from the gate's
+/// pool) and grants the producer one credit per free buffer. Each response's backlog tells it how
+/// many floating buffers to borrow; new credit is collected as unannounced until the transport
+/// takes it as an add_credit message. Memory in flight per channel is thus bounded by its
+/// exclusive buffers plus what it borrowed from the gate's floating budget.
+///
+/// Transport-agnostic: the transport delivers responses with on_buffer, sends the
+/// partition_request and add_credit messages this class prepares, and is woken by the credit
+/// listener. Thread-safe.
+class remote_input_channel final : public input_channel {
+public:
+  /// `exclusive_buffers` is Flink's buffers-per-channel; floating buffers come from
+  /// `floating_pool` (the gate's), exclusive ones from `global`.
+  remote_input_channel(input_channel_id id, std::size_t channel_index, result_partition_id partition,
+                       std::size_t subpartition, std::shared_ptr<network_buffer_pool> global,
+                       std::shared_ptr<local_buffer_pool> floating_pool, std::size_t exclusive_buffers);
+  ~remote_input_channel() override;
+
+  /// Takes the exclusive buffers from the global pool.
+  expected<unit> setup() override;
+  /// Marks the subpartition requested; the transport sends partition_request().
+  expected<unit> request_subpartition() override;
+  /// The request the transport sends to the producer's TaskExecutor.
+  network::partition_request partition_request() const;
+  /// Credit the producer starts with: the exclusive buffers.
+  std::size_t initial_credit() const noexcept { return exclusive_buffers_; }
+
+  /// A response from the producer: checks the sequence, copies a data buffer into one of this
+  /// channel's credit buffers (the incoming one is released), queues it and requests floating
+  /// buffers for the announced backlog. Errors on reordering or data without credit.
+  expected<unit> on_buffer(buffer_response response);
+  /// Sets who hears that unannounced credit went from zero to positive.
+  void set_credit_listener(availability_listener listener);
+  /// Takes the unannounced credit as a message, if there is any.
+  std::optional<add_credit> take_unannounced_credit();
+  std::size_t unannounced_credit() const;
+
+  std::optional<buffer_and_availability> get_next_buffer() override;
+  void release() override;
+  bool is_released() const override;
+
+  input_channel_id id() const noexcept { return id_; }
+  /// Buffers received and not yet taken by the gate.
+  std::size_t num_queued() const;
+  /// Free buffers held for receiving (= credit granted or still to announce).
+  std::size_t num_available_buffers() const { return manager_->num_available(); }
+  const buffer_manager& manager() const noexcept { return *manager_; }
+  std::uint64_t expected_sequence() const;
+
+private:
+  void on_new_credit(std::size_t count);
+
+  const input_channel_id id_;
+  const std::size_t exclusive_buffers_;
+  const std::shared_ptr<buffer_manager> manager_;
+  mutable std::mutex mutex_;
+  std::deque<buffer> received_;
+  std::size_t last_backlog_ = 0;
+  std::uint64_t expected_sequence_ = 0;
+  std::size_t unannounced_credit_ = 0;
+  availability_listener credit_listener_;
+  bool requested_ = false;
+  bool released_ = false;
+};
+
+} // namespace flint::network

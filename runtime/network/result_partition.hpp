@@ -1,0 +1,99 @@
+#pragma once
+/// What one producer subtask writes for its consumers (Flink's BufferWritingResultPartition with
+/// pipelined subpartitions).
+
+#include "runtime/common/expected.hpp"
+#include "runtime/network/availability_listener.hpp"
+#include "runtime/network/buffer_builder.hpp"
+#include "runtime/network/local_buffer_pool.hpp"
+#include "runtime/network/pipelined_subpartition.hpp"
+#include "runtime/network/pipelined_subpartition_view.hpp"
+#include "runtime/network/record_serializer.hpp"
+#include "runtime/network/result_partition_id.hpp"
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace flint::network {
+
+/// Whether a record went out completely.
+enum class emit_result {
+  /// The record is in buffers (queued or in the partly filled one).
+  written,
+  /// The pool ran dry mid-record. The rest is kept; wait for notify_when_available, then call
+  /// resume() before emitting anything else. This is backpressure: the task stops pulling input.
+  blocked,
+};
+
+/// Serializes records into per-subpartition buffers from a bounded local pool and queues full
+/// buffers in the pipelined subpartition of their consumer. One writer thread (the producing
+/// task); readers attach through views from any thread.
+///
+/// Buffers go out when full, on flush (the caller runs `flush_all()` every
+/// `execution.buffer-timeout`) and before the end-of-partition event.
+class result_partition {
+public:
+  /// A partition with `num_subpartitions` consumers writing into `pool`, which it owns from now
+  /// on (destroyed on release).
+  result_partition(result_partition_id id, std::size_t num_subpartitions, std::shared_ptr<local_buffer_pool> pool);
+  ~result_partition();
+  result_partition(const result_partition&) = delete;
+  result_partition& operator=(const result_partition&) = delete;
+
+  /// Writes `record` for subpartition `target`, spanning buffers as needed.
+  emit_result emit_record(std::span<const char> record, std::size_t target);
+  /// Continues the blocked record.
+  emit_result resume();
+  /// True while a record waits for a buffer.
+  bool has_pending_record() const noexcept { return pending_target_.has_value(); }
+
+  /// True when a buffer can be had now (Flink's isAvailable of the record writer).
+  bool is_available() const;
+  /// Runs `listener` once when a buffer may be available again; false (not registered) when one
+  /// is available now.
+  bool notify_when_available(availability_listener listener);
+
+  /// Queues the partly filled buffer of `target`, if it holds anything.
+  void flush(std::size_t target);
+  /// Flushes every subpartition.
+  void flush_all();
+  /// Flushes and queues end-of-partition in every subpartition; no records may follow.
+  void finish();
+  /// Drops queued buffers, refuses further use and destroys the pool (buffers still held by
+  /// consumers return to the global pool when released).
+  void release();
+
+  /// A reader for subpartition `index`; `listener` hears when data becomes available.
+  expected<std::unique_ptr<pipelined_subpartition_view>> create_subpartition_view(std::size_t index,
+                                                                                  availability_listener listener);
+
+  const result_partition_id& id() const noexcept { return id_; }
+  std::size_t num_subpartitions() const noexcept { return subpartitions_.size(); }
+  pipelined_subpartition& subpartition(std::size_t index) { return *subpartitions_.at(index); }
+  const std::shared_ptr<local_buffer_pool>& pool() const noexcept { return pool_; }
+  bool is_finished() const noexcept { return finished_; }
+  bool is_released() const noexcept { return released_; }
+  /// Records emitted (counting a blocked one once).
+  std::size_t num_records_out() const noexcept { return records_out_; }
+
+private:
+  emit_result write_pending();
+  void check_writable(const char* what) const;
+
+  const result_partition_id id_;
+  std::shared_ptr<local_buffer_pool> pool_;
+  std::vector<std::shared_ptr<pipelined_subpartition>> subpartitions_;
+  std::vector<std::optional<buffer_builder>> builders_;
+  record_serializer serializer_;
+  std::optional<std::size_t> pending_target_;
+  std::size_t records_out_ = 0;
+  // Read by consumers creating views on other threads.
+  std::atomic<bool> finished_ = false;
+  std::atomic<bool> released_ = false;
+};
+
+} // namespace flint::network
