@@ -130,6 +130,16 @@ struct job_master_fixture : test_fixture {
   }
 
   job_master::job_master& master() { return deref<job_master::job_master>(jm); }
+
+  /// The endpoints stop while the leader services and the directory they use still exist.
+  ~job_master_fixture() {
+    for (auto* a : {&jm, &te, &rm})
+      if (*a)
+        caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
+    run();
+    sched.clock().cancel_all();
+    run();
+  }
   const slot_pool::slot_pool_state& pool() {
     return deref<slot_pool::slot_pool>(master().slot_pool_actor()).state();
   }
