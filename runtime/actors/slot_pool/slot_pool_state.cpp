@@ -29,6 +29,18 @@ void slot_pool_state::log_debug(const std::string& text) const {
 
 void slot_pool_state::connect_resource_manager() {
   rm_connected_ = true;
+  ++rm_epoch_;
+  // Requests sent to an earlier connection are sent again under their allocation ids: a new
+  // leader does not know them, and the same ResourceManager ignores a request it already has.
+  std::vector<slot_request_id> resend;
+  for (auto& [id, req] : pending_)
+    if (req.sent_epoch < rm_epoch_)
+      resend.push_back(id);
+  for (auto& id : resend) {
+    auto req = std::move(pending_.at(id));
+    pending_.erase(id);
+    request_from_resource_manager(std::move(req));
+  }
   auto parked = std::move(waiting_);
   waiting_.clear();
   for (auto& req : parked)
@@ -40,8 +52,10 @@ void slot_pool_state::disconnect_resource_manager() {
 }
 
 void slot_pool_state::request_from_resource_manager(pending_request req) {
-  cluster::allocation_id allocation{rng_(), rng_()};
-  req.allocation = allocation;
+  if (!req.allocation)
+    req.allocation = cluster::allocation_id{rng_(), rng_()};
+  auto allocation = *req.allocation;
+  req.sent_epoch = rm_epoch_;
   log_info("Requesting new slot [" + to_string(req.id) + "] and profile " + req.profile.to_string()
            + " from resource manager.");
   auto id = req.id;

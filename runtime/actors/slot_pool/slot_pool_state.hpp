@@ -65,7 +65,8 @@ public:
 
   // -- resource manager -------------------------------------------------------------------------
 
-  /// A ResourceManager is connected: every parked request is sent to it now, in arrival order.
+  /// A ResourceManager is connected: requests sent to an earlier connection are sent again
+  /// (same allocation ids), then every parked request, in arrival order.
   void connect_resource_manager();
   /// New requests park until the next ResourceManager connects; sent ones stay pending.
   void disconnect_resource_manager();
@@ -149,6 +150,7 @@ private:
     cluster::resource_profile profile;
     std::optional<cluster::allocation_id> allocation; ///< set once sent to the RM
     std::uint64_t generation = 0;
+    std::uint64_t sent_epoch = 0; ///< the RM connection it was sent to
   };
   struct slot_entry {
     allocated_slot slot;
@@ -173,6 +175,8 @@ private:
   std::shared_ptr<spdlog::logger> logger_;
   std::mt19937_64 rng_;
   bool rm_connected_ = false;
+  /// Counts ResourceManager connections.
+  std::uint64_t rm_epoch_ = 0;
   std::uint64_t next_generation_ = 1;
   std::uint64_t next_order_ = 1;
 

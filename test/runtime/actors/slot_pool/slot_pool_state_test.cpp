@@ -244,3 +244,21 @@ TEST_CASE_FIXTURE(pool_fixture, "a request without queueing fails at once when n
   pool.allocate(r2, {}, true, t0);
   CHECK(actions.completed.back().second.error().code == errc::invalid_argument);
 }
+
+TEST_CASE_FIXTURE(pool_fixture, "requests sent to an earlier resource manager connection are sent again with the same allocation id") {
+  pool.connect_resource_manager();
+  pool.allocate(r1, {}, true, t0);
+  pool.disconnect_resource_manager();
+  pool.allocate(r2, {}, true, t0);
+  REQUIRE(actions.rm_requests.size() == 1);
+  pool.connect_resource_manager();
+  REQUIRE(actions.rm_requests.size() == 3);
+  CHECK(actions.rm_requests[1].request == r1);
+  CHECK(actions.rm_requests[1].allocation == actions.rm_requests[0].allocation);
+  CHECK(actions.rm_requests[2].request == r2);
+  // The slot of the first allocation still serves r1.
+  pool.register_task_manager(tm1.id);
+  pool.offer_slots(tm1, tm1.id, {offer(actions.rm_requests[0].allocation, 0)}, t0);
+  REQUIRE(actions.completed.size() == 1);
+  CHECK(actions.completed[0].first == r1);
+}
