@@ -1,1 +1,157 @@
+#include "network_test_util.hpp"
+
+#include "runtime/network/buffer_builder.hpp"
+#include "runtime/network/network_buffer_pool.hpp"
+#include "runtime/network/record_deserializer.hpp"
+#include "runtime/network/record_serializer.hpp"
+
 #include <doctest/doctest.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+using namespace flint;
+using namespace flint::network;
+using flint::network::test::make_record;
+
+namespace {
+
+/// Serializes `records` into buffers of `segment_size` bytes and returns the finished buffers.
+std::deque<buffer> serialize(const std::vector<std::string>& records, std::size_t segment_size) {
+  auto global = network_buffer_pool::make(1 << 16, segment_size);
+  auto pool = *global->create_buffer_pool(0, 1 << 16);
+  std::deque<buffer> out;
+  record_serializer serializer;
+  std::optional<buffer_builder> builder;
+  for (auto& record : records) {
+    serializer.set_record(record);
+    for (;;) {
+      if (!builder)
+        builder.emplace(std::move(*pool->request_buffer()));
+      auto result = serializer.copy_to(*builder);
+      if (builder->is_full()) {
+        out.push_back(builder->finish());
+        builder.reset();
+      }
+      if (result != serialization_result::partial_record_buffer_full)
+        break;
+    }
+  }
+  if (builder && !builder->empty())
+    out.push_back(builder->finish());
+  return out;
+}
+
+/// Feeds `buffers` to a deserializer and collects the records.
+std::vector<std::string> deserialize(std::deque<buffer> buffers) {
+  std::vector<std::string> out;
+  record_deserializer deserializer;
+  std::span<const char> record;
+  for (auto& next : buffers) {
+    deserializer.set_next_buffer(std::move(next));
+    while (deserializer.next_record(record) == deserialization_result::record)
+      out.emplace_back(record.begin(), record.end());
+  }
+  CHECK_FALSE(deserializer.has_unfinished_data());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a record larger than one buffer crosses intact") {
+  constexpr std::size_t segment = 64;
+  // Around every boundary: empty, tiny, exactly filling one buffer with its length, one byte
+  // over, several buffers exactly, and far larger than a buffer.
+  for (std::size_t size : {std::size_t{0}, std::size_t{1}, segment - 5, segment - 4, segment - 3, segment,
+                           segment + 1, 2 * segment - 4, 2 * segment, 3 * segment - 4, 3 * segment + 17,
+                           std::size_t{100000}}) {
+    CAPTURE(size);
+    std::vector<std::string> records{make_record(1, size), make_record(2, 10), make_record(3, size)};
+    auto buffers = serialize(records, segment);
+    std::size_t total = 0;
+    for (auto& b : buffers) {
+      CHECK(b.size() <= segment);
+      total += b.size();
+    }
+    CHECK(total == 3 * 4 + 2 * size + 10);
+    CHECK(deserialize(std::move(buffers)) == records);
+  }
+}
+
+TEST_CASE("a record exactly at a buffer boundary leaves no empty tail") {
+  constexpr std::size_t segment = 64;
+  auto buffers = serialize({make_record(1, segment - 4), make_record(2, segment - 4)}, segment);
+  REQUIRE(buffers.size() == 2);
+  CHECK(buffers[0].size() == segment);
+  CHECK(buffers[1].size() == segment);
+}
+
+TEST_CASE("a length prefix split across buffers is reassembled") {
+  constexpr std::size_t segment = 64;
+  // The first record leaves 1, 2 or 3 bytes: the next length straddles the boundary.
+  for (std::size_t left : {1, 2, 3}) {
+    CAPTURE(left);
+    std::vector<std::string> records{make_record(1, segment - 4 - left), make_record(2, 5), make_record(3, 200)};
+    CHECK(deserialize(serialize(records, segment)) == records);
+  }
+}
+
+TEST_CASE("a one megabyte record crosses 32 KiB buffers intact") {
+  std::vector<std::string> records{make_record(7, 1 << 20), make_record(8, 3)};
+  auto buffers = serialize(records, 32 * 1024);
+  CHECK(buffers.size() == (4 + (1 << 20) + 4 + 3 + 32 * 1024 - 1) / (32 * 1024));
+  CHECK(deserialize(std::move(buffers)) == records);
+}
+
+TEST_CASE("many records round-trip in order") {
+  test::rng random;
+  std::vector<std::string> records;
+  for (std::size_t i = 0; i < 20000; ++i)
+    records.push_back(make_record(i, random.below(10) == 0 ? random.below(1000) : random.below(40)));
+  for (std::size_t segment : {std::size_t{64}, std::size_t{128}, std::size_t{32 * 1024}}) {
+    CAPTURE(segment);
+    CHECK(deserialize(serialize(records, segment)) == records);
+  }
+}
+
+TEST_CASE("the deserializer releases each buffer once its last record is read") {
+  auto global = network_buffer_pool::make(8, 64);
+  auto pool = *global->create_buffer_pool(0, 8);
+  buffer_builder builder{std::move(*pool->request_buffer())};
+  record_serializer serializer;
+  auto a = make_record(1, 10);
+  serializer.set_record(a);
+  CHECK(serializer.copy_to(builder) == serialization_result::full_record);
+  record_deserializer deserializer;
+  deserializer.set_next_buffer(builder.finish());
+  CHECK(pool->num_in_use() == 1);
+  std::span<const char> record;
+  REQUIRE(deserializer.next_record(record) == deserialization_result::record);
+  CHECK(std::string(record.begin(), record.end()) == a);
+  CHECK(deserializer.next_record(record) == deserialization_result::need_more_data);
+  CHECK(pool->num_in_use() == 0);
+}
+
+TEST_CASE("a serializer keeps the unwritten rest when the caller's record goes away") {
+  auto global = network_buffer_pool::make(8, 64);
+  auto pool = *global->create_buffer_pool(0, 8);
+  record_serializer serializer;
+  std::string expected = make_record(5, 150);
+  std::deque<buffer> buffers;
+  {
+    std::string temporary = expected;
+    serializer.set_record(temporary);
+    buffer_builder first{std::move(*pool->request_buffer())};
+    CHECK(serializer.copy_to(first) == serialization_result::partial_record_buffer_full);
+    buffers.push_back(first.finish());
+    serializer.keep_remaining();
+    temporary.assign(temporary.size(), 'x');
+  }
+  while (serializer.has_pending()) {
+    buffer_builder next{std::move(*pool->request_buffer())};
+    serializer.copy_to(next);
+    buffers.push_back(next.finish());
+  }
+  CHECK(deserialize(std::move(buffers)) == std::vector<std::string>{expected});
+}
