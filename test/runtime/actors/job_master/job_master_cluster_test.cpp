@@ -43,6 +43,7 @@ struct cluster_fixture : test_fixture {
   bool blocking_tasks = false;
   caf::actor rm;
   caf::actor te;
+  caf::actor te2;
   caf::actor jm;
 
   cluster_fixture() {
@@ -50,9 +51,16 @@ struct cluster_fixture : test_fixture {
                                                    resource_manager::resource_manager_config{},
                                                    resource_manager::resource_manager_services{
                                                      rm_election.get(), &directory});
+    te = spawn_task_executor(tm_id, slots_of_first);
+    run();
+  }
+
+  int slots_of_first = 2;
+
+  caf::actor spawn_task_executor(const std::string& id, int slots) {
     task_executor::task_executor_config te_cfg;
-    te_cfg.resource_id = tm_id;
-    te_cfg.number_of_slots = 2;
+    te_cfg.resource_id = id;
+    te_cfg.number_of_slots = slots;
     te_cfg.detached_tasks = false;
     task_executor::task_executor_services te_services{
       &ha, &directory, [this](const graph::task_deployment_descriptor&) -> std::unique_ptr<task_executor::invokable> {
@@ -60,8 +68,7 @@ struct cluster_fixture : test_fixture {
           return std::make_unique<task_executor::blocking_invokable>();
         return std::make_unique<task_executor::noop_invokable>();
       }};
-    te = spawn<task_executor::task_executor>(context(tm_id), te_cfg, te_services);
-    run();
+    return spawn<task_executor::task_executor>(context(id), te_cfg, te_services);
   }
 
   /// What the Dispatcher's runner does: contend, spawn the JobMaster under the granted id,
@@ -81,7 +88,7 @@ struct cluster_fixture : test_fixture {
 
   /// The endpoints stop while the leader services and the directory they use still exist.
   ~cluster_fixture() {
-    for (auto* a : {&jm, &te, &rm})
+    for (auto* a : {&jm, &te2, &te, &rm})
       if (*a)
         caf::anon_send_exit(*a, caf::exit_reason::user_shutdown);
     run();
@@ -129,4 +136,44 @@ TEST_CASE_FIXTURE(cluster_fixture, "cancel while running ends CANCELED with ever
   CHECK(results[0].status == job_status::canceled);
   CHECK(executor().number_of_running_tasks() == 0);
   CHECK(executor().slot_table().number_of_free_slots() == 2);
+}
+
+TEST_CASE_FIXTURE(cluster_fixture, "heartbeats keep a long-running job alive") {
+  blocking_tasks = true;
+  submit(test::chain_job(job, {2, 2, 2}));
+  REQUIRE(master().status() == job_status::running);
+  for (int i = 0; i < 30; ++i)
+    advance(10s);
+  CHECK(master().status() == job_status::running);
+  CHECK(master().is_registered_task_manager(tm_id));
+  CHECK(master().connected_to_resource_manager());
+  CHECK(results.empty());
+}
+
+TEST_CASE_FIXTURE(cluster_fixture, "with too few slots the job waits; a second task executor lets it run") {
+  blocking_tasks = true;
+  // Two vertices at parallelism 3 need three slots; the first TE has two.
+  submit(test::chain_job(job, {3, 3}));
+  CHECK(master().status() == job_status::running);
+  CHECK(executor().number_of_running_tasks() == 0);
+  CHECK(executor().slot_table().number_of_free_slots() == 0);
+  advance(10s);
+  te2 = spawn_task_executor("task_executor/tm-2", 2);
+  run();
+  CHECK(executor().number_of_running_tasks() + deref<task_executor::task_executor>(te2).number_of_running_tasks()
+        == 6);
+  CHECK(results.empty());
+}
+
+TEST_CASE_FIXTURE(cluster_fixture, "a task executor that dies fails the job, naming it") {
+  blocking_tasks = true;
+  submit(test::chain_job(job, {2, 2}));
+  REQUIRE(executor().number_of_running_tasks() == 4);
+  caf::anon_send_exit(te, caf::exit_reason::kill);
+  te = caf::actor{};
+  for (int i = 0; i < 6 && results.empty(); ++i)
+    advance(10s);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find(tm_id) != std::string::npos);
 }
