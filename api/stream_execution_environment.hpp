@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace flint::api {
@@ -67,13 +68,15 @@ public:
   /// A non-parallel source emitting `elements` in order.
   template <class T>
   data_stream<T> from_collection(std::vector<T> elements);
-  /// A non-parallel source emitting its arguments in order.
+  /// A non-parallel source emitting its arguments in order; string literals become
+  /// `std::string`s.
   template <class T, class... Ts>
-  data_stream<T> from_elements(T first, Ts... rest) {
-    std::vector<T> elements;
+  auto from_elements(T first, Ts... rest) {
+    using element = std::conditional_t<std::is_convertible_v<T, const char*>, std::string, T>;
+    std::vector<element> elements;
     elements.reserve(1 + sizeof...(rest));
-    elements.push_back(std::move(first));
-    (elements.push_back(T(std::move(rest))), ...);
+    elements.push_back(element(std::move(first)));
+    (elements.push_back(element(std::move(rest))), ...);
     return from_collection(std::move(elements));
   }
   /// A non-parallel source of the lines of `path`. (Flink's monitoring function plus parallel

@@ -96,7 +96,8 @@ TEST_CASE("forward between different parallelisms is refused when the graph is b
 
 TEST_CASE("operators keep the user's lambdas, reachable by stream node id") {
   api::stream_execution_environment env;
-  auto words = env.from_elements(std::string("To be, or not"), std::string("to be"));
+  auto words = env.from_elements("To be, or not", "to be");
+  static_assert(std::is_same_v<decltype(words), api::data_stream<std::string>>);
   auto split = words.flat_map<std::string>([](const std::string& line, api::collector<std::string>& out) {
     std::string word;
     for (char c : line + " ") {
