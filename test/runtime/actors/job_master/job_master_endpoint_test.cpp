@@ -358,3 +358,31 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job that needs more slots than ever com
   CHECK(results[0].status == job_status::failed);
   CHECK(results[0].failure_cause.find("slot request timeout of 300000 ms") != std::string::npos);
 }
+
+TEST_CASE_FIXTURE(job_master_fixture, "a disconnect from the resource manager makes the job master register again and resend its requests") {
+  confirm_resource_manager();
+  start_job_master();
+  REQUIRE(registrations.size() == 1);
+  REQUIRE(slot_requests.size() == 2);
+  auto ack = te_call<flint::job_master::disconnect_resource_manager>({contender.granted, "RM restarted"});
+  REQUIRE(ack.has_value());
+  CHECK(registrations.size() == 2);
+  REQUIRE(slot_requests.size() == 4);
+  CHECK(slot_requests[2].request.allocation_id == slot_requests[0].request.allocation_id);
+  CHECK(slot_requests[3].request.allocation_id == slot_requests[1].request.allocation_id);
+  // The job goes on: the offers of the two allocations still match.
+  slot_requests.resize(2);
+  register_and_offer();
+  CHECK(submitted.size() == 6);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "an allocation the resource manager reports as failed fails the job with its cause") {
+  confirm_resource_manager();
+  start_job_master();
+  REQUIRE(slot_requests.size() == 2);
+  auto ack = te_call<fail_slot>({"", slot_requests[0].request.allocation_id, "TaskExecutor refused the slot"});
+  REQUIRE(ack.has_value());
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find("TaskExecutor refused the slot") != std::string::npos);
+}
