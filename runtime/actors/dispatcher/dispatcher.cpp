@@ -1,0 +1,205 @@
+#include "runtime/actors/dispatcher/dispatcher.hpp"
+
+#include <caf/all.hpp>
+
+namespace flint::dispatcher {
+
+dispatcher::dispatcher(caf::actor_config& cfg, rpc::endpoint_context ctx,
+                       dispatcher_config config, dispatcher_services services)
+  : rpc::rpc_endpoint(cfg, std::move(ctx)),
+    config_(std::move(config)),
+    services_(std::move(services)) {}
+
+dispatcher::~dispatcher() = default;
+
+void dispatcher::grant_leadership(const rpc::fencing_token& session_id) {
+  caf::anon_send(caf::actor_cast<caf::actor>(this), rpc::run_atom::value,
+                 std::function<void()>([this, session_id] {
+                   set_token(session_id);
+                   if (election_)
+                     election_->confirm_leadership(
+                       session_id, {endpoint_id(), caf::actor_cast<caf::actor>(this), {}, 0});
+                 }));
+}
+
+void dispatcher::revoke_leadership() {
+  caf::anon_send(caf::actor_cast<caf::actor>(this), rpc::run_atom::value,
+                 std::function<void()>([this] { set_token({}); }));
+}
+
+rpc::gateway dispatcher::job_master_gateway(const graph::job_id& id, const running_job& job) const {
+  return rpc::gateway(job.job_master, std::string(job_master::endpoint_prefix) + id.to_string(),
+                      job.job_master_id);
+}
+
+void dispatcher::on_start() {
+  using rpc::fencing;
+
+  handle_async<submit_job>(fencing::fenced, [this](submit_job_request req,
+                                                   rpc::reply_to<rpc::ack> reply) mutable {
+    auto id = req.job_graph.job_id;
+    auto now = services_.now_ms ? services_.now_ms() : 0;
+    if (auto added = state_.add_job(req.job_graph, now); !added) {
+      reply(added.error());
+      return;
+    }
+    auto& job = jobs_[id];
+    job.graph = std::move(req.job_graph);
+    job.runner = std::make_unique<job_master_runner>(
+      *this, "job_master_runner/" + id.to_string(), services_.ha->job_master_election(id),
+      [this, id](const rpc::fencing_token& token) { start_job_master(id, token); },
+      [this, id] {
+        if (auto i = jobs_.find(id); i != jobs_.end() && i->second.job_master)
+          stop_job_master(i->second);
+      });
+    job.runner->start();
+    reply(rpc::ack{});
+  });
+
+  handle_async<list_jobs>(fencing::fenced, [this](rpc::ack, rpc::reply_to<job_list> reply) mutable {
+    // Running jobs report their current status; the reply waits for all of them.
+    struct gather {
+      rpc::reply_to<job_list> reply;
+      std::size_t left = 0;
+    };
+    auto g = std::make_shared<gather>(gather{std::move(reply), 0});
+    for (auto& [id, job] : jobs_)
+      if (job.job_master)
+        ++g->left;
+    if (g->left == 0) {
+      g->reply(state_.list());
+      return;
+    }
+    for (auto& [id, job] : jobs_) {
+      if (!job.job_master)
+        continue;
+      job_master_gateway(id, job).ask<job_master::request_job_status>(
+        *this, rpc::ack{},
+        [this, g, job_id = id](expected<job_master::job_status_response> status) mutable {
+          if (status)
+            state_.set_status(job_id, status->status);
+          if (--g->left == 0)
+            g->reply(state_.list());
+        });
+    }
+  });
+
+  handle_async<cancel_job>(fencing::fenced, [this](job_id_request req,
+                                                   rpc::reply_to<rpc::ack> reply) mutable {
+    auto i = jobs_.find(req.job_id);
+    if (i == jobs_.end()) {
+      if (auto d = state_.details(req.job_id))
+        reply(make_error(errc::illegal_state,
+                         "Job " + req.job_id.to_string() + " is already in terminal state "
+                           + std::string(graph::to_string(d->status)) + "."));
+      else
+        reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
+      return;
+    }
+    if (!i->second.job_master) {
+      // No JobMaster yet: the job ends here.
+      job_reached_terminal_state({req.job_id, graph::job_status::canceled, {}});
+      reply(rpc::ack{});
+      return;
+    }
+    job_master_gateway(req.job_id, i->second)
+      .ask<job_master::cancel>(*this, rpc::ack{},
+                               [reply](expected<rpc::ack> r) mutable { reply(std::move(r)); });
+  });
+
+  handle_async<request_job_status>(
+    fencing::fenced,
+    [this](job_id_request req, rpc::reply_to<job_master::job_status_response> reply) mutable {
+      auto i = jobs_.find(req.job_id);
+      if (i != jobs_.end() && i->second.job_master) {
+        job_master_gateway(req.job_id, i->second)
+          .ask<job_master::request_job_status>(
+            *this, rpc::ack{},
+            [reply](expected<job_master::job_status_response> r) mutable { reply(std::move(r)); });
+        return;
+      }
+      if (auto d = state_.details(req.job_id)) {
+        reply(job_master::job_status_response{d->status});
+        return;
+      }
+      reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
+    });
+
+  handle_async<request_job_result>(fencing::fenced, [this](job_id_request req,
+                                                           rpc::reply_to<job_result> reply) mutable {
+    if (auto r = state_.result(req.job_id)) {
+      reply(*r);
+      return;
+    }
+    auto i = jobs_.find(req.job_id);
+    if (i == jobs_.end()) {
+      reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
+      return;
+    }
+    i->second.waiting_for_result.push_back(std::move(reply));
+  });
+
+  election_ = services_.ha->dispatcher_election();
+  election_->start(*this);
+}
+
+void dispatcher::start_job_master(const graph::job_id& id, const rpc::fencing_token& token) {
+  auto i = jobs_.find(id);
+  if (i == jobs_.end())
+    return;
+  auto& job = i->second;
+  if (job.job_master)
+    stop_job_master(job);
+  auto self = caf::actor_cast<caf::actor>(this);
+  job_master::job_master_services services;
+  services.ha = services_.ha;
+  services.directory = services_.directory;
+  services.on_terminal = [self, this](job_master::job_master_result result) {
+    caf::anon_send(self, rpc::run_atom::value,
+                   std::function<void()>([this, result] { job_reached_terminal_state(result); }));
+  };
+  rpc::endpoint_context ctx{std::string(job_master::endpoint_prefix) + id.to_string(), recorder(),
+                            rpc_settings()};
+  job.job_master = spawn<job_master::job_master>(ctx, job.graph, token, config_.job_master,
+                                                 std::move(services));
+  job.job_master_id = token;
+  if (services_.directory != nullptr)
+    services_.directory->put(ctx.endpoint_id, job.job_master);
+  job.runner->confirm(token, {ctx.endpoint_id, job.job_master, {}, 0});
+}
+
+void dispatcher::stop_job_master(running_job& job) {
+  if (!job.job_master)
+    return;
+  if (services_.directory != nullptr)
+    services_.directory->remove(std::string(job_master::endpoint_prefix)
+                                + job.graph.job_id.to_string());
+  send_exit(job.job_master, caf::exit_reason::user_shutdown);
+  job.job_master = caf::actor{};
+}
+
+void dispatcher::job_reached_terminal_state(const job_master::job_master_result& result) {
+  auto i = jobs_.find(result.job);
+  if (i == jobs_.end())
+    return;
+  auto now = services_.now_ms ? services_.now_ms() : 0;
+  if (auto done = state_.finish_job(result.job, result.status, result.failure_cause, now); !done)
+    return;
+  auto job_result = *state_.result(result.job);
+  for (auto& waiting : i->second.waiting_for_result)
+    waiting(job_result);
+  stop_job_master(i->second);
+  jobs_.erase(i); // the runner leaves the job's election
+}
+
+void dispatcher::on_exit() {
+  for (auto& [id, job] : jobs_)
+    stop_job_master(job);
+  jobs_.clear();
+  if (election_)
+    election_->stop();
+  election_.reset();
+  rpc::rpc_endpoint::on_exit();
+}
+
+} // namespace flint::dispatcher

@@ -1,0 +1,72 @@
+#pragma once
+/// The Dispatcher endpoint (Flink's Dispatcher): accepts jobs, runs one JobMaster per job
+/// through a job_master_runner, answers job status and results, and keeps an in-memory archive
+/// of finished jobs. Fenced with the DispatcherId it is granted by its leader election.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/actors/dispatcher/dispatcher_state.hpp"
+#include "runtime/actors/dispatcher/job_master_runner.hpp"
+#include "runtime/actors/job_master/job_master.hpp"
+#include "runtime/actors/leader/ha_services.hpp"
+#include "runtime/actors/rpc/endpoint_directory.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/rpc_endpoint.hpp"
+
+namespace flint::dispatcher {
+
+struct dispatcher_config {
+  job_master::job_master_config job_master;
+};
+
+struct dispatcher_services {
+  leader::ha_services* ha = nullptr;
+  rpc::endpoint_directory* directory = nullptr;
+  /// Wall-clock milliseconds for job start and end times (injected; tests pass their own).
+  std::function<std::int64_t()> now_ms;
+};
+
+class dispatcher : public rpc::rpc_endpoint, public leader::leader_contender {
+public:
+  dispatcher(caf::actor_config& cfg, rpc::endpoint_context ctx, dispatcher_config config,
+             dispatcher_services services);
+  ~dispatcher() override;
+
+  // leader_contender: called from any thread, forwarded into the main thread.
+  void grant_leadership(const rpc::fencing_token& session_id) override;
+  void revoke_leadership() override;
+  std::string description() const override { return endpoint_id(); }
+
+  const dispatcher_state& state() const noexcept { return state_; }
+
+protected:
+  void on_start() override;
+  void on_exit() override;
+
+private:
+  struct running_job {
+    graph::job_graph graph;
+    std::unique_ptr<job_master_runner> runner;
+    caf::actor job_master;
+    cluster::job_master_id job_master_id;
+    std::vector<rpc::reply_to<job_result>> waiting_for_result;
+  };
+
+  rpc::gateway job_master_gateway(const graph::job_id& id, const running_job& job) const;
+  void start_job_master(const graph::job_id& id, const rpc::fencing_token& token);
+  void stop_job_master(running_job& job);
+  void job_reached_terminal_state(const job_master::job_master_result& result);
+
+  dispatcher_config config_;
+  dispatcher_services services_;
+  std::unique_ptr<leader::leader_election_service> election_;
+  dispatcher_state state_;
+  std::map<graph::job_id, running_job> jobs_;
+};
+
+} // namespace flint::dispatcher
