@@ -8,7 +8,7 @@
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("flint::schema");
 
-struct Id128 {
+struct GraphId128 {
   # A 128-bit id (JobID, JobVertexID, OperatorID, IntermediateDataSetID).
   upper @0 :UInt64;
   lower @1 :UInt64;
@@ -49,7 +49,7 @@ enum GlobalDataExchangeMode {
 
 struct ChainedOperator {
   streamNodeId @0 :Int32;
-  operatorId @1 :Id128;
+  operatorId @1 :GraphId128;
   name @2 :Text;
   hasUid @3 :Bool;
   uid @4 :Text;
@@ -62,7 +62,7 @@ struct ChainedOperator {
 }
 
 struct JobVertex {
-  id @0 :Id128;
+  id @0 :GraphId128;
   name @1 :Text;
   parallelism @2 :Int32;
   maxParallelism @3 :Int32;
@@ -76,7 +76,7 @@ struct JobVertex {
 }
 
 struct IntermediateDataSet {
-  id @0 :Id128;
+  id @0 :GraphId128;
   producer @1 :UInt32;
   resultType @2 :ResultPartitionType;
   consumers @3 :List(UInt32);
@@ -118,7 +118,7 @@ struct ExecutionConfig {
 }
 
 struct JobGraph {
-  jobId @0 :Id128;
+  jobId @0 :GraphId128;
   name @1 :Text;
   vertices @2 :List(JobVertex);
   dataSets @3 :List(IntermediateDataSet);
@@ -130,7 +130,7 @@ struct JobGraph {
 }
 
 struct ResultPartitionDeploymentDescriptor {
-  resultId @0 :Id128;
+  resultId @0 :GraphId128;
   partitionNumber @1 :Int32;
   partitionType @2 :ResultPartitionType;
   numberOfSubpartitions @3 :Int32;
@@ -139,15 +139,15 @@ struct ResultPartitionDeploymentDescriptor {
 }
 
 struct InputGateDeploymentDescriptor {
-  consumedResultId @0 :Id128;
+  consumedResultId @0 :GraphId128;
   partitionType @1 :ResultPartitionType;
   consumedSubpartitionIndex @2 :Int32;
   partitionNumbers @3 :List(Int32);
 }
 
 struct TaskDeploymentDescriptor {
-  jobId @0 :Id128;
-  jobVertexId @1 :Id128;
+  jobId @0 :GraphId128;
+  jobVertexId @1 :GraphId128;
   taskName @2 :Text;
   subtaskIndex @3 :Int32;
   parallelism @4 :Int32;

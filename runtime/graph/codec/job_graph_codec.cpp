@@ -25,13 +25,13 @@ struct decode_failure {
 };
 
 template <class Id>
-void write_id(schema::Id128::Builder out, const Id& id) {
+void write_id(schema::GraphId128::Builder out, const Id& id) {
   out.setUpper(id.upper());
   out.setLower(id.lower());
 }
 
 template <class Id>
-Id read_id(schema::Id128::Reader in) {
+Id read_id(schema::GraphId128::Reader in) {
   return Id{in.getUpper(), in.getLower()};
 }
 
