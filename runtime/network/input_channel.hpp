@@ -50,6 +50,8 @@ public:
 protected:
   /// Tells the gate this channel has data.
   void notify_channel_non_empty() const;
+  /// The gate's listener, for channels that hand it to a producer thread directly.
+  const availability_listener& data_listener() const noexcept { return data_listener_; }
 
 private:
   const std::size_t channel_index_;

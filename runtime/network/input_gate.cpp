@@ -1,14 +1,40 @@
 #include "runtime/network/input_gate.hpp"
 
-#include <algorithm>
+#include <deque>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace flint::network {
 
+struct input_gate::queue_state {
+  std::mutex mutex;
+  std::deque<std::size_t> with_data;
+  std::vector<bool> queued;
+  std::vector<bool> ended;
+  std::size_t num_ended = 0;
+  bool released = false;
+  availability_listener listener;
+
+  void notify_channel_non_empty(std::size_t index) {
+    availability_listener notify;
+    {
+      std::lock_guard<std::mutex> guard{mutex};
+      if (released || ended[index] || queued[index])
+        return;
+      queued[index] = true;
+      if (with_data.empty())
+        notify = listener;
+      with_data.push_back(index);
+    }
+    if (notify)
+      notify();
+  }
+};
+
 input_gate::input_gate(std::size_t gate_index, std::shared_ptr<local_buffer_pool> floating_pool)
-  : gate_index_(gate_index), floating_pool_(std::move(floating_pool)) {}
+  : gate_index_(gate_index), floating_pool_(std::move(floating_pool)), state_(std::make_shared<queue_state>()) {}
 
 input_gate::~input_gate() {
   release();
@@ -18,11 +44,11 @@ void input_gate::add_channel(std::unique_ptr<input_channel> channel) {
   if (!channel || channel->channel_index() != channels_.size())
     throw std::logic_error("input_gate: channels are added in index order");
   auto index = channels_.size();
-  channel->set_data_listener([this, index] { notify_channel_non_empty(index); });
-  std::lock_guard<std::mutex> guard{mutex_};
+  channel->set_data_listener([state = state_, index] { state->notify_channel_non_empty(index); });
+  std::lock_guard<std::mutex> guard{state_->mutex};
   channels_.push_back(std::move(channel));
-  queued_.push_back(false);
-  ended_.push_back(false);
+  state_->queued.push_back(false);
+  state_->ended.push_back(false);
 }
 
 expected<unit> input_gate::setup() {
@@ -41,31 +67,16 @@ expected<unit> input_gate::request_partitions() {
   return unit{};
 }
 
-void input_gate::notify_channel_non_empty(std::size_t index) {
-  availability_listener notify;
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    if (released_ || ended_[index] || queued_[index])
-      return;
-    queued_[index] = true;
-    if (with_data_.empty())
-      notify = listener_;
-    with_data_.push_back(index);
-  }
-  if (notify)
-    notify();
-}
-
 std::optional<buffer_or_event> input_gate::poll_next() {
   for (;;) {
     std::size_t index = 0;
     {
-      std::lock_guard<std::mutex> guard{mutex_};
-      if (with_data_.empty() || released_)
+      std::lock_guard<std::mutex> guard{state_->mutex};
+      if (state_->with_data.empty() || state_->released)
         return std::nullopt;
-      index = with_data_.front();
-      with_data_.pop_front();
-      queued_[index] = false;
+      index = state_->with_data.front();
+      state_->with_data.pop_front();
+      state_->queued[index] = false;
     }
     auto next = channels_[index]->get_next_buffer();
     if (!next)
@@ -73,16 +84,16 @@ std::optional<buffer_or_event> input_gate::poll_next() {
     bool ended = next->buf.kind() == buffer_kind::end_of_partition;
     bool more = false;
     {
-      std::lock_guard<std::mutex> guard{mutex_};
+      std::lock_guard<std::mutex> guard{state_->mutex};
       if (ended) {
-        ended_[index] = true;
-        ++num_ended_;
-      } else if (next->more_available && !queued_[index]) {
+        state_->ended[index] = true;
+        ++state_->num_ended;
+      } else if (next->more_available && !state_->queued[index]) {
         // To the back of the queue: one buffer per channel per turn.
-        queued_[index] = true;
-        with_data_.push_back(index);
+        state_->queued[index] = true;
+        state_->with_data.push_back(index);
       }
-      more = !with_data_.empty();
+      more = !state_->with_data.empty();
     }
     if (ended)
       channels_[index]->release();
@@ -91,21 +102,21 @@ std::optional<buffer_or_event> input_gate::poll_next() {
 }
 
 bool input_gate::is_finished() const {
-  std::lock_guard<std::mutex> guard{mutex_};
-  return !channels_.empty() && num_ended_ == channels_.size();
+  std::lock_guard<std::mutex> guard{state_->mutex};
+  return !channels_.empty() && state_->num_ended == channels_.size();
 }
 
 bool input_gate::has_data() const {
-  std::lock_guard<std::mutex> guard{mutex_};
-  return !with_data_.empty();
+  std::lock_guard<std::mutex> guard{state_->mutex};
+  return !state_->with_data.empty();
 }
 
 void input_gate::set_availability_listener(availability_listener listener) {
   bool has_data = false;
   {
-    std::lock_guard<std::mutex> guard{mutex_};
-    listener_ = listener;
-    has_data = !with_data_.empty();
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    state_->listener = listener;
+    has_data = !state_->with_data.empty();
   }
   if (has_data && listener)
     listener();
@@ -113,12 +124,12 @@ void input_gate::set_availability_listener(availability_listener listener) {
 
 void input_gate::release() {
   {
-    std::lock_guard<std::mutex> guard{mutex_};
-    if (released_)
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    if (state_->released)
       return;
-    released_ = true;
-    with_data_.clear();
-    listener_ = nullptr;
+    state_->released = true;
+    state_->with_data.clear();
+    state_->listener = nullptr;
   }
   for (auto& channel : channels_)
     channel->release();
@@ -127,8 +138,8 @@ void input_gate::release() {
 }
 
 std::size_t input_gate::num_ended_channels() const {
-  std::lock_guard<std::mutex> guard{mutex_};
-  return num_ended_;
+  std::lock_guard<std::mutex> guard{state_->mutex};
+  return state_->num_ended;
 }
 
 } // namespace flint::network

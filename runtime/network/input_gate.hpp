@@ -8,9 +8,7 @@
 #include "runtime/network/local_buffer_pool.hpp"
 
 #include <cstddef>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -70,18 +68,14 @@ public:
   const std::shared_ptr<local_buffer_pool>& floating_pool() const noexcept { return floating_pool_; }
 
 private:
-  void notify_channel_non_empty(std::size_t index);
+  /// The queue of channels with data. Shared with the channels' listeners so that a producer
+  /// thread that is just notifying never touches a gate being destroyed.
+  struct queue_state;
 
   const std::size_t gate_index_;
   std::shared_ptr<local_buffer_pool> floating_pool_;
   std::vector<std::unique_ptr<input_channel>> channels_;
-  mutable std::mutex mutex_;
-  std::deque<std::size_t> with_data_;
-  std::vector<bool> queued_;
-  std::vector<bool> ended_;
-  std::size_t num_ended_ = 0;
-  bool released_ = false;
-  availability_listener listener_;
+  std::shared_ptr<queue_state> state_;
 };
 
 } // namespace flint::network

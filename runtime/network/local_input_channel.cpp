@@ -21,8 +21,9 @@ expected<unit> local_input_channel::request_subpartition() {
     return make_error(errc::illegal_state, "input channel " + std::to_string(channel_index()) + " is released");
   if (view_)
     return unit{};
-  auto view = partitions_.create_subpartition_view(partition_id(), subpartition_index(),
-                                                   [this] { notify_channel_non_empty(); });
+  // The producer thread calls the gate's listener itself rather than through this channel, so
+  // a notification in progress never runs into a channel being destroyed.
+  auto view = partitions_.create_subpartition_view(partition_id(), subpartition_index(), data_listener());
   if (!view)
     return view.error();
   view_ = std::move(*view);
