@@ -90,7 +90,7 @@ job_master::job_master(caf::actor_config& cfg, rpc::endpoint_context ctx, graph:
     initial_token_(token),
     config_(config),
     services_(std::move(services)),
-    logger_(endpoint_logger(endpoint_id())) {}
+    logger_(services_.logger ? services_.logger : endpoint_logger(endpoint_id())) {}
 
 job_master::~job_master() = default;
 
@@ -146,8 +146,15 @@ void job_master::start_job_master_services() {
     heartbeat::heartbeat_role::receiver, endpoint_id(), config_.heartbeat, *rm_listener_, *this);
 
   // The SlotPool, under this leadership's token.
-  slot_pool::slot_pool_config pool_config{config_.slot_request_timeout, config_.slot_idle_timeout,
-                                          rpc_settings().ask_timeout, endpoint_id()};
+  slot_pool::slot_pool_config pool_config;
+  pool_config.slot_request_timeout = config_.slot_request_timeout;
+  pool_config.slot_idle_timeout = config_.slot_idle_timeout;
+  pool_config.rpc_timeout = rpc_settings().ask_timeout;
+  pool_config.job_master_address = endpoint_id();
+  auto pool_id = slot_pool::endpoint_prefix + job_id_.to_string();
+  pool_config.logger = std::make_shared<spdlog::logger>(pool_id, logger_->sinks().begin(),
+                                                        logger_->sinks().end());
+  pool_config.logger->set_level(logger_->level());
   rpc::endpoint_context pool_ctx{slot_pool::endpoint_prefix + job_id_.to_string(), recorder(),
                                  rpc_settings()};
   slot_pool_ = spawn<slot_pool::slot_pool, caf::linked>(std::move(pool_ctx), job_id_, token(),
@@ -339,10 +346,17 @@ void job_master::connect_to_resource_manager(const leader::leader_address& addre
   resource_manager::job_master_registration_request req{token(), endpoint_id(), endpoint_id(),
                                                         job_id_};
   auto gw = rm_->gateway;
+  logger_->info("Resolved ResourceManager address, beginning registration");
+  auto attempts = std::make_shared<int>(0);
   rm_->registration = std::make_unique<
     registration::retrying_registration<resource_manager::job_master_registration_success>>(
     *this, "ResourceManager", config_.registration,
-    [this, gw, req](std::chrono::nanoseconds timeout, auto done) {
+    [this, gw, req, attempts](std::chrono::nanoseconds timeout, auto done) {
+      logger_->info("Registration at ResourceManager attempt " + std::to_string(++*attempts)
+                    + " (timeout="
+                    + std::to_string(
+                      std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count())
+                    + "ms)");
       gw.ask<resource_manager::register_job_manager>(*this, req, std::move(done), timeout);
     },
     [this, generation](resource_manager::job_master_registration_success success) {

@@ -41,6 +41,10 @@ namespace flint::heartbeat {
 class heartbeat_manager;
 }
 
+namespace spdlog {
+class logger;
+}
+
 namespace flint::job_master {
 
 struct job_master_config {
@@ -62,6 +66,9 @@ struct job_master_services {
   rpc::endpoint_directory* directory = nullptr;
   /// Called once from the JobMaster's main thread with the job's final state.
   std::function<void(job_master_result)> on_terminal;
+  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
+  /// spdlog's default logger. The SlotPool logs to a logger named after itself on the same sinks.
+  std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 
 class job_master : public rpc::rpc_endpoint, private scheduler_actions {

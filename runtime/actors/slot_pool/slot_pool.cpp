@@ -30,7 +30,7 @@ slot_pool::slot_pool(caf::actor_config& cfg, rpc::endpoint_context ctx, graph::j
     initial_token_(token),
     config_(std::move(config)),
     directory_(directory),
-    logger_(endpoint_logger(endpoint_id())) {
+    logger_(config_.logger ? config_.logger : endpoint_logger(endpoint_id())) {
   state_ = std::make_unique<slot_pool_state>(
     job_, slot_pool_settings{config_.slot_request_timeout, config_.slot_idle_timeout},
     static_cast<slot_pool_actions&>(*this),

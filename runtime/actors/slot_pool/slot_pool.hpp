@@ -33,6 +33,9 @@ struct slot_pool_config {
   std::chrono::nanoseconds rpc_timeout = std::chrono::seconds(10);
   /// Endpoint id of the JobMaster, the target address slot requests name.
   std::string job_master_address;
+  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
+  /// spdlog's default logger.
+  std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 
 class slot_pool : public rpc::rpc_endpoint, private slot_pool_actions {

@@ -47,10 +47,13 @@ struct cluster_fixture : test_fixture {
   caf::actor jm;
 
   cluster_fixture() {
+    // Field by field: the services structs grow (loggers) without breaking this test.
+    resource_manager::resource_manager_services rm_services;
+    rm_services.election = rm_election.get();
+    rm_services.directory = &directory;
     rm = spawn<resource_manager::resource_manager>(context("resource_manager"),
                                                    resource_manager::resource_manager_config{},
-                                                   resource_manager::resource_manager_services{
-                                                     rm_election.get(), &directory});
+                                                   rm_services);
     te = spawn_task_executor(tm_id, slots_of_first);
     run();
   }
@@ -62,12 +65,15 @@ struct cluster_fixture : test_fixture {
     te_cfg.resource_id = id;
     te_cfg.number_of_slots = slots;
     te_cfg.detached_tasks = false;
-    task_executor::task_executor_services te_services{
-      &ha, &directory, [this](const graph::task_deployment_descriptor&) -> std::unique_ptr<task_executor::invokable> {
-        if (blocking_tasks)
-          return std::make_unique<task_executor::blocking_invokable>();
-        return std::make_unique<task_executor::noop_invokable>();
-      }};
+    task_executor::task_executor_services te_services;
+    te_services.ha = &ha;
+    te_services.directory = &directory;
+    te_services.invokables =
+      [this](const graph::task_deployment_descriptor&) -> std::unique_ptr<task_executor::invokable> {
+      if (blocking_tasks)
+        return std::make_unique<task_executor::blocking_invokable>();
+      return std::make_unique<task_executor::noop_invokable>();
+    };
     return spawn<task_executor::task_executor>(context(id), te_cfg, te_services);
   }
 
@@ -77,7 +83,8 @@ struct cluster_fixture : test_fixture {
     jm_election->start(runner);
     REQUIRE(!runner.granted.is_nil());
     job_master::job_master_services services{
-      &ha, &directory, [this](job_master::job_master_result r) { results.push_back(std::move(r)); }};
+      &ha, &directory, [this](job_master::job_master_result r) { results.push_back(std::move(r)); },
+      nullptr};
     jm = spawn<job_master::job_master>(context(jm_id), std::move(g), runner.granted,
                                        job_master::job_master_config{}, services);
     jm_election->confirm_leadership(runner.granted, leader::leader_address{jm_id, jm, {}, 0});

@@ -124,7 +124,8 @@ struct job_master_fixture : test_fixture {
   void start_job_master(graph::job_graph g = test::chain_job(job, {2, 2, 2})) {
     job_master_config cfg;
     job_master_services services{&ha, &directory,
-                                 [this](job_master_result r) { results.push_back(std::move(r)); }};
+                                 [this](job_master_result r) { results.push_back(std::move(r)); },
+                                 nullptr};
     jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
     run();
   }

@@ -57,7 +57,7 @@ struct pool_fixture : test_fixture {
   pool_fixture() {
     directory.put("resource_manager", rm);
     directory.put(tm_id, tm);
-    slot_pool_config cfg{5min, 50s, 10s, jm_id};
+    slot_pool_config cfg{5min, 50s, 10s, jm_id, nullptr};
     pool = spawn<slot_pool::slot_pool>(context(pool_id), job, jm_token, cfg, &directory);
     directory.put(pool_id, pool);
     run();
