@@ -7,6 +7,7 @@
 #include <set>
 
 #include <caf/actor_cast.hpp>
+#include <spdlog/spdlog.h>
 
 #include "runtime/actors/heartbeat/endpoint_executor.hpp"
 #include "runtime/actors/heartbeat/heartbeat_manager.hpp"
@@ -38,6 +39,13 @@ struct job_manager_registration {
   std::string address;
   caf::actor handle;
 };
+
+std::shared_ptr<spdlog::logger> endpoint_logger(const std::string& name) {
+  auto base = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>(name, base->sinks().begin(), base->sinks().end());
+  logger->set_level(base->level());
+  return logger;
+}
 
 std::string no_leader_text(const std::string& what) {
   return "The ResourceManager is not the leader: cannot " + what + ".";
@@ -168,7 +176,10 @@ void resource_manager::job_manager_heartbeats::lost(const heartbeat::resource_id
 resource_manager::resource_manager(caf::actor_config& cfg, rpc::endpoint_context ctx,
                                    resource_manager_config config,
                                    resource_manager_services services)
-  : rpc::rpc_endpoint(cfg, std::move(ctx)), config_(config), services_(services) {}
+  : rpc::rpc_endpoint(cfg, std::move(ctx)),
+    config_(config),
+    services_(services),
+    log_(services_.logger ? services_.logger : endpoint_logger(endpoint_id())) {}
 
 resource_manager::~resource_manager() = default;
 
@@ -183,6 +194,7 @@ void resource_manager::grant_leadership(const rpc::fencing_token& session_id) {
 
 void resource_manager::revoke_leadership() {
   run_async([this] {
+    log_->info("ResourceManager " + endpoint_id() + " was revoked leadership. Clearing fencing token.");
     set_token({});
     clear_state();
   });
@@ -233,6 +245,8 @@ void resource_manager::accept_leadership(const rpc::fencing_token& session_id) {
     return; // revoked again before we got to it
   clear_state();
   set_token(session_id);
+  log_->info("ResourceManager " + endpoint_id() + " was granted leadership with fencing token "
+             + session_id.to_string());
   auto& st = *st_;
   ++st.epoch;
   st.slots.emplace(slot_manager_config{config_.slot_request_timeout, config_.task_manager_timeout},
@@ -277,7 +291,10 @@ void resource_manager::register_methods() {
     if (!peer)
       return task_executor_registration_response{registration::registration_decline{
         "no handle for TaskExecutor " + req.task_executor_address}};
+    log_->info("Registering TaskManager with ResourceID " + req.resource_id + " ("
+               + req.task_executor_address + ") at ResourceManager");
     if (auto old = st.task_executors.find(req.resource_id); old != st.task_executors.end()) {
+      log_->debug("Replacing old registration of TaskExecutor " + req.resource_id + ".");
       // Flink: "Replacing old registration of TaskExecutor": its slots go, the new report
       // brings them back; the TaskExecutor itself is not told.
       (void) st.slots->unregister_task_manager(old->second.instance);
@@ -325,6 +342,8 @@ void resource_manager::register_methods() {
     if (!peer)
       return job_master_registration_response{registration::registration_decline{
         "no handle for JobMaster " + req.job_master_address}};
+    log_->info("Registering job manager " + req.job_master_id.to_string() + "@"
+               + req.job_master_address + " for job " + req.job_id.to_string() + ".");
     if (auto old = st.job_managers.find(req.job_id); old != st.job_managers.end()) {
       if (old->second.job_master_id != req.job_master_id) {
         close_job_manager_connection(req.job_id,
@@ -345,6 +364,8 @@ void resource_manager::register_methods() {
       req.job_master_resource_id,
       heartbeat::make_heartbeat_target<job_master::heartbeat_from_resource_manager,
                                        job_master::heartbeat_from_resource_manager>(gw, *this));
+    log_->info("Registered job manager " + req.job_master_id.to_string() + "@"
+               + req.job_master_address + " for job " + req.job_id.to_string() + ".");
     return job_master_registration_response{job_master_registration_success{token(), endpoint_id()}};
   });
 
@@ -358,9 +379,13 @@ void resource_manager::register_methods() {
       return make_error(errc::rejected, "The job leader's id " + i->second.job_master_id.to_string()
                                           + " does not match the received id "
                                           + req.job_master_id.to_string() + ".");
-    // Flink: "Request slot with profile {} for job {} with allocation id {}."; a duplicate
-    // (a resent request) is acknowledged and ignored.
-    st.slots->register_slot_request(req.request);
+    log_->info("Request slot with profile " + req.request.profile.to_string() + " for job "
+               + req.request.job_id.to_string() + " with allocation id "
+               + req.request.allocation_id.to_string() + ".");
+    // A duplicate (a resent request) is acknowledged and ignored.
+    if (!st.slots->register_slot_request(req.request))
+      log_->debug("Ignoring a duplicate slot request with allocation id "
+                  + req.request.allocation_id.to_string() + ".");
     return rpc::ack{};
   });
 
@@ -435,6 +460,7 @@ void resource_manager::close_task_manager_connection(const cluster::resource_id&
   if (i == st.task_executors.end())
     return;
   auto reg = i->second;
+  log_->info("Closing TaskExecutor connection " + id + " because: " + cause);
   st.task_executors.erase(i);
   st.by_instance.erase(reg.instance);
   if (st.tm_heartbeats)
@@ -469,6 +495,8 @@ void resource_manager::close_job_manager_connection(const graph::job_id& job,
   if (i == st.job_managers.end())
     return;
   auto reg = i->second;
+  log_->info("Disconnect job manager " + reg.job_master_id.to_string() + "@" + reg.address
+             + " for job " + job.to_string() + " from the resource manager: " + cause);
   st.job_managers.erase(i);
   if (st.jm_heartbeats)
     st.jm_heartbeats->unmonitor_target(reg.resource_id);
@@ -503,10 +531,13 @@ void resource_manager::allocate_slot(const cluster::instance_id& instance,
       [this, epoch = st.epoch, allocation = request.allocation_id, slot](expected<rpc::ack> r) {
         if (st_->epoch != epoch || !st_->slots)
           return;
-        if (r)
+        if (r) {
           st_->slots->complete_allocation(allocation, slot, unit{});
-        else
-          st_->slots->complete_allocation(allocation, slot, r.error());
+          return;
+        }
+        log_->warn("Slot request with allocation id " + allocation.to_string() + " at slot "
+                   + slot.to_string() + " failed, retrying: " + r.error().to_string());
+        st_->slots->complete_allocation(allocation, slot, r.error());
       });
 }
 
@@ -517,13 +548,17 @@ void resource_manager::notify_allocation_failure(const graph::job_id& job,
   auto i = st.job_managers.find(job);
   if (i == st.job_managers.end())
     return;
+  log_->warn(cause.message);
   // Flink's notifyAllocationFailure: the JobMaster fails the allocation in its SlotPool.
   rpc::gateway(i->second.handle, i->second.address, i->second.job_master_id)
     .tell<job_master::fail_slot>(*this, job_master::fail_slot_request{{}, allocation, cause.message});
 }
 
-void resource_manager::release_resource(const cluster::instance_id&, const cluster::resource_id&,
-                                        const std::string&) {
+void resource_manager::release_resource(const cluster::instance_id&,
+                                        const cluster::resource_id& task_manager,
+                                        const std::string& cause) {
+  log_->info("Worker " + task_manager + " could not be stopped (" + cause
+             + " A standalone ResourceManager keeps it.)");
   // A standalone ResourceManager cannot stop workers (Flink's StandaloneResourceManager:
   // stopWorker returns false), so an idle TaskExecutor stays registered.
   ++st_->idle_releases;

@@ -24,6 +24,10 @@
 #include "runtime/actors/rpc/endpoint_directory.hpp"
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
 
+namespace spdlog {
+class logger;
+}
+
 namespace flint::resource_manager {
 
 class slot_manager;
@@ -43,6 +47,9 @@ struct resource_manager_services {
   leader::leader_election_service* election = nullptr;
   /// The node's directory: the RM puts itself there, and looks up peers it has no handle of.
   rpc::endpoint_directory* directory = nullptr;
+  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
+  /// spdlog's default logger.
+  std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 
 class resource_manager : public rpc::rpc_endpoint, public leader::leader_contender {
@@ -93,6 +100,7 @@ private:
 
   resource_manager_config config_;
   resource_manager_services services_;
+  std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<state> st_;
 };
 

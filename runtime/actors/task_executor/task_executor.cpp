@@ -7,6 +7,7 @@
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
+#include <spdlog/spdlog.h>
 
 #include "runtime/actors/heartbeat/heartbeat_manager.hpp"
 #include "runtime/actors/heartbeat/heartbeat_rpc.hpp"
@@ -28,10 +29,18 @@ namespace {
 
 struct task_record {
   caf::actor handle;
+  std::string name;
   graph::job_id job;
   cluster::allocation_id allocation;
   graph::execution_state state = graph::execution_state::created;
 };
+
+std::shared_ptr<spdlog::logger> endpoint_logger(const std::string& name) {
+  auto base = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>(name, base->sinks().begin(), base->sinks().end());
+  logger->set_level(base->level());
+  return logger;
+}
 
 using rm_registration =
   registration::retrying_registration<rm::task_executor_registration_success>;
@@ -167,7 +176,10 @@ void task_executor::job_leader_events::job_manager_lost_leadership(const graph::
 
 task_executor::task_executor(caf::actor_config& cfg, rpc::endpoint_context ctx,
                              task_executor_config config, task_executor_services services)
-  : rpc::rpc_endpoint(cfg, std::move(ctx)), config_(std::move(config)), services_(std::move(services)) {
+  : rpc::rpc_endpoint(cfg, std::move(ctx)),
+    config_(std::move(config)),
+    services_(std::move(services)),
+    log_(services_.logger ? services_.logger : endpoint_logger(endpoint_id())) {
   if (config_.resource_id.empty())
     config_.resource_id = endpoint_id();
 }
@@ -266,7 +278,9 @@ void task_executor::register_methods() {
 
   handle<request_slot>(fencing::fenced, [this](request_slot_request req) -> expected<rpc::ack> {
     auto& st = *st_;
-    // Flink: "Receive slot request {} for job {} from resource manager with leader id {}."
+    log_->info("Receive slot request " + req.allocation_id.to_string() + " for job "
+               + req.job_id.to_string() + " from resource manager with leader id "
+               + req.resource_manager_id.to_string() + ".");
     if (!st.rm_established || req.resource_manager_id != st.rm_id)
       return make_error(errc::fencing_token_mismatch,
                         "TaskManager " + config_.resource_id
@@ -280,10 +294,12 @@ void task_executor::register_methods() {
                                         req.profile);
         !r)
       return r.error();
-    // Flink: "Allocated slot for {}." then "Add job {} for job leader monitoring."
+    log_->info("Allocated slot for " + req.allocation_id.to_string() + ".");
     auto [entry, created] = st.jobs.get_or_create(req.job_id, req.target_address);
-    if (st.job_leaders && !st.job_leaders->contains_job(req.job_id))
+    if (st.job_leaders && !st.job_leaders->contains_job(req.job_id)) {
+      log_->info("Add job " + req.job_id.to_string() + " for job leader monitoring.");
       st.job_leaders->add_job(req.job_id);
+    }
     if (entry->connection)
       offer_slots_to_job_manager(req.job_id);
     return rpc::ack{};
@@ -310,7 +326,8 @@ void task_executor::register_methods() {
     auto attempt = task::attempt_of(tdd);
     if (auto r = st.slots.add_task(attempt, tdd.job_id, req.allocation_id); !r)
       return r.error();
-    // Flink: "Received task {}."
+    log_->info("Received task " + tdd.task_name + " (" + attempt.to_string() + "), deploy into slot with allocation id "
+               + req.allocation_id.to_string() + ".");
     auto te_addr = address();
     auto* self = this;
     task_setup setup{tdd, req.allocation_id, services_.invokables,
@@ -323,7 +340,8 @@ void task_executor::register_methods() {
     auto handle = config_.detached_tasks
                     ? home_system().spawn<task, caf::detached>(std::move(setup))
                     : home_system().spawn<task>(std::move(setup));
-    st.tasks[attempt] = task_record{handle, tdd.job_id, req.allocation_id, graph::execution_state::created};
+    st.tasks[attempt] = task_record{handle, tdd.task_name, tdd.job_id, req.allocation_id,
+                                    graph::execution_state::created};
     return rpc::ack{};
   });
 
@@ -334,6 +352,7 @@ void task_executor::register_methods() {
       return make_error(errc::not_found, "Cannot find task to cancel for execution "
                                            + req.attempt.to_string() + " of job "
                                            + req.job_id.to_string() + ".");
+    log_->info("Attempting to cancel task " + i->second.name + " (" + req.attempt.to_string() + ").");
     caf::anon_send(i->second.handle, task_cancel_atom::value);
     return rpc::ack{};
   });
@@ -404,8 +423,7 @@ void task_executor::connect_to_resource_manager() {
   rm::task_executor_registration_request req{endpoint_id(),          config_.resource_id,
                                              config_.data_port,      config_.host,
                                              config_.default_slot_profile, config_.number_of_slots};
-  // Flink: "Connecting to ResourceManager {}." / "Resolved ResourceManager address, beginning
-  // registration".
+  log_->info("Connecting to ResourceManager " + address.endpoint_id + "(" + id.to_string() + ").");
   st.rm_registration_ = std::make_unique<rm_registration>(
     *this, "ResourceManager " + address.endpoint_id, config_.registration,
     [this, peer, address, id, req](std::chrono::nanoseconds timeout, rm_registration::done_fn done) {
@@ -420,7 +438,8 @@ void task_executor::connect_to_resource_manager() {
       auto& st = *st_;
       if (st.rm_epoch != epoch)
         return;
-      // Flink: "Successful registration at resource manager {} under registration id {}."
+      log_->info("Successful registration at resource manager " + address.endpoint_id
+                 + " under registration id " + success.registration_id.to_string() + ".");
       st.rm_established = true;
       st.rm_instance = success.registration_id;
       st.rm_resource_id = success.resource_manager_resource_id;
@@ -447,6 +466,7 @@ void task_executor::close_resource_manager_connection(const std::string& cause) 
     st.rm_registration_->cancel();
   st.rm_registration_.reset();
   if (st.rm_established) {
+    log_->info("Close ResourceManager connection " + st.rm_resource_id + ": " + cause);
     st.rm_heartbeat->unmonitor_target(st.rm_resource_id);
     st.rm_gateway.tell<rm::disconnect_task_manager>(
       *this, rm::disconnect_task_manager_request{config_.resource_id, cause});
@@ -481,7 +501,9 @@ void task_executor::establish_job_manager_connection(const graph::job_id& job,
   auto peer = address.handle;
   if (!peer && services_.directory != nullptr)
     peer = services_.directory->lookup(address.endpoint_id).value_or(caf::actor{});
-  // Flink: "Establish JobManager connection for job {}."
+  log_->info("Successful registration at job manager " + address.endpoint_id + " for job "
+             + job.to_string() + ".");
+  log_->info("Establish JobManager connection for job " + job.to_string() + ".");
   rpc::gateway gw(peer, address.endpoint_id, id);
   st.jobs.connect(job, job_master_connection{id, job_master_resource_id, gw});
   st.jm_heartbeat->monitor_target(
@@ -491,11 +513,13 @@ void task_executor::establish_job_manager_connection(const graph::job_id& job,
   offer_slots_to_job_manager(job);
 }
 
-void task_executor::close_job_manager_connection(const graph::job_id& job, const std::string&,
+void task_executor::close_job_manager_connection(const graph::job_id& job, const std::string& cause,
                                                  bool release_job) {
   auto& st = *st_;
-  if (auto conn = st.jobs.disconnect(job))
+  if (auto conn = st.jobs.disconnect(job)) {
+    log_->info("Close JobManager connection for job " + job.to_string() + ": " + cause);
     st.jm_heartbeat->unmonitor_target(conn->job_master_resource_id);
+  }
   if (release_job) {
     st.jobs.remove(job);
     if (st.job_leaders)
@@ -512,7 +536,7 @@ void task_executor::offer_slots_to_job_manager(const graph::job_id& job) {
   if (offers.empty())
     return;
   auto id = entry->connection->job_master_id;
-  // Flink: "Offer reserved slots to the leader of job {}."
+  log_->info("Offer reserved slots to the leader of job " + job.to_string() + ".");
   entry->connection->gateway.ask<job_master::offer_slots>(
     *this, job_master::offer_slots_request{config_.resource_id, offers},
     [this, job, id, offers](expected<job_master::offer_slots_response> r) {
@@ -561,6 +585,7 @@ void task_executor::free_slot_internal(const cluster::allocation_id& allocation,
   if (s == nullptr)
     return;
   auto job = *s->job;
+  log_->info("Free slot with allocation id " + allocation.to_string() + " because: " + cause);
   fail_tasks_of(allocation, cause);
   auto freed = st.slots.free_slot(allocation);
   if (freed && freed->has_value())
@@ -586,6 +611,10 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
   auto i = st.tasks.find(s.attempt);
   if (i == st.tasks.end())
     return;
+  log_->info(i->second.name + " (" + s.attempt.to_string() + ") switched from "
+             + std::string(graph::to_string(i->second.state)) + " to "
+             + std::string(graph::to_string(s.state)) + "."
+             + (s.failure_cause.empty() ? std::string() : " Cause: " + s.failure_cause));
   i->second.state = s.state;
   if (auto* entry = st.jobs.get(s.job); entry != nullptr && entry->connection)
     entry->connection->gateway.ask<job_master::update_task_execution_state>(

@@ -26,6 +26,10 @@
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
 #include "runtime/actors/task_executor/invokable.hpp"
 
+namespace spdlog {
+class logger;
+}
+
 namespace flint::task_executor {
 
 class task_slot_table;
@@ -55,6 +59,9 @@ struct task_executor_services {
   rpc::endpoint_directory* directory = nullptr;
   /// Builds each task's invokable.
   invokable_factory invokables;
+  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
+  /// spdlog's default logger.
+  std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 
 class task_executor : public rpc::rpc_endpoint {
@@ -109,6 +116,7 @@ private:
 
   task_executor_config config_;
   task_executor_services services_;
+  std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<state> st_;
 };
 
