@@ -6,5 +6,6 @@ namespace flint::bench {
 
 int rpc(int argc, char** argv);
 int graph(int argc, char** argv);
+int cluster(int argc, char** argv);
 
 } // namespace flint::bench

@@ -19,6 +19,9 @@ const bench_entry benches[] = {
 #ifdef FLINT_BENCH_HAS_GRAPH
   {"graph", flint::bench::graph, "ExecutionGraph build time and peak RSS"},
 #endif
+#ifdef FLINT_BENCH_HAS_CLUSTER
+  {"cluster", flint::bench::cluster, "MiniCluster start, submit to RUNNING and FINISHED"},
+#endif
 };
 
 int usage(FILE* out) {
