@@ -1,5 +1,6 @@
 #include "runtime/network/buffer.hpp"
 
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -20,6 +21,16 @@ buffer::buffer(memory_segment segment, std::shared_ptr<buffer_recycler> recycler
 
 buffer buffer::unpooled(std::size_t capacity, buffer_kind kind) {
   return buffer{memory_segment{capacity}, nullptr, kind};
+}
+
+buffer buffer::unpooled_copy(std::span<const char> bytes, buffer_kind kind) {
+  if (bytes.empty() && kind != buffer_kind::data)
+    return event(kind);
+  auto out = unpooled(bytes.size(), kind);
+  if (!bytes.empty())
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+  out.set_size(bytes.size());
+  return out;
 }
 
 buffer buffer::event(buffer_kind kind) {

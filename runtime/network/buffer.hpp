@@ -37,6 +37,8 @@ public:
   static buffer unpooled(std::size_t capacity, buffer_kind kind = buffer_kind::data);
   /// An event buffer (no payload).
   static buffer event(buffer_kind kind);
+  /// An unpooled buffer holding a copy of `bytes`: what a transport builds from bytes it received.
+  static buffer unpooled_copy(std::span<const char> bytes, buffer_kind kind = buffer_kind::data);
 
   buffer(buffer&& other) noexcept;
   buffer& operator=(buffer&& other) noexcept;

@@ -36,6 +36,8 @@ std::optional<buffer_response> credit_based_view::next_response() {
     --credits_;
     ++data_sent_;
   }
+  if (next->buf.kind() == buffer_kind::end_of_partition)
+    finished_ = true;
   return buffer_response{channel_, std::move(next->buf), next->backlog, sequence_++};
 }
 

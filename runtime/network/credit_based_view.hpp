@@ -32,6 +32,8 @@ public:
   /// Stops reading.
   void release();
 
+  /// True once end-of-partition went out: nothing follows and the transport may drop the view.
+  bool is_finished() const noexcept { return finished_; }
   input_channel_id channel() const noexcept { return channel_; }
   std::size_t credits() const noexcept { return credits_; }
   /// Data buffers sent so far.
@@ -45,6 +47,7 @@ private:
   std::size_t credits_ = 0;
   std::uint64_t sequence_ = 0;
   std::uint64_t data_sent_ = 0;
+  bool finished_ = false;
 };
 
 } // namespace flint::network

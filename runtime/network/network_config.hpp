@@ -27,6 +27,7 @@ struct network_config {
   std::size_t floating_buffers_per_gate = 8;
   /// `execution.buffer-timeout`: how long a partly filled buffer may wait before its caller
   /// flushes it (100 ms). The network classes do not keep time; the task calls `flush_all()`.
+  /// As in Flink, 0 means flush after every record and a negative value only when buffers fill.
   std::chrono::milliseconds buffer_timeout{100};
 
   /// Segments of the TaskExecutor's global pool: network_memory / segment_size.

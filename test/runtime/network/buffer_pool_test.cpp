@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 using namespace flint;
@@ -204,4 +205,18 @@ TEST_CASE("network config reads Flink's keys") {
   REQUIRE_FALSE(bad);
   CHECK(bad.error().code == errc::invalid_argument);
   CHECK(bad.error().message.find("execution.buffer-timeout") != std::string::npos);
+}
+
+TEST_CASE("an unpooled copy owns its bytes and frees them on release") {
+  std::string bytes = "some received bytes";
+  auto copy = buffer::unpooled_copy(bytes);
+  bytes.assign(bytes.size(), 'x');
+  CHECK(copy.recycler() == nullptr);
+  CHECK(copy.is_data());
+  CHECK(std::string(copy.bytes().begin(), copy.bytes().end()) == "some received bytes");
+  auto end = buffer::unpooled_copy({}, buffer_kind::end_of_partition);
+  CHECK(static_cast<bool>(end));
+  CHECK_FALSE(end.is_data());
+  CHECK(end.size() == 0);
+  CHECK(std::string(to_string(end.kind())) == "end_of_partition");
 }

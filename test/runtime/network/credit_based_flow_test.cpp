@@ -295,9 +295,12 @@ TEST_CASE("end-of-partition passes without credit and finishes the gate") {
   credit_based_view no_credit{{0, 0}, std::move(*view), 0};
   h.partition->finish();
   REQUIRE(no_credit.is_available());
+  CHECK_FALSE(no_credit.is_finished());
   auto response = no_credit.next_response();
   REQUIRE(response);
   CHECK(response->buf.kind() == buffer_kind::end_of_partition);
+  CHECK(no_credit.is_finished());
+  CHECK_FALSE(no_credit.next_response());
   REQUIRE(h.channel->on_buffer(std::move(*response)));
   auto next = h.gate.poll_next();
   REQUIRE(next);

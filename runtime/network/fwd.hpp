@@ -1,0 +1,40 @@
+#pragma once
+/// Forward declarations of the network stack, for headers that only pass these types around.
+
+#include <cstdint>
+
+namespace flint::network {
+
+class buffer;
+class buffer_builder;
+class buffer_listener;
+class buffer_manager;
+class buffer_recycler;
+class credit_based_view;
+class input_channel;
+class input_gate;
+class local_buffer_pool;
+class local_input_channel;
+class memory_segment;
+class network_buffer_pool;
+class pipelined_subpartition;
+class pipelined_subpartition_view;
+class record_deserializer;
+class record_serializer;
+class remote_input_channel;
+class result_partition;
+class result_partition_manager;
+
+struct add_credit;
+struct buffer_and_availability;
+struct buffer_and_backlog;
+struct buffer_or_event;
+struct buffer_response;
+struct input_channel_id;
+struct network_config;
+struct partition_request;
+
+enum class buffer_kind : std::uint8_t;
+enum class emit_result;
+
+} // namespace flint::network
