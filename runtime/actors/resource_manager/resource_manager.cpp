@@ -535,6 +535,16 @@ void resource_manager::allocate_slot(const cluster::instance_id& instance,
           st_->slots->complete_allocation(allocation, slot, unit{});
           return;
         }
+        auto code = r.error().code;
+        if (code == errc::unreachable || code == errc::fencing_token_mismatch) {
+          // The TaskExecutor is gone or no longer ours: retrying on it would loop. Dropping it
+          // moves the request to another slot (it registers again if it is alive).
+          close_task_manager_connection(slot.owner, "TaskExecutor " + slot.owner
+                                                      + " refused or missed a slot request: "
+                                                      + r.error().to_string(),
+                                        true);
+          return;
+        }
         log_->warn("Slot request with allocation id " + allocation.to_string() + " at slot "
                    + slot.to_string() + " failed, retrying: " + r.error().to_string());
         st_->slots->complete_allocation(allocation, slot, r.error());

@@ -63,7 +63,11 @@ void task::start_invokable() {
     invokable_ = setup_.invokables ? setup_.invokables(setup_.tdd) : nullptr;
   } catch (const std::exception& e) {
     end_with(graph::execution_state::failed,
-           "Could not instantiate the invokable of " + setup_.tdd.task_name + ": " + e.what());
+             "Could not instantiate the invokable of " + setup_.tdd.task_name + ": " + e.what());
+    return;
+  } catch (...) {
+    end_with(graph::execution_state::failed,
+             "Could not instantiate the invokable of " + setup_.tdd.task_name + ".");
     return;
   }
   if (!invokable_) {
@@ -85,6 +89,8 @@ void task::do_step() {
     done = invokable_->step();
   } catch (const std::exception& e) {
     done = make_error(errc::internal, e.what());
+  } catch (...) {
+    done = make_error(errc::internal, "the invokable threw a non-standard exception");
   }
   if (!done) {
     end_with(graph::execution_state::failed, done.error().message);

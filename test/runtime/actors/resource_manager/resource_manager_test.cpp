@@ -451,3 +451,16 @@ TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor that disconnects loses its slots; 
   auto again = ask_from<rm::disconnect_task_manager>(handle_of(tm->id), rm::disconnect_task_manager_request{tm->id, "x"});
   CHECK(again.error().code == errc::not_found);
 }
+
+TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor that refuses a slot request as not ours is dropped instead of asked again and again") {
+  auto tm = spawn_task_executor("task_executor/tm-1", 1);
+  register_and_report(tm);
+  tm->request_slot_answer = errc::fencing_token_mismatch;
+  auto jmp = spawn_job_master();
+  CHECK(request_slot(1).has_value());
+  CHECK(tm->slot_requests.size() == 1);
+  CHECK_FALSE(rmx().is_registered_task_executor(tm->id));
+  CHECK(slots().number_of_pending_requests() == 1);
+  REQUIRE(tm->disconnects.size() == 1);
+  (void) jmp;
+}
