@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 namespace flint::network {
 namespace {
@@ -112,6 +113,18 @@ expected<network_config> network_config::from_map(const std::map<std::string, st
       return timeout.error();
     config.buffer_timeout = *timeout;
   }
+  for (auto [key, field] : {std::pair{"taskmanager.network.request-backoff.initial", &config.request_backoff_initial},
+                            std::pair{"taskmanager.network.request-backoff.max", &config.request_backoff_max}}) {
+    if (auto* text = find(key)) {
+      auto delay = parse_duration(key, *text);
+      if (!delay)
+        return delay.error();
+      *field = *delay;
+    }
+  }
+  if (config.request_backoff_max < config.request_backoff_initial)
+    return make_error(errc::invalid_argument,
+                      "taskmanager.network.request-backoff.max is below taskmanager.network.request-backoff.initial");
   if (config.num_segments() == 0)
     return make_error(errc::invalid_argument,
                       "taskmanager.memory.network.max is smaller than one segment of taskmanager.memory.segment-size");

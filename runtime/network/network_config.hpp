@@ -29,6 +29,12 @@ struct network_config {
   /// flushes it (100 ms). The network classes do not keep time; the task calls `flush_all()`.
   /// As in Flink, 0 means flush after every record and a negative value only when buffers fill.
   std::chrono::milliseconds buffer_timeout{100};
+  /// `taskmanager.network.request-backoff.initial`: first delay before a consumer asks again for
+  /// a partition that is not registered yet (100 ms); doubles per retry.
+  std::chrono::milliseconds request_backoff_initial{100};
+  /// `taskmanager.network.request-backoff.max`: last retry delay before the request fails
+  /// (10 s).
+  std::chrono::milliseconds request_backoff_max{10000};
 
   /// Segments of the TaskExecutor's global pool: network_memory / segment_size.
   std::size_t num_segments() const { return segment_size == 0 ? 0 : network_memory / segment_size; }

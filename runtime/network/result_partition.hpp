@@ -31,7 +31,8 @@ enum class emit_result {
 
 /// Serializes records into per-subpartition buffers from a bounded local pool and queues full
 /// buffers in the pipelined subpartition of their consumer. One writer thread (the producing
-/// task); readers attach through views from any thread.
+/// task) calls every method except create_subpartition_view, including flush (the buffer-timeout
+/// timer is a mail of the same task); readers attach through views from any thread.
 ///
 /// Buffers go out when full, on flush (the caller runs `flush_all()` every
 /// `execution.buffer-timeout`) and before the end-of-partition event.

@@ -191,6 +191,8 @@ TEST_CASE("network config reads Flink's keys") {
                                           {"taskmanager.network.memory.buffers-per-channel", "4"},
                                           {"taskmanager.network.memory.floating-buffers-per-gate", "16"},
                                           {"execution.buffer-timeout", "5 s"},
+                                          {"taskmanager.network.request-backoff.initial", "50ms"},
+                                          {"taskmanager.network.request-backoff.max", "1 min"},
                                           {"unrelated.key", "x"}});
   REQUIRE(config);
   CHECK(config->segment_size == 16 * 1024);
@@ -198,6 +200,8 @@ TEST_CASE("network config reads Flink's keys") {
   CHECK(config->buffers_per_channel == 4);
   CHECK(config->floating_buffers_per_gate == 16);
   CHECK(config->buffer_timeout == std::chrono::milliseconds(5000));
+  CHECK(config->request_backoff_initial == std::chrono::milliseconds(50));
+  CHECK(config->request_backoff_max == std::chrono::milliseconds(60000));
   CHECK(config->partition_pool_min(3) == 4);
   CHECK(config->partition_pool_max(3) == 3 * 4 + 16);
 

@@ -155,3 +155,14 @@ TEST_CASE("a serializer keeps the unwritten rest when the caller's record goes a
   }
   CHECK(deserialize(std::move(buffers)) == std::vector<std::string>{expected});
 }
+
+TEST_CASE("a huge announced length waits for its bytes without reserving them up front") {
+  const char frame[] = {0x7f, 0x00, 0x00, 0x00, 'a', 'b', 'c'};
+  record_deserializer deserializer;
+  deserializer.set_next_buffer(buffer::unpooled_copy(std::span<const char>{frame, sizeof frame}));
+  std::span<const char> record;
+  CHECK(deserializer.next_record(record) == deserialization_result::need_more_data);
+  CHECK(deserializer.has_unfinished_data());
+  deserializer.clear();
+  CHECK_FALSE(deserializer.has_unfinished_data());
+}
