@@ -1,2 +1,15 @@
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+// The doctest main of the actor and network suites. Endpoints log Flink's lines through spdlog;
+// tests keep only warnings and errors unless FLINT_LOG_LEVEL says otherwise (e.g. "info").
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+
+#include <cstdlib>
+
+#include <spdlog/spdlog.h>
+
+int main(int argc, char** argv) {
+  const char* level = std::getenv("FLINT_LOG_LEVEL");
+  spdlog::set_level(spdlog::level::from_str(level != nullptr ? level : "warn"));
+  doctest::Context context(argc, argv);
+  return context.run();
+}
