@@ -54,8 +54,9 @@ public:
   bool is_finished() const;
   /// True while some channel is queued with data.
   bool has_data() const;
-  /// Called when the gate goes from no queued channel to one. It may run
-  /// on any thread; the owner typically sends itself a message and then polls.
+  /// Called when the gate goes from no queued channel to one. It may run on any thread; the
+  /// owner typically sends itself a message and then polls. It is not called again while
+  /// channels stay queued: keep polling while `more_available` says so.
   void set_availability_listener(availability_listener listener);
 
   /// Releases every channel and the floating pool.
