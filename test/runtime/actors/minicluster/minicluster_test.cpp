@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <optional>
 
 #include <caf/all.hpp>
@@ -100,13 +101,17 @@ struct cluster_fixture : test_fixture {
       {trace::direction::receive, "register_task_executor"},
       {trace::direction::receive, "send_slot_report"},
       {trace::direction::receive, "submit_job"},
+      {trace::direction::receive, "allocate_slot"}, // the scheduler asks its SlotPool
       {trace::direction::receive, "register_job_manager"},
+      {trace::direction::receive, "connect_to_resource_manager"},
       {trace::direction::receive, "request_slot"}, // at the ResourceManager
       {trace::direction::receive, "request_slot"}, // at the TaskExecutor
       {trace::direction::receive, "register_task_manager"},
       {trace::direction::receive, "offer_slots"},
       {trace::direction::receive, "submit_task"},
       {trace::direction::receive, "update_task_execution_state"},
+      {trace::direction::receive, "free_slot"},
+      {trace::direction::receive, "notify_slot_available"},
     };
   }
 };
@@ -137,6 +142,10 @@ TEST_CASE_FIXTURE(cluster_fixture, "a 3-vertex job at parallelism 2 on one TaskE
 
   auto records = trace();
   CHECK(test::contains_in_order(records, steps_of_slot_protocol()));
+  if (std::getenv("FLINT_PRINT_TRACE") != nullptr)
+    for (auto& r : records)
+      if (r.dir == trace::direction::receive)
+        MESSAGE(r.from << " -> " << r.to << " " << r.method);
   // The request_slot steps happen at the right endpoints, in order.
   std::vector<std::string> request_slot_targets;
   for (auto& r : records)
