@@ -110,6 +110,10 @@ void job_master::on_start() {
   register_methods();
   if (services_.directory != nullptr)
     services_.directory->put(endpoint_id(), caf::actor_cast<caf::actor>(this));
+  if (endpoint_id() != endpoint_prefix + job_id_.to_string())
+    logger_->warn("The JobMaster of job " + job_id_.to_string() + " runs as endpoint "
+                  + endpoint_id() + "; TaskExecutors expect " + endpoint_prefix
+                  + job_id_.to_string() + ".");
   logger_->info("Initializing job " + job_graph_.name + " (" + job_id_.to_string() + ").");
   auto graph = graph::execution_graph::build(std::move(job_graph_));
   if (!graph) {
@@ -406,7 +410,8 @@ void job_master::close_resource_manager_connection(const std::string& cause,
 }
 
 void job_master::reconnect_to_resource_manager(const std::string& cause) {
-  close_resource_manager_connection(cause, false);
+  // As Flink's reconnectToResourceManager: the RM is told to drop us, then we register anew.
+  close_resource_manager_connection(cause, true);
   if (rm_leader_ && !(result_ && is_globally_terminal(result_->status)))
     connect_to_resource_manager(rm_leader_->first, rm_leader_->second);
 }
