@@ -29,27 +29,52 @@ void scheduler::log_info(const std::string& text) const {
 // -- regions ------------------------------------------------------------------------------------
 
 void scheduler::compute_region_order() {
-  // Regions are tied only by blocking exchanges; order them so producers come first (Kahn's
-  // algorithm, smallest region index first among the ready ones, for a stable order).
+  // Regions are tied only by blocking exchanges. Each region reads a few distinct consumed
+  // partition groups (shared by all consumers of an ALL_TO_ALL edge), so the work is per group,
+  // not per producer x consumer.
   const auto& regions = graph_.regions();
-  std::vector<std::set<std::uint32_t>> consumers(regions.size());
-  std::vector<std::uint32_t> indegree(regions.size(), 0);
+  region_inputs_.assign(regions.size(), {});
+  std::vector<std::vector<std::uint32_t>> producers_of_group(graph_.consumed_partition_groups().size());
+  std::vector<bool> group_done(producers_of_group.size(), false);
   for (std::uint32_t r = 0; r < regions.size(); ++r) {
-    std::set<std::uint32_t> producers;
+    std::set<std::uint32_t> groups;
     for (std::uint32_t v : regions[r].vertices)
       for (std::uint32_t g : graph_.vertices()[v].consumed_partition_groups) {
         const auto& group = graph_.consumed_partition_groups()[g];
-        for (std::uint32_t p = 0; p < group.size; ++p) {
-          auto producer = graph_.partitions()[group.first_partition + p].producer;
-          auto pr = graph_.vertices()[producer].region;
-          if (pr != r)
-            producers.insert(pr);
-        }
+        if (!graph::is_pipelined(graph_.results()[group.result].result_type))
+          groups.insert(g);
       }
-    for (auto pr : producers)
-      if (consumers[pr].insert(r).second)
-        ++indegree[r];
+    region_inputs_[r].assign(groups.begin(), groups.end());
   }
+  finished_in_group_.assign(graph_.consumed_partition_groups().size(), 0);
+  groups_of_partition_.assign(graph_.partitions().size(), {});
+  std::vector<bool> indexed(graph_.consumed_partition_groups().size(), false);
+  for (const auto& inputs : region_inputs_)
+    for (std::uint32_t g : inputs)
+      if (!indexed[g]) {
+        indexed[g] = true;
+        const auto& group = graph_.consumed_partition_groups()[g];
+        for (std::uint32_t p = 0; p < group.size; ++p)
+          groups_of_partition_[group.first_partition + p].push_back(g);
+      }
+  std::vector<std::set<std::uint32_t>> consumers(regions.size());
+  std::vector<std::uint32_t> indegree(regions.size(), 0);
+  for (std::uint32_t r = 0; r < regions.size(); ++r)
+    for (std::uint32_t g : region_inputs_[r]) {
+      if (!group_done[g]) {
+        group_done[g] = true;
+        const auto& group = graph_.consumed_partition_groups()[g];
+        std::set<std::uint32_t> producer_regions;
+        for (std::uint32_t p = 0; p < group.size; ++p)
+          producer_regions.insert(
+            graph_.vertices()[graph_.partitions()[group.first_partition + p].producer].region);
+        producers_of_group[g].assign(producer_regions.begin(), producer_regions.end());
+      }
+      for (auto pr : producers_of_group[g])
+        if (pr != r && consumers[pr].insert(r).second)
+          ++indegree[r];
+    }
+  // Kahn's algorithm, smallest region index first among the ready ones, for a stable order.
   std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
   for (std::uint32_t r = 0; r < regions.size(); ++r)
     if (indegree[r] == 0)
@@ -65,19 +90,20 @@ void scheduler::compute_region_order() {
 }
 
 bool scheduler::region_inputs_consumable(std::uint32_t region) const {
-  // A blocking result from another region is consumable once every partition is finished.
-  for (std::uint32_t v : graph_.regions()[region].vertices)
-    for (std::uint32_t g : graph_.vertices()[v].consumed_partition_groups) {
-      const auto& group = graph_.consumed_partition_groups()[g];
-      for (std::uint32_t p = 0; p < group.size; ++p) {
-        auto producer = graph_.partitions()[group.first_partition + p].producer;
-        if (graph_.vertices()[producer].region == region)
-          continue;
-        if (graph_.vertices()[producer].current_execution.state() != execution_state::finished)
-          return false;
-      }
-    }
+  // A blocking result is consumable once every partition of it the region reads is finished.
+  for (std::uint32_t g : region_inputs_[region])
+    if (finished_in_group_[g] < graph_.consumed_partition_groups()[g].size)
+      return false;
   return true;
+}
+
+void scheduler::partitions_finished(std::uint32_t vertex) {
+  const auto& ev = graph_.vertices()[vertex];
+  for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results) {
+    auto partition = graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index);
+    for (std::uint32_t g : groups_of_partition_[partition])
+      ++finished_in_group_[g];
+  }
 }
 
 void scheduler::start_scheduling() {
@@ -297,6 +323,7 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
       return unit{};
     case execution_state::finished:
       if (transition(*v, execution_state::finished)) {
+        partitions_finished(*v);
         vertex_terminal(*v);
         if (status() == job_status::running) {
           check_job_terminal();

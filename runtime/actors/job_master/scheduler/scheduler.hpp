@@ -123,6 +123,8 @@ private:
 
   void compute_region_order();
   bool region_inputs_consumable(std::uint32_t region) const;
+  /// Counts the partitions of a FINISHED vertex towards the groups that read them.
+  void partitions_finished(std::uint32_t vertex);
   void maybe_schedule_regions();
   void schedule_region(std::uint32_t region);
   void deploy_ready_batches();
@@ -146,6 +148,12 @@ private:
   std::string failure_cause_;
 
   std::vector<std::uint32_t> region_order_;
+  /// Per region: the blocking consumed partition groups it reads (its inputs).
+  std::vector<std::vector<std::uint32_t>> region_inputs_;
+  /// Per consumed partition group read across regions: its partitions that are finished.
+  std::vector<std::uint32_t> finished_in_group_;
+  /// Per partition: the cross-region groups that contain it.
+  std::vector<std::vector<std::uint32_t>> groups_of_partition_;
   std::vector<bool> region_scheduled_;
   std::map<slot_key, shared_slot> shared_slots_;
   std::map<slot_pool::slot_request_id, slot_key> key_of_request_;

@@ -240,3 +240,31 @@ TEST_CASE_FIXTURE(scheduler_fixture, "states of unknown or old attempts are refu
   CHECK(!r.has_value());
   CHECK(r.error().code == errc::not_found);
 }
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a 1000-task job needs one slot per subtask index and deploys every task") {
+  logger->set_level(spdlog::level::warn);
+  auto s = make(test::chain_job(job, {250, 250, 250, 250}));
+  s->start_scheduling();
+  REQUIRE(actions.allocations.size() == 250);
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 1000);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::finished);
+  CHECK(s->status() == job_status::finished);
+  CHECK(actions.releases.size() == 250);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a wide blocking exchange is scheduled region by region without per-edge work") {
+  logger->set_level(spdlog::level::warn);
+  auto s = make(test::chain_job(job, {500, 500}, {result_partition_type::blocking}));
+  CHECK(s->region_order().size() == 1000);
+  s->start_scheduling();
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 500);
+  for (std::size_t i = 0; i < 500; ++i)
+    report(*s, actions.submits[i].first, execution_state::finished);
+  serve_all(*s);
+  CHECK(actions.submits.size() == 1000);
+}
