@@ -521,17 +521,29 @@ void job_master::job_reached_terminal_state(job_status status, const std::string
     return;
   terminal_reported_ = true;
   result_ = job_master_result{job_id_, status, cause};
-  // Every slot of the job is freed at its TaskExecutor (the pool frees what it holds there).
-  if (slot_pool_)
-    for (const auto& [id, connection] : task_managers_)
-      slot_pool_gateway().tell<slot_pool::release_task_manager>(
-        *this, slot_pool::release_task_manager_request{
-                 id, "Job " + job_id_.to_string() + " reached the terminal state "
-                       + std::string(to_string(status)) + "."});
   logger_->info("Job " + job_id_.to_string() + " reached terminal state "
                 + std::string(to_string(status)) + ".");
-  if (services_.on_terminal)
-    services_.on_terminal(*result_);
+  auto report = [this] {
+    if (services_.on_terminal)
+      services_.on_terminal(*result_);
+  };
+  if (!slot_pool_ || task_managers_.empty()) {
+    report();
+    return;
+  }
+  // Every slot of the job is freed at its TaskExecutor: the pool sends free_slot for what it holds
+  // there before it answers, so whoever stops this JobMaster on the report cannot cut that short.
+  auto pending = std::make_shared<std::size_t>(task_managers_.size());
+  for (const auto& [id, connection] : task_managers_)
+    slot_pool_gateway().ask<slot_pool::release_task_manager>(
+      *this,
+      slot_pool::release_task_manager_request{id, "Job " + job_id_.to_string()
+                                                    + " reached the terminal state "
+                                                    + std::string(to_string(status)) + "."},
+      [pending, report](expected<rpc::ack>) {
+        if (--*pending == 0)
+          report();
+      });
 }
 
 } // namespace flint::job_master

@@ -41,6 +41,7 @@ struct cluster_fixture : test_fixture {
   granted_contender runner;
   std::vector<job_master::job_master_result> results;
   bool blocking_tasks = false;
+  bool stop_on_terminal = false;
   caf::actor rm;
   caf::actor te;
   caf::actor te2;
@@ -83,7 +84,12 @@ struct cluster_fixture : test_fixture {
     jm_election->start(runner);
     REQUIRE(!runner.granted.is_nil());
     job_master::job_master_services services{
-      &ha, &directory, [this](job_master::job_master_result r) { results.push_back(std::move(r)); },
+      &ha, &directory,
+      [this](job_master::job_master_result r) {
+        results.push_back(std::move(r));
+        if (stop_on_terminal) // as the Dispatcher does
+          caf::anon_send_exit(jm, caf::exit_reason::user_shutdown);
+      },
       nullptr};
     jm = spawn<job_master::job_master>(context(jm_id), std::move(g), runner.granted,
                                        job_master::job_master_config{}, services);
@@ -183,4 +189,13 @@ TEST_CASE_FIXTURE(cluster_fixture, "a task executor that dies fails the job, nam
   REQUIRE(results.size() == 1);
   CHECK(results[0].status == job_status::failed);
   CHECK(results[0].failure_cause.find(tm_id) != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(cluster_fixture, "slots are free again even when the job master is stopped as soon as the job ends") {
+  stop_on_terminal = true;
+  submit(test::chain_job(job, {2, 2, 2}));
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::finished);
+  CHECK(executor().slot_table().number_of_free_slots() == 2);
+  jm = caf::actor{};
 }
