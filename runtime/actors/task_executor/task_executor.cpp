@@ -141,6 +141,11 @@ struct task_executor::state {
   std::uint64_t rm_epoch = 0;
 
   std::map<graph::execution_attempt_id, task_record> tasks;
+
+  /// Allocations whose slot times out unless it becomes active; the ticket tells a timer of an
+  /// earlier registration apart.
+  std::map<cluster::allocation_id, std::uint64_t> slot_timeouts;
+  std::uint64_t next_slot_ticket = 0;
 };
 
 heartbeat::payload task_executor::rm_heartbeats::retrieve_payload(const heartbeat::resource_id&) {
@@ -155,7 +160,7 @@ void task_executor::jm_heartbeats::lost(const heartbeat::resource_id& id, const 
   // connection offers them anew.
   for (const auto& allocation : te_.st_->slots.allocations_of(*job)) {
     te_.fail_tasks_of(allocation, cause);
-    (void) te_.st_->slots.mark_slot_inactive(allocation);
+    te_.mark_slot_inactive(allocation);
   }
   te_.close_job_manager_connection(*job, cause, false);
   if (te_.st_->job_leaders)
@@ -167,7 +172,7 @@ void task_executor::job_leader_events::job_manager_lost_leadership(const graph::
   auto& st = *te_.st_;
   for (const auto& allocation : st.slots.allocations_of(job)) {
     te_.fail_tasks_of(allocation, "JobManager for job " + job.to_string() + " lost leadership.");
-    (void) st.slots.mark_slot_inactive(allocation);
+    te_.mark_slot_inactive(allocation);
   }
   te_.close_job_manager_connection(job, "JobManager lost leadership", false);
 }
@@ -295,6 +300,8 @@ void task_executor::register_methods() {
         !r)
       return r.error();
     log_->info("Allocated slot for " + req.allocation_id.to_string() + ".");
+    if (st.slots.slot_of(req.allocation_id)->state == task_slot_state::allocated)
+      register_slot_timeout(req.allocation_id);
     auto [entry, created] = st.jobs.get_or_create(req.job_id, req.target_address);
     if (st.job_leaders && !st.job_leaders->contains_job(req.job_id)) {
       log_->info("Add job " + req.job_id.to_string() + " for job leader monitoring.");
@@ -323,6 +330,7 @@ void task_executor::register_methods() {
       return make_error(errc::not_found, "No task slot allocated for job ID " + tdd.job_id.to_string()
                                            + " and allocation ID " + req.allocation_id.to_string()
                                            + ".");
+    unregister_slot_timeout(req.allocation_id);
     auto attempt = task::attempt_of(tdd);
     if (auto r = st.slots.add_task(attempt, tdd.job_id, req.allocation_id); !r)
       return r.error();
@@ -559,12 +567,14 @@ void task_executor::offer_slots_to_job_manager(const graph::job_id& job) {
         const auto* s = st.slots.slot_of(o.allocation);
         if (s == nullptr || s->job != job)
           continue; // freed meanwhile
-        if (accepted)
+        if (accepted) {
           (void) st.slots.mark_slot_active(o.allocation);
-        else
+          unregister_slot_timeout(o.allocation);
+        } else {
           free_slot_internal(o.allocation, "The slot " + std::to_string(o.slot_index)
                                              + " was rejected by the JobMaster of job "
                                              + job.to_string() + ".");
+        }
       }
     });
 }
@@ -593,9 +603,36 @@ void task_executor::free_slot_internal(const cluster::allocation_id& allocation,
   // Otherwise the slot is RELEASING until its tasks report their final state.
 }
 
+void task_executor::register_slot_timeout(const cluster::allocation_id& allocation) {
+  auto& st = *st_;
+  auto ticket = ++st.next_slot_ticket;
+  st.slot_timeouts[allocation] = ticket;
+  schedule_run_async(
+    [this, allocation, ticket] {
+      auto& st = *st_;
+      auto i = st.slot_timeouts.find(allocation);
+      if (i == st.slot_timeouts.end() || i->second != ticket)
+        return;
+      st.slot_timeouts.erase(i);
+      free_slot_internal(allocation, "The slot " + allocation.to_string() + " has timed out.");
+    },
+    config_.slot_timeout);
+}
+
+void task_executor::unregister_slot_timeout(const cluster::allocation_id& allocation) {
+  st_->slot_timeouts.erase(allocation);
+}
+
+void task_executor::mark_slot_inactive(const cluster::allocation_id& allocation) {
+  // Inactive slots wait for a JobMaster to accept them again, for `slot_timeout` at most.
+  if (auto r = st_->slots.mark_slot_inactive(allocation); r && *r)
+    register_slot_timeout(allocation);
+}
+
 void task_executor::after_slot_freed(const graph::job_id& job, std::int32_t index,
                                      const cluster::allocation_id& allocation) {
   auto& st = *st_;
+  unregister_slot_timeout(allocation);
   if (st.rm_established)
     st.rm_gateway.tell<rm::notify_slot_available>(
       *this, rm::notify_slot_available_request{st.rm_instance,

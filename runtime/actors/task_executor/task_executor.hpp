@@ -14,6 +14,7 @@
 /// ResourceManagerId it registered with; calls scoped to a job id must carry that job's
 /// JobMasterId from the JobTable (only known once registered at the JobMaster).
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,6 +50,9 @@ struct task_executor_config {
   registration::retrying_registration_config registration;
   /// Tasks on threads of their own (production); false runs them on the scheduler (tests).
   bool detached_tasks = true;
+  /// `taskmanager.slot.timeout` (Flink's default: the ask timeout, 10 s): a slot allocated to a
+  /// job but not active (not accepted, or its JobMaster gone) this long is freed.
+  std::chrono::nanoseconds slot_timeout = std::chrono::seconds(10);
 };
 
 struct task_executor_services {
@@ -112,6 +116,9 @@ private:
   void after_slot_freed(const graph::job_id& job, std::int32_t index,
                         const cluster::allocation_id& allocation);
   void on_task_state(const cluster::task_execution_state& s);
+  void register_slot_timeout(const cluster::allocation_id& allocation);
+  void unregister_slot_timeout(const cluster::allocation_id& allocation);
+  void mark_slot_inactive(const cluster::allocation_id& allocation);
   void fail_tasks_of(const cluster::allocation_id& allocation, const std::string& cause);
 
   task_executor_config config_;

@@ -474,3 +474,33 @@ TEST_CASE_FIXTURE(te_fixture, "disconnect_resource_manager makes the TaskExecuto
   CHECK(rm_seen->reports.size() == 2);
   CHECK(tex().is_connected_to_resource_manager());
 }
+
+TEST_CASE_FIXTURE(te_fixture, "a slot whose JobMaster lost leadership is freed after taskmanager.slot.timeout") {
+  start_task_executor(1);
+  request_slot(0, 1);
+  CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::active);
+  ha.job_master_leadership(job_a).revoke_and_regrant(); // the new leader never confirms
+  run();
+  CHECK_FALSE(tex().jobs().job_master_id_of(job_a).has_value());
+  CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::allocated);
+  advance(9s);
+  CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::allocated);
+  CHECK(rm_seen->available.empty());
+  advance(1s);
+  CHECK(tex().slot_table().is_slot_free(0));
+  REQUIRE(rm_seen->available.size() == 1);
+  CHECK(rm_seen->available[0].allocation_id == cluster::allocation_id{0xa11, 1});
+  CHECK(tex().jobs().size() == 0);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a slot for a job whose JobMaster never shows up is freed after taskmanager.slot.timeout") {
+  start_task_executor(1);
+  auto req = slot_request(0, 1);
+  req.job_id = graph::job_id{0xb, 2};
+  auto r = ask_te<te::request_slot>(rm, te_from_rm(rm_token()), req);
+  REQUIRE(r->has_value());
+  CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::allocated);
+  advance(10s);
+  CHECK(tex().slot_table().is_slot_free(0));
+  CHECK(rm_seen->available.size() == 1);
+}
