@@ -244,3 +244,21 @@ TEST_CASE_FIXTURE(flow_fixture, "a TaskExecutor that goes away loses its slots a
   REQUIRE(seen->lost_task_managers.size() == 1);
   CHECK(seen->lost_task_managers[0].resource_id == te_name);
 }
+
+TEST_CASE_FIXTURE(flow_fixture, "heartbeats between the real RM and TE keep them connected and carry the slot report") {
+  for (int i = 0; i < 120; ++i)
+    advance(1s);
+  CHECK(tex().is_connected_to_resource_manager());
+  CHECK(rmx().is_registered_task_executor(te_name));
+  CHECK(rmx().slots()->number_of_free_slots() == 2);
+  int requests = 0;
+  int answers = 0;
+  for (auto& r : trace()) {
+    if (r.dir == direction::receive && r.method == "heartbeat_from_resource_manager" && r.result == trace::outcome::ok)
+      ++requests;
+    if (r.dir == direction::receive && r.method == "heartbeat_from_task_manager" && r.result == trace::outcome::ok)
+      ++answers;
+  }
+  CHECK(requests >= 11);
+  CHECK(answers == requests);
+}
