@@ -312,7 +312,9 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
     return make_error(errc::not_found, "Cannot find execution with attempt id "
                                          + state.attempt.to_string() + ".");
   auto current = graph_.vertices()[*v].current_execution.state();
-  if (is_terminal(current))
+  // A terminal execution stays as it is; a repeated state (a task reporting DEPLOYING after the
+  // JobMaster moved it there) changes nothing.
+  if (is_terminal(current) || state.state == current)
     return unit{};
   switch (state.state) {
     case execution_state::initializing:

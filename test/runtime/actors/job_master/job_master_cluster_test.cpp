@@ -120,6 +120,10 @@ TEST_CASE_FIXTURE(cluster_fixture, "a 3 x 2 job runs to FINISHED on one task exe
   REQUIRE(results.size() == 1);
   CHECK(results[0].status == job_status::finished);
   CHECK(executor().slot_table().number_of_free_slots() == 2);
+  // Every call of the flow was accepted (no refused token, no unknown attempt or state).
+  for (const auto& r : trace())
+    if (r.dir == direction::reply && r.method != "request_heartbeat" && r.method != "receive_heartbeat")
+      CHECK_MESSAGE(r.result == trace::outcome::ok, (r.method + ": " + r.detail));
   CHECK(flint::test::contains_in_order(trace(), {{direction::receive, "register_task_executor"},
                                                  {direction::receive, "allocate_slot"},
                                                  {direction::receive, "register_job_manager"},

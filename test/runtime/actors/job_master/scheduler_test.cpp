@@ -268,3 +268,15 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a wide blocking exchange is scheduled regi
   serve_all(*s);
   CHECK(actions.submits.size() == 1000);
 }
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a task repeating its current state is acknowledged and changes nothing") {
+  auto s = make(test::chain_job(job, {1}));
+  s->start_scheduling();
+  serve_all(*s);
+  auto a = actions.submits[0].first;
+  report(*s, a, execution_state::deploying);
+  CHECK(s->graph().vertices()[0].current_execution.state() == execution_state::deploying);
+  report(*s, a, execution_state::initializing);
+  report(*s, a, execution_state::running);
+  CHECK(s->graph().vertices()[0].current_execution.state() == execution_state::running);
+}
