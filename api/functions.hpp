@@ -5,6 +5,8 @@
 /// types, so the data plane can instantiate the operator of a StreamNode from its factory.
 
 #include "runtime/graph/user_function.hpp"
+#include "runtime/streaming/operators.hpp"
+#include "runtime/streaming/socket_source.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -24,6 +26,17 @@ public:
   virtual void collect(T value) = 0;
 };
 
+/// A collector that emits into a runtime output (what a flat map's function is handed).
+template <class T>
+class output_collector final : public collector<T> {
+public:
+  explicit output_collector(streaming::output<T>& out) : out_(out) {}
+  void collect(T value) override { out_.collect(std::move(value)); }
+
+private:
+  streaming::output<T>& out_;
+};
+
 /// Base of the typed factories: names the operator kind.
 class named_operator_factory : public graph::operator_factory {
 public:
@@ -40,6 +53,9 @@ class collection_source_factory : public named_operator_factory {
 public:
   explicit collection_source_factory(std::vector<Out> elements)
       : named_operator_factory("source.collection"), elements(std::move(elements)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::collection_source<Out>>(elements, ctx, streaming::make_output<Out>(ctx));
+  }
   std::vector<Out> elements;
 };
 
@@ -47,6 +63,9 @@ public:
 class text_file_source_factory : public named_operator_factory {
 public:
   explicit text_file_source_factory(std::string path) : named_operator_factory("source.text_file"), path(std::move(path)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::text_file_source>(path, ctx, streaming::make_output<std::string>(ctx));
+  }
   std::string path;
 };
 
@@ -55,6 +74,10 @@ class socket_source_factory : public named_operator_factory {
 public:
   socket_source_factory(std::string host, int port, char delimiter)
       : named_operator_factory("source.socket"), host(std::move(host)), port(port), delimiter(delimiter) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::socket_source>(host, port, delimiter, ctx,
+                                                      streaming::make_output<std::string>(ctx));
+  }
   std::string host;
   int port;
   char delimiter;
@@ -65,6 +88,9 @@ class sequence_source_factory : public named_operator_factory {
 public:
   sequence_source_factory(std::int64_t from, std::int64_t to)
       : named_operator_factory("source.sequence"), from(from), to(to) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::sequence_source>(from, to, ctx, streaming::make_output<std::int64_t>(ctx));
+  }
   std::int64_t from;
   std::int64_t to;
 };
@@ -74,6 +100,9 @@ template <class In, class Out>
 class map_factory : public named_operator_factory {
 public:
   explicit map_factory(std::function<Out(const In&)> fn) : named_operator_factory("map"), fn(std::move(fn)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::map_operator<In, Out>>(fn, streaming::make_output<Out>(ctx));
+  }
   std::function<Out(const In&)> fn;
 };
 
@@ -83,6 +112,14 @@ class flat_map_factory : public named_operator_factory {
 public:
   explicit flat_map_factory(std::function<void(const In&, collector<Out>&)> fn)
       : named_operator_factory("flat_map"), fn(std::move(fn)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    auto call = [fn = fn](const In& in, streaming::output<Out>& out) {
+      output_collector<Out> to(out);
+      fn(in, to);
+    };
+    return std::make_unique<streaming::flat_map_operator<In, Out, decltype(call)>>(std::move(call),
+                                                                                  streaming::make_output<Out>(ctx));
+  }
   std::function<void(const In&, collector<Out>&)> fn;
 };
 
@@ -91,6 +128,9 @@ template <class T>
 class filter_factory : public named_operator_factory {
 public:
   explicit filter_factory(std::function<bool(const T&)> fn) : named_operator_factory("filter"), fn(std::move(fn)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::filter_operator<T>>(fn, streaming::make_output<T>(ctx));
+  }
   std::function<bool(const T&)> fn;
 };
 
@@ -100,6 +140,9 @@ class keyed_reduce_factory : public named_operator_factory {
 public:
   keyed_reduce_factory(std::string kind, std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key)
       : named_operator_factory(std::move(kind)), fn(std::move(fn)), key(std::move(key)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::keyed_reduce_operator<T, K>>(fn, key, ctx, streaming::make_output<T>(ctx));
+  }
   std::function<T(const T&, const T&)> fn;
   std::function<K(const T&)> key;
 };
@@ -109,6 +152,9 @@ template <class T>
 class print_sink_factory : public named_operator_factory {
 public:
   print_sink_factory() : named_operator_factory("sink.print") {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::print_sink<T>>(ctx);
+  }
 };
 
 /// `write_as_text`: writes each record as a line to `path`.
@@ -116,16 +162,20 @@ template <class T>
 class text_sink_factory : public named_operator_factory {
 public:
   explicit text_sink_factory(std::string path) : named_operator_factory("sink.text_file"), path(std::move(path)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::text_sink<T>>(path, ctx);
+  }
   std::string path;
 };
 
 /// A typed key selector for key-group partitioning.
 template <class T, class K>
-class typed_key_selector : public graph::key_selector {
+class typed_key_selector : public graph::key_selector, public streaming::typed_key_hasher<T> {
 public:
   typed_key_selector(std::function<K(const T&)> fn, std::string description)
       : fn(std::move(fn)), description_(std::move(description)) {}
   std::string description() const override { return description_; }
+  std::int32_t key_hash_of(const T& record) const override { return streaming::key_hash(fn(record)); }
   std::function<K(const T&)> fn;
 
 private:

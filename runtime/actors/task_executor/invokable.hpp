@@ -3,6 +3,8 @@
 /// `step()` once per mailbox turn, so control mails (cancel) are handled between two steps.
 /// The Data plane fills this with StreamTasks; here it runs simple invokables.
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -11,8 +13,26 @@
 
 namespace flint::task_executor {
 
+/// What the task offers its invokable (Flink's mailbox executor, seen from the invokable).
+class task_context {
+public:
+  virtual ~task_context() = default;
+  /// Thread-safe, callable from any thread, even after the task ended: asks for another step
+  /// soon, waking a task that waits on its mailbox. Calls are coalesced into one mail.
+  virtual void wake() = 0;
+  /// Thread-safe: calls `invokable::on_timer(id)` in the task's thread after `delay` (a delayed
+  /// mail, so the test clock drives it).
+  virtual void schedule_timer(std::chrono::milliseconds delay, std::uint64_t id) = 0;
+};
+
 struct invokable {
   virtual ~invokable();
+
+  /// Called once, in the task's thread, right after the invokable was made.
+  virtual void attach(std::shared_ptr<task_context> context) { (void)context; }
+
+  /// A timer of `task_context::schedule_timer` fired. Exceptions fail the task.
+  virtual void on_timer(std::uint64_t id) { (void)id; }
 
   /// One unit of work: true when done, false when there is more; an error (or an exception)
   /// fails the task with its message.

@@ -1,5 +1,6 @@
 #include "runtime/actors/task_executor/task.hpp"
 
+#include <atomic>
 #include <exception>
 
 #include <caf/all.hpp>
@@ -12,6 +13,31 @@ namespace {
 using init_atom = caf::atom_constant<caf::atom("tsk_init")>;
 } // namespace
 
+/// Holds only a weak address, so wake-ups from other threads after the task ended are dropped.
+class task::context final : public task_context {
+public:
+  explicit context(caf::actor_addr self) : self_(std::move(self)) {}
+
+  void wake() override {
+    if (pending_.exchange(true))
+      return;
+    if (auto self = caf::actor_cast<caf::actor>(self_))
+      caf::anon_send(self, task_wake_atom::value);
+  }
+
+  void schedule_timer(std::chrono::milliseconds delay, std::uint64_t id) override {
+    if (auto self = caf::actor_cast<caf::actor>(self_))
+      caf::delayed_anon_send(self, delay, task_timer_atom::value, id);
+  }
+
+  /// The wake mail is being handled: later wake() calls send a new one.
+  void clear_pending() { pending_ = false; }
+
+private:
+  caf::actor_addr self_;
+  std::atomic<bool> pending_ = false;
+};
+
 task::task(caf::actor_config& cfg, task_setup setup)
   : caf::event_based_actor(cfg), setup_(std::move(setup)), attempt_(attempt_of(setup_.tdd)) {}
 
@@ -23,9 +49,29 @@ graph::execution_attempt_id task::attempt_of(const graph::task_deployment_descri
 
 caf::behavior task::make_behavior() {
   report_state(graph::execution_state::deploying);
+  context_ = std::make_shared<context>(address());
   send(this, init_atom::value);
   return {
     [this](init_atom) { start_invokable(); },
+    [this](task_wake_atom) {
+      context_->clear_pending();
+      if (!step_queued_)
+        do_step();
+    },
+    [this](task_timer_atom, std::uint64_t id) {
+      if (state_ != graph::execution_state::running || !invokable_)
+        return;
+      try {
+        invokable_->on_timer(id);
+      } catch (const std::exception& e) {
+        end_with(graph::execution_state::failed, e.what());
+        return;
+      } catch (...) {
+        end_with(graph::execution_state::failed, "the invokable threw a non-standard exception");
+        return;
+      }
+      queue_step_if_working();
+    },
     [this](task_step_atom) {
       step_queued_ = false;
       do_step();
@@ -75,6 +121,7 @@ void task::start_invokable() {
            "No invokable for task " + setup_.tdd.task_name + " (" + attempt_.to_string() + ").");
     return;
   }
+  invokable_->attach(context_);
   report_state(graph::execution_state::initializing);
   report_state(graph::execution_state::running);
   step_queued_ = true;
@@ -100,7 +147,11 @@ void task::do_step() {
     end_with(graph::execution_state::finished);
     return;
   }
-  if (invokable_->has_work() && !step_queued_) {
+  queue_step_if_working();
+}
+
+void task::queue_step_if_working() {
+  if (invokable_ && invokable_->has_work() && !step_queued_) {
     step_queued_ = true;
     send(this, task_step_atom::value);
   }

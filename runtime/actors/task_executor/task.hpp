@@ -23,6 +23,11 @@ using task_fail_atom = caf::atom_constant<caf::atom("tsk_fail")>;
 /// The next step of the invokable; also wakes a task that waits on its mailbox.
 using task_step_atom = caf::atom_constant<caf::atom("tsk_step")>;
 
+/// Wakes a task whose invokable waits for something (see task_context::wake).
+using task_wake_atom = caf::atom_constant<caf::atom("tsk_wake")>;
+/// A timer of the invokable fired; carries the timer id.
+using task_timer_atom = caf::atom_constant<caf::atom("tsk_timer")>;
+
 struct task_setup {
   graph::task_deployment_descriptor tdd;
   cluster::allocation_id allocation;
@@ -47,10 +52,14 @@ private:
   void do_step();
   void end_with(graph::execution_state final_state, std::string cause = {});
   void report_state(graph::execution_state s, std::string cause = {});
+  void queue_step_if_working();
+
+  class context;
 
   task_setup setup_;
   graph::execution_attempt_id attempt_;
   std::unique_ptr<invokable> invokable_;
+  std::shared_ptr<context> context_;
   graph::execution_state state_ = graph::execution_state::created;
   bool step_queued_ = false;
 };

@@ -1,0 +1,67 @@
+#pragma once
+/// Flink's key-group formulas (KeyGroupRangeAssignment, MathUtils.murmurHash).
+
+#include <algorithm>
+#include <cstdint>
+
+namespace flint::streaming {
+
+/// Flink's MathUtils.murmurHash(int): one MurmurHash3 round and finalizer, made non-negative.
+inline std::int32_t murmur_hash(std::int32_t code) {
+  auto rotl = [](std::uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
+  auto h = static_cast<std::uint32_t>(code);
+  h *= 0xcc9e2d51u;
+  h = rotl(h, 15);
+  h *= 0x1b873593u;
+  h = rotl(h, 13);
+  h = h * 5 + 0xe6546b64u;
+  h ^= 4;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  auto s = static_cast<std::int32_t>(h);
+  if (s >= 0)
+    return s;
+  if (s != INT32_MIN)
+    return -s;
+  return 0;
+}
+
+/// key_group = murmur(hash(key)) % max_parallelism.
+inline int assign_to_key_group(std::int32_t key_hash, int max_parallelism) {
+  return murmur_hash(key_hash) % max_parallelism;
+}
+
+/// operator_index = key_group * parallelism / max_parallelism.
+inline int operator_index_for_key_group(int max_parallelism, int parallelism, int key_group) {
+  return static_cast<int>(static_cast<std::int64_t>(key_group) * parallelism / max_parallelism);
+}
+
+/// The key groups [first, last] of one operator subtask.
+struct key_group_range {
+  int first = 0;
+  int last = -1;
+  int size() const { return last - first + 1; }
+  bool contains(int key_group) const { return key_group >= first && key_group <= last; }
+};
+
+/// Flink's computeKeyGroupRangeForOperatorIndex.
+inline key_group_range key_group_range_for_operator(int max_parallelism, int parallelism, int index) {
+  auto mp = static_cast<std::int64_t>(max_parallelism);
+  int first = static_cast<int>((index * mp + parallelism - 1) / parallelism);
+  int last = static_cast<int>(((index + 1) * mp - 1) / parallelism);
+  return {first, last};
+}
+
+/// Flink's computeDefaultMaxParallelism: min(max(round_up_pow2(p + p/2), 128), 32768).
+inline int default_max_parallelism(int parallelism) {
+  std::int64_t x = parallelism + parallelism / 2;
+  std::int64_t pow2 = 1;
+  while (pow2 < x)
+    pow2 <<= 1;
+  return static_cast<int>(std::min<std::int64_t>(std::max<std::int64_t>(pow2, 128), 32768));
+}
+
+} // namespace flint::streaming

@@ -1,0 +1,111 @@
+#include "runtime/streaming/local_cluster.hpp"
+
+#include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/actors/minicluster/minicluster.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/actors/trace/trace_recorder.hpp"
+
+#include <caf/all.hpp>
+
+#include <optional>
+
+namespace flint::streaming {
+
+struct local_cluster::impl {
+  caf::actor_system_config config;
+  std::unique_ptr<caf::actor_system> system;
+  std::unique_ptr<trace::trace_recorder> recorder;
+  streaming_environment env;
+  std::unique_ptr<minicluster::minicluster> cluster;
+  std::optional<rpc::gateway> dispatcher;
+
+  explicit impl(const local_cluster_options& options) : env(options.network) {}
+
+  rpc::client_identity who(std::chrono::nanoseconds timeout = std::chrono::seconds(10)) const {
+    return rpc::client_identity{"local_cluster_client", recorder.get(), timeout};
+  }
+};
+
+local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_unique<impl>(options)) {
+  rpc::configure_node(impl_->config, {"stealing", 0, false});
+  impl_->system = std::make_unique<caf::actor_system>(impl_->config);
+  impl_->recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
+  if (options.write_stdout)
+    impl_->env.set_stdout(options.write_stdout);
+  minicluster::minicluster_config mc;
+  mc.number_of_task_managers = options.task_managers;
+  mc.number_of_slots_per_task_manager = options.slots_per_task_manager;
+  mc.detached_tasks = true;
+  mc.invokables = make_stream_task_factory(impl_->env);
+  impl_->cluster = std::make_unique<minicluster::minicluster>(*impl_->system, mc, impl_->recorder.get());
+  impl_->cluster->start();
+  impl_->dispatcher = impl_->cluster->await_dispatcher(std::chrono::seconds(30));
+}
+
+local_cluster::~local_cluster() {
+  impl_->cluster->shutdown();
+  impl_->env.await_tasks_released(std::chrono::seconds(30));
+  impl_->cluster.reset();
+  impl_->system.reset();
+}
+
+expected<unit> local_cluster::submit(std::shared_ptr<const graph::stream_graph> stream,
+                                     std::shared_ptr<const graph::job_graph> job) {
+  if (!impl_->dispatcher)
+    return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
+  impl_->env.add_program(stream, job);
+  caf::scoped_actor self{*impl_->system, true};
+  auto submitted =
+    impl_->dispatcher->ask_blocking<dispatcher::submit_job>(*self, impl_->who(), dispatcher::submit_job_request{*job});
+  if (!submitted)
+    return submitted.error();
+  return unit{};
+}
+
+expected<dispatcher::job_result> local_cluster::result(const graph::job_id& job, std::chrono::nanoseconds timeout) {
+  if (!impl_->dispatcher)
+    return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
+  caf::scoped_actor self{*impl_->system, true};
+  return impl_->dispatcher->ask_blocking<dispatcher::request_job_result>(*self, impl_->who(timeout),
+                                                                          dispatcher::job_id_request{job});
+}
+
+expected<dispatcher::job_result> local_cluster::execute(std::shared_ptr<const graph::stream_graph> stream,
+                                                        std::shared_ptr<const graph::job_graph> job,
+                                                        std::chrono::nanoseconds timeout) {
+  auto id = job->job_id;
+  if (auto ok = submit(std::move(stream), std::move(job)); !ok)
+    return ok.error();
+  return result(id, timeout);
+}
+
+expected<unit> local_cluster::cancel(const graph::job_id& job) {
+  if (!impl_->dispatcher)
+    return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
+  caf::scoped_actor self{*impl_->system, true};
+  auto r = impl_->dispatcher->ask_blocking<dispatcher::cancel_job>(*self, impl_->who(), dispatcher::job_id_request{job});
+  if (!r)
+    return r.error();
+  return unit{};
+}
+
+expected<graph::job_status> local_cluster::status(const graph::job_id& job) {
+  if (!impl_->dispatcher)
+    return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
+  caf::scoped_actor self{*impl_->system, true};
+  auto r = impl_->dispatcher->ask_blocking<dispatcher::request_job_status>(*self, impl_->who(),
+                                                                          dispatcher::job_id_request{job});
+  if (!r)
+    return r.error();
+  return r->status;
+}
+
+streaming_environment& local_cluster::streaming() noexcept {
+  return impl_->env;
+}
+
+minicluster::minicluster& local_cluster::cluster() noexcept {
+  return *impl_->cluster;
+}
+
+} // namespace flint::streaming

@@ -1,0 +1,241 @@
+#pragma once
+/// What typed operators are made of: outputs (chained calls or record writers with Flink's
+/// channel selectors), one-input operators and sources, and the context a factory builds an
+/// operator in. Header-only and free of CAF and of the network's internals, so the API's typed
+/// factories (`api/functions.hpp`) can instantiate it for every record type.
+
+#include "runtime/graph/stream_partitioner.hpp"
+#include "runtime/streaming/key_groups.hpp"
+#include "runtime/streaming/stream_operator.hpp"
+#include "runtime/streaming/type_serializer.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flint::streaming {
+
+/// Where an operator emits records (Flink's Output / Collector).
+template <class T>
+class output {
+public:
+  virtual ~output() = default;
+  virtual void collect(T value) = 0;
+};
+
+/// The untyped side of a one-input operator: a record's bytes from the network.
+class serialized_input {
+public:
+  virtual ~serialized_input() = default;
+  virtual void process_serialized(std::span<const char> record) = 0;
+};
+
+/// An operator with one input of T (Flink's OneInputStreamOperator).
+template <class T>
+class one_input_operator : public stream_operator, public serialized_input {
+public:
+  virtual void process_element(const T& value) = 0;
+
+  void process_serialized(std::span<const char> record) override {
+    byte_reader in(record);
+    T value = type_serializer<T>::read(in);
+    process_element(value);
+  }
+};
+
+/// What a source step found.
+enum class source_status {
+  /// More records can be emitted right away.
+  more_available,
+  /// Nothing now; the source calls `operator_context::wake` when there is.
+  nothing_available,
+  /// The source is exhausted.
+  end_of_input,
+};
+
+/// The head of a source task (Flink's SourceOperator, pulled by the mailbox).
+class source_operator : public stream_operator {
+public:
+  /// Emits up to `max_records`, fewer when `operator_context::must_yield()` turns true.
+  virtual source_status emit_next(std::size_t max_records) = 0;
+};
+
+/// A produced partition as a typed output sees it (implemented by the task over a result
+/// partition). Records are serialized bytes; a writer never blocks: when its buffers run out it
+/// keeps the rest and raises the task's yield flag.
+class record_writer {
+public:
+  virtual ~record_writer() = default;
+  virtual void emit(std::span<const char> record, std::size_t channel) = 0;
+  virtual std::size_t num_channels() const = 0;
+};
+
+/// The typed key of a HASH edge: implemented by the API's typed key selector.
+template <class T>
+class typed_key_hasher {
+public:
+  virtual ~typed_key_hasher() = default;
+  /// `key_hash` of the record's key.
+  virtual std::int32_t key_hash_of(const T& record) const = 0;
+};
+
+/// A network output of an operator: the writer and how records pick channels.
+struct network_output {
+  record_writer* writer = nullptr;
+  graph::partitioner_kind partitioner = graph::partitioner_kind::forward;
+  /// For key_group: a typed_key_hasher of the record type.
+  const graph::key_selector* key = nullptr;
+  int key_group_max_parallelism = 128;
+};
+
+/// Everything an operator factory gets to build its operator in one task.
+struct operator_context {
+  std::string operator_name;
+  std::string task_name;
+  int subtask_index = 0;
+  int parallelism = 1;
+  /// Key groups of keyed state (the HASH input's max parallelism) and this subtask's share.
+  int key_group_max_parallelism = 128;
+  key_group_range key_groups;
+  /// Operators this one feeds inside the chain (already built).
+  std::vector<stream_operator*> chained_targets;
+  std::vector<network_output> network_outputs;
+  /// Writes whole lines to the process's standard output (thread-safe).
+  std::function<void(std::string_view)> write_stdout;
+  /// Thread-safe: makes the task step again (sources with their own reader thread).
+  std::function<void()> wake;
+  /// Raised by a record writer out of buffers: sources stop emitting for this step.
+  const bool* yield = nullptr;
+  bool must_yield() const { return yield && *yield; }
+};
+
+/// Calls the next operator of the chain directly (Flink's ChainingOutput).
+template <class T>
+class chaining_output final : public output<T> {
+public:
+  explicit chaining_output(one_input_operator<T>& target) : target_(target) {}
+  void collect(T value) override { target_.process_element(value); }
+
+private:
+  one_input_operator<T>& target_;
+};
+
+/// Hands each record to several outputs (Flink's BroadcastingOutputCollector).
+template <class T>
+class broadcasting_output final : public output<T> {
+public:
+  explicit broadcasting_output(std::vector<std::unique_ptr<output<T>>> outputs) : outputs_(std::move(outputs)) {}
+  void collect(T value) override {
+    for (std::size_t i = 0; i + 1 < outputs_.size(); ++i)
+      outputs_[i]->collect(value);
+    outputs_.back()->collect(std::move(value));
+  }
+
+private:
+  std::vector<std::unique_ptr<output<T>>> outputs_;
+};
+
+/// Drops every record (an operator nobody consumes).
+template <class T>
+class discarding_output final : public output<T> {
+public:
+  void collect(T) override {}
+};
+
+/// Serializes each record once and sends it to the channel(s) Flink's partitioner picks
+/// (RecordWriterOutput + ChannelSelector).
+template <class T>
+class record_writer_output final : public output<T> {
+public:
+  record_writer_output(const network_output& target, int subtask_index)
+    : writer_(*target.writer), kind_(target.partitioner), max_parallelism_(target.key_group_max_parallelism),
+      channels_(target.writer->num_channels()), rng_(0x5eedULL + static_cast<std::uint64_t>(subtask_index)) {
+    if (channels_ == 0)
+      throw std::logic_error("a network output without channels");
+    // RebalancePartitioner starts at a random channel; a subtask-based start spreads the same way
+    // and keeps runs reproducible.
+    next_ = static_cast<std::size_t>(subtask_index) % channels_;
+    if (kind_ == graph::partitioner_kind::rescale)
+      next_ = channels_ - 1;
+    if (kind_ == graph::partitioner_kind::key_group) {
+      key_ = dynamic_cast<const typed_key_hasher<T>*>(target.key);
+      if (!key_)
+        throw std::logic_error("the key selector of a HASH edge does not take this record type");
+      if (max_parallelism_ <= 0)
+        throw std::logic_error("a HASH edge without key groups");
+    }
+  }
+
+  void collect(T value) override {
+    bytes_.clear();
+    type_serializer<T>::write(value, bytes_);
+    std::span<const char> record(bytes_.data(), bytes_.size());
+    switch (kind_) {
+    case graph::partitioner_kind::forward:
+    case graph::partitioner_kind::global:
+      writer_.emit(record, 0);
+      break;
+    case graph::partitioner_kind::rebalance:
+      writer_.emit(record, next_);
+      next_ = next_ + 1 == channels_ ? 0 : next_ + 1;
+      break;
+    case graph::partitioner_kind::rescale:
+      next_ = next_ + 1 >= channels_ ? 0 : next_ + 1;
+      writer_.emit(record, next_);
+      break;
+    case graph::partitioner_kind::shuffle:
+      writer_.emit(record, std::uniform_int_distribution<std::size_t>(0, channels_ - 1)(rng_));
+      break;
+    case graph::partitioner_kind::broadcast:
+      for (std::size_t c = 0; c < channels_; ++c)
+        writer_.emit(record, c);
+      break;
+    case graph::partitioner_kind::key_group: {
+      int group = assign_to_key_group(key_->key_hash_of(value), max_parallelism_);
+      writer_.emit(record, static_cast<std::size_t>(
+                             operator_index_for_key_group(max_parallelism_, static_cast<int>(channels_), group)));
+      break;
+    }
+    }
+  }
+
+private:
+  record_writer& writer_;
+  graph::partitioner_kind kind_;
+  int max_parallelism_;
+  std::size_t channels_;
+  std::size_t next_ = 0;
+  const typed_key_hasher<T>* key_ = nullptr;
+  std::mt19937_64 rng_;
+  std::vector<char> bytes_;
+};
+
+/// The output of an operator emitting T: chained operators and network outputs from `ctx`.
+template <class T>
+std::unique_ptr<output<T>> make_output(const operator_context& ctx) {
+  std::vector<std::unique_ptr<output<T>>> outputs;
+  for (auto* target : ctx.chained_targets) {
+    auto* typed = dynamic_cast<one_input_operator<T>*>(target);
+    if (!typed)
+      throw std::logic_error("operator " + ctx.operator_name +
+                             " is chained to an operator that takes another record type");
+    outputs.push_back(std::make_unique<chaining_output<T>>(*typed));
+  }
+  for (const auto& target : ctx.network_outputs)
+    outputs.push_back(std::make_unique<record_writer_output<T>>(target, ctx.subtask_index));
+  if (outputs.empty())
+    return std::make_unique<discarding_output<T>>();
+  if (outputs.size() == 1)
+    return std::move(outputs.front());
+  return std::make_unique<broadcasting_output<T>>(std::move(outputs));
+}
+
+} // namespace flint::streaming

@@ -1,0 +1,378 @@
+#pragma once
+/// The runtime operators behind the DataStream API (Flink's StreamMap, StreamFlatMap,
+/// StreamFilter, StreamGroupedReduce, the sources and sinks). Header-only templates; the API's
+/// factories instantiate them with the user's functions.
+
+#include "runtime/streaming/key_groups.hpp"
+#include "runtime/streaming/operator_api.hpp"
+#include "runtime/streaming/record_format.hpp"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace flint::streaming {
+
+/// One output per input.
+template <class In, class Out>
+class map_operator final : public one_input_operator<In> {
+public:
+  map_operator(std::function<Out(const In&)> fn, std::unique_ptr<output<Out>> out)
+    : fn_(std::move(fn)), out_(std::move(out)) {}
+  void process_element(const In& value) override { out_->collect(fn_(value)); }
+
+private:
+  std::function<Out(const In&)> fn_;
+  std::unique_ptr<output<Out>> out_;
+};
+
+/// Any number of outputs per input; `Fn` is called as `fn(value, output<Out>&)`.
+template <class In, class Out, class Fn>
+class flat_map_operator final : public one_input_operator<In> {
+public:
+  flat_map_operator(Fn fn, std::unique_ptr<output<Out>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
+  void process_element(const In& value) override { fn_(value, *out_); }
+
+private:
+  Fn fn_;
+  std::unique_ptr<output<Out>> out_;
+};
+
+/// Keeps what the predicate accepts.
+template <class T>
+class filter_operator final : public one_input_operator<T> {
+public:
+  filter_operator(std::function<bool(const T&)> fn, std::unique_ptr<output<T>> out)
+    : fn_(std::move(fn)), out_(std::move(out)) {}
+  void process_element(const T& value) override {
+    if (fn_(value))
+      out_->collect(value);
+  }
+
+private:
+  std::function<bool(const T&)> fn_;
+  std::unique_ptr<output<T>> out_;
+};
+
+/// Folds each key's records and emits every new value (Flink's StreamGroupedReduce), with the
+/// value state of each key kept in the map of its key group (a heap keyed state backend).
+template <class T, class K>
+class keyed_reduce_operator final : public one_input_operator<T> {
+public:
+  keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
+                        const operator_context& ctx, std::unique_ptr<output<T>> out)
+    : fn_(std::move(fn)), key_(std::move(key)), max_parallelism_(ctx.key_group_max_parallelism),
+      range_(ctx.key_groups), out_(std::move(out)) {
+    state_.resize(static_cast<std::size_t>(std::max(range_.size(), 0)));
+  }
+
+  void process_element(const T& value) override {
+    K key = key_(value);
+    int group = assign_to_key_group(key_hash(key), max_parallelism_);
+    if (!range_.contains(group))
+      throw std::logic_error("Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup=" +
+                             std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last) +
+                             "}: the record reached the wrong subtask");
+    auto& table = state_[static_cast<std::size_t>(group - range_.first)];
+    auto it = table.find(key);
+    if (it == table.end()) {
+      it = table.emplace(std::move(key), value).first;
+    } else {
+      it->second = fn_(it->second, value);
+    }
+    out_->collect(it->second);
+  }
+
+  /// Keys held in state (for tests).
+  std::size_t num_keys() const {
+    std::size_t n = 0;
+    for (const auto& t : state_)
+      n += t.size();
+    return n;
+  }
+
+private:
+  std::function<T(const T&, const T&)> fn_;
+  std::function<K(const T&)> key_;
+  int max_parallelism_;
+  key_group_range range_;
+  std::vector<std::unordered_map<K, T, key_hasher<K>>> state_;
+  std::unique_ptr<output<T>> out_;
+};
+
+/// Emits the elements once, in order. A non-parallel source; should it run at a higher
+/// parallelism, subtask i takes every p-th element from i.
+template <class T>
+class collection_source final : public source_operator {
+public:
+  collection_source(const std::vector<T>& elements, const operator_context& ctx, std::unique_ptr<output<T>> out)
+    : elements_(elements), next_(static_cast<std::size_t>(ctx.subtask_index)),
+      stride_(static_cast<std::size_t>(ctx.parallelism)), yield_(ctx.yield), out_(std::move(out)) {}
+
+  source_status emit_next(std::size_t max_records) override {
+    for (std::size_t n = 0; n < max_records && next_ < elements_.size(); ++n) {
+      out_->collect(elements_[next_]);
+      next_ += stride_;
+      if (yield_ && *yield_)
+        break;
+    }
+    return next_ < elements_.size() ? source_status::more_available : source_status::end_of_input;
+  }
+
+private:
+  const std::vector<T>& elements_;
+  std::size_t next_;
+  std::size_t stride_;
+  const bool* yield_;
+  std::unique_ptr<output<T>> out_;
+};
+
+/// `from..to` inclusive, split into one contiguous range per subtask.
+class sequence_source final : public source_operator {
+public:
+  sequence_source(std::int64_t from, std::int64_t to, const operator_context& ctx,
+                  std::unique_ptr<output<std::int64_t>> out)
+    : yield_(ctx.yield), out_(std::move(out)) {
+    __int128 total = static_cast<__int128>(to) - from + 1;
+    __int128 p = ctx.parallelism, i = ctx.subtask_index;
+    next_ = from + total * i / p;
+    end_ = from + total * (i + 1) / p; // exclusive
+  }
+
+  source_status emit_next(std::size_t max_records) override {
+    for (std::size_t n = 0; n < max_records && next_ < end_; ++n) {
+      out_->collect(static_cast<std::int64_t>(next_));
+      ++next_;
+      if (yield_ && *yield_)
+        break;
+    }
+    return next_ < end_ ? source_status::more_available : source_status::end_of_input;
+  }
+
+private:
+  __int128 next_;
+  __int128 end_;
+  const bool* yield_;
+  std::unique_ptr<output<std::int64_t>> out_;
+};
+
+/// The lines of a text file (Flink's TextInputFormat: `\n` ends a line, a `\r` before it is
+/// dropped). At parallelism p subtask i reads the lines that start in bytes
+/// [i*size/p, (i+1)*size/p).
+class text_file_source final : public source_operator {
+public:
+  text_file_source(std::string path, const operator_context& ctx, std::unique_ptr<output<std::string>> out)
+    : path_(std::move(path)), subtask_(ctx.subtask_index), parallelism_(ctx.parallelism), yield_(ctx.yield),
+      out_(std::move(out)) {}
+  ~text_file_source() override { close(); }
+
+  void open() override {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path_, ec))
+      throw std::runtime_error("File " + path_ + " does not exist or is not a regular file.");
+    file_ = std::fopen(path_.c_str(), "rb");
+    if (!file_)
+      throw std::runtime_error("Cannot open file " + path_ + ": " + std::strerror(errno));
+    auto size = static_cast<std::int64_t>(std::filesystem::file_size(path_, ec));
+    start_ = size * subtask_ / parallelism_;
+    end_ = size * (subtask_ + 1) / parallelism_;
+    pos_ = start_;
+    if (start_ > 0) {
+      // A line belongs to the range its first byte is in: skip the one that began before.
+      std::fseek(file_, start_ - 1, SEEK_SET);
+      pos_ = start_ - 1;
+      skip_partial_ = true;
+    }
+    buf_.resize(1 << 20);
+  }
+
+  source_status emit_next(std::size_t max_records) override {
+    std::size_t n = 0;
+    while (n < max_records) {
+      if (done_)
+        return source_status::end_of_input;
+      if (yield_ && *yield_)
+        break;
+      // Find the next '\n' in the buffered bytes.
+      auto* begin = buf_.data() + head_;
+      auto* nl = static_cast<char*>(std::memchr(begin, '\n', tail_ - head_));
+      if (!nl) {
+        if (!refill()) {
+          // End of file: the last line may lack its newline.
+          if (tail_ > head_ && !skip_partial_ && pos_ < end_)
+            emit_line(std::string_view(buf_.data() + head_, tail_ - head_)), ++n;
+          done_ = true;
+          continue;
+        }
+        continue;
+      }
+      std::string_view line(begin, static_cast<std::size_t>(nl - begin));
+      auto consumed = static_cast<std::int64_t>(nl - begin) + 1;
+      head_ += static_cast<std::size_t>(consumed);
+      if (skip_partial_) {
+        skip_partial_ = false;
+        pos_ += consumed;
+        continue;
+      }
+      if (pos_ >= end_) {
+        done_ = true;
+        continue;
+      }
+      pos_ += consumed;
+      emit_line(line);
+      ++n;
+    }
+    return done_ ? source_status::end_of_input : source_status::more_available;
+  }
+
+  void close() override {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+  }
+
+private:
+  void emit_line(std::string_view line) {
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    out_->collect(std::string(line));
+  }
+
+  /// Moves the unread bytes to the front and reads more; false at end of file.
+  bool refill() {
+    if (head_ > 0) {
+      std::memmove(buf_.data(), buf_.data() + head_, tail_ - head_);
+      tail_ -= head_;
+      head_ = 0;
+    }
+    if (tail_ == buf_.size())
+      buf_.resize(buf_.size() * 2);
+    auto got = std::fread(buf_.data() + tail_, 1, buf_.size() - tail_, file_);
+    if (got == 0) {
+      if (std::ferror(file_))
+        throw std::runtime_error("Cannot read file " + path_ + ": " + std::strerror(errno));
+      return false;
+    }
+    tail_ += got;
+    return true;
+  }
+
+  std::string path_;
+  int subtask_;
+  int parallelism_;
+  const bool* yield_;
+  std::unique_ptr<output<std::string>> out_;
+  std::FILE* file_ = nullptr;
+  std::int64_t start_ = 0;
+  std::int64_t end_ = 0;
+  /// File offset of the next line's first byte.
+  std::int64_t pos_ = 0;
+  bool skip_partial_ = false;
+  bool done_ = false;
+  std::vector<char> buf_;
+  std::size_t head_ = 0;
+  std::size_t tail_ = 0;
+};
+
+/// Writes each record as a line to standard output, with Flink's `N> ` prefix (N = subtask + 1)
+/// when the sink runs at parallelism above 1. Lines are handed on in batches, whole.
+template <class T>
+class print_sink final : public one_input_operator<T> {
+public:
+  explicit print_sink(const operator_context& ctx) : write_(ctx.write_stdout) {
+    if (ctx.parallelism > 1)
+      prefix_ = std::to_string(ctx.subtask_index + 1) + "> ";
+  }
+  void process_element(const T& value) override {
+    text_ += prefix_;
+    format_record(text_, value);
+    text_ += '\n';
+    if (text_.size() >= (1u << 16))
+      end_of_batch();
+  }
+  void end_of_batch() override {
+    if (!text_.empty() && write_)
+      write_(text_);
+    text_.clear();
+  }
+  void finish() override { end_of_batch(); }
+  void close() override { end_of_batch(); }
+
+private:
+  std::function<void(std::string_view)> write_;
+  std::string prefix_;
+  std::string text_;
+};
+
+/// Writes each record as a line of text (Flink's writeAsText, overwriting). At parallelism 1
+/// `path` is the file; above 1 it is a directory holding one file per subtask, named 1, 2, ...
+template <class T>
+class text_sink final : public one_input_operator<T> {
+public:
+  text_sink(std::string path, const operator_context& ctx)
+    : path_(std::move(path)), subtask_(ctx.subtask_index), parallelism_(ctx.parallelism) {}
+  ~text_sink() override {
+    if (file_)
+      std::fclose(file_);
+  }
+
+  void open() override {
+    std::filesystem::path target(path_);
+    std::error_code ec;
+    if (parallelism_ > 1) {
+      if (std::filesystem::is_regular_file(target, ec))
+        std::filesystem::remove(target, ec);
+      std::filesystem::create_directories(target, ec);
+      if (!std::filesystem::is_directory(target))
+        throw std::runtime_error("Cannot create output directory " + path_ + ": " + ec.message());
+      target /= std::to_string(subtask_ + 1);
+    } else {
+      if (std::filesystem::is_directory(target, ec))
+        std::filesystem::remove_all(target, ec);
+      if (target.has_parent_path())
+        std::filesystem::create_directories(target.parent_path(), ec);
+    }
+    file_ = std::fopen(target.c_str(), "wb");
+    if (!file_)
+      throw std::runtime_error("Cannot open output file " + target.string() + ": " + std::strerror(errno));
+  }
+
+  void process_element(const T& value) override {
+    text_.clear();
+    format_record(text_, value);
+    text_ += '\n';
+    if (std::fwrite(text_.data(), 1, text_.size(), file_) != text_.size())
+      throw std::runtime_error("Cannot write to " + path_ + ": " + std::strerror(errno));
+  }
+
+  void finish() override {
+    if (file_ && std::fflush(file_) != 0)
+      throw std::runtime_error("Cannot write to " + path_ + ": " + std::strerror(errno));
+  }
+
+  void close() override {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+  }
+
+private:
+  std::string path_;
+  int subtask_;
+  int parallelism_;
+  std::FILE* file_ = nullptr;
+  std::string text_;
+};
+
+} // namespace flint::streaming

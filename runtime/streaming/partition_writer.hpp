@@ -1,0 +1,54 @@
+#pragma once
+/// A record writer over one result partition that never blocks the task (Flink's RecordWriter,
+/// mailbox style): when the partition's pool runs dry mid-record, the rest of that record and any
+/// record emitted after it wait here, the task's yield flag goes up, and the task stops taking
+/// input until a buffer comes back.
+
+#include "runtime/network/availability_listener.hpp"
+#include "runtime/network/result_partition.hpp"
+#include "runtime/streaming/operator_api.hpp"
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace flint::streaming {
+
+class partition_writer final : public record_writer {
+public:
+  /// Writes into `partition`; raises `*yield` when out of buffers.
+  partition_writer(std::shared_ptr<network::result_partition> partition, bool* yield, bool flush_always);
+
+  void emit(std::span<const char> record, std::size_t channel) override;
+  std::size_t num_channels() const override { return partition_->num_subpartitions(); }
+
+  /// Writes what waits; true when nothing waits any more.
+  bool try_drain();
+  /// Registers `listener` for the next buffer; false when one is available now (try again).
+  bool notify_when_available(network::availability_listener listener);
+  /// True while records wait for buffers.
+  bool is_blocked() const noexcept { return partition_->has_pending_record() || !waiting_.empty(); }
+  /// True when records went into buffers since the last flush.
+  bool is_dirty() const noexcept { return dirty_; }
+  /// Queues the partly filled buffers (the buffer timeout fired).
+  void flush();
+
+  network::result_partition& partition() noexcept { return *partition_; }
+  const std::shared_ptr<network::result_partition>& partition_ptr() const noexcept { return partition_; }
+
+private:
+  struct waiting_record {
+    std::vector<char> bytes;
+    std::size_t channel;
+  };
+
+  std::shared_ptr<network::result_partition> partition_;
+  bool* yield_;
+  bool flush_always_;
+  bool dirty_ = false;
+  std::deque<waiting_record> waiting_;
+};
+
+} // namespace flint::streaming

@@ -1,0 +1,94 @@
+#pragma once
+/// The network side of the TaskExecutors of one process (Flink's NettyShuffleEnvironment, local
+/// part): the global buffer pool, result partitions by job, and their lifecycle.
+
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/ids.hpp"
+#include "runtime/network/availability_listener.hpp"
+#include "runtime/network/network_buffer_pool.hpp"
+#include "runtime/network/network_config.hpp"
+#include "runtime/network/result_partition.hpp"
+#include "runtime/network/result_partition_manager.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace flint::streaming {
+
+/// Shared by every task of the TaskExecutors in one process; thread-safe.
+///
+/// Partitions are looked up per job, so two runs of one program never meet. A pipelined partition
+/// is released (its pool destroyed) once its producer finished and every subpartition was consumed
+/// (end-of-partition read, or its consumer went away), or at once when its producer fails or is
+/// cancelled (Flink: released on consumption, or with the failed task).
+class shuffle_environment {
+public:
+  explicit shuffle_environment(network::network_config config = {});
+  shuffle_environment(const shuffle_environment&) = delete;
+  shuffle_environment& operator=(const shuffle_environment&) = delete;
+
+  const network::network_config& config() const noexcept { return config_; }
+  network::network_buffer_pool& buffer_pool() noexcept { return *pool_; }
+  const std::shared_ptr<network::network_buffer_pool>& buffer_pool_ptr() const noexcept { return pool_; }
+
+  /// Creates a partition with its own bounded pool and makes it reachable; wakes consumers waiting
+  /// for it.
+  expected<std::shared_ptr<network::result_partition>> create_partition(const graph::job_id& job,
+                                                                        network::result_partition_id id,
+                                                                        std::size_t num_subpartitions);
+  /// The job's partition manager, for its local input channels (kept alive by the pointer).
+  std::shared_ptr<network::result_partition_manager> partitions_of(const graph::job_id& job);
+  /// Runs `listener` once when partition `id` of `job` is registered; false (nothing registered)
+  /// when it is registered already.
+  bool notify_when_registered(const graph::job_id& job, const network::result_partition_id& id,
+                              network::availability_listener listener);
+
+  /// The producer wrote end-of-partition.
+  void producer_finished(const graph::job_id& job, const network::result_partition_id& id);
+  /// The producer failed or was cancelled: release now.
+  void producer_failed(const graph::job_id& job, const network::result_partition_id& id);
+  /// One consumer is done with one subpartition.
+  void subpartition_consumed(const graph::job_id& job, const network::result_partition_id& id);
+
+  /// Registered partitions over all jobs.
+  std::size_t num_partitions() const;
+
+  /// A stream task began / ended (its resources are released when it ends).
+  void task_started();
+  void task_ended();
+  std::size_t running_tasks() const;
+  /// Waits (real time) until no stream task is alive; false on timeout.
+  bool await_no_tasks(std::chrono::milliseconds timeout) const;
+
+private:
+  struct key {
+    graph::job_id job;
+    network::result_partition_id id;
+    friend auto operator<=>(const key&, const key&) = default;
+  };
+  struct entry {
+    std::shared_ptr<network::result_partition> partition;
+    std::size_t consumed = 0;
+    bool producer_done = false;
+  };
+
+  std::shared_ptr<network::result_partition_manager> partitions_locked(const graph::job_id& job);
+  void release(const key& k);
+
+  const network::network_config config_;
+  const std::shared_ptr<network::network_buffer_pool> pool_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable tasks_changed_;
+  std::map<graph::job_id, std::shared_ptr<network::result_partition_manager>> managers_;
+  std::map<key, entry> entries_;
+  std::map<key, std::vector<network::availability_listener>> waiters_;
+  std::size_t tasks_ = 0;
+};
+
+} // namespace flint::streaming

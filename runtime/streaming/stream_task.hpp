@@ -1,0 +1,112 @@
+#pragma once
+/// The invokable of every streaming task (Flink's StreamTask with SourceStreamTask and
+/// OneInputStreamTask folded in), run one mailbox turn at a time by the task actor.
+///
+/// invoke, cut into steps: the first step is before_invoke (result partitions registered, the
+/// operator chain built from the JobVertex, input gates with local channels, operators opened
+/// tail first); each later step is one default action of the mailbox loop (pull the source, or
+/// process the records of the available input buffers), at most `records_per_step` records, and
+/// it ends early when an output runs out of buffers (backpressure: the task then waits for a
+/// buffer-available wake-up) or no input is there (it waits for a data wake-up). Once every input
+/// ended: finish the operators head first, flush, end-of-partition, close: FINISHED. The
+/// destructor is clean_up_invoke: operators closed, gates released, the partitions of a task that
+/// did not finish released.
+
+#include "runtime/actors/task_executor/invokable.hpp"
+#include "runtime/graph/job_graph.hpp"
+#include "runtime/graph/stream_graph.hpp"
+#include "runtime/graph/task_deployment_descriptor.hpp"
+#include "runtime/network/input_gate.hpp"
+#include "runtime/network/record_deserializer.hpp"
+#include "runtime/network/result_partition_manager.hpp"
+#include "runtime/streaming/operator_api.hpp"
+#include "runtime/streaming/partition_writer.hpp"
+#include "runtime/streaming/shuffle_environment.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace flint::streaming {
+
+/// The job a stream task runs: the program's graphs, compiled into the process.
+struct job_program {
+  std::shared_ptr<const graph::stream_graph> stream;
+  std::shared_ptr<const graph::job_graph> job;
+};
+
+class stream_task final : public task_executor::invokable {
+public:
+  /// Records one step handles at most before the mailbox gets a turn.
+  static constexpr std::size_t records_per_step = 4096;
+
+  stream_task(job_program program, graph::task_deployment_descriptor tdd, std::shared_ptr<shuffle_environment> shuffle,
+              std::function<void(std::string_view)> write_stdout);
+  ~stream_task() override;
+
+  void attach(std::shared_ptr<task_executor::task_context> context) override;
+  expected<bool> step() override;
+  void cancel() override { canceled_ = true; }
+  bool has_work() const override { return has_work_; }
+  void on_timer(std::uint64_t id) override;
+
+private:
+  enum class phase { created, running, ending, finished };
+
+  struct channel_state {
+    network::result_partition_id partition;
+    network::record_deserializer deserializer;
+    bool requested = false;
+    bool consumed = false;
+  };
+  struct gate_state {
+    std::unique_ptr<network::input_gate> gate;
+    std::vector<channel_state> channels;
+  };
+
+  expected<unit> before_invoke();
+  expected<unit> build_chain();
+  expected<unit> request_partitions();
+  /// Writes what waits in the writers; false (and a wake-up registered) while out of buffers.
+  bool drain_outputs();
+  void run_source();
+  expected<unit> run_input();
+  void end_input();
+  /// Flushes, ends the partitions and closes the chain; false while outputs wait for buffers.
+  bool end_outputs();
+  void arm_flush_timer();
+  void clean_up() noexcept;
+  network::availability_listener waker() const;
+
+  job_program program_;
+  graph::task_deployment_descriptor tdd_;
+  std::shared_ptr<shuffle_environment> shuffle_;
+  std::function<void(std::string_view)> write_stdout_;
+  std::shared_ptr<task_executor::task_context> context_;
+  const graph::job_vertex* vertex_ = nullptr;
+  std::shared_ptr<network::result_partition_manager> partitions_;
+
+  /// Head first; outputs refer to the writers, so they go before them.
+  std::vector<std::unique_ptr<partition_writer>> writers_;
+  std::vector<std::unique_ptr<stream_operator>> operators_;
+  source_operator* source_ = nullptr;
+  serialized_input* input_ = nullptr;
+  std::vector<gate_state> gates_;
+  std::size_t next_gate_ = 0;
+  network::record_deserializer* current_ = nullptr;
+
+  phase phase_ = phase::created;
+  bool has_work_ = true;
+  bool yield_ = false;
+  bool canceled_ = false;
+  bool pending_requests_ = false;
+  bool closed_ = false;
+  std::int64_t buffer_timeout_ms_ = 100;
+  bool timer_armed_ = false;
+  std::uint64_t timer_id_ = 0;
+};
+
+} // namespace flint::streaming

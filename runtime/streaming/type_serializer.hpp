@@ -1,0 +1,202 @@
+#pragma once
+/// Typed records to bytes and back (Flink's TypeSerializer), and the deterministic key hash of
+/// Flink's key-group assignment (Java's `hashCode` of the same values).
+///
+/// Supported: arithmetic types, bool, std::string, std::pair, std::tuple and std::vector of
+/// supported types. Other types still compile (operators are instantiated for every record type a
+/// program names); they fail at run time when a record of them must cross the network or be a key.
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+namespace flint::streaming {
+
+/// Reads a record's bytes front to back; throws on a truncated record.
+class byte_reader {
+public:
+  explicit byte_reader(std::span<const char> bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+  void read(void* out, std::size_t n) {
+    if (static_cast<std::size_t>(end_ - p_) < n)
+      throw std::runtime_error("record is shorter than its type needs (corrupt or mismatched record)");
+    std::memcpy(out, p_, n);
+    p_ += n;
+  }
+  const char* take(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - p_) < n)
+      throw std::runtime_error("record is shorter than its type needs (corrupt or mismatched record)");
+    auto at = p_;
+    p_ += n;
+    return at;
+  }
+  bool at_end() const noexcept { return p_ == end_; }
+
+private:
+  const char* p_;
+  const char* end_;
+};
+
+template <class T>
+struct type_serializer;
+
+namespace detail {
+template <class T>
+struct is_pair : std::false_type {};
+template <class A, class B>
+struct is_pair<std::pair<A, B>> : std::true_type {};
+template <class T>
+struct is_tuple : std::false_type {};
+template <class... Ts>
+struct is_tuple<std::tuple<Ts...>> : std::true_type {};
+template <class T>
+struct is_vector : std::false_type {};
+template <class T, class A>
+struct is_vector<std::vector<T, A>> : std::true_type {};
+
+template <class T>
+constexpr bool serializable() {
+  if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>)
+    return true;
+  else if constexpr (is_pair<T>::value)
+    return serializable<typename T::first_type>() && serializable<typename T::second_type>();
+  else if constexpr (is_tuple<T>::value)
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (serializable<std::tuple_element_t<I, T>>() && ...);
+    }(std::make_index_sequence<std::tuple_size_v<T>>{});
+  else if constexpr (is_vector<T>::value)
+    return serializable<typename T::value_type>();
+  else
+    return false;
+}
+
+[[noreturn]] inline void unsupported(const char* what, const std::type_info& type) {
+  throw std::runtime_error(std::string("records of type ") + type.name() + " cannot be " + what +
+                           " (supported: numbers, bool, std::string, pair, tuple, vector of these)");
+}
+} // namespace detail
+
+/// True when `type_serializer<T>` can write and read T.
+template <class T>
+inline constexpr bool is_serializable_v = detail::serializable<T>();
+
+/// Writes T's fields in order: numbers as their bytes, strings and vectors with a 4-byte length.
+template <class T>
+struct type_serializer {
+  static void write(const T& value, std::vector<char>& out) {
+    if constexpr (std::is_arithmetic_v<T>) {
+      auto at = out.size();
+      out.resize(at + sizeof(T));
+      std::memcpy(out.data() + at, &value, sizeof(T));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      auto n = static_cast<std::uint32_t>(value.size());
+      type_serializer<std::uint32_t>::write(n, out);
+      out.insert(out.end(), value.begin(), value.end());
+    } else if constexpr (detail::is_pair<T>::value) {
+      type_serializer<std::remove_cv_t<typename T::first_type>>::write(value.first, out);
+      type_serializer<std::remove_cv_t<typename T::second_type>>::write(value.second, out);
+    } else if constexpr (detail::is_tuple<T>::value) {
+      std::apply([&](const auto&... fields) {
+        (type_serializer<std::decay_t<decltype(fields)>>::write(fields, out), ...);
+      }, value);
+    } else if constexpr (detail::is_vector<T>::value) {
+      type_serializer<std::uint32_t>::write(static_cast<std::uint32_t>(value.size()), out);
+      for (const auto& x : value)
+        type_serializer<typename T::value_type>::write(x, out);
+    } else {
+      (void)value;
+      (void)out;
+      detail::unsupported("serialized", typeid(T));
+    }
+  }
+
+  static T read(byte_reader& in) {
+    if constexpr (std::is_arithmetic_v<T>) {
+      T value;
+      in.read(&value, sizeof(T));
+      return value;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      auto n = type_serializer<std::uint32_t>::read(in);
+      const char* at = in.take(n);
+      return std::string(at, n);
+    } else if constexpr (detail::is_pair<T>::value) {
+      auto first = type_serializer<std::remove_cv_t<typename T::first_type>>::read(in);
+      auto second = type_serializer<std::remove_cv_t<typename T::second_type>>::read(in);
+      return T(std::move(first), std::move(second));
+    } else if constexpr (detail::is_tuple<T>::value) {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        // Braced initialisation evaluates left to right.
+        return T{type_serializer<std::tuple_element_t<I, T>>::read(in)...};
+      }(std::make_index_sequence<std::tuple_size_v<T>>{});
+    } else if constexpr (detail::is_vector<T>::value) {
+      auto n = type_serializer<std::uint32_t>::read(in);
+      T out;
+      out.reserve(n);
+      for (std::uint32_t i = 0; i < n; ++i)
+        out.push_back(type_serializer<typename T::value_type>::read(in));
+      return out;
+    } else {
+      (void)in;
+      detail::unsupported("deserialized", typeid(T));
+    }
+  }
+};
+
+/// Java's `hashCode` of the same value (String, Long, Integer, Double, Boolean, Tuple): keys
+/// land in the key groups Flink would put them in, and the hash is the same in every process.
+template <class T>
+std::int32_t key_hash(const T& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value ? 1231 : 1237;
+  } else if constexpr (std::is_integral_v<T> && sizeof(T) <= 4) {
+    return static_cast<std::int32_t>(value);
+  } else if constexpr (std::is_integral_v<T>) {
+    auto v = static_cast<std::uint64_t>(value);
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(v ^ (v >> 32)));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    auto bits = std::bit_cast<std::uint64_t>(static_cast<double>(value));
+    if (value != value)
+      bits = 0x7ff8000000000000ULL; // Java's canonical NaN
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(bits ^ (bits >> 32)));
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    std::uint32_t h = 0;
+    for (unsigned char c : value)
+      h = 31 * h + c;
+    return static_cast<std::int32_t>(h);
+  } else if constexpr (detail::is_pair<T>::value) {
+    std::uint32_t h = static_cast<std::uint32_t>(key_hash(value.first));
+    return static_cast<std::int32_t>(31 * h + static_cast<std::uint32_t>(key_hash(value.second)));
+  } else if constexpr (detail::is_tuple<T>::value) {
+    std::uint32_t h = 0;
+    std::apply([&](const auto&... fields) { ((h = 31 * h + static_cast<std::uint32_t>(key_hash(fields))), ...); },
+               value);
+    return static_cast<std::int32_t>(h);
+  } else if constexpr (detail::is_vector<T>::value) {
+    std::uint32_t h = 1;
+    for (const auto& x : value)
+      h = 31 * h + static_cast<std::uint32_t>(key_hash(x));
+    return static_cast<std::int32_t>(h);
+  } else {
+    (void)value;
+    detail::unsupported("keys", typeid(T));
+  }
+}
+
+/// `key_hash` as a hasher for keyed state maps.
+template <class K>
+struct key_hasher {
+  std::size_t operator()(const K& key) const {
+    // Spread the Java hash: string hashes of short words share high bits.
+    auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(key_hash(key)));
+    return static_cast<std::size_t>(h * 0x9e3779b97f4a7c15ULL);
+  }
+};
+
+} // namespace flint::streaming
