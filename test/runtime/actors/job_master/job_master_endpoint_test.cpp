@@ -52,6 +52,7 @@ struct job_master_fixture : test_fixture {
   std::vector<task_executor::cancel_task_request> canceled;
   std::vector<task_executor::free_slot_request> freed;
   std::vector<task_executor::disconnect_job_manager_request> te_disconnects;
+  std::vector<resource_manager::disconnect_job_manager_request> rm_disconnects;
   std::vector<rpc::reply_to<rpc::ack>> parked_submits;
   bool park_submits = false;
   std::vector<job_master_result> results;
@@ -80,7 +81,12 @@ struct job_master_fixture : test_fixture {
         });
       auto ack = [](auto) -> expected<rpc::ack> { return rpc::ack{}; };
       self.on<resource_manager::cancel_slot_request>(rpc::fencing::fenced, ack);
-      self.on<resource_manager::disconnect_job_manager>(rpc::fencing::fenced, ack);
+      self.on<resource_manager::disconnect_job_manager>(
+        rpc::fencing::fenced,
+        [this](resource_manager::disconnect_job_manager_request r) -> expected<rpc::ack> {
+          rm_disconnects.push_back(r);
+          return rpc::ack{};
+        });
       self.on<resource_manager::heartbeat_from_job_manager>(rpc::fencing::fenced, ack);
     });
     te = spawn<fake_endpoint>(context(tm_id), [this](fake_endpoint& self) {
@@ -386,4 +392,16 @@ TEST_CASE_FIXTURE(job_master_fixture, "an allocation the resource manager report
   REQUIRE(results.size() == 1);
   CHECK(results[0].status == job_status::failed);
   CHECK(results[0].failure_cause.find("TaskExecutor refused the slot") != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a job master stopped while its job runs tells its task executors and the resource manager") {
+  run_job();
+  caf::anon_send_exit(jm, caf::exit_reason::user_shutdown);
+  jm = caf::actor{};
+  run();
+  REQUIRE(te_disconnects.size() == 1);
+  CHECK(te_disconnects[0].job_id == job);
+  CHECK(te_disconnects[0].cause.find("is stopping") != std::string::npos);
+  REQUIRE(rm_disconnects.size() == 1);
+  CHECK(rm_disconnects[0].job_id == job);
 }
