@@ -219,7 +219,7 @@ void job_master::register_methods() {
     const auto& id = req.location.id;
     if (task_managers_.count(id) != 0)
       return task_manager_registration_response{task_manager_registration_success{endpoint_id()}};
-    if (!scheduler_ || !slot_pool_)
+    if (!scheduler_ || !slot_pool_ || (result_ && is_globally_terminal(result_->status)))
       return task_manager_registration_response{
         registration::registration_decline{"The JobMaster of job " + job_id_.to_string()
                                            + " is not running."}};
