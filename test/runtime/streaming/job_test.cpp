@@ -1,0 +1,155 @@
+// Jobs through the data plane: records larger than a buffer, failing user functions, cancelling,
+// and the exchanges between parallel operators.
+
+#include "test/runtime/streaming/streaming_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+using namespace flint;
+
+namespace {
+
+streaming::local_cluster_options two_slots() {
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  return options;
+}
+
+} // namespace
+
+TEST_CASE("a record larger than one buffer crosses intact") {
+  std::string big;
+  for (int i = 0; big.size() < 200 * 1024; ++i)
+    big += std::to_string(i) + ";";
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto source = env.from_collection(std::vector<std::string>{"small", big, "after", big + big});
+  auto into = test::collect(source.map([](const std::string& s) { return s; }));
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster cluster(two_slots());
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  auto values = into->values;
+  std::sort(values.begin(), values.end());
+  std::vector<std::string> expected{"small", big, "after", big + big};
+  std::sort(expected.begin(), expected.end());
+  CHECK(values == expected);
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("a user function that throws fails its task and the job with its text") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto mapped = env.generate_sequence(1, 100000).rebalance().map([](const std::int64_t& x) {
+    if (x == 777)
+      throw std::runtime_error("user function refused record 777");
+    return x;
+  });
+  test::collect(mapped);
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster cluster(two_slots());
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  CHECK_MESSAGE(result->failure_cause.find("user function refused record 777") != std::string::npos,
+                result->failure_cause);
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("cancelling a running job stops every task and frees every buffer") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto counts = env.generate_sequence(0, std::numeric_limits<std::int64_t>::max())
+                  .map([](const std::int64_t& x) { return std::tuple<std::int64_t, std::int64_t>(x % 1000, 1); })
+                  .key_by<0>()
+                  .sum<1>();
+  auto into = test::collect(counts);
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster cluster(two_slots());
+  REQUIRE(cluster.submit(program.stream, program.job).has_value());
+  // Wait until records reach the sink (polling, not timing: the sink's count only grows).
+  for (int i = 0; i < 6000; ++i) {
+    {
+      std::lock_guard<std::mutex> guard{into->mutex};
+      if (into->values.size() > 10000)
+        break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  {
+    std::lock_guard<std::mutex> guard{into->mutex};
+    REQUIRE(into->values.size() > 10000);
+  }
+  REQUIRE(cluster.cancel(program.job->job_id).has_value());
+  auto result = cluster.result(program.job->job_id, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::canceled);
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("rebalance, broadcast, rescale and forward deliver every record where Flink sends it") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto numbers = env.generate_sequence(1, 20000);
+  auto tag = [](const std::int64_t& x) { return x; };
+  auto rebalanced = test::collect(numbers.rebalance().map(tag));
+  auto broadcast = test::collect(numbers.broadcast().map(tag));
+  auto rescaled = test::collect(numbers.rescale().map(tag));
+  auto forwarded = test::collect(numbers.forward().map(tag));
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster cluster(two_slots());
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  auto sorted = [](std::shared_ptr<test::collected<std::int64_t>> c) {
+    auto v = c->values;
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  std::vector<std::int64_t> once;
+  for (std::int64_t i = 1; i <= 20000; ++i)
+    once.push_back(i);
+  std::vector<std::int64_t> twice;
+  for (std::int64_t i = 1; i <= 20000; ++i)
+    twice.insert(twice.end(), {i, i});
+  CHECK(sorted(rebalanced) == once);
+  CHECK(sorted(rescaled) == once);
+  CHECK(sorted(forwarded) == once);
+  CHECK(sorted(broadcast) == twice);
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("a reduce keeps one value per key across subtasks") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "3"}});
+  auto sums = env.generate_sequence(1, 30000)
+                .map([](const std::int64_t& x) { return std::pair<std::string, std::int64_t>("k" + std::to_string(x % 7), x); })
+                .key_by([](const std::pair<std::string, std::int64_t>& p) { return p.first; })
+                .reduce([](const std::pair<std::string, std::int64_t>& a, const std::pair<std::string, std::int64_t>& b) {
+                  return std::pair<std::string, std::int64_t>(a.first, a.second + b.second);
+                });
+  auto into = test::collect(sums);
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 3;
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  CHECK(into->values.size() == 30000);
+  std::map<std::string, std::int64_t> last;
+  for (auto& [k, v] : into->values)
+    last[k] = std::max(last[k], v);
+  std::map<std::string, std::int64_t> expected;
+  for (std::int64_t x = 1; x <= 30000; ++x)
+    expected["k" + std::to_string(x % 7)] += x;
+  CHECK(last == expected);
+  test::check_resources_released(cluster);
+}

@@ -1,0 +1,183 @@
+// The seed's WordCount end to end on the MiniCluster: its final count per word equals a plain count
+// of the same generated input, and every word yields exactly one update.
+
+#include "apps/examples/wordcount/wordcount_job.hpp"
+#include "test/runtime/streaming/streaming_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+
+using namespace flint;
+
+namespace {
+
+/// A few MB of text: a fixed-seed Zipf-like choice of 3000 words with mixed case, digits,
+/// underscores, punctuation, non-ASCII bytes and CRLF line ends.
+std::string generate_text(std::size_t bytes) {
+  std::mt19937_64 rng(20261129);
+  const std::string letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+  std::vector<std::string> vocabulary;
+  for (int i = 0; i < 3000; ++i) {
+    std::string w;
+    auto len = 1 + rng() % 9;
+    for (std::size_t k = 0; k < len; ++k)
+      w += letters[rng() % letters.size()];
+    vocabulary.push_back(w);
+  }
+  const std::vector<std::string> separators = {" ", " ", " ", ", ", "--", "; ", "'", " \xc3\xa9 ", "!  ", "\t"};
+  std::string text;
+  text.reserve(bytes + 256);
+  std::size_t on_line = 0;
+  while (text.size() < bytes) {
+    // Zipf-ish: small indices much more often.
+    auto r = static_cast<double>(rng() % 1000000) / 1000000.0;
+    auto index = static_cast<std::size_t>(r * r * r * static_cast<double>(vocabulary.size()));
+    text += vocabulary[index % vocabulary.size()];
+    text += separators[rng() % separators.size()];
+    if (++on_line == 12) {
+      text += (rng() % 4 == 0) ? "\r\n" : "\n";
+      on_line = 0;
+    }
+  }
+  return text;
+}
+
+/// An independent count: a word is a run of ASCII letters, digits and '_', lower-cased.
+std::unordered_map<std::string, std::int64_t> plain_count(const std::string& text, std::int64_t& words) {
+  std::unordered_map<std::string, std::int64_t> counts;
+  std::string word;
+  words = 0;
+  auto end_word = [&] {
+    if (!word.empty()) {
+      ++counts[word];
+      ++words;
+      word.clear();
+    }
+  };
+  for (char c : text) {
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (alnum)
+      word += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    else
+      end_word();
+  }
+  end_word();
+  return counts;
+}
+
+struct parsed_output {
+  std::unordered_map<std::string, std::int64_t> last;
+  std::int64_t updates = 0;
+  bool in_order = true;
+};
+
+/// Reads `(word,n)` lines; a key lives in one subtask, so its last line is its final count.
+void parse_counts(const std::filesystem::path& file, parsed_output& out) {
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  std::string line;
+  while (std::getline(in, line)) {
+    REQUIRE(line.size() > 3);
+    REQUIRE(line.front() == '(');
+    REQUIRE(line.back() == ')');
+    auto comma = line.rfind(',');
+    auto word = line.substr(1, comma - 1);
+    auto n = std::stoll(line.substr(comma + 1, line.size() - comma - 2));
+    auto& last = out.last[word];
+    if (n != last + 1)
+      out.in_order = false;
+    last = n;
+    ++out.updates;
+  }
+}
+
+void run_wordcount(int parallelism, int task_managers) {
+  static const std::string text = generate_text(3 * 1024 * 1024);
+  static std::int64_t words = 0;
+  static const auto expected = plain_count(text, words);
+
+  test::temp_path input("wordcount_in_" + std::to_string(parallelism) + "_" + std::to_string(task_managers));
+  test::temp_path output("wordcount_out_" + std::to_string(parallelism) + "_" + std::to_string(task_managers));
+  {
+    std::ofstream f(input.path, std::ios::binary);
+    f << text;
+  }
+
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", std::to_string(parallelism)}});
+  examples::build_wordcount(env, {input.path.string(), output.path.string()});
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster_options options;
+  options.task_managers = task_managers;
+  options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(4));
+  REQUIRE_MESSAGE(result.has_value(), result.error().to_string());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+
+  parsed_output counted;
+  if (parallelism == 1) {
+    REQUIRE(std::filesystem::is_regular_file(output.path));
+    parse_counts(output.path, counted);
+  } else {
+    REQUIRE(std::filesystem::is_directory(output.path));
+    for (int i = 1; i <= parallelism; ++i)
+      parse_counts(output.path / std::to_string(i), counted);
+  }
+  CHECK(counted.updates == words);
+  CHECK(counted.in_order);
+  CHECK(counted.last.size() == expected.size());
+  CHECK(counted.last == expected);
+  test::check_resources_released(cluster);
+}
+
+} // namespace
+
+TEST_CASE("wordcount at parallelism 1 on one TaskExecutor counts like a plain count") {
+  run_wordcount(1, 1);
+}
+TEST_CASE("wordcount at parallelism 2 on one TaskExecutor counts like a plain count") {
+  run_wordcount(2, 1);
+}
+TEST_CASE("wordcount at parallelism 4 on one TaskExecutor counts like a plain count") {
+  run_wordcount(4, 1);
+}
+TEST_CASE("wordcount at parallelism 1 on two TaskExecutors counts like a plain count") {
+  run_wordcount(1, 2);
+}
+TEST_CASE("wordcount at parallelism 2 on two TaskExecutors counts like a plain count") {
+  run_wordcount(2, 2);
+}
+TEST_CASE("wordcount at parallelism 4 on two TaskExecutors counts like a plain count") {
+  run_wordcount(4, 2);
+}
+
+TEST_CASE("wordcount prints the built-in text with the subtask prefix") {
+  auto lines = std::make_shared<test::collected<std::string>>();
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  examples::build_wordcount(env, {});
+  auto program = test::graphs_of(env);
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  options.write_stdout = [lines](std::string_view text) {
+    std::lock_guard<std::mutex> guard{lines->mutex};
+    lines->values.emplace_back(text);
+  };
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  std::string all;
+  for (auto& chunk : lines->values)
+    all += chunk;
+  // "to" occurs 13 times in the built-in lines (as "To" and "to"); its last update is the count.
+  CHECK(all.find("> (to,13)\n") != std::string::npos);
+  CHECK(all.find("> (question,1)\n") != std::string::npos);
+  test::check_resources_released(cluster);
+}
