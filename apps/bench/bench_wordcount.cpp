@@ -1,0 +1,280 @@
+/// `flint-bench wordcount --input FILE [--parallelism P] [--task-managers N] [--generate MB]`:
+/// WordCount on the MiniCluster with a sink that counts every update, against a plain
+/// single-threaded count of the same file in the same run (same tokenizer, an open-addressing
+/// hash map). Prints one JSON line: words/s of each, their ratio, and the process's peak RSS.
+/// `--generate MB` first writes a Zipf text over a 10k-word vocabulary to FILE.
+
+#include "api/api.hpp"
+#include "apps/examples/wordcount/wordcount_job.hpp"
+#include "runtime/streaming/local_cluster.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace flint::bench {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// A counting sink: the number of updates every subtask received.
+class counting_operator final : public streaming::one_input_operator<std::tuple<std::string, std::int64_t>> {
+public:
+  explicit counting_operator(std::shared_ptr<std::atomic<std::int64_t>> total) : total_(std::move(total)) {}
+  void process_element(const std::tuple<std::string, std::int64_t>&) override { ++count_; }
+  void finish() override { total_->fetch_add(count_); count_ = 0; }
+
+private:
+  std::shared_ptr<std::atomic<std::int64_t>> total_;
+  std::int64_t count_ = 0;
+};
+
+class counting_sink_factory final : public api::named_operator_factory {
+public:
+  explicit counting_sink_factory(std::shared_ptr<std::atomic<std::int64_t>> total)
+    : api::named_operator_factory("sink.count"), total_(std::move(total)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context&) const override {
+    return std::make_unique<counting_operator>(total_);
+  }
+
+private:
+  std::shared_ptr<std::atomic<std::int64_t>> total_;
+};
+
+/// Open addressing with linear probing over (hash, word index); words live in one arena.
+class word_counter {
+public:
+  word_counter() : slots_(1 << 16) {}
+
+  void add(const char* word, std::size_t n) {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (std::size_t i = 0; i < n; ++i)
+      h = (h ^ static_cast<unsigned char>(word[i])) * 1099511628211ULL;
+    if (h == 0)
+      h = 1;
+    auto mask = slots_.size() - 1;
+    for (auto i = h & mask;; i = (i + 1) & mask) {
+      auto& s = slots_[i];
+      if (s.hash == 0) {
+        s.hash = h;
+        s.offset = arena_.size();
+        s.length = static_cast<std::uint32_t>(n);
+        s.count = 1;
+        arena_.append(word, n);
+        if (++used_ * 2 > slots_.size())
+          grow();
+        return;
+      }
+      if (s.hash == h && s.length == n && std::memcmp(arena_.data() + s.offset, word, n) == 0) {
+        ++s.count;
+        return;
+      }
+    }
+  }
+  std::size_t distinct() const { return used_; }
+
+private:
+  struct slot {
+    std::uint64_t hash = 0;
+    std::size_t offset = 0;
+    std::uint32_t length = 0;
+    std::int64_t count = 0;
+  };
+  void grow() {
+    std::vector<slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    auto mask = slots_.size() - 1;
+    for (auto& s : old)
+      if (s.hash != 0)
+        for (auto i = s.hash & mask;; i = (i + 1) & mask)
+          if (slots_[i].hash == 0) {
+            slots_[i] = s;
+            break;
+          }
+  }
+  std::vector<slot> slots_;
+  std::string arena_;
+  std::size_t used_ = 0;
+};
+
+/// The plain count: same tokenizer as the job (ASCII letters, digits, '_', lower-cased).
+std::int64_t plain_count(const std::string& path, std::size_t& distinct) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return -1;
+  word_counter counter;
+  std::vector<char> buf(1 << 20);
+  std::string word;
+  std::int64_t words = 0;
+  std::size_t got;
+  while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    for (std::size_t i = 0; i < got; ++i) {
+      char c = buf[i];
+      bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+      if (alnum) {
+        word.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c);
+      } else if (!word.empty()) {
+        counter.add(word.data(), word.size());
+        ++words;
+        word.clear();
+      }
+    }
+  }
+  if (!word.empty()) {
+    counter.add(word.data(), word.size());
+    ++words;
+  }
+  std::fclose(f);
+  distinct = counter.distinct();
+  return words;
+}
+
+/// Writes about `megabytes` MB of Zipf(1) text over 10k words, 12 words a line.
+bool generate(const std::string& path, std::size_t megabytes) {
+  std::mt19937_64 rng(42);
+  std::vector<std::string> vocabulary;
+  for (int i = 0; i < 10000; ++i) {
+    std::string w;
+    auto len = 2 + rng() % 8;
+    for (std::size_t k = 0; k < len; ++k)
+      w += static_cast<char>('a' + rng() % 26);
+    vocabulary.push_back(w);
+  }
+  std::vector<double> cumulative(vocabulary.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < vocabulary.size(); ++i)
+    cumulative[i] = (sum += 1.0 / static_cast<double>(i + 1));
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    return false;
+  std::string line;
+  std::size_t written = 0;
+  std::uniform_real_distribution<double> uniform(0, sum);
+  while (written < megabytes * 1024 * 1024) {
+    line.clear();
+    for (int k = 0; k < 12; ++k) {
+      auto it = std::lower_bound(cumulative.begin(), cumulative.end(), uniform(rng));
+      if (k)
+        line += ' ';
+      line += vocabulary[static_cast<std::size_t>(it - cumulative.begin())];
+    }
+    line += '\n';
+    out << line;
+    written += line.size();
+  }
+  return static_cast<bool>(out);
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+} // namespace
+
+int wordcount(int argc, char** argv) {
+  std::string input;
+  int parallelism = 1;
+  int task_managers = 1;
+  std::size_t generate_mb = 0;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--input" && i + 1 < argc)
+      input = argv[++i];
+    else if (a == "--parallelism" && i + 1 < argc)
+      parallelism = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--task-managers" && i + 1 < argc)
+      task_managers = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--generate" && i + 1 < argc)
+      generate_mb = static_cast<std::size_t>(std::atol(argv[++i]));
+    else if (a != "wordcount") {
+      std::fprintf(stderr, "usage: flint-bench wordcount --input FILE [--parallelism P] [--task-managers N] "
+                           "[--generate MB]\n");
+      return 2;
+    }
+  }
+  if (input.empty()) {
+    std::fprintf(stderr, "flint-bench wordcount: --input FILE is required\n");
+    return 2;
+  }
+  if (generate_mb > 0 && !generate(input, generate_mb)) {
+    std::fprintf(stderr, "flint-bench wordcount: cannot write %s\n", input.c_str());
+    return 1;
+  }
+  std::FILE* probe = std::fopen(input.c_str(), "rb");
+  if (!probe) {
+    std::fprintf(stderr, "flint-bench wordcount: cannot read %s\n", input.c_str());
+    return 1;
+  }
+  std::fseek(probe, 0, SEEK_END);
+  auto bytes = std::ftell(probe);
+  std::fclose(probe);
+  spdlog::set_level(spdlog::level::warn);
+
+  // Flint first, so the peak RSS is the job's (the plain count adds only its table).
+  auto updates = std::make_shared<std::atomic<std::int64_t>>(0);
+  api::stream_execution_environment env({{"parallelism.default", std::to_string(parallelism)}});
+  env.read_text_file(input)
+    .flat_map([](const std::string& line) { return examples::split_words(line); })
+    .filter([](const std::string& word) { return !word.empty(); })
+    .map([](const std::string& word) { return std::tuple<std::string, std::int64_t>(word, 1); })
+    .key_by<0>()
+    .sum<1>()
+    .transform<std::tuple<std::string, std::int64_t>>("Count", std::make_shared<counting_sink_factory>(updates));
+  auto stream = env.get_stream_graph("WordCount benchmark");
+  auto job = env.get_job_graph("WordCount benchmark");
+  if (!stream || !job) {
+    std::fprintf(stderr, "flint-bench wordcount: %s\n", (stream ? job.error() : stream.error()).to_string().c_str());
+    return 1;
+  }
+  double flint_s = 0;
+  {
+    streaming::local_cluster_options options;
+    options.task_managers = task_managers;
+    options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
+    streaming::local_cluster cluster(options);
+    auto start = clock_type::now();
+    auto result = cluster.execute(std::make_shared<const graph::stream_graph>(std::move(*stream)),
+                                  std::make_shared<const graph::job_graph>(std::move(*job)));
+    flint_s = std::chrono::duration<double>(clock_type::now() - start).count();
+    if (!result || result->status != graph::job_status::finished) {
+      std::fprintf(stderr, "flint-bench wordcount: the job did not finish: %s\n",
+                   result ? result->failure_cause.c_str() : result.error().to_string().c_str());
+      return 1;
+    }
+  }
+  double rss = peak_rss_mb();
+
+  std::size_t distinct = 0;
+  auto start = clock_type::now();
+  auto words = plain_count(input, distinct);
+  double plain_s = std::chrono::duration<double>(clock_type::now() - start).count();
+
+  double flint_rate = static_cast<double>(updates->load()) / flint_s;
+  double plain_rate = static_cast<double>(words) / plain_s;
+  std::printf("{\"bench\":\"wordcount\",\"input\":\"%s\",\"bytes\":%ld,\"parallelism\":%d,\"task_managers\":%d,"
+              "\"words\":%lld,\"distinct\":%zu,\"updates\":%lld,\"flint_s\":%.3f,\"plain_s\":%.3f,"
+              "\"flint_words_per_s\":%.0f,\"plain_words_per_s\":%.0f,\"ratio\":%.3f,\"peak_rss_mb\":%.1f,"
+              "\"updates_match\":%s}\n",
+              input.c_str(), bytes, parallelism, task_managers, static_cast<long long>(words), distinct,
+              static_cast<long long>(updates->load()), flint_s, plain_s, flint_rate, plain_rate,
+              flint_rate / plain_rate, rss, updates->load() == words ? "true" : "false");
+  return updates->load() == words ? 0 : 1;
+}
+
+} // namespace flint::bench
