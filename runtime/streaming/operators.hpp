@@ -4,6 +4,7 @@
 /// factories instantiate them with the user's functions.
 
 #include "runtime/streaming/key_groups.hpp"
+#include "runtime/streaming/keyed_state.hpp"
 #include "runtime/streaming/operator_api.hpp"
 #include "runtime/streaming/record_format.hpp"
 
@@ -16,7 +17,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -83,13 +83,13 @@ public:
                              std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last) +
                              "}: the record reached the wrong subtask");
     auto& table = state_[static_cast<std::size_t>(group - range_.first)];
-    auto it = table.find(key);
-    if (it == table.end()) {
-      it = table.emplace(std::move(key), value).first;
+    auto hash = key_hasher<K>{}(key);
+    if (T* current = table.find(key, hash)) {
+      *current = fn_(*current, value);
+      out_->collect(*current);
     } else {
-      it->second = fn_(it->second, value);
+      out_->collect(table.insert(std::move(key), hash, value));
     }
-    out_->collect(it->second);
   }
 
   /// Keys held in state (for tests).
@@ -105,7 +105,7 @@ private:
   std::function<K(const T&)> key_;
   int max_parallelism_;
   key_group_range range_;
-  std::vector<std::unordered_map<K, T, key_hasher<K>>> state_;
+  std::vector<keyed_value_table<K, T>> state_;
   std::unique_ptr<output<T>> out_;
 };
 

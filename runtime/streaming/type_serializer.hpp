@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -189,13 +190,19 @@ std::int32_t key_hash(const T& value) {
   }
 }
 
-/// `key_hash` as a hasher for keyed state maps.
+/// The hasher of keyed state maps: std::hash where the standard has one (in-process only, so it
+/// need not be Flink's), else `key_hash` spread over 64 bits.
 template <class K>
 struct key_hasher {
   std::size_t operator()(const K& key) const {
-    // Spread the Java hash: string hashes of short words share high bits.
-    auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(key_hash(key)));
-    return static_cast<std::size_t>(h * 0x9e3779b97f4a7c15ULL);
+    if constexpr (requires { std::hash<K>{}(key); }) {
+      return std::hash<K>{}(key);
+    } else {
+      auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(key_hash(key)));
+      h ^= h >> 16;
+      h *= 0x9e3779b97f4a7c15ULL;
+      return static_cast<std::size_t>(h ^ (h >> 29));
+    }
   }
 };
 

@@ -29,9 +29,11 @@ const std::vector<std::string>& wordcount_default_lines() {
 std::vector<std::string> split_words(const std::string& line) {
   std::vector<std::string> words(1);
   for (char c : line) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '_') {
-      words.back().push_back(static_cast<char>(std::tolower(u)));
+    // ASCII only, as Java's \W: no locale.
+    bool lower = c >= 'a' && c <= 'z';
+    bool upper = c >= 'A' && c <= 'Z';
+    if (lower || upper || (c >= '0' && c <= '9') || c == '_') {
+      words.back().push_back(upper ? static_cast<char>(c - 'A' + 'a') : c);
     } else if (!words.back().empty()) {
       words.emplace_back();
     }
