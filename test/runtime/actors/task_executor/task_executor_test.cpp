@@ -504,3 +504,43 @@ TEST_CASE_FIXTURE(te_fixture, "a slot for a job whose JobMaster never shows up i
   CHECK(tex().slot_table().is_slot_free(0));
   CHECK(rm_seen->available.size() == 1);
 }
+
+TEST_CASE_FIXTURE(te_fixture, "disconnect_job_manager fails the job's tasks and frees its slots") {
+  invokables = te::make_invokable_factory<te::blocking_invokable>();
+  start_task_executor(2);
+  request_slot(0, 1);
+  request_slot(1, 2);
+  REQUIRE(submit(0, 1)->has_value());
+  CHECK(tex().number_of_running_tasks() == 1);
+  auto r = ask_te<te::disconnect_job_manager>(jm, te_from_jm(jm_token()),
+                                              te::disconnect_job_manager_request{job_a, "job master stopped"});
+  REQUIRE(r.has_value());
+  CHECK(r->has_value());
+  CHECK(tex().number_of_running_tasks() == 0);
+  CHECK(tex().slot_table().number_of_free_slots() == 2);
+  CHECK(rm_seen->available.size() == 2);
+  CHECK(tex().jobs().size() == 0);
+  // Calls about the job are refused from now on: no JobMasterId is known for it.
+  auto again = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                                     te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "x"});
+  CHECK(again->error().code == errc::fencing_token_mismatch);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a JobMaster whose heartbeat requests stop is registered at again and offered the slots anew") {
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(jm_seen->registrations.size() == 1);
+  REQUIRE(jm_seen->offers.size() == 1);
+  // The fake JobMaster never requests heartbeats: the TE's monitor times out after 50 s.
+  advance(49s);
+  CHECK(jm_seen->registrations.size() == 1);
+  advance(1s);
+  CHECK(jm_seen->registrations.size() == 2);
+  REQUIRE(jm_seen->offers.size() == 2);
+  CHECK(jm_seen->offers[1].offers[0].allocation == cluster::allocation_id{0xa11, 1});
+  CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::active);
+  CHECK(tex().jobs().job_master_id_of(job_a) == jm_token());
+  // Accepted again before taskmanager.slot.timeout: the slot stays.
+  advance(15s);
+  CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::active);
+}
