@@ -5,7 +5,13 @@
 
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -151,5 +157,48 @@ TEST_CASE("a reduce keeps one value per key across subtasks") {
   for (std::int64_t x = 1; x <= 30000; ++x)
     expected["k" + std::to_string(x % 7)] += x;
   CHECK(last == expected);
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("a socket source reads lines until the peer closes") {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::listen(listener, 1) == 0);
+  socklen_t length = sizeof address;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  int port = ntohs(address.sin_port);
+  std::thread peer([listener] {
+    int connection = ::accept(listener, nullptr, nullptr);
+    if (connection < 0)
+      return;
+    std::string text = "first line\r\nsecond\n";
+    for (int i = 0; i < 1000; ++i)
+      text += "line " + std::to_string(i) + "\n";
+    text += "no newline at the end";
+    (void)::send(connection, text.data(), text.size(), 0);
+    ::close(connection);
+  });
+
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto into = test::collect(env.socket_text_stream("127.0.0.1", port).rebalance().map([](const std::string& s) { return s; }));
+  auto program = test::graphs_of(env);
+  streaming::local_cluster cluster(two_slots());
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  peer.join();
+  ::close(listener);
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  auto values = into->values;
+  std::sort(values.begin(), values.end());
+  std::vector<std::string> expected{"first line", "second", "no newline at the end"};
+  for (int i = 0; i < 1000; ++i)
+    expected.push_back("line " + std::to_string(i));
+  std::sort(expected.begin(), expected.end());
+  CHECK(values == expected);
   test::check_resources_released(cluster);
 }
