@@ -1,5 +1,7 @@
 #include "runtime/actors/job_master/job_master.hpp"
 
+#include "runtime/common/logging.hpp"
+
 #include <caf/all.hpp>
 
 #include <spdlog/spdlog.h>
@@ -12,17 +14,6 @@
 namespace flint::job_master {
 
 using graph::job_status;
-
-namespace {
-
-std::shared_ptr<spdlog::logger> endpoint_logger(const std::string& name) {
-  auto base = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>(name, base->sinks().begin(), base->sinks().end());
-  logger->set_level(base->level());
-  return logger;
-}
-
-} // namespace
 
 // -- listeners ----------------------------------------------------------------------------------------
 
@@ -90,7 +81,7 @@ job_master::job_master(caf::actor_config& cfg, rpc::endpoint_context ctx, graph:
     initial_token_(token),
     config_(config),
     services_(std::move(services)),
-    logger_(services_.logger ? services_.logger : endpoint_logger(endpoint_id())) {}
+    logger_(services_.logger ? services_.logger : make_endpoint_logger(endpoint_id())) {}
 
 job_master::~job_master() = default;
 

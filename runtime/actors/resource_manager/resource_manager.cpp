@@ -1,5 +1,7 @@
 #include "runtime/actors/resource_manager/resource_manager.hpp"
 
+#include "runtime/common/logging.hpp"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -39,13 +41,6 @@ struct job_manager_registration {
   std::string address;
   caf::actor handle;
 };
-
-std::shared_ptr<spdlog::logger> endpoint_logger(const std::string& name) {
-  auto base = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>(name, base->sinks().begin(), base->sinks().end());
-  logger->set_level(base->level());
-  return logger;
-}
 
 std::string no_leader_text(const std::string& what) {
   return "The ResourceManager is not the leader: cannot " + what + ".";
@@ -179,7 +174,7 @@ resource_manager::resource_manager(caf::actor_config& cfg, rpc::endpoint_context
   : rpc::rpc_endpoint(cfg, std::move(ctx)),
     config_(config),
     services_(services),
-    log_(services_.logger ? services_.logger : endpoint_logger(endpoint_id())) {}
+    log_(services_.logger ? services_.logger : make_endpoint_logger(endpoint_id())) {}
 
 resource_manager::~resource_manager() = default;
 

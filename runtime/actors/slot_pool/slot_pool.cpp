@@ -1,5 +1,7 @@
 #include "runtime/actors/slot_pool/slot_pool.hpp"
 
+#include "runtime/common/logging.hpp"
+
 #include <caf/actor_clock.hpp>
 #include <caf/event_based_actor.hpp>
 
@@ -10,18 +12,6 @@
 
 namespace flint::slot_pool {
 
-namespace {
-
-/// A logger named after the endpoint, writing where the node's default logger writes.
-std::shared_ptr<spdlog::logger> endpoint_logger(const std::string& name) {
-  auto base = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>(name, base->sinks().begin(), base->sinks().end());
-  logger->set_level(base->level());
-  return logger;
-}
-
-} // namespace
-
 slot_pool::slot_pool(caf::actor_config& cfg, rpc::endpoint_context ctx, graph::job_id job,
                      cluster::job_master_id token, slot_pool_config config,
                      rpc::endpoint_directory* directory)
@@ -30,7 +20,7 @@ slot_pool::slot_pool(caf::actor_config& cfg, rpc::endpoint_context ctx, graph::j
     initial_token_(token),
     config_(std::move(config)),
     directory_(directory),
-    logger_(config_.logger ? config_.logger : endpoint_logger(endpoint_id())) {
+    logger_(config_.logger ? config_.logger : make_endpoint_logger(endpoint_id())) {
   state_ = std::make_unique<slot_pool_state>(
     job_, slot_pool_settings{config_.slot_request_timeout, config_.slot_idle_timeout},
     static_cast<slot_pool_actions&>(*this),

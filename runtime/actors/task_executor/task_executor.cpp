@@ -1,5 +1,7 @@
 #include "runtime/actors/task_executor/task_executor.hpp"
 
+#include "runtime/common/logging.hpp"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -34,13 +36,6 @@ struct task_record {
   cluster::allocation_id allocation;
   graph::execution_state state = graph::execution_state::created;
 };
-
-std::shared_ptr<spdlog::logger> endpoint_logger(const std::string& name) {
-  auto base = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>(name, base->sinks().begin(), base->sinks().end());
-  logger->set_level(base->level());
-  return logger;
-}
 
 using rm_registration =
   registration::retrying_registration<rm::task_executor_registration_success>;
@@ -184,7 +179,7 @@ task_executor::task_executor(caf::actor_config& cfg, rpc::endpoint_context ctx,
   : rpc::rpc_endpoint(cfg, std::move(ctx)),
     config_(std::move(config)),
     services_(std::move(services)),
-    log_(services_.logger ? services_.logger : endpoint_logger(endpoint_id())) {
+    log_(services_.logger ? services_.logger : make_endpoint_logger(endpoint_id())) {
   if (config_.resource_id.empty())
     config_.resource_id = endpoint_id();
 }
