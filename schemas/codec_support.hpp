@@ -16,6 +16,24 @@
 
 namespace flint::wire {
 
+/// First-segment size for the small protocol messages: one allocation each.
+inline constexpr unsigned small_message_words = 64;
+
+/// Text with its size: kj's std::string conversion (and cStr()) would cut at an embedded NUL.
+inline capnp::Text::Reader as_text(const std::string& s) {
+  return {s.data(), s.size()};
+}
+inline std::string text(capnp::Text::Reader t) {
+  return {t.begin(), t.size()};
+}
+
+inline kj::ArrayPtr<const kj::byte> as_data(const std::vector<char>& v) {
+  return {reinterpret_cast<const kj::byte*>(v.data()), v.size()};
+}
+inline std::vector<char> from_data(capnp::Data::Reader d) {
+  return {reinterpret_cast<const char*>(d.begin()), reinterpret_cast<const char*>(d.end())};
+}
+
 /// Flattens a built message into bytes.
 std::vector<char> to_bytes(capnp::MessageBuilder& message);
 

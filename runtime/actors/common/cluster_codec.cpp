@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "schemas/codec_support.hpp"
+
 namespace flint::cluster {
 
 std::string resource_profile::to_string() const {
@@ -16,6 +18,9 @@ std::string resource_profile::to_string() const {
 } // namespace flint::cluster
 
 namespace flint::cluster::wire {
+
+using flint::wire::as_text;
+using flint::wire::text;
 
 void write(schema::Id128::Builder b, const rpc::fencing_token& t) {
   b.setUpper(t.hi);
@@ -36,12 +41,12 @@ resource_profile read(schema::ResourceProfile::Reader r) {
 }
 
 void write(schema::SlotId::Builder b, const slot_id& s) {
-  b.setOwner(s.owner);
+  b.setOwner(as_text(s.owner));
   b.setSlotNumber(s.slot_number);
 }
 
 slot_id read(schema::SlotId::Reader r) {
-  return {r.getOwner().cStr(), r.getSlotNumber()};
+  return {text(r.getOwner()), r.getSlotNumber()};
 }
 
 void write(schema::SlotReport::Builder b, const slot_report& s) {
@@ -86,13 +91,13 @@ slot_offer read(schema::SlotOffer::Reader r) {
 }
 
 void write(schema::TaskManagerLocation::Builder b, const task_manager_location& l) {
-  b.setId(l.id);
-  b.setHost(l.host);
+  b.setId(as_text(l.id));
+  b.setHost(as_text(l.host));
   b.setDataPort(l.data_port);
 }
 
 task_manager_location read(schema::TaskManagerLocation::Reader r) {
-  return {r.getId().cStr(), r.getHost().cStr(), r.getDataPort()};
+  return {text(r.getId()), text(r.getHost()), r.getDataPort()};
 }
 
 void write(schema::ExecutionAttemptId::Builder b, const graph::execution_attempt_id& a) {
@@ -110,7 +115,7 @@ void write(schema::TaskExecutionState::Builder b, const task_execution_state& s)
   write(b.initJob(), s.job);
   write(b.initAttempt(), s.attempt);
   b.setState(static_cast<std::uint8_t>(s.state));
-  b.setFailureCause(s.failure_cause);
+  b.setFailureCause(as_text(s.failure_cause));
 }
 
 expected<task_execution_state> read(schema::TaskExecutionState::Reader r) {
@@ -120,7 +125,33 @@ expected<task_execution_state> read(schema::TaskExecutionState::Reader r) {
                       "task execution state: unknown state number " + std::to_string(state));
   return task_execution_state{read_id<graph::job_id>(r.getJob()), read(r.getAttempt()),
                               static_cast<graph::execution_state>(state),
-                              r.getFailureCause().cStr()};
+                              text(r.getFailureCause())};
+}
+
+expected<graph::job_status> read_job_status(std::uint8_t number, const std::string& what) {
+  if (number > static_cast<std::uint8_t>(graph::job_status::reconciling))
+    return make_error(errc::malformed_message,
+                      what + ": unknown job status number " + std::to_string(number));
+  return static_cast<graph::job_status>(number);
+}
+
+void write_offers(capnp::List<schema::SlotOffer>::Builder list,
+                  const std::vector<slot_offer>& offers) {
+  for (unsigned i = 0; i < offers.size(); ++i)
+    write(list[i], offers[i]);
+}
+
+std::vector<slot_offer> read_offers(capnp::List<schema::SlotOffer>::Reader list) {
+  std::vector<slot_offer> out;
+  out.reserve(list.size());
+  for (auto o : list)
+    out.push_back(read(o));
+  return out;
+}
+
+unsigned offers_words(const std::vector<slot_offer>& offers) {
+  // A slot offer is 7 words: its struct, its allocation id and its profile.
+  return flint::wire::small_message_words + 8 * static_cast<unsigned>(offers.size());
 }
 
 } // namespace flint::cluster::wire

@@ -5,6 +5,7 @@
 #include "runtime/actors/common/cluster_types.hpp"
 #include "runtime/actors/rpc/fencing_token.hpp"
 #include "runtime/common/expected.hpp"
+#include "runtime/graph/job_status.hpp"
 #include "schemas/cluster.capnp.h"
 
 namespace flint::cluster::wire {
@@ -42,5 +43,15 @@ graph::execution_attempt_id read(schema::ExecutionAttemptId::Reader r);
 void write(schema::TaskExecutionState::Builder b, const task_execution_state& s);
 /// Fails on a state number that is not an execution_state.
 expected<task_execution_state> read(schema::TaskExecutionState::Reader r);
+
+/// A graph::job_status sent as its number; a number past the last one (a broken sender or a
+/// newer enum) is errc::malformed_message naming `what`.
+expected<graph::job_status> read_job_status(std::uint8_t number, const std::string& what);
+
+void write_offers(capnp::List<schema::SlotOffer>::Builder list,
+                  const std::vector<slot_offer>& offers);
+std::vector<slot_offer> read_offers(capnp::List<schema::SlotOffer>::Reader list);
+/// First-segment size for a message carrying `offers`.
+unsigned offers_words(const std::vector<slot_offer>& offers);
 
 } // namespace flint::cluster::wire

@@ -13,26 +13,11 @@ namespace disp = dispatcher;
 using cluster::wire::read_id;
 using cluster::wire::write;
 
-/// First-segment size of the small messages: one allocation for all of them.
-constexpr unsigned small_message_words = 64;
+using wire::as_text;
+using wire::small_message_words;
+using wire::text;
 
-/// Text with its size: kj's std::string conversion (and cStr()) would cut at an embedded NUL.
-capnp::Text::Reader as_text(const std::string& s) {
-  return {s.data(), s.size()};
-}
-std::string text(capnp::Text::Reader t) {
-  return {t.begin(), t.size()};
-}
-
-/// The last job_status; a larger number comes from a broken sender or a newer enum.
-constexpr auto last_job_status = graph::job_status::reconciling;
-
-expected<graph::job_status> read_job_status(std::uint8_t number, const std::string& what) {
-  if (number > static_cast<std::uint8_t>(last_job_status))
-    return make_error(errc::malformed_message,
-                      what + ": unknown job status number " + std::to_string(number));
-  return static_cast<graph::job_status>(number);
-}
+using cluster::wire::read_job_status;
 
 } // namespace
 

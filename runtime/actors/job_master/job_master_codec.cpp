@@ -14,45 +14,15 @@ using cluster::wire::read_token;
 using cluster::wire::read_id;
 using cluster::wire::write;
 
-/// First-segment size of the small messages: one allocation for all of them.
-constexpr unsigned small_message_words = 64;
+using wire::as_text;
+using wire::small_message_words;
+using wire::text;
 
-/// Text with its size: kj's std::string conversion (and cStr()) would cut at an embedded NUL.
-capnp::Text::Reader as_text(const std::string& s) {
-  return {s.data(), s.size()};
-}
-std::string text(capnp::Text::Reader t) {
-  return {t.begin(), t.size()};
-}
+using cluster::wire::read_job_status;
 
-/// The last job_status; a larger number comes from a broken sender or a newer enum.
-constexpr auto last_job_status = graph::job_status::reconciling;
-
-expected<graph::job_status> read_job_status(std::uint8_t number, const char* what) {
-  if (number > static_cast<std::uint8_t>(last_job_status))
-    return make_error(errc::malformed_message,
-                      std::string(what) + ": unknown job status number " + std::to_string(number));
-  return static_cast<graph::job_status>(number);
-}
-
-unsigned offers_words(const std::vector<cluster::slot_offer>& offers) {
-  // A slot offer is 7 words: its struct, its allocation id and its profile.
-  return small_message_words + 8 * static_cast<unsigned>(offers.size());
-}
-
-void write_offers(capnp::List<schema::SlotOffer>::Builder list,
-                  const std::vector<cluster::slot_offer>& offers) {
-  for (unsigned i = 0; i < offers.size(); ++i)
-    write(list[i], offers[i]);
-}
-
-std::vector<cluster::slot_offer> read_offers(capnp::List<schema::SlotOffer>::Reader list) {
-  std::vector<cluster::slot_offer> out;
-  out.reserve(list.size());
-  for (auto o : list)
-    out.push_back(read(o));
-  return out;
-}
+using cluster::wire::offers_words;
+using cluster::wire::read_offers;
+using cluster::wire::write_offers;
 
 } // namespace
 

@@ -14,16 +14,9 @@ using cluster::wire::read_id;
 using cluster::wire::read_token;
 using cluster::wire::write;
 
-/// First-segment size of the small messages: one allocation for all of them.
-constexpr unsigned small_message_words = 64;
-
-/// Text with its size: kj's std::string conversion (and cStr()) would cut at an embedded NUL.
-capnp::Text::Reader as_text(const std::string& s) {
-  return {s.data(), s.size()};
-}
-std::string text(capnp::Text::Reader t) {
-  return {t.begin(), t.size()};
-}
+using wire::as_text;
+using wire::small_message_words;
+using wire::text;
 
 template <class Builder>
 void write_decline(Builder b, const registration::registration_decline& d) {

@@ -5,17 +5,8 @@
 
 namespace flint::rpc {
 
-namespace {
-
-kj::ArrayPtr<const kj::byte> as_data(const std::vector<char>& v) {
-  return {reinterpret_cast<const kj::byte*>(v.data()), v.size()};
-}
-
-std::vector<char> from_data(capnp::Data::Reader d) {
-  return {reinterpret_cast<const char*>(d.begin()), reinterpret_cast<const char*>(d.end())};
-}
-
-} // namespace
+using wire::as_data;
+using wire::from_data;
 
 std::vector<char> codec<echo_request>::encode(const echo_request& x) {
   capnp::MallocMessageBuilder message(16 + x.data.size() / 8);

@@ -14,16 +14,9 @@ using cluster::wire::read_id;
 using cluster::wire::read_token;
 using cluster::wire::write;
 
-/// First-segment size of the small messages: one allocation for all of them.
-constexpr unsigned small_message_words = 64;
-
-/// Text with its size: kj's std::string conversion (and cStr()) would cut at an embedded NUL.
-capnp::Text::Reader as_text(const std::string& s) {
-  return {s.data(), s.size()};
-}
-std::string text(capnp::Text::Reader t) {
-  return {t.begin(), t.size()};
-}
+using wire::as_text;
+using wire::small_message_words;
+using wire::text;
 
 } // namespace
 
@@ -140,15 +133,11 @@ codec<sp::release_task_manager_request>::decode(std::span<const char> bytes) {
 }
 
 std::vector<char> codec<sp::offer_slots_request>::encode(const sp::offer_slots_request& x) {
-  // A slot offer is 7 words: its struct, its allocation id and its profile.
-  capnp::MallocMessageBuilder message(small_message_words
-                                      + 8 * static_cast<unsigned>(x.offers.size()));
+  capnp::MallocMessageBuilder message(cluster::wire::offers_words(x.offers));
   auto b = message.initRoot<schema::SpOfferSlotsRequest>();
   write(b.initLocation(), x.location);
   b.setTaskExecutorAddress(as_text(x.task_executor_address));
-  auto list = b.initOffers(static_cast<unsigned>(x.offers.size()));
-  for (unsigned i = 0; i < x.offers.size(); ++i)
-    write(list[i], x.offers[i]);
+  cluster::wire::write_offers(b.initOffers(static_cast<unsigned>(x.offers.size())), x.offers);
   return wire::to_bytes(message);
 }
 
@@ -157,12 +146,8 @@ codec<sp::offer_slots_request>::decode(std::span<const char> bytes) {
   return wire::read<schema::SpOfferSlotsRequest>(
     bytes, "slot pool offer slots request",
     [](schema::SpOfferSlotsRequest::Reader r) -> expected<sp::offer_slots_request> {
-      sp::offer_slots_request out{read(r.getLocation()), text(r.getTaskExecutorAddress()), {}};
-      auto offers = r.getOffers();
-      out.offers.reserve(offers.size());
-      for (auto o : offers)
-        out.offers.push_back(read(o));
-      return out;
+      return sp::offer_slots_request{read(r.getLocation()), text(r.getTaskExecutorAddress()),
+                                     cluster::wire::read_offers(r.getOffers())};
     });
 }
 
