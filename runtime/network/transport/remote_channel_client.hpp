@@ -1,0 +1,84 @@
+#pragma once
+/// The consumer side of one remote channel over CAF (Flink's CreditBasedPartitionRequestClientHandler
+/// for one channel): what the consuming task's actor uses to request a subpartition, take the
+/// producer's buffers and grant credit.
+
+#include "runtime/common/expected.hpp"
+#include "runtime/network/network_config.hpp"
+#include "runtime/network/remote_input_channel.hpp"
+#include "runtime/network/transport/transport_messages.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+
+namespace flint::network::transport {
+
+/// Binds a remote_input_channel to the partition request server of the producer's TaskExecutor.
+///
+/// The owning actor (`consumer`: the consuming task's actor, event-based or detached) receives
+/// the buffer, local buffer, partition error and retry messages for the channel's (gate, channel)
+/// and hands them to this object on its own thread. Credit goes out directly from the channel's
+/// credit listener, on whichever thread freed the buffer: sending a CAF message is thread-safe
+/// and credits add up, so their order does not matter.
+class remote_channel_client {
+public:
+  /// `channel` must outlive this client (the task owns both; it releases the channel last).
+  remote_channel_client(caf::actor consumer, caf::actor server, remote_input_channel& channel,
+                        const network_config& config);
+  ~remote_channel_client();
+  remote_channel_client(const remote_channel_client&) = delete;
+  remote_channel_client& operator=(const remote_channel_client&) = delete;
+
+  /// Installs the credit listener and sends the partition request with the channel's initial
+  /// credit (its exclusive buffers). The channel must be set up and its subpartition requested.
+  void request();
+
+  /// A `buffer_atom` message: rebuilds the buffer from the bytes and feeds it to the channel
+  /// (which copies it into a credited buffer). Errors on reordering or data without credit.
+  expected<unit> on_buffer(wire_u64 sequence, wire_u64 backlog, wire_kind kind, const std::vector<char>& bytes);
+  /// A `local_buffer_atom` message: the producer's buffer itself.
+  expected<unit> on_local_buffer(wire_u64 sequence, wire_u64 backlog, const shared_buffer& holder);
+
+  /// A `partition_error_atom` message. A partition that is not registered yet (not_found) is
+  /// asked for again after Flink's back-off (`request-backoff.initial`, doubling up to
+  /// `request-backoff.max`): the retry is mailed to the consumer as `retry_request_atom`, whose
+  /// handler calls retry(). Returns the delay, or the error when the back-off is used up or the
+  /// refusal is final.
+  expected<std::chrono::milliseconds> on_partition_error(wire_i32 code, const std::string& text);
+  /// Sends the request again (the `retry_request_atom` handler).
+  void retry();
+
+  /// Sends the unannounced credit now, if any (the listener does this by itself).
+  void send_credit();
+  /// Tells the server to drop the reader (the consumer released the channel early).
+  void cancel();
+
+  const input_channel_id& id() const noexcept { return id_; }
+  remote_input_channel& channel() noexcept { return channel_; }
+  /// Partition requests sent, retries included.
+  std::uint32_t requests_sent() const noexcept { return requests_sent_; }
+
+private:
+  void send_request();
+
+  /// What the credit listener needs; shared because the channel may run a copy of the listener
+  /// after this client is gone.
+  struct credit_sender;
+
+  caf::actor consumer_;
+  caf::actor server_;
+  remote_input_channel& channel_;
+  const input_channel_id id_;
+  const std::chrono::milliseconds backoff_initial_;
+  const std::chrono::milliseconds backoff_max_;
+  std::chrono::milliseconds next_backoff_{0};
+  std::uint32_t requests_sent_ = 0;
+  std::shared_ptr<credit_sender> credit_;
+};
+
+} // namespace flint::network::transport
