@@ -1,0 +1,179 @@
+#include "runtime/config/config_options.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace flint::config::options {
+
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* positive(const std::int64_t& v) {
+  return v >= 1 ? nullptr : "must be at least 1";
+}
+
+const char* port(const std::int64_t& v) {
+  return v >= 0 && v <= 65535 ? nullptr : "must be a port number from 0 to 65535";
+}
+
+const char* positive_or_disabled(const std::int64_t& v) {
+  return v >= 1 || v == -1 ? nullptr : "must be at least 1, or -1 to disable";
+}
+
+const char* positive_duration(const duration& d) {
+  return d.count() > 0 ? nullptr : "must be longer than 0";
+}
+
+const char* not_empty(const std::string& s) {
+  return s.empty() ? "must not be empty" : nullptr;
+}
+
+const char* segment_size(const memory_size& m) {
+  if (m.bytes < 4096)
+    return "must be at least 4 kb";
+  if ((m.bytes & (m.bytes - 1)) != 0)
+    return "must be a power of two";
+  return nullptr;
+}
+
+} // namespace
+
+const config_option<std::string> jobmanager_rpc_address{
+  "jobmanager.rpc.address", "localhost",
+  "The JobManager's RPC host, where TaskManagers and clients connect.", not_empty};
+const config_option<std::int64_t> jobmanager_rpc_port{
+  "jobmanager.rpc.port", 6123, "The JobManager's RPC port.", port};
+const config_option<std::string> taskmanager_host{
+  "taskmanager.host", std::nullopt,
+  "The address this TaskManager publishes to the JobManager (default: the local address).",
+  not_empty};
+const config_option<std::int64_t> taskmanager_number_of_task_slots{
+  "taskmanager.numberOfTaskSlots", 1, "Slots each TaskManager offers.", positive};
+const config_option<std::int64_t> parallelism_default{
+  "parallelism.default", 1, "Parallelism of jobs that do not set their own.", positive};
+const config_option<duration> heartbeat_interval{
+  "heartbeat.interval", 10s, "Time between heartbeat requests.", positive_duration};
+const config_option<duration> heartbeat_timeout{
+  "heartbeat.timeout", 50s, "Time without a heartbeat after which a peer is considered dead.",
+  positive_duration};
+const config_option<std::int64_t> heartbeat_rpc_failure_threshold{
+  "heartbeat.rpc-failure-threshold", 2,
+  "Failed heartbeat RPCs in a row after which a peer is considered dead (-1: never).",
+  positive_or_disabled};
+const config_option<duration> rpc_ask_timeout{
+  "rpc.ask.timeout", 10s, "Default timeout of an RPC ask.", positive_duration};
+const config_option<duration> slot_request_timeout{
+  "slot.request.timeout", 5min, "How long a job waits for a requested slot.", positive_duration};
+const config_option<duration> slot_idle_timeout{
+  "slot.idle.timeout", 50s, "How long a job keeps a slot it does not use.", positive_duration};
+const config_option<duration> resourcemanager_taskmanager_timeout{
+  "resourcemanager.taskmanager-timeout", 30s,
+  "How long the ResourceManager keeps an idle TaskManager.", positive_duration};
+const config_option<duration> taskmanager_slot_timeout{
+  "taskmanager.slot.timeout", 10s,
+  "How long a TaskManager keeps an allocated slot no job has claimed.", positive_duration};
+const config_option<std::int64_t> local_number_taskmanager{
+  "local.number-taskmanager", 1, "TaskManagers an embedded local cluster starts.", positive};
+const config_option<duration> execution_buffer_timeout{
+  "execution.buffer-timeout", 100ms,
+  "Longest time a partly filled output buffer waits before it is sent (0: after every record).",
+  nullptr};
+const config_option<memory_size> taskmanager_memory_segment_size{
+  "taskmanager.memory.segment-size", memory_size{32 * 1024},
+  "Size of network buffers; a power of two, at least 4 kb.", segment_size};
+const config_option<duration> cluster_registration_initial_timeout{
+  "cluster.registration.initial-timeout", 100ms,
+  "First timeout of a registration attempt; it doubles on each retry.", positive_duration};
+const config_option<duration> cluster_registration_max_timeout{
+  "cluster.registration.max-timeout", 30s, "Largest timeout of a registration attempt.",
+  positive_duration};
+const config_option<duration> cluster_registration_error_delay{
+  "cluster.registration.error-delay", 10s, "Pause after a registration attempt failed.",
+  positive_duration};
+const config_option<duration> cluster_registration_refused_registration_delay{
+  "cluster.registration.refused-registration-delay", 30s,
+  "Pause after a registration was refused.", positive_duration};
+
+namespace {
+
+template <class T>
+std::string default_text(const config_option<T>& o) {
+  if (!o.default_value)
+    return {};
+  configuration c;
+  c.set(o, *o.default_value);
+  return *c.get_raw(o.key);
+}
+
+/// A captureless validator per option object, so option_info stays a plain struct.
+template <const auto& Option>
+expected<unit> validate_one(const configuration& cfg) {
+  auto found = cfg.find(Option);
+  if (!found)
+    return found.error();
+  return unit{};
+}
+
+template <const auto& Option>
+option_info info() {
+  return option_info{Option.key, default_text(Option), Option.description,
+                     &validate_one<Option>};
+}
+
+} // namespace
+
+const std::vector<option_info>& all() {
+  static const std::vector<option_info> list = {
+    info<jobmanager_rpc_address>(),
+    info<jobmanager_rpc_port>(),
+    info<taskmanager_host>(),
+    info<taskmanager_number_of_task_slots>(),
+    info<parallelism_default>(),
+    info<heartbeat_interval>(),
+    info<heartbeat_timeout>(),
+    info<heartbeat_rpc_failure_threshold>(),
+    info<rpc_ask_timeout>(),
+    info<slot_request_timeout>(),
+    info<slot_idle_timeout>(),
+    info<resourcemanager_taskmanager_timeout>(),
+    info<taskmanager_slot_timeout>(),
+    info<local_number_taskmanager>(),
+    info<execution_buffer_timeout>(),
+    info<taskmanager_memory_segment_size>(),
+    info<cluster_registration_initial_timeout>(),
+    info<cluster_registration_max_timeout>(),
+    info<cluster_registration_error_delay>(),
+    info<cluster_registration_refused_registration_delay>(),
+  };
+  return list;
+}
+
+} // namespace flint::config::options
+
+namespace flint::config {
+
+expected<unit> validate(const configuration& cfg) {
+  for (const auto& o : options::all())
+    if (auto ok = o.validate(cfg); !ok)
+      return ok.error();
+  auto interval = cfg.get(options::heartbeat_interval);
+  auto timeout = cfg.get(options::heartbeat_timeout);
+  if (interval && timeout && *timeout < *interval)
+    return make_error(errc::invalid_argument,
+                      "heartbeat.timeout (" + format_duration(*timeout)
+                        + ") must not be shorter than heartbeat.interval ("
+                        + format_duration(*interval) + ")");
+  return unit{};
+}
+
+std::vector<std::string> unknown_keys(const configuration& cfg) {
+  std::vector<std::string> out;
+  const auto& known = options::all();
+  for (const auto& key : cfg.keys())
+    if (std::none_of(known.begin(), known.end(), [&](const auto& o) { return o.key == key; }))
+      out.push_back(key);
+  return out;
+}
+
+} // namespace flint::config

@@ -1,0 +1,80 @@
+#pragma once
+/// The options Flint reads, with Flink's key names, defaults and meanings (Flink's
+/// JobManagerOptions, TaskManagerOptions, HeartbeatManagerOptions, … in one place). Components
+/// take typed values from these in main(); nothing reads the configuration behind their backs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/config/configuration.hpp"
+
+namespace flint::config::options {
+
+/// The JobManager's RPC host, where TaskManagers and clients connect.
+extern const config_option<std::string> jobmanager_rpc_address;
+/// The JobManager's RPC port.
+extern const config_option<std::int64_t> jobmanager_rpc_port;
+/// The address a TaskManager publishes; no default (Flink derives it from the connection).
+extern const config_option<std::string> taskmanager_host;
+/// Slots each TaskManager offers.
+extern const config_option<std::int64_t> taskmanager_number_of_task_slots;
+/// Parallelism of jobs that do not set their own.
+extern const config_option<std::int64_t> parallelism_default;
+/// Time between heartbeat requests.
+extern const config_option<duration> heartbeat_interval;
+/// Time without a heartbeat after which a peer is considered dead.
+extern const config_option<duration> heartbeat_timeout;
+/// Consecutive failed heartbeat RPCs after which a peer is considered dead (-1: never).
+extern const config_option<std::int64_t> heartbeat_rpc_failure_threshold;
+/// Default timeout of an ask.
+extern const config_option<duration> rpc_ask_timeout;
+/// How long a SlotPool waits for a requested slot before failing the request.
+extern const config_option<duration> slot_request_timeout;
+/// How long a SlotPool keeps an unused slot before releasing it.
+extern const config_option<duration> slot_idle_timeout;
+/// How long the ResourceManager keeps an idle TaskManager.
+extern const config_option<duration> resourcemanager_taskmanager_timeout;
+/// How long a TaskExecutor keeps an allocated slot no JobMaster has claimed.
+extern const config_option<duration> taskmanager_slot_timeout;
+/// TaskManagers a local (embedded) cluster starts.
+extern const config_option<std::int64_t> local_number_taskmanager;
+/// Longest time a partly filled output buffer waits before it is flushed.
+extern const config_option<duration> execution_buffer_timeout;
+/// Size of the network buffers (memory segments); a power of two, at least 4 kb.
+extern const config_option<memory_size> taskmanager_memory_segment_size;
+/// First timeout of a registration attempt (doubles on each retry).
+extern const config_option<duration> cluster_registration_initial_timeout;
+/// Largest timeout of a registration attempt.
+extern const config_option<duration> cluster_registration_max_timeout;
+/// Pause after a registration attempt failed with an error.
+extern const config_option<duration> cluster_registration_error_delay;
+/// Pause after a registration was refused.
+extern const config_option<duration> cluster_registration_refused_registration_delay;
+
+/// One option without its type: for listing, templates and checking a whole configuration.
+struct option_info {
+  std::string key;
+  /// The default in Flink's syntax, or empty when the option has none.
+  std::string default_text;
+  std::string description;
+  /// Whether `cfg` holds a valid value for this option (or none).
+  expected<unit> (*validate)(const configuration& cfg);
+};
+
+/// Every option above, in the order listed here.
+const std::vector<option_info>& all();
+
+} // namespace flint::config::options
+
+namespace flint::config {
+
+/// Checks every known option set in `cfg` (so a node fails at start, not when it first reads
+/// one), and that the heartbeat timeout is not shorter than the interval; the first error found.
+expected<unit> validate(const configuration& cfg);
+
+/// Keys of `cfg` that are not among `options::all()` (to warn about typos; Flink's own files
+/// hold many keys Flint does not read).
+std::vector<std::string> unknown_keys(const configuration& cfg);
+
+} // namespace flint::config

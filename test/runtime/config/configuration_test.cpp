@@ -1,0 +1,321 @@
+// Flink-style configuration: value syntax, typed options, flink-conf.yaml and -D overrides.
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "runtime/config/config_loader.hpp"
+#include "runtime/config/config_options.hpp"
+#include "runtime/config/configuration.hpp"
+
+using namespace flint;
+using namespace flint::config;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool mentions(const error& e, const std::string& text) {
+  return e.message.find(text) != std::string::npos;
+}
+
+/// A temporary file that removes itself.
+class temp_file {
+public:
+  explicit temp_file(const std::string& content) {
+    char name[] = "/tmp/flint-conf-XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path_ = name;
+    std::ofstream(path_) << content;
+  }
+  ~temp_file() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+} // namespace
+
+// -- value syntax -------------------------------------------------------------------------------
+
+TEST_CASE("durations read as Flink reads them; a bare number is milliseconds") {
+  CHECK(parse_duration("10 s").value() == 10s);
+  CHECK(parse_duration("100 ms").value() == 100ms);
+  CHECK(parse_duration("10000").value() == 10s);
+  CHECK(parse_duration("  5min ").value() == 5min);
+  CHECK(parse_duration("5 m").value() == 5min);
+  CHECK(parse_duration("2 h").value() == 2h);
+  CHECK(parse_duration("1 d").value() == 24h);
+  CHECK(parse_duration("3 Seconds").value() == 3s);
+  CHECK(parse_duration("250 us").value() == 250us);
+  CHECK(parse_duration("7ns").value() == 7ns);
+  CHECK(parse_duration("0").value() == 0ns);
+  for (const char* bad_text : {"", "  ", "s", "ten seconds", "-5 s", "1.5 s", "10 fortnights",
+                               "99999999999999999999", "9999999999 d"}) {
+    CAPTURE(bad_text);
+    auto d = parse_duration(bad_text);
+    REQUIRE_FALSE(d);
+    CHECK(d.error().code == errc::invalid_argument);
+  }
+  CHECK(mentions(parse_duration("10 fortnights").error(), "unknown time unit 'fortnights'"));
+  CHECK(format_duration(10s) == "10 s");
+  CHECK(format_duration(5min) == "5 min");
+  CHECK(format_duration(100ms) == "100 ms");
+  CHECK(format_duration(1500ms) == "1500 ms");
+  CHECK(format_duration(0ms) == "0 ms");
+}
+
+TEST_CASE("memory sizes read Flink's units, powers of 1024") {
+  CHECK(parse_memory_size("32kb").value().bytes == 32 * 1024);
+  CHECK(parse_memory_size("64 mb").value().bytes == 64ull << 20);
+  CHECK(parse_memory_size("1g").value().bytes == 1ull << 30);
+  CHECK(parse_memory_size("2 TB").value().bytes == 2ull << 40);
+  CHECK(parse_memory_size("4096").value().bytes == 4096);
+  CHECK(parse_memory_size("10 bytes").value().bytes == 10);
+  CHECK_FALSE(parse_memory_size("lots"));
+  CHECK_FALSE(parse_memory_size("12 parsecs"));
+  CHECK_FALSE(parse_memory_size("99999999999 tb"));
+  CHECK(format_memory_size({32 * 1024}) == "32 kb");
+  CHECK(format_memory_size({64ull << 20}) == "64 mb");
+  CHECK(format_memory_size({1000}) == "1000 b");
+}
+
+TEST_CASE("integers, booleans and host:port addresses") {
+  CHECK(parse_int(" 42 ").value() == 42);
+  CHECK(parse_int("-1").value() == -1);
+  CHECK(parse_int("+7").value() == 7);
+  CHECK_FALSE(parse_int("4 slots"));
+  CHECK_FALSE(parse_int(""));
+  CHECK_FALSE(parse_int("99999999999999999999"));
+  CHECK(parse_bool("TRUE").value());
+  CHECK_FALSE(parse_bool("false").value());
+  CHECK_FALSE(parse_bool("yes"));
+  auto hp = parse_host_port("jm.lan:6123");
+  REQUIRE(hp);
+  CHECK(hp->host == "jm.lan");
+  CHECK(hp->port == 6123);
+  auto v6 = parse_host_port("[fd00::1]:8081");
+  REQUIRE(v6);
+  CHECK(v6->host == "fd00::1");
+  CHECK(v6->to_string() == "[fd00::1]:8081");
+  for (const char* bad_text : {"jm.lan", ":6123", "jm.lan:", "jm.lan:70000", "jm.lan:x",
+                               "fd00::1:80", "[fd00::1]"}) {
+    CAPTURE(bad_text);
+    CHECK_FALSE(parse_host_port(bad_text));
+  }
+}
+
+// -- configuration and options ------------------------------------------------------------------
+
+TEST_CASE("options give Flink's defaults when unset") {
+  configuration cfg;
+  CHECK(cfg.get(options::jobmanager_rpc_address).value() == "localhost");
+  CHECK(cfg.get(options::jobmanager_rpc_port).value() == 6123);
+  CHECK(cfg.get(options::taskmanager_number_of_task_slots).value() == 1);
+  CHECK(cfg.get(options::parallelism_default).value() == 1);
+  CHECK(cfg.get(options::heartbeat_interval).value() == 10s);
+  CHECK(cfg.get(options::heartbeat_timeout).value() == 50s);
+  CHECK(cfg.get(options::heartbeat_rpc_failure_threshold).value() == 2);
+  CHECK(cfg.get(options::rpc_ask_timeout).value() == 10s);
+  CHECK(cfg.get(options::slot_request_timeout).value() == 5min);
+  CHECK(cfg.get(options::slot_idle_timeout).value() == 50s);
+  CHECK(cfg.get(options::resourcemanager_taskmanager_timeout).value() == 30s);
+  CHECK(cfg.get(options::taskmanager_slot_timeout).value() == 10s);
+  CHECK(cfg.get(options::local_number_taskmanager).value() == 1);
+  CHECK(cfg.get(options::execution_buffer_timeout).value() == 100ms);
+  CHECK(cfg.get(options::taskmanager_memory_segment_size).value().bytes == 32 * 1024);
+  CHECK(cfg.get(options::cluster_registration_initial_timeout).value() == 100ms);
+  CHECK(cfg.get(options::cluster_registration_max_timeout).value() == 30s);
+  CHECK(cfg.get(options::cluster_registration_error_delay).value() == 10s);
+  CHECK(cfg.get(options::cluster_registration_refused_registration_delay).value() == 30s);
+  // No default: unset is "nothing", and get() says which key is missing.
+  CHECK_FALSE(cfg.find(options::taskmanager_host).value().has_value());
+  auto host = cfg.get(options::taskmanager_host);
+  REQUIRE_FALSE(host);
+  CHECK(host.error().code == errc::not_found);
+  CHECK(mentions(host.error(), "taskmanager.host"));
+  CHECK(options::all().size() == 20);
+  CHECK(validate(cfg));
+}
+
+TEST_CASE("typed getters parse set values and name key, value and origin when they cannot") {
+  configuration cfg;
+  cfg.set("heartbeat.interval", "5 s");
+  cfg.set("taskmanager.numberOfTaskSlots", "4");
+  cfg.set("heartbeat.timeout", "soon", "conf.yaml:7");
+  cfg.set(options::parallelism_default, 3);
+  CHECK(cfg.get(options::heartbeat_interval).value() == 5s);
+  CHECK(cfg.get_duration("heartbeat.interval").value() == 5s);
+  CHECK(cfg.get(options::taskmanager_number_of_task_slots).value() == 4);
+  CHECK(cfg.get_raw("parallelism.default") == "3");
+  auto timeout = cfg.get(options::heartbeat_timeout);
+  REQUIRE_FALSE(timeout);
+  CHECK(timeout.error().code == errc::invalid_argument);
+  CHECK(mentions(timeout.error(), "'soon'"));
+  CHECK(mentions(timeout.error(), "'heartbeat.timeout'"));
+  CHECK(mentions(timeout.error(), "conf.yaml:7"));
+  auto invalid = validate(cfg);
+  REQUIRE_FALSE(invalid);
+  CHECK(mentions(invalid.error(), "heartbeat.timeout"));
+
+  cfg.set("taskmanager.numberOfTaskSlots", "0");
+  auto slots = cfg.get(options::taskmanager_number_of_task_slots);
+  REQUIRE_FALSE(slots);
+  CHECK(mentions(slots.error(), "'0'"));
+  CHECK(mentions(slots.error(), "at least 1"));
+  cfg.set("taskmanager.memory.segment-size", "48 kb");
+  CHECK(mentions(cfg.get(options::taskmanager_memory_segment_size).error(), "power of two"));
+  cfg.set("jobmanager.rpc.port", "99999");
+  CHECK(mentions(cfg.get(options::jobmanager_rpc_port).error(), "port"));
+  CHECK(cfg.get_int("no.such.key").error().code == errc::not_found);
+  cfg.set("jobmanager.address", "jm:6123");
+  CHECK(cfg.get_host_port("jobmanager.address").value().port == 6123);
+  cfg.set("flag", "True");
+  CHECK(cfg.get_bool("flag").value());
+}
+
+TEST_CASE("validate wants the heartbeat timeout no shorter than the interval") {
+  configuration cfg;
+  cfg.set("heartbeat.interval", "10 s");
+  cfg.set("heartbeat.timeout", "5 s");
+  auto v = validate(cfg);
+  REQUIRE_FALSE(v);
+  CHECK(mentions(v.error(), "heartbeat.timeout (5 s)"));
+}
+
+// -- YAML -----------------------------------------------------------------------------------------
+
+TEST_CASE("flink-conf.yaml: flat lines and nested maps flattened with dots") {
+  auto cfg = parse_yaml(R"(
+# a comment
+jobmanager.rpc.address: jm.lan
+jobmanager.rpc.port: 6124
+heartbeat:
+  interval: 2 s
+  timeout: "20 s"
+taskmanager:
+  numberOfTaskSlots: 4
+  memory:
+    segment-size: 64kb
+env.java.opts: -Xmx1g   # unknown to Flint, kept
+taskmanager.host:
+classloader.parent-first-patterns.additional: [org.a, org.b]
+)",
+                        "conf.yaml");
+  REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().to_string()));
+  CHECK(cfg->get(options::jobmanager_rpc_address).value() == "jm.lan");
+  CHECK(cfg->get(options::jobmanager_rpc_port).value() == 6124);
+  CHECK(cfg->get(options::heartbeat_interval).value() == 2s);
+  CHECK(cfg->get(options::heartbeat_timeout).value() == 20s);
+  CHECK(cfg->get(options::taskmanager_number_of_task_slots).value() == 4);
+  CHECK(cfg->get(options::taskmanager_memory_segment_size).value().bytes == 64 * 1024);
+  CHECK(cfg->get_raw("env.java.opts") == "-Xmx1g");
+  CHECK_FALSE(cfg->contains("taskmanager.host")); // empty values are unset, as in Flink
+  CHECK(cfg->get_raw("classloader.parent-first-patterns.additional") == "org.a;org.b");
+  CHECK(cfg->origin("heartbeat.interval") == "conf.yaml:6");
+  CHECK(unknown_keys(*cfg)
+        == std::vector<std::string>{"classloader.parent-first-patterns.additional",
+                                    "env.java.opts"});
+  CHECK(validate(*cfg));
+  CHECK(parse_yaml("").value().empty());
+  CHECK(parse_yaml("# only comments\n").value().empty());
+}
+
+TEST_CASE("YAML errors carry the line: syntax, a bare value, a key given twice") {
+  auto syntax = parse_yaml("a: 1\nb: [unclosed\nc: 3\n", "conf.yaml");
+  REQUIRE_FALSE(syntax);
+  CHECK(syntax.error().code == errc::invalid_argument);
+  CHECK(mentions(syntax.error(), "conf.yaml:"));
+  CHECK(mentions(syntax.error(), "YAML syntax error"));
+
+  auto indent = parse_yaml("a: 1\n  b: 2\nc: 3\n", "conf.yaml");
+  REQUIRE_FALSE(indent);
+  CHECK(mentions(indent.error(), "conf.yaml:2:"));
+
+  auto scalar = parse_yaml("just text\n", "conf.yaml");
+  REQUIRE_FALSE(scalar);
+  CHECK(mentions(scalar.error(), "key: value"));
+
+  auto twice = parse_yaml("heartbeat.interval: 1 s\nheartbeat:\n  interval: 2 s\n", "conf.yaml");
+  REQUIRE_FALSE(twice);
+  CHECK(mentions(twice.error(), "conf.yaml:3"));
+  CHECK(mentions(twice.error(), "'heartbeat.interval' is already set on line 1"));
+}
+
+TEST_CASE("files: a good one loads, a missing one is a clear not_found") {
+  temp_file file("parallelism.default: 8\nrpc.ask.timeout: 30000\n");
+  auto cfg = load_yaml_file(file.path());
+  REQUIRE(cfg);
+  CHECK(cfg->get(options::parallelism_default).value() == 8);
+  CHECK(cfg->get(options::rpc_ask_timeout).value() == 30s);
+  CHECK(cfg->origin("rpc.ask.timeout") == file.path() + ":2");
+
+  auto missing = load_yaml_file("/nonexistent/flink-conf.yaml");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == errc::not_found);
+  CHECK(mentions(missing.error(), "/nonexistent/flink-conf.yaml"));
+  CHECK(mentions(missing.error(), "No such file"));
+
+  temp_file broken("a: [1, 2\n");
+  auto bad_file = load_yaml_file(broken.path());
+  REQUIRE_FALSE(bad_file);
+  CHECK(mentions(bad_file.error(), broken.path() + ":"));
+}
+
+// -- command line ---------------------------------------------------------------------------------
+
+TEST_CASE("-D pairs override the file; the other arguments are kept in order") {
+  auto file = parse_yaml("heartbeat.interval: 10 s\nparallelism.default: 2\n", "conf.yaml");
+  REQUIRE(file);
+  std::vector<std::string> args = {"run", "-Dparallelism.default=4", "job.so", "-D",
+                                    "heartbeat.interval=1 s", "-Denv.opts=a=b", "--",
+                                    "-Dnot.mine=1", "--input"};
+  auto cli = extract_dynamic_properties(args);
+  REQUIRE_MESSAGE(cli, (cli ? "" : cli.error().to_string()));
+  CHECK(cli->rest == std::vector<std::string>{"run", "job.so", "-Dnot.mine=1", "--input"});
+  CHECK(cli->overrides.size() == 3);
+  CHECK(cli->overrides.get_raw("env.opts") == "a=b");
+  auto cfg = *file;
+  cfg.merge(cli->overrides);
+  CHECK(cfg.get(options::parallelism_default).value() == 4);
+  CHECK(cfg.get(options::heartbeat_interval).value() == 1s);
+  CHECK(cfg.origin("parallelism.default") == "-Dparallelism.default");
+
+  cfg.merge(extract_dynamic_properties(std::vector<std::string>{"-Drpc.ask.timeout=never"})
+              ->overrides);
+  auto bad_value = cfg.get(options::rpc_ask_timeout);
+  REQUIRE_FALSE(bad_value);
+  CHECK(mentions(bad_value.error(), "'never' for configuration key 'rpc.ask.timeout' (set in -D"));
+
+  for (const auto& bad_args : std::vector<std::vector<std::string>>{
+         {"-D"}, {"-Dnovalue"}, {"-D", "novalue"}, {"-D=1"}}) {
+    auto r = extract_dynamic_properties(bad_args);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == errc::invalid_argument);
+  }
+}
+
+TEST_CASE("the shipped deploy/flink-conf.yaml lists every option with its default") {
+  auto cfg = load_yaml_file(FLINT_CONF_TEMPLATE);
+  REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().to_string()));
+  CHECK(validate(*cfg));
+  CHECK(unknown_keys(*cfg).empty());
+  for (const auto& option : options::all()) {
+    CAPTURE(option.key);
+    if (option.default_text.empty()) {
+      CHECK_FALSE(cfg->contains(option.key)); // shown commented out
+      continue;
+    }
+    REQUIRE(cfg->contains(option.key));
+    // Spelled as the option formats its default, so the template reads like `flint` prints.
+    CHECK(cfg->get_raw(option.key) == option.default_text);
+  }
+}
