@@ -1,0 +1,263 @@
+// The CAF transport of remote channels in one actor system on CAF's deterministic scheduler:
+// every message is handled when the test says so, so the credit bound is checked after each one.
+
+#include "transport_test_util.hpp"
+
+#include "runtime/network/network_buffer_pool.hpp"
+#include "runtime/network/result_partition.hpp"
+#include "runtime/network/result_partition_manager.hpp"
+#include "runtime/network/transport/partition_request_server.hpp"
+#include "test/support/test_fixture.hpp"
+
+#include <doctest/doctest.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+#include <caf/send.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace flint;
+using namespace flint::network;
+using namespace flint::network::transport;
+using namespace std::chrono_literals;
+using flint::network::transport::test::consumer_side;
+using flint::network::transport::test::make_record;
+
+namespace {
+
+result_partition_id partition_id(std::uint64_t data_set, std::int32_t number) {
+  return result_partition_id{graph::intermediate_data_set_id{7, data_set}, number};
+}
+
+struct transport_fixture {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{flint::test::deterministic_config(cfg)};
+  caf::scheduler::test_coordinator& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  network_config config;
+  std::shared_ptr<network_buffer_pool> producer_global = network_buffer_pool::make(64, config.segment_size);
+  result_partition_manager manager;
+  std::shared_ptr<server_stats> stats = std::make_shared<server_stats>();
+  caf::actor server;
+  std::vector<caf::actor> actors;
+  std::size_t max_in_flight = 0;
+
+  explicit transport_fixture(bool always_copy = false) {
+    server = spawn_partition_request_server(sys, manager, server_options{always_copy, stats});
+    actors.push_back(server);
+    sched.run();
+  }
+
+  ~transport_fixture() {
+    for (auto& a : actors)
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    sched.run();
+    sched.clock().cancel_all();
+    sched.run();
+    manager.release_all();
+  }
+
+  std::shared_ptr<result_partition> make_partition(result_partition_id id) {
+    auto pool = producer_global->create_buffer_pool(config.partition_pool_min(1), config.partition_pool_max(1));
+    REQUIRE(pool);
+    auto p = std::make_shared<result_partition>(id, 1, *pool);
+    REQUIRE(manager.register_partition(p));
+    return p;
+  }
+
+  caf::actor start_consumer(consumer_side& side) {
+    auto a = flint::network::transport::test::spawn_consumer(sys, side, server);
+    actors.push_back(a);
+    return a;
+  }
+
+  std::size_t budget() const { return config.buffers_per_channel + config.floating_buffers_per_gate; }
+
+  /// Handles messages one by one, checking after each that the data buffers the producer sent and
+  /// the consumer did not release yet stay within exclusive + floating.
+  void run_checked(consumer_side& side) {
+    while (sched.try_run_once()) {
+      auto in_flight = stats->data_buffers_sent.load() - side.released();
+      REQUIRE(in_flight <= budget());
+      max_in_flight = std::max<std::size_t>(max_in_flight, in_flight);
+      // + 1: end-of-partition is queued too, and events pass without credit.
+      REQUIRE(side.held() <= budget() + 1);
+    }
+  }
+};
+
+using flint::network::transport::test::record_size;
+
+/// A producer writing `n` records while a consumer reads one buffer per step.
+void slow_consumer_run(bool always_copy) {
+  transport_fixture f{always_copy};
+  auto id = partition_id(1, 0);
+  auto partition = f.make_partition(id);
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  std::vector<std::string> received;
+  side.on_record = [&](std::span<const char> r) { received.emplace_back(r.begin(), r.end()); };
+  f.start_consumer(side);
+  f.run_checked(side);
+  CHECK(f.stats->active_readers == 1);
+
+  const std::size_t n = 300;
+  std::size_t blocked = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto r = partition->emit_record(make_record(i, record_size(i)), 0);
+    // Backpressure: the consumer reads one buffer at a time until the producer can go on.
+    while (r == emit_result::blocked) {
+      ++blocked;
+      f.run_checked(side);
+      side.consume(1);
+      f.run_checked(side);
+      if (partition->is_available())
+        r = partition->resume();
+    }
+    f.run_checked(side);
+  }
+  partition->finish();
+  while (!side.ended && !side.failure) {
+    f.run_checked(side);
+    if (side.consume(1) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
+  CHECK(side.ended);
+  CHECK(blocked > 0);
+  // The slow consumer let the producer use its whole credit, and never more.
+  CHECK(f.max_in_flight == f.budget());
+  REQUIRE(received.size() == n);
+  for (std::size_t i = 0; i < n; ++i)
+    REQUIRE(received[i] == make_record(i, record_size(i)));
+  f.run_checked(side);
+  // The view is dropped after end-of-partition.
+  CHECK(f.stats->active_readers == 0);
+  CHECK(f.stats->events_sent == 1);
+}
+
+} // namespace
+
+TEST_CASE("a slow consumer: credit bounds the buffers in flight, records arrive in order, then end-of-partition") {
+  SUBCASE("same process: buffers handed over without copying") { slow_consumer_run(false); }
+  SUBCASE("wire form: bytes as across processes") { slow_consumer_run(true); }
+}
+
+TEST_CASE("a record larger than one buffer crosses intact") {
+  for (bool copy : {false, true}) {
+    transport_fixture f{copy};
+    auto id = partition_id(2, 0);
+    auto partition = f.make_partition(id);
+    consumer_side side{f.config, id, 0};
+    std::vector<std::string> received;
+    side.on_record = [&](std::span<const char> r) { received.emplace_back(r.begin(), r.end()); };
+    f.start_consumer(side);
+    f.sched.run();
+    // 200 KB spans 7 buffers; the pool (at most 10) and the credit (2 + 8) let it through while
+    // the consumer reads as buffers arrive.
+    auto big = make_record(42, 200 * 1000);
+    auto r = partition->emit_record(big, 0);
+    while (r == emit_result::blocked) {
+      f.run_checked(side);
+      REQUIRE(partition->is_available());
+      r = partition->resume();
+    }
+    REQUIRE(partition->emit_record(make_record(43, 10), 0) == emit_result::written);
+    partition->finish();
+    f.run_checked(side);
+    REQUIRE_FALSE(side.failure);
+    CHECK(side.ended);
+    REQUIRE(received.size() == 2);
+    CHECK(received[0] == big);
+    CHECK(received[1] == make_record(43, 10));
+  }
+}
+
+TEST_CASE("an unknown partition gets a clear error; the consumer retries with back-off until it appears") {
+  transport_fixture f;
+  auto id = partition_id(3, 5);
+  consumer_side side{f.config, id, 0};
+  f.start_consumer(side);
+  f.sched.run();
+  REQUIRE(side.partition_errors.size() == 1);
+  auto& text = side.partition_errors[0];
+  CHECK(text.find(to_string(id)) != std::string::npos);
+  CHECK(text.find("refused") != std::string::npos);
+  CHECK_FALSE(side.failure);
+  CHECK(f.stats->refused_requests == 1);
+
+  // Flink's back-off: the first retry 100 ms later, the next 200 ms after that.
+  f.sched.advance_time(99ms);
+  f.sched.run();
+  CHECK(side.client->requests_sent() == 1);
+  f.sched.advance_time(1ms);
+  f.sched.run();
+  CHECK(side.client->requests_sent() == 2);
+  REQUIRE(side.partition_errors.size() == 2);
+
+  // The producer registers meanwhile: the next retry succeeds.
+  auto partition = f.make_partition(id);
+  REQUIRE(partition->emit_record(make_record(1, 10), 0) == emit_result::written);
+  partition->finish();
+  f.sched.advance_time(200ms);
+  f.sched.run();
+  CHECK(side.client->requests_sent() == 3);
+  CHECK_FALSE(side.failure);
+  CHECK(side.ended);
+  CHECK(side.records == 1);
+}
+
+TEST_CASE("a partition that never appears fails the channel after the back-off reaches its maximum") {
+  transport_fixture f;
+  consumer_side side{f.config, partition_id(4, 0), 0};
+  f.start_consumer(side);
+  f.sched.run();
+  for (int i = 0; i < 20 && !side.failure; ++i) {
+    f.sched.advance_time(10s);
+    f.sched.run();
+  }
+  REQUIRE(side.failure);
+  CHECK(side.failure->code == errc::not_found);
+  CHECK(side.failure->message.find("gave up") != std::string::npos);
+  // 100, 200, ..., 6400 ms: 7 retries after the first request.
+  CHECK(side.client->requests_sent() == 8);
+}
+
+TEST_CASE("a bad subpartition is refused without retry") {
+  transport_fixture f;
+  auto id = partition_id(5, 0);
+  auto partition = f.make_partition(id);
+  consumer_side side{f.config, id, 3};
+  f.start_consumer(side);
+  f.sched.run();
+  REQUIRE(side.failure);
+  CHECK(side.failure->code == errc::invalid_argument);
+  CHECK(side.client->requests_sent() == 1);
+}
+
+TEST_CASE("the server drops a reader when the consumer cancels or dies") {
+  transport_fixture f;
+  auto id = partition_id(6, 0);
+  auto partition = f.make_partition(id);
+  {
+    consumer_side side{f.config, id, 0};
+    f.start_consumer(side);
+    f.sched.run();
+    CHECK(f.stats->active_readers == 1);
+    side.client->cancel();
+    f.sched.run();
+    CHECK(f.stats->active_readers == 0);
+  }
+  consumer_side side{f.config, id, 0};
+  auto consumer = f.start_consumer(side);
+  f.sched.run();
+  CHECK(f.stats->active_readers == 1);
+  caf::anon_send_exit(consumer, caf::exit_reason::user_shutdown);
+  f.sched.run();
+  CHECK(f.stats->active_readers == 0);
+}

@@ -1,0 +1,183 @@
+#pragma once
+/// The consuming end of one remote channel for the transport tests: a gate with one
+/// remote_input_channel, its remote_channel_client, and an event-based actor that feeds the
+/// channel from its mailbox and (optionally) reads records as they come.
+
+#include "runtime/network/input_gate.hpp"
+#include "runtime/network/network_buffer_pool.hpp"
+#include "runtime/network/network_config.hpp"
+#include "runtime/network/record_deserializer.hpp"
+#include "runtime/network/remote_input_channel.hpp"
+#include "runtime/network/transport/remote_channel_client.hpp"
+#include "runtime/network/transport/transport_messages.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/behavior.hpp>
+#include <caf/event_based_actor.hpp>
+
+namespace flint::network::transport::test {
+
+/// A record whose bytes depend on its number and position (a shifted or lost byte shows).
+inline std::string make_record(std::size_t number, std::size_t size) {
+  std::string out(size, '\0');
+  for (std::size_t i = 0; i < size; ++i)
+    out[i] = static_cast<char>((number * 131 + i * 7 + (i >> 8)) & 0xff);
+  return out;
+}
+
+/// Record sizes from a few bytes to several buffers (32 KiB each), cycling.
+inline std::size_t record_size(std::size_t i) {
+  static const std::size_t sizes[] = {1, 100, 5000, 32 * 1024, 40000, 3, 70000, 900, 32 * 1024 - 4, 100000};
+  return sizes[i % std::size(sizes)];
+}
+
+/// FNV-1a over records, in order.
+struct checksum {
+  std::uint64_t value = 0xcbf29ce484222325ULL;
+  void add(std::span<const char> bytes) {
+    for (char c : bytes) {
+      value ^= static_cast<unsigned char>(c);
+      value *= 0x100000001b3ULL;
+    }
+  }
+};
+
+struct consumer_side {
+  network_config config;
+  std::shared_ptr<network_buffer_pool> global;
+  input_gate gate;
+  remote_input_channel* channel = nullptr;
+  std::unique_ptr<remote_channel_client> client;
+  record_deserializer deserializer;
+  /// Read records as buffers arrive; false makes a slow consumer the test drives by hand.
+  bool auto_consume = true;
+  std::function<void(std::span<const char>)> on_record;
+  /// Runs once at end-of-partition or on failure (on the consumer's thread).
+  std::function<void()> on_done;
+  std::size_t data_buffers_taken = 0;
+  std::size_t records = 0;
+  bool ended = false;
+  std::optional<flint::error> failure;
+  std::vector<std::string> partition_errors;
+
+  consumer_side(network_config c, result_partition_id partition, std::size_t subpartition)
+    : config(c),
+      global(network_buffer_pool::make(64, c.segment_size)),
+      gate(0, *global->create_buffer_pool(0, c.floating_buffers_per_gate)) {
+    auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, partition, subpartition, global,
+                                                         gate.floating_pool(), c.buffers_per_channel);
+    channel = remote.get();
+    gate.add_channel(std::move(remote));
+  }
+
+  ~consumer_side() {
+    client.reset();
+    deserializer.clear();
+    gate.release();
+  }
+
+  /// Sets the gate up and sends the request from `self` to `server`.
+  void start(const caf::actor& self, const caf::actor& server) {
+    auto ok = gate.setup();
+    if (ok)
+      ok = gate.request_partitions();
+    if (!ok) {
+      fail(ok.error());
+      return;
+    }
+    client = std::make_unique<remote_channel_client>(self, server, *channel, config);
+    client->request();
+  }
+
+  /// Data buffers the consumer still holds (queued in the channel or being read).
+  std::size_t held() const { return channel->num_queued() + (deserializer.has_buffer() ? 1 : 0); }
+  /// Data buffers read to the end (released, so their credit went back).
+  std::size_t released() const { return data_buffers_taken - (deserializer.has_buffer() ? 1 : 0); }
+
+  /// Reads up to `max_buffers` buffers from the gate; the number read.
+  std::size_t consume(std::size_t max_buffers) {
+    std::size_t n = 0;
+    // Finish the buffer in hand before taking the next one.
+    drain_records();
+    while (n < max_buffers && !ended) {
+      auto next = gate.poll_next();
+      if (!next)
+        break;
+      ++n;
+      if (next->is_event()) {
+        ended = next->buf.kind() == buffer_kind::end_of_partition;
+        if (ended && on_done)
+          on_done();
+        continue;
+      }
+      ++data_buffers_taken;
+      deserializer.set_next_buffer(std::move(next->buf));
+      drain_records();
+    }
+    return n;
+  }
+
+  void fail(flint::error e) {
+    if (failure)
+      return;
+    failure = std::move(e);
+    if (on_done)
+      on_done();
+  }
+
+  caf::behavior behavior() {
+    return {
+      [this](buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, wire_kind kind,
+             const std::vector<char>& bytes) { after(client->on_buffer(seq, backlog, kind, bytes)); },
+      [this](local_buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, const shared_buffer& holder) {
+        after(client->on_local_buffer(seq, backlog, holder));
+      },
+      [this](partition_error_atom, wire_u32, wire_u32, wire_i32 code, const std::string& text) {
+        partition_errors.push_back(text);
+        auto delay = client->on_partition_error(code, text);
+        if (!delay)
+          fail(delay.error());
+      },
+      [this](retry_request_atom, wire_u32, wire_u32) { client->retry(); },
+    };
+  }
+
+private:
+  bool drain_records() {
+    if (!deserializer.has_buffer())
+      return false;
+    std::span<const char> record;
+    while (deserializer.next_record(record) == deserialization_result::record) {
+      ++records;
+      if (on_record)
+        on_record(record);
+    }
+    return true;
+  }
+
+  void after(const expected<unit>& r) {
+    if (!r) {
+      fail(r.error());
+      return;
+    }
+    if (auto_consume)
+      consume(static_cast<std::size_t>(-1));
+  }
+};
+
+/// Spawns the actor of `side` in `sys` and starts the request to `server`.
+inline caf::actor spawn_consumer(caf::actor_system& sys, consumer_side& side, const caf::actor& server) {
+  auto self = sys.spawn([&side](caf::event_based_actor*) { return side.behavior(); });
+  side.start(self, server);
+  return self;
+}
+
+} // namespace flint::network::transport::test
