@@ -29,6 +29,9 @@ class output {
 public:
   virtual ~output() = default;
   virtual void collect(T value) = 0;
+  /// Emits a record the caller keeps (state, a filtered input): outputs that only read it
+  /// (chained operators, record writers) skip the copy.
+  virtual void collect_ref(const T& value) { collect(value); }
 };
 
 /// The untyped side of a one-input operator: a record's bytes from the network.
@@ -123,6 +126,7 @@ class chaining_output final : public output<T> {
 public:
   explicit chaining_output(one_input_operator<T>& target) : target_(target) {}
   void collect(T value) override { target_.process_element(value); }
+  void collect_ref(const T& value) override { target_.process_element(value); }
 
 private:
   one_input_operator<T>& target_;
@@ -138,6 +142,10 @@ public:
       outputs_[i]->collect(value);
     outputs_.back()->collect(std::move(value));
   }
+  void collect_ref(const T& value) override {
+    for (auto& out : outputs_)
+      out->collect_ref(value);
+  }
 
 private:
   std::vector<std::unique_ptr<output<T>>> outputs_;
@@ -148,6 +156,7 @@ template <class T>
 class discarding_output final : public output<T> {
 public:
   void collect(T) override {}
+  void collect_ref(const T&) override {}
 };
 
 /// Serializes each record once and sends it to the channel(s) Flink's partitioner picks
@@ -174,7 +183,9 @@ public:
     }
   }
 
-  void collect(T value) override {
+  void collect(T value) override { collect_ref(value); }
+
+  void collect_ref(const T& value) override {
     bytes_.clear();
     type_serializer<T>::write(value, bytes_);
     std::span<const char> record(bytes_.data(), bytes_.size());

@@ -55,7 +55,7 @@ public:
     : fn_(std::move(fn)), out_(std::move(out)) {}
   void process_element(const T& value) override {
     if (fn_(value))
-      out_->collect(value);
+      out_->collect_ref(value);
   }
 
 private:
@@ -86,9 +86,9 @@ public:
     auto hash = key_hasher<K>{}(key);
     if (T* current = table.find(key, hash)) {
       *current = fn_(*current, value);
-      out_->collect(*current);
+      out_->collect_ref(*current);
     } else {
-      out_->collect(table.insert(std::move(key), hash, value));
+      out_->collect_ref(table.insert(std::move(key), hash, value));
     }
   }
 
@@ -120,7 +120,7 @@ public:
 
   source_status emit_next(std::size_t max_records) override {
     for (std::size_t n = 0; n < max_records && next_ < elements_.size(); ++n) {
-      out_->collect(elements_[next_]);
+      out_->collect_ref(elements_[next_]);
       next_ += stride_;
       if (yield_ && *yield_)
         break;
