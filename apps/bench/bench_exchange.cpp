@@ -1,0 +1,487 @@
+// flint-bench exchange: throughput of one remote channel (credit-based, 32 KiB buffers, records
+// serialized on the producer and read back on the consumer) from a producer process to a consumer
+// process, and in the same run bare CAF `std::vector<char>` messages of the buffer size sent
+// one-way with a window of outstanding messages (acknowledged one by one, as credit is). The
+// second process is this binary with --serve; it produces, this process consumes.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "apps/bench/benches.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/network/input_gate.hpp"
+#include "runtime/network/network_environment.hpp"
+#include "runtime/network/record_deserializer.hpp"
+#include "runtime/network/remote_input_channel.hpp"
+#include "runtime/network/transport/partition_request_server.hpp"
+#include "runtime/network/transport/remote_channel_client.hpp"
+#include "runtime/network/transport/transport_messages.hpp"
+
+namespace flint::bench {
+
+namespace {
+
+using namespace flint::network;
+using namespace flint::network::transport;
+using clock_type = std::chrono::steady_clock;
+
+using produce_atom = caf::atom_constant<caf::atom("xb_produce")>;
+using bare_start_atom = caf::atom_constant<caf::atom("xb_bstart")>;
+using bare_ack_atom = caf::atom_constant<caf::atom("xb_back")>;
+
+struct options {
+  std::size_t mb = 256;
+  std::size_t record_bytes = 100;
+  /// Bare messages outstanding; 0 = the channel's credit budget (exclusive + floating buffers).
+  std::size_t window = 0;
+  int rounds = 3;
+  std::string policy = "stealing";
+};
+
+// ---- producer process ----------------------------------------------------------------------
+
+/// Writes records into a partition from its own thread (the producing task), waiting for the pool
+/// under backpressure.
+void write_records(const std::shared_ptr<result_partition>& p, std::size_t record_bytes, std::size_t total,
+                   const std::shared_ptr<std::atomic<bool>>& stop) {
+  std::string record(record_bytes, '\0');
+  for (std::size_t i = 0; i < record_bytes; ++i)
+    record[i] = static_cast<char>('a' + i % 26);
+  struct waiter {
+    std::mutex m;
+    std::condition_variable cv;
+    bool ready = false;
+  };
+  for (std::size_t written = 0; written < total; written += record_bytes) {
+    auto r = p->emit_record(record, 0);
+    while (r == emit_result::blocked) {
+      auto w = std::make_shared<waiter>();
+      if (p->notify_when_available([w] {
+            std::lock_guard<std::mutex> g{w->m};
+            w->ready = true;
+            w->cv.notify_one();
+          })) {
+        std::unique_lock<std::mutex> lock{w->m};
+        while (!w->cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return w->ready; }))
+          if (*stop)
+            return;
+      }
+      r = p->resume();
+    }
+  }
+  p->finish();
+}
+
+struct control_state {
+  network_environment* env = nullptr;
+  std::vector<std::thread>* writers = nullptr;
+  std::shared_ptr<std::atomic<bool>> stop;
+  static inline const char* name = "flint.bench.exchange_control";
+};
+
+/// Makes partition `round` and starts its writer; the consumer then requests it.
+caf::behavior exchange_control(caf::stateful_actor<control_state>* self, network_environment* env,
+                               std::vector<std::thread>* writers, std::shared_ptr<std::atomic<bool>> stop) {
+  self->state.env = env;
+  self->state.writers = writers;
+  self->state.stop = stop;
+  return {
+    [self](produce_atom, std::uint64_t round, std::uint64_t record_bytes, std::uint64_t total) -> bool {
+      result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc}, static_cast<std::int32_t>(round)};
+      auto p = self->state.env->create_result_partition(id, 1);
+      if (!p) {
+        std::fprintf(stderr, "flint-bench exchange: %s\n", p.error().to_string().c_str());
+        return false;
+      }
+      self->state.writers->emplace_back(write_records, *p, record_bytes, total, self->state.stop);
+      return true;
+    },
+  };
+}
+
+struct bare_source_state {
+  caf::actor sink;
+  std::vector<char> payload;
+  std::uint64_t left = 0;
+  static inline const char* name = "flint.bench.bare_source";
+};
+
+/// Sends `count` messages of `size` bytes to the sink, at most `window` unacknowledged.
+caf::behavior bare_source(caf::stateful_actor<bare_source_state>* self) {
+  auto send_some = [self](std::uint64_t n) {
+    auto& st = self->state;
+    for (; n > 0 && st.left > 0; --n, --st.left)
+      self->send(st.sink, st.payload);
+  };
+  return {
+    [self, send_some](bare_start_atom, const caf::actor& sink, std::uint64_t count, std::uint64_t size,
+                      std::uint64_t window) {
+      self->state.sink = sink;
+      self->state.payload.assign(size, 'x');
+      self->state.left = count;
+      send_some(window);
+    },
+    [send_some](bare_ack_atom, std::uint64_t n) { send_some(n); },
+  };
+}
+
+int serve(const options& o) {
+  network_environment env{network_config{}};
+  caf::actor_system_config cfg;
+  rpc::configure_node(cfg, {o.policy, 0, true});
+  caf::actor_system sys{cfg};
+  std::vector<std::thread> writers;
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  auto server = spawn_partition_request_server(sys, env.partition_manager());
+  auto control = sys.spawn(exchange_control, &env, &writers, stop);
+  auto bare = sys.spawn(bare_source);
+  auto locator = rpc::spawn_endpoint_locator(sys);
+  rpc::register_endpoint(locator, "partition_server", server);
+  rpc::register_endpoint(locator, "exchange_control", control);
+  rpc::register_endpoint(locator, "bare_source", bare);
+  auto port = rpc::publish_locator(sys, locator, 0, "127.0.0.1");
+  if (!port) {
+    std::fprintf(stderr, "%s\n", port.error().to_string().c_str());
+    return 1;
+  }
+  std::printf("port=%u\n", static_cast<unsigned>(*port));
+  std::fflush(stdout);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+  }
+  for (auto& a : {server, control, bare, locator})
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  *stop = true;
+  for (auto& t : writers)
+    t.join();
+  env.shutdown();
+  return 0;
+}
+
+// ---- consumer process ----------------------------------------------------------------------
+
+struct result {
+  double seconds = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t records = 0;
+  std::uint64_t messages = 0;
+  std::string error;
+};
+
+/// The consuming task of one round: a gate with one remote channel fed from the actor's mailbox,
+/// records read as buffers arrive.
+struct channel_consumer {
+  network_config config;
+  std::shared_ptr<network_buffer_pool> global = network_buffer_pool::make(64, config.segment_size);
+  input_gate gate{0, *global->create_buffer_pool(0, config.floating_buffers_per_gate)};
+  remote_input_channel* channel = nullptr;
+  std::unique_ptr<remote_channel_client> client;
+  record_deserializer deserializer;
+  result out;
+  std::promise<void> done;
+  bool finished = false;
+
+  explicit channel_consumer(result_partition_id id) {
+    auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, id, 0, global,
+                                                         gate.floating_pool(), config.buffers_per_channel);
+    channel = remote.get();
+    gate.add_channel(std::move(remote));
+  }
+  ~channel_consumer() {
+    client.reset();
+    deserializer.clear();
+    gate.release();
+  }
+
+  void finish(std::string error = {}) {
+    if (finished)
+      return;
+    finished = true;
+    out.error = std::move(error);
+    done.set_value();
+  }
+
+  void after(const expected<unit>& r) {
+    ++out.messages;
+    if (!r) {
+      finish(r.error().to_string());
+      return;
+    }
+    while (auto next = gate.poll_next()) {
+      if (next->is_event()) {
+        if (next->buf.kind() == buffer_kind::end_of_partition)
+          finish();
+        continue;
+      }
+      deserializer.set_next_buffer(std::move(next->buf));
+      std::span<const char> record;
+      while (deserializer.next_record(record) == deserialization_result::record) {
+        ++out.records;
+        out.bytes += record.size();
+      }
+    }
+  }
+
+  caf::behavior behavior() {
+    return {
+      [this](buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, wire_kind kind,
+             const std::vector<char>& bytes) { after(client->on_buffer(seq, backlog, kind, bytes)); },
+      [this](local_buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, const shared_buffer& holder) {
+        after(client->on_local_buffer(seq, backlog, holder));
+      },
+      [this](partition_error_atom, wire_u32, wire_u32, wire_i32 code, const std::string& text) {
+        auto delay = client->on_partition_error(code, text);
+        if (!delay)
+          finish(delay.error().to_string());
+      },
+      [this](retry_request_atom, wire_u32, wire_u32) { client->retry(); },
+    };
+  }
+};
+
+result run_channel(caf::actor_system& sys, const caf::actor& control, const caf::actor& server, std::uint64_t round,
+                   const options& o, std::size_t total) {
+  result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc}, static_cast<std::int32_t>(round)};
+  channel_consumer consumer{id};
+  {
+    caf::scoped_actor self{sys, true};
+    bool ok = false;
+    self->request(control, std::chrono::seconds(10), produce_atom::value, round,
+                  static_cast<std::uint64_t>(o.record_bytes), static_cast<std::uint64_t>(total))
+      .receive([&](bool r) { ok = r; }, [&](caf::error&) {});
+    if (!ok) {
+      consumer.out.error = "the producer could not create its partition";
+      return consumer.out;
+    }
+  }
+  auto fut = consumer.done.get_future();
+  auto t0 = clock_type::now();
+  auto actor = sys.spawn([&consumer](caf::event_based_actor*) { return consumer.behavior(); });
+  if (auto ok = consumer.gate.setup(); !ok)
+    return result{0, 0, 0, 0, ok.error().to_string()};
+  if (auto ok = consumer.gate.request_partitions(); !ok)
+    return result{0, 0, 0, 0, ok.error().to_string()};
+  consumer.client = std::make_unique<remote_channel_client>(actor, server, *consumer.channel, consumer.config);
+  consumer.client->request();
+  if (fut.wait_for(std::chrono::seconds(120)) != std::future_status::ready)
+    consumer.finish("timed out");
+  consumer.out.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  // The actor's behavior points into `consumer`: wait for it to go before `consumer` does.
+  caf::scoped_actor waiter{sys, true};
+  waiter->wait_for(actor);
+  return consumer.out;
+}
+
+struct bare_sink_state {
+  caf::actor source;
+  std::uint64_t expected = 0;
+  result* out = nullptr;
+  std::promise<void>* done = nullptr;
+  static inline const char* name = "flint.bench.bare_sink";
+};
+
+caf::behavior bare_sink(caf::stateful_actor<bare_sink_state>* self, caf::actor source, std::uint64_t expected,
+                        result* out, std::promise<void>* done) {
+  self->state.source = std::move(source);
+  self->state.expected = expected;
+  self->state.out = out;
+  self->state.done = done;
+  return {
+    [self](const std::vector<char>& bytes) {
+      auto& st = self->state;
+      st.out->bytes += bytes.size();
+      ++st.out->messages;
+      self->send(st.source, bare_ack_atom::value, std::uint64_t{1});
+      if (st.out->messages == st.expected)
+        st.done->set_value();
+    },
+  };
+}
+
+result run_bare(caf::actor_system& sys, const caf::actor& source, std::size_t total, std::size_t window,
+                std::size_t message_bytes) {
+  result out;
+  std::promise<void> done;
+  auto fut = done.get_future();
+  auto count = static_cast<std::uint64_t>((total + message_bytes - 1) / message_bytes);
+  auto t0 = clock_type::now();
+  auto sink = sys.spawn(bare_sink, source, count, &out, &done);
+  caf::anon_send(source, bare_start_atom::value, sink, count, static_cast<std::uint64_t>(message_bytes),
+                 static_cast<std::uint64_t>(window));
+  if (fut.wait_for(std::chrono::seconds(120)) != std::future_status::ready)
+    out.error = "timed out";
+  out.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  out.records = out.messages;
+  caf::anon_send_exit(sink, caf::exit_reason::user_shutdown);
+  caf::scoped_actor waiter{sys, true};
+  waiter->wait_for(sink);
+  return out;
+}
+
+double mb_per_s(const result& r) {
+  return r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds / 1e6 : 0;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void report(const char* kind, int round, const result& r) {
+  std::printf("{\"bench\":\"exchange\",\"kind\":\"%s\",\"round\":%d,\"bytes\":%llu,\"seconds\":%.3f,"
+              "\"mb_per_s\":%.1f,\"records_per_s\":%.0f,\"messages\":%llu%s%s%s}\n",
+              kind, round, static_cast<unsigned long long>(r.bytes), r.seconds, mb_per_s(r),
+              r.seconds > 0 ? static_cast<double>(r.records) / r.seconds : 0.0,
+              static_cast<unsigned long long>(r.messages), r.error.empty() ? "" : ",\"error\":\"",
+              r.error.c_str(), r.error.empty() ? "" : "\"");
+  std::fflush(stdout);
+}
+
+int parse(int argc, char** argv, options& o, bool& serve_mode) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (a == "--serve") {
+      serve_mode = true;
+    } else if (a == "--mb" && (v = next())) {
+      o.mb = std::max<std::size_t>(1, static_cast<std::size_t>(std::atoll(v)));
+    } else if (a == "--record-bytes" && (v = next())) {
+      o.record_bytes = std::max<std::size_t>(1, static_cast<std::size_t>(std::atoll(v)));
+    } else if (a == "--window" && (v = next())) {
+      o.window = static_cast<std::size_t>(std::atoll(v));
+    } else if (a == "--rounds" && (v = next())) {
+      o.rounds = std::max(1, std::atoi(v));
+    } else if (a == "--scheduler" && (v = next())) {
+      o.policy = v;
+      if (o.policy != "stealing" && o.policy != "sharing") {
+        std::fprintf(stderr, "flint-bench exchange: --scheduler must be stealing or sharing\n");
+        return 2;
+      }
+    } else {
+      std::fprintf(stderr, "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
+                           "[--scheduler stealing|sharing]\n");
+      return 2;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+int exchange(int argc, char** argv) {
+  options o;
+  bool serve_mode = false;
+  if (auto rc = parse(argc, argv, o, serve_mode); rc != 0)
+    return rc;
+  if (serve_mode)
+    return serve(o);
+
+  network_config net;
+  auto window = o.window > 0 ? o.window : net.buffers_per_channel + net.floating_buffers_per_gate;
+  auto total = o.mb * 1000 * 1000;
+
+  int to_child[2], from_child[2];
+  if (pipe(to_child) != 0 || pipe(from_child) != 0)
+    return 1;
+  auto pid = fork();
+  if (pid == 0) {
+    dup2(to_child[0], 0);
+    dup2(from_child[1], 1);
+    close(to_child[1]);
+    close(from_child[0]);
+    execl("/proc/self/exe", "flint-bench", "exchange", "--serve", "--scheduler", o.policy.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(to_child[0]);
+  close(from_child[1]);
+  auto stop_child = [&] {
+    close(to_child[1]);
+    close(from_child[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+  };
+  char buf[64] = {0};
+  auto n = read(from_child[0], buf, sizeof(buf) - 1);
+  if (n <= 0 || std::strncmp(buf, "port=", 5) != 0) {
+    std::fprintf(stderr, "flint-bench exchange: the producing process did not start\n");
+    stop_child();
+    return 1;
+  }
+  auto port = static_cast<std::uint16_t>(std::atoi(buf + 5));
+
+  int rc = 0;
+  {
+    caf::actor_system_config cfg;
+    rpc::configure_node(cfg, {o.policy, 0, true});
+    caf::actor_system sys{cfg};
+    auto server = rpc::connect_endpoint(sys, "127.0.0.1", port, "partition_server");
+    auto control = rpc::connect_endpoint(sys, "127.0.0.1", port, "exchange_control");
+    auto bare = rpc::connect_endpoint(sys, "127.0.0.1", port, "bare_source");
+    if (!server || !control || !bare) {
+      std::fprintf(stderr, "flint-bench exchange: cannot reach the producing process\n");
+      stop_child();
+      return 1;
+    }
+    // Warm-up (connections, allocator, caches), not reported.
+    std::uint64_t round = 0;
+    run_channel(sys, *control, *server, round++, o, std::min<std::size_t>(total, 32 * 1000 * 1000));
+    run_bare(sys, *bare, std::min<std::size_t>(total, 32 * 1000 * 1000), window, net.segment_size);
+    std::vector<double> channel_mb, bare_mb, channel_rps;
+    // Interleaved rounds so drift on a noisy machine hits both alike.
+    for (int i = 0; i < o.rounds; ++i) {
+      auto c = run_channel(sys, *control, *server, round++, o, total);
+      report("channel", i, c);
+      auto b = run_bare(sys, *bare, total, window, net.segment_size);
+      report("bare", i, b);
+      if (!c.error.empty() || !b.error.empty()) {
+        rc = 1;
+        break;
+      }
+      channel_mb.push_back(mb_per_s(c));
+      channel_rps.push_back(c.seconds > 0 ? static_cast<double>(c.records) / c.seconds : 0);
+      bare_mb.push_back(mb_per_s(b));
+    }
+    if (rc == 0) {
+      auto c = median(channel_mb), b = median(bare_mb);
+      std::printf("{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
+                  "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
+                  "\"scheduler\":\"%s\",\"channel_mb_per_s\":%.1f,\"channel_records_per_s\":%.0f,"
+                  "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f}\n",
+                  o.mb, o.record_bytes, net.segment_size, window,
+                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), c,
+                  median(channel_rps), b, b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0);
+      std::fflush(stdout);
+    }
+  }
+  stop_child();
+  return rc;
+}
+
+} // namespace flint::bench
