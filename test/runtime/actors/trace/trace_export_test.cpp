@@ -96,6 +96,32 @@ const std::vector<std::string> slot_protocol_methods = {
   "register_task_executor", "send_slot_report", "register_job_manager", "request_slot",
   "request_slot", "register_task_manager", "offer_slots", "submit_task"};
 
+/// Whether the complete events on each thread nest (what viewers need), and each flow event
+/// follows, on its thread and at its time, the slice it binds to.
+void check_threads_nest(const nlohmann::json& events) {
+  std::map<std::pair<int, int>, std::vector<std::int64_t>> open_ends;
+  std::map<std::pair<int, int>, std::int64_t> last_slice_ts;
+  for (const auto& e : events) {
+    auto ph = e.at("ph").get<std::string>();
+    if (ph == "M")
+      continue;
+    std::pair<int, int> thread{e.at("pid"), e.at("tid")};
+    auto ts = e.at("ts").get<std::int64_t>();
+    if (ph == "s" || ph == "f") {
+      REQUIRE(last_slice_ts.contains(thread));
+      CHECK(last_slice_ts[thread] == ts);
+      continue;
+    }
+    last_slice_ts[thread] = ts;
+    auto end = ts + (ph == "X" ? e.at("dur").get<std::int64_t>() : 0);
+    auto& stack = open_ends[thread];
+    while (!stack.empty() && stack.back() < ts)
+      stack.pop_back();
+    CHECK((stack.empty() || stack.back() >= end));
+    stack.push_back(end);
+  }
+}
+
 } // namespace
 
 // -- parse_record -------------------------------------------------------------------------------
@@ -329,6 +355,7 @@ TEST_CASE("the chrome export is trace-event JSON with the slot protocol in order
     }
   }
   CHECK(first_ts == 0); // relative to the first record
+  check_threads_nest(events);
   CHECK(caller_asks == slot_protocol_methods);
   CHECK(callee_asks == slot_protocol_methods);
   CHECK(instants == 2);
@@ -379,6 +406,48 @@ TEST_CASE("a half of an ask without its other record still gets a span, from its
     }
   CHECK(spans == 1);
   CHECK(nlohmann::json::parse(trace::export_chrome({}))["traceEvents"].empty());
+}
+
+TEST_CASE("asks of one endpoint that overlap without nesting go on separate lanes") {
+  std::vector<trace::record> records;
+  auto add = [&](direction d, const std::string& to, std::int64_t t, std::uint64_t span) {
+    trace::record r;
+    r.dir = d;
+    r.from = d == direction::reply ? to : job;
+    r.to = d == direction::reply ? job : to;
+    r.method = "submit_task";
+    r.is_ask = true;
+    r.time_us = t;
+    r.trace = {1, span, 0};
+    records.push_back(r);
+  };
+  // The JobMaster deploys to two TaskManagers; the first answer comes first.
+  add(direction::send, "task_executor/tm-1", 100, 1);
+  add(direction::send, "task_executor/tm-2", 110, 2);
+  add(direction::receive, "task_executor/tm-1", 112, 1);
+  add(direction::receive, "task_executor/tm-2", 115, 2);
+  add(direction::reply, "task_executor/tm-1", 118, 1);
+  add(direction::reply, "task_executor/tm-2", 125, 2);
+  add(direction::response, "task_executor/tm-1", 130, 1);
+  add(direction::response, "task_executor/tm-2", 140, 2);
+  auto doc = nlohmann::json::parse(trace::export_chrome(records));
+  const auto& events = doc["traceEvents"];
+  check_threads_nest(events);
+  std::map<std::pair<int, int>, std::string> threads;
+  for (const auto& e : events)
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threads[{e["pid"], e["tid"]}] = e["args"]["name"];
+  std::vector<std::string> caller_lanes;
+  for (const auto& e : events)
+    if (e["ph"] == "X" && e["args"]["side"] == "caller")
+      caller_lanes.push_back(threads.at({e["pid"], e["tid"]}));
+  CHECK(caller_lanes == std::vector<std::string>{job, job + " (2)"});
+  std::set<std::string> processes;
+  for (const auto& e : events)
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      processes.insert(e["args"]["name"].get<std::string>());
+  CHECK(processes
+        == std::set<std::string>{"JobManager", "TaskManager tm-1", "TaskManager tm-2"});
 }
 
 // -- mermaid ------------------------------------------------------------------------------------
