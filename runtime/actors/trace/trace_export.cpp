@@ -821,11 +821,14 @@ std::string export_mermaid(std::span<const record> records) {
         if (!ok)
           note(caller, r);
         break;
-      case direction::reply:
+      case direction::reply: {
         body += "    " + b + (ok ? "-->>" : "--x") + a + ": " + label + "\n";
-        if (!ok)
+        // A call refused on receipt was annotated there; its error reply says the same.
+        auto received = call_index::find(calls.receive, r);
+        if (!ok && (!received || records[*received].result == outcome::ok))
           note(callee, r);
         break;
+      }
       case direction::response:
         if (call_index::find(calls.reply, r))
           break;

@@ -515,6 +515,23 @@ TEST_CASE("rejected and failed calls are crossed out and annotated") {
         != std::string::npos);
 }
 
+TEST_CASE("an ask refused for its fencing token is annotated once, at its receipt") {
+  trace_builder b;
+  b.ask(rm, te, "request_slot", outcome::rejected, "Fencing token mismatch");
+  b.records[1].result = outcome::rejected; // the receipt is where it was refused
+  b.records[1].detail = "Fencing token mismatch";
+  auto text = trace::export_mermaid(b.records);
+  auto refused = text.find("resource_manager-xtask_executor_tm_1: request_slot\n");
+  auto note = text.find("Note over task_executor_tm_1: request_slot rejected - Fencing token mismatch\n");
+  auto answer = text.find("task_executor_tm_1--xresource_manager: request_slot\n");
+  REQUIRE(refused != std::string::npos);
+  REQUIRE(note != std::string::npos);
+  REQUIRE(answer != std::string::npos);
+  CHECK(refused < note);
+  CHECK(note < answer);
+  CHECK(text.find("Note over", note + 1) == std::string::npos);
+}
+
 TEST_CASE("calls whose receipt is on another node are drawn at send and at response") {
   trace_builder b;
   b.ask(te, rm, "register_task_executor", outcome::timeout, "no answer in 10 s");
