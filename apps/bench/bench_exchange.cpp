@@ -58,6 +58,8 @@ struct options {
   std::size_t window = 0;
   int rounds = 3;
   std::string policy = "stealing";
+  /// CAF worker threads per process; 0 keeps CAF's default (max(cores, 4)).
+  std::size_t workers = 0;
 };
 
 // ---- producer process ----------------------------------------------------------------------
@@ -150,7 +152,7 @@ caf::behavior bare_source(caf::stateful_actor<bare_source_state>* self) {
 int serve(const options& o) {
   network_environment env{network_config{}};
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, 0, true});
+  rpc::configure_node(cfg, {o.policy, o.workers, true});
   caf::actor_system sys{cfg};
   std::vector<std::thread> writers;
   auto stop = std::make_shared<std::atomic<bool>>(false);
@@ -377,6 +379,8 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.window = static_cast<std::size_t>(std::atoll(v));
     } else if (a == "--rounds" && (v = next())) {
       o.rounds = std::max(1, std::atoi(v));
+    } else if (a == "--workers" && (v = next())) {
+      o.workers = static_cast<std::size_t>(std::atoll(v));
     } else if (a == "--scheduler" && (v = next())) {
       o.policy = v;
       if (o.policy != "stealing" && o.policy != "sharing") {
@@ -385,7 +389,7 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       }
     } else {
       std::fprintf(stderr, "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
-                           "[--scheduler stealing|sharing]\n");
+                           "[--scheduler stealing|sharing] [--workers N]\n");
       return 2;
     }
   }
@@ -415,8 +419,9 @@ int exchange(int argc, char** argv) {
     dup2(from_child[1], 1);
     close(to_child[1]);
     close(from_child[0]);
-    execl("/proc/self/exe", "flint-bench", "exchange", "--serve", "--scheduler", o.policy.c_str(),
-          static_cast<char*>(nullptr));
+    auto workers = std::to_string(o.workers);
+    execl("/proc/self/exe", "flint-bench", "exchange", "--serve", "--scheduler", o.policy.c_str(), "--workers",
+          workers.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(to_child[0]);
@@ -439,7 +444,7 @@ int exchange(int argc, char** argv) {
   int rc = 0;
   {
     caf::actor_system_config cfg;
-    rpc::configure_node(cfg, {o.policy, 0, true});
+    rpc::configure_node(cfg, {o.policy, o.workers, true});
     caf::actor_system sys{cfg};
     auto server = rpc::connect_endpoint(sys, "127.0.0.1", port, "partition_server");
     auto control = rpc::connect_endpoint(sys, "127.0.0.1", port, "exchange_control");
@@ -472,10 +477,10 @@ int exchange(int argc, char** argv) {
       auto c = median(channel_mb), b = median(bare_mb);
       std::printf("{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
                   "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
-                  "\"scheduler\":\"%s\",\"channel_mb_per_s\":%.1f,\"channel_records_per_s\":%.0f,"
+                  "\"scheduler\":\"%s\",\"workers\":%zu,\"channel_mb_per_s\":%.1f,\"channel_records_per_s\":%.0f,"
                   "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f}\n",
                   o.mb, o.record_bytes, net.segment_size, window,
-                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), c,
+                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), o.workers, c,
                   median(channel_rps), b, b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0);
       std::fflush(stdout);
     }
