@@ -132,4 +132,22 @@ expected<dynamic_properties> extract_dynamic_properties(std::span<const std::str
   return out;
 }
 
+expected<loaded_configuration> load_configuration(const std::string& file,
+                                                  std::span<const std::string> args) {
+  auto cli = extract_dynamic_properties(args);
+  if (!cli)
+    return cli.error();
+  configuration cfg;
+  if (!file.empty()) {
+    auto loaded = load_yaml_file(file);
+    if (!loaded)
+      return loaded.error();
+    cfg = std::move(*loaded);
+  }
+  cfg.merge(cli->overrides);
+  if (auto ok = validate(cfg); !ok)
+    return ok.error();
+  return loaded_configuration{std::move(cfg), std::move(cli->rest)};
+}
+
 } // namespace flint::config

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/common/expected.hpp"
+#include "runtime/config/config_options.hpp"
 #include "runtime/config/configuration.hpp"
 
 namespace flint::config {
@@ -33,5 +34,16 @@ struct dynamic_properties {
 /// nothing more is taken (the "--" itself is dropped). A `-D` without `key=value`, or with an empty
 /// key, is an `invalid_argument` error.
 expected<dynamic_properties> extract_dynamic_properties(std::span<const std::string> args);
+
+/// A process's configuration and the arguments left for it.
+struct loaded_configuration {
+  configuration config;
+  std::vector<std::string> rest;
+};
+
+/// What a process starts from: `file` (when not empty) with the command line's `-D` pairs over
+/// it, checked with `validate`; the arguments that were not `-D` pairs are returned in `rest`.
+expected<loaded_configuration> load_configuration(const std::string& file,
+                                                  std::span<const std::string> args);
 
 } // namespace flint::config

@@ -303,6 +303,24 @@ TEST_CASE("-D pairs override the file; the other arguments are kept in order") {
   }
 }
 
+TEST_CASE("load_configuration: file, then -D over it, then validation") {
+  temp_file file("taskmanager.numberOfTaskSlots: 2\nheartbeat.timeout: 50 s\n");
+  std::vector<std::string> args = {"-Dtaskmanager.numberOfTaskSlots=4", "--role", "taskmanager"};
+  auto loaded = load_configuration(file.path(), args);
+  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().to_string()));
+  CHECK(loaded->config.get(options::taskmanager_number_of_task_slots).value() == 4);
+  CHECK(loaded->rest == std::vector<std::string>{"--role", "taskmanager"});
+  CHECK(load_configuration("", {}).has_value()); // no file: defaults
+
+  std::vector<std::string> bad_args = {"-Dheartbeat.interval=60 s"};
+  auto invalid = load_configuration(file.path(), bad_args);
+  REQUIRE_FALSE(invalid);
+  CHECK(mentions(invalid.error(), "heartbeat.interval"));
+  auto missing = load_configuration("/nonexistent.yaml", {});
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().code == errc::not_found);
+}
+
 TEST_CASE("the shipped deploy/flink-conf.yaml lists every option with its default") {
   auto cfg = load_yaml_file(FLINT_CONF_TEMPLATE);
   REQUIRE_MESSAGE(cfg, (cfg ? "" : cfg.error().to_string()));
