@@ -1,9 +1,9 @@
 #pragma once
 /// Flink's flat configuration (`org.apache.flink.configuration.Configuration`): string keys with
 /// dots ("heartbeat.interval") mapped to string values, read through typed getters that parse
-/// Flink's value syntax — durations ("10 s", "100 ms", a bare number is milliseconds), memory sizes
-/// ("32kb", "64 mb"), booleans, integers and host:port addresses. Values are parsed when read, so
-/// a bad value is an error naming the key, the value and where it was set.
+/// Flink's value syntax — durations ("10 s", "100 ms", a bare number is milliseconds), memory
+/// sizes ("32kb", "64 mb"), booleans, integers and host:port addresses. Values are parsed when
+/// read, so a bad value is an error naming the key, the value and where it was set.
 
 #include <chrono>
 #include <cstdint>
