@@ -458,7 +458,7 @@ int exchange(int argc, char** argv) {
     std::uint64_t round = 0;
     run_channel(sys, *control, *server, round++, o, std::min<std::size_t>(total, 32 * 1000 * 1000));
     run_bare(sys, *bare, std::min<std::size_t>(total, 32 * 1000 * 1000), window, net.segment_size);
-    std::vector<double> channel_mb, bare_mb, channel_rps;
+    std::vector<double> channel_mb, bare_mb, channel_rps, channel_wire_mb;
     // Interleaved rounds so drift on a noisy machine hits both alike.
     for (int i = 0; i < o.rounds; ++i) {
       auto c = run_channel(sys, *control, *server, round++, o, total);
@@ -470,6 +470,8 @@ int exchange(int argc, char** argv) {
         break;
       }
       channel_mb.push_back(mb_per_s(c));
+      // What the buffers carried: each record has a 4-byte length in front.
+      channel_wire_mb.push_back(c.seconds > 0 ? static_cast<double>(c.bytes + 4 * c.records) / c.seconds / 1e6 : 0);
       channel_rps.push_back(c.seconds > 0 ? static_cast<double>(c.records) / c.seconds : 0);
       bare_mb.push_back(mb_per_s(b));
     }
@@ -477,10 +479,11 @@ int exchange(int argc, char** argv) {
       auto c = median(channel_mb), b = median(bare_mb);
       std::printf("{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
                   "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
-                  "\"scheduler\":\"%s\",\"workers\":%zu,\"channel_mb_per_s\":%.1f,\"channel_records_per_s\":%.0f,"
+                  "\"scheduler\":\"%s\",\"workers\":%zu,\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,"
+                  "\"channel_records_per_s\":%.0f,"
                   "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f}\n",
                   o.mb, o.record_bytes, net.segment_size, window,
-                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), o.workers, c,
+                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), o.workers, c, median(channel_wire_mb),
                   median(channel_rps), b, b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0);
       std::fflush(stdout);
     }
