@@ -7,5 +7,7 @@ namespace flint::bench {
 int rpc(int argc, char** argv);
 int graph(int argc, char** argv);
 int cluster(int argc, char** argv);
+int wordcount(int argc, char** argv);
+int exchange(int argc, char** argv);
 
 } // namespace flint::bench

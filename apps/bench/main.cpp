@@ -27,6 +27,12 @@ const bench_entry benches[] = {
 #ifdef FLINT_BENCH_HAS_CLUSTER
   {"cluster", flint::bench::cluster, "MiniCluster start, submit to RUNNING and FINISHED"},
 #endif
+#ifdef FLINT_BENCH_HAS_WORDCOUNT
+  {"wordcount", flint::bench::wordcount, "WordCount on the MiniCluster vs a plain single-threaded count"},
+#endif
+#ifdef FLINT_BENCH_HAS_EXCHANGE
+  {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},
+#endif
 };
 
 int usage(FILE* out) {
