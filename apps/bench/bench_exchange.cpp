@@ -30,6 +30,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "apps/bench/benches.hpp"
+#include "apps/bench/serving_child.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/network/input_gate.hpp"
 #include "runtime/network/network_environment.hpp"
@@ -410,36 +411,13 @@ int exchange(int argc, char** argv) {
   auto window = o.window > 0 ? o.window : net.buffers_per_channel + net.floating_buffers_per_gate;
   auto total = o.mb * 1000 * 1000;
 
-  int to_child[2], from_child[2];
-  if (pipe(to_child) != 0 || pipe(from_child) != 0)
-    return 1;
-  auto pid = fork();
-  if (pid == 0) {
-    dup2(to_child[0], 0);
-    dup2(from_child[1], 1);
-    close(to_child[1]);
-    close(from_child[0]);
-    auto workers = std::to_string(o.workers);
-    execl("/proc/self/exe", "flint-bench", "exchange", "--serve", "--scheduler", o.policy.c_str(), "--workers",
-          workers.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(to_child[0]);
-  close(from_child[1]);
-  auto stop_child = [&] {
-    close(to_child[1]);
-    close(from_child[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-  };
-  char buf[64] = {0};
-  auto n = read(from_child[0], buf, sizeof(buf) - 1);
-  if (n <= 0 || std::strncmp(buf, "port=", 5) != 0) {
+  serving_child child({"exchange", "--serve", "--scheduler", o.policy, "--workers",
+                       std::to_string(o.workers)});
+  if (!child.port()) {
     std::fprintf(stderr, "flint-bench exchange: the producing process did not start\n");
-    stop_child();
     return 1;
   }
-  auto port = static_cast<std::uint16_t>(std::atoi(buf + 5));
+  auto port = *child.port();
 
   int rc = 0;
   {
@@ -451,7 +429,6 @@ int exchange(int argc, char** argv) {
     auto bare = rpc::connect_endpoint(sys, "127.0.0.1", port, "bare_source");
     if (!server || !control || !bare) {
       std::fprintf(stderr, "flint-bench exchange: cannot reach the producing process\n");
-      stop_child();
       return 1;
     }
     // Warm-up (connections, allocator, caches), not reported.
@@ -488,7 +465,6 @@ int exchange(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
-  stop_child();
   return rc;
 }
 

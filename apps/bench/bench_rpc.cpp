@@ -19,6 +19,7 @@
 #include <caf/io/all.hpp>
 
 #include "apps/bench/benches.hpp"
+#include "apps/bench/serving_child.hpp"
 #include "runtime/actors/rpc/echo_endpoint.hpp"
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/rpc/envelope.hpp"
@@ -242,29 +243,12 @@ int rpc(int argc, char** argv) {
   }
 
   { // two processes
-    int to_child[2], from_child[2];
-    if (pipe(to_child) != 0 || pipe(from_child) != 0)
-      return 1;
-    auto pid = fork();
-    if (pid == 0) {
-      dup2(to_child[0], 0);
-      dup2(from_child[1], 1);
-      close(to_child[1]);
-      close(from_child[0]);
-      std::string sched = o.policy;
-      execl("/proc/self/exe", "flint-bench", "rpc", "--serve", "--scheduler", sched.c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    char buf[64] = {0};
-    auto n = read(from_child[0], buf, sizeof(buf) - 1);
-    if (n <= 0 || std::strncmp(buf, "port=", 5) != 0) {
+    serving_child child({"rpc", "--serve", "--scheduler", o.policy});
+    if (!child.port()) {
       std::fprintf(stderr, "flint-bench rpc: the serving process did not start\n");
       return 1;
     }
-    auto port = static_cast<std::uint16_t>(std::atoi(buf + 5));
+    auto port = *child.port();
     auto echo = rpc::connect_endpoint(sys, "127.0.0.1", port, "echo_server");
     auto bare = rpc::connect_endpoint(sys, "127.0.0.1", port, "bare_echo");
     if (!echo || !bare) {
@@ -283,10 +267,6 @@ int rpc(int argc, char** argv) {
       b.insert(b.end(), x.begin(), x.end());
     }
     report("two_processes", o, wire, ep, b);
-    close(to_child[1]);
-    close(from_child[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
   }
   return 0;
 }
