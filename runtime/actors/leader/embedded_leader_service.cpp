@@ -172,7 +172,7 @@ rpc::fencing_token embedded_leader_service::current_session_id() const {
 
 void standalone_leader_election_service::start(leader_contender& contender) {
   contender_ = &contender;
-  contender_->grant_leadership(standalone_leader_id);
+  contender_->grant_leadership(standalone_leader_id());
 }
 
 void standalone_leader_election_service::stop() {
@@ -181,14 +181,14 @@ void standalone_leader_election_service::stop() {
 }
 
 bool standalone_leader_election_service::has_leadership(const rpc::fencing_token& id) const {
-  return contender_ != nullptr && id == standalone_leader_id;
+  return contender_ != nullptr && id == standalone_leader_id();
 }
 
 standalone_leader_retrieval_service::standalone_leader_retrieval_service(leader_address address)
   : address_(std::move(address)) {}
 
 void standalone_leader_retrieval_service::start(leader_retrieval_listener& listener) {
-  listener.notify_leader_address(address_, standalone_leader_id);
+  listener.notify_leader_address(address_, standalone_leader_id());
 }
 
 } // namespace flint::leader

@@ -77,7 +77,10 @@ private:
 };
 
 /// The session id every standalone leader uses: fixed, so processes agree without an election.
-/// (Flink uses the all-zero UUID; Flint reserves nil for "no token", hence ...0001.)
-inline constexpr rpc::fencing_token standalone_leader_id{0, 1};
+/// (Flink uses the all-zero UUID; Flint reserves nil for "no token", hence ...0001.) Clients of
+/// a standalone cluster (the `flint` CLI) use it as the DispatcherId.
+constexpr rpc::fencing_token standalone_leader_id() noexcept {
+  return rpc::fencing_token{0, 1};
+}
 
 } // namespace flint::leader

@@ -6,6 +6,8 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "runtime/actors/rpc/endpoint_directory.hpp"
+
 namespace flint::rpc {
 
 namespace {
@@ -16,10 +18,12 @@ using lookup_atom = caf::atom_constant<caf::atom("flint_look")>;
 
 struct locator_state {
   std::unordered_map<std::string, caf::actor> endpoints;
+  const endpoint_directory* fallback = nullptr;
   static inline const char* name = "flint.endpoint_locator";
 };
 
-caf::behavior locator(caf::stateful_actor<locator_state>* self) {
+caf::behavior locator(caf::stateful_actor<locator_state>* self, const endpoint_directory* fallback) {
+  self->state.fallback = fallback;
   return {
     [self](register_atom, const std::string& id, const caf::actor& endpoint) {
       self->state.endpoints[id] = endpoint;
@@ -28,7 +32,11 @@ caf::behavior locator(caf::stateful_actor<locator_state>* self) {
     // An unknown id answers an invalid handle: the caller turns it into errc::not_found.
     [self](lookup_atom, const std::string& id) -> caf::actor {
       auto i = self->state.endpoints.find(id);
-      return i == self->state.endpoints.end() ? caf::actor{} : i->second;
+      if (i != self->state.endpoints.end())
+        return i->second;
+      if (self->state.fallback != nullptr)
+        return self->state.fallback->lookup(id).value_or(caf::actor{});
+      return caf::actor{};
     },
   };
 }
@@ -47,8 +55,8 @@ caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const no
   return cfg;
 }
 
-caf::actor spawn_endpoint_locator(caf::actor_system& sys) {
-  return sys.spawn(locator);
+caf::actor spawn_endpoint_locator(caf::actor_system& sys, const endpoint_directory* fallback) {
+  return sys.spawn(locator, fallback);
 }
 
 void register_endpoint(const caf::actor& locator, const std::string& endpoint_id,

@@ -16,6 +16,8 @@
 
 namespace flint::rpc {
 
+class endpoint_directory;
+
 struct node_options {
   /// CAF scheduler policy: "stealing" (CAF's default) or "sharing" (lower local latency).
   std::string scheduler_policy = "stealing";
@@ -28,8 +30,11 @@ struct node_options {
 /// Applies `opts` to `cfg` and silences CAF's own logger (Flint logs through spdlog).
 caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const node_options& opts);
 
-/// Spawns the node's locator. Register endpoints with `register_endpoint`.
-caf::actor spawn_endpoint_locator(caf::actor_system& sys);
+/// Spawns the node's locator. Register endpoints with `register_endpoint`. An id not registered
+/// there is looked up in `fallback` (the node's endpoint directory, which must outlive the
+/// locator), so endpoints created later — a JobMaster per submitted job, "job_master/<job>" —
+/// are found by peers without being registered one by one.
+caf::actor spawn_endpoint_locator(caf::actor_system& sys, const endpoint_directory* fallback = nullptr);
 
 /// Makes `endpoint` findable as `endpoint_id` through `locator` (local, asynchronous).
 void register_endpoint(const caf::actor& locator, const std::string& endpoint_id,

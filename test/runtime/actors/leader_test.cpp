@@ -152,14 +152,14 @@ TEST_CASE("standalone services use the fixed leader id and address") {
     std::string description() const override { return "rm"; }
   } c;
   election.start(c);
-  CHECK(c.granted == standalone_leader_id);
-  CHECK(election.has_leadership(standalone_leader_id));
+  CHECK(c.granted == standalone_leader_id());
+  CHECK(election.has_leadership(standalone_leader_id()));
   election.stop();
   CHECK(c.revoked);
   standalone_leader_retrieval_service retrieval({"resource_manager", {}, "10.0.0.1", 6123});
   follower f;
   retrieval.start(f);
-  CHECK(f.id == standalone_leader_id);
+  CHECK(f.id == standalone_leader_id());
   CHECK(f.address.host == "10.0.0.1");
   CHECK(f.address.port == 6123);
 }
