@@ -138,11 +138,20 @@ struct ResultPartitionDeploymentDescriptor {
   keyGroupMaxParallelism @5 :Int32;
 }
 
+# Where a consumed partition's producer runs (Flink's ConnectionID); dataPort 0: this process.
+struct ProducerLocation {
+  resourceId @0 :Text;
+  host @1 :Text;
+  dataPort @2 :UInt16;
+}
+
 struct InputGateDeploymentDescriptor {
   consumedResultId @0 :GraphId128;
   partitionType @1 :ResultPartitionType;
   consumedSubpartitionIndex @2 :Int32;
   partitionNumbers @3 :List(Int32);
+  # One per channel, or empty when unknown.
+  producerLocations @4 :List(ProducerLocation);
 }
 
 struct TaskDeploymentDescriptor {

@@ -3,7 +3,8 @@
 namespace flint::graph {
 
 expected<task_deployment_descriptor> make_task_deployment_descriptor(const execution_graph& graph,
-                                                                     std::uint32_t vertex) {
+                                                                     std::uint32_t vertex,
+                                                                     const producer_locator& locate) {
   if (vertex >= graph.vertices().size())
     return make_error(errc::not_found, "no execution vertex " + std::to_string(vertex));
   const execution_vertex& ev = graph.vertices()[vertex];
@@ -50,9 +51,12 @@ expected<task_deployment_descriptor> make_task_deployment_descriptor(const execu
         graph.consumer_vertex_groups()[graph.partitions()[group.first_partition].consumer_vertex_group];
     gate.consumed_subpartition_index = static_cast<std::int32_t>(vertex - consumers.first_vertex);
     gate.partition_numbers.reserve(group.size);
-    for (std::uint32_t p = 0; p < group.size; ++p)
-      gate.partition_numbers.push_back(
-          static_cast<std::int32_t>(graph.partitions()[group.first_partition + p].partition_number));
+    for (std::uint32_t p = 0; p < group.size; ++p) {
+      const auto& partition = graph.partitions()[group.first_partition + p];
+      gate.partition_numbers.push_back(static_cast<std::int32_t>(partition.partition_number));
+      if (locate)
+        gate.producer_locations.push_back(locate(partition.producer).value_or(producer_location{}));
+    }
     tdd.input_gates.push_back(std::move(gate));
   }
   return tdd;

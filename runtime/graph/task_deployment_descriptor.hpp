@@ -1,6 +1,6 @@
 #pragma once
 /// What a TaskExecutor needs from the ExecutionGraph to run one subtask (Flink's
-/// TaskDeploymentDescriptor, without the slot and producer locations the scheduler adds).
+/// TaskDeploymentDescriptor; the scheduler adds the producers' locations from their slots).
 
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/execution_graph.hpp"
@@ -9,6 +9,8 @@
 #include "runtime/graph/types.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,17 @@ struct result_partition_deployment_descriptor {
                          const result_partition_deployment_descriptor&) = default;
 };
 
+/// Where the producer of a consumed partition runs (Flink's NettyShuffleDescriptor with its
+/// ConnectionID): its TaskExecutor and the data address of that TaskExecutor's partition server.
+/// A data port of 0 means "in this process" (a MiniCluster without remote channels).
+struct producer_location {
+  std::string resource_id;
+  std::string host;
+  std::uint16_t data_port = 0;
+
+  friend bool operator==(const producer_location&, const producer_location&) = default;
+};
+
 /// One input of the task (Flink's InputGateDeploymentDescriptor): the same subpartition index of
 /// each consumed partition.
 struct input_gate_deployment_descriptor {
@@ -37,6 +50,9 @@ struct input_gate_deployment_descriptor {
   std::int32_t consumed_subpartition_index = 0;
   /// Partition numbers (= producer subtask indices) of the consumed partitions, one channel each.
   std::vector<std::int32_t> partition_numbers;
+  /// Per channel (same order as partition_numbers), where its producer runs; empty when no
+  /// location is known (every producer is then in this process).
+  std::vector<producer_location> producer_locations;
 
   friend bool operator==(const input_gate_deployment_descriptor&, const input_gate_deployment_descriptor&) = default;
 };
@@ -57,8 +73,13 @@ struct task_deployment_descriptor {
   friend bool operator==(const task_deployment_descriptor&, const task_deployment_descriptor&) = default;
 };
 
-/// The descriptor of the current attempt of `vertex`.
+/// Where the execution vertex with this index runs, if it has a slot.
+using producer_locator = std::function<std::optional<producer_location>(std::uint32_t vertex)>;
+
+/// The descriptor of the current attempt of `vertex`. With `locate`, each input gate carries its
+/// producers' locations (a producer without one gets the default: this process).
 expected<task_deployment_descriptor> make_task_deployment_descriptor(const execution_graph& graph,
-                                                                     std::uint32_t vertex);
+                                                                     std::uint32_t vertex,
+                                                                     const producer_locator& locate = {});
 
 } // namespace flint::graph

@@ -301,6 +301,12 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
     auto numbers = out.initPartitionNumbers(static_cast<unsigned>(in.partition_numbers.size()));
     for (unsigned p = 0; p < in.partition_numbers.size(); ++p)
       numbers.set(p, in.partition_numbers[p]);
+    auto locations = out.initProducerLocations(static_cast<unsigned>(in.producer_locations.size()));
+    for (unsigned p = 0; p < in.producer_locations.size(); ++p) {
+      locations[p].setResourceId(in.producer_locations[p].resource_id);
+      locations[p].setHost(in.producer_locations[p].host);
+      locations[p].setDataPort(in.producer_locations[p].data_port);
+    }
   }
   return to_bytes(message);
 }
@@ -334,6 +340,14 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(std::span
           g.consumed_subpartition_index = in.getConsumedSubpartitionIndex();
           for (auto n : in.getPartitionNumbers())
             g.partition_numbers.push_back(n);
+          for (auto l : in.getProducerLocations())
+            g.producer_locations.push_back(producer_location{
+              std::string(l.getResourceId().cStr(), l.getResourceId().size()),
+              std::string(l.getHost().cStr(), l.getHost().size()), l.getDataPort()});
+          if (!g.producer_locations.empty() && g.producer_locations.size() != g.partition_numbers.size())
+            return make_error(errc::malformed_message,
+                              "malformed task deployment descriptor: " + std::to_string(g.producer_locations.size()) +
+                                " producer locations for " + std::to_string(g.partition_numbers.size()) + " channels");
           tdd.input_gates.push_back(std::move(g));
         }
         if (tdd.subtask_index < 0 || tdd.subtask_index >= tdd.parallelism)

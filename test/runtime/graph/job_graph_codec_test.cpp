@@ -79,6 +79,59 @@ TEST_CASE("every task deployment descriptor survives a round trip") {
   }
 }
 
+TEST_CASE("producer locations reach the consumer's descriptor and survive a round trip") {
+  auto eg = value_of(execution_graph::build(busy_job()));
+  // Each producer on a TaskExecutor of its own, with an embedded NUL in the host to keep.
+  auto locate = [](std::uint32_t producer) -> std::optional<producer_location> {
+    if (producer == 0)
+      return std::nullopt;
+    return producer_location{"tm-" + std::to_string(producer), std::string("host\0") + std::to_string(producer),
+                             static_cast<std::uint16_t>(40000 + producer)};
+  };
+  bool some_gate = false;
+  for (std::uint32_t v = 0; v < eg.vertices().size(); ++v) {
+    auto tdd = value_of(make_task_deployment_descriptor(eg, v, locate));
+    for (const auto& gate : tdd.input_gates) {
+      some_gate = true;
+      REQUIRE(gate.producer_locations.size() == gate.partition_numbers.size());
+      for (const auto& location : gate.producer_locations) {
+        if (location.data_port == 0) {
+          CHECK(location == producer_location{});
+        } else {
+          auto producer = static_cast<std::uint32_t>(location.data_port - 40000);
+          CHECK(location == *locate(producer));
+          // The located vertex produces the consumed result.
+          bool produces = false;
+          for (auto r : eg.job_vertices()[eg.vertices()[producer].job_vertex].produced_results)
+            produces = produces || eg.results()[r].id == gate.consumed_result_id;
+          CHECK(produces);
+        }
+      }
+    }
+    auto decoded = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(tdd)));
+    REQUIRE(decoded.has_value());
+    CHECK(*decoded == tdd);
+  }
+  CHECK(some_gate);
+}
+
+TEST_CASE("a descriptor whose producer locations do not match its channels is malformed") {
+  auto eg = value_of(execution_graph::build(busy_job()));
+  std::optional<task_deployment_descriptor> with_gate;
+  for (std::uint32_t v = 0; v < eg.vertices().size() && !with_gate; ++v) {
+    auto tdd = value_of(make_task_deployment_descriptor(eg, v));
+    if (!tdd.input_gates.empty())
+      with_gate = tdd;
+  }
+  REQUIRE(with_gate);
+  with_gate->input_gates[0].producer_locations.assign(with_gate->input_gates[0].partition_numbers.size() + 1,
+                                                      producer_location{"tm", "h", 1});
+  auto decoded = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(*with_gate)));
+  REQUIRE_FALSE(decoded.has_value());
+  CHECK(decoded.error().code == errc::malformed_message);
+  CHECK_MESSAGE(decoded.error().message.find("producer locations for") != std::string::npos, decoded.error().message);
+}
+
 TEST_CASE("malformed bytes give a clear error") {
   auto check_malformed = [](const expected<graph::job_graph>& decoded, const std::string& fragment) {
     REQUIRE_FALSE(decoded.has_value());

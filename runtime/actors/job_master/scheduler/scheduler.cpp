@@ -241,7 +241,16 @@ void scheduler::deploy(std::uint32_t vertex) {
   log_info("Deploying " + graph_.task_name_with_subtask(vertex) + " (attempt #"
            + std::to_string(attempt.attempt_number) + ") with attempt id " + attempt.to_string()
            + " to " + location_text(slot) + " with allocation id " + slot.allocation_id.to_string());
-  auto tdd = graph::make_task_deployment_descriptor(graph_, vertex);
+  // Flink's ShuffleDescriptor: each consumed partition names its producer's TaskExecutor and data
+  // address, so the consumer knows whether to read it locally or ask that TaskExecutor for it.
+  auto locate = [this](std::uint32_t producer) -> std::optional<graph::producer_location> {
+    auto* producer_slot = slot_record(producer);
+    if (producer_slot == nullptr || !producer_slot->slot)
+      return std::nullopt;
+    const auto& where = producer_slot->slot->location;
+    return graph::producer_location{where.id, where.host, where.data_port};
+  };
+  auto tdd = graph::make_task_deployment_descriptor(graph_, vertex, locate);
   if (!tdd) {
     mark_failed(vertex, "Could not create the TaskDeploymentDescriptor: " + tdd.error().message);
     return;

@@ -22,6 +22,7 @@ struct recording_actions : scheduler_actions {
   std::vector<slot_pool::slot_request_id> allocations;
   std::vector<slot_pool::slot_request_id> releases;
   std::vector<std::pair<graph::execution_attempt_id, slot_pool::allocated_slot>> submits;
+  std::vector<graph::task_deployment_descriptor> descriptors;
   std::vector<graph::execution_attempt_id> cancels;
   std::vector<job_status> statuses;
   std::string last_cause;
@@ -33,8 +34,9 @@ struct recording_actions : scheduler_actions {
     releases.push_back(r);
   }
   void submit_task(const graph::execution_attempt_id& a, const slot_pool::allocated_slot& s,
-                   graph::task_deployment_descriptor) override {
+                   graph::task_deployment_descriptor tdd) override {
     submits.emplace_back(a, s);
+    descriptors.push_back(std::move(tdd));
   }
   void cancel_task(const graph::execution_attempt_id& a, const slot_pool::allocated_slot&) override {
     cancels.push_back(a);
@@ -120,6 +122,35 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a pipelined job is one region: two shared 
   // Both physical slots went back to the pool when their last task finished.
   CHECK(actions.releases.size() == 2);
   CHECK(s->shared_slot_count() == 0);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "each consumed partition names the TaskExecutor and data port of its producer's slot") {
+  auto s = make(test::chain_job(job, {2, 2, 2}));
+  s->start_scheduling();
+  REQUIRE(actions.allocations.size() == 2);
+  // Slot i on its own TaskExecutor with data port 6000 + i.
+  for (int i = 0; i < 2; ++i) {
+    auto sl = slot(i, "task_executor/tm-" + std::to_string(i + 1));
+    sl.location.host = "host-" + std::to_string(i + 1);
+    sl.location.data_port = static_cast<std::uint16_t>(6000 + i);
+    s->on_slot_allocated(actions.allocations[static_cast<std::size_t>(i)], sl);
+  }
+  REQUIRE(actions.descriptors.size() == 6);
+  std::size_t channels = 0;
+  for (const auto& tdd : actions.descriptors) {
+    for (const auto& gate : tdd.input_gates) {
+      REQUIRE(gate.producer_locations.size() == gate.partition_numbers.size());
+      for (std::size_t c = 0; c < gate.partition_numbers.size(); ++c) {
+        // Partition n is written by producer subtask n, which runs in slot n.
+        auto n = gate.partition_numbers[c];
+        CHECK(gate.producer_locations[c] == graph::producer_location{"task_executor/tm-" + std::to_string(n + 1),
+                                                                     "host-" + std::to_string(n + 1),
+                                                                     static_cast<std::uint16_t>(6000 + n)});
+        ++channels;
+      }
+    }
+  }
+  CHECK(channels > 0);
 }
 
 TEST_CASE_FIXTURE(scheduler_fixture, "a blocking exchange splits regions: the consumer region is scheduled once its input is finished") {
