@@ -1,0 +1,326 @@
+#include "runtime/streaming/job_library.hpp"
+
+#include "api/job_entry.hpp"
+#include "runtime/actors/blob/blob_client.hpp"
+#include "runtime/actors/blob/blob_key.hpp"
+#include "runtime/actors/blob/job_package.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/graph/codec/job_graph_codec.hpp"
+#include "runtime/graph/job_graph_generator.hpp"
+#include "runtime/streaming/streaming_environment.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+namespace flint::streaming {
+
+namespace fs = std::filesystem;
+
+job_library::~job_library() {
+  if (handle_ != nullptr)
+    ::dlclose(handle_);
+}
+
+expected<std::shared_ptr<job_library>> load_job_library(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    return make_error(errc::not_found, "job library " + path + " does not exist");
+  if (!fs::is_regular_file(path, ec))
+    return make_error(errc::invalid_argument, "job library " + path + " is not a regular file");
+  // dlopen searches the library path for a name without a slash; a job library is a file.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // RTLD_NOW: a symbol the host does not export fails here, named, not later in a task.
+  // RTLD_LOCAL: two jobs' libraries do not see each other's symbols.
+  void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = ::dlerror();
+    return make_error(errc::invalid_argument,
+                      "cannot load job library " + path + ": " + (why ? why : "unknown dynamic linker error"));
+  }
+  ::dlerror();
+  void* entry = ::dlsym(handle, FLINT_JOB_MAIN_SYMBOL);
+  if (entry == nullptr) {
+    ::dlclose(handle);
+    return make_error(errc::invalid_argument, "job library " + path + " has no entry point: it does not export "
+                                                FLINT_JOB_MAIN_SYMBOL " (define it with FLINT_JOB_ENTRY)");
+  }
+  auto* abi = reinterpret_cast<std::uint32_t (*)()>(::dlsym(handle, FLINT_JOB_ABI_SYMBOL));
+  auto version = abi ? abi() : 0;
+  if (version != api::job_abi_version) {
+    ::dlclose(handle);
+    return make_error(errc::invalid_argument, "job library " + path + " was built for job entry version "
+                                                + std::to_string(version) + ", this runtime runs version "
+                                                + std::to_string(api::job_abi_version) + "; rebuild it");
+  }
+  return std::shared_ptr<job_library>(
+    new job_library(path, handle, reinterpret_cast<job_library::entry_fn>(entry)));
+}
+
+expected<job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
+                                        const api::configuration& config, const graph::job_id& id) {
+  std::optional<api::stream_execution_environment> env;
+  try {
+    env.emplace(config);
+  } catch (const std::exception& e) {
+    return make_error(errc::invalid_argument, std::string("invalid configuration: ") + e.what());
+  }
+  env->set_job_id(id);
+  api::job_context context(*env, args);
+  if (library.entry_(&context) != 0)
+    return make_error(errc::invalid_argument,
+                      "the entry point of job library " + library.path() + " failed: " + context.error());
+  auto stream = env->get_stream_graph(context.job_name());
+  if (!stream)
+    return stream.error();
+  auto job = graph::create_job_graph(*stream, id);
+  if (!job)
+    return job.error();
+  // The stream graph holds the library's operator factories: it keeps the library loaded, and
+  // goes before it (members are destroyed in reverse order).
+  struct loaded_graph {
+    std::shared_ptr<const job_library> library;
+    graph::stream_graph graph;
+  };
+  auto holder = std::make_shared<loaded_graph>(loaded_graph{library.shared_from_this(), std::move(*stream)});
+  job_program program;
+  program.stream = std::shared_ptr<const graph::stream_graph>(holder, &holder->graph);
+  program.job = std::make_shared<const graph::job_graph>(std::move(*job));
+  return program;
+}
+
+namespace {
+
+expected<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return make_error(errc::not_found, "cannot read job library " + path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad())
+    return make_error(errc::internal, "cannot read job library " + path);
+  return bytes;
+}
+
+error with_context(const error& e, const std::string& context) {
+  return make_error(e.code, context + ": " + e.message);
+}
+
+} // namespace
+
+expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server, const std::string& library_path,
+                          const std::vector<std::string>& args, const api::configuration& config,
+                          const graph::job_graph& job) {
+  auto bytes = read_file(library_path);
+  if (!bytes)
+    return bytes.error();
+  auto key = blob::upload_blob(sys, blob_server, *bytes);
+  if (!key)
+    return with_context(key.error(), "uploading job library " + library_path + " to the blob server failed");
+  blob::job_package package;
+  package.library_key = std::move(*key);
+  package.library_name = fs::path(library_path).filename().string();
+  package.args = args;
+  for (const auto& [k, v] : config)
+    package.config.emplace(k, v);
+  package.job_graph = graph::encode_job_graph(job);
+  auto encoded = blob::encode_job_package(package);
+  auto stored = blob::upload_job_package(sys, blob_server, job.job_id.to_string(), {encoded.data(), encoded.size()});
+  if (!stored)
+    return with_context(stored.error(), "uploading the package of job " + job.job_id.to_string() + " failed");
+  return unit{};
+}
+
+namespace {
+
+/// What the factories of one TaskExecutor share: the connection to the blob server and the
+/// programs of the jobs loaded so far.
+class library_cache {
+public:
+  library_cache(caf::actor_system& sys, std::string host, std::uint16_t port, caf::actor server, fs::path cache_dir)
+    : sys_(sys), host_(std::move(host)), port_(port), server_(std::move(server)), cache_dir_(std::move(cache_dir)) {}
+
+  /// The job's program, loading it on first use; callers of one job wait for one load.
+  expected<job_program> program(const graph::job_id& id) {
+    std::shared_ptr<job_slot> slot;
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      auto& s = jobs_[id];
+      if (!s)
+        s = std::make_shared<job_slot>();
+      slot = s;
+    }
+    std::lock_guard<std::mutex> guard{slot->mutex};
+    if (slot->program)
+      return *slot->program;
+    auto loaded = load(id);
+    if (loaded)
+      slot->program = *loaded;
+    return loaded;
+  }
+
+private:
+  struct job_slot {
+    std::mutex mutex;
+    std::optional<job_program> program;
+  };
+
+  expected<caf::actor> server() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (server_)
+      return server_;
+    auto connected = rpc::connect_endpoint(sys_, host_, port_, "blob_server");
+    if (!connected)
+      return connected.error();
+    server_ = *connected;
+    return server_;
+  }
+
+  void forget_server() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (!host_.empty())
+      server_ = caf::actor{};
+  }
+
+  expected<std::string> fetch(const std::string& key) {
+    auto handle = server();
+    if (!handle)
+      return handle.error();
+    auto bytes = blob::fetch_blob(sys_, *handle, key);
+    if (!bytes && (bytes.error().code == errc::unreachable || bytes.error().code == errc::timeout))
+      forget_server(); // the next task connects again
+    return bytes;
+  }
+
+  /// The library's file in the cache directory, fetched unless a previous job left it there.
+  expected<std::string> library_file(const blob::job_package& package) {
+    std::error_code ec;
+    fs::create_directories(cache_dir_, ec);
+    if (ec)
+      return make_error(errc::internal, "cannot create the job library cache " + cache_dir_.string() + ": "
+                                          + ec.message());
+    if (!blob::is_content_key(package.library_key))
+      return make_error(errc::malformed_message, "the job package names no library: '" + package.library_key + "'");
+    auto path = cache_dir_ / (package.library_key + ".so");
+    if (fs::is_regular_file(path, ec))
+      return path.string();
+    auto bytes = fetch(package.library_key);
+    if (!bytes)
+      return with_context(bytes.error(), "fetching job library " + package.library_name);
+    // Written aside and renamed: a loaded library is never overwritten under its reader.
+    auto temp = cache_dir_ / (".incoming-" + package.library_key + "-" + std::to_string(::getpid()) + "-"
+                              + std::to_string(++temp_counter_));
+    {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+      out.close();
+      if (!out)
+        return make_error(errc::internal, "cannot write job library " + temp.string());
+    }
+    fs::rename(temp, path, ec);
+    if (ec)
+      return make_error(errc::internal, "cannot store job library " + path.string() + ": " + ec.message());
+    return path.string();
+  }
+
+  expected<job_program> load(const graph::job_id& id) {
+    auto package_bytes = fetch(blob::job_package_key(id.to_string()));
+    if (!package_bytes)
+      return with_context(package_bytes.error(), "fetching the package of job " + id.to_string());
+    auto package = blob::decode_job_package({package_bytes->data(), package_bytes->size()});
+    if (!package)
+      return package.error();
+    auto submitted = graph::decode_job_graph(package->job_graph);
+    if (!submitted)
+      return with_context(submitted.error(), "the package of job " + id.to_string() + " holds no valid JobGraph");
+    auto path = library_file(*package);
+    if (!path)
+      return path.error();
+    auto library = load_job_library(*path);
+    if (!library)
+      return library.error();
+    api::configuration config;
+    for (const auto& [k, v] : package->config)
+      config.emplace(k, v);
+    auto program = build_job_program(**library, package->args, config, id);
+    if (!program)
+      return with_context(program.error(), "rebuilding job " + id.to_string() + " from " + package->library_name);
+    if (auto same = graph::check_same_program(*submitted, *program->job); !same)
+      return with_context(same.error(), "job library " + package->library_name + " on this TaskExecutor");
+    spdlog::info("Loaded job library {} for job {} ({} job vertices).", package->library_name, id.to_string(),
+                 program->job->vertices.size());
+    return program;
+  }
+
+  caf::actor_system& sys_;
+  std::string host_;
+  std::uint16_t port_;
+  std::mutex mutex_;
+  caf::actor server_;
+  fs::path cache_dir_;
+  std::atomic<std::uint64_t> temp_counter_{0};
+  // TODO(resource): a TaskExecutor keeps every job's library loaded; Flink releases a job's class
+  // loader once the job left the TaskExecutor.
+  std::map<graph::job_id, std::shared_ptr<job_slot>> jobs_;
+};
+
+/// A task of a job whose program could not be loaded: fails at its first step with the cause.
+class failed_task final : public task_executor::invokable {
+public:
+  explicit failed_task(error cause) : cause_(std::move(cause)) {}
+  expected<bool> step() override { return cause_; }
+
+private:
+  error cause_;
+};
+
+fs::path cache_directory(fs::path dir) {
+  if (!dir.empty())
+    return dir;
+  std::error_code ec;
+  auto base = fs::temp_directory_path(ec);
+  return (ec ? fs::path("/tmp") : base) / ("flint-job-libraries-" + std::to_string(::getpid()));
+}
+
+task_executor::invokable_factory make_factory(std::shared_ptr<library_cache> cache, streaming_environment& env) {
+  auto shuffle = env.shuffle_ptr();
+  auto write = env.stdout_writer();
+  return [cache, shuffle, write](const graph::task_deployment_descriptor& tdd)
+           -> std::unique_ptr<task_executor::invokable> {
+    auto program = cache->program(tdd.job_id);
+    if (!program)
+      return std::make_unique<failed_task>(
+        make_error(program.error().code, "Could not load the program of " + tdd.task_name + ": " + program.error().message));
+    return std::make_unique<stream_task>(std::move(*program), tdd, shuffle, write);
+  };
+}
+
+} // namespace
+
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
+                                                           std::string blob_host, std::uint16_t blob_port,
+                                                           std::filesystem::path cache_dir) {
+  return make_factory(std::make_shared<library_cache>(sys, std::move(blob_host), blob_port, caf::actor{},
+                                                      cache_directory(std::move(cache_dir))),
+                      env);
+}
+
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
+                                                           caf::actor blob_server, std::filesystem::path cache_dir) {
+  return make_factory(
+    std::make_shared<library_cache>(sys, std::string{}, 0, std::move(blob_server), cache_directory(std::move(cache_dir))),
+    env);
+}
+
+} // namespace flint::streaming

@@ -1,0 +1,101 @@
+#pragma once
+/// Jobs shipped as shared libraries (DESIGN.md "Job code", api/job_entry.hpp).
+///
+/// The client (`flint run`) loads the library, runs its entry point to get the JobGraph
+/// (build_job_program) and uploads the library and the job package to the cluster's blob server
+/// (upload_job). A TaskExecutor that gets a task of a job it does not know yet fetches the package
+/// and the library, loads it, runs the same entry point with the same arguments and configuration,
+/// checks the rebuilt JobGraph against the submitted one (graph::check_same_program) and only
+/// then makes stream tasks from it, taking each operator by its deterministic id
+/// (make_library_task_factory).
+///
+/// Hosts that load job libraries must export the runtime's symbols: see flint_job_host in
+/// cmake/FlintJobs.cmake.
+
+#include "api/stream_execution_environment.hpp"
+#include "runtime/actors/task_executor/invokable.hpp"
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/ids.hpp"
+#include "runtime/graph/job_graph.hpp"
+#include "runtime/streaming/stream_task.hpp"
+
+#include <caf/fwd.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace flint::api {
+class job_context;
+}
+
+namespace flint::streaming {
+
+class streaming_environment;
+
+/// A loaded job library (Flink's user-code class loader). Programs built from it keep it loaded
+/// for as long as their graphs live; it is unloaded when the last of them goes.
+class job_library : public std::enable_shared_from_this<job_library> {
+public:
+  ~job_library();
+  job_library(const job_library&) = delete;
+  job_library& operator=(const job_library&) = delete;
+
+  /// The file it was loaded from.
+  const std::string& path() const noexcept { return path_; }
+
+private:
+  friend expected<std::shared_ptr<job_library>> load_job_library(const std::string& path);
+  friend expected<job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
+                                                 const api::configuration& config, const graph::job_id& id);
+
+  using entry_fn = int (*)(api::job_context*);
+
+  job_library(std::string path, void* handle, entry_fn entry) : path_(std::move(path)), handle_(handle), entry_(entry) {}
+
+  std::string path_;
+  void* handle_;
+  entry_fn entry_;
+};
+
+/// Loads the shared object at `path`, which must export `flint_job_main` (FLINT_JOB_ENTRY).
+/// Errors: errc::not_found for a missing file; errc::invalid_argument for a file that is not a
+/// loadable shared object (the dynamic linker's message, e.g. an invalid ELF header or an
+/// undefined symbol the host does not export), for a library without the entry point, or built
+/// against another version of the entry's contract.
+expected<std::shared_ptr<job_library>> load_job_library(const std::string& path);
+
+/// Runs the library's entry point with `args` on an environment configured by `config`
+/// (parallelism.default, pipeline.max-parallelism, ... as stream_execution_environment reads
+/// them), with job id `id`, and returns the stream and job graphs. The stream graph keeps the
+/// library loaded. Errors: errc::invalid_argument for a bad configuration or an entry point that
+/// failed (its message), the graph generators' errors otherwise.
+expected<job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
+                                        const api::configuration& config, const graph::job_id& id);
+
+/// Client side of `flint run`: uploads the library at `library_path`, then the job package
+/// (library key, args, config, the encoded JobGraph) under job_package_key(job id). Blocking;
+/// not from an actor's handler.
+expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server, const std::string& library_path,
+                          const std::vector<std::string>& args, const api::configuration& config,
+                          const graph::job_graph& job);
+
+/// TaskExecutor side: for a task of a job it does not know yet, fetches the job package and the
+/// library from the blob server at `blob_host`:`blob_port` (endpoint "blob_server", connected
+/// on first use), stores the library in `cache_dir` (named by its content key; a temporary
+/// directory when empty), loads it, rebuilds the program, checks it against the submitted
+/// JobGraph, caches it per job, then makes the stream task. Runs in the task's thread (the
+/// factory blocks there while fetching); tasks of one job arriving together load it once. A
+/// failure (unreachable server, missing package, load error, a different program) fails the
+/// task with the cause; failures are not cached, so a restarted task tries again.
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
+                                                           std::string blob_host, std::uint16_t blob_port,
+                                                           std::filesystem::path cache_dir);
+
+/// The same with a blob server handle already at hand (an in-process blob server, tests).
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
+                                                           caf::actor blob_server, std::filesystem::path cache_dir);
+
+} // namespace flint::streaming
