@@ -25,6 +25,11 @@ using wake_atom = caf::atom_constant<caf::atom("flint_wake")>;
 struct reader {
   caf::actor consumer;
   input_channel_id channel;
+  graph::job_id job;
+  result_partition_id partition;
+  std::size_t subpartition = 0;
+  /// Keeps the job's partitions reachable while the view reads one of them.
+  std::shared_ptr<result_partition_manager> manager;
   /// The consumer lives in this process: hand buffers over without copying.
   bool local = false;
   std::unique_ptr<credit_based_view> view;
@@ -45,7 +50,7 @@ struct reader_key {
 };
 
 struct server_state {
-  result_partition_manager* manager = nullptr;
+  partition_lookup lookup;
   server_options options;
   std::unordered_map<std::uint64_t, reader> readers;
   std::map<reader_key, std::uint64_t> by_channel;
@@ -61,12 +66,15 @@ void count(const std::shared_ptr<server_stats>& stats, std::atomic<std::uint64_t
     (stats.get()->*field).fetch_add(n, std::memory_order_relaxed);
 }
 
-void drop_reader(server_actor* self, std::uint64_t id) {
+/// `consumed`: the reader ended for good (not replaced by a repeated request).
+void drop_reader(server_actor* self, std::uint64_t id, bool consumed) {
   auto i = self->state.readers.find(id);
   if (i == self->state.readers.end())
     return;
   if (i->second.view)
     i->second.view->release();
+  if (consumed && self->state.options.on_consumed)
+    self->state.options.on_consumed(i->second.job, i->second.partition, i->second.subpartition);
   self->state.by_channel.erase(reader_key{i->second.consumer.address(), i->second.channel.gate, i->second.channel.channel});
   self->state.readers.erase(i);
   if (self->state.options.stats)
@@ -104,12 +112,11 @@ void drain(server_actor* self, std::uint64_t id) {
     }
   }
   if (r.view->is_finished())
-    drop_reader(self, id);
+    drop_reader(self, id, true);
 }
 
-caf::behavior partition_request_server(server_actor* self, result_partition_manager* manager,
-                                       server_options options) {
-  self->state.manager = manager;
+caf::behavior partition_request_server(server_actor* self, partition_lookup lookup, server_options options) {
+  self->state.lookup = std::move(lookup);
   self->state.options = std::move(options);
   self->set_down_handler([self](caf::down_msg& down) {
     // The consumer is gone (or its node unreachable): nobody will grant credit again.
@@ -118,12 +125,12 @@ caf::behavior partition_request_server(server_actor* self, result_partition_mana
       if (r.consumer.address() == down.source)
         dead.push_back(id);
     for (auto id : dead)
-      drop_reader(self, id);
+      drop_reader(self, id, true);
   });
   return {
-    [self](partition_request_atom, const caf::actor& consumer, wire_u64 result_upper, wire_u64 result_lower,
-           wire_i32 partition_number, wire_u64 subpartition, wire_u32 gate, wire_u32 channel,
-           wire_u64 initial_credit) {
+    [self](partition_request_atom, const caf::actor& consumer, wire_u64 job_upper, wire_u64 job_lower,
+           wire_u64 result_upper, wire_u64 result_lower, wire_i32 partition_number, wire_u64 subpartition,
+           wire_u32 gate, wire_u32 channel, wire_u64 initial_credit) {
       auto& st = self->state;
       count(st.options.stats, &server_stats::requests);
       if (!consumer)
@@ -131,8 +138,21 @@ caf::behavior partition_request_server(server_actor* self, result_partition_mana
       reader_key key{consumer.address(), gate, channel};
       // A repeated request (the consumer restarted the channel) replaces the old reader.
       if (auto old = st.by_channel.find(key); old != st.by_channel.end())
-        drop_reader(self, old->second);
+        drop_reader(self, old->second, false);
+      graph::job_id job{job_upper, job_lower};
       result_partition_id partition{graph::intermediate_data_set_id{result_upper, result_lower}, partition_number};
+      auto refuse = [&](errc code, const std::string& reason) {
+        count(st.options.stats, &server_stats::refused_requests);
+        self->send(consumer, partition_error_atom::value, gate, channel, static_cast<wire_i32>(code),
+                   "partition request for " + to_string(partition) + " subpartition " + std::to_string(subpartition) +
+                     " of job " + job.to_string() + " refused by " + caf::to_string(self->node()) + ": " + reason);
+      };
+      auto manager = st.lookup ? st.lookup(job) : nullptr;
+      if (!manager) {
+        // The producer has registered nothing of this job yet: the consumer retries (not_found).
+        refuse(errc::not_found, "no partition of job " + job.to_string() + " is registered");
+        return;
+      }
       auto id = st.next_id++;
       auto wake_pending = std::make_shared<std::atomic<bool>>(false);
       caf::weak_actor_ptr weak_self = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
@@ -142,16 +162,16 @@ caf::behavior partition_request_server(server_actor* self, result_partition_mana
         if (auto strong = caf::actor_cast<caf::strong_actor_ptr>(weak_self))
           caf::anon_send(caf::actor_cast<caf::actor>(strong), wake_atom::value, id);
       };
-      auto view = st.manager->create_subpartition_view(partition, static_cast<std::size_t>(subpartition), listener);
+      auto view = manager->create_subpartition_view(partition, static_cast<std::size_t>(subpartition), listener);
       if (!view) {
-        count(st.options.stats, &server_stats::refused_requests);
-        self->send(consumer, partition_error_atom::value, gate, channel, static_cast<wire_i32>(view.error().code),
-                   "partition request for " + to_string(partition) + " subpartition " +
-                     std::to_string(subpartition) + " refused by " + caf::to_string(self->node()) + ": " +
-                     view.error().message);
+        refuse(view.error().code, view.error().message);
         return;
       }
       reader r;
+      r.job = job;
+      r.partition = partition;
+      r.subpartition = static_cast<std::size_t>(subpartition);
+      r.manager = std::move(manager);
       r.consumer = consumer;
       r.channel = input_channel_id{gate, channel};
       r.local = consumer.node() == self->node();
@@ -181,19 +201,35 @@ caf::behavior partition_request_server(server_actor* self, result_partition_mana
       self->state.readers.at(i->second).view->add_credit(static_cast<std::size_t>(credit));
       drain(self, i->second);
     },
-    [self](cancel_request_atom, const caf::actor& consumer, wire_u32 gate, wire_u32 channel) {
+    [self](cancel_request_atom, const caf::actor& consumer, wire_u32 gate, wire_u32 channel, wire_u64 job_upper,
+           wire_u64 job_lower, wire_u64 result_upper, wire_u64 result_lower, wire_i32 partition_number,
+           wire_u64 subpartition) {
       auto i = self->state.by_channel.find(reader_key{consumer.address(), gate, channel});
-      if (i != self->state.by_channel.end())
-        drop_reader(self, i->second);
+      if (i != self->state.by_channel.end()) {
+        drop_reader(self, i->second, true);
+      } else if (self->state.options.on_consumed) {
+        // Never served (or already ended): the consumer is done with it all the same.
+        self->state.options.on_consumed(
+          graph::job_id{job_upper, job_lower},
+          result_partition_id{graph::intermediate_data_set_id{result_upper, result_lower}, partition_number},
+          static_cast<std::size_t>(subpartition));
+      }
     },
   };
 }
 
 } // namespace
 
+caf::actor spawn_partition_request_server(caf::actor_system& sys, partition_lookup lookup, server_options options) {
+  return sys.spawn(partition_request_server, std::move(lookup), std::move(options));
+}
+
 caf::actor spawn_partition_request_server(caf::actor_system& sys, result_partition_manager& manager,
                                           server_options options) {
-  return sys.spawn(partition_request_server, &manager, std::move(options));
+  // Not owned: the caller keeps the manager alive longer than the server.
+  std::shared_ptr<result_partition_manager> shared{std::shared_ptr<result_partition_manager>{}, &manager};
+  return spawn_partition_request_server(
+    sys, [shared](const graph::job_id&) { return shared; }, std::move(options));
 }
 
 } // namespace flint::network::transport

@@ -4,10 +4,14 @@
 /// result_partition_manager and streams each requested subpartition to its consumer against
 /// credit.
 
+#include "runtime/graph/ids.hpp"
+#include "runtime/network/result_partition_id.hpp"
 #include "runtime/network/result_partition_manager.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include <caf/actor.hpp>
@@ -32,15 +36,30 @@ struct server_options {
   /// it to run the wire form in one deterministic actor system.
   bool always_copy = false;
   std::shared_ptr<server_stats> stats;
+  /// Called (on the server's thread) once per reader that ends for good: its end-of-partition
+  /// was sent, the consumer cancelled it or the consumer died; and for a cancel of a channel that
+  /// never got a reader. The shuffle environment counts the subpartition consumed (Flink releases
+  /// a pipelined partition once all its subpartitions are consumed).
+  std::function<void(const graph::job_id&, const result_partition_id&, std::size_t subpartition)> on_consumed;
 };
 
-/// Spawns the partition request server of a TaskExecutor; `manager` must outlive it.
+/// Finds the partitions of a job (shuffle_environment::partitions_of); null when the job has none
+/// here. Called on the server's thread.
+using partition_lookup = std::function<std::shared_ptr<result_partition_manager>(const graph::job_id&)>;
+
+/// Spawns the partition request server of a TaskExecutor (or of a process): a request names the
+/// job, whose partitions `lookup` gives (result ids are deterministic per program, so two jobs of
+/// one program share them).
 ///
 /// Per request it creates a credit_based_view whose data listener mails the server (once per
 /// empty → non-empty edge, coalesced), then sends every response the view allows, now and whenever
 /// data or credit arrives; it never spins. A finished view (end-of-partition sent), a cancel or
 /// the consumer's death drops the view. An unknown partition or bad subpartition is answered with
 /// a partition error carrying the reason; the consumer decides whether to retry.
+caf::actor spawn_partition_request_server(caf::actor_system& sys, partition_lookup lookup,
+                                          server_options options = {});
+
+/// A server of one manager whatever the job (benchmarks, tests); `manager` must outlive it.
 caf::actor spawn_partition_request_server(caf::actor_system& sys, result_partition_manager& manager,
                                           server_options options = {});
 

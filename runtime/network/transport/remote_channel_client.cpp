@@ -27,11 +27,12 @@ struct remote_channel_client::credit_sender {
 };
 
 remote_channel_client::remote_channel_client(caf::actor consumer, caf::actor server, remote_input_channel& channel,
-                                             const network_config& config)
+                                             const network_config& config, graph::job_id job)
   : consumer_(std::move(consumer)),
     server_(std::move(server)),
     channel_(channel),
     id_(channel.id()),
+    job_(job),
     backoff_initial_(config.request_backoff_initial),
     backoff_max_(config.request_backoff_max),
     next_backoff_(config.request_backoff_initial),
@@ -55,7 +56,8 @@ void remote_channel_client::request() {
 void remote_channel_client::send_request() {
   auto request = channel_.partition_request();
   ++requests_sent_;
-  caf::anon_send(server_, partition_request_atom::value, consumer_, request.partition.result.upper(),
+  caf::anon_send(server_, partition_request_atom::value, consumer_, job_.upper(), job_.lower(),
+                 request.partition.result.upper(),
                  request.partition.result.lower(), static_cast<wire_i32>(request.partition.partition_number),
                  static_cast<wire_u64>(request.subpartition), static_cast<wire_u32>(id_.gate),
                  static_cast<wire_u32>(id_.channel), static_cast<wire_u64>(request.initial_credit));
@@ -103,8 +105,11 @@ void remote_channel_client::send_credit() {
 }
 
 void remote_channel_client::cancel() {
+  auto request = channel_.partition_request();
   caf::anon_send(server_, cancel_request_atom::value, consumer_, static_cast<wire_u32>(id_.gate),
-                 static_cast<wire_u32>(id_.channel));
+                 static_cast<wire_u32>(id_.channel), job_.upper(), job_.lower(), request.partition.result.upper(),
+                 request.partition.result.lower(), static_cast<wire_i32>(request.partition.partition_number),
+                 static_cast<wire_u64>(request.subpartition));
 }
 
 } // namespace flint::network::transport

@@ -4,6 +4,7 @@
 /// producer's buffers and grant credit.
 
 #include "runtime/common/expected.hpp"
+#include "runtime/graph/ids.hpp"
 #include "runtime/network/network_config.hpp"
 #include "runtime/network/remote_input_channel.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
@@ -28,8 +29,9 @@ namespace flint::network::transport {
 class remote_channel_client {
 public:
   /// `channel` must outlive this client (the task owns both; it releases the channel last).
+  /// `job` names the job whose partition is read (the server keeps partitions per job).
   remote_channel_client(caf::actor consumer, caf::actor server, remote_input_channel& channel,
-                        const network_config& config);
+                        const network_config& config, graph::job_id job = {});
   ~remote_channel_client();
   remote_channel_client(const remote_channel_client&) = delete;
   remote_channel_client& operator=(const remote_channel_client&) = delete;
@@ -55,7 +57,8 @@ public:
 
   /// Sends the unannounced credit now, if any (the listener does this by itself).
   void send_credit();
-  /// Tells the server to drop the reader (the consumer released the channel early).
+  /// Tells the server to drop the reader (the consumer released the channel early); the server
+  /// counts the subpartition consumed even when it never served it.
   void cancel();
 
   const input_channel_id& id() const noexcept { return id_; }
@@ -74,6 +77,7 @@ private:
   caf::actor server_;
   remote_input_channel& channel_;
   const input_channel_id id_;
+  const graph::job_id job_;
   const std::chrono::milliseconds backoff_initial_;
   const std::chrono::milliseconds backoff_max_;
   std::chrono::milliseconds next_backoff_{0};

@@ -8,13 +8,14 @@
 ///
 /// | message              | elements after the atom                                                        |
 /// |----------------------|--------------------------------------------------------------------------------|
-/// | partition request    | consumer actor, result upper, result lower, partition number, subpartition,    |
-/// | (consumer → server)  | gate, channel, initial credit                                                  |
+/// | partition request    | consumer actor, job upper, job lower, result upper, result lower, partition    |
+/// | (consumer → server)  | number, subpartition, gate, channel, initial credit                            |
 /// | buffer (server → c.) | gate, channel, sequence, backlog, kind, bytes (`std::vector<char>`)            |
 /// | local buffer         | gate, channel, sequence, backlog, shared_buffer (same process only: no copy)   |
 /// | add credit (c. → s.) | consumer actor, gate, channel, credit                                          |
 /// | partition error      | gate, channel, errc code, text (server → consumer: request refused)            |
-/// | cancel (c. → s.)     | consumer actor, gate, channel (the consumer released the channel)              |
+/// | cancel (c. → s.)     | consumer actor, gate, channel, job upper, job lower, result upper, result      |
+/// |                      | lower, partition number, subpartition (the consumer released the channel)      |
 
 #include "runtime/network/buffer.hpp"
 

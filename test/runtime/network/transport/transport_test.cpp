@@ -17,6 +17,8 @@
 #include <caf/send.hpp>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -260,4 +262,76 @@ TEST_CASE("the server drops a reader when the consumer cancels or dies") {
   caf::anon_send_exit(consumer, caf::exit_reason::user_shutdown);
   f.sched.run();
   CHECK(f.stats->active_readers == 0);
+}
+
+TEST_CASE("requests name the job: two jobs of one program read their own partitions, an unknown job is retried") {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{flint::test::deterministic_config(cfg)};
+  auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  network_config config;
+  auto global = network_buffer_pool::make(64, config.segment_size);
+  // Result ids are deterministic per program: both jobs have partition `id`.
+  auto id = partition_id(9, 0);
+  graph::job_id job_a{1, 1}, job_b{2, 2}, job_c{3, 3};
+  std::map<graph::job_id, std::shared_ptr<result_partition_manager>> managers{
+    {job_a, std::make_shared<result_partition_manager>()}, {job_b, std::make_shared<result_partition_manager>()}};
+  std::vector<std::shared_ptr<result_partition>> partitions;
+  for (auto& [job, manager] : managers) {
+    auto pool = global->create_buffer_pool(config.partition_pool_min(1), config.partition_pool_max(1));
+    REQUIRE(pool);
+    auto p = std::make_shared<result_partition>(id, 1, *pool);
+    REQUIRE(manager->register_partition(p));
+    REQUIRE(p->emit_record(make_record(job.upper(), 10), 0) == emit_result::written);
+    p->finish();
+    partitions.push_back(p);
+  }
+  std::vector<std::tuple<graph::job_id, result_partition_id, std::size_t>> consumed;
+  server_options options;
+  options.on_consumed = [&](const graph::job_id& j, const result_partition_id& p, std::size_t s) {
+    consumed.emplace_back(j, p, s);
+  };
+  auto server = spawn_partition_request_server(
+    sys,
+    [&](const graph::job_id& j) -> std::shared_ptr<result_partition_manager> {
+      auto i = managers.find(j);
+      return i == managers.end() ? nullptr : i->second;
+    },
+    options);
+  std::vector<std::string> seen_a, seen_b;
+  consumer_side a{config, id, 0, job_a}, b{config, id, 0, job_b}, c{config, id, 0, job_c};
+  a.on_record = [&](std::span<const char> r) { seen_a.emplace_back(r.begin(), r.end()); };
+  b.on_record = [&](std::span<const char> r) { seen_b.emplace_back(r.begin(), r.end()); };
+  std::vector<caf::actor> actors{server, flint::network::transport::test::spawn_consumer(sys, a, server),
+                                 flint::network::transport::test::spawn_consumer(sys, b, server),
+                                 flint::network::transport::test::spawn_consumer(sys, c, server)};
+  sched.run();
+  CHECK(a.ended);
+  CHECK(b.ended);
+  CHECK(seen_a == std::vector<std::string>{make_record(1, 10)});
+  CHECK(seen_b == std::vector<std::string>{make_record(2, 10)});
+  // Each finished reader counts its subpartition consumed, for its own job.
+  CHECK(consumed.size() == 2);
+  for (auto& [j, p, s] : consumed) {
+    CHECK((j == job_a || j == job_b));
+    CHECK(p == id);
+    CHECK(s == 0);
+  }
+  // Job c has no partitions here (yet): refused as not found, so the consumer retries.
+  REQUIRE(c.partition_errors.size() == 1);
+  CHECK(c.partition_errors[0].find("job " + job_c.to_string()) != std::string::npos);
+  CHECK_FALSE(c.failure);
+  // Its consumer gives up the channel: the server counts it consumed though it never served it.
+  c.client->cancel();
+  sched.run();
+  REQUIRE(consumed.size() == 3);
+  CHECK(std::get<0>(consumed[2]) == job_c);
+  CHECK(std::get<1>(consumed[2]) == id);
+
+  for (auto& actor : actors)
+    caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  sched.run();
+  sched.clock().cancel_all();
+  sched.run();
+  for (auto& [job, manager] : managers)
+    manager->release_all();
 }

@@ -67,9 +67,12 @@ struct consumer_side {
   bool ended = false;
   std::optional<flint::error> failure;
   std::vector<std::string> partition_errors;
+  /// The job whose partition the channel reads.
+  graph::job_id job;
 
-  consumer_side(network_config c, result_partition_id partition, std::size_t subpartition)
+  consumer_side(network_config c, result_partition_id partition, std::size_t subpartition, graph::job_id j = {})
     : config(c),
+      job(j),
       global(network_buffer_pool::make(64, c.segment_size)),
       gate(0, *global->create_buffer_pool(0, c.floating_buffers_per_gate)) {
     auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, partition, subpartition, global,
@@ -93,7 +96,7 @@ struct consumer_side {
       fail(ok.error());
       return;
     }
-    client = std::make_unique<remote_channel_client>(self, server, *channel, config);
+    client = std::make_unique<remote_channel_client>(self, server, *channel, config, job);
     client->request();
   }
 
