@@ -166,6 +166,29 @@ std::vector<record> trace_recorder::since(std::uint64_t from_sequence) const {
   return out;
 }
 
+trace_recorder::tail_batch trace_recorder::read_from(std::uint64_t from_sequence,
+                                                     std::size_t max_records) const {
+  tail_batch batch;
+  auto end = next_sequence_.load(std::memory_order_acquire);
+  auto oldest = end > capacity_ ? end - capacity_ : 0;
+  auto seq = std::max(from_sequence, oldest);
+  batch.missed = seq - std::min(seq, from_sequence);
+  auto cleared = cleared_before_.load(std::memory_order_acquire);
+  for (; seq < end && batch.records.size() < max_records; ++seq) {
+    const auto& s = ring_[seq % capacity_];
+    slot_guard guard(s);
+    if (s.filled && s.value.sequence == seq) {
+      batch.records.push_back(s.value);
+    } else if ((s.filled && s.value.sequence > seq) || seq < cleared) {
+      ++batch.missed; // overwritten by a newer lap since `end` was read, or cleared
+    } else {
+      break; // reserved, not yet written: the next read picks it up
+    }
+  }
+  batch.next_sequence = seq;
+  return batch;
+}
+
 std::uint64_t trace_recorder::recorded() const {
   return next_sequence_.load(std::memory_order_acquire);
 }
@@ -178,6 +201,7 @@ std::uint64_t trace_recorder::next_id() {
 }
 
 void trace_recorder::clear() {
+  cleared_before_.store(next_sequence_.load(std::memory_order_acquire), std::memory_order_release);
   for (std::size_t i = 0; i < capacity_; ++i) {
     slot_guard guard(ring_[i]);
     ring_[i].filled = false;

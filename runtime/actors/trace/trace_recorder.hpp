@@ -76,6 +76,22 @@ public:
   /// Records whose sequence number is at least `from_sequence` (for live tails).
   std::vector<record> since(std::uint64_t from_sequence) const;
 
+  /// One step of a live tail: what `read_from` found.
+  struct tail_batch {
+    /// Consecutive records (apart from `missed` ones), oldest first.
+    std::vector<record> records;
+    /// Records at or after the asked sequence that are gone (the ring overwrote them, or
+    /// `clear()` dropped them) and so are not in `records`.
+    std::uint64_t missed = 0;
+    /// Where the next read continues: one past the last record looked at.
+    std::uint64_t next_sequence = 0;
+  };
+
+  /// Up to `max_records` records from `from_sequence` on, in order, and how many of those were
+  /// lost. Stops before a record that is reserved but still being written, so a tail that
+  /// continues at `next_sequence` never skips one.
+  tail_batch read_from(std::uint64_t from_sequence, std::size_t max_records) const;
+
   std::uint64_t recorded() const;
   std::int64_t now_us() const { return now_us_(); }
 
@@ -96,6 +112,8 @@ private:
   std::size_t capacity_;
   std::unique_ptr<slot[]> ring_; // fixed capacity, overwritten in place
   std::atomic<std::uint64_t> next_sequence_{0};
+  /// Sequences below this were dropped by `clear()`: a tail passes over them.
+  std::atomic<std::uint64_t> cleared_before_{0};
   std::uint64_t id_base_;
   std::atomic<std::uint64_t> id_counter_{0};
   std::mutex file_mtx_;

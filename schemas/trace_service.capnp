@@ -1,0 +1,46 @@
+@0x8a179f0d725ab512;
+# The "trace" endpoint every node runs (DESIGN.md "Traces"): `flint trace` polls it for the
+# records of the node's recorder after the last one it has, and prints them as they happen.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("flint::schema");
+
+using Rpc = import "rpc.capnp";
+
+# One trace record (runtime/actors/trace/trace_recorder.hpp `record`).
+struct TraceRecord {
+  sequence @0 :UInt64;
+  timeUs @1 :Int64;
+  # trace::direction: 0 send, 1 receive, 2 reply, 3 response.
+  direction @2 :UInt8;
+  from @3 :Text;
+  to @4 :Text;
+  method @5 :Text;
+  token @6 :Rpc.FencingToken;
+  trace @7 :Rpc.TraceContext;
+  isAsk @8 :Bool;
+  bytes @9 :UInt32;
+  # trace::outcome: 0 ok, 1 rejected, 2 malformed, 3 unknown_method, 4 failed, 5 timeout,
+  # 6 unreachable.
+  outcome @10 :UInt8;
+  # -1 when not applicable.
+  latencyUs @11 :Int64;
+  detail @12 :Text;
+}
+
+struct FetchTraceRequest {
+  # The first sequence number wanted (0: everything the ring still holds).
+  fromSequence @0 :UInt64;
+  # At most this many records (0: the server's default); the server caps it.
+  maxRecords @1 :UInt32;
+}
+
+struct FetchTraceResponse {
+  records @0 :List(TraceRecord);
+  # Records at or after fromSequence the ring had already overwritten: a gap in the tail.
+  missed @1 :UInt64;
+  # Where to continue: the next request's fromSequence.
+  nextSequence @2 :UInt64;
+  # Records the node has recorded so far (the tail is behind by recorded - nextSequence).
+  recorded @3 :UInt64;
+}
