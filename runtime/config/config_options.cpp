@@ -44,6 +44,26 @@ const config_option<std::string> jobmanager_rpc_address{
   "The JobManager's RPC host, where TaskManagers and clients connect.", not_empty};
 const config_option<std::int64_t> jobmanager_rpc_port{
   "jobmanager.rpc.port", 6123, "The JobManager's RPC port.", port};
+const config_option<std::string> jobmanager_bind_host{
+  "jobmanager.bind-host", std::nullopt,
+  "The interface the JobManager binds its RPC port to (default: all interfaces).", not_empty};
+const config_option<std::string> taskmanager_bind_host{
+  "taskmanager.bind-host", std::nullopt,
+  "The interface a TaskManager binds its RPC and data ports to (default: all interfaces).",
+  not_empty};
+const config_option<std::int64_t> taskmanager_rpc_port{
+  "taskmanager.rpc.port", 0, "The TaskManager's RPC port (0: any free port).", port};
+const config_option<std::int64_t> taskmanager_data_port{
+  "taskmanager.data.port", 0, "The port of the TaskManager's data exchange (0: any free port).",
+  port};
+const config_option<std::string> taskmanager_resource_id{
+  "taskmanager.resource-id", std::nullopt,
+  "The TaskManager's resource id (default: its host:rpc-port and a random suffix).", not_empty};
+const config_option<std::string> blob_storage_directory{
+  "blob.storage.directory", std::nullopt,
+  "Where the blob server and the TaskManagers' blob caches keep files (default: the system's "
+  "temporary directory).",
+  not_empty};
 const config_option<std::string> taskmanager_host{
   "taskmanager.host", std::nullopt,
   "The address this TaskManager publishes to the JobManager (default: the local address).",
@@ -127,7 +147,13 @@ const std::vector<option_info>& all() {
   static const std::vector<option_info> list = {
     info<jobmanager_rpc_address>(),
     info<jobmanager_rpc_port>(),
+    info<jobmanager_bind_host>(),
     info<taskmanager_host>(),
+    info<taskmanager_bind_host>(),
+    info<taskmanager_rpc_port>(),
+    info<taskmanager_data_port>(),
+    info<taskmanager_resource_id>(),
+    info<blob_storage_directory>(),
     info<taskmanager_number_of_task_slots>(),
     info<parallelism_default>(),
     info<heartbeat_interval>(),

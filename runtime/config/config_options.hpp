@@ -15,8 +15,21 @@ namespace flint::config::options {
 extern const config_option<std::string> jobmanager_rpc_address;
 /// The JobManager's RPC port.
 extern const config_option<std::int64_t> jobmanager_rpc_port;
+/// The interface the JobManager binds its RPC port to; no default (all interfaces).
+extern const config_option<std::string> jobmanager_bind_host;
 /// The address a TaskManager publishes; no default (Flink derives it from the connection).
 extern const config_option<std::string> taskmanager_host;
+/// The interface a TaskManager binds its RPC and data ports to; no default (all interfaces).
+extern const config_option<std::string> taskmanager_bind_host;
+/// The TaskManager's RPC port (0: any free port).
+extern const config_option<std::int64_t> taskmanager_rpc_port;
+/// The port of the TaskManager's data exchange (0: any free port).
+extern const config_option<std::int64_t> taskmanager_data_port;
+/// The TaskManager's resource id; no default (host:port and a random suffix).
+extern const config_option<std::string> taskmanager_resource_id;
+/// Where the blob server and the TaskManagers' blob caches keep files; no default (the
+/// system's temporary directory).
+extern const config_option<std::string> blob_storage_directory;
 /// Slots each TaskManager offers.
 extern const config_option<std::int64_t> taskmanager_number_of_task_slots;
 /// Parallelism of jobs that do not set their own.

@@ -142,7 +142,7 @@ TEST_CASE("options give Flink's defaults when unset") {
   REQUIRE_FALSE(host);
   CHECK(host.error().code == errc::not_found);
   CHECK(mentions(host.error(), "taskmanager.host"));
-  CHECK(options::all().size() == 20);
+  CHECK(options::all().size() == 26);
   CHECK(validate(cfg));
 }
 
@@ -336,4 +336,21 @@ TEST_CASE("the shipped deploy/flink-conf.yaml lists every option with its defaul
     // Spelled as the option formats its default, so the template reads like `flint` prints.
     CHECK(cfg->get_raw(option.key) == option.default_text);
   }
+}
+
+TEST_CASE("the node keys: TaskManager ports default to any free port, bind hosts and ids are unset") {
+  configuration cfg;
+  CHECK(cfg.get(options::taskmanager_rpc_port).value() == 0);
+  CHECK(cfg.get(options::taskmanager_data_port).value() == 0);
+  CHECK_FALSE(cfg.find(options::jobmanager_bind_host).value().has_value());
+  CHECK_FALSE(cfg.find(options::taskmanager_bind_host).value().has_value());
+  CHECK_FALSE(cfg.find(options::taskmanager_resource_id).value().has_value());
+  CHECK_FALSE(cfg.find(options::blob_storage_directory).value().has_value());
+  cfg.set("taskmanager.data.port", "70000", "-D");
+  auto bad = validate(cfg);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("taskmanager.data.port") != std::string::npos);
+  cfg.set("taskmanager.data.port", "6124", "-D");
+  cfg.set("jobmanager.bind-host", "", "-D");
+  CHECK_FALSE(validate(cfg));
 }

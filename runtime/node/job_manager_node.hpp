@@ -1,0 +1,70 @@
+#pragma once
+/// The JobManager process of a standalone cluster (Flink's StandaloneSessionClusterEntrypoint):
+/// its own actor system with CAF's middleman, standalone HA services (every leader here, under
+/// `standalone_leader_id()`), a ResourceManager, a Dispatcher (one JobMaster per job), the blob
+/// server and the trace server when they are built, and the node's locator published on
+/// `jobmanager.rpc.port` at `jobmanager.bind-host`. Peers find endpoints there by id
+/// (rpc_service.hpp, contract B): "dispatcher", "resource_manager", "job_master/<job>",
+/// "blob_server", "trace".
+///
+/// Used by `flint-node jobmanager` and, in-process, by tests (several nodes in one process,
+/// each with its own actor system, talk over loopback exactly as processes do).
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/fwd.hpp>
+
+#include "runtime/actors/rpc/endpoint_directory.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/common/expected.hpp"
+#include "runtime/node/node_settings.hpp"
+
+namespace flint::trace {
+class trace_recorder;
+}
+
+namespace flint::node {
+
+class job_manager_node {
+public:
+  explicit job_manager_node(job_manager_settings settings, rpc::node_options caf_options = {});
+  /// Shuts down if still running.
+  ~job_manager_node();
+  job_manager_node(const job_manager_node&) = delete;
+  job_manager_node& operator=(const job_manager_node&) = delete;
+
+  /// Starts the actor system and the endpoints and publishes the locator. Fails (nothing left
+  /// running) when the port cannot be bound.
+  expected<unit> start();
+  /// Stops the Dispatcher (and with it every JobMaster), the ResourceManager and the servers,
+  /// waits until they ended, closes the port. Idempotent.
+  void shutdown();
+
+  bool running() const noexcept;
+  /// The bound RPC port (the configured one, or the one picked for port 0).
+  std::uint16_t rpc_port() const noexcept;
+  const job_manager_settings& settings() const noexcept;
+  /// Endpoint ids published on the locator, for the ready line and logs.
+  std::vector<std::string> endpoints() const;
+
+  caf::actor_system& system();
+  rpc::endpoint_directory& directory();
+  trace::trace_recorder& recorder();
+  const caf::actor& dispatcher() const;
+  const caf::actor& resource_manager() const;
+  /// The Dispatcher's gateway, fenced with the standalone DispatcherId.
+  rpc::gateway dispatcher_gateway() const;
+  /// The ResourceManager's gateway, fenced with the standalone ResourceManagerId.
+  rpc::gateway resource_manager_gateway() const;
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace flint::node

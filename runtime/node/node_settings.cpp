@@ -1,0 +1,150 @@
+#include "runtime/node/node_settings.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "runtime/config/config_options.hpp"
+
+namespace flint::node {
+
+namespace opt = config::options;
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+namespace {
+
+/// Reads `option` into `out`; the first error wins.
+template <class T, class Out>
+bool read(const config::configuration& cfg, const config::config_option<T>& option, Out& out, error& err) {
+  auto v = cfg.get(option);
+  if (!v) {
+    err = v.error();
+    return false;
+  }
+  if constexpr (std::is_same_v<Out, std::uint16_t> || std::is_same_v<Out, std::int32_t>)
+    out = static_cast<Out>(*v);
+  else
+    out = Out(*v);
+  return true;
+}
+
+/// Reads an option without a default into `out` when it is set.
+template <class T>
+bool read_optional(const config::configuration& cfg, const config::config_option<T>& option, T& out,
+                   error& err) {
+  auto v = cfg.find(option);
+  if (!v) {
+    err = v.error();
+    return false;
+  }
+  if (*v)
+    out = **v;
+  return true;
+}
+
+expected<unit> read_common(const config::configuration& cfg, common_settings& s) {
+  if (auto ok = config::validate(cfg); !ok)
+    return ok.error();
+  error err;
+  config::duration interval{}, timeout{};
+  std::int64_t threshold = 0;
+  config::duration initial{}, max{}, error_delay{}, refused{}, ask{};
+  std::string blob_dir;
+  if (!read(cfg, opt::heartbeat_interval, interval, err) || !read(cfg, opt::heartbeat_timeout, timeout, err)
+      || !read(cfg, opt::heartbeat_rpc_failure_threshold, threshold, err)
+      || !read(cfg, opt::cluster_registration_initial_timeout, initial, err)
+      || !read(cfg, opt::cluster_registration_max_timeout, max, err)
+      || !read(cfg, opt::cluster_registration_error_delay, error_delay, err)
+      || !read(cfg, opt::cluster_registration_refused_registration_delay, refused, err)
+      || !read(cfg, opt::rpc_ask_timeout, ask, err) || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err))
+    return err;
+  s.heartbeat.interval = duration_cast<milliseconds>(interval);
+  s.heartbeat.timeout = duration_cast<milliseconds>(timeout);
+  s.heartbeat.rpc_failure_threshold = static_cast<int>(threshold);
+  if (auto ok = s.heartbeat.validate(); !ok)
+    return ok.error();
+  s.registration = {initial, max, error_delay, refused};
+  s.rpc.ask_timeout = ask;
+  s.blob_storage_directory = blob_dir.empty() ? std::filesystem::temp_directory_path() / "flint-blobs"
+                                              : std::filesystem::path(blob_dir);
+  return unit{};
+}
+
+} // namespace
+
+expected<job_manager_settings> read_job_manager_settings(const config::configuration& cfg) {
+  job_manager_settings s;
+  if (auto ok = read_common(cfg, s); !ok)
+    return ok.error();
+  error err;
+  if (!read(cfg, opt::jobmanager_rpc_address, s.rpc_address, err)
+      || !read(cfg, opt::jobmanager_rpc_port, s.rpc_port, err)
+      || !read_optional(cfg, opt::jobmanager_bind_host, s.bind_host, err)
+      || !read(cfg, opt::slot_request_timeout, s.slot_request_timeout, err)
+      || !read(cfg, opt::slot_idle_timeout, s.slot_idle_timeout, err)
+      || !read(cfg, opt::resourcemanager_taskmanager_timeout, s.task_manager_timeout, err))
+    return err;
+  return s;
+}
+
+expected<task_manager_settings> read_task_manager_settings(const config::configuration& cfg) {
+  task_manager_settings s;
+  if (auto ok = read_common(cfg, s); !ok)
+    return ok.error();
+  error err;
+  std::int64_t slots = 1;
+  if (!read(cfg, opt::jobmanager_rpc_address, s.jobmanager_address, err)
+      || !read(cfg, opt::jobmanager_rpc_port, s.jobmanager_port, err)
+      || !read_optional(cfg, opt::taskmanager_host, s.host, err)
+      || !read_optional(cfg, opt::taskmanager_bind_host, s.bind_host, err)
+      || !read(cfg, opt::taskmanager_rpc_port, s.rpc_port, err)
+      || !read(cfg, opt::taskmanager_data_port, s.data_port, err)
+      || !read_optional(cfg, opt::taskmanager_resource_id, s.resource_id, err)
+      || !read(cfg, opt::taskmanager_number_of_task_slots, slots, err)
+      || !read(cfg, opt::taskmanager_slot_timeout, s.slot_timeout, err))
+    return err;
+  if (slots > 100000)
+    return make_error(errc::invalid_argument, "taskmanager.numberOfTaskSlots: " + std::to_string(slots)
+                                                + " is more than 100000");
+  s.number_of_slots = static_cast<std::int32_t>(slots);
+  // The network stack reads its own keys (unknown ones are ignored).
+  std::map<std::string, std::string> values;
+  for (const auto& key : cfg.keys())
+    values[key] = *cfg.get_raw(key);
+  auto net = network::network_config::from_map(values);
+  if (!net)
+    return net.error();
+  s.network = *net;
+  return s;
+}
+
+std::string find_connecting_address(const std::string& host, std::uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port == 0 ? 9 : port).c_str(), &hints, &found) != 0 || !found)
+    return "127.0.0.1";
+  std::string out = "127.0.0.1";
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd >= 0) {
+    // connect() on UDP only picks the route and the local address; nothing is sent.
+    if (connect(fd, found->ai_addr, found->ai_addrlen) == 0) {
+      sockaddr_in local{};
+      socklen_t len = sizeof(local);
+      char text[INET_ADDRSTRLEN] = {};
+      if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0
+          && inet_ntop(AF_INET, &local.sin_addr, text, sizeof(text)) != nullptr)
+        out = text;
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return out;
+}
+
+} // namespace flint::node

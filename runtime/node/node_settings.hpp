@@ -1,0 +1,78 @@
+#pragma once
+/// What a JobManager or TaskManager process reads from its configuration (Flink's
+/// ClusterEntrypoint / TaskManagerRunner read the same keys), as typed values. Read once at
+/// start: a bad value fails the node before anything is spawned.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "runtime/actors/heartbeat/heartbeat_config.hpp"
+#include "runtime/actors/registration/retrying_registration.hpp"
+#include "runtime/actors/rpc/rpc_config.hpp"
+#include "runtime/common/expected.hpp"
+#include "runtime/config/configuration.hpp"
+#include "runtime/network/network_config.hpp"
+
+namespace flint::node {
+
+/// Settings both roles share.
+struct common_settings {
+  /// `heartbeat.interval`, `heartbeat.timeout`, `heartbeat.rpc-failure-threshold`.
+  heartbeat::heartbeat_config heartbeat;
+  /// `cluster.registration.*`.
+  registration::retrying_registration_config registration;
+  /// `rpc.ask.timeout`.
+  rpc::rpc_config rpc;
+  /// `blob.storage.directory` (default: the system's temporary directory).
+  std::filesystem::path blob_storage_directory;
+};
+
+struct job_manager_settings : common_settings {
+  /// `jobmanager.rpc.address`: the host TaskManagers and clients use.
+  std::string rpc_address = "localhost";
+  /// `jobmanager.rpc.port` (0: any free port, for tests).
+  std::uint16_t rpc_port = 6123;
+  /// `jobmanager.bind-host` ("": all interfaces).
+  std::string bind_host;
+  /// `slot.request.timeout`, `slot.idle.timeout`, `resourcemanager.taskmanager-timeout`.
+  std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5);
+  std::chrono::nanoseconds slot_idle_timeout = std::chrono::seconds(50);
+  std::chrono::nanoseconds task_manager_timeout = std::chrono::seconds(30);
+};
+
+struct task_manager_settings : common_settings {
+  /// Where the JobManager is (`jobmanager.rpc.address`, `jobmanager.rpc.port`).
+  std::string jobmanager_address = "localhost";
+  std::uint16_t jobmanager_port = 6123;
+  /// `taskmanager.host`: the address published to the JobManager and to other TaskManagers'
+  /// tasks; empty: the local address that reaches the JobManager (Flink's
+  /// ConnectionUtils.findConnectingAddress).
+  std::string host;
+  /// `taskmanager.bind-host` ("": all interfaces).
+  std::string bind_host;
+  /// `taskmanager.rpc.port`, `taskmanager.data.port` (0: any free port).
+  std::uint16_t rpc_port = 0;
+  std::uint16_t data_port = 0;
+  /// `taskmanager.resource-id`; empty: host:rpc-port and a random suffix.
+  std::string resource_id;
+  /// `taskmanager.numberOfTaskSlots`.
+  std::int32_t number_of_slots = 1;
+  /// `taskmanager.slot.timeout`.
+  std::chrono::nanoseconds slot_timeout = std::chrono::seconds(10);
+  /// `taskmanager.memory.segment-size`, `execution.buffer-timeout`, `taskmanager.network.*`.
+  network::network_config network;
+};
+
+/// Reads the JobManager's settings from `cfg` (defaults for unset keys).
+expected<job_manager_settings> read_job_manager_settings(const config::configuration& cfg);
+/// Reads a TaskManager's settings from `cfg` (defaults for unset keys).
+expected<task_manager_settings> read_task_manager_settings(const config::configuration& cfg);
+
+/// The local address of the interface that reaches host:port (no packet is sent: a UDP socket
+/// is connected and asked for its name); "127.0.0.1" when the host is loopback or cannot be
+/// resolved.
+std::string find_connecting_address(const std::string& host, std::uint16_t port);
+
+} // namespace flint::node

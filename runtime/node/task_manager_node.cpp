@@ -1,0 +1,256 @@
+#include "runtime/node/task_manager_node.hpp"
+
+#include <random>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "runtime/actors/leader/standalone_ha_services.hpp"
+#include "runtime/actors/task_executor/task_executor.hpp"
+#include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/streaming/streaming_environment.hpp"
+#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
+#include "runtime/streaming/job_library.hpp"
+#endif
+#if defined(FLINT_NODE_HAS_TRACE_SERVER)
+#include "runtime/actors/trace/trace_server.hpp"
+#endif
+
+namespace flint::node {
+
+namespace {
+
+/// Contract C: `streaming_environment::enable_remote_channels` (the DATA side). Detected at
+/// compile time so this node builds before and after it lands; without it the data port is 0
+/// and every channel is local (one TaskManager per job, or in-process tests sharing nothing).
+template <class Env>
+expected<std::uint16_t> enable_remote(Env& env, caf::actor_system& sys, const std::string& host,
+                                      std::uint16_t port, const std::string& bind) {
+  if constexpr (requires { env.enable_remote_channels(sys, host, port, bind); })
+    return env.enable_remote_channels(sys, host, port, bind);
+  else
+    return std::uint16_t{0};
+}
+
+template <class Env>
+constexpr bool has_remote_channels() {
+  return requires(Env& env, caf::actor_system& sys) {
+    env.enable_remote_channels(sys, std::string{}, std::uint16_t{}, std::string{});
+  };
+}
+
+std::string random_suffix() {
+  std::random_device rd;
+  std::mt19937_64 rng(rd());
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out(6, '0');
+  for (auto& c : out)
+    c = digits[rng() % 16];
+  return out;
+}
+
+} // namespace
+
+struct task_manager_node::impl {
+  task_manager_settings settings;
+  task_manager_node_services services;
+  rpc::node_options caf_options;
+  // Outlive the actor system's actors (declared first, destroyed last).
+  rpc::endpoint_directory directory;
+  std::unique_ptr<trace::trace_recorder> recorder;
+  std::unique_ptr<streaming::streaming_environment> env;
+  caf::actor_system_config caf_config;
+  std::unique_ptr<caf::actor_system> system;
+  std::unique_ptr<leader::standalone_ha_services> ha;
+  caf::actor locator;
+  caf::actor task_executor;
+  caf::actor trace_server;
+  std::string host;
+  std::string resource_id;
+  std::uint16_t rpc_port = 0;
+  std::uint16_t data_port = 0;
+  bool running = false;
+
+  rpc::endpoint_context context(std::string id) const {
+    return rpc::endpoint_context{std::move(id), recorder.get(), settings.rpc};
+  }
+
+  void stop_everything() {
+    // The TaskExecutor first: its on_exit stops the leader retrievals (joining their threads)
+    // and cancels the tasks; then the tasks' buffers come back.
+    std::vector<caf::actor> actors{task_executor, trace_server, locator};
+    {
+      caf::scoped_actor self{*system, true};
+      std::size_t live = 0;
+      for (const auto& a : actors) {
+        if (!a)
+          continue;
+        self->monitor(a);
+        self->send_exit(a, caf::exit_reason::user_shutdown);
+        ++live;
+      }
+      for (std::size_t i = 0; i < live; ++i)
+        self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(10)) >> [] {
+          spdlog::warn("An endpoint did not stop within 10 s.");
+        });
+    }
+    if (env && !env->await_tasks_released(std::chrono::seconds(30)))
+      spdlog::warn("Some tasks did not release their resources within 30 s.");
+    task_executor = trace_server = locator = {};
+    if (rpc_port != 0)
+      system->middleman().close(rpc_port);
+    system.reset();
+    ha.reset();
+  }
+};
+
+task_manager_node::task_manager_node(task_manager_settings settings, task_manager_node_services services,
+                                     rpc::node_options caf_options)
+  : impl_(std::make_unique<impl>()) {
+  impl_->settings = std::move(settings);
+  impl_->services = std::move(services);
+  impl_->caf_options = caf_options;
+  impl_->caf_options.network = true;
+}
+
+task_manager_node::~task_manager_node() {
+  shutdown();
+}
+
+bool task_manager_node::remote_channels_available() noexcept {
+  return has_remote_channels<streaming::streaming_environment>();
+}
+
+bool task_manager_node::job_libraries_available() noexcept {
+#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
+  return true;
+#else
+  return false;
+#endif
+}
+
+expected<unit> task_manager_node::start() {
+  auto& m = *impl_;
+  if (m.running)
+    return unit{};
+  const auto& s = m.settings;
+  spdlog::info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.", s.number_of_slots,
+               s.jobmanager_address, s.jobmanager_port);
+  m.host = s.host.empty() ? find_connecting_address(s.jobmanager_address, s.jobmanager_port) : s.host;
+  spdlog::info("Using {} address for TaskManager: {}.", s.host.empty() ? "the connecting" : "the configured",
+               m.host);
+
+  rpc::configure_node(m.caf_config, m.caf_options);
+  m.system = std::make_unique<caf::actor_system>(m.caf_config);
+  m.recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
+  m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);
+  auto port = rpc::publish_locator(*m.system, m.locator, s.rpc_port, s.bind_host);
+  if (!port) {
+    m.stop_everything();
+    return port.error();
+  }
+  m.rpc_port = *port;
+  spdlog::info("Actor system started at flint://{}:{}", m.host, m.rpc_port);
+
+  m.env = std::make_unique<streaming::streaming_environment>(s.network);
+  if (m.services.write_stdout)
+    m.env->set_stdout(m.services.write_stdout);
+  auto data = enable_remote(*m.env, *m.system, m.host, s.data_port, s.bind_host);
+  if (!data) {
+    m.stop_everything();
+    return data.error();
+  }
+  m.data_port = *data;
+  if (remote_channels_available())
+    spdlog::info("Started the data exchange server at {}:{}.", m.host, m.data_port);
+  else
+    spdlog::warn("This build has no remote data channels: tasks exchange data only within this TaskManager.");
+
+  leader::standalone_ha_config ha_config;
+  ha_config.jobmanager_host = s.jobmanager_address;
+  ha_config.jobmanager_port = s.jobmanager_port;
+  m.ha = std::make_unique<leader::standalone_ha_services>(*m.system, ha_config);
+
+  m.resource_id = s.resource_id.empty() ? m.host + ":" + std::to_string(m.rpc_port) + "-" + random_suffix()
+                                        : s.resource_id;
+  task_executor::task_executor_config te_config;
+  te_config.resource_id = std::string(task_executor::endpoint_prefix) + m.resource_id;
+  te_config.host = m.host;
+  te_config.data_port = m.data_port;
+  te_config.number_of_slots = s.number_of_slots;
+  te_config.heartbeat = s.heartbeat;
+  te_config.registration = s.registration;
+  te_config.detached_tasks = true;
+  te_config.slot_timeout = s.slot_timeout;
+  task_executor::task_executor_services te_services;
+  te_services.ha = m.ha.get();
+  te_services.directory = &m.directory;
+  if (m.services.make_invokables) {
+    te_services.invokables = m.services.make_invokables(*m.system, *m.env);
+  } else {
+#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
+    te_services.invokables = streaming::make_library_task_factory(
+      *m.system, *m.env, s.jobmanager_address, s.jobmanager_port, s.blob_storage_directory / m.resource_id);
+#else
+    te_services.invokables = streaming::make_stream_task_factory(*m.env);
+#endif
+  }
+  spdlog::info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
+  m.task_executor = m.system->spawn<task_executor::task_executor>(m.context(te_config.resource_id), te_config,
+                                                                  std::move(te_services));
+  rpc::register_endpoint(m.locator, te_config.resource_id, m.task_executor);
+#if defined(FLINT_NODE_HAS_TRACE_SERVER)
+  m.trace_server = trace::spawn_trace_server(*m.system, m.context("trace"), *m.recorder);
+  rpc::register_endpoint(m.locator, "trace", m.trace_server);
+#endif
+  m.running = true;
+  return unit{};
+}
+
+void task_manager_node::shutdown() {
+  auto& m = *impl_;
+  if (!m.running)
+    return;
+  m.running = false;
+  spdlog::info("Stopping TaskManager {}.", m.resource_id);
+  m.stop_everything();
+  spdlog::info("Terminated the TaskManager {}.", m.resource_id);
+}
+
+bool task_manager_node::running() const noexcept {
+  return impl_->running;
+}
+std::uint16_t task_manager_node::rpc_port() const noexcept {
+  return impl_->rpc_port;
+}
+std::uint16_t task_manager_node::data_port() const noexcept {
+  return impl_->data_port;
+}
+const std::string& task_manager_node::host() const noexcept {
+  return impl_->host;
+}
+const std::string& task_manager_node::resource_id() const noexcept {
+  return impl_->resource_id;
+}
+const task_manager_settings& task_manager_node::settings() const noexcept {
+  return impl_->settings;
+}
+caf::actor_system& task_manager_node::system() {
+  return *impl_->system;
+}
+rpc::endpoint_directory& task_manager_node::directory() {
+  return impl_->directory;
+}
+trace::trace_recorder& task_manager_node::recorder() {
+  return *impl_->recorder;
+}
+streaming::streaming_environment& task_manager_node::streaming() {
+  return *impl_->env;
+}
+const caf::actor& task_manager_node::task_executor() const {
+  return impl_->task_executor;
+}
+
+} // namespace flint::node
