@@ -5,10 +5,6 @@
 # executable. A second copy of the runtime inside the library would give it its own statics and
 # its own type_info objects, and operators built by the library would not be the runtime's.
 
-# Libraries whose code a job library may call: the API and everything its headers reach (the
-# graph, the typed operators of the data plane and their serializers).
-set(FLINT_JOB_HOST_ARCHIVES flint_common flint_graph flint_api flint_network flint_streaming)
-
 # flint_job_library_target(<name> SOURCES <files>...)
 #   Builds <binary dir>/jobs/<name>.so (no "lib" prefix), target flint_job_<name>, from SOURCES,
 #   which define the entry point with FLINT_JOB_ENTRY. It gets Flint's include paths but links
@@ -27,6 +23,10 @@ function(flint_job_library_target name)
     $<TARGET_PROPERTY:flint_api,INTERFACE_INCLUDE_DIRECTORIES>)
   target_compile_definitions(${target} PRIVATE
     $<TARGET_PROPERTY:flint_api,INTERFACE_COMPILE_DEFINITIONS>)
+  # The job's own functions bind inside the library even when the host happens to contain
+  # functions of the same name (a test host with the compiled-in example); data (statics,
+  # type_info) still binds to the host's single copy.
+  target_link_options(${target} PRIVATE -Wl,-Bsymbolic-functions)
 endfunction()
 
 # flint_job_host(<target>)
@@ -42,11 +42,17 @@ endfunction()
 #   A job library loaded by a host that lacks a symbol fails to load with the symbol named
 #   (dlopen with RTLD_NOW), never later in a task.
 function(flint_job_host target)
+  set(archives flint_common flint_graph flint_api flint_network flint_streaming)
   set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
-  target_link_libraries(${target} PRIVATE flint_job_library
-    "$<LINK_LIBRARY:WHOLE_ARCHIVE,${FLINT_JOB_HOST_ARCHIVES}>")
-  # The same archives also arrive plainly through flint_job_library's dependencies; one feature
-  # for all of their occurrences.
-  list(JOIN FLINT_JOB_HOST_ARCHIVES "," archives)
-  set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARY_OVERRIDE "WHOLE_ARCHIVE,${archives}")
+  target_link_libraries(${target} PRIVATE flint_job_library)
+  # Whole archives as a link option, i.e. before the objects and libraries: their members'
+  # own undefined symbols resolve against the libraries that follow, and the archives' later
+  # plain occurrences on the link line add nothing. ($<LINK_LIBRARY:WHOLE_ARCHIVE,...> would
+  # wrap every occurrence CMake repeats for static dependency cycles and define symbols twice.)
+  set(files "")
+  foreach(archive IN LISTS archives)
+    list(APPEND files "$<TARGET_FILE:${archive}>")
+  endforeach()
+  list(JOIN files " " files)
+  target_link_options(${target} PRIVATE "SHELL:-Wl,--whole-archive ${files} -Wl,--no-whole-archive")
 endfunction()

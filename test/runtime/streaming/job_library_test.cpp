@@ -1,0 +1,334 @@
+// Job libraries (DESIGN.md "Job code"): build/jobs/wordcount.so builds the very JobGraph the
+// compiled-in WordCount builds; loading fails clearly; a program that differs between processes
+// is refused; and WordCount runs from its library on a MiniCluster whose TaskExecutors fetch it
+// from a blob server in another actor system.
+
+#include "runtime/streaming/job_library.hpp"
+
+#include "apps/examples/wordcount/wordcount_job.hpp"
+#include "runtime/actors/blob/blob_client.hpp"
+#include "runtime/actors/blob/blob_key.hpp"
+#include "runtime/actors/blob/blob_server.hpp"
+#include "runtime/actors/minicluster/minicluster.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/streaming/streaming_environment.hpp"
+#include "test/runtime/actors/blob/blob_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+using namespace flint;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string jobs_dir = FLINT_JOBS_DIR;
+const graph::job_id fixed_id{0x1234, 0x5678};
+
+std::shared_ptr<streaming::job_library> load(const std::string& name) {
+  auto library = streaming::load_job_library(jobs_dir + "/" + name);
+  REQUIRE_MESSAGE(library.has_value(), library.error().to_string());
+  return *library;
+}
+
+graph::job_graph compiled_wordcount(const api::configuration& config, const examples::wordcount_options& options) {
+  api::stream_execution_environment env(config);
+  env.set_job_id(fixed_id);
+  examples::build_wordcount(env, options);
+  auto job = env.get_job_graph(examples::wordcount_job_name);
+  REQUIRE(job.has_value());
+  return std::move(*job);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// FLINT_TEST_JOB_UID for one scope.
+struct scoped_env {
+  explicit scoped_env(const char* value) { ::setenv("FLINT_TEST_JOB_UID", value, 1); }
+  ~scoped_env() { ::unsetenv("FLINT_TEST_JOB_UID"); }
+};
+
+} // namespace
+
+TEST_CASE("wordcount.so builds the JobGraph of the compiled-in WordCount, operator ids and all") {
+  auto library = load("wordcount.so");
+  api::configuration config{{"parallelism.default", "3"}, {"pipeline.max-parallelism", "64"}};
+
+  auto built = streaming::build_job_program(*library, {}, config, fixed_id);
+  REQUIRE_MESSAGE(built.has_value(), built.error().to_string());
+  auto compiled = compiled_wordcount(config, {});
+  CHECK(built->job->job_id == fixed_id);
+  CHECK(built->job->name == examples::wordcount_job_name);
+  // The collection source is not parallel; the rest runs at parallelism.default.
+  std::set<int> parallelisms;
+  for (const auto& v : built->job->vertices)
+    parallelisms.insert(v.parallelism);
+  CHECK(parallelisms == std::set<int>{1, 3});
+  CHECK(built->job->execution_config.max_parallelism == 64);
+  CHECK(*built->job == compiled);
+  CHECK(graph::check_same_program(compiled, *built->job).has_value());
+
+  auto with_files = streaming::build_job_program(*library, {"--input", "/data/in.txt", "--output", "/data/out"},
+                                                 config, fixed_id);
+  REQUIRE(with_files.has_value());
+  CHECK(*with_files->job == compiled_wordcount(config, {"/data/in.txt", "/data/out"}));
+  // A file source is another operator than the collection source: the ids tell them apart.
+  CHECK_FALSE(graph::check_same_program(compiled, *with_files->job).has_value());
+}
+
+TEST_CASE("a program built from a library keeps the library loaded until the program is gone") {
+  // Copied so no other test holds this file open.
+  test::temp_directory dir{"flint-job-library-lifetime"};
+  auto path = (dir.path / "wordcount_copy.so").string();
+  std::filesystem::copy_file(jobs_dir + "/wordcount.so", path);
+  auto loaded = [&] {
+    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (h != nullptr)
+      ::dlclose(h);
+    return h != nullptr;
+  };
+  std::optional<streaming::job_program> program;
+  {
+    auto library = streaming::load_job_library(path);
+    REQUIRE(library.has_value());
+    auto built = streaming::build_job_program(**library, {}, {{"parallelism.default", "2"}}, fixed_id);
+    REQUIRE(built.has_value());
+    program = std::move(*built);
+  }
+  // The stream graph's operator factories are the library's code.
+  CHECK(loaded());
+  program.reset();
+  CHECK_FALSE(loaded());
+}
+
+TEST_CASE("loading fails clearly: missing file, not a shared object, no entry point") {
+  auto missing = streaming::load_job_library(jobs_dir + "/no_such_job.so");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().code == errc::not_found);
+  CHECK(contains(missing.error().message, "no_such_job.so does not exist"));
+
+  test::temp_directory dir{"flint-job-library-test"};
+  auto text = (dir.path / "not_a_library.so").string();
+  std::ofstream(text) << "this is not an ELF file, just text long enough to have a header\n";
+  auto not_elf = streaming::load_job_library(text);
+  REQUIRE_FALSE(not_elf.has_value());
+  CHECK(not_elf.error().code == errc::invalid_argument);
+  CHECK(contains(not_elf.error().message, "cannot load job library " + text + ": "));
+  CHECK(contains(not_elf.error().message, "ELF")); // the dynamic linker's own words
+
+  auto no_entry = streaming::load_job_library(jobs_dir + "/no_entry.so");
+  REQUIRE_FALSE(no_entry.has_value());
+  CHECK(no_entry.error().code == errc::invalid_argument);
+  CHECK(contains(no_entry.error().message, "has no entry point"));
+  CHECK(contains(no_entry.error().message, "flint_job_main"));
+}
+
+TEST_CASE("an entry point that refuses its arguments or a bad configuration fail with the reason") {
+  auto library = load("wordcount.so");
+  auto bad_args = streaming::build_job_program(*library, {"--bogus"}, {}, fixed_id);
+  REQUIRE_FALSE(bad_args.has_value());
+  CHECK(contains(bad_args.error().message, "the entry point of job library"));
+  CHECK(contains(bad_args.error().message, "unexpected argument '--bogus'"));
+
+  auto bad_config = streaming::build_job_program(*library, {}, {{"parallelism.default", "zero"}}, fixed_id);
+  REQUIRE_FALSE(bad_config.has_value());
+  CHECK(bad_config.error().code == errc::invalid_argument);
+  CHECK(contains(bad_config.error().message, "parallelism.default"));
+}
+
+TEST_CASE("a library whose graph differs per process is caught by the program check") {
+  auto library = load("random_uid.so");
+  std::optional<graph::job_graph> a, b;
+  {
+    scoped_env uid("map-on-the-client");
+    auto built = streaming::build_job_program(*library, {}, {}, fixed_id);
+    REQUIRE(built.has_value());
+    a = *built->job;
+    // Same process state, same graph.
+    auto again = streaming::build_job_program(*library, {}, {}, fixed_id);
+    REQUIRE(again.has_value());
+    CHECK(graph::check_same_program(*a, *again->job).has_value());
+  }
+  {
+    scoped_env uid("map-on-a-task-executor");
+    auto built = streaming::build_job_program(*library, {}, {}, fixed_id);
+    REQUIRE(built.has_value());
+    b = *built->job;
+  }
+  auto same = graph::check_same_program(*a, *b);
+  REQUIRE_FALSE(same.has_value());
+  CHECK(contains(same.error().message, "differs from the submitted one"));
+  CHECK(contains(same.error().message, "Map"));
+}
+
+namespace {
+
+/// The JobManager side of the end-to-end cases: a blob server in an actor system of its own,
+/// published on loopback like a JobManager's locator.
+struct blob_node {
+  test::temp_directory storage{"flint-job-library-blobs"};
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::actor locator;
+  caf::actor server;
+  std::uint16_t port = 0;
+
+  blob_node() {
+    rpc::configure_node(cfg, {});
+    sys = std::make_unique<caf::actor_system>(cfg);
+    locator = rpc::spawn_endpoint_locator(*sys);
+    server = blob::spawn_blob_server(*sys, rpc::endpoint_context{"blob_server", nullptr, {}}, storage.path);
+    rpc::register_endpoint(locator, "blob_server", server);
+    auto bound = rpc::publish_locator(*sys, locator, 0, "127.0.0.1");
+    REQUIRE(bound.has_value());
+    port = *bound;
+  }
+  ~blob_node() {
+    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(locator, caf::exit_reason::user_shutdown);
+  }
+};
+
+/// A MiniCluster whose TaskExecutors run job libraries fetched from `blobs`.
+struct library_cluster {
+  test::temp_directory cache{"flint-job-library-cache"};
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  trace::trace_recorder recorder{trace::system_now_us};
+  streaming::streaming_environment env;
+  std::unique_ptr<minicluster::minicluster> cluster;
+
+  library_cluster(const blob_node& blobs, int task_managers, int slots) {
+    rpc::configure_node(cfg, {});
+    sys = std::make_unique<caf::actor_system>(cfg);
+    minicluster::minicluster_config mc;
+    mc.number_of_task_managers = task_managers;
+    mc.number_of_slots_per_task_manager = slots;
+    mc.detached_tasks = true;
+    mc.invokables = streaming::make_library_task_factory(*sys, env, "127.0.0.1", blobs.port, cache.path);
+    cluster = std::make_unique<minicluster::minicluster>(*sys, mc, &recorder);
+    cluster->start();
+    REQUIRE(cluster->await_dispatcher(30s).has_value());
+  }
+  ~library_cluster() {
+    cluster->shutdown();
+    env.await_tasks_released(30s);
+    cluster.reset();
+  }
+
+  std::size_t cached_libraries() const {
+    std::size_t n = 0;
+    for (auto& entry : std::filesystem::directory_iterator(cache.path))
+      n += entry.path().extension() == ".so";
+    return n;
+  }
+};
+
+/// What `flint run` does: load, build, upload. Returns the submitted JobGraph.
+graph::job_graph client_submits(const blob_node& blobs, const std::string& library_name,
+                                const std::vector<std::string>& args, const api::configuration& config) {
+  auto library = load(library_name);
+  graph::job_id id{0xabc, static_cast<std::uint64_t>(std::rand())};
+  auto built = streaming::build_job_program(*library, args, config, id);
+  REQUIRE_MESSAGE(built.has_value(), built.error().to_string());
+  auto uploaded = streaming::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args, config,
+                                        *built->job);
+  REQUIRE_MESSAGE(uploaded.has_value(), uploaded.error().to_string());
+  return *built->job;
+}
+
+/// A word is a run of ASCII letters, digits and '_', lower-cased.
+std::map<std::string, std::int64_t> plain_count(const std::string& text) {
+  std::map<std::string, std::int64_t> counts;
+  std::string word;
+  for (char c : text + " ") {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
+      word += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    } else if (!word.empty()) {
+      ++counts[word];
+      word.clear();
+    }
+  }
+  return counts;
+}
+
+/// The last `(word,n)` of each word in the files of `dir` (one per subtask).
+std::map<std::string, std::int64_t> read_counts(const std::filesystem::path& dir) {
+  std::map<std::string, std::int64_t> last;
+  for (auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      REQUIRE(line.size() > 3);
+      auto comma = line.rfind(',');
+      last[line.substr(1, comma - 1)] = std::stoll(line.substr(comma + 1, line.size() - comma - 2));
+    }
+  }
+  return last;
+}
+
+} // namespace
+
+TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from the blob server") {
+  blob_node blobs;
+  library_cluster cluster(blobs, 2, 2);
+  test::temp_directory work{"flint-job-library-wordcount"};
+  auto input = work.path / "in.txt";
+  auto output = work.path / "out";
+  std::string text;
+  for (int i = 0; i < 3000; ++i)
+    text += "Line " + std::to_string(i % 97) + ": to be, or NOT to_be; that is the question " +
+            std::to_string(i % 13) + "\n";
+  std::ofstream(input) << text;
+
+  auto job = client_submits(blobs, "wordcount.so", {"--input", input.string(), "--output", output.string()},
+                            {{"parallelism.default", "4"}});
+  auto result = cluster.cluster->execute(job, 4min);
+  REQUIRE_MESSAGE(result.has_value(), result.error().to_string());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  CHECK(read_counts(output) == plain_count(text));
+  // Every task of the job (several at once, on two TaskExecutors) shared one fetched library.
+  CHECK(cluster.cached_libraries() == 1);
+}
+
+TEST_CASE("a TaskExecutor that rebuilds a different program fails the job and names the difference") {
+  blob_node blobs;
+  library_cluster cluster(blobs, 1, 2);
+  graph::job_graph job;
+  {
+    scoped_env uid("map-on-the-client");
+    job = client_submits(blobs, "random_uid.so", {}, {{"parallelism.default", "2"}});
+  }
+  // The TaskExecutor's build draws a random uid.
+  auto result = cluster.cluster->execute(job, 2min);
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  CHECK(contains(result->failure_cause, "Could not load the program of"));
+  CHECK(contains(result->failure_cause, "random_uid.so"));
+  CHECK(contains(result->failure_cause, "differs from the submitted one"));
+}
+
+TEST_CASE("a task of a job the blob server does not know fails with the missing package named") {
+  blob_node blobs;
+  library_cluster cluster(blobs, 1, 1);
+  auto library = load("wordcount.so");
+  auto built = streaming::build_job_program(*library, {}, {}, graph::job_id{0xdead, 0xbeef});
+  REQUIRE(built.has_value());
+  auto result = cluster.cluster->execute(*built->job, 2min); // never uploaded
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  CHECK(contains(result->failure_cause, "fetching the package of job " + graph::job_id{0xdead, 0xbeef}.to_string()));
+  CHECK(contains(result->failure_cause, "not_found") + contains(result->failure_cause, "no blob") >= 1);
+}
