@@ -5,6 +5,10 @@
 # executable. A second copy of the runtime inside the library would give it its own statics and
 # its own type_info objects, and operators built by the library would not be the runtime's.
 
+# Archives whose code a job library may call: the API and everything its headers reach (the
+# graph, the data plane's typed operators and serializers). flint_job_host links them whole.
+set(FLINT_JOB_HOST_ARCHIVES flint_common flint_graph flint_api flint_network flint_streaming)
+
 # flint_job_library_target(<name> SOURCES <files>...)
 #   Builds <binary dir>/jobs/<name>.so (no "lib" prefix), target flint_job_<name>, from SOURCES,
 #   which define the entry point with FLINT_JOB_ENTRY. It gets Flint's include paths but links
@@ -42,7 +46,10 @@ endfunction()
 #   A job library loaded by a host that lacks a symbol fails to load with the symbol named
 #   (dlopen with RTLD_NOW), never later in a task.
 function(flint_job_host target)
-  set(archives flint_common flint_graph flint_api flint_network flint_streaming)
+  set(archives ${FLINT_JOB_HOST_ARCHIVES})
+  if(NOT archives)
+    set(archives flint_common flint_graph flint_api flint_network flint_streaming)
+  endif()
   set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
   target_link_libraries(${target} PRIVATE flint_job_library)
   # Whole archives as a link option, i.e. before the objects and libraries: their members'
