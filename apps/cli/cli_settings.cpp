@@ -1,0 +1,90 @@
+#include "apps/cli/cli_settings.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "runtime/config/config_loader.hpp"
+#include "runtime/config/config_options.hpp"
+
+namespace flint::cli {
+
+namespace fs = std::filesystem;
+
+std::string executable_path(const char* argv0) {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(argv0) : p.string();
+}
+
+std::string find_config_file(const std::string& given, const std::string& exe_path) {
+  if (!given.empty())
+    return given;
+  std::error_code ec;
+  if (const char* dir = std::getenv("FLINT_CONF_DIR"); dir != nullptr && *dir != '\0') {
+    auto p = fs::path(dir) / "flink-conf.yaml";
+    if (fs::is_regular_file(p, ec))
+      return p.string();
+  }
+  // build/bin/flint -> <repo>/deploy/flink-conf.yaml
+  auto repo = fs::path(exe_path).parent_path().parent_path().parent_path();
+  auto p = repo / "deploy" / "flink-conf.yaml";
+  if (fs::is_regular_file(p, ec))
+    return p.string();
+  return {};
+}
+
+std::string describe(std::chrono::nanoseconds d) {
+  return config::format_duration(d);
+}
+
+expected<cli_settings> resolve(const common_options& opts, const std::string& exe_path) {
+  cli_settings out;
+  out.config_source = find_config_file(opts.config_file, exe_path);
+  std::vector<std::string> args;
+  for (const auto& d : opts.dynamic) {
+    args.push_back("-D");
+    args.push_back(d);
+  }
+  auto loaded = config::load_configuration(out.config_source, args);
+  if (!loaded)
+    return loaded.error();
+  out.config = std::move(loaded->config);
+
+  if (!opts.jobmanager.empty()) {
+    auto hp = config::parse_host_port(opts.jobmanager);
+    if (!hp)
+      return make_error(errc::invalid_argument,
+                        "-m expects host:port, got '" + opts.jobmanager + "': " + hp.error().message);
+    out.address = *hp;
+  } else {
+    auto host = out.config.get(config::options::jobmanager_rpc_address);
+    auto port = out.config.get(config::options::jobmanager_rpc_port);
+    if (!host)
+      return host.error();
+    if (!port)
+      return port.error();
+    if (*port <= 0 || *port > 65535)
+      return make_error(errc::invalid_argument,
+                        "jobmanager.rpc.port must be a port number, got " + std::to_string(*port));
+    out.address = {*host, static_cast<std::uint16_t>(*port)};
+  }
+
+  auto ask = out.config.get(config::options::rpc_ask_timeout);
+  if (!ask)
+    return ask.error();
+  out.ask_timeout = *ask;
+  if (!opts.timeout.empty()) {
+    auto t = config::parse_duration(opts.timeout);
+    if (!t)
+      return make_error(errc::invalid_argument,
+                        "--timeout expects a duration (\"30 s\", \"500 ms\"), got '" + opts.timeout
+                          + "': " + t.error().message);
+    if (t->count() <= 0)
+      return make_error(errc::invalid_argument, "--timeout must be positive, got '" + opts.timeout + "'");
+    out.timeout = *t;
+    out.ask_timeout = *t;
+  }
+  return out;
+}
+
+} // namespace flint::cli

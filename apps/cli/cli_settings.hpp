@@ -1,0 +1,51 @@
+#pragma once
+/// What every `flint` command starts from: the configuration (a flink-conf.yaml and -D pairs),
+/// the JobManager address and the command's timeout, resolved the way Flink's CLI does.
+
+#include <chrono>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/common/expected.hpp"
+#include "runtime/config/configuration.hpp"
+
+namespace flint::cli {
+
+/// The command line's shared options, as given (empty: not given).
+struct common_options {
+  std::string config_file;            ///< --config
+  std::string jobmanager;             ///< -m host:port
+  std::string timeout;                ///< --timeout, Flink duration syntax ("30 s", "500 ms")
+  std::vector<std::string> dynamic;   ///< -D key=value
+};
+
+/// The resolved settings of one command.
+struct cli_settings {
+  config::configuration config;
+  /// Where the configuration came from ("" when no file was found: built-in defaults).
+  std::string config_source;
+  /// The JobManager (or, for `trace`, the node) to talk to.
+  config::host_port address;
+  /// Bound on one ask (`--timeout`, else `rpc.ask.timeout`).
+  std::chrono::nanoseconds ask_timeout = std::chrono::seconds(10);
+  /// `--timeout` when given: also bounds commands that wait (a job's result, a trace tail).
+  std::optional<std::chrono::nanoseconds> timeout;
+};
+
+/// The configuration file to read: `--config` if given, else `$FLINT_CONF_DIR/flink-conf.yaml`,
+/// else `deploy/flink-conf.yaml` of the repository the binary was built in (`<repo>/build*/bin/`),
+/// else none (built-in defaults).
+std::string find_config_file(const std::string& given, const std::string& exe_path);
+
+/// Loads the configuration and resolves address and timeouts. Errors name the bad value.
+expected<cli_settings> resolve(const common_options& opts, const std::string& exe_path);
+
+/// The path of the running executable (/proc/self/exe), or `argv0` when that fails.
+std::string executable_path(const char* argv0);
+
+/// "10 s", "250 ms": for messages.
+std::string describe(std::chrono::nanoseconds d);
+
+} // namespace flint::cli

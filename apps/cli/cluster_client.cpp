@@ -1,0 +1,128 @@
+#include "apps/cli/cluster_client.hpp"
+
+#include <optional>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "apps/cli/watchdog.hpp"
+#include "runtime/actors/leader/embedded_leader_service.hpp" // standalone_leader_id()
+#include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
+
+namespace flint::cli {
+
+struct cluster_client::impl {
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  rpc::gateway dispatcher;
+
+  explicit impl() {
+    // One worker is plenty for a client that waits on one answer at a time.
+    rpc::configure_node(cfg, {"stealing", 2, true});
+    sys = std::make_unique<caf::actor_system>(cfg);
+  }
+
+  rpc::client_identity who(std::chrono::nanoseconds timeout) const {
+    return rpc::client_identity{client_endpoint_id, nullptr, timeout};
+  }
+};
+
+std::string where(const cli_settings& s) {
+  return s.address.to_string();
+}
+
+cluster_client::cluster_client(const cli_settings& settings)
+  : settings_(settings), impl_(std::make_unique<impl>()) {}
+
+cluster_client::~cluster_client() = default;
+
+caf::actor_system& cluster_client::system() {
+  return *impl_->sys;
+}
+
+expected<caf::actor> cluster_client::connect(const std::string& endpoint_id, const std::string& role) {
+  auto addr = where(settings_);
+  auto prefix = "Could not connect to the " + role + " at " + addr;
+  // connect_endpoint bounds the lookup, not the TCP connect: the watchdog bounds both.
+  watchdog guard(settings_.ask_timeout + std::chrono::seconds(1),
+                 "flint: " + prefix + ": no answer within " + describe(settings_.ask_timeout)
+                   + " (--timeout)");
+  auto found = rpc::connect_endpoint(*impl_->sys, settings_.address.host, settings_.address.port,
+                                     endpoint_id, settings_.ask_timeout);
+  if (!found) {
+    if (found.error().code == errc::not_found)
+      return make_error(errc::not_found, "The node at " + addr + " has no " + role + " (endpoint '"
+                                           + endpoint_id + "'): is -m the right node?");
+    return make_error(found.error().code, prefix + ": " + found.error().message);
+  }
+  return found;
+}
+
+expected<unit> cluster_client::connect_dispatcher() {
+  if (impl_->dispatcher.valid())
+    return unit{};
+  auto found = connect(dispatcher::endpoint_name, "JobManager");
+  if (!found)
+    return found.error();
+  impl_->dispatcher = rpc::gateway(std::move(*found), dispatcher::endpoint_name,
+                                   leader::standalone_leader_id());
+  return unit{};
+}
+
+namespace {
+
+template <class M>
+expected<typename M::response> ask(caf::actor_system& sys, const rpc::gateway& gw,
+                                   const rpc::client_identity& who, const typename M::request& req) {
+  if (!gw.valid())
+    return make_error(errc::illegal_state, "not connected to the Dispatcher");
+  caf::scoped_actor self{sys, true};
+  return gw.ask_blocking<M>(*self, who, req);
+}
+
+} // namespace
+
+expected<unit> cluster_client::submit_job(const graph::job_graph& job) {
+  auto r = ask<dispatcher::submit_job>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
+                                       dispatcher::submit_job_request{job});
+  if (!r)
+    return r.error();
+  return unit{};
+}
+
+expected<dispatcher::job_list> cluster_client::list_jobs() {
+  return ask<dispatcher::list_jobs>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
+                                    rpc::ack{});
+}
+
+expected<graph::job_status> cluster_client::job_status(const graph::job_id& job) {
+  auto r = ask<dispatcher::request_job_status>(*impl_->sys, impl_->dispatcher,
+                                               impl_->who(settings_.ask_timeout),
+                                               dispatcher::job_id_request{job});
+  if (!r)
+    return r.error();
+  return r->status;
+}
+
+expected<unit> cluster_client::cancel_job(const graph::job_id& job) {
+  auto r = ask<dispatcher::cancel_job>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
+                                       dispatcher::job_id_request{job});
+  if (!r)
+    return r.error();
+  return unit{};
+}
+
+expected<dispatcher::job_result> cluster_client::job_result(const graph::job_id& job,
+                                                            std::chrono::nanoseconds timeout) {
+  return ask<dispatcher::request_job_result>(*impl_->sys, impl_->dispatcher, impl_->who(timeout),
+                                             dispatcher::job_id_request{job});
+}
+
+expected<trace::fetch_trace_response> cluster_client::fetch_trace(const caf::actor& trace_server,
+                                                                  const trace::fetch_trace_request& req) {
+  rpc::gateway gw(trace_server, trace::trace_endpoint_name);
+  return ask<trace::fetch_trace>(*impl_->sys, gw, impl_->who(settings_.ask_timeout), req);
+}
+
+} // namespace flint::cli

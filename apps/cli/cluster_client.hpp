@@ -1,0 +1,62 @@
+#pragma once
+/// The client side of a Flint cluster for the CLI: an actor system with CAF's middleman, the
+/// Dispatcher's gateway at -m host:port (fenced with the standalone DispatcherId), the node's
+/// other endpoints by id (blob server, trace), and blocking asks with the command's timeout.
+/// Error messages are the ones the CLI prints.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "apps/cli/cli_settings.hpp"
+#include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/actors/trace/trace_server_gateway.hpp"
+#include "runtime/common/expected.hpp"
+
+namespace flint::cli {
+
+/// Endpoint id the CLI's calls carry (what traces show as the caller).
+inline constexpr const char* client_endpoint_id = "flint-cli";
+
+class cluster_client {
+public:
+  explicit cluster_client(const cli_settings& settings);
+  ~cluster_client();
+  cluster_client(const cluster_client&) = delete;
+  cluster_client& operator=(const cluster_client&) = delete;
+
+  caf::actor_system& system();
+  const cli_settings& settings() const { return settings_; }
+
+  /// Looks up `endpoint_id` at the configured address. An unreachable node gives
+  /// "Could not connect to the <role> at host:port: <why>".
+  expected<caf::actor> connect(const std::string& endpoint_id, const std::string& role);
+
+  /// Connects to the Dispatcher (once); every job call below needs it.
+  expected<unit> connect_dispatcher();
+
+  expected<unit> submit_job(const graph::job_graph& job);
+  expected<dispatcher::job_list> list_jobs();
+  expected<graph::job_status> job_status(const graph::job_id& job);
+  expected<unit> cancel_job(const graph::job_id& job);
+  /// Waits up to `timeout` for the job to reach a globally terminal state.
+  expected<dispatcher::job_result> job_result(const graph::job_id& job, std::chrono::nanoseconds timeout);
+
+  /// One poll of a node's trace server (`trace_server` from `connect(trace_endpoint_name, ...)`).
+  expected<trace::fetch_trace_response> fetch_trace(const caf::actor& trace_server,
+                                                    const trace::fetch_trace_request& req);
+
+private:
+  struct impl;
+  cli_settings settings_;
+  std::unique_ptr<impl> impl_;
+};
+
+/// "host:port" of the settings' address.
+std::string where(const cli_settings& s);
+
+} // namespace flint::cli

@@ -1,0 +1,140 @@
+#include "apps/cli/job_commands.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "apps/cli/cli_output.hpp"
+#include "apps/cli/cluster_client.hpp"
+#include "apps/cli/exit_codes.hpp"
+#include "apps/cli/job_loader.hpp"
+
+#if FLINT_HAVE_JOB_LIBRARY
+#include "runtime/streaming/job_library.hpp"
+#endif
+
+namespace flint::cli {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// A job id from the command line; a malformed one is a usage error.
+std::optional<graph::job_id> parse_job_id(const std::string& text) {
+  auto id = graph::job_id::from_string(text);
+  if (!id) {
+    std::cerr << "flint: '" << text << "' is not a JobID (32 hex digits, as `flint list` prints them)"
+              << std::endl;
+    return std::nullopt;
+  }
+  return *id;
+}
+
+/// The message for an error of a call about `job`.
+std::string about_job(const error& e, const graph::job_id& job, const cli_settings& settings) {
+  if (e.code == errc::not_found)
+    return "Could not find job " + job.to_string() + " at the JobManager at " + where(settings) + " ("
+           + e.message + ")";
+  return e.message;
+}
+
+/// Waits for a submitted job's end by polling its status, so a JobManager that goes away is
+/// noticed within one ask timeout instead of leaving a long ask hanging.
+expected<dispatcher::job_result> await_result(cluster_client& client, const graph::job_id& job,
+                                              std::optional<std::chrono::nanoseconds> limit) {
+  auto deadline = limit ? clock_type::now() + *limit : clock_type::time_point::max();
+  auto pause = std::chrono::milliseconds(20);
+  for (;;) {
+    auto status = client.job_status(job);
+    if (!status)
+      return make_error(status.error().code, "Lost track of job " + job.to_string() + ": " + status.error().message);
+    if (graph::is_globally_terminal(*status))
+      return client.job_result(job, client.settings().ask_timeout);
+    if (limit && clock_type::now() + pause > deadline)
+      return make_error(errc::timeout, "Job " + job.to_string() + " did not finish within "
+                                         + describe(*limit) + " (--timeout); it is still "
+                                         + std::string(graph::to_string(*status)));
+    std::this_thread::sleep_for(pause);
+    // Short jobs end in milliseconds; long ones need not be asked five times a second.
+    pause = std::min(pause * 2, std::chrono::milliseconds(500));
+  }
+}
+
+} // namespace
+
+int run_on_cluster(const cli_settings& settings, const run_options& opts) {
+#if FLINT_HAVE_JOB_LIBRARY
+  auto config = job_configuration(settings, opts.parallelism);
+  if (!config)
+    return fail(config.error().message);
+  auto id = new_job_id();
+  auto job = load_job(opts.library, opts.args, *config, id);
+  if (!job)
+    return fail(job.error().message);
+
+  cluster_client client(settings);
+  if (auto ok = client.connect_dispatcher(); !ok)
+    return fail(ok.error().message);
+  auto blob_server = client.connect("blob_server", "JobManager's blob server");
+  if (!blob_server)
+    return fail(blob_server.error().message);
+  if (auto up = streaming::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, *job->job);
+      !up)
+    return fail("Could not upload the job library " + opts.library + " to " + where(settings) + ": "
+                + up.error().message);
+  if (auto sub = client.submit_job(*job->job); !sub)
+    return fail("Could not submit job " + id.to_string() + ": " + sub.error().message);
+  std::cout << "Job has been submitted with JobID " << id.to_string() << std::endl;
+  if (opts.detached)
+    return exit_ok;
+  auto result = await_result(client, id, settings.timeout);
+  if (!result)
+    return fail(result.error().message);
+  return report_result(*result);
+#else
+  return fail("this flint was built without job library support; cannot run " + opts.library);
+#endif
+}
+
+int list_jobs(const cli_settings& settings, list_selection selection) {
+  cluster_client client(settings);
+  if (auto ok = client.connect_dispatcher(); !ok)
+    return fail(ok.error().message);
+  std::cout << "Waiting for response..." << std::endl;
+  auto jobs = client.list_jobs();
+  if (!jobs)
+    return fail("Could not list the jobs: " + jobs.error().message);
+  std::cout << format_job_list(*jobs, selection) << std::flush;
+  return exit_ok;
+}
+
+int job_status(const cli_settings& settings, const std::string& job_id) {
+  auto id = parse_job_id(job_id);
+  if (!id)
+    return exit_usage;
+  cluster_client client(settings);
+  if (auto ok = client.connect_dispatcher(); !ok)
+    return fail(ok.error().message);
+  auto status = client.job_status(*id);
+  if (!status)
+    return fail(about_job(status.error(), *id, settings));
+  std::cout << "Job " << id->to_string() << " is " << graph::to_string(*status) << "." << std::endl;
+  return exit_ok;
+}
+
+int cancel_job(const cli_settings& settings, const std::string& job_id) {
+  auto id = parse_job_id(job_id);
+  if (!id)
+    return exit_usage;
+  cluster_client client(settings);
+  if (auto ok = client.connect_dispatcher(); !ok)
+    return fail(ok.error().message);
+  std::cout << "Cancelling job " << id->to_string() << "." << std::endl;
+  auto cancelled = client.cancel_job(*id);
+  if (!cancelled)
+    return fail(about_job(cancelled.error(), *id, settings));
+  std::cout << "Cancelled job " << id->to_string() << "." << std::endl;
+  return exit_ok;
+}
+
+} // namespace flint::cli

@@ -1,0 +1,35 @@
+#pragma once
+/// The job verbs of `flint`: run (on a cluster or an embedded MiniCluster), info, list, status,
+/// cancel. Each returns the process's exit code (exit_codes.hpp) and prints Flink's lines.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/cli/cli_settings.hpp"
+#include "apps/cli/job_list_format.hpp"
+
+namespace flint::cli {
+
+struct run_options {
+  std::string library;
+  std::vector<std::string> args;
+  std::optional<int> parallelism; ///< -p
+  bool detached = false;          ///< -d
+};
+
+/// `flint run`: build the JobGraph from the library, upload library and job package to the
+/// cluster's blob server, submit to the Dispatcher, and (unless detached) wait for the result.
+int run_on_cluster(const cli_settings& settings, const run_options& opts);
+/// `flint run --local`: the same program on an embedded MiniCluster in this process.
+int run_local(const cli_settings& settings, const run_options& opts);
+/// `flint info`: the JSON execution plan; nothing is submitted.
+int print_info(const cli_settings& settings, const run_options& opts);
+/// `flint list`.
+int list_jobs(const cli_settings& settings, list_selection selection);
+/// `flint status <job id>`.
+int job_status(const cli_settings& settings, const std::string& job_id);
+/// `flint cancel <job id>`.
+int cancel_job(const cli_settings& settings, const std::string& job_id);
+
+} // namespace flint::cli

@@ -1,0 +1,82 @@
+#include "apps/cli/job_list_format.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <vector>
+
+namespace flint::cli {
+
+namespace {
+
+constexpr const char* running_banner = "------------------ Running/Restarting Jobs -------------------";
+constexpr const char* scheduled_banner = "----------------------- Scheduled Jobs -----------------------";
+constexpr const char* terminated_banner = "---------------------- Terminated Jobs -----------------------";
+constexpr const char* end_banner = "--------------------------------------------------------------";
+
+std::string format_time(std::int64_t epoch_ms, bool utc) {
+  std::time_t secs = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm tm{};
+  if (utc)
+    gmtime_r(&secs, &tm);
+  else
+    localtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%d.%m.%Y %H:%M:%S", &tm);
+  return buf;
+}
+
+void print_section(std::string& out, const char* banner, std::vector<dispatcher::job_details> jobs, bool utc) {
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const auto& a, const auto& b) { return a.start_time_ms < b.start_time_ms; });
+  out += banner;
+  out += '\n';
+  for (const auto& j : jobs)
+    out += format_job_line(j, utc) + '\n';
+  out += end_banner;
+  out += '\n';
+}
+
+} // namespace
+
+list_selection select_jobs(bool r, bool s, bool a) {
+  if (!r && !s && !a)
+    return {true, true, false};
+  return {r, s, a};
+}
+
+std::string format_job_line(const dispatcher::job_details& job, bool utc) {
+  return format_time(job.start_time_ms, utc) + " : " + job.job_id.to_string() + " : " + job.name + " ("
+         + std::string(graph::to_string(job.status)) + ")";
+}
+
+std::string format_job_list(const dispatcher::job_list& jobs, list_selection selection, bool utc) {
+  std::vector<dispatcher::job_details> running;
+  std::vector<dispatcher::job_details> scheduled;
+  std::vector<dispatcher::job_details> terminated;
+  for (const auto& j : jobs.jobs) {
+    if (j.status == graph::job_status::created || j.status == graph::job_status::initializing)
+      scheduled.push_back(j);
+    else if (!graph::is_globally_terminal(j.status))
+      running.push_back(j);
+    else
+      terminated.push_back(j);
+  }
+  std::string out;
+  if (selection.running || selection.all) {
+    if (running.empty())
+      out += "No running jobs.\n";
+    else
+      print_section(out, running_banner, std::move(running), utc);
+  }
+  if (selection.scheduled || selection.all) {
+    if (scheduled.empty())
+      out += "No scheduled jobs.\n";
+    else
+      print_section(out, scheduled_banner, std::move(scheduled), utc);
+  }
+  if (selection.all && !terminated.empty())
+    print_section(out, terminated_banner, std::move(terminated), utc);
+  return out;
+}
+
+} // namespace flint::cli

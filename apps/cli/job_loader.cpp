@@ -1,0 +1,76 @@
+#include "apps/cli/job_loader.hpp"
+
+#include <random>
+
+#include "runtime/config/config_options.hpp"
+
+#if FLINT_HAVE_JOB_LIBRARY
+#include "runtime/streaming/job_library.hpp"
+#endif
+
+namespace flint::cli {
+
+expected<api::configuration> job_configuration(const cli_settings& settings, std::optional<int> parallelism) {
+  api::configuration out;
+  auto p = settings.config.get(config::options::parallelism_default);
+  if (!p)
+    return p.error();
+  out["parallelism.default"] = std::to_string(parallelism ? *parallelism : *p);
+  auto buffer_timeout = settings.config.get(config::options::execution_buffer_timeout);
+  if (!buffer_timeout)
+    return buffer_timeout.error();
+  // The API reads milliseconds.
+  out["execution.buffer-timeout"] =
+    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(*buffer_timeout).count());
+  for (const char* key : {"pipeline.max-parallelism", "pipeline.operator-chaining",
+                          "execution.global-data-exchange-mode", "execution.checkpointing.interval"})
+    if (auto v = settings.config.get_raw(key))
+      out[key] = *v;
+  return out;
+}
+
+graph::job_id new_job_id() {
+  std::random_device rd;
+  auto draw = [&] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
+  return graph::job_id{draw(), draw()};
+}
+
+#if FLINT_HAVE_JOB_LIBRARY
+
+bool job_libraries_supported() {
+  return true;
+}
+
+expected<loaded_job> load_job(const std::string& library_path, const std::vector<std::string>& args,
+                              const api::configuration& config, const graph::job_id& id) {
+  auto lib = streaming::load_job_library(library_path);
+  if (!lib)
+    return make_error(lib.error().code, "Could not load the job library " + library_path + ": "
+                                          + lib.error().message);
+  auto program = streaming::build_job_program(**lib, args, config, id);
+  if (!program)
+    return make_error(program.error().code, "The job library " + library_path
+                                              + " could not build its program: " + program.error().message);
+  loaded_job out;
+  out.library = *lib;
+  out.stream = std::move(program->stream);
+  out.job = std::move(program->job);
+  out.config = config;
+  return out;
+}
+
+#else
+
+bool job_libraries_supported() {
+  return false;
+}
+
+expected<loaded_job> load_job(const std::string& library_path, const std::vector<std::string>&,
+                              const api::configuration&, const graph::job_id&) {
+  return make_error(errc::internal, "this flint was built without job library support; cannot load "
+                                      + library_path);
+}
+
+#endif
+
+} // namespace flint::cli
