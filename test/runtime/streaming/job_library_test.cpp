@@ -210,14 +210,14 @@ struct library_cluster {
   streaming::streaming_environment env;
   std::unique_ptr<minicluster::minicluster> cluster;
 
-  library_cluster(const blob_node& blobs, int task_managers, int slots) {
+  library_cluster(std::uint16_t blob_port, int task_managers, int slots) {
     rpc::configure_node(cfg, {});
     sys = std::make_unique<caf::actor_system>(cfg);
     minicluster::minicluster_config mc;
     mc.number_of_task_managers = task_managers;
     mc.number_of_slots_per_task_manager = slots;
     mc.detached_tasks = true;
-    mc.invokables = streaming::make_library_task_factory(*sys, env, "127.0.0.1", blobs.port, cache.path);
+    mc.invokables = streaming::make_library_task_factory(*sys, env, "127.0.0.1", blob_port, cache.path);
     cluster = std::make_unique<minicluster::minicluster>(*sys, mc, &recorder);
     cluster->start();
     REQUIRE(cluster->await_dispatcher(30s).has_value());
@@ -283,7 +283,7 @@ std::map<std::string, std::int64_t> read_counts(const std::filesystem::path& dir
 
 TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from the blob server") {
   blob_node blobs;
-  library_cluster cluster(blobs, 2, 2);
+  library_cluster cluster(blobs.port, 2, 2);
   test::temp_directory work{"flint-job-library-wordcount"};
   auto input = work.path / "in.txt";
   auto output = work.path / "out";
@@ -305,7 +305,7 @@ TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from t
 
 TEST_CASE("a TaskExecutor that rebuilds a different program fails the job and names the difference") {
   blob_node blobs;
-  library_cluster cluster(blobs, 1, 2);
+  library_cluster cluster(blobs.port, 1, 2);
   graph::job_graph job;
   {
     scoped_env uid("map-on-the-client");
@@ -322,7 +322,7 @@ TEST_CASE("a TaskExecutor that rebuilds a different program fails the job and na
 
 TEST_CASE("a task of a job the blob server does not know fails with the missing package named") {
   blob_node blobs;
-  library_cluster cluster(blobs, 1, 1);
+  library_cluster cluster(blobs.port, 1, 1);
   auto library = load("wordcount.so");
   auto built = streaming::build_job_program(*library, {}, {}, graph::job_id{0xdead, 0xbeef});
   REQUIRE(built.has_value());
@@ -331,4 +331,16 @@ TEST_CASE("a task of a job the blob server does not know fails with the missing 
   CHECK(result->status == graph::job_status::failed);
   CHECK(contains(result->failure_cause, "fetching the package of job " + graph::job_id{0xdead, 0xbeef}.to_string()));
   CHECK(contains(result->failure_cause, "not_found") + contains(result->failure_cause, "no blob") >= 1);
+}
+
+TEST_CASE("a task whose blob server cannot be reached fails with the address named") {
+  blob_node blobs;
+  auto job = client_submits(blobs, "wordcount.so", {}, {});
+  // Port 1 on loopback: nothing listens there, the connection is refused at once.
+  library_cluster cluster(1, 1, 1);
+  auto result = cluster.cluster->execute(job, 2min);
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  CHECK(contains(result->failure_cause, "Could not load the program of"));
+  CHECK(contains(result->failure_cause, "127.0.0.1:1"));
 }
