@@ -34,6 +34,14 @@ expected<std::uint16_t> enable_remote(Env& env, caf::actor_system& sys, const st
     return std::uint16_t{0};
 }
 
+/// Stops the partition request server: before the actor system goes, whose destructor would
+/// otherwise wait for it forever.
+template <class Env>
+void disable_remote(Env& env) {
+  if constexpr (requires { env.disable_remote_channels(); })
+    env.disable_remote_channels();
+}
+
 template <class Env>
 constexpr bool has_remote_channels() {
   return requires(Env& env, caf::actor_system& sys) {
@@ -98,6 +106,8 @@ struct task_manager_node::impl {
     }
     if (env && !env->await_tasks_released(std::chrono::seconds(30)))
       spdlog::warn("Some tasks did not release their resources within 30 s.");
+    if (env)
+      disable_remote(*env);
     task_executor = trace_server = locator = {};
     if (rpc_port != 0)
       system->middleman().close(rpc_port);

@@ -1,0 +1,244 @@
+// flint-node: one process of a standalone Flint cluster (Flink's jobmanager.sh / taskmanager.sh
+// entry points).
+//
+//   flint-node jobmanager  [--config FILE] [-D key=value]... [--host H] [--rpc-port N]
+//   flint-node taskmanager [--config FILE] [-D key=value]... [--host H] [--rpc-port N]
+//                          [--data-port N] [--slots N] [--jobmanager HOST:PORT]
+//   common: [--bind-host H] [--log-file F] [--log-level L]
+//
+// The configuration is Flink's flink-conf.yaml (runtime/config); `-D` pairs override the file
+// and the flags override both. Logs go to stderr (or --log-file); once the node is up, exactly
+// one line goes to stdout for scripts and tests to wait on:
+//
+//   flint-node ready role=jobmanager host=H rpc_port=N endpoints=a,b,... pid=P
+//   flint-node ready role=taskmanager host=H rpc_port=N data_port=N resource_id=R slots=S
+//                    jobmanager=H:N pid=P                                   (one line)
+//
+// SIGTERM or SIGINT shuts the node down cleanly (exit 0). A bad configuration or flag: a clear
+// message on stderr, exit 1.
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "runtime/config/config_loader.hpp"
+#include "runtime/config/config_options.hpp"
+#include "runtime/node/job_manager_node.hpp"
+#include "runtime/node/task_manager_node.hpp"
+
+using namespace flint;
+
+namespace {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "flint-node: error: %s\n", message.c_str());
+  return 1;
+}
+
+struct flags {
+  std::string role;
+  std::string config_file;
+  std::optional<std::string> host;
+  std::optional<std::string> bind_host;
+  std::optional<int> rpc_port;
+  std::optional<int> data_port;
+  std::optional<int> slots;
+  std::optional<std::string> jobmanager;
+  std::string log_file;
+  std::string log_level;
+};
+
+/// Flags are the most explicit source: they go over the file and the -D pairs.
+expected<unit> apply_flags(const flags& f, config::configuration& cfg) {
+  namespace opt = config::options;
+  bool jm = f.role == "jobmanager";
+  if (f.host)
+    cfg.set(jm ? opt::jobmanager_rpc_address.key : opt::taskmanager_host.key, *f.host, "--host");
+  if (f.bind_host)
+    cfg.set(jm ? opt::jobmanager_bind_host.key : opt::taskmanager_bind_host.key, *f.bind_host, "--bind-host");
+  if (f.rpc_port)
+    cfg.set(jm ? opt::jobmanager_rpc_port.key : opt::taskmanager_rpc_port.key, std::to_string(*f.rpc_port),
+            "--rpc-port");
+  if (f.data_port)
+    cfg.set(opt::taskmanager_data_port.key, std::to_string(*f.data_port), "--data-port");
+  if (f.slots)
+    cfg.set(opt::taskmanager_number_of_task_slots.key, std::to_string(*f.slots), "--slots");
+  if (f.jobmanager) {
+    auto hp = config::parse_host_port(*f.jobmanager);
+    if (!hp)
+      return make_error(errc::invalid_argument, "--jobmanager '" + *f.jobmanager + "': " + hp.error().message);
+    cfg.set(opt::jobmanager_rpc_address.key, hp->host, "--jobmanager");
+    cfg.set(opt::jobmanager_rpc_port.key, std::to_string(hp->port), "--jobmanager");
+  }
+  return unit{};
+}
+
+/// `%*` in the pattern: the level as log4j writes it ("INFO ", "WARN ", "ERROR").
+class log4j_level final : public spdlog::custom_flag_formatter {
+public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    static constexpr const char* names[] = {"TRACE", "DEBUG", "INFO ", "WARN ", "ERROR", "FATAL", "OFF  "};
+    std::string_view name = names[static_cast<int>(msg.level)];
+    dest.append(name.data(), name.data() + name.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<log4j_level>(); }
+};
+
+expected<unit> setup_logging(const flags& f) {
+  std::string level = f.log_level;
+  if (level.empty()) {
+    const char* env = std::getenv("FLINT_LOG_LEVEL");
+    level = env != nullptr ? env : "info";
+  }
+  auto lvl = spdlog::level::from_str(level);
+  if (lvl == spdlog::level::off && level != "off")
+    return make_error(errc::invalid_argument, "--log-level '" + level
+                                                + "': use trace, debug, info, warn, error, critical or off");
+  std::shared_ptr<spdlog::logger> logger;
+  try {
+    if (f.log_file.empty())
+      logger = std::make_shared<spdlog::logger>("flint", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+    else
+      logger = std::make_shared<spdlog::logger>(
+        "flint", std::make_shared<spdlog::sinks::basic_file_sink_mt>(f.log_file, false));
+  } catch (const std::exception& e) {
+    return make_error(errc::invalid_argument, "cannot open log file '" + f.log_file + "': " + e.what());
+  }
+  // Flink's log4j layout: "2026-11-29 12:00:00,123 INFO  org.apache.flink... - message".
+  auto formatter = std::make_unique<spdlog::pattern_formatter>();
+  formatter->add_flag<log4j_level>('*').set_pattern("%Y-%m-%d %H:%M:%S,%e %* %n - %v");
+  logger->set_formatter(std::move(formatter));
+  logger->set_level(lvl);
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+  return unit{};
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts)
+    out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+void print_ready(const std::string& line) {
+  std::printf("%s pid=%d\n", line.c_str(), static_cast<int>(getpid()));
+  std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // Signals are taken by sigwait below; blocked before any thread starts, so every thread of
+  // the actor system inherits the mask and none of them is interrupted.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto dynamic = config::extract_dynamic_properties(args);
+  if (!dynamic)
+    return fail(dynamic.error().message);
+
+  flags f;
+  CLI::App app{"flint-node: a JobManager or TaskManager process of a standalone Flint cluster.\n"
+               "-D key=value (repeatable) sets a configuration key over the file."};
+  app.name("flint-node");
+  app.add_option("role", f.role, "jobmanager or taskmanager")->required()->check(
+    CLI::IsMember({"jobmanager", "taskmanager"}));
+  app.add_option("-c,--config", f.config_file, "flink-conf.yaml to read")->check(CLI::ExistingFile);
+  app.add_option("--host", f.host,
+                 "jobmanager: jobmanager.rpc.address; taskmanager: taskmanager.host (the address it publishes)");
+  app.add_option("--bind-host", f.bind_host, "jobmanager.bind-host / taskmanager.bind-host");
+  app.add_option("-p,--rpc-port", f.rpc_port, "jobmanager.rpc.port / taskmanager.rpc.port")->check(
+    CLI::Range(0, 65535));
+  app.add_option("--data-port", f.data_port, "taskmanager.data.port")->check(CLI::Range(0, 65535));
+  app.add_option("-s,--slots", f.slots, "taskmanager.numberOfTaskSlots")->check(CLI::Range(1, 100000));
+  app.add_option("-m,--jobmanager", f.jobmanager, "HOST:PORT of the JobManager (taskmanager)");
+  app.add_option("--log-file", f.log_file, "write the log here instead of stderr");
+  app.add_option("--log-level", f.log_level, "trace, debug, info (default; or FLINT_LOG_LEVEL), warn, error");
+  // CLI11 wants argv[0] first; the -D pairs are already out.
+  std::vector<std::string> rest;
+  rest.reserve(dynamic->rest.size());
+  for (auto i = dynamic->rest.rbegin(); i != dynamic->rest.rend(); ++i)
+    rest.push_back(*i);
+  try {
+    app.parse(rest);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "flint-node: error: %s\nRun 'flint-node --help' for usage.\n", e.what());
+    return 1;
+  }
+
+  config::configuration cfg;
+  if (!f.config_file.empty()) {
+    auto file = config::load_yaml_file(f.config_file);
+    if (!file)
+      return fail(file.error().message);
+    cfg = std::move(*file);
+  }
+  cfg.merge(dynamic->overrides);
+  if (auto ok = apply_flags(f, cfg); !ok)
+    return fail(ok.error().message);
+  if (auto ok = config::validate(cfg); !ok)
+    return fail(ok.error().message);
+  if (auto ok = setup_logging(f); !ok)
+    return fail(ok.error().message);
+  if (!f.config_file.empty())
+    spdlog::info("Loading configuration from {}.", f.config_file);
+  for (const auto& key : cfg.keys())
+    spdlog::info("Loading configuration property: {}, {}", key, *cfg.get_raw(key));
+  for (const auto& key : config::unknown_keys(cfg))
+    spdlog::warn("Configuration key '{}' is not used by Flint.", key);
+
+  std::optional<node::job_manager_node> jm;
+  std::optional<node::task_manager_node> tm;
+  if (f.role == "jobmanager") {
+    auto settings = node::read_job_manager_settings(cfg);
+    if (!settings)
+      return fail(settings.error().message);
+    jm.emplace(std::move(*settings));
+    if (auto ok = jm->start(); !ok)
+      return fail("could not start the JobManager: " + ok.error().message);
+    print_ready("flint-node ready role=jobmanager host=" + jm->settings().rpc_address
+                + " rpc_port=" + std::to_string(jm->rpc_port()) + " endpoints=" + join(jm->endpoints()));
+  } else {
+    auto settings = node::read_task_manager_settings(cfg);
+    if (!settings)
+      return fail(settings.error().message);
+    tm.emplace(std::move(*settings));
+    if (auto ok = tm->start(); !ok)
+      return fail("could not start the TaskManager: " + ok.error().message);
+    const auto& s = tm->settings();
+    print_ready("flint-node ready role=taskmanager host=" + tm->host() + " rpc_port=" + std::to_string(tm->rpc_port())
+                + " data_port=" + std::to_string(tm->data_port()) + " resource_id=" + tm->resource_id()
+                + " slots=" + std::to_string(s.number_of_slots) + " jobmanager=" + s.jobmanager_address + ":"
+                + std::to_string(s.jobmanager_port));
+  }
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  spdlog::info("RECEIVED SIGNAL {}: {}. Shutting down as requested.", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  if (jm)
+    jm->shutdown();
+  if (tm)
+    tm->shutdown();
+  spdlog::info("flint-node {} stopped.", f.role);
+  spdlog::shutdown();
+  return 0;
+}
