@@ -7,7 +7,10 @@
 
 #include <caf/all.hpp>
 
+#include <algorithm>
 #include <optional>
+#include <stdexcept>
+#include <vector>
 
 namespace flint::streaming {
 
@@ -15,28 +18,46 @@ struct local_cluster::impl {
   caf::actor_system_config config;
   std::unique_ptr<caf::actor_system> system;
   std::unique_ptr<trace::trace_recorder> recorder;
-  streaming_environment env;
+  /// One, or one per TaskExecutor (remote channels).
+  std::vector<std::unique_ptr<streaming_environment>> envs;
   std::unique_ptr<minicluster::minicluster> cluster;
   std::optional<rpc::gateway> dispatcher;
-
-  explicit impl(const local_cluster_options& options) : env(options.network) {}
 
   rpc::client_identity who(std::chrono::nanoseconds timeout = std::chrono::seconds(10)) const {
     return rpc::client_identity{"local_cluster_client", recorder.get(), timeout};
   }
 };
 
-local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_unique<impl>(options)) {
-  rpc::configure_node(impl_->config, {"stealing", 0, false});
+local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_unique<impl>()) {
+  rpc::configure_node(impl_->config, {"stealing", 0, options.remote_channels});
   impl_->system = std::make_unique<caf::actor_system>(impl_->config);
   impl_->recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
-  if (options.write_stdout)
-    impl_->env.set_stdout(options.write_stdout);
+  auto environments = options.remote_channels ? std::max(options.task_managers, 1) : 1;
+  std::vector<std::uint16_t> ports;
+  for (int i = 0; i < environments; ++i) {
+    auto& env = *impl_->envs.emplace_back(std::make_unique<streaming_environment>(options.network));
+    if (options.write_stdout)
+      env.set_stdout(options.write_stdout);
+    if (options.remote_channels) {
+      auto port = env.enable_remote_channels(*impl_->system, "127.0.0.1", 0, "127.0.0.1");
+      if (!port)
+        throw std::runtime_error("local cluster: " + port.error().message);
+      ports.push_back(*port);
+    }
+  }
   minicluster::minicluster_config mc;
   mc.number_of_task_managers = options.task_managers;
   mc.number_of_slots_per_task_manager = options.slots_per_task_manager;
   mc.detached_tasks = true;
-  mc.invokables = make_stream_task_factory(impl_->env);
+  mc.invokables = make_stream_task_factory(*impl_->envs.front());
+  if (options.remote_channels) {
+    auto* self = impl_.get();
+    mc.task_manager = [self, ports](int number) {
+      auto index = static_cast<std::size_t>(number - 1) % self->envs.size();
+      return minicluster::task_manager_services{make_stream_task_factory(*self->envs[index]), "127.0.0.1",
+                                                ports[index]};
+    };
+  }
   impl_->cluster = std::make_unique<minicluster::minicluster>(*impl_->system, mc, impl_->recorder.get());
   impl_->cluster->start();
   impl_->dispatcher = impl_->cluster->await_dispatcher(std::chrono::seconds(30));
@@ -44,7 +65,11 @@ local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_un
 
 local_cluster::~local_cluster() {
   impl_->cluster->shutdown();
-  impl_->env.await_tasks_released(std::chrono::seconds(30));
+  for (auto& env : impl_->envs)
+    env->await_tasks_released(std::chrono::seconds(30));
+  // The partition servers and peer connections belong to the actor system: stop them first.
+  for (auto& env : impl_->envs)
+    env->disable_remote_channels();
   impl_->cluster.reset();
   impl_->system.reset();
 }
@@ -53,7 +78,8 @@ expected<unit> local_cluster::submit(std::shared_ptr<const graph::stream_graph> 
                                      std::shared_ptr<const graph::job_graph> job) {
   if (!impl_->dispatcher)
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
-  impl_->env.add_program(stream, job);
+  for (auto& env : impl_->envs)
+    env->add_program(stream, job);
   caf::scoped_actor self{*impl_->system, true};
   auto submitted =
     impl_->dispatcher->ask_blocking<dispatcher::submit_job>(*self, impl_->who(), dispatcher::submit_job_request{*job});
@@ -100,8 +126,12 @@ expected<graph::job_status> local_cluster::status(const graph::job_id& job) {
   return r->status;
 }
 
-streaming_environment& local_cluster::streaming() noexcept {
-  return impl_->env;
+streaming_environment& local_cluster::streaming(std::size_t index) noexcept {
+  return *impl_->envs[index < impl_->envs.size() ? index : 0];
+}
+
+std::size_t local_cluster::num_environments() const noexcept {
+  return impl_->envs.size();
 }
 
 minicluster::minicluster& local_cluster::cluster() noexcept {

@@ -29,6 +29,10 @@ struct local_cluster_options {
   network::network_config network;
   /// Where print sinks write; std::cout when empty.
   std::function<void(std::string_view)> write_stdout;
+  /// Each TaskExecutor gets a streaming environment of its own with remote channels enabled on
+  /// 127.0.0.1 (a free data port each), so every channel between two TaskExecutors goes through
+  /// the partition request server and CAF's middleman, as between TaskManager processes.
+  bool remote_channels = false;
 };
 
 class local_cluster {
@@ -53,7 +57,11 @@ public:
   /// Waits for the job's result.
   expected<dispatcher::job_result> result(const graph::job_id& job, std::chrono::nanoseconds timeout);
 
-  streaming_environment& streaming() noexcept;
+  /// The streaming environment of TaskExecutor `index` (0-based); all share the first one unless
+  /// `remote_channels` is set.
+  streaming_environment& streaming(std::size_t index = 0) noexcept;
+  /// How many streaming environments there are (1, or one per TaskExecutor).
+  std::size_t num_environments() const noexcept;
   minicluster::minicluster& cluster() noexcept;
 
 private:

@@ -19,6 +19,22 @@ std::shared_ptr<network::result_partition_manager> shuffle_environment::partitio
   return partitions_locked(job);
 }
 
+std::shared_ptr<network::result_partition_manager> shuffle_environment::find_partitions(const graph::job_id& job) const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto it = managers_.find(job);
+  return it == managers_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<remote_channels> shuffle_environment::remote() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return remote_;
+}
+
+void shuffle_environment::set_remote(std::shared_ptr<remote_channels> remote) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  remote_ = std::move(remote);
+}
+
 expected<std::shared_ptr<network::result_partition>>
 shuffle_environment::create_partition(const graph::job_id& job, network::result_partition_id id,
                                       std::size_t num_subpartitions) {
@@ -34,7 +50,7 @@ shuffle_environment::create_partition(const graph::job_id& job, network::result_
     if (auto ok = partitions_locked(job)->register_partition(partition); !ok)
       return ok.error();
     key k{job, id};
-    entries_[k] = entry{partition, 0, false};
+    entries_[k] = entry{partition, {}, false};
     if (auto it = waiters_.find(k); it != waiters_.end()) {
       waiting = std::move(it->second);
       waiters_.erase(it);
@@ -79,7 +95,7 @@ void shuffle_environment::producer_finished(const graph::job_id& job, const netw
     if (it == entries_.end())
       return;
     it->second.producer_done = true;
-    release_now = it->second.consumed >= it->second.partition->num_subpartitions();
+    release_now = it->second.consumed.size() >= it->second.partition->num_subpartitions();
   }
   if (release_now)
     release(k);
@@ -89,7 +105,8 @@ void shuffle_environment::producer_failed(const graph::job_id& job, const networ
   release(key{job, id});
 }
 
-void shuffle_environment::subpartition_consumed(const graph::job_id& job, const network::result_partition_id& id) {
+void shuffle_environment::subpartition_consumed(const graph::job_id& job, const network::result_partition_id& id,
+                                               std::size_t subpartition) {
   key k{job, id};
   bool release_now = false;
   {
@@ -97,8 +114,9 @@ void shuffle_environment::subpartition_consumed(const graph::job_id& job, const 
     auto it = entries_.find(k);
     if (it == entries_.end())
       return;
-    ++it->second.consumed;
-    release_now = it->second.producer_done && it->second.consumed >= it->second.partition->num_subpartitions();
+    it->second.consumed.insert(subpartition);
+    release_now =
+      it->second.producer_done && it->second.consumed.size() >= it->second.partition->num_subpartitions();
   }
   if (release_now)
     release(k);

@@ -17,9 +17,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 namespace flint::streaming {
+
+class remote_channels;
 
 /// Shared by every task of the TaskExecutors in one process; thread-safe.
 ///
@@ -44,6 +47,9 @@ public:
                                                                         std::size_t num_subpartitions);
   /// The job's partition manager, for its local input channels (kept alive by the pointer).
   std::shared_ptr<network::result_partition_manager> partitions_of(const graph::job_id& job);
+  /// The job's partition manager if the job has partitions here, else null (the partition
+  /// request server's lookup: a request never creates state).
+  std::shared_ptr<network::result_partition_manager> find_partitions(const graph::job_id& job) const;
   /// Runs `listener` once when partition `id` of `job` is registered; false (nothing registered)
   /// when it is registered already.
   bool notify_when_registered(const graph::job_id& job, const network::result_partition_id& id,
@@ -53,11 +59,19 @@ public:
   void producer_finished(const graph::job_id& job, const network::result_partition_id& id);
   /// The producer failed or was cancelled: release now.
   void producer_failed(const graph::job_id& job, const network::result_partition_id& id);
-  /// One consumer is done with one subpartition.
-  void subpartition_consumed(const graph::job_id& job, const network::result_partition_id& id);
+  /// The consumer of `subpartition` is done with it (it read end-of-partition or went away); a
+  /// subpartition counts once however often it is reported (a local consumer and the partition
+  /// request server may both report it).
+  void subpartition_consumed(const graph::job_id& job, const network::result_partition_id& id,
+                             std::size_t subpartition);
 
   /// Registered partitions over all jobs.
   std::size_t num_partitions() const;
+
+  /// This process's remote channels once streaming_environment::enable_remote_channels ran; null
+  /// while every channel is local. Stream tasks read it when they set up their input gates.
+  std::shared_ptr<remote_channels> remote() const;
+  void set_remote(std::shared_ptr<remote_channels> remote);
 
   /// A stream task began / ended (its resources are released when it ends).
   void task_started();
@@ -74,7 +88,7 @@ private:
   };
   struct entry {
     std::shared_ptr<network::result_partition> partition;
-    std::size_t consumed = 0;
+    std::set<std::size_t> consumed;
     bool producer_done = false;
   };
 
@@ -89,6 +103,7 @@ private:
   std::map<key, entry> entries_;
   std::map<key, std::vector<network::availability_listener>> waiters_;
   std::size_t tasks_ = 0;
+  std::shared_ptr<remote_channels> remote_;
 };
 
 } // namespace flint::streaming

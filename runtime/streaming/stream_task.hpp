@@ -3,8 +3,8 @@
 /// OneInputStreamTask folded in), run one mailbox turn at a time by the task actor.
 ///
 /// invoke, cut into steps: the first step is before_invoke (result partitions registered, the
-/// operator chain built from the JobVertex, input gates with local channels, operators opened
-/// tail first); each later step is one default action of the mailbox loop (pull the source, or
+/// operator chain built from the JobVertex, input gates with a local channel per producer in this
+/// process and a remote channel per producer elsewhere, operators opened tail first); each later step is one default action of the mailbox loop (pull the source, or
 /// process the records of the available input buffers), at most `records_per_step` records, and
 /// it ends early when an output runs out of buffers (backpressure: the task then waits for a
 /// buffer-available wake-up) or no input is there (it waits for a data wake-up). Once every input
@@ -30,7 +30,13 @@
 #include <string_view>
 #include <vector>
 
+namespace flint::network::transport {
+class remote_channel_client;
+}
+
 namespace flint::streaming {
+
+class remote_channels;
 
 /// The job a stream task runs: the program's graphs, compiled into the process.
 struct job_program {
@@ -50,15 +56,25 @@ public:
   void attach(std::shared_ptr<task_executor::task_context> context) override;
   expected<bool> step() override;
   void cancel() override { canceled_ = true; }
-  bool has_work() const override { return has_work_; }
+  bool has_work() const override { return has_work_ || failure_.has_value(); }
   void on_timer(std::uint64_t id) override;
+  /// The remote channels' mails (buffers, partition errors, request retries), routed by
+  /// (gate, channel); a mail for a channel already released is dropped.
+  bool on_message(caf::type_erased_tuple& content) override;
+
+  /// Remote input channels of this task (0 while every producer is in this process).
+  std::size_t num_remote_channels() const;
 
 private:
   enum class phase { created, running, ending, finished };
 
   struct channel_state {
     network::result_partition_id partition;
+    std::size_t subpartition = 0;
     network::record_deserializer deserializer;
+    /// Set for a remote channel (its producer runs in another process): feeds the channel from
+    /// this task's mailbox.
+    std::unique_ptr<network::transport::remote_channel_client> client;
     bool requested = false;
     bool consumed = false;
   };
@@ -70,6 +86,11 @@ private:
   expected<unit> before_invoke();
   expected<unit> build_chain();
   expected<unit> request_partitions();
+  expected<unit> make_gate(std::size_t g, remote_channels* remote);
+  expected<unit> start_remote_channels(remote_channels& remote);
+  network::transport::remote_channel_client* client_of(std::uint32_t gate, std::uint32_t channel);
+  /// A remote channel failed: the task fails at its next step.
+  void fail(error cause);
   /// Writes what waits in the writers; false (and a wake-up registered) while out of buffers.
   bool drain_outputs();
   void run_source();
@@ -88,6 +109,8 @@ private:
   std::shared_ptr<task_executor::task_context> context_;
   const graph::job_vertex* vertex_ = nullptr;
   std::shared_ptr<network::result_partition_manager> partitions_;
+  std::shared_ptr<remote_channels> remote_;
+  std::optional<error> failure_;
 
   /// Head first; outputs refer to the writers, so they go before them.
   std::vector<std::unique_ptr<partition_writer>> writers_;

@@ -107,6 +107,13 @@ caf::actor minicluster::add_task_manager() {
   te_services.invokables = config_.invokables
                               ? config_.invokables
                               : task_executor::make_invokable_factory<task_executor::noop_invokable>();
+  if (config_.task_manager) {
+    auto own = config_.task_manager(static_cast<int>(index));
+    te_config.host = own.host;
+    te_config.data_port = own.data_port;
+    if (own.invokables)
+      te_services.invokables = std::move(own.invokables);
+  }
   auto endpoint_id = te_config.resource_id;
   auto te = sys_.spawn<task_executor::task_executor>(context(endpoint_id), te_config,
                                                      std::move(te_services));

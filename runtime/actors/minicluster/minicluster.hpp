@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -31,6 +33,16 @@ class trace_recorder;
 }
 
 namespace flint::minicluster {
+
+/// What one TaskExecutor of the MiniCluster runs with when TaskExecutors differ: each with a data
+/// plane of its own (its own shuffle environment, reached at host:data_port), as on separate
+/// TaskManager processes.
+struct task_manager_services {
+  task_executor::invokable_factory invokables;
+  /// The TaskManagerLocation it advertises; data_port 0: its producers are in this process.
+  std::string host = "localhost";
+  std::uint16_t data_port = 0;
+};
 
 struct minicluster_config {
   /// `local.number-taskmanager`
@@ -55,6 +67,9 @@ struct minicluster_config {
   std::uint64_t seed = 0x5eed;
   /// What tasks run; empty: every task finishes at once.
   task_executor::invokable_factory invokables;
+  /// Per TaskExecutor (by its 1-based number): what it runs and where its data plane listens.
+  /// Empty: every TaskExecutor runs `invokables` at data port 0.
+  std::function<task_manager_services(int number)> task_manager;
 };
 
 class minicluster {

@@ -8,6 +8,8 @@
 #include <functional>
 #include <memory>
 
+#include <caf/fwd.hpp>
+
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/task_deployment_descriptor.hpp"
 
@@ -23,6 +25,10 @@ public:
   /// Thread-safe: calls `invokable::on_timer(id)` in the task's thread after `delay` (a delayed
   /// mail, so the test clock drives it).
   virtual void schedule_timer(std::chrono::milliseconds delay, std::uint64_t id) = 0;
+  /// The task's actor: where transports send what is meant for this task (the buffers and
+  /// partition errors of its remote input channels, DESIGN.md "Channels are CAF messages to the
+  /// consumer task's actor"). Invalid once the task ended. Call it from the task's thread.
+  virtual caf::actor actor() const = 0;
 };
 
 struct invokable {
@@ -33,6 +39,15 @@ struct invokable {
 
   /// A timer of `task_context::schedule_timer` fired. Exceptions fail the task.
   virtual void on_timer(std::uint64_t id) { (void)id; }
+
+  /// A message the task's actor has no handler for (a remote channel's buffer, credit, error or
+  /// retry mail), handled as a control mail on the task's thread between two steps. True when
+  /// the invokable took it; false drops it. Exceptions fail the task; afterwards the task steps
+  /// again if `has_work()`.
+  virtual bool on_message(caf::type_erased_tuple& content) {
+    (void)content;
+    return false;
+  }
 
   /// One unit of work: true when done, false when there is more; an error (or an exception)
   /// fails the task with its message.

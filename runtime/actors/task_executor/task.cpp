@@ -30,6 +30,8 @@ public:
       caf::delayed_anon_send(self, delay, task_timer_atom::value, id);
   }
 
+  caf::actor actor() const override { return caf::actor_cast<caf::actor>(self_); }
+
   /// The wake mail is being handled: later wake() calls send a new one.
   void clear_pending() { pending_ = false; }
 
@@ -50,6 +52,11 @@ graph::execution_attempt_id task::attempt_of(const graph::task_deployment_descri
 caf::behavior task::make_behavior() {
   report_state(graph::execution_state::deploying);
   context_ = std::make_shared<context>(address());
+  set_default_handler([this](caf::scheduled_actor* self, caf::message_view& x) -> caf::result<caf::message> {
+    if (offer_to_invokable(x.content()))
+      return caf::message{};
+    return caf::drop(self, x);
+  });
   send(this, init_atom::value);
   return {
     [this](init_atom) { start_invokable(); },
@@ -100,6 +107,29 @@ caf::behavior task::make_behavior() {
       end_with(graph::execution_state::failed, std::move(cause));
     },
   };
+}
+
+bool task::offer_to_invokable(caf::type_erased_tuple& content) {
+  if (state_ != graph::execution_state::running || !invokable_)
+    return false;
+  bool taken = false;
+  try {
+    taken = invokable_->on_message(content);
+  } catch (const std::exception& e) {
+    end_with(graph::execution_state::failed, e.what());
+    return true;
+  } catch (...) {
+    end_with(graph::execution_state::failed, "the invokable threw a non-standard exception");
+    return true;
+  }
+  if (taken)
+    queue_step_if_working();
+  return taken;
+}
+
+void task::on_exit() {
+  invokable_.reset();
+  context_.reset();
 }
 
 void task::start_invokable() {

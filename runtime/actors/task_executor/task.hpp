@@ -44,6 +44,9 @@ public:
 
   caf::behavior make_behavior() override;
   const char* name() const override { return "flint.task"; }
+  /// Destroys the invokable when the actor ends any other way (an exit message): what it holds
+  /// (gates, transport clients holding this actor's handle) must not outlive the task.
+  void on_exit() override;
 
   static graph::execution_attempt_id attempt_of(const graph::task_deployment_descriptor& tdd);
 
@@ -53,6 +56,8 @@ private:
   void end_with(graph::execution_state final_state, std::string cause = {});
   void report_state(graph::execution_state s, std::string cause = {});
   void queue_step_if_working();
+  /// The default handler: hands a message the behavior does not know to the invokable.
+  bool offer_to_invokable(caf::type_erased_tuple& content);
 
   class context;
 

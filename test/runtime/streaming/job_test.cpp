@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <chrono>
 #include <stdexcept>
@@ -200,5 +201,121 @@ TEST_CASE("a socket source reads lines until the peer closes") {
     expected.push_back("line " + std::to_string(i));
   std::sort(expected.begin(), expected.end());
   CHECK(values == expected);
+  test::check_resources_released(cluster);
+}
+
+// -- the same over remote channels: two TaskExecutors, each with its own streaming environment --
+
+namespace {
+
+streaming::local_cluster_options two_remote_task_managers() {
+  streaming::local_cluster_options options;
+  options.task_managers = 2;
+  options.slots_per_task_manager = 1;
+  options.remote_channels = true;
+  return options;
+}
+
+} // namespace
+
+TEST_CASE("a record larger than one buffer crosses a remote channel intact") {
+  std::string big;
+  for (int i = 0; big.size() < 200 * 1024; ++i)
+    big += std::to_string(i) + ";";
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto source = env.from_collection(std::vector<std::string>{"small", big, "after", big + big});
+  // The map's two subtasks run on the two TaskExecutors; rebalance feeds both from the source.
+  auto into = test::collect(source.rebalance().map([](const std::string& s) { return s; }));
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster cluster(two_remote_task_managers());
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  auto values = into->values;
+  std::sort(values.begin(), values.end());
+  std::vector<std::string> expected{"small", big, "after", big + big};
+  std::sort(expected.begin(), expected.end());
+  CHECK(values == expected);
+  CHECK(test::remote_connections(cluster.streaming(0)) + test::remote_connections(cluster.streaming(1)) > 0);
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("a slow consumer behind a remote channel: memory stays within the credit budget, nothing is lost") {
+  const std::int64_t n = 200000;
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "1"}});
+  // The source and the slow map in different slot sharing groups: different TaskExecutors.
+  auto slow = env.generate_sequence(1, n)
+                .map([](const std::int64_t& x) {
+                  if (x % 2000 == 0)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                  return x;
+                })
+                .slot_sharing_group("consumer");
+  auto into = test::collect(slow);
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster cluster(two_remote_task_managers());
+  // Buffers in use per environment, sampled while the job runs: at most the producer's partition
+  // pool (2 per subpartition + 8) or the consumer's credit (2 exclusive + 8 floating).
+  const auto& config = cluster.streaming(0).shuffle().config();
+  const std::size_t budget = std::max(config.partition_pool_max(1), config.buffers_per_channel + config.floating_buffers_per_gate);
+  std::atomic<bool> done{false};
+  std::size_t max_in_use[2] = {0, 0};
+  std::thread sampler([&] {
+    while (!done) {
+      for (std::size_t i = 0; i < 2; ++i) {
+        auto& pool = cluster.streaming(i).shuffle().buffer_pool();
+        max_in_use[i] = std::max(max_in_use[i], pool.total_segments() - pool.available_segments());
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  done = true;
+  sampler.join();
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  std::vector<std::int64_t> values = into->values;
+  REQUIRE(values.size() == static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i)
+    REQUIRE(values[static_cast<std::size_t>(i)] == i + 1);
+  CHECK(test::remote_connections(cluster.streaming(0)) + test::remote_connections(cluster.streaming(1)) >= 1);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(max_in_use[i] > 0);
+    CHECK(max_in_use[i] <= budget);
+  }
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("cancelling a running job with remote channels stops every task and frees every buffer") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto counts = env.generate_sequence(0, std::numeric_limits<std::int64_t>::max())
+                  .map([](const std::int64_t& x) { return std::tuple<std::int64_t, std::int64_t>(x % 1000, 1); })
+                  .key_by<0>()
+                  .sum<1>();
+  auto into = test::collect(counts);
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster cluster(two_remote_task_managers());
+  REQUIRE(cluster.submit(program.stream, program.job).has_value());
+  for (int i = 0; i < 6000; ++i) {
+    {
+      std::lock_guard<std::mutex> guard{into->mutex};
+      if (into->values.size() > 10000)
+        break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  {
+    std::lock_guard<std::mutex> guard{into->mutex};
+    REQUIRE(into->values.size() > 10000);
+  }
+  REQUIRE(cluster.cancel(program.job->job_id).has_value());
+  auto result = cluster.result(program.job->job_id, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::canceled);
+  CHECK(test::remote_connections(cluster.streaming(0)) > 0);
+  CHECK(test::remote_connections(cluster.streaming(1)) > 0);
   test::check_resources_released(cluster);
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -92,10 +93,19 @@ inline program graphs_of(const api::stream_execution_environment& env) {
 
 /// After a job: every task released its buffers and partitions.
 inline void check_resources_released(streaming::local_cluster& cluster) {
-  REQUIRE(cluster.streaming().await_tasks_released(std::chrono::seconds(60)));
-  auto& shuffle = cluster.streaming().shuffle();
-  CHECK(shuffle.num_partitions() == 0);
-  CHECK(shuffle.buffer_pool().available_segments() == shuffle.buffer_pool().total_segments());
+  for (std::size_t i = 0; i < cluster.num_environments(); ++i)
+    REQUIRE(cluster.streaming(i).await_tasks_released(std::chrono::seconds(60)));
+  for (std::size_t i = 0; i < cluster.num_environments(); ++i) {
+    auto& shuffle = cluster.streaming(i).shuffle();
+    // A remote consumer's last cancel or end may still be on its way to the producer's server.
+    for (int wait = 0; wait < 1000 && shuffle.num_partitions() != 0; ++wait)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(shuffle.num_partitions() == 0);
+    CHECK(shuffle.buffer_pool().available_segments() == shuffle.buffer_pool().total_segments());
+  }
 }
+
+/// Peer partition servers `env` connected to (0 without remote channels).
+std::size_t remote_connections(streaming::streaming_environment& env);
 
 } // namespace flint::test

@@ -97,13 +97,16 @@ void parse_counts(const std::filesystem::path& file, parsed_output& out) {
   }
 }
 
-void run_wordcount(int parallelism, int task_managers) {
+/// `remote`: each TaskExecutor has its own streaming environment with remote channels, so every
+/// channel between the two goes through a partition request server and CAF's middleman.
+void run_wordcount(int parallelism, int task_managers, bool remote = false) {
   static const std::string text = generate_text(3 * 1024 * 1024);
   static std::int64_t words = 0;
   static const auto expected = plain_count(text, words);
 
-  test::temp_path input("wordcount_in_" + std::to_string(parallelism) + "_" + std::to_string(task_managers));
-  test::temp_path output("wordcount_out_" + std::to_string(parallelism) + "_" + std::to_string(task_managers));
+  auto suffix = std::to_string(parallelism) + "_" + std::to_string(task_managers) + (remote ? "_remote" : "");
+  test::temp_path input("wordcount_in_" + suffix);
+  test::temp_path output("wordcount_out_" + suffix);
   {
     std::ofstream f(input.path, std::ios::binary);
     f << text;
@@ -116,6 +119,7 @@ void run_wordcount(int parallelism, int task_managers) {
   streaming::local_cluster_options options;
   options.task_managers = task_managers;
   options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
+  options.remote_channels = remote;
   streaming::local_cluster cluster(options);
   auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(4));
   REQUIRE_MESSAGE(result.has_value(), result.error().to_string());
@@ -134,6 +138,12 @@ void run_wordcount(int parallelism, int task_managers) {
   CHECK(counted.in_order);
   CHECK(counted.last.size() == expected.size());
   CHECK(counted.last == expected);
+  if (remote) {
+    // Subtasks spread over both TaskExecutors, so the keyBy exchange crossed between them.
+    REQUIRE(cluster.num_environments() == 2);
+    for (std::size_t i = 0; i < 2; ++i)
+      CHECK(test::remote_connections(cluster.streaming(i)) > 0);
+  }
   test::check_resources_released(cluster);
 }
 
@@ -156,6 +166,13 @@ TEST_CASE("wordcount at parallelism 2 on two TaskExecutors counts like a plain c
 }
 TEST_CASE("wordcount at parallelism 4 on two TaskExecutors counts like a plain count") {
   run_wordcount(4, 2);
+}
+
+TEST_CASE("wordcount at parallelism 2 over remote channels between two TaskExecutors counts like a plain count") {
+  run_wordcount(2, 2, true);
+}
+TEST_CASE("wordcount at parallelism 4 over remote channels between two TaskExecutors counts like a plain count") {
+  run_wordcount(4, 2, true);
 }
 
 TEST_CASE("wordcount prints the built-in text with the subtask prefix") {
