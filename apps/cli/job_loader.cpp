@@ -45,12 +45,10 @@ expected<loaded_job> load_job(const std::string& library_path, const std::vector
                               const api::configuration& config, const graph::job_id& id) {
   auto lib = streaming::load_job_library(library_path);
   if (!lib)
-    return make_error(lib.error().code, "Could not load the job library " + library_path + ": "
-                                          + lib.error().message);
+    return lib.error(); // its message names the library and what is wrong with it
   auto program = streaming::build_job_program(**lib, args, config, id);
   if (!program)
-    return make_error(program.error().code, "The job library " + library_path
-                                              + " could not build its program: " + program.error().message);
+    return program.error();
   loaded_job out;
   out.library = *lib;
   out.stream = std::move(program->stream);

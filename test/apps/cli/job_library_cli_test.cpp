@@ -1,0 +1,130 @@
+// `flint info` and `flint run --local` on real job libraries (build/jobs/*.so), and the errors
+// for libraries that are missing or have no entry point.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "test/apps/cli/command_runner.hpp"
+#include "test/apps/cli/word_counts.hpp"
+
+using namespace std::chrono_literals;
+using flint::test::command_result;
+using flint::test::describe;
+using flint::test::run_command;
+
+namespace {
+
+const std::string flint_bin = FLINT_CLI_BIN;
+const std::string jobs_dir = FLINT_JOBS_DIR;
+
+command_result run_flint(std::vector<std::string> args, std::chrono::milliseconds timeout = 60s) {
+  args.insert(args.begin(), flint_bin);
+  return run_command(args, timeout);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The JSON between Flink's "Execution Plan" banners.
+nlohmann::json plan_of(const std::string& out) {
+  auto begin = out.find('{');
+  auto end = out.rfind('}');
+  REQUIRE(begin != std::string::npos);
+  REQUIRE(end != std::string::npos);
+  return nlohmann::json::parse(out.substr(begin, end - begin + 1));
+}
+
+struct temp_dir {
+  std::filesystem::path path;
+  explicit temp_dir(const std::string& name)
+    : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() { std::filesystem::remove_all(path); }
+};
+
+} // namespace
+
+TEST_CASE("flint info prints the JSON plan of wordcount naming its operators, and submits nothing") {
+  auto r = run_flint({"info", jobs_dir + "/wordcount.so", "--input", "/in.txt", "--output", "/out"});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  CHECK(contains(r.out, "----------------------- Execution Plan -----------------------"));
+  auto plan = plan_of(r.out);
+  CHECK(plan["name"] == "Streaming WordCount");
+  std::string operators;
+  for (const auto& node : plan["nodes"])
+    operators += node["operator"].get<std::string>() + " | " + node["description"].get<std::string>() + "\n";
+  CAPTURE(operators);
+  for (const char* name : {"Source: Custom File Source", "Flat Map", "Filter", "Map", "aggregation", "Sink"})
+    CHECK_MESSAGE(contains(operators, name), name);
+}
+
+TEST_CASE("flint info -p sets the plan's parallelism") {
+  auto r = run_flint({"info", "-p", "3", jobs_dir + "/wordcount.so", "--input", "/in.txt", "--output", "/out"});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto plan = plan_of(r.out);
+  std::set<int> parallelisms;
+  for (const auto& node : plan["nodes"])
+    parallelisms.insert(node["parallelism"].get<int>());
+  CHECK(parallelisms.count(3) == 1); // the keyed part; the file source stays at 1
+}
+
+TEST_CASE("flint run --local counts words like an independent count") {
+  temp_dir dir("flint_cli_wordcount");
+  auto text = flint::test::sample_text(200'000);
+  auto input = dir.path / "in.txt";
+  std::ofstream(input, std::ios::binary) << text;
+  auto output = dir.path / "out";
+  auto r = run_flint({"run", "--local", "-p", "2", jobs_dir + "/wordcount.so", "--input", input.string(), "--output",
+                  output.string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  CHECK(contains(r.out, "Job has been submitted with JobID "));
+  CHECK(contains(r.out, "Program execution finished"));
+  CHECK(contains(r.out, " has finished."));
+  CHECK(contains(r.out, "Job Runtime: "));
+  auto counted = flint::test::read_counts(output);
+  CHECK(counted == flint::test::plain_count(text));
+}
+
+TEST_CASE("a job library that does not exist is a clear failure (exit 1)") {
+  for (const char* action : {"info", "run"}) {
+    CAPTURE(action);
+    auto r = run_flint({action, "/no/such/job.so"});
+    CHECK_MESSAGE(r.exit_code == 1, describe(r));
+    CHECK_MESSAGE(contains(r.err, "/no/such/job.so"), describe(r));
+  }
+}
+
+TEST_CASE("a shared object without the entry point is a clear failure (exit 1)") {
+  auto r = run_flint({"run", "--local", jobs_dir + "/no_entry.so"});
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
+  CHECK_MESSAGE(contains(r.err, "no_entry.so"), describe(r));
+  CHECK_MESSAGE(contains(r.err, "flint_job_main"), describe(r));
+}
+
+TEST_CASE("a file that is not a shared object is a clear failure (exit 1)") {
+  temp_dir dir("flint_cli_notso");
+  auto fake = dir.path / "fake.so";
+  std::ofstream(fake) << "not an ELF file\n";
+  auto r = run_flint({"info", fake.string()});
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
+  CHECK_MESSAGE(contains(r.err, "fake.so"), describe(r));
+}
+
+TEST_CASE("the job's own argument errors reach the user (exit 1)") {
+  auto r = run_flint({"info", jobs_dir + "/wordcount.so", "--bogus"});
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
+  CHECK_MESSAGE(contains(r.err, "unexpected argument '--bogus'"), describe(r));
+}
