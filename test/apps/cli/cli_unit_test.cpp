@@ -1,0 +1,117 @@
+// The CLI's plain parts: Flink's `list` table, splitting flint's options from the job's, and
+// where the configuration comes from.
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "apps/cli/cli_settings.hpp"
+#include "apps/cli/command_line.hpp"
+#include "apps/cli/job_list_format.hpp"
+
+using namespace flint;
+using namespace flint::cli;
+
+namespace {
+
+dispatcher::job_details job(std::uint64_t id, const char* name, graph::job_status status, std::int64_t start_ms) {
+  dispatcher::job_details d;
+  d.job_id = graph::job_id{0, id};
+  d.name = name;
+  d.status = status;
+  d.start_time_ms = start_ms;
+  return d;
+}
+
+} // namespace
+
+TEST_CASE("flint list prints running and scheduled jobs oldest first between Flink's banners") {
+  dispatcher::job_list jobs;
+  jobs.jobs = {job(2, "later", graph::job_status::running, 1'764'417'300'000),
+               job(1, "earlier", graph::job_status::restarting, 1'764'417'200'000),
+               job(3, "waiting", graph::job_status::created, 1'764'417'250'000),
+               job(4, "done", graph::job_status::finished, 1'764'417'100'000)};
+  auto text = format_job_list(jobs, select_jobs(false, false, false), true);
+  CHECK(text == "------------------ Running/Restarting Jobs -------------------\n"
+                "29.11.2025 11:53:20 : 00000000000000000000000000000001 : earlier (RESTARTING)\n"
+                "29.11.2025 11:55:00 : 00000000000000000000000000000002 : later (RUNNING)\n"
+                "--------------------------------------------------------------\n"
+                "----------------------- Scheduled Jobs -----------------------\n"
+                "29.11.2025 11:54:10 : 00000000000000000000000000000003 : waiting (CREATED)\n"
+                "--------------------------------------------------------------\n");
+}
+
+TEST_CASE("flint list -a adds the terminated jobs; empty sections say so") {
+  dispatcher::job_list jobs;
+  jobs.jobs = {job(4, "done", graph::job_status::finished, 1'764'417'100'000),
+               job(5, "gone", graph::job_status::canceled, 1'764'417'000'000)};
+  auto all = format_job_list(jobs, select_jobs(false, false, true), true);
+  CHECK(all == "No running jobs.\n"
+               "No scheduled jobs.\n"
+               "---------------------- Terminated Jobs -----------------------\n"
+               "29.11.2025 11:50:00 : 00000000000000000000000000000005 : gone (CANCELED)\n"
+               "29.11.2025 11:51:40 : 00000000000000000000000000000004 : done (FINISHED)\n"
+               "--------------------------------------------------------------\n");
+  CHECK(format_job_list(jobs, select_jobs(true, false, false), true) == "No running jobs.\n");
+  CHECK(format_job_list(jobs, select_jobs(false, true, false), true) == "No scheduled jobs.\n");
+}
+
+TEST_CASE("flint's options come before the job library; everything after it is the job's") {
+  std::vector<std::string> values = {"-p", "-m", "--timeout", "--config", "-D"};
+  auto s = split_at_library({"-p", "2", "-d", "-m", "h:1", "-Dk=v", "job.so", "--input", "F", "-p", "3"}, values);
+  CHECK(s.own == std::vector<std::string>{"-p", "2", "-d", "-m", "h:1", "-Dk=v", "job.so"});
+  CHECK(s.job_args == std::vector<std::string>{"--input", "F", "-p", "3"});
+
+  auto dashed = split_at_library({"--timeout", "5 s", "--", "-odd.so", "x"}, values);
+  CHECK(dashed.own == std::vector<std::string>{"--timeout", "5 s", "--", "-odd.so"});
+  CHECK(dashed.job_args == std::vector<std::string>{"x"});
+
+  auto none = split_at_library({"-p", "2"}, values);
+  CHECK(none.own == std::vector<std::string>{"-p", "2"});
+  CHECK(none.job_args.empty());
+}
+
+TEST_CASE("the configuration is --config, else $FLINT_CONF_DIR, else deploy/ of the build's repository") {
+  auto root = std::filesystem::temp_directory_path() / ("flint_cli_unit_" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "repo" / "build" / "bin");
+  std::filesystem::create_directories(root / "repo" / "deploy");
+  std::filesystem::create_directories(root / "conf");
+  std::ofstream(root / "repo" / "deploy" / "flink-conf.yaml") << "jobmanager.rpc.port: 7000\n";
+  std::ofstream(root / "conf" / "flink-conf.yaml") << "jobmanager.rpc.port: 7001\n";
+  auto exe = (root / "repo" / "build" / "bin" / "flint").string();
+
+  unsetenv("FLINT_CONF_DIR");
+  CHECK(find_config_file("", exe) == (root / "repo" / "deploy" / "flink-conf.yaml").string());
+  CHECK(find_config_file("/given.yaml", exe) == "/given.yaml");
+  setenv("FLINT_CONF_DIR", (root / "conf").c_str(), 1);
+  CHECK(find_config_file("", exe) == (root / "conf" / "flink-conf.yaml").string());
+
+  common_options opts;
+  auto s = resolve(opts, exe);
+  REQUIRE(s.has_value());
+  CHECK(s->address.port == 7001);
+  CHECK(s->ask_timeout == std::chrono::seconds(10)); // rpc.ask.timeout's default
+  CHECK_FALSE(s->timeout.has_value());
+
+  opts.jobmanager = "10.0.0.5:6200";
+  opts.timeout = "750 ms";
+  opts.dynamic = {"rpc.ask.timeout=3 s"};
+  s = resolve(opts, exe);
+  REQUIRE(s.has_value());
+  CHECK(s->address.host == "10.0.0.5");
+  CHECK(s->address.port == 6200);
+  CHECK(s->ask_timeout == std::chrono::milliseconds(750));
+
+  opts.timeout.clear();
+  s = resolve(opts, exe);
+  REQUIRE(s.has_value());
+  CHECK(s->ask_timeout == std::chrono::seconds(3));
+
+  unsetenv("FLINT_CONF_DIR");
+  std::filesystem::remove_all(root / "repo" / "deploy");
+  CHECK(find_config_file("", exe).empty()); // built-in defaults
+  std::filesystem::remove_all(root);
+}
