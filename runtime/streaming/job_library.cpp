@@ -117,6 +117,21 @@ error with_context(const error& e, const std::string& context) {
   return make_error(e.code, context + ": " + e.message);
 }
 
+/// The ids and uids of the first operator whose id differs: operators that look alike by name
+/// differ by the hash of their uid or of their place in the program.
+std::string operator_id_difference(const graph::job_graph& submitted, const graph::job_graph& rebuilt) {
+  auto uid = [](const graph::chained_operator& op) { return op.uid ? "uid '" + *op.uid + "'" : std::string("no uid"); };
+  for (std::size_t v = 0; v < submitted.vertices.size() && v < rebuilt.vertices.size(); ++v) {
+    const auto& a = submitted.vertices[v].operators;
+    const auto& b = rebuilt.vertices[v].operators;
+    for (std::size_t o = 0; o < a.size() && o < b.size(); ++o)
+      if (a[o].id != b[o].id)
+        return "; operator '" + a[o].name + "' was submitted as " + a[o].id.to_string() + " (" + uid(a[o])
+               + ") and rebuilt as " + b[o].id.to_string() + " (" + uid(b[o]) + ")";
+  }
+  return {};
+}
+
 } // namespace
 
 expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server, const std::string& library_path,
@@ -257,7 +272,9 @@ private:
     if (!program)
       return with_context(program.error(), "rebuilding job " + id.to_string() + " from " + package->library_name);
     if (auto same = graph::check_same_program(*submitted, *program->job); !same)
-      return with_context(same.error(), "job library " + package->library_name + " on this TaskExecutor");
+      return make_error(same.error().code, "job library " + package->library_name + " on this TaskExecutor: "
+                                             + same.error().message
+                                             + operator_id_difference(*submitted, *program->job));
     spdlog::info("Loaded job library {} for job {} ({} job vertices).", package->library_name, id.to_string(),
                  program->job->vertices.size());
     return program;
