@@ -42,6 +42,11 @@ expected<caf::actor> remote_channels::server_of(const graph::producer_location& 
   return peers_.emplace(address, std::move(*peer)).first->second;
 }
 
+void remote_channels::forget(const graph::producer_location& producer) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  peers_.erase(std::make_pair(producer.host, producer.data_port));
+}
+
 std::size_t remote_channels::num_connections() const {
   std::lock_guard<std::mutex> guard{mutex_};
   return peers_.size();

@@ -48,6 +48,9 @@ public:
   /// connection made once and then cached (thread-safe; the first call per address blocks).
   expected<caf::actor> server_of(const graph::producer_location& producer);
 
+  /// Drops the cached connection to `producer`'s server (it is gone: the next task connects anew).
+  void forget(const graph::producer_location& producer);
+
   /// Connections made so far (cached addresses).
   std::size_t num_connections() const;
 

@@ -7,6 +7,7 @@
 #include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/remote_channels.hpp"
 
+#include <caf/system_messages.hpp>
 #include <caf/type_erased_tuple.hpp>
 
 #include <algorithm>
@@ -152,6 +153,9 @@ expected<unit> stream_task::start_remote_channels(remote_channels& remote) {
       if (!server)
         return make_error(server.error().code, "task " + tdd_.task_name + ": " + server.error().message);
       auto& state = gates_[g].channels[c];
+      // A producer process that dies, or whose node becomes unreachable, fails this task.
+      if (!remote.is_local(producer) && context_)
+        context_->monitor(*server);
       state.client = std::make_unique<network::transport::remote_channel_client>(self, *server, *channel,
                                                                                  shuffle_->config(), tdd_.job_id);
       state.client->request();
@@ -204,6 +208,26 @@ bool stream_task::on_message(caf::type_erased_tuple& content) {
       auto delay = client->on_partition_error(content.get_as<wire_i32>(3), content.get_as<std::string>(4));
       if (!delay)
         fail(delay.error());
+    }
+    return true;
+  }
+  if (content.match_elements<caf::down_msg>()) {
+    const auto& down = content.get_as<caf::down_msg>(0);
+    for (std::size_t g = 0; g < gates_.size() && remote_; ++g) {
+      for (std::size_t c = 0; c < gates_[g].channels.size(); ++c) {
+        auto& channel = gates_[g].channels[c];
+        if (!channel.client || channel.consumed)
+          continue;
+        const auto& producer = tdd_.input_gates[g].producer_locations.at(c);
+        if (channel.client->server().address() != down.source)
+          continue;
+        remote_->forget(producer);
+        fail(make_error(errc::unreachable, "the partition server of " + producer.resource_id + " at " +
+                                             producer.host + ":" + std::to_string(producer.data_port) +
+                                             " is gone (" + caf::to_string(down.reason) + ") before partition " +
+                                             network::to_string(channel.partition) + " ended"));
+        return true;
+      }
     }
     return true;
   }

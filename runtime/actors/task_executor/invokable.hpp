@@ -29,6 +29,11 @@ public:
   /// partition errors of its remote input channels, DESIGN.md "Channels are CAF messages to the
   /// consumer task's actor"). Invalid once the task ended. Call it from the task's thread.
   virtual caf::actor actor() const = 0;
+  /// Watches `whom` (a transport's peer, e.g. a producer's partition request server): when it
+  /// ends or its node becomes unreachable, the task's actor gets a `caf::down_msg`, handed to
+  /// `invokable::on_message` like any other message it does not know. Call it from the task's
+  /// thread.
+  virtual void monitor(const caf::actor& whom) = 0;
 };
 
 struct invokable {

@@ -16,7 +16,7 @@ using init_atom = caf::atom_constant<caf::atom("tsk_init")>;
 /// Holds only a weak address, so wake-ups from other threads after the task ended are dropped.
 class task::context final : public task_context {
 public:
-  explicit context(caf::actor_addr self) : self_(std::move(self)) {}
+  context(caf::actor_addr self, task* owner) : self_(std::move(self)), owner_(owner) {}
 
   void wake() override {
     if (pending_.exchange(true))
@@ -32,11 +32,21 @@ public:
 
   caf::actor actor() const override { return caf::actor_cast<caf::actor>(self_); }
 
+  void monitor(const caf::actor& whom) override {
+    if (owner_ && whom)
+      owner_->monitor(whom);
+  }
+
+  /// The task ended: monitor() does nothing from now on.
+  void detach() { owner_ = nullptr; }
+
   /// The wake mail is being handled: later wake() calls send a new one.
   void clear_pending() { pending_ = false; }
 
 private:
   caf::actor_addr self_;
+  /// Used on the task's own thread only, while the task lives.
+  task* owner_;
   std::atomic<bool> pending_ = false;
 };
 
@@ -51,7 +61,12 @@ graph::execution_attempt_id task::attempt_of(const graph::task_deployment_descri
 
 caf::behavior task::make_behavior() {
   report_state(graph::execution_state::deploying);
-  context_ = std::make_shared<context>(address());
+  context_ = std::make_shared<context>(address(), this);
+  set_down_handler([this](caf::down_msg& down) {
+    // Only invokables monitor (their transport peers); they decide what a peer's end means.
+    auto msg = caf::make_message(std::move(down));
+    offer_to_invokable(msg.content());
+  });
   set_default_handler([this](caf::scheduled_actor* self, caf::message_view& x) -> caf::result<caf::message> {
     if (offer_to_invokable(x.content()))
       return caf::message{};
@@ -129,6 +144,8 @@ bool task::offer_to_invokable(caf::type_erased_tuple& content) {
 
 void task::on_exit() {
   invokable_.reset();
+  if (context_)
+    context_->detach();
   context_.reset();
 }
 
@@ -190,6 +207,8 @@ void task::queue_step_if_working() {
 void task::end_with(graph::execution_state final_state, std::string cause) {
   report_state(final_state, std::move(cause));
   invokable_.reset();
+  if (context_)
+    context_->detach();
   quit();
 }
 

@@ -62,6 +62,8 @@ public:
   void cancel();
 
   const input_channel_id& id() const noexcept { return id_; }
+  /// The producer's partition request server.
+  const caf::actor& server() const noexcept { return server_; }
   remote_input_channel& channel() noexcept { return channel_; }
   /// Partition requests sent, retries included.
   std::uint32_t requests_sent() const noexcept { return requests_sent_; }

@@ -120,12 +120,13 @@ struct consumer_task_fixture {
   bool ended() const { return !states.empty() && graph::is_terminal(states.back().state); }
 };
 
-flint::test::program rebalanced_program() {
+flint::test::program rebalanced_program(std::shared_ptr<test::collected<std::int64_t>>* into = nullptr) {
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "1"}});
   // rebalance is never chained: the map's task has an input gate.
-  test::collect(env.from_collection(std::vector<std::int64_t>{1, 2, 3}).rebalance().map([](const std::int64_t& x) {
-    return x;
-  }));
+  auto sink = test::collect(env.from_collection(std::vector<std::int64_t>{1, 2, 3}).rebalance().map(
+    [](const std::int64_t& x) { return x; }));
+  if (into)
+    *into = sink;
   return test::graphs_of(env);
 }
 
@@ -199,6 +200,35 @@ TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer reads a remote partition, t
                  network::transport::wire_u32{0}, network::transport::wire_u64{9}, network::transport::wire_u64{0},
                  network::transport::wire_kind{0}, std::vector<char>(16, 'x'));
   sched.run();
+}
+
+TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer whose producer's partition server goes away fails, naming it") {
+  auto program = rebalanced_program();
+  auto eg = graph::execution_graph::build(*program.job);
+  REQUIRE(eg.has_value());
+  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
+  REQUIRE(producer_tdd.has_value());
+  const auto& produced = producer_tdd->produced_partitions.at(0);
+  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto partition = producer_env->create_partition(program.job->job_id, id, 1);
+  REQUIRE(partition.has_value());
+  deploy_consumer(program);
+  sched.run();
+  REQUIRE_FALSE(ended());
+  // The producer's process dies: its server ends (across processes: remote_link_unreachable).
+  caf::anon_send_exit(server, caf::exit_reason::kill);
+  sched.run();
+  REQUIRE(ended());
+  CHECK(states.back().state == graph::execution_state::failed);
+  const auto& cause = states.back().failure_cause;
+  CHECK_MESSAGE(cause.find("the partition server of tm-producer at producer-host:7002 is gone") != std::string::npos,
+                cause);
+  CHECK_MESSAGE(cause.find(network::to_string(id)) != std::string::npos, cause);
+  CHECK(consumer_env->running_tasks() == 0);
+  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  // The dead peer is forgotten: the next task would connect again.
+  CHECK(consumer_env->remote()->num_connections() == 0);
+  producer_env->producer_failed(program.job->job_id, id);
 }
 
 TEST_CASE("enable_remote_channels: a partition of system A is read from system B over the middleman") {
@@ -283,4 +313,98 @@ TEST_CASE("enable_remote_channels: a partition of system A is read from system B
   env_a.disable_remote_channels();
   env_b.disable_remote_channels();
   CHECK(env_a.data_port() == 0);
+}
+
+TEST_CASE("a stream task in system B reads its remote producer's partition in system A") {
+  auto make_config = [](caf::actor_system_config& cfg) -> caf::actor_system_config& {
+    cfg.load<caf::io::middleman>();
+    cfg.set("logger.file-verbosity", caf::atom("quiet"));
+    cfg.set("logger.console", caf::atom("none"));
+    return cfg;
+  };
+  caf::actor_system_config cfg_a, cfg_b;
+  caf::actor_system sys_a{make_config(cfg_a)};
+  caf::actor_system sys_b{make_config(cfg_b)};
+  streaming::streaming_environment env_a, env_b;
+  auto port_a = env_a.enable_remote_channels(sys_a, "127.0.0.1", 0, "127.0.0.1");
+  auto port_b = env_b.enable_remote_channels(sys_b, "127.0.0.1", 0, "127.0.0.1");
+  REQUIRE(port_a.has_value());
+  REQUIRE(port_b.has_value());
+
+  std::shared_ptr<test::collected<std::int64_t>> into;
+  auto program = rebalanced_program(&into);
+  auto eg = graph::execution_graph::build(*program.job);
+  REQUIRE(eg.has_value());
+  // The source (vertex 0) runs on A, the map on B.
+  auto locate = [&](std::uint32_t v) -> std::optional<graph::producer_location> {
+    if (v == 0)
+      return graph::producer_location{"tm-a", "127.0.0.1", *port_a};
+    return graph::producer_location{"tm-b", "127.0.0.1", *port_b};
+  };
+  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0, locate);
+  auto consumer_tdd = graph::make_task_deployment_descriptor(*eg, 1, locate);
+  REQUIRE(producer_tdd.has_value());
+  REQUIRE(consumer_tdd.has_value());
+  REQUIRE(consumer_tdd->input_gates.size() == 1);
+  const auto& produced = producer_tdd->produced_partitions.at(0);
+  network::result_partition_id id{produced.result_id, produced.partition_number};
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<cluster::task_execution_state> states;
+  task_executor::task_setup setup;
+  setup.tdd = *consumer_tdd;
+  streaming::job_program compiled{program.stream, program.job};
+  auto shuffle_b = env_b.shuffle_ptr();
+  setup.invokables = [compiled, shuffle_b](const graph::task_deployment_descriptor& tdd) {
+    return std::make_unique<streaming::stream_task>(compiled, tdd, shuffle_b, [](std::string_view) {});
+  };
+  setup.report = [&](const cluster::task_execution_state& s) {
+    std::lock_guard<std::mutex> guard{mutex};
+    states.push_back(s);
+    changed.notify_all();
+  };
+  // The consumer first: it asks before the producer registered (back-off), as in a real deployment.
+  auto task = sys_b.spawn<task_executor::task, caf::detached>(std::move(setup));
+
+  const std::int64_t n = 100000;
+  auto partition = env_a.shuffle().create_partition(program.job->job_id, id, 1);
+  REQUIRE(partition.has_value());
+  std::thread writer([&] {
+    auto& p = **partition;
+    for (std::int64_t x = 1; x <= n; ++x) {
+      std::string bytes(reinterpret_cast<const char*>(&x), sizeof x);
+      auto r = p.emit_record(bytes, 0);
+      for (int wait = 0; r == network::emit_result::blocked && wait < 30000; ++wait) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (p.is_available())
+          r = p.resume();
+      }
+    }
+    p.finish();
+    env_a.shuffle().producer_finished(program.job->job_id, id);
+  });
+  bool ended = false;
+  {
+    std::unique_lock<std::mutex> lock{mutex};
+    ended = changed.wait_for(lock, 60s, [&] { return !states.empty() && graph::is_terminal(states.back().state); });
+  }
+  writer.join();
+  REQUIRE(ended);
+  {
+    std::lock_guard<std::mutex> guard{mutex};
+    CHECK_MESSAGE(states.back().state == graph::execution_state::finished, states.back().failure_cause);
+  }
+  std::vector<std::int64_t> values = into->values;
+  REQUIRE(values.size() == static_cast<std::size_t>(n));
+  for (std::int64_t x = 1; x <= n; ++x)
+    REQUIRE(values[static_cast<std::size_t>(x - 1)] == x);
+  CHECK(test::remote_connections(env_b) == 1);
+  REQUIRE(env_b.await_tasks_released(30s));
+  CHECK(env_b.shuffle().buffer_pool().available_segments() == env_b.shuffle().buffer_pool().total_segments());
+  for (int i = 0; i < 3000 && env_a.shuffle().num_partitions() != 0; ++i)
+    std::this_thread::sleep_for(10ms);
+  CHECK(env_a.shuffle().num_partitions() == 0);
+  env_a.disable_remote_channels();
+  env_b.disable_remote_channels();
 }
