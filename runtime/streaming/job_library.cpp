@@ -311,15 +311,14 @@ fs::path cache_directory(fs::path dir) {
 }
 
 task_executor::invokable_factory make_factory(std::shared_ptr<library_cache> cache, streaming_environment& env) {
-  auto shuffle = env.shuffle_ptr();
-  auto write = env.stdout_writer();
-  return [cache, shuffle, write](const graph::task_deployment_descriptor& tdd)
-           -> std::unique_ptr<task_executor::invokable> {
+  return [cache, env = &env](const graph::task_deployment_descriptor& tdd) -> std::unique_ptr<task_executor::invokable> {
     auto program = cache->program(tdd.job_id);
     if (!program)
-      return std::make_unique<failed_task>(
-        make_error(program.error().code, "Could not load the program of " + tdd.task_name + ": " + program.error().message));
-    return std::make_unique<stream_task>(std::move(*program), tdd, shuffle, write);
+      return std::make_unique<failed_task>(make_error(
+        program.error().code, "Could not load the program of " + tdd.task_name + ": " + program.error().message));
+    // The compiled-in path from here on: one stream task of this program, as the data plane
+    // makes it.
+    return make_stream_task_factory(std::move(program->stream), std::move(program->job), *env)(tdd);
   };
 }
 

@@ -87,9 +87,10 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
 /// on first use), stores the library in `cache_dir` (named by its content key; a temporary
 /// directory when empty), loads it, rebuilds the program, checks it against the submitted
 /// JobGraph, caches it per job, then makes the stream task. Runs in the task's thread (the
-/// factory blocks there while fetching); tasks of one job arriving together load it once. A
-/// failure (unreachable server, missing package, load error, a different program) fails the
-/// task with the cause; failures are not cached, so a restarted task tries again.
+/// factory blocks there while fetching, so TaskExecutors must run detached tasks); tasks of one
+/// job arriving together load it once. A failure (unreachable server, missing package, load
+/// error, a different program) fails the task with the cause; failures are not cached, so a
+/// restarted task tries again. `env` must outlive the factory.
 task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
                                                            std::string blob_host, std::uint16_t blob_port,
                                                            std::filesystem::path cache_dir);
