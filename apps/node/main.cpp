@@ -28,7 +28,8 @@
 
 #include <CLI/CLI.hpp>
 #include <spdlog/pattern_formatter.h>
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/details/file_helper.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -84,6 +85,25 @@ expected<unit> apply_flags(const flags& f, config::configuration& cfg) {
   return unit{};
 }
 
+/// A log file written through at once: endpoint loggers share the sink but not the default
+/// logger's flush level, and `tail -f` / tests should see each line when it happens.
+class flushing_file_sink final : public spdlog::sinks::base_sink<std::mutex> {
+public:
+  explicit flushing_file_sink(const std::string& path) { file_.open(path, false); }
+
+protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    file_.write(line);
+    file_.flush();
+  }
+  void flush_() override { file_.flush(); }
+
+private:
+  spdlog::details::file_helper file_;
+};
+
 /// `%*` in the pattern: the level as log4j writes it ("INFO ", "WARN ", "ERROR").
 class log4j_level final : public spdlog::custom_flag_formatter {
 public:
@@ -111,7 +131,7 @@ expected<unit> setup_logging(const flags& f) {
       logger = std::make_shared<spdlog::logger>("flint", std::make_shared<spdlog::sinks::stderr_sink_mt>());
     else
       logger = std::make_shared<spdlog::logger>(
-        "flint", std::make_shared<spdlog::sinks::basic_file_sink_mt>(f.log_file, false));
+        "flint", std::make_shared<flushing_file_sink>(f.log_file));
   } catch (const std::exception& e) {
     return make_error(errc::invalid_argument, "cannot open log file '" + f.log_file + "': " + e.what());
   }
