@@ -1,0 +1,224 @@
+// `flint` against a real standalone cluster: a flint-node JobManager and two flint-node
+// TaskManagers, each its own process on loopback, as `start-cluster.sh` would start them.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test/apps/cli/command_runner.hpp"
+#include "test/apps/cli/word_counts.hpp"
+#include "test/support/child_process.hpp"
+
+using namespace std::chrono_literals;
+using flint::test::child_process;
+using flint::test::command_result;
+using flint::test::describe;
+using flint::test::run_command;
+
+namespace {
+
+const std::string flint_bin = FLINT_CLI_BIN;
+const std::string node_bin = FLINT_NODE_BIN;
+const std::string jobs_dir = FLINT_JOBS_DIR;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// key=value fields of a "flint-node ready ..." line.
+std::map<std::string, std::string> fields_of(const std::string& line) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(line);
+  std::string word;
+  while (in >> word)
+    if (auto eq = word.find('='); eq != std::string::npos)
+      out[word.substr(0, eq)] = word.substr(eq + 1);
+  return out;
+}
+
+struct node_process {
+  std::unique_ptr<child_process> proc;
+  std::map<std::string, std::string> ready;
+
+  explicit node_process(std::vector<std::string> argv) {
+    argv.insert(argv.begin(), node_bin);
+    proc = std::make_unique<child_process>(argv);
+    REQUIRE(proc->started());
+    // The ready line is the only line on stdout; logs go to stderr.
+    while (auto line = proc->read_line(30s)) {
+      if (line->rfind("flint-node ready", 0) == 0) {
+        ready = fields_of(*line);
+        break;
+      }
+    }
+    const std::string what = "flint-node " + argv[1] + " did not become ready";
+    REQUIRE_MESSAGE(!ready.empty(), what);
+  }
+
+  ~node_process() {
+    if (proc && proc->started()) {
+      kill(proc->pid(), SIGTERM);
+      proc->stop(10s);
+    }
+  }
+
+  std::string address() const { return "127.0.0.1:" + ready.at("rpc_port"); }
+};
+
+/// One JobManager and two TaskManagers with one slot each, shared by the tests of this file.
+struct cluster {
+  std::unique_ptr<node_process> jm;
+  std::vector<std::unique_ptr<node_process>> tms;
+
+  cluster() {
+    jm = std::make_unique<node_process>(std::vector<std::string>{
+      "jobmanager", "--host", "127.0.0.1", "--bind-host", "127.0.0.1", "--rpc-port", "0", "--log-level", "warn"});
+    for (int i = 0; i < 2; ++i)
+      tms.push_back(std::make_unique<node_process>(std::vector<std::string>{
+        "taskmanager", "--jobmanager", jm->address(), "--host", "127.0.0.1", "--bind-host", "127.0.0.1",
+        "--rpc-port", "0", "--data-port", "0", "--slots", "1", "--log-level", "warn"}));
+  }
+
+  std::string address() const { return jm->address(); }
+};
+
+cluster& the_cluster() {
+  static cluster c;
+  return c;
+}
+
+command_result run_flint(std::vector<std::string> args, std::chrono::milliseconds timeout = 120s) {
+  args.insert(args.begin(), flint_bin);
+  return run_command(args, timeout);
+}
+
+/// The JobID from "Job has been submitted with JobID <id>".
+std::string submitted_job_id(const std::string& out) {
+  const std::string marker = "Job has been submitted with JobID ";
+  auto at = out.find(marker);
+  REQUIRE(at != std::string::npos);
+  return out.substr(at + marker.size(), 32);
+}
+
+struct temp_dir {
+  std::filesystem::path path;
+  explicit temp_dir(const std::string& name)
+    : path(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~temp_dir() { std::filesystem::remove_all(path); }
+};
+
+} // namespace
+
+TEST_CASE("flint run executes WordCount on a JobManager and two TaskManager processes; list and status show it") {
+  auto& c = the_cluster();
+  temp_dir dir("flint_cluster_wordcount");
+  auto text = flint::test::sample_text(300'000);
+  std::ofstream(dir.path / "in.txt", std::ios::binary) << text;
+  auto output = dir.path / "out";
+
+  auto r = run_flint({"run", "-m", c.address(), "-p", "2", jobs_dir + "/wordcount.so", "--input",
+                      (dir.path / "in.txt").string(), "--output", output.string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto id = submitted_job_id(r.out);
+  CHECK(contains(r.out, "Job with JobID " + id + " has finished."));
+  CHECK(contains(r.out, "Job Runtime: "));
+  CHECK(flint::test::read_counts(output) == flint::test::plain_count(text));
+
+  auto all = run_flint({"list", "-a", "-m", c.address()});
+  REQUIRE_MESSAGE(all.exit_code == 0, describe(all));
+  CHECK(contains(all.out, "---------------------- Terminated Jobs -----------------------"));
+  CHECK_MESSAGE(contains(all.out, " : " + id + " : Streaming WordCount (FINISHED)"), describe(all));
+
+  auto running = run_flint({"list", "-m", c.address()});
+  REQUIRE_MESSAGE(running.exit_code == 0, describe(running));
+  CHECK(contains(running.out, "No running jobs."));
+
+  auto status = run_flint({"status", "-m", c.address(), id});
+  REQUIRE_MESSAGE(status.exit_code == 0, describe(status));
+  CHECK(contains(status.out, "Job " + id + " is FINISHED."));
+}
+
+TEST_CASE("flint run -d returns once submitted; the job still finishes") {
+  auto& c = the_cluster();
+  temp_dir dir("flint_cluster_detached");
+  std::ofstream(dir.path / "in.txt") << "to be or not to be\n";
+  auto r = run_flint({"run", "-d", "-m", c.address(), jobs_dir + "/wordcount.so", "--input",
+                      (dir.path / "in.txt").string(), "--output", (dir.path / "out").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto id = submitted_job_id(r.out);
+  CHECK_FALSE(contains(r.out, "has finished"));
+  bool finished = false;
+  for (int i = 0; i < 100 && !finished; ++i) {
+    auto s = run_flint({"status", "-m", c.address(), id});
+    REQUIRE_MESSAGE(s.exit_code == 0, describe(s));
+    finished = contains(s.out, "is FINISHED.");
+    if (!finished)
+      std::this_thread::sleep_for(100ms); // real processes: wait on the condition, bounded
+  }
+  CHECK(finished);
+  CHECK(flint::test::read_counts(dir.path / "out") == std::map<std::string, std::int64_t>{{"be", 2}, {"not", 1}, {"or", 1}, {"to", 2}});
+}
+
+TEST_CASE("status and cancel of an unknown job id fail with a clear message and exit 1") {
+  auto& c = the_cluster();
+  const std::string unknown = "00000000000000000000000000c0ffee";
+  for (const char* action : {"status", "cancel"}) {
+    CAPTURE(action);
+    auto r = run_flint({action, "-m", c.address(), unknown});
+    CHECK_MESSAGE(r.exit_code == 1, describe(r));
+    CHECK_MESSAGE(contains(r.err, "Could not find job " + unknown), describe(r));
+  }
+}
+
+TEST_CASE("flint trace of the JobManager and of a TaskManager show the slot protocol in order") {
+  auto& c = the_cluster();
+  temp_dir dir("flint_cluster_trace");
+  std::ofstream(dir.path / "in.txt") << "a b c\n";
+  auto r = run_flint({"run", "-m", c.address(), "-p", "2", jobs_dir + "/wordcount.so", "--input",
+                      (dir.path / "in.txt").string(), "--output", (dir.path / "out").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto id = submitted_job_id(r.out);
+
+  auto file = (dir.path / "jm.json").string();
+  auto t = run_flint({"trace", "-m", c.address(), "--job", id, "--export", "chrome", file});
+  REQUIRE_MESSAGE(t.exit_code == 0, describe(t));
+  std::ifstream in(file);
+  auto json = nlohmann::json::parse(in);
+  std::map<std::string, double> first;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] != "X" && e["ph"] != "i")
+      continue;
+    auto name = e["name"].get<std::string>();
+    if (!first.count(name) || e["ts"].get<double>() < first[name])
+      first[name] = e["ts"].get<double>();
+  }
+  std::vector<std::string> order = {"request_slot", "offer_slots", "submit_task", "update_task_execution_state"};
+  for (const auto& m : order)
+    REQUIRE_MESSAGE(first.count(m) == 1, m);
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    CAPTURE(order[i]);
+    CHECK(first[order[i - 1]] <= first[order[i]]);
+  }
+
+  // A TaskManager's own trace: the JobMaster's calls as its TaskExecutor received them.
+  auto tm = "127.0.0.1:" + c.tms[0]->ready.at("rpc_port");
+  auto lines = run_flint({"trace", "-m", tm, "--no-follow", "--endpoint", "task_executor/"});
+  REQUIRE_MESSAGE(lines.exit_code == 0, describe(lines));
+  CHECK(contains(lines.out, " receive  job_master/"));
+  CHECK(contains(lines.out, "register_task_executor"));
+}
