@@ -197,6 +197,16 @@ void job_master::on_exit() {
     if (slot_pool_ && services_.directory->lookup(pool_id) == slot_pool_)
       services_.directory->remove(pool_id);
   }
+  // Drop every peer handle: TaskExecutors and the ResourceManager hold ours until they hear of
+  // the disconnect, and handles held both ways keep both actors from ever being freed.
+  task_managers_.clear();
+  rm_.reset();
+  rm_leader_.reset();
+  rm_retrieval_.reset();
+  tm_heartbeats_.reset();
+  rm_heartbeats_.reset();
+  slot_pool_ = caf::actor{};
+  services_.on_terminal = nullptr;
   rpc::rpc_endpoint::on_exit();
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <caf/actor_system.hpp>
@@ -52,10 +53,14 @@ void responder::deliver(expected<std::vector<char>> result) {
       r.detail = result.error().message;
     rec->record_event(std::move(r));
   }
-  if (st.sync_slot != nullptr)
+  if (st.sync_slot != nullptr) {
     st.sync_slot->emplace(std::move(bytes));
-  else
+  } else {
     st.promise.deliver(std::move(bytes));
+    // A delivered promise still holds the endpoint strongly: copies of this responder kept in
+    // closures must not keep a stopped endpoint alive.
+    st.promise = caf::response_promise{};
+  }
 }
 
 // -- rpc_endpoint ---------------------------------------------------------------------------------
@@ -214,9 +219,38 @@ std::optional<std::vector<char>> rpc_endpoint::dispatch(std::vector<char>& bytes
   }
   current_trace_ = previous_trace;
   st->sync_slot = nullptr;
-  if (is_ask && !st->delivered)
+  if (is_ask && !st->delivered) {
     st->promise = make_response_promise(); // answered later through a kept responder
+    park(st);
+  }
   return answer;
+}
+
+void rpc_endpoint::park(const std::shared_ptr<responder::state>& st) {
+  // Forget answered calls now and then, so the list stays as short as the open calls.
+  if (parked_.size() >= 2 * parked_high_water_) {
+    std::erase_if(parked_, [](const std::weak_ptr<responder::state>& w) {
+      auto s = w.lock();
+      return !s || s->delivered;
+    });
+    parked_high_water_ = std::max<std::size_t>(16, parked_.size());
+  }
+  parked_.push_back(st);
+}
+
+void rpc_endpoint::on_exit() {
+  auto parked = std::move(parked_);
+  parked_.clear();
+  for (auto& weak : parked) {
+    auto st = weak.lock();
+    if (!st || st->delivered)
+      continue;
+    // Flink fails the open calls of a stopped endpoint rather than leaving them to time out.
+    responder(st).deliver(make_error(errc::unreachable, "endpoint " + endpoint_id() + " is stopped"));
+    st->self = nullptr; // responders kept elsewhere must not reach this actor any more
+  }
+  methods_.clear();
+  caf::event_based_actor::on_exit();
 }
 
 caf::behavior rpc_endpoint::make_behavior() {

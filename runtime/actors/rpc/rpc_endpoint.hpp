@@ -199,6 +199,13 @@ protected:
   /// More CAF handlers (monitors, local control messages); empty by default.
   virtual caf::message_handler extra_handlers() { return {}; }
 
+  /// Flink's RpcEndpoint#onStop. Subclasses drop every handle of a peer they hold here
+  /// (gateways, heartbeat targets, directory entries they put) and then call this one, which
+  /// fails the calls still waiting for an answer and drops the method handlers. A terminated
+  /// actor is destroyed only when no handle to it is left, so two stopped endpoints holding
+  /// each other's handles would never be freed.
+  void on_exit() override;
+
 private:
   friend class responder;
 
@@ -210,11 +217,17 @@ private:
 
   /// Handles one incoming envelope; for asks answered synchronously returns the reply bytes.
   std::optional<std::vector<char>> dispatch(std::vector<char>& bytes, bool is_ask);
+  /// Remembers a call answered later (see parked_).
+  void park(const std::shared_ptr<responder::state>& st);
   void call_async_impl(const caf::actor& other, std::function<void()> f,
                        std::chrono::nanoseconds timeout,
                        std::function<void(std::optional<error>)> k);
 
   endpoint_context ctx_;
+  /// Calls answered later: their response promises hold this actor (and the caller) strongly
+  /// until delivered, so on_exit fails those still open.
+  std::vector<std::weak_ptr<responder::state>> parked_;
+  std::size_t parked_high_water_ = 16;
   fencing_token token_;
   trace_context current_trace_;
   std::unordered_map<std::uint32_t, method_entry> methods_;

@@ -265,6 +265,16 @@ void task_executor::on_exit() {
     for (auto& [attempt, t] : st.tasks)
       caf::anon_send_exit(t.handle, caf::exit_reason::user_shutdown);
     st.tasks.clear();
+    // Drop every peer handle (JobMasters, the ResourceManager, heartbeat targets): they hold
+    // ours too, and handles held both ways keep both actors from ever being freed.
+    st.job_leaders.reset();
+    st.jobs = job_table{};
+    st.rm_heartbeat.reset();
+    st.jm_heartbeat.reset();
+    st.rm_registration_.reset();
+    st.rm_retrieval.reset();
+    st.rm_gateway = rpc::gateway{};
+    st.rm_address = leader::leader_address{};
   }
   if (services_.directory != nullptr)
     services_.directory->remove(endpoint_id());
