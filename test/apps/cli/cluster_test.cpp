@@ -222,3 +222,46 @@ TEST_CASE("flint trace of the JobManager and of a TaskManager show the slot prot
   CHECK(contains(lines.out, " receive  job_master/"));
   CHECK(contains(lines.out, "register_task_executor"));
 }
+
+TEST_CASE("a running job shows in flint list and flint cancel ends it; the attached client reports it") {
+  auto& c = the_cluster();
+  // The attached client waits in the background for the job it submits.
+  child_process attached({flint_bin, "run", "-m", c.address(), jobs_dir + "/cli_endless.so"});
+  REQUIRE(attached.started());
+  auto submitted = attached.read_line(60s);
+  REQUIRE(submitted.has_value());
+  auto id = submitted_job_id(*submitted);
+
+  bool running = false;
+  for (int i = 0; i < 100 && !running; ++i) {
+    auto l = run_flint({"list", "-m", c.address()});
+    REQUIRE_MESSAGE(l.exit_code == 0, describe(l));
+    running = contains(l.out, "------------------ Running/Restarting Jobs -------------------\n")
+              && contains(l.out, " : " + id + " : Endless Sequence (RUNNING)");
+    if (!running)
+      std::this_thread::sleep_for(100ms); // real processes: wait on the condition, bounded
+  }
+  REQUIRE_MESSAGE(running, "the endless job never showed as RUNNING");
+
+  auto cancel = run_flint({"cancel", "-m", c.address(), id});
+  REQUIRE_MESSAGE(cancel.exit_code == 0, describe(cancel));
+  CHECK(contains(cancel.out, "Cancelling job " + id + "."));
+  CHECK(contains(cancel.out, "Cancelled job " + id + "."));
+
+  // The attached `flint run` sees the end and exits 1 (the job did not finish).
+  CHECK(attached.stop(30s) == 1);
+  auto status = run_flint({"status", "-m", c.address(), id});
+  CHECK_MESSAGE(contains(status.out, "is CANCELED."), describe(status));
+}
+
+TEST_CASE("flint run --timeout gives up waiting with exit 1; the job keeps running until cancelled") {
+  auto& c = the_cluster();
+  auto r = run_flint({"run", "-m", c.address(), "--timeout", "2 s", jobs_dir + "/cli_endless.so"}, 60s);
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
+  auto id = submitted_job_id(r.out);
+  CHECK_MESSAGE(contains(r.err, "did not finish within 2 s"), describe(r));
+  auto status = run_flint({"status", "-m", c.address(), id});
+  CHECK_MESSAGE(contains(status.out, "is RUNNING."), describe(status));
+  auto cancel = run_flint({"cancel", "-m", c.address(), id});
+  CHECK_MESSAGE(cancel.exit_code == 0, describe(cancel));
+}
