@@ -44,7 +44,7 @@ TEST_CASE("flint list prints running and scheduled jobs oldest first between Fli
                 "--------------------------------------------------------------\n");
 }
 
-TEST_CASE("flint list -a adds the terminated jobs; empty sections say so") {
+TEST_CASE("flint list -a adds the terminated jobs and empty sections say so") {
   dispatcher::job_list jobs;
   jobs.jobs = {job(4, "done", graph::job_status::finished, 1'764'417'100'000),
                job(5, "gone", graph::job_status::canceled, 1'764'417'000'000)};
@@ -59,7 +59,7 @@ TEST_CASE("flint list -a adds the terminated jobs; empty sections say so") {
   CHECK(format_job_list(jobs, select_jobs(false, true, false), true) == "No scheduled jobs.\n");
 }
 
-TEST_CASE("flint's options come before the job library; everything after it is the job's") {
+TEST_CASE("flint's options come before the job library and everything after it is the job's") {
   std::vector<std::string> values = {"-p", "-m", "--timeout", "--config", "-D"};
   auto s = split_at_library({"-p", "2", "-d", "-m", "h:1", "-Dk=v", "job.so", "--input", "F", "-p", "3"}, values);
   CHECK(s.own == std::vector<std::string>{"-p", "2", "-d", "-m", "h:1", "-Dk=v", "job.so"});

@@ -124,7 +124,7 @@ struct temp_dir {
 
 } // namespace
 
-TEST_CASE("flint run executes WordCount on a JobManager and two TaskManager processes; list and status show it") {
+TEST_CASE("flint run executes WordCount on a JobManager and two TaskManager processes and list and status show it") {
   auto& c = the_cluster();
   temp_dir dir("flint_cluster_wordcount");
   auto text = flint::test::sample_text(300'000);
@@ -153,7 +153,7 @@ TEST_CASE("flint run executes WordCount on a JobManager and two TaskManager proc
   CHECK(contains(status.out, "Job " + id + " is FINISHED."));
 }
 
-TEST_CASE("flint run -d returns once submitted; the job still finishes") {
+TEST_CASE("flint run -d returns once submitted and the job still finishes") {
   auto& c = the_cluster();
   temp_dir dir("flint_cluster_detached");
   std::ofstream(dir.path / "in.txt") << "to be or not to be\n";
@@ -223,7 +223,7 @@ TEST_CASE("flint trace of the JobManager and of a TaskManager show the slot prot
   CHECK(contains(lines.out, "register_task_executor"));
 }
 
-TEST_CASE("a running job shows in flint list and flint cancel ends it; the attached client reports it") {
+TEST_CASE("a running job shows in flint list and flint cancel ends it while the attached client reports it") {
   auto& c = the_cluster();
   // The attached client waits in the background for the job it submits.
   child_process attached({flint_bin, "run", "-m", c.address(), jobs_dir + "/cli_endless.so"});
@@ -254,7 +254,7 @@ TEST_CASE("a running job shows in flint list and flint cancel ends it; the attac
   CHECK_MESSAGE(contains(status.out, "is CANCELED."), describe(status));
 }
 
-TEST_CASE("flint run --timeout gives up waiting with exit 1; the job keeps running until cancelled") {
+TEST_CASE("flint run --timeout gives up waiting with exit 1 while the job keeps running until cancelled") {
   auto& c = the_cluster();
   auto r = run_flint({"run", "-m", c.address(), "--timeout", "2 s", jobs_dir + "/cli_endless.so"}, 60s);
   CHECK_MESSAGE(r.exit_code == 1, describe(r));
