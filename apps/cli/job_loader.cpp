@@ -47,8 +47,18 @@ expected<loaded_job> load_job(const std::string& library_path, const std::vector
   if (!lib)
     return lib.error(); // its message names the library and what is wrong with it
   auto program = streaming::build_job_program(**lib, args, config, id);
-  if (!program)
-    return program.error();
+  if (!program) {
+    auto e = program.error();
+    // `flint run job.so --input F -p 2` hands -p to the job; say where flint's options go.
+    for (const auto& a : args)
+      if (a == "-p" || a == "-d" || a == "-m" || a == "--parallelism" || a == "--detached" || a == "--jobmanager"
+          || a == "--timeout" || a == "--local") {
+        e.message += " (flint's own options, like " + a + ", go before the job library: everything after it is "
+                     "the job's)";
+        break;
+      }
+    return e;
+  }
   loaded_job out;
   out.library = *lib;
   out.stream = std::move(program->stream);

@@ -128,3 +128,10 @@ TEST_CASE("the job's own argument errors reach the user (exit 1)") {
   CHECK_MESSAGE(r.exit_code == 1, describe(r));
   CHECK_MESSAGE(contains(r.err, "unexpected argument '--bogus'"), describe(r));
 }
+
+TEST_CASE("flint options given after the library reach the job, and the error says where they go") {
+  auto r = run_flint({"info", jobs_dir + "/wordcount.so", "--input", "/in.txt", "-p", "2"});
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
+  CHECK_MESSAGE(contains(r.err, "unexpected argument '-p'"), describe(r));
+  CHECK_MESSAGE(contains(r.err, "go before the job library"), describe(r));
+}
