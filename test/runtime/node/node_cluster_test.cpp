@@ -252,6 +252,20 @@ TEST_CASE("TaskManagers in their own actor systems register at the JobManager's 
   CHECK(d.has_value());
 }
 
+TEST_CASE("TaskManagers register again at a JobManager restarted on the same port") {
+  three_nodes cluster;
+  cluster.await_registered(4);
+  auto settings = cluster.jm->settings();
+  settings.rpc_port = cluster.jm->rpc_port();
+  // The JobManager goes: the TaskManagers' handles of the ResourceManager die with its
+  // connection, their standalone retrievals report "no leader" and resolve again.
+  cluster.jm.reset();
+  cluster.jm = std::make_unique<node::job_manager_node>(settings);
+  auto started = cluster.jm->start();
+  REQUIRE_MESSAGE(started.has_value(), started.error().to_string());
+  cluster.await_registered(4);
+}
+
 TEST_CASE("wordcount at parallelism 4 over two TaskManager nodes with two slots each counts like a plain count") {
   if (!node::task_manager_node::remote_channels_available()) {
     MESSAGE("skipped: this build has no remote data channels (contract C)");
