@@ -127,6 +127,11 @@ std::size_t shuffle_environment::num_partitions() const {
   return entries_.size();
 }
 
+std::size_t shuffle_environment::num_jobs() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return managers_.size();
+}
+
 void shuffle_environment::task_started() {
   std::lock_guard<std::mutex> guard{mutex_};
   ++tasks_;

@@ -67,6 +67,8 @@ public:
 
   /// Registered partitions over all jobs.
   std::size_t num_partitions() const;
+  /// Jobs with a partition manager here (an emptied one goes once nobody reads it).
+  std::size_t num_jobs() const;
 
   /// This process's remote channels once streaming_environment::enable_remote_channels ran; null
   /// while every channel is local. Stream tasks read it when they set up their input gates.

@@ -73,12 +73,17 @@ void drop_reader(server_actor* self, std::uint64_t id, bool consumed) {
     return;
   if (i->second.view)
     i->second.view->release();
-  if (consumed && self->state.options.on_consumed)
-    self->state.options.on_consumed(i->second.job, i->second.partition, i->second.subpartition);
+  auto job = i->second.job;
+  auto partition = i->second.partition;
+  auto subpartition = i->second.subpartition;
   self->state.by_channel.erase(reader_key{i->second.consumer.address(), i->second.channel.gate, i->second.channel.channel});
+  // Erased before reporting: the reader's reference to the job's partitions is gone when the
+  // environment releases the partition (and may drop the job's empty manager).
   self->state.readers.erase(i);
   if (self->state.options.stats)
     self->state.options.stats->active_readers.fetch_sub(1, std::memory_order_relaxed);
+  if (consumed && self->state.options.on_consumed)
+    self->state.options.on_consumed(job, partition, subpartition);
 }
 
 /// Sends everything the view allows now; drops the reader after end-of-partition.

@@ -405,6 +405,8 @@ TEST_CASE("a stream task in system B reads its remote producer's partition in sy
   for (int i = 0; i < 3000 && env_a.shuffle().num_partitions() != 0; ++i)
     std::this_thread::sleep_for(10ms);
   CHECK(env_a.shuffle().num_partitions() == 0);
+  // The server let go of the job's partitions before reporting: nothing of the job stays in A.
+  CHECK(env_a.shuffle().num_jobs() == 0);
   env_a.disable_remote_channels();
   env_b.disable_remote_channels();
 }
