@@ -1,0 +1,133 @@
+# Shared by the real-process cluster tests (sourced). Each test gets its own work dir, ports and
+# processes, and stops everything it started on exit, whatever happened.
+set -euo pipefail
+
+: "${FLINT_BIN:?FLINT_BIN (build/bin) must be set}"
+: "${FLINT_JOBS:?FLINT_JOBS (build/jobs) must be set}"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/flint-cluster-test.XXXXXX")
+PIDS=()
+CLEANUPS=()
+
+cleanup() {
+  local status=$?
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  for c in "${CLEANUPS[@]}"; do eval "$c" || true; done
+  if [[ $status -ne 0 ]]; then
+    echo "--- logs of the failed test ($WORK) ---"
+    for f in "$WORK"/*.log; do [[ -f "$f" ]] && { echo "== $f"; tail -n 40 "$f"; }; done
+  else
+    rm -rf "$WORK"
+  fi
+  exit $status
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Starts `flint-node ROLE ARGS...` in the background (prefix with PREFIX, e.g. an `ip netns exec`),
+# logging to $WORK/NAME.log; waits for its ready line and prints it.
+start_node() {
+  local name=$1 prefix=$2 role=$3
+  shift 3
+  $prefix "$FLINT_BIN/flint-node" "$role" "$@" >"$WORK/$name.out" 2>"$WORK/$name.log" </dev/null &
+  PIDS+=($!)
+  local pid=$!
+  for _ in $(seq 1 300); do
+    if grep -q "^flint-node ready" "$WORK/$name.out" 2>/dev/null; then
+      grep -m1 "^flint-node ready" "$WORK/$name.out" | tee "$WORK/$name.ready"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.log" >&2; fail "$name exited before it was ready"; }
+    sleep 0.1
+  done
+  fail "$name was not ready within 30 s"
+}
+
+# A loopback port nothing listens on now (checked by connecting; for scripts that need a fixed
+# JobManager port, e.g. start-cluster.sh's TaskManagers).
+unused_port() {
+  local p
+  for _ in $(seq 1 100); do
+    p=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  fail "no unused port found"
+}
+
+# A field of a node's ready line: ready_field jm rpc_port.
+ready_field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$WORK/$1.ready"; }
+
+# Writes $WORK/flink-conf.yaml for a loopback cluster whose JobManager listens on an ephemeral
+# port; after start_jobmanager the TaskManagers and the client read the bound port from it.
+write_loopback_config() {
+  cat >"$WORK/flink-conf.yaml" <<CONF
+jobmanager.rpc.address: 127.0.0.1
+jobmanager.rpc.port: 0
+taskmanager.host: 127.0.0.1
+taskmanager.numberOfTaskSlots: 2
+blob.storage.directory: $WORK/blobs
+CONF
+  printf '%s\n' "$@" >>"$WORK/flink-conf.yaml"
+}
+start_jobmanager() {
+  start_node jm "" jobmanager --config "$WORK/flink-conf.yaml"
+  sed -i "s/^jobmanager.rpc.port: 0$/jobmanager.rpc.port: $(ready_field jm rpc_port)/" "$WORK/flink-conf.yaml"
+}
+
+# A few MB of deterministic text: Zipf-like words with mixed case, digits, '_' and punctuation.
+generate_text() {
+  local bytes=$1 out=$2
+  awk -v bytes="$bytes" 'BEGIN {
+    srand(20261129);
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+    for (i = 0; i < 3000; i++) { w = ""; n = 1 + int(rand() * 9);
+      for (k = 0; k < n; k++) w = w substr(letters, 1 + int(rand() * 63), 1); vocab[i] = w }
+    split(" |, |--|; |'"'"'|!  |\t| ", seps, "|");
+    size = 0; line = "";
+    while (size < bytes) {
+      r = rand(); line = line vocab[int(r * r * r * 3000)] seps[1 + int(rand() * 8)];
+      if (++on == 12) { print line; size += length(line) + 1; line = ""; on = 0 }
+    }
+  }' >"$out"
+}
+
+# The independent count: "word count" lines, sorted (a word is a run of [A-Za-z0-9_], lower-cased).
+plain_count() {
+  LC_ALL=C tr -cs 'A-Za-z0-9_' '\n' <"$1" | LC_ALL=C tr 'A-Z' 'a-z' | grep -v '^$' | LC_ALL=C sort | uniq -c \
+    | awk '{print $2, $1}'
+}
+
+# Flint's result: the last "(word,n)" per word over every file under $1 (a file or a directory of
+# subtask files), as sorted "word count" lines; also checks one update per input word.
+final_counts() {
+  local path=$1
+  local files
+  if [[ -d "$path" ]]; then files=("$path"/*); else files=("$path"); fi
+  cat "${files[@]}" | LC_ALL=C awk '
+    /^\(.*,[0-9]+\)$/ { s = substr($0, 2, length($0) - 2); i = match(s, /,[0-9]+$/);
+                        last[substr(s, 1, i - 1)] = substr(s, i + 1); next }
+    { print "malformed line: " $0 > "/dev/stderr"; bad = 1 }
+    END { for (w in last) print w, last[w]; exit bad }' | LC_ALL=C sort
+}
+
+# Fails unless Flint's output at $2 holds exactly the plain count of input $1, with one update line
+# per input word.
+check_wordcount() {
+  local input=$1 output=$2
+  plain_count "$input" >"$WORK/expected.txt"
+  final_counts "$output" >"$WORK/actual.txt" || fail "malformed output in $output"
+  if ! cmp -s "$WORK/expected.txt" "$WORK/actual.txt"; then
+    diff "$WORK/expected.txt" "$WORK/actual.txt" | head -20 >&2
+    fail "counts differ from the independent count"
+  fi
+  local words updates
+  words=$(awk '{s += $2} END {print s}' "$WORK/expected.txt")
+  if [[ -d "$output" ]]; then updates=$(cat "$output"/* | wc -l); else updates=$(wc -l <"$output"); fi
+  [[ "$words" -eq "$updates" ]] || fail "$updates updates for $words words"
+  echo "counts equal: $(wc -l <"$WORK/expected.txt") distinct words, $words words, one update each"
+}
