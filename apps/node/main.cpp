@@ -4,7 +4,7 @@
 //   flint-node jobmanager  [--config FILE] [-D key=value]... [--host H] [--rpc-port N]
 //   flint-node taskmanager [--config FILE] [-D key=value]... [--host H] [--rpc-port N]
 //                          [--data-port N] [--slots N] [--jobmanager HOST:PORT]
-//   common: [--bind-host H] [--log-file F] [--log-level L]
+//   common: [--bind-host H] [--log-file F] [--log-level L] [--trace-file F]
 //
 // The configuration is Flink's flink-conf.yaml (runtime/config); `-D` pairs override the file
 // and the flags override both. Logs go to stderr (or --log-file); once the node is up, exactly
@@ -33,6 +33,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/config/config_loader.hpp"
 #include "runtime/config/config_options.hpp"
 #include "runtime/node/job_manager_node.hpp"
@@ -58,6 +59,7 @@ struct flags {
   std::optional<std::string> jobmanager;
   std::string log_file;
   std::string log_level;
+  std::string trace_file;
 };
 
 /// Flags are the most explicit source: they go over the file and the -D pairs.
@@ -190,6 +192,7 @@ int main(int argc, char** argv) {
   app.add_option("-s,--slots", f.slots, "taskmanager.numberOfTaskSlots")->check(CLI::Range(1, 100000));
   app.add_option("-m,--jobmanager", f.jobmanager, "HOST:PORT of the JobManager (taskmanager)");
   app.add_option("--log-file", f.log_file, "write the log here instead of stderr");
+  app.add_option("--trace-file", f.trace_file, "also append this node's message trace to a JSON-lines file");
   app.add_option("--log-level", f.log_level, "trace, debug, info (default; or FLINT_LOG_LEVEL), warn, error");
   // CLI11 wants argv[0] first; the -D pairs are already out.
   std::vector<std::string> rest;
@@ -233,6 +236,8 @@ int main(int argc, char** argv) {
     if (!settings)
       return fail(settings.error().message);
     jm.emplace(std::move(*settings));
+    if (!f.trace_file.empty() && !jm->recorder().enable_file(f.trace_file))
+      return fail("cannot write the trace file '" + f.trace_file + "'");
     if (auto ok = jm->start(); !ok)
       return fail("could not start the JobManager: " + ok.error().message);
     print_ready("flint-node ready role=jobmanager host=" + jm->settings().rpc_address
@@ -242,6 +247,8 @@ int main(int argc, char** argv) {
     if (!settings)
       return fail(settings.error().message);
     tm.emplace(std::move(*settings));
+    if (!f.trace_file.empty() && !tm->recorder().enable_file(f.trace_file))
+      return fail("cannot write the trace file '" + f.trace_file + "'");
     if (auto ok = tm->start(); !ok)
       return fail("could not start the TaskManager: " + ok.error().message);
     const auto& s = tm->settings();

@@ -75,6 +75,8 @@ job_manager_node::job_manager_node(job_manager_settings settings, rpc::node_opti
   impl_->settings = std::move(settings);
   impl_->caf_options = caf_options;
   impl_->caf_options.network = true;
+  // Before start, so a trace file can be enabled before the first message.
+  impl_->recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
 }
 
 job_manager_node::~job_manager_node() {
@@ -91,7 +93,6 @@ expected<unit> job_manager_node::start() {
                s.bind_host.empty() ? "<all interfaces>" : s.bind_host);
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
-  m.recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);
   auto port = rpc::publish_locator(*m.system, m.locator, s.rpc_port, s.bind_host);
   if (!port) {

@@ -123,6 +123,8 @@ task_manager_node::task_manager_node(task_manager_settings settings, task_manage
   impl_->services = std::move(services);
   impl_->caf_options = caf_options;
   impl_->caf_options.network = true;
+  // Before start, so a trace file can be enabled before the first message.
+  impl_->recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
 }
 
 task_manager_node::~task_manager_node() {
@@ -154,7 +156,6 @@ expected<unit> task_manager_node::start() {
 
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
-  m.recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);
   auto port = rpc::publish_locator(*m.system, m.locator, s.rpc_port, s.bind_host);
   if (!port) {

@@ -104,8 +104,10 @@ TEST_CASE("a TaskManager process registers at a JobManager process; SIGTERM stop
   auto dir = temp_dir("register");
   auto jm_log = dir / "jm.log";
   auto tm_log = dir / "tm.log";
+  auto jm_trace = dir / "jm.trace.jsonl";
   child_process jm({node_bin, "jobmanager", "--rpc-port", "0", "--host", "127.0.0.1", "--bind-host", "127.0.0.1",
-                    "-D", "blob.storage.directory=" + (dir / "blobs").string(), "--log-file", jm_log.string()});
+                    "-D", "blob.storage.directory=" + (dir / "blobs").string(), "--log-file", jm_log.string(),
+                    "--trace-file", jm_trace.string()});
   REQUIRE(jm.started());
   auto jm_ready = await_ready(jm);
   REQUIRE(jm_ready["role"] == "jobmanager");
@@ -129,6 +131,8 @@ TEST_CASE("a TaskManager process registers at a JobManager process; SIGTERM stop
   // Flink's lines on both sides.
   CHECK(file_eventually_contains(jm_log, "Registering TaskManager with ResourceID task_executor/tm-one"));
   CHECK(file_eventually_contains(tm_log, "Successful registration at resource manager"));
+  // The JobManager's message trace went to its file too.
+  CHECK(file_eventually_contains(jm_trace, "register_task_executor"));
 
   auto before = std::chrono::steady_clock::now();
   CHECK(terminate(tm) == 0);
