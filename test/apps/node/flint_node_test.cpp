@@ -100,7 +100,7 @@ std::pair<int, std::string> run_to_end(const std::vector<std::string>& args) {
 
 } // namespace
 
-TEST_CASE("a TaskManager process registers at a JobManager process; SIGTERM stops both with exit 0") {
+TEST_CASE("a TaskManager process registers at a JobManager process and SIGTERM stops both with exit 0") {
   auto dir = temp_dir("register");
   auto jm_log = dir / "jm.log";
   auto tm_log = dir / "tm.log";
