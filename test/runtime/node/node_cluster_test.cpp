@@ -300,12 +300,13 @@ TEST_CASE("wordcount at parallelism 4 over two TaskManager nodes with two slots 
   CHECK(cluster.tm_b->streaming().await_tasks_released(30s));
 }
 
-TEST_CASE("a TaskManager node shut down mid-run fails the job with a clear cause, without hanging") {
-  // Short heartbeats: the JobManager must notice the loss within about a second.
-  three_nodes cluster(200ms, 1s);
+namespace {
+
+/// A job that never ends in test time at parallelism 4 (a huge sequence, slowed down by the map),
+/// running on both TaskManagers once this returns.
+program start_endless_job(three_nodes& cluster) {
   api::stream_execution_environment env;
   env.set_parallelism(4);
-  // A source that never ends in test time: a huge sequence, slowed down by the map.
   env.generate_sequence(1, std::int64_t{1} << 60)
     .rebalance()
     .map([](const std::int64_t& x) {
@@ -325,7 +326,17 @@ TEST_CASE("a TaskManager node shut down mid-run fails the job with a clear cause
       return s && *s == graph::job_status::running && o && o->number_free_slots == 0;
     },
     30s));
+  REQUIRE(eventually([&] { return cluster.tm_a->streaming().shuffle().num_partitions() > 0; }, 30s));
   REQUIRE(eventually([&] { return cluster.tm_b->streaming().shuffle().num_partitions() > 0; }, 30s));
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("a TaskManager node shut down mid-run fails the job with a clear cause, without hanging") {
+  // Short heartbeats: the JobManager must notice the loss within about a second.
+  three_nodes cluster(200ms, 1s);
+  auto p = start_endless_job(cluster);
 
   auto before = std::chrono::steady_clock::now();
   cluster.tm_b->shutdown();
@@ -337,4 +348,14 @@ TEST_CASE("a TaskManager node shut down mid-run fails the job with a clear cause
   // Flink's words: "The heartbeat of TaskManager with id ... timed out", or the lost connection.
   CHECK(r->failure_cause.find("tm-b") != std::string::npos);
   CHECK(took < 30s);
+}
+
+TEST_CASE("a JobManager node shut down mid-run makes the TaskManagers fail the job's tasks and release them") {
+  three_nodes cluster(200ms, 1s);
+  start_endless_job(cluster);
+  cluster.jm->shutdown();
+  // The JobMaster's handle dies with the connection: each TaskExecutor's job leader retrieval
+  // reports "no leader" and the job's tasks fail (Flink: "JobManager ... lost leadership").
+  CHECK(cluster.tm_a->streaming().await_tasks_released(30s));
+  CHECK(cluster.tm_b->streaming().await_tasks_released(30s));
 }
