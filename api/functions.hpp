@@ -24,6 +24,9 @@ public:
   virtual ~collector() = default;
   /// Emits one record downstream.
   virtual void collect(T value) = 0;
+  /// Emits a record the caller keeps and reuses (a word buffer, say): downstream operators only
+  /// read it, so nothing is copied or moved on the way.
+  virtual void collect_ref(const T& value) { collect(value); }
 };
 
 /// A collector that emits into a runtime output (what a flat map's function is handed).
@@ -32,6 +35,7 @@ class output_collector final : public collector<T> {
 public:
   explicit output_collector(streaming::output<T>& out) : out_(out) {}
   void collect(T value) override { out_.collect(std::move(value)); }
+  void collect_ref(const T& value) override { out_.collect_ref(value); }
 
 private:
   streaming::output<T>& out_;
@@ -135,16 +139,23 @@ public:
 };
 
 /// `reduce` and `sum` on a keyed stream: folds each key's records, emitting every new value.
+/// `fold`, when set, does what `fn` does in place (the operator then skips copying the record);
+/// `key_field`, when set, reads the key in place instead of calling `key`.
 template <class T, class K>
 class keyed_reduce_factory : public named_operator_factory {
 public:
-  keyed_reduce_factory(std::string kind, std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key)
-      : named_operator_factory(std::move(kind)), fn(std::move(fn)), key(std::move(key)) {}
+  keyed_reduce_factory(std::string kind, std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
+                       std::function<void(T&, const T&)> fold = nullptr, const K& (*key_field)(const T&) = nullptr)
+      : named_operator_factory(std::move(kind)), fn(std::move(fn)), key(std::move(key)), fold(std::move(fold)),
+        key_field(key_field) {}
   std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
-    return std::make_unique<streaming::keyed_reduce_operator<T, K>>(fn, key, ctx, streaming::make_output<T>(ctx));
+    return std::make_unique<streaming::keyed_reduce_operator<T, K>>(
+        fn, fold, streaming::key_extractor<T, K>{key, key_field}, ctx, streaming::make_output<T>(ctx));
   }
   std::function<T(const T&, const T&)> fn;
   std::function<K(const T&)> key;
+  std::function<void(T&, const T&)> fold;
+  const K& (*key_field)(const T&);
 };
 
 /// `print`: writes each record to standard output.
@@ -168,15 +179,19 @@ public:
   std::string path;
 };
 
-/// A typed key selector for key-group partitioning.
+/// A typed key selector for key-group partitioning. `field`, when set, reads the same key in
+/// place (`key_by<N>`), which spares copying it for every record.
 template <class T, class K>
 class typed_key_selector : public graph::key_selector, public streaming::typed_key_hasher<T> {
 public:
-  typed_key_selector(std::function<K(const T&)> fn, std::string description)
-      : fn(std::move(fn)), description_(std::move(description)) {}
+  typed_key_selector(std::function<K(const T&)> fn, std::string description, const K& (*field)(const T&) = nullptr)
+      : fn(std::move(fn)), field(field), description_(std::move(description)) {}
   std::string description() const override { return description_; }
-  std::int32_t key_hash_of(const T& record) const override { return streaming::key_hash(fn(record)); }
+  std::int32_t key_hash_of(const T& record) const override {
+    return field ? streaming::key_hash(field(record)) : streaming::key_hash(fn(record));
+  }
   std::function<K(const T&)> fn;
+  const K& (*field)(const T&);
 
 private:
   std::string description_;

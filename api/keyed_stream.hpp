@@ -22,23 +22,28 @@ public:
   /// Folds each key's records with `fn(accumulated, next)`, emitting every new value.
   template <class F>
   data_stream<T> reduce(F fn) {
-    return keyed_operator("Keyed Reduce", "reduce", std::function<T(const T&, const T&)>(std::move(fn)));
+    return keyed_operator("Keyed Reduce", "reduce", std::function<T(const T&, const T&)>(std::move(fn)), nullptr);
   }
 
   /// Running sum of tuple field `Field` per key; other fields keep the first record's values
   /// (named "aggregation", as the seed's Scala API names it).
   template <std::size_t Field>
   data_stream<T> sum() {
-    return keyed_operator("aggregation", "sum", [](const T& acc, const T& next) {
-      T out = acc;
-      std::get<Field>(out) += std::get<Field>(next);
-      return out;
-    });
+    return keyed_operator(
+        "aggregation", "sum",
+        [](const T& acc, const T& next) {
+          T out = acc;
+          std::get<Field>(out) += std::get<Field>(next);
+          return out;
+        },
+        [](T& acc, const T& next) { std::get<Field>(acc) += std::get<Field>(next); });
   }
 
 private:
-  data_stream<T> keyed_operator(std::string name, std::string kind, std::function<T(const T&, const T&)> fn) {
-    auto factory = std::make_shared<keyed_reduce_factory<T, K>>(std::move(kind), std::move(fn), key_->fn);
+  data_stream<T> keyed_operator(std::string name, std::string kind, std::function<T(const T&, const T&)> fn,
+                                std::function<void(T&, const T&)> fold) {
+    auto factory = std::make_shared<keyed_reduce_factory<T, K>>(std::move(kind), std::move(fn), key_->fn,
+                                                                std::move(fold), key_->field);
     // Flink's StreamGroupedReduce keeps the HEAD strategy of AbstractStreamOperator (§3.1).
     return this->template transform<T>(std::move(name), std::move(factory), graph::chaining_strategy::head);
   }
@@ -64,8 +69,9 @@ template <std::size_t Field>
 keyed_stream<T, std::decay_t<std::tuple_element_t<Field, T>>> data_stream<T>::key_by() {
   using key_type = std::decay_t<std::tuple_element_t<Field, T>>;
   return key_by_selector<key_type>(
-      std::make_shared<typed_key_selector<T, key_type>>([](const T& value) { return std::get<Field>(value); },
-                                                        "field " + std::to_string(Field)));
+      std::make_shared<typed_key_selector<T, key_type>>(
+          [](const T& value) { return std::get<Field>(value); }, "field " + std::to_string(Field),
+          [](const T& value) -> const key_type& { return std::get<Field>(value); }));
 }
 
 template <class T>

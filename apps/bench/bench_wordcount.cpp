@@ -5,7 +5,6 @@
 /// `--generate MB` first writes a Zipf text over a 10k-word vocabulary to FILE.
 
 #include "api/api.hpp"
-#include "apps/examples/wordcount/wordcount_job.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
 #include <spdlog/spdlog.h>
@@ -229,8 +228,22 @@ int wordcount(int argc, char** argv) {
   // Flint first, so the peak RSS is the job's (the plain count adds only its table).
   auto updates = std::make_shared<std::atomic<std::int64_t>>(0);
   api::stream_execution_environment env({{"parallelism.default", std::to_string(parallelism)}});
+  // WordCount as apps/examples/wordcount builds it: the collector form of flatMap, words one by one.
   env.read_text_file(input)
-    .flat_map([](const std::string& line) { return examples::split_words(line); })
+    .flat_map<std::string>([word = std::string()](const std::string& line, api::collector<std::string>& out) mutable {
+      word.clear();
+      for (char c : line) {
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        if (alnum) {
+          word.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c);
+        } else if (!word.empty()) {
+          out.collect_ref(word);
+          word.clear();
+        }
+      }
+      if (!word.empty())
+        out.collect_ref(word);
+    })
     .filter([](const std::string& word) { return !word.empty(); })
     .map([](const std::string& word) { return std::tuple<std::string, std::int64_t>(word, 1); })
     .key_by<0>()

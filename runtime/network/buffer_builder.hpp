@@ -21,6 +21,12 @@ public:
 
   /// Copies as much of `bytes` as fits; returns how many bytes were copied.
   std::size_t append(std::span<const char> bytes);
+  /// Claims the next `n` bytes for the caller to write; `n` must not exceed writable().
+  char* claim(std::size_t n) noexcept {
+    char* at = target_.data() + position_;
+    position_ += n;
+    return at;
+  }
   /// Bytes written so far.
   std::size_t size() const noexcept { return position_; }
   /// Bytes still free.

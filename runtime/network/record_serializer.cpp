@@ -1,5 +1,6 @@
 #include "runtime/network/record_serializer.hpp"
 
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -21,6 +22,16 @@ void record_serializer::set_record(std::span<const char> record) {
 }
 
 serialization_result record_serializer::copy_to(buffer_builder& target) {
+  if (header_position_ == 0 && target.writable() >= header_.size() + rest_.size()) {
+    // The common case: the whole frame fits. One claim, a fixed-size header copy, one memcpy.
+    char* at = target.claim(header_.size() + rest_.size());
+    std::memcpy(at, header_.data(), 4);
+    if (!rest_.empty())
+      std::memcpy(at + 4, rest_.data(), rest_.size());
+    header_position_ = header_.size();
+    rest_ = {};
+    return target.is_full() ? serialization_result::full_record_buffer_full : serialization_result::full_record;
+  }
   if (header_position_ < header_.size())
     header_position_ += target.append(std::span<const char>{header_}.subspan(header_position_));
   if (header_position_ == header_.size() && !rest_.empty())

@@ -31,7 +31,11 @@ inline std::int32_t murmur_hash(std::int32_t code) {
 
 /// key_group = murmur(hash(key)) % max_parallelism.
 inline int assign_to_key_group(std::int32_t key_hash, int max_parallelism) {
-  return murmur_hash(key_hash) % max_parallelism;
+  auto h = murmur_hash(key_hash); // non-negative
+  // The default max parallelism is a power of two: a mask instead of a division per record.
+  if ((max_parallelism & (max_parallelism - 1)) == 0)
+    return h & (max_parallelism - 1);
+  return h % max_parallelism;
 }
 
 /// operator_index = key_group * parallelism / max_parallelism.

@@ -17,11 +17,12 @@ public:
     if (slots_.empty())
       return nullptr;
     auto mask = slots_.size() - 1;
+    auto t = tag(hash);
     for (auto i = hash & mask;; i = (i + 1) & mask) {
       const auto& s = slots_[i];
       if (s.index == empty)
         return nullptr;
-      if (s.hash == hash && entries_[s.index].first == key)
+      if (s.tag == t && entries_[s.index].first == key)
         return &entries_[s.index].second;
     }
   }
@@ -31,6 +32,7 @@ public:
     if ((entries_.size() + 1) * 2 > slots_.size())
       grow();
     entries_.emplace_back(std::move(key), std::move(value));
+    hashes_.push_back(hash);
     place(hash, static_cast<std::uint32_t>(entries_.size() - 1));
     return entries_.back().second;
   }
@@ -40,16 +42,22 @@ public:
 
 private:
   static constexpr std::uint32_t empty = 0xffffffffu;
+  /// 8 bytes, so a cache line holds 8 probes: the high half of the hash (the low half picks the
+  /// slot) and the entry's index.
   struct slot {
-    std::size_t hash = 0;
+    std::uint32_t tag = 0;
     std::uint32_t index = empty;
   };
+
+  static std::uint32_t tag(std::size_t hash) noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(hash) >> 32);
+  }
 
   void place(std::size_t hash, std::uint32_t index) {
     auto mask = slots_.size() - 1;
     for (auto i = hash & mask;; i = (i + 1) & mask)
       if (slots_[i].index == empty) {
-        slots_[i] = slot{hash, index};
+        slots_[i] = slot{tag(hash), index};
         return;
       }
   }
@@ -59,11 +67,13 @@ private:
     old.swap(slots_);
     for (const auto& s : old)
       if (s.index != empty)
-        place(s.hash, s.index);
+        place(hashes_[s.index], s.index);
   }
 
   std::vector<slot> slots_;
   std::vector<std::pair<K, V>> entries_;
+  /// Each entry's full hash, read only when the table grows.
+  std::vector<std::size_t> hashes_;
 };
 
 } // namespace flint::streaming

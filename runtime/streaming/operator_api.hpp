@@ -9,6 +9,7 @@
 #include "runtime/streaming/stream_operator.hpp"
 #include "runtime/streaming/type_serializer.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -186,9 +187,14 @@ public:
   void collect(T value) override { collect_ref(value); }
 
   void collect_ref(const T& value) override {
-    bytes_.clear();
-    type_serializer<T>::write(value, bytes_);
-    std::span<const char> record(bytes_.data(), bytes_.size());
+    // One pass to size the record, one to write it into the reused scratch array.
+    // TODO(perf): write straight into the partition's buffer when the record fits (needs a
+    // reserve/commit call on result_partition); the copy costs a memcpy of the record.
+    auto size = type_serializer<T>::size(value);
+    if (bytes_.size() < size)
+      bytes_.resize(std::max(size, 2 * bytes_.size()));
+    type_serializer<T>::write_to(value, bytes_.data());
+    std::span<const char> record(bytes_.data(), size);
     switch (kind_) {
     case graph::partitioner_kind::forward:
     case graph::partitioner_kind::global:

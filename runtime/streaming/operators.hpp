@@ -28,7 +28,8 @@ class map_operator final : public one_input_operator<In> {
 public:
   map_operator(std::function<Out(const In&)> fn, std::unique_ptr<output<Out>> out)
     : fn_(std::move(fn)), out_(std::move(out)) {}
-  void process_element(const In& value) override { out_->collect(fn_(value)); }
+  // The result lives until the outputs return: they only read it (no move into a parameter).
+  void process_element(const In& value) override { out_->collect_ref(fn_(value)); }
 
 private:
   std::function<Out(const In&)> fn_;
@@ -63,32 +64,48 @@ private:
   std::unique_ptr<output<T>> out_;
 };
 
+/// How a keyed operator finds a record's key: a field read in place (`key_by<N>`, no copy) or
+/// the user's selector (returns the key by value).
+template <class T, class K>
+struct key_extractor {
+  std::function<K(const T&)> select;
+  const K& (*field)(const T&) = nullptr;
+};
+
+/// The hash of a key in its key group's table, from the key's Java hash (computed once per record
+/// for the key group already), spread over 64 bits so the table's low bits are well mixed.
+inline std::size_t keyed_table_hash(std::int32_t key_hash) {
+  auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(key_hash));
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return static_cast<std::size_t>(h);
+}
+
 /// Folds each key's records and emits every new value (Flink's StreamGroupedReduce), with the
 /// value state of each key kept in the map of its key group (a heap keyed state backend).
+/// `fold(acc, next)` updates a key's value in place (sum does; it spares a copy of the record);
+/// without it `fn(acc, next)` replaces the value.
 template <class T, class K>
 class keyed_reduce_operator final : public one_input_operator<T> {
 public:
   keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
                         const operator_context& ctx, std::unique_ptr<output<T>> out)
-    : fn_(std::move(fn)), key_(std::move(key)), max_parallelism_(ctx.key_group_max_parallelism),
-      range_(ctx.key_groups), out_(std::move(out)) {
+    : keyed_reduce_operator(std::move(fn), nullptr, key_extractor<T, K>{std::move(key)}, ctx, std::move(out)) {}
+
+  keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<void(T&, const T&)> fold,
+                        key_extractor<T, K> key, const operator_context& ctx, std::unique_ptr<output<T>> out)
+    : fn_(std::move(fn)), fold_(std::move(fold)), key_(std::move(key)),
+      max_parallelism_(ctx.key_group_max_parallelism), range_(ctx.key_groups), out_(std::move(out)) {
     state_.resize(static_cast<std::size_t>(std::max(range_.size(), 0)));
   }
 
   void process_element(const T& value) override {
-    K key = key_(value);
-    int group = assign_to_key_group(key_hash(key), max_parallelism_);
-    if (!range_.contains(group))
-      throw std::logic_error("Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup=" +
-                             std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last) +
-                             "}: the record reached the wrong subtask");
-    auto& table = state_[static_cast<std::size_t>(group - range_.first)];
-    auto hash = key_hasher<K>{}(key);
-    if (T* current = table.find(key, hash)) {
-      *current = fn_(*current, value);
-      out_->collect_ref(*current);
+    if (key_.field) {
+      process_keyed(key_.field(value), value);
     } else {
-      out_->collect_ref(table.insert(std::move(key), hash, value));
+      K key = key_.select(value);
+      process_keyed(key, value);
     }
   }
 
@@ -101,8 +118,29 @@ public:
   }
 
 private:
+  void process_keyed(const K& key, const T& value) {
+    auto java_hash = key_hash(key);
+    int group = assign_to_key_group(java_hash, max_parallelism_);
+    if (!range_.contains(group))
+      throw std::logic_error("Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup=" +
+                             std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last) +
+                             "}: the record reached the wrong subtask");
+    auto& table = state_[static_cast<std::size_t>(group - range_.first)];
+    auto hash = keyed_table_hash(java_hash);
+    if (T* current = table.find(key, hash)) {
+      if (fold_)
+        fold_(*current, value);
+      else
+        *current = fn_(*current, value);
+      out_->collect_ref(*current);
+    } else {
+      out_->collect_ref(table.insert(K(key), hash, value));
+    }
+  }
+
   std::function<T(const T&, const T&)> fn_;
-  std::function<K(const T&)> key_;
+  std::function<void(T&, const T&)> fold_;
+  key_extractor<T, K> key_;
   int max_parallelism_;
   key_group_range range_;
   std::vector<keyed_value_table<K, T>> state_;
@@ -245,7 +283,9 @@ private:
   void emit_line(std::string_view line) {
     if (!line.empty() && line.back() == '\r')
       line.remove_suffix(1);
-    out_->collect(std::string(line));
+    // One string reused for every line: chained operators only read it, so no allocation per line.
+    line_.assign(line);
+    out_->collect_ref(line_);
   }
 
   /// Moves the unread bytes to the front and reads more; false at end of file.
@@ -280,6 +320,7 @@ private:
   bool skip_partial_ = false;
   bool done_ = false;
   std::vector<char> buf_;
+  std::string line_;
   std::size_t head_ = 0;
   std::size_t tail_ = 0;
 };

@@ -91,26 +91,69 @@ inline constexpr bool is_serializable_v = detail::serializable<T>();
 /// Writes T's fields in order: numbers as their bytes, strings and vectors with a 4-byte length.
 template <class T>
 struct type_serializer {
-  static void write(const T& value, std::vector<char>& out) {
+  /// Bytes `write_to` writes for `value`.
+  static std::size_t size(const T& value) {
     if constexpr (std::is_arithmetic_v<T>) {
-      auto at = out.size();
-      out.resize(at + sizeof(T));
-      std::memcpy(out.data() + at, &value, sizeof(T));
+      (void)value;
+      return sizeof(T);
     } else if constexpr (std::is_same_v<T, std::string>) {
-      auto n = static_cast<std::uint32_t>(value.size());
-      type_serializer<std::uint32_t>::write(n, out);
-      out.insert(out.end(), value.begin(), value.end());
+      return 4 + value.size();
     } else if constexpr (detail::is_pair<T>::value) {
-      type_serializer<std::remove_cv_t<typename T::first_type>>::write(value.first, out);
-      type_serializer<std::remove_cv_t<typename T::second_type>>::write(value.second, out);
+      return type_serializer<std::remove_cv_t<typename T::first_type>>::size(value.first) +
+             type_serializer<std::remove_cv_t<typename T::second_type>>::size(value.second);
     } else if constexpr (detail::is_tuple<T>::value) {
-      std::apply([&](const auto&... fields) {
-        (type_serializer<std::decay_t<decltype(fields)>>::write(fields, out), ...);
+      return std::apply([](const auto&... fields) {
+        return (std::size_t{0} + ... + type_serializer<std::decay_t<decltype(fields)>>::size(fields));
       }, value);
     } else if constexpr (detail::is_vector<T>::value) {
-      type_serializer<std::uint32_t>::write(static_cast<std::uint32_t>(value.size()), out);
+      if constexpr (std::is_arithmetic_v<typename T::value_type>) {
+        return 4 + value.size() * sizeof(typename T::value_type);
+      } else {
+        std::size_t n = 4;
+        for (const auto& x : value)
+          n += type_serializer<typename T::value_type>::size(x);
+        return n;
+      }
+    } else {
+      (void)value;
+      detail::unsupported("serialized", typeid(T));
+    }
+  }
+
+  /// Writes `value` at `out`, which has room for `size(value)` bytes; returns the end.
+  static char* write_to(const T& value, char* out) {
+    if constexpr (std::is_arithmetic_v<T>) {
+      std::memcpy(out, &value, sizeof(T));
+      return out + sizeof(T);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      out = type_serializer<std::uint32_t>::write_to(static_cast<std::uint32_t>(value.size()), out);
+      std::memcpy(out, value.data(), value.size());
+      return out + value.size();
+    } else if constexpr (detail::is_pair<T>::value) {
+      out = type_serializer<std::remove_cv_t<typename T::first_type>>::write_to(value.first, out);
+      return type_serializer<std::remove_cv_t<typename T::second_type>>::write_to(value.second, out);
+    } else if constexpr (detail::is_tuple<T>::value) {
+      std::apply([&](const auto&... fields) {
+        ((out = type_serializer<std::decay_t<decltype(fields)>>::write_to(fields, out)), ...);
+      }, value);
+      return out;
+    } else if constexpr (detail::is_vector<T>::value) {
+      out = type_serializer<std::uint32_t>::write_to(static_cast<std::uint32_t>(value.size()), out);
       for (const auto& x : value)
-        type_serializer<typename T::value_type>::write(x, out);
+        out = type_serializer<typename T::value_type>::write_to(x, out);
+      return out;
+    } else {
+      (void)value;
+      detail::unsupported("serialized", typeid(T));
+    }
+  }
+
+  /// Appends `value` to `out`.
+  static void write(const T& value, std::vector<char>& out) {
+    if constexpr (is_serializable_v<T>) {
+      auto at = out.size();
+      out.resize(at + size(value));
+      write_to(value, out.data() + at);
     } else {
       (void)value;
       (void)out;

@@ -26,6 +26,31 @@ const std::vector<std::string>& wordcount_default_lines() {
   return lines;
 }
 
+namespace {
+
+/// Calls `emit(word)` for each lower-cased word of `line`, as split_words finds them but without
+/// building a vector per line (an empty line yields no word). `word` is one buffer reused for
+/// every word: `emit` must not keep a reference to it.
+template <class Emit>
+void for_each_word(const std::string& line, std::string& word, Emit&& emit) {
+  word.clear();
+  for (char c : line) {
+    // ASCII only, as Java's \W: no locale.
+    bool lower = c >= 'a' && c <= 'z';
+    bool upper = c >= 'A' && c <= 'Z';
+    if (lower || upper || (c >= '0' && c <= '9') || c == '_') {
+      word.push_back(upper ? static_cast<char>(c - 'A' + 'a') : c);
+    } else if (!word.empty()) {
+      emit(static_cast<const std::string&>(word));
+      word.clear();
+    }
+  }
+  if (!word.empty())
+    emit(static_cast<const std::string&>(word));
+}
+
+} // namespace
+
 std::vector<std::string> split_words(const std::string& line) {
   std::vector<std::string> words(1);
   for (char c : line) {
@@ -47,7 +72,11 @@ void build_wordcount(api::stream_execution_environment& env, const wordcount_opt
   api::data_stream<std::string> text =
       options.input ? env.read_text_file(*options.input) : env.from_collection(wordcount_default_lines());
 
-  auto counts = text.flat_map([](const std::string& line) { return split_words(line); })
+  // The collector form of flatMap: words go downstream one by one, no vector per line.
+  auto counts = text.flat_map<std::string>([word = std::string()](const std::string& line,
+                                                                   api::collector<std::string>& out) mutable {
+                      for_each_word(line, word, [&](const std::string& w) { out.collect_ref(w); });
+                    })
                     .uid("flatMap-1")
                     .filter([](const std::string& word) { return !word.empty(); })
                     .uid("filter-1")
