@@ -139,6 +139,30 @@ void dispatcher::on_start() {
     i->second.waiting_for_result.push_back(std::move(reply));
   });
 
+  // Flink's Dispatcher#onStop: stop the running JobMasters and terminate only once they did.
+  set_down_handler([this](caf::down_msg& down) {
+    stopping_job_masters_.erase(down.source);
+    if (exit_reason_ && stopping_job_masters_.empty())
+      quit(*exit_reason_);
+  });
+  set_exit_handler([this](caf::exit_msg& msg) {
+    if (!msg.reason)
+      return; // a normal exit of a linked actor: not ours (CAF's default handler ignores it too)
+    if (exit_reason_ || msg.reason == caf::exit_reason::kill) {
+      quit(msg.reason);
+      return;
+    }
+    exit_reason_ = msg.reason;
+    for (auto& [id, job] : jobs_)
+      stop_job_master(job);
+    if (stopping_job_masters_.empty()) {
+      quit(*exit_reason_);
+      return;
+    }
+    // A JobMaster that does not go within its time is not waited for longer.
+    schedule_run_async([this] { quit(*exit_reason_); }, std::chrono::seconds(10));
+  });
+
   election_ = services_.ha->dispatcher_election();
   election_->start(*this);
 }
@@ -174,6 +198,8 @@ void dispatcher::stop_job_master(running_job& job) {
   if (services_.directory != nullptr)
     services_.directory->remove(std::string(job_master::endpoint_prefix)
                                 + job.graph.job_id.to_string());
+  monitor(job.job_master);
+  stopping_job_masters_.insert(job.job_master.address());
   send_exit(job.job_master, caf::exit_reason::user_shutdown);
   job.job_master = caf::actor{};
 }
@@ -196,6 +222,7 @@ void dispatcher::on_exit() {
   for (auto& [id, job] : jobs_)
     stop_job_master(job);
   jobs_.clear();
+  stopping_job_masters_.clear();
   if (election_)
     election_->stop();
   election_.reset();

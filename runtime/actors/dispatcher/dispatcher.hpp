@@ -6,8 +6,13 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <memory>
 #include <vector>
+
+#include <caf/actor_addr.hpp>
+#include <caf/error.hpp>
 
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
 #include "runtime/actors/dispatcher/dispatcher_state.hpp"
@@ -67,6 +72,12 @@ private:
   std::unique_ptr<leader::leader_election_service> election_;
   dispatcher_state state_;
   std::map<graph::job_id, running_job> jobs_;
+  /// JobMasters told to stop whose down message has not come yet. Like Flink's Dispatcher, which
+  /// terminates only once its JobManagerRunners closed, this one quits only when they are gone:
+  /// whoever owns the HA services and the directory they use may free them after our down.
+  std::set<caf::actor_addr> stopping_job_masters_;
+  /// Set by the exit message that asked us to stop; we quit with it.
+  std::optional<caf::error> exit_reason_;
 };
 
 } // namespace flint::dispatcher

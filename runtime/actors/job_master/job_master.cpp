@@ -203,6 +203,7 @@ void job_master::on_exit() {
   rm_.reset();
   rm_leader_.reset();
   rm_retrieval_.reset();
+  rm_leader_listener_.reset(); // holds our own handle (to hop into the main thread)
   tm_heartbeats_.reset();
   rm_heartbeats_.reset();
   slot_pool_ = caf::actor{};
