@@ -38,9 +38,9 @@ graph::task_deployment_descriptor sample_tdd() {
      graph::partitioner_kind::rebalance, 0}};
   tdd.input_gates = {
     {sample_id<graph::intermediate_data_set_id>(8), graph::result_partition_type::pipelined, 1,
-     {0, 1, 2}},
+     {0, 1, 2}, {}},
     {sample_id<graph::intermediate_data_set_id>(9), graph::result_partition_type::blocking, 1,
-     {4}}};
+     {4}, {}}};
   return tdd;
 }
 

@@ -50,7 +50,7 @@ struct transport_fixture {
   std::size_t max_in_flight = 0;
 
   explicit transport_fixture(bool always_copy = false) {
-    server = spawn_partition_request_server(sys, manager, server_options{always_copy, stats});
+    server = spawn_partition_request_server(sys, manager, server_options{.always_copy = always_copy, .stats = stats, .on_consumed = {}});
     actors.push_back(server);
     sched.run();
   }

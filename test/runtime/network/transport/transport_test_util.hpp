@@ -72,9 +72,9 @@ struct consumer_side {
 
   consumer_side(network_config c, result_partition_id partition, std::size_t subpartition, graph::job_id j = {})
     : config(c),
-      job(j),
       global(network_buffer_pool::make(64, c.segment_size)),
-      gate(0, *global->create_buffer_pool(0, c.floating_buffers_per_gate)) {
+      gate(0, *global->create_buffer_pool(0, c.floating_buffers_per_gate)),
+      job(j) {
     auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, partition, subpartition, global,
                                                          gate.floating_pool(), c.buffers_per_channel);
     channel = remote.get();
