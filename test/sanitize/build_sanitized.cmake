@@ -1,0 +1,28 @@
+# Configures (once) and builds TARGET in the sanitized tree BINARY_DIR; run with `cmake -P`.
+# Prints how long the build took, so its share of the CI time stays visible.
+
+foreach(var SOURCE_DIR BINARY_DIR GENERATOR CXX_COMPILER TARGET)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "build_sanitized.cmake: ${var} is not set")
+  endif()
+endforeach()
+
+string(TIMESTAMP started "%s")
+if(NOT EXISTS ${BINARY_DIR}/CMakeCache.txt)
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BINARY_DIR} -G ${GENERATOR}
+            -DCMAKE_BUILD_TYPE=Release -DFLINT_SANITIZE=ON
+            -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+    RESULT_VARIABLE configured)
+  if(NOT configured EQUAL 0)
+    file(REMOVE ${BINARY_DIR}/CMakeCache.txt) # configure again next time
+    message(FATAL_ERROR "configuring the sanitized tree failed (${configured})")
+  endif()
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINARY_DIR} --target ${TARGET} -j2 RESULT_VARIABLE built)
+string(TIMESTAMP finished "%s")
+math(EXPR seconds "${finished} - ${started}")
+message(STATUS "sanitized build of ${TARGET}: ${seconds} s")
+if(NOT built EQUAL 0)
+  message(FATAL_ERROR "building ${TARGET} with AddressSanitizer failed (${built})")
+endif()
