@@ -140,7 +140,8 @@ public:
 
 /// `reduce` and `sum` on a keyed stream: folds each key's records, emitting every new value.
 /// `fold`, when set, does what `fn` does in place (the operator then skips copying the record);
-/// `key_field`, when set, reads the key in place instead of calling `key`.
+/// `key_field`, when set, reads the key in place instead of calling `key`, and tells that `fold`
+/// never changes the key (the operator then stores values without a separate key).
 template <class T, class K>
 class keyed_reduce_factory : public named_operator_factory {
 public:
@@ -184,14 +185,17 @@ public:
 template <class T, class K>
 class typed_key_selector : public graph::key_selector, public streaming::typed_key_hasher<T> {
 public:
-  typed_key_selector(std::function<K(const T&)> fn, std::string description, const K& (*field)(const T&) = nullptr)
-      : fn(std::move(fn)), field(field), description_(std::move(description)) {}
+  typed_key_selector(std::function<K(const T&)> fn, std::string description, const K& (*field)(const T&) = nullptr,
+                     int field_index = -1)
+      : fn(std::move(fn)), field(field), field_index(field_index), description_(std::move(description)) {}
   std::string description() const override { return description_; }
   std::int32_t key_hash_of(const T& record) const override {
     return field ? streaming::key_hash(field(record)) : streaming::key_hash(fn(record));
   }
   std::function<K(const T&)> fn;
   const K& (*field)(const T&);
+  /// Which tuple field `field` reads (-1: none).
+  int field_index;
 
 private:
   std::string description_;

@@ -22,7 +22,8 @@ public:
   /// Folds each key's records with `fn(accumulated, next)`, emitting every new value.
   template <class F>
   data_stream<T> reduce(F fn) {
-    return keyed_operator("Keyed Reduce", "reduce", std::function<T(const T&, const T&)>(std::move(fn)), nullptr);
+    return keyed_operator("Keyed Reduce", "reduce", std::function<T(const T&, const T&)>(std::move(fn)), nullptr,
+                          false);
   }
 
   /// Running sum of tuple field `Field` per key; other fields keep the first record's values
@@ -36,14 +37,16 @@ public:
           std::get<Field>(out) += std::get<Field>(next);
           return out;
         },
-        [](T& acc, const T& next) { std::get<Field>(acc) += std::get<Field>(next); });
+        [](T& acc, const T& next) { std::get<Field>(acc) += std::get<Field>(next); },
+        key_->field_index != static_cast<int>(Field));
   }
 
 private:
+  /// `keeps_key`: `fold` never changes the key field, so state may hold values keyed in place.
   data_stream<T> keyed_operator(std::string name, std::string kind, std::function<T(const T&, const T&)> fn,
-                                std::function<void(T&, const T&)> fold) {
+                                std::function<void(T&, const T&)> fold, bool keeps_key) {
     auto factory = std::make_shared<keyed_reduce_factory<T, K>>(std::move(kind), std::move(fn), key_->fn,
-                                                                std::move(fold), key_->field);
+                                                                std::move(fold), keeps_key ? key_->field : nullptr);
     // Flink's StreamGroupedReduce keeps the HEAD strategy of AbstractStreamOperator (§3.1).
     return this->template transform<T>(std::move(name), std::move(factory), graph::chaining_strategy::head);
   }
@@ -71,7 +74,7 @@ keyed_stream<T, std::decay_t<std::tuple_element_t<Field, T>>> data_stream<T>::ke
   return key_by_selector<key_type>(
       std::make_shared<typed_key_selector<T, key_type>>(
           [](const T& value) { return std::get<Field>(value); }, "field " + std::to_string(Field),
-          [](const T& value) -> const key_type& { return std::get<Field>(value); }));
+          [](const T& value) -> const key_type& { return std::get<Field>(value); }, static_cast<int>(Field)));
 }
 
 template <class T>

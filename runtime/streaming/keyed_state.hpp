@@ -1,6 +1,8 @@
 #pragma once
 /// The value state of the keys of one key group (the heap keyed state backend's table), as a
-/// flat open-addressing table: one probe sequence over (hash, index) slots, entries kept dense.
+/// flat open-addressing table: one probe sequence over (hash tag, index) slots, entries kept
+/// dense. The entry holds the key (a pair of key and value) or is the value itself when the key
+/// is one of its fields (`key_by<N>`), which halves its size for string keys.
 
 #include <cstddef>
 #include <cstdint>
@@ -9,11 +11,12 @@
 
 namespace flint::streaming {
 
-template <class K, class V>
+template <class E>
 class keyed_value_table {
 public:
-  /// The value of `key` (whose hash is `hash`), or null.
-  V* find(const K& key, std::size_t hash) {
+  /// The entry whose hash is `hash` and for which `same_key(entry)` holds, or null.
+  template <class SameKey>
+  E* find(std::size_t hash, SameKey&& same_key) {
     if (slots_.empty())
       return nullptr;
     auto mask = slots_.size() - 1;
@@ -22,23 +25,23 @@ public:
       const auto& s = slots_[i];
       if (s.index == empty)
         return nullptr;
-      if (s.tag == t && entries_[s.index].first == key)
-        return &entries_[s.index].second;
+      if (s.tag == t && same_key(entries_[s.index]))
+        return &entries_[s.index];
     }
   }
 
-  /// Adds `key` (absent) with `value`; returns the stored value.
-  V& insert(K key, std::size_t hash, V value) {
+  /// Adds `entry` (whose key is absent) under `hash`; returns the stored entry.
+  E& insert(std::size_t hash, E entry) {
     if ((entries_.size() + 1) * 2 > slots_.size())
       grow();
-    entries_.emplace_back(std::move(key), std::move(value));
+    entries_.push_back(std::move(entry));
     hashes_.push_back(hash);
     place(hash, static_cast<std::uint32_t>(entries_.size() - 1));
-    return entries_.back().second;
+    return entries_.back();
   }
 
   std::size_t size() const noexcept { return entries_.size(); }
-  const std::vector<std::pair<K, V>>& entries() const noexcept { return entries_; }
+  const std::vector<E>& entries() const noexcept { return entries_; }
 
 private:
   static constexpr std::uint32_t empty = 0xffffffffu;
@@ -71,7 +74,7 @@ private:
   }
 
   std::vector<slot> slots_;
-  std::vector<std::pair<K, V>> entries_;
+  std::vector<E> entries_;
   /// Each entry's full hash, read only when the table grows.
   std::vector<std::size_t> hashes_;
 };

@@ -64,8 +64,9 @@ private:
   std::unique_ptr<output<T>> out_;
 };
 
-/// How a keyed operator finds a record's key: a field read in place (`key_by<N>`, no copy) or
-/// the user's selector (returns the key by value).
+/// How a keyed operator finds a record's key: a field read in place (`key_by<N>` under a fold
+/// that never changes that field: state then holds the values alone, keyed by the field) or the
+/// user's selector (returns the key by value; state holds key and value).
 template <class T, class K>
 struct key_extractor {
   std::function<K(const T&)> select;
@@ -97,45 +98,62 @@ public:
                         key_extractor<T, K> key, const operator_context& ctx, std::unique_ptr<output<T>> out)
     : fn_(std::move(fn)), fold_(std::move(fold)), key_(std::move(key)),
       max_parallelism_(ctx.key_group_max_parallelism), range_(ctx.key_groups), out_(std::move(out)) {
-    state_.resize(static_cast<std::size_t>(std::max(range_.size(), 0)));
+    auto groups = static_cast<std::size_t>(std::max(range_.size(), 0));
+    if (key_.field)
+      by_field_.resize(groups);
+    else
+      by_selector_.resize(groups);
   }
 
   void process_element(const T& value) override {
     if (key_.field) {
-      process_keyed(key_.field(value), value);
+      const K& key = key_.field(value);
+      auto [table, hash] = table_of(by_field_, key);
+      auto* current = table.find(hash, [&](const T& entry) { return key_.field(entry) == key; });
+      if (current)
+        update(*current, value);
+      else
+        out_->collect_ref(table.insert(hash, value));
     } else {
       K key = key_.select(value);
-      process_keyed(key, value);
+      auto [table, hash] = table_of(by_selector_, key);
+      auto* current = table.find(hash, [&](const std::pair<K, T>& entry) { return entry.first == key; });
+      if (current)
+        update(current->second, value);
+      else
+        out_->collect_ref(table.insert(hash, {std::move(key), value}).second);
     }
   }
 
   /// Keys held in state (for tests).
   std::size_t num_keys() const {
     std::size_t n = 0;
-    for (const auto& t : state_)
+    for (const auto& t : by_field_)
+      n += t.size();
+    for (const auto& t : by_selector_)
       n += t.size();
     return n;
   }
 
 private:
-  void process_keyed(const K& key, const T& value) {
+  /// The table of `key`'s key group and the key's hash in it.
+  template <class Table>
+  std::pair<Table&, std::size_t> table_of(std::vector<Table>& tables, const K& key) {
     auto java_hash = key_hash(key);
     int group = assign_to_key_group(java_hash, max_parallelism_);
     if (!range_.contains(group))
       throw std::logic_error("Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup=" +
                              std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last) +
                              "}: the record reached the wrong subtask");
-    auto& table = state_[static_cast<std::size_t>(group - range_.first)];
-    auto hash = keyed_table_hash(java_hash);
-    if (T* current = table.find(key, hash)) {
-      if (fold_)
-        fold_(*current, value);
-      else
-        *current = fn_(*current, value);
-      out_->collect_ref(*current);
-    } else {
-      out_->collect_ref(table.insert(K(key), hash, value));
-    }
+    return {tables[static_cast<std::size_t>(group - range_.first)], keyed_table_hash(java_hash)};
+  }
+
+  void update(T& current, const T& value) {
+    if (fold_)
+      fold_(current, value);
+    else
+      current = fn_(current, value);
+    out_->collect_ref(current);
   }
 
   std::function<T(const T&, const T&)> fn_;
@@ -143,7 +161,10 @@ private:
   key_extractor<T, K> key_;
   int max_parallelism_;
   key_group_range range_;
-  std::vector<keyed_value_table<K, T>> state_;
+  /// One table per key group: of the values themselves when the key is a field of them, else of
+  /// (key, value) pairs.
+  std::vector<keyed_value_table<T>> by_field_;
+  std::vector<keyed_value_table<std::pair<K, T>>> by_selector_;
   std::unique_ptr<output<T>> out_;
 };
 
