@@ -61,6 +61,8 @@ struct options {
   std::string policy = "stealing";
   /// CAF worker threads per process; 0 keeps CAF's default (max(cores, 4)).
   std::size_t workers = 0;
+  /// Freed buffers per add_credit (remote_input_channel::set_credit_batch); 1 = one per buffer.
+  std::size_t credit_batch = remote_input_channel::default_credit_batch;
 };
 
 // ---- producer process ----------------------------------------------------------------------
@@ -206,9 +208,10 @@ struct channel_consumer {
   std::promise<void> done;
   bool finished = false;
 
-  explicit channel_consumer(result_partition_id id) {
+  channel_consumer(result_partition_id id, std::size_t credit_batch) {
     auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, id, 0, global,
-                                                         gate.floating_pool(), config.buffers_per_channel);
+                                                         gate.floating_pool(), config.buffers_per_channel,
+                                                         credit_batch);
     channel = remote.get();
     gate.add_channel(std::move(remote));
   }
@@ -267,7 +270,7 @@ struct channel_consumer {
 result run_channel(caf::actor_system& sys, const caf::actor& control, const caf::actor& server, std::uint64_t round,
                    const options& o, std::size_t total) {
   result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc}, static_cast<std::int32_t>(round)};
-  channel_consumer consumer{id};
+  channel_consumer consumer{id, o.credit_batch};
   {
     caf::scoped_actor self{sys, true};
     bool ok = false;
@@ -380,6 +383,8 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.window = static_cast<std::size_t>(std::atoll(v));
     } else if (a == "--rounds" && (v = next())) {
       o.rounds = std::max(1, std::atoi(v));
+    } else if (a == "--credit-batch" && (v = next())) {
+      o.credit_batch = std::max<std::size_t>(1, static_cast<std::size_t>(std::atoll(v)));
     } else if (a == "--workers" && (v = next())) {
       o.workers = static_cast<std::size_t>(std::atoll(v));
     } else if (a == "--scheduler" && (v = next())) {
@@ -390,7 +395,7 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       }
     } else {
       std::fprintf(stderr, "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
-                           "[--scheduler stealing|sharing] [--workers N]\n");
+                           "[--scheduler stealing|sharing] [--workers N] [--credit-batch N]\n");
       return 2;
     }
   }
@@ -456,11 +461,11 @@ int exchange(int argc, char** argv) {
       auto c = median(channel_mb), b = median(bare_mb);
       std::printf("{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
                   "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
-                  "\"scheduler\":\"%s\",\"workers\":%zu,\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,"
+                  "\"scheduler\":\"%s\",\"workers\":%zu,\"credit_batch\":%zu,\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,"
                   "\"channel_records_per_s\":%.0f,"
                   "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f}\n",
                   o.mb, o.record_bytes, net.segment_size, window,
-                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), o.workers, c, median(channel_wire_mb),
+                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), o.workers, o.credit_batch, c, median(channel_wire_mb),
                   median(channel_rps), b, b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0);
       std::fflush(stdout);
     }

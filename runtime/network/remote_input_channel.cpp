@@ -10,11 +10,14 @@ remote_input_channel::remote_input_channel(input_channel_id id, std::size_t chan
                                            result_partition_id partition, std::size_t subpartition,
                                            std::shared_ptr<network_buffer_pool> global,
                                            std::shared_ptr<local_buffer_pool> floating_pool,
-                                           std::size_t exclusive_buffers)
+                                           std::size_t exclusive_buffers, std::size_t credit_batch)
   : input_channel(channel_index, partition, subpartition),
     id_(id),
     exclusive_buffers_(exclusive_buffers),
     manager_(std::make_shared<buffer_manager>(std::move(global), std::move(floating_pool), exclusive_buffers)) {
+  // The partition request grants the exclusive buffers as initial credit.
+  credit_outstanding_ = exclusive_buffers_;
+  credit_batch_ = credit_batch == 0 ? 1 : credit_batch;
   manager_->set_credit_callback([this](std::size_t count) { on_new_credit(count); });
 }
 
@@ -38,73 +41,113 @@ partition_request remote_input_channel::partition_request() const {
   return network::partition_request{partition_id(), subpartition_index(), id_, exclusive_buffers_};
 }
 
+expected<unit> remote_input_channel::check_sequence(std::uint64_t sequence) const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (sequence != expected_sequence_)
+    return make_error(errc::illegal_state, "buffer re-ordering on channel " + std::to_string(channel_index()) +
+                                             ": expected sequence " + std::to_string(expected_sequence_) +
+                                             ", got " + std::to_string(sequence));
+  return unit{};
+}
+
+expected<buffer> remote_input_channel::copy_into_credited(std::span<const char> bytes, std::uint64_t sequence) {
+  auto target = manager_->request_buffer();
+  if (!target)
+    return make_error(errc::illegal_state, "data buffer without credit on channel " + std::to_string(channel_index()) +
+                                             " (sequence " + std::to_string(sequence) + ")");
+  if (bytes.size() > target->capacity())
+    return make_error(errc::invalid_argument, "received buffer of " + std::to_string(bytes.size()) +
+                                                " bytes exceeds the segment size " + std::to_string(target->capacity()));
+  // Flink copies the payload into the credited buffer too: the consumer's memory stays bounded
+  // by its credits, whatever memory the transport received into.
+  if (!bytes.empty())
+    std::memcpy(target->data(), bytes.data(), bytes.size());
+  target->set_size(bytes.size());
+  return std::move(*target);
+}
+
 expected<unit> remote_input_channel::on_buffer(buffer_response response) {
-  bool was_empty = false;
-  {
-    std::lock_guard<std::mutex> guard{mutex_};
-    if (released_)
-      return unit{};
-    if (response.sequence != expected_sequence_)
-      return make_error(errc::illegal_state, "buffer re-ordering on channel " + std::to_string(channel_index()) +
-                                               ": expected sequence " + std::to_string(expected_sequence_) +
-                                               ", got " + std::to_string(response.sequence));
-  }
-  buffer received;
-  if (response.buf.is_data()) {
-    auto target = manager_->request_buffer();
-    if (!target)
-      return make_error(errc::illegal_state, "data buffer without credit on channel " +
-                                               std::to_string(channel_index()) + " (sequence " +
-                                               std::to_string(response.sequence) + ")");
-    if (response.buf.size() > target->capacity())
-      return make_error(errc::invalid_argument, "received buffer of " + std::to_string(response.buf.size()) +
-                                                  " bytes exceeds the segment size " +
-                                                  std::to_string(target->capacity()));
-    // Flink copies the payload into the credited buffer too: the consumer's memory stays bounded
-    // by its credits, whatever memory the transport received into.
-    // TODO(perf): in one process the incoming buffer could be kept and the credited one parked.
-    if (response.buf.size() > 0)
-      std::memcpy(target->data(), response.buf.data(), response.buf.size());
-    target->set_size(response.buf.size());
-    response.buf.release();
-    received = std::move(*target);
-  } else {
-    received = std::move(response.buf);
-  }
+  if (is_released())
+    return unit{};
+  if (auto ok = check_sequence(response.sequence); !ok)
+    return ok;
+  if (!response.buf.is_data())
+    return enqueue(std::move(response.buf), response.backlog);
+  auto received = copy_into_credited(response.buf.bytes(), response.sequence);
+  if (!received)
+    return received.error();
+  response.buf.release();
+  return enqueue(std::move(*received), response.backlog);
+}
+
+expected<unit> remote_input_channel::on_bytes(std::uint64_t sequence, std::size_t backlog, buffer_kind kind,
+                                              std::span<const char> bytes) {
+  if (is_released())
+    return unit{};
+  if (auto ok = check_sequence(sequence); !ok)
+    return ok;
+  if (kind != buffer_kind::data)
+    return enqueue(buffer::event(kind), backlog);
+  // One copy, from the transport's bytes straight into the credited buffer.
+  auto received = copy_into_credited(bytes, sequence);
+  if (!received)
+    return received.error();
+  return enqueue(std::move(*received), backlog);
+}
+
+expected<unit> remote_input_channel::enqueue(buffer received, std::size_t backlog) {
   bool is_data = received.is_data();
+  bool was_empty = false;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (released_)
       return unit{};
     was_empty = received_.empty();
     received_.push_back(std::move(received));
-    last_backlog_ = response.backlog;
+    last_backlog_ = backlog;
     ++expected_sequence_;
+    if (is_data && credit_outstanding_ > 0)
+      --credit_outstanding_;
   }
   if (was_empty)
     notify_channel_non_empty();
-  if (is_data || response.backlog > 0) {
+  if (is_data || backlog > 0) {
     // Flink's onSenderBacklog: keep backlog + initial credit buffers ready.
-    auto added = manager_->request_floating_buffers(response.backlog + exclusive_buffers_);
-    on_new_credit(added);
+    // Also called with nothing added: the producer's credit went down by one, and credit held
+    // back for a batch goes out once it is about to run dry.
+    on_new_credit(manager_->request_floating_buffers(backlog + exclusive_buffers_));
   }
   return unit{};
 }
 
 void remote_input_channel::on_new_credit(std::size_t count) {
-  if (count == 0)
-    return;
   availability_listener notify;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (released_)
       return;
-    if (unannounced_credit_ == 0)
-      notify = credit_listener_;
     unannounced_credit_ += count;
+    if (should_announce())
+      notify = credit_listener_;
   }
   if (notify)
     notify();
+}
+
+bool remote_input_channel::should_announce() const {
+  // Batched: one add_credit per `credit_batch_` freed buffers, except when the producer's credit
+  // runs low (it holds less than a batch), so it never waits on credit the consumer holds back.
+  return unannounced_credit_ > 0 &&
+         (unannounced_credit_ >= credit_batch_ || credit_outstanding_ < credit_batch_);
+}
+
+void remote_input_channel::set_credit_batch(std::size_t batch) {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    credit_batch_ = batch == 0 ? 1 : batch;
+  }
+  // A smaller batch may release credit held back.
+  on_new_credit(0);
 }
 
 void remote_input_channel::set_credit_listener(availability_listener listener) {
@@ -118,6 +161,7 @@ std::optional<add_credit> remote_input_channel::take_unannounced_credit() {
     return std::nullopt;
   auto credit = unannounced_credit_;
   unannounced_credit_ = 0;
+  credit_outstanding_ += credit;
   return add_credit{id_, credit};
 }
 
@@ -127,14 +171,16 @@ std::size_t remote_input_channel::unannounced_credit() const {
 }
 
 std::optional<buffer_and_availability> remote_input_channel::get_next_buffer() {
-  std::lock_guard<std::mutex> guard{mutex_};
-  if (received_.empty() || released_)
-    return std::nullopt;
   buffer_and_availability out;
-  out.buf = std::move(received_.front());
-  received_.pop_front();
-  out.more_available = !received_.empty();
-  out.backlog = last_backlog_;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (received_.empty() || released_)
+      return std::nullopt;
+    out.buf = std::move(received_.front());
+    received_.pop_front();
+    out.more_available = !received_.empty();
+    out.backlog = last_backlog_;
+  }
   return out;
 }
 

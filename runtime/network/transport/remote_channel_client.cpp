@@ -68,10 +68,9 @@ expected<unit> remote_channel_client::on_buffer(wire_u64 sequence, wire_u64 back
   if (kind > static_cast<wire_kind>(buffer_kind::end_of_partition))
     return make_error(errc::malformed_message, "unknown buffer kind " + std::to_string(kind) + " on channel " +
                                                  std::to_string(id_.gate) + "/" + std::to_string(id_.channel));
-  auto k = static_cast<buffer_kind>(kind);
-  buffer buf = k == buffer_kind::data ? buffer::unpooled_copy(std::span<const char>(bytes.data(), bytes.size()), k)
-                                      : buffer::event(k);
-  return channel_.on_buffer(buffer_response{id_, std::move(buf), static_cast<std::size_t>(backlog), sequence});
+  // Straight into a credited buffer: no intermediate buffer of the received bytes.
+  return channel_.on_bytes(sequence, static_cast<std::size_t>(backlog), static_cast<buffer_kind>(kind),
+                           std::span<const char>(bytes.data(), bytes.size()));
 }
 
 expected<unit> remote_channel_client::on_local_buffer(wire_u64 sequence, wire_u64 backlog, const shared_buffer& holder) {

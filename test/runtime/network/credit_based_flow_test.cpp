@@ -324,3 +324,99 @@ TEST_CASE("releasing a remote channel returns exclusive buffers to the global po
   CHECK(h.global->available_segments() == before + 2);
   CHECK(h.global->required_segments() == h.config.partition_pool_min(1));
 }
+
+namespace {
+
+/// Runs `records` one per buffer through a harness whose transport sends credit the moment the
+/// channel's credit listener fires (as remote_channel_client does) and carries at most two
+/// buffers per step (the rest is "in flight"), while the consumer reads all it has each step.
+/// Returns the add_credit messages sent.
+std::size_t run_listener_driven(credit_harness& h, const std::vector<std::string>& records) {
+  std::size_t credit_messages = 0;
+  h.channel->set_credit_listener([&] {
+    if (auto credit = h.channel->take_unannounced_credit()) {
+      h.sender->on_add_credit(*credit);
+      h.granted += credit->credit;
+      ++credit_messages;
+    }
+  });
+  std::size_t guard = 0;
+  while (!h.gate.is_finished()) {
+    REQUIRE(guard++ < 10000);
+    for (int i = 0; i < 2 && h.send_one(); ++i) {
+    }
+    if (h.sender->data_buffers_sent() == records.size() && !h.partition->is_finished())
+      h.partition->finish();
+    h.consume(100);
+    // Never a stall: the producer without credit while the consumer holds free buffers back.
+    REQUIRE_FALSE((h.sender->credits() == 0 && h.channel->unannounced_credit() > 0));
+  }
+  CHECK(h.received == records);
+  CHECK(h.max_held_by_consumer <= h.budget());
+  CHECK(h.sender->data_buffers_sent() <= h.granted);
+  return credit_messages;
+}
+
+} // namespace
+
+TEST_CASE("credit is announced in batches while the producer holds enough, at once when it runs low") {
+  std::vector<std::string> records;
+  for (std::size_t i = 0; i < 30; ++i)
+    records.push_back(make_record(i, 60));
+  auto run = [&](std::size_t batch) {
+    credit_harness h{40};
+    h.channel->set_credit_batch(batch);
+    for (auto& r : records)
+      REQUIRE(h.partition->emit_record(r, 0) == emit_result::written);
+    return run_listener_driven(h, records);
+  };
+  auto one_by_one = run(1);
+  auto batched = run(4);
+  // One add_credit per freed buffer, minus the initial credit and the floating buffers borrowed
+  // in one go; batches of 4 need about a quarter of that.
+  CHECK(one_by_one >= 20);
+  CHECK(batched * 3 <= one_by_one);
+  MESSAGE("add_credit messages: " << one_by_one << " one by one, " << batched << " in batches of 4");
+}
+
+TEST_CASE("credit held back for a batch goes out once the producer's credit runs low") {
+  credit_harness h{40};
+  h.channel->set_credit_batch(4);
+  for (std::size_t i = 0; i < 30; ++i)
+    REQUIRE(h.partition->emit_record(make_record(i, 60), 0) == emit_result::written);
+  // Fill the budget: 2 initial credits, then the 8 floating buffers the backlog asks for.
+  h.pump();
+  CHECK(h.sender->credits() == 0);
+  CHECK(h.channel->num_queued() == 10);
+  // The producer has no credit left: the first freed buffer is announced at once.
+  h.credit_available = false;
+  h.consume(1);
+  CHECK(h.credit_available);
+  CHECK(h.channel->unannounced_credit() == 1);
+  h.send_credit();
+  CHECK(h.sender->credits() == 1);
+}
+
+TEST_CASE("data arriving as bytes is copied once into a credited buffer") {
+  credit_harness h{40};
+  std::string payload = "0123456789";
+  REQUIRE(h.channel->on_bytes(0, 0, buffer_kind::data, std::span<const char>{payload.data(), payload.size()}));
+  CHECK(h.channel->manager().num_exclusive_available() == 1);
+  auto wrong = h.channel->on_bytes(5, 0, buffer_kind::data, std::span<const char>{payload.data(), payload.size()});
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().message.find("expected sequence 1, got 5") != std::string::npos);
+  std::string too_big(h.config.segment_size + 1, 'x');
+  auto big = h.channel->on_bytes(1, 0, buffer_kind::data, std::span<const char>{too_big.data(), too_big.size()});
+  REQUIRE_FALSE(big);
+  CHECK(big.error().code == errc::invalid_argument);
+  REQUIRE(h.channel->on_bytes(1, 0, buffer_kind::end_of_partition, {}));
+  auto first = h.gate.poll_next();
+  REQUIRE(first);
+  REQUIRE(first->buf.is_data());
+  CHECK(std::string(first->buf.data(), first->buf.size()) == payload);
+  // The bytes live in the channel's own (exclusive) buffer, not in memory outside the budget.
+  CHECK(first->buf.recycler() != nullptr);
+  auto end = h.gate.poll_next();
+  REQUIRE(end);
+  CHECK(end->buf.kind() == buffer_kind::end_of_partition);
+}
