@@ -55,19 +55,22 @@ private:
 /// Leader retrieval calls from any thread: hop into the main thread first.
 class job_master::resource_manager_leader_listener final : public leader::leader_retrieval_listener {
 public:
-  explicit resource_manager_leader_listener(job_master& self)
-    : self_(self), handle_(caf::actor_cast<caf::actor>(&self)) {}
+  explicit resource_manager_leader_listener(job_master& self) : self_(self), handle_(self.address()) {}
   void notify_leader_address(const leader::leader_address& address,
                              const rpc::fencing_token& session_id) override {
+    auto handle = caf::actor_cast<caf::actor>(handle_);
+    if (!handle)
+      return; // the JobMaster is gone
     auto* self = &self_;
-    caf::anon_send(handle_, rpc::run_atom::value, std::function<void()>([self, address, session_id] {
+    caf::anon_send(handle, rpc::run_atom::value, std::function<void()>([self, address, session_id] {
                      self->notify_resource_manager_leader(address, session_id);
                    }));
   }
 
 private:
   job_master& self_;
-  caf::actor handle_;
+  /// Weak: the JobMaster owns this listener, so a strong handle here would keep it alive forever.
+  caf::actor_addr handle_;
 };
 
 // -- construction ---------------------------------------------------------------------------------
@@ -203,7 +206,8 @@ void job_master::on_exit() {
   rm_.reset();
   rm_leader_.reset();
   rm_retrieval_.reset();
-  rm_leader_listener_.reset(); // holds our own handle (to hop into the main thread)
+  // rm_leader_listener_ stays until the JobMaster is destroyed: the election service may still be
+  // notifying it from another thread (it notifies outside its lock).
   tm_heartbeats_.reset();
   rm_heartbeats_.reset();
   slot_pool_ = caf::actor{};
