@@ -225,6 +225,30 @@ TEST_CASE_FIXTURE(test_fixture, "an ask to an endpoint that never answers times 
   CHECK(traced);
 }
 
+TEST_CASE_FIXTURE(test_fixture, "an endpoint that stops fails its open calls at once instead of leaving them to time out") {
+  // The endpoint parks the request (an answer it would give later), then is stopped.
+  auto parked = std::make_shared<std::vector<reply_to<echo_response>>>();
+  auto parking = spawn<fake_endpoint>(context("parking"), [parked](fake_endpoint& self) {
+    self.on_async<echo_method>(fencing::unfenced,
+                               [parked](echo_request, reply_to<echo_response> reply) { parked->push_back(reply); });
+  });
+  auto client = spawn<fake_endpoint>(context("client", 10s));
+  run();
+  std::optional<expected<echo_response>> result;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gateway(parking, "parking").ask<echo_method>(self, echo_request{"?", {}},
+                                                 [&](expected<echo_response> r) { result.emplace(r); });
+  });
+  run();
+  CHECK_FALSE(result.has_value());
+  caf::anon_send_exit(parking, caf::exit_reason::user_shutdown);
+  run();
+  REQUIRE(result.has_value());
+  REQUIRE_FALSE(result->has_value());
+  CHECK(result->error().code == errc::unreachable);
+  CHECK(result->error().message.find("endpoint parking is stopped") != std::string::npos);
+}
+
 TEST_CASE_FIXTURE(rpc_fixture, "malformed messages get a clear error and the endpoint keeps serving") {
   SUBCASE("random bytes") {
     std::vector<char> junk(40);
