@@ -69,6 +69,7 @@ leader_contender* embedded_leader_service::grant_if_vacant_locked(rpc::fencing_t
 }
 
 void embedded_leader_service::add_contender(leader_contender* c) {
+  std::lock_guard<std::recursive_mutex> notifying(notify_mtx_);
   rpc::fencing_token granted;
   leader_contender* to_grant = nullptr;
   {
@@ -81,6 +82,7 @@ void embedded_leader_service::add_contender(leader_contender* c) {
 }
 
 void embedded_leader_service::remove_contender(leader_contender* c) {
+  std::lock_guard<std::recursive_mutex> notifying(notify_mtx_);
   rpc::fencing_token granted;
   leader_contender* to_grant = nullptr;
   std::vector<leader_retrieval_listener*> to_notify;
@@ -103,6 +105,7 @@ void embedded_leader_service::remove_contender(leader_contender* c) {
 }
 
 void embedded_leader_service::confirm(const rpc::fencing_token& id, const leader_address& address) {
+  std::lock_guard<std::recursive_mutex> notifying(notify_mtx_);
   std::vector<leader_retrieval_listener*> to_notify;
   {
     std::lock_guard<std::mutex> guard(mtx_);
@@ -123,6 +126,7 @@ bool embedded_leader_service::is_current(const rpc::fencing_token& id) const {
 }
 
 void embedded_leader_service::add_listener(leader_retrieval_listener* l) {
+  std::lock_guard<std::recursive_mutex> notifying(notify_mtx_);
   leader_address address;
   rpc::fencing_token id;
   {
@@ -137,11 +141,16 @@ void embedded_leader_service::add_listener(leader_retrieval_listener* l) {
 }
 
 void embedded_leader_service::remove_listener(leader_retrieval_listener* l) {
-  std::lock_guard<std::mutex> guard(mtx_);
-  listeners_.erase(std::remove(listeners_.begin(), listeners_.end(), l), listeners_.end());
+  {
+    std::lock_guard<std::mutex> guard(mtx_);
+    listeners_.erase(std::remove(listeners_.begin(), listeners_.end(), l), listeners_.end());
+  }
+  // Waits for a notification already under way, which may still include `l`.
+  std::lock_guard<std::recursive_mutex> notifying(notify_mtx_);
 }
 
 void embedded_leader_service::revoke_and_regrant() {
+  std::lock_guard<std::recursive_mutex> notifying(notify_mtx_);
   leader_contender* revoked = nullptr;
   leader_contender* to_grant = nullptr;
   rpc::fencing_token granted;

@@ -44,6 +44,11 @@ private:
   leader_contender* grant_if_vacant_locked(rpc::fencing_token& granted);
 
   mutable std::mutex mtx_;
+  /// Held while callbacks run (outside mtx_, so they may call back in): taken before the list of
+  /// whom to notify is read, and by remove_listener/remove_contender after the removal, so once
+  /// those return no callback to the removed object is under way or still to come. Recursive: a
+  /// contender may confirm from inside grant_leadership.
+  std::recursive_mutex notify_mtx_;
   std::mt19937_64 rng_;
   std::vector<leader_contender*> contenders_;
   std::vector<leader_retrieval_listener*> listeners_;

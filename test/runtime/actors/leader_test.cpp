@@ -2,6 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include <caf/all.hpp>
 
 #include "runtime/actors/leader/embedded_leader_service.hpp"
@@ -140,6 +145,52 @@ TEST_CASE("a second contender leads only when the first steps down") {
   ea->confirm_leadership(a.grants[0], {"a", {}, {}, 0});
   CHECK(service.current_session_id().is_nil());
   eb->stop();
+}
+
+TEST_CASE("stopping a retrieval waits for a notification under way: a stopped listener is never called") {
+  embedded_leader_service service(1);
+  struct recording : leader_contender {
+    std::vector<fencing_token> grants;
+    void grant_leadership(const fencing_token& id) override { grants.push_back(id); }
+    void revoke_leadership() override {}
+    std::string description() const override { return "c"; }
+  } contender;
+  // Its first notification blocks until released, as a slow listener on another thread would.
+  struct slow_listener : leader_retrieval_listener {
+    std::promise<void> entered;
+    std::shared_future<void> release;
+    std::atomic<bool> in_callback{false};
+    void notify_leader_address(const leader_address&, const fencing_token&) override {
+      in_callback = true;
+      entered.set_value();
+      release.wait();
+      in_callback = false;
+    }
+  } listener;
+  std::promise<void> release;
+  listener.release = release.get_future().share();
+  auto election = service.create_election_service();
+  election->start(contender);
+  REQUIRE(contender.grants.size() == 1);
+  auto retrieval = service.create_retrieval_service();
+  retrieval->start(listener);
+  std::thread notifier([&] { election->confirm_leadership(contender.grants[0], {"leader", {}, {}, 0}); });
+  listener.entered.get_future().wait();
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
+    retrieval->stop();
+    // The callback under way must have returned before stop() does.
+    CHECK_FALSE(listener.in_callback.load());
+    stopped = true;
+  });
+  // stop() cannot return while the callback runs (a stopped listener is about to be destroyed).
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(stopped.load());
+  release.set_value();
+  stopper.join();
+  notifier.join();
+  CHECK(stopped.load());
+  election->stop();
 }
 
 TEST_CASE("standalone services use the fixed leader id and address") {
