@@ -38,6 +38,13 @@ public:
 
   /// Bytes a record of `size` bytes takes in buffers.
   static constexpr std::size_t framed_size(std::size_t size) noexcept { return size + 4; }
+  /// Writes the 4-byte big-endian length of a record of `size` bytes at `at`.
+  static void write_header(std::uint32_t size, char* at) noexcept {
+    at[0] = static_cast<char>((size >> 24) & 0xff);
+    at[1] = static_cast<char>((size >> 16) & 0xff);
+    at[2] = static_cast<char>((size >> 8) & 0xff);
+    at[3] = static_cast<char>(size & 0xff);
+  }
 
 private:
   std::array<char, 4> header_{};

@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -47,6 +49,23 @@ public:
 
   /// Writes `record` for subpartition `target`, spanning buffers as needed.
   emit_result emit_record(std::span<const char> record, std::size_t target);
+  /// Frames a record of `size` bytes in `target`'s current buffer and returns where its bytes
+  /// go, when the whole frame fits there with room to spare (so the buffer stays open and
+  /// unqueued until the caller has written them); null otherwise, or while a record is blocked,
+  /// or after finish/release: then call emit_record. Counts the record as emitted.
+  char* claim_record(std::size_t size, std::size_t target) noexcept {
+    if (pending_target_ || target >= builders_.size() || finished_.load(std::memory_order_relaxed) ||
+        released_.load(std::memory_order_relaxed))
+      return nullptr;
+    auto& builder = builders_[target];
+    if (!builder || builder->writable() <= record_serializer::framed_size(size) ||
+        size > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+      return nullptr;
+    char* at = builder->claim(record_serializer::framed_size(size));
+    record_serializer::write_header(static_cast<std::uint32_t>(size), at);
+    ++records_out_;
+    return at + 4;
+  }
   /// Continues the blocked record.
   emit_result resume();
   /// True while a record waits for a buffer.

@@ -80,6 +80,15 @@ public:
   virtual ~record_writer() = default;
   virtual void emit(std::span<const char> record, std::size_t channel) = 0;
   virtual std::size_t num_channels() const = 0;
+  /// Room for a record of `size` bytes in `channel`'s current buffer, framed and counted as
+  /// emitted, for the caller to write all `size` bytes into before it emits anything else; null
+  /// when the record does not fit there now (emit() it instead). Spares the copy through a
+  /// scratch array in the common case.
+  virtual char* claim(std::size_t size, std::size_t channel) {
+    (void)size;
+    (void)channel;
+    return nullptr;
+  }
 };
 
 /// The typed key of a HASH edge: implemented by the API's typed key selector.
@@ -187,44 +196,54 @@ public:
   void collect(T value) override { collect_ref(value); }
 
   void collect_ref(const T& value) override {
-    // One pass to size the record, one to write it into the reused scratch array.
-    // TODO(perf): write straight into the partition's buffer when the record fits (needs a
-    // reserve/commit call on result_partition); the copy costs a memcpy of the record.
     auto size = type_serializer<T>::size(value);
-    if (bytes_.size() < size)
-      bytes_.resize(std::max(size, 2 * bytes_.size()));
-    type_serializer<T>::write_to(value, bytes_.data());
-    std::span<const char> record(bytes_.data(), size);
+    std::size_t channel = 0;
     switch (kind_) {
     case graph::partitioner_kind::forward:
     case graph::partitioner_kind::global:
-      writer_.emit(record, 0);
       break;
     case graph::partitioner_kind::rebalance:
-      writer_.emit(record, next_);
+      channel = next_;
       next_ = next_ + 1 == channels_ ? 0 : next_ + 1;
       break;
     case graph::partitioner_kind::rescale:
       next_ = next_ + 1 >= channels_ ? 0 : next_ + 1;
-      writer_.emit(record, next_);
+      channel = next_;
       break;
     case graph::partitioner_kind::shuffle:
-      writer_.emit(record, std::uniform_int_distribution<std::size_t>(0, channels_ - 1)(rng_));
+      channel = std::uniform_int_distribution<std::size_t>(0, channels_ - 1)(rng_);
       break;
-    case graph::partitioner_kind::broadcast:
+    case graph::partitioner_kind::broadcast: {
+      auto record = serialize(value, size);
       for (std::size_t c = 0; c < channels_; ++c)
         writer_.emit(record, c);
-      break;
+      return;
+    }
     case graph::partitioner_kind::key_group: {
       int group = assign_to_key_group(key_->key_hash_of(value), max_parallelism_);
-      writer_.emit(record, static_cast<std::size_t>(
-                             operator_index_for_key_group(max_parallelism_, static_cast<int>(channels_), group)));
+      channel = static_cast<std::size_t>(
+        operator_index_for_key_group(max_parallelism_, static_cast<int>(channels_), group));
       break;
     }
     }
+    // The common case writes the record once, straight into the channel's buffer; else one pass
+    // into the reused scratch array and the writer copies it (across buffers if need be).
+    if (char* at = writer_.claim(size, channel)) {
+      type_serializer<T>::write_to(value, at);
+      return;
+    }
+    writer_.emit(serialize(value, size), channel);
   }
 
 private:
+  /// `value` written into the reused scratch array.
+  std::span<const char> serialize(const T& value, std::size_t size) {
+    if (bytes_.size() < size)
+      bytes_.resize(std::max(size, 2 * bytes_.size()));
+    type_serializer<T>::write_to(value, bytes_.data());
+    return {bytes_.data(), size};
+  }
+
   record_writer& writer_;
   graph::partitioner_kind kind_;
   int max_parallelism_;

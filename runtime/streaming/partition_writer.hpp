@@ -23,6 +23,16 @@ public:
 
   void emit(std::span<const char> record, std::size_t channel) override;
   std::size_t num_channels() const override { return partition_->num_subpartitions(); }
+  /// Room in the channel's current buffer while nothing waits; none when every record is flushed
+  /// at once (emit() flushes).
+  char* claim(std::size_t size, std::size_t channel) override {
+    if (flush_always_ || !waiting_.empty())
+      return nullptr;
+    char* at = partition_->claim_record(size, channel);
+    if (at)
+      dirty_ = true;
+    return at;
+  }
 
   /// Writes what waits; true when nothing waits any more.
   bool try_drain();
