@@ -220,6 +220,9 @@ public:
       return;
     }
     case graph::partitioner_kind::key_group: {
+      // One consumer takes every key group: no need to hash the key here.
+      if (channels_ == 1)
+        break;
       int group = assign_to_key_group(key_->key_hash_of(value), max_parallelism_);
       channel = static_cast<std::size_t>(
         operator_index_for_key_group(max_parallelism_, static_cast<int>(channels_), group));
