@@ -333,6 +333,15 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
         transition(*v, state.state);
       return unit{};
     case execution_state::finished:
+      if (current == execution_state::canceling) {
+        // Flink's Execution#markFinished: the cancel call crossed the task finishing, and no
+        // CANCELED will follow; complete the cancellation (else the job waits for it forever).
+        if (transition(*v, execution_state::canceled)) {
+          vertex_terminal(*v);
+          check_job_terminal();
+        }
+        return unit{};
+      }
       if (transition(*v, execution_state::finished)) {
         partitions_finished(*v);
         vertex_terminal(*v);

@@ -221,6 +221,22 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a failed task fails the job with its cause
   CHECK(actions.last_cause == "Map (1/2) failed: boom");
 }
 
+TEST_CASE_FIXTURE(scheduler_fixture, "a task that finishes while its cancel is on the way completes the cancellation") {
+  auto s = make(test::chain_job(job, {2, 2, 2}));
+  s->start_scheduling();
+  serve_all(*s);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  report(*s, actions.submits[2].first, execution_state::failed, "boom");
+  REQUIRE(actions.cancels.size() == 5);
+  // The first task had finished before the cancel arrived: it reports FINISHED, never CANCELED.
+  report(*s, actions.cancels[0], execution_state::finished);
+  for (std::size_t i = 1; i < actions.cancels.size(); ++i)
+    report(*s, actions.cancels[i], execution_state::canceled);
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause() == "Map (1/2) failed: boom");
+}
+
 TEST_CASE_FIXTURE(scheduler_fixture, "a submit time-out marks the execution FAILED with Flink's message") {
   auto s = make(test::chain_job(job, {1}));
   s->start_scheduling();
