@@ -1,4 +1,5 @@
 #include "runtime/node/job_manager_node.hpp"
+#include "runtime/node/stop_actors.hpp"
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -17,28 +18,6 @@
 #endif
 
 namespace flint::node {
-
-namespace {
-
-/// Asks each actor to exit and waits (bounded) until all ended: endpoints use the HA services
-/// and the directory owned by the node until their on_exit ran.
-void stop_and_wait(caf::actor_system& sys, const std::vector<caf::actor>& actors) {
-  caf::scoped_actor self{sys, true};
-  std::size_t live = 0;
-  for (const auto& a : actors) {
-    if (!a)
-      continue;
-    self->monitor(a);
-    self->send_exit(a, caf::exit_reason::user_shutdown);
-    ++live;
-  }
-  for (std::size_t i = 0; i < live; ++i)
-    self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(10)) >> [] {
-      spdlog::warn("An endpoint did not stop within 10 s.");
-    });
-}
-
-} // namespace
 
 struct job_manager_node::impl {
   job_manager_settings settings;

@@ -1,4 +1,5 @@
 #include "runtime/node/task_manager_node.hpp"
+#include "runtime/node/stop_actors.hpp"
 
 #include <random>
 
@@ -89,21 +90,7 @@ struct task_manager_node::impl {
     // The TaskExecutor first: its on_exit stops the leader retrievals (joining their threads)
     // and cancels the tasks; then the tasks' buffers come back.
     std::vector<caf::actor> actors{task_executor, trace_server, locator};
-    {
-      caf::scoped_actor self{*system, true};
-      std::size_t live = 0;
-      for (const auto& a : actors) {
-        if (!a)
-          continue;
-        self->monitor(a);
-        self->send_exit(a, caf::exit_reason::user_shutdown);
-        ++live;
-      }
-      for (std::size_t i = 0; i < live; ++i)
-        self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(10)) >> [] {
-          spdlog::warn("An endpoint did not stop within 10 s.");
-        });
-    }
+    stop_and_wait(*system, actors);
     if (env && !env->await_tasks_released(std::chrono::seconds(30)))
       spdlog::warn("Some tasks did not release their resources within 30 s.");
     if (env)
