@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "test/apps/cli/command_runner.hpp"
-#include "test/apps/cli/word_counts.hpp"
+#include "test/support/word_counts.hpp"
 #include "test/support/child_process.hpp"
 
 using namespace std::chrono_literals;

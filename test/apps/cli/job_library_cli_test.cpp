@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "test/apps/cli/command_runner.hpp"
-#include "test/apps/cli/word_counts.hpp"
+#include "test/support/word_counts.hpp"
 
 using namespace std::chrono_literals;
 using flint::test::command_result;

@@ -24,6 +24,7 @@
 #include "runtime/node/job_manager_node.hpp"
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
+#include "test/support/word_counts.hpp"
 
 using namespace flint;
 using namespace std::chrono_literals;
@@ -168,71 +169,6 @@ struct three_nodes {
   }
 };
 
-/// A few MB of words with mixed case, digits, punctuation and CRLF line ends (fixed seed).
-std::string generate_text(std::size_t bytes) {
-  std::mt19937_64 rng(5);
-  const std::string letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
-  std::vector<std::string> vocabulary;
-  for (int i = 0; i < 2000; ++i) {
-    std::string w;
-    auto len = 1 + rng() % 8;
-    for (std::size_t k = 0; k < len; ++k)
-      w += letters[rng() % letters.size()];
-    vocabulary.push_back(w);
-  }
-  const std::vector<std::string> separators = {" ", " ", ", ", "--", "; ", "!  ", "\t"};
-  std::string text;
-  std::size_t on_line = 0;
-  while (text.size() < bytes) {
-    auto r = static_cast<double>(rng() % 1000000) / 1000000.0;
-    text += vocabulary[static_cast<std::size_t>(r * r * static_cast<double>(vocabulary.size())) % vocabulary.size()];
-    text += separators[rng() % separators.size()];
-    if (++on_line == 10) {
-      text += (rng() % 3 == 0) ? "\r\n" : "\n";
-      on_line = 0;
-    }
-  }
-  return text;
-}
-
-/// An independent count: a word is a run of ASCII letters, digits and '_', lower-cased.
-std::unordered_map<std::string, std::int64_t> plain_count(const std::string& text) {
-  std::unordered_map<std::string, std::int64_t> counts;
-  std::string word;
-  auto end_word = [&] {
-    if (!word.empty())
-      ++counts[word];
-    word.clear();
-  };
-  for (char c : text) {
-    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (alnum)
-      word += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    else
-      end_word();
-  }
-  end_word();
-  return counts;
-}
-
-/// The last count of each word in WordCount's `(word,n)` output files.
-std::unordered_map<std::string, std::int64_t> read_counts(const std::filesystem::path& dir, int files) {
-  std::unordered_map<std::string, std::int64_t> last;
-  for (int i = 1; i <= files; ++i) {
-    std::ifstream in(dir / std::to_string(i));
-    REQUIRE(in.good());
-    std::string line;
-    while (std::getline(in, line)) {
-      auto comma = line.rfind(',');
-      if (line.size() < 4 || line.front() != '(' || line.back() != ')' || comma == std::string::npos) {
-        FAIL("not a (word,n) line: " << line);
-      }
-      last[line.substr(1, comma - 1)] = std::stoll(line.substr(comma + 1, line.size() - comma - 2));
-    }
-  }
-  return last;
-}
-
 } // namespace
 
 TEST_CASE("TaskManagers in their own actor systems register at the JobManager's ResourceManager") {
@@ -271,8 +207,8 @@ TEST_CASE("wordcount at parallelism 4 over two TaskManager nodes with two slots 
     MESSAGE("skipped: this build has no remote data channels (contract C)");
     return;
   }
-  const std::string text = generate_text(3 * 512 * 1024);
-  const auto expected = plain_count(text);
+  const std::string text = test::sample_text(3 * 512 * 1024);
+  const auto expected = test::plain_count(text);
   temp_path input("wc_in");
   temp_path output("wc_out");
   {
@@ -292,7 +228,7 @@ TEST_CASE("wordcount at parallelism 4 over two TaskManager nodes with two slots 
   REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
   REQUIRE_MESSAGE(r->status == graph::job_status::finished, r->failure_cause);
 
-  auto counted = read_counts(output.path, 4);
+  auto counted = test::read_counts(output.path);
   CHECK(counted.size() == expected.size());
   CHECK(counted == expected);
   // Both TaskManagers ran tasks, and their buffers came back.

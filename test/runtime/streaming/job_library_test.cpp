@@ -13,6 +13,7 @@
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
+#include "test/support/word_counts.hpp"
 #include "test/runtime/actors/blob/blob_test_util.hpp"
 
 #include <doctest/doctest.h>
@@ -255,36 +256,6 @@ graph::job_graph client_submits(const blob_node& blobs, const std::string& libra
   return *built->job;
 }
 
-/// A word is a run of ASCII letters, digits and '_', lower-cased.
-std::map<std::string, std::int64_t> plain_count(const std::string& text) {
-  std::map<std::string, std::int64_t> counts;
-  std::string word;
-  for (char c : text + " ") {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') {
-      word += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    } else if (!word.empty()) {
-      ++counts[word];
-      word.clear();
-    }
-  }
-  return counts;
-}
-
-/// The last `(word,n)` of each word in the files of `dir` (one per subtask).
-std::map<std::string, std::int64_t> read_counts(const std::filesystem::path& dir) {
-  std::map<std::string, std::int64_t> last;
-  for (auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      REQUIRE(line.size() > 3);
-      auto comma = line.rfind(',');
-      last[line.substr(1, comma - 1)] = std::stoll(line.substr(comma + 1, line.size() - comma - 2));
-    }
-  }
-  return last;
-}
-
 } // namespace
 
 TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from the blob server") {
@@ -304,7 +275,7 @@ TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from t
   auto result = cluster.cluster->execute(job, 4min);
   REQUIRE_MESSAGE(result.has_value(), why(result));
   REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
-  CHECK(read_counts(output) == plain_count(text));
+  CHECK(test::read_counts(output) == test::plain_count(text));
   // Every task of the job (several at once, on two TaskExecutors) shared one fetched library.
   CHECK(cluster.cached_libraries() == 1);
 }

@@ -1,4 +1,4 @@
-#include "test/apps/cli/word_counts.hpp"
+#include "test/support/word_counts.hpp"
 
 #include <fstream>
 #include <random>
