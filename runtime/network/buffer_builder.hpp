@@ -3,6 +3,7 @@
 
 #include "runtime/network/buffer.hpp"
 
+#include <array>
 #include <cstddef>
 #include <span>
 
@@ -21,9 +22,22 @@ public:
 
   /// Copies as much of `bytes` as fits; returns how many bytes were copied.
   std::size_t append(std::span<const char> bytes);
-  /// Claims the next `n` bytes for the caller to write; `n` must not exceed writable().
+  /// Claims the next `n` bytes for the caller to write before any other call on the builder;
+  /// `n` must not exceed writable(). Small claims land in a staging array that goes into the
+  /// segment in one copy when it fills: the segment's cache lines were last read on the
+  /// consumer's core, and record-sized stores into them each waited for a line to come back
+  /// (a third of the producer's time in WordCount), where one burst overlaps the transfers.
   char* claim(std::size_t n) noexcept {
-    char* at = target_.data() + position_;
+    if (staged_ + n > staging_.size()) {
+      spill();
+      if (n > staging_.size()) {
+        char* at = target_.data() + position_;
+        position_ += n;
+        return at;
+      }
+    }
+    char* at = staging_.data() + staged_;
+    staged_ += n;
     position_ += n;
     return at;
   }
@@ -38,8 +52,13 @@ public:
   buffer finish();
 
 private:
+  /// Copies the staged bytes into the segment.
+  void spill() noexcept;
   buffer target_;
   std::size_t position_ = 0;
+  /// Claimed bytes not yet in the segment: the last `staged_` before `position_`.
+  std::size_t staged_ = 0;
+  std::array<char, 4096> staging_;
 };
 
 } // namespace flint::network

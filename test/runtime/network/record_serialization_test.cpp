@@ -166,3 +166,32 @@ TEST_CASE("a huge announced length waits for its bytes without reserving them up
   deserializer.clear();
   CHECK_FALSE(deserializer.has_unfinished_data());
 }
+
+TEST_CASE("a buffer builder keeps claimed and appended bytes in order, whatever their sizes") {
+  // Claims are staged in a small array and copied into the segment in bursts: check the order
+  // across that array's edge, with claims larger than it and appends in between.
+  auto global = network_buffer_pool::make(4, 32 * 1024);
+  auto pool = *global->create_buffer_pool(0, 4);
+  buffer_builder builder{std::move(*pool->request_buffer())};
+  std::string expected;
+  test::rng random;
+  std::size_t step = 0;
+  for (;;) {
+    std::size_t n = step % 7 == 6 ? 5000 + random.below(3000) : 1 + random.below(60);
+    if (n > builder.writable())
+      break;
+    std::string piece(n, static_cast<char>('a' + step % 26));
+    if (step % 3 == 2) {
+      CHECK(builder.append(piece) == n);
+    } else {
+      char* at = builder.claim(n);
+      std::copy(piece.begin(), piece.end(), at);
+    }
+    expected += piece;
+    CHECK(builder.size() == expected.size());
+    ++step;
+  }
+  auto done = builder.finish();
+  REQUIRE(done.size() == expected.size());
+  CHECK(std::string(done.data(), done.size()) == expected);
+}
