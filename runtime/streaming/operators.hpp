@@ -73,20 +73,10 @@ struct key_extractor {
   const K& (*field)(const T&) = nullptr;
 };
 
-/// The hash of a key in its key group's table, from the key's Java hash (computed once per record
-/// for the key group already), spread over 64 bits so the table's low bits are well mixed.
-inline std::size_t keyed_table_hash(std::int32_t key_hash) {
-  auto h = static_cast<std::uint64_t>(static_cast<std::uint32_t>(key_hash));
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  return static_cast<std::size_t>(h);
-}
-
 /// Folds each key's records and emits every new value (Flink's StreamGroupedReduce), with the
-/// value state of each key kept in the map of its key group (a heap keyed state backend).
-/// `fold(acc, next)` updates a key's value in place (sum does; it spares a copy of the record);
-/// without it `fn(acc, next)` replaces the value.
+/// value state of each key kept in the subtask's keyed state table (`keyed_state.hpp`), tagged
+/// with its key group. `fold(acc, next)` updates a key's value in place (sum does; it spares a
+/// copy of the record); without it `fn(acc, next)` replaces the value.
 template <class T, class K>
 class keyed_reduce_operator final : public one_input_operator<T> {
 public:
@@ -97,55 +87,38 @@ public:
   keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<void(T&, const T&)> fold,
                         key_extractor<T, K> key, const operator_context& ctx, std::unique_ptr<output<T>> out)
     : fn_(std::move(fn)), fold_(std::move(fold)), key_(std::move(key)),
-      max_parallelism_(ctx.key_group_max_parallelism), range_(ctx.key_groups), out_(std::move(out)) {
-    auto groups = static_cast<std::size_t>(std::max(range_.size(), 0));
-    if (key_.field)
-      by_field_.resize(groups);
-    else
-      by_selector_.resize(groups);
-  }
+      max_parallelism_(ctx.key_group_max_parallelism), range_(ctx.key_groups), out_(std::move(out)) {}
 
   void process_element(const T& value) override {
     if (key_.field) {
       const K& key = key_.field(value);
-      auto [table, hash] = table_of(by_field_, key);
-      auto* current = table.find(hash, [&](const T& entry) { return key_.field(entry) == key; });
-      if (current)
+      auto hash = key_hash(key);
+      if (auto* current = by_field_.find(hash, [&](const T& entry) { return same_key(key_.field(entry), key); }))
         update(*current, value);
       else
-        out_->collect_ref(table.insert(hash, value));
+        out_->collect_ref(by_field_.insert(hash, key_group_of(hash), value));
     } else {
       K key = key_.select(value);
-      auto [table, hash] = table_of(by_selector_, key);
-      auto* current = table.find(hash, [&](const std::pair<K, T>& entry) { return entry.first == key; });
-      if (current)
+      auto hash = key_hash(key);
+      if (auto* current = by_selector_.find(hash, [&](const std::pair<K, T>& entry) { return same_key(entry.first, key); }))
         update(current->second, value);
       else
-        out_->collect_ref(table.insert(hash, {std::move(key), value}).second);
+        out_->collect_ref(by_selector_.insert(hash, key_group_of(hash), {std::move(key), value}).second);
     }
   }
 
   /// Keys held in state (for tests).
-  std::size_t num_keys() const {
-    std::size_t n = 0;
-    for (const auto& t : by_field_)
-      n += t.size();
-    for (const auto& t : by_selector_)
-      n += t.size();
-    return n;
-  }
+  std::size_t num_keys() const { return by_field_.size() + by_selector_.size(); }
 
 private:
-  /// The table of `key`'s key group and the key's hash in it.
-  template <class Table>
-  std::pair<Table&, std::size_t> table_of(std::vector<Table>& tables, const K& key) {
-    auto java_hash = key_hash(key);
-    int group = assign_to_key_group(java_hash, max_parallelism_);
+  /// The key group of a new key, which must be one of this subtask's.
+  int key_group_of(std::int32_t key_hash) const {
+    int group = assign_to_key_group(key_hash, max_parallelism_);
     if (!range_.contains(group))
       throw std::logic_error("Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup=" +
                              std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last) +
                              "}: the record reached the wrong subtask");
-    return {tables[static_cast<std::size_t>(group - range_.first)], keyed_table_hash(java_hash)};
+    return group;
   }
 
   void update(T& current, const T& value) {
@@ -161,10 +134,9 @@ private:
   key_extractor<T, K> key_;
   int max_parallelism_;
   key_group_range range_;
-  /// One table per key group: of the values themselves when the key is a field of them, else of
-  /// (key, value) pairs.
-  std::vector<keyed_value_table<T>> by_field_;
-  std::vector<keyed_value_table<std::pair<K, T>>> by_selector_;
+  /// The values themselves when the key is a field of them, else (key, value) pairs.
+  keyed_value_table<T> by_field_;
+  keyed_value_table<std::pair<K, T>> by_selector_;
   std::unique_ptr<output<T>> out_;
 };
 

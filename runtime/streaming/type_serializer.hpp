@@ -215,9 +215,16 @@ std::int32_t key_hash(const T& value) {
       bits = 0x7ff8000000000000ULL; // Java's canonical NaN
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(bits ^ (bits >> 32)));
   } else if constexpr (std::is_same_v<T, std::string>) {
+    // Java's s[0]*31^(n-1) + ... + s[n-1], four characters per step: the products are
+    // independent, so the chain of multiplications is a quarter as long.
     std::uint32_t h = 0;
-    for (unsigned char c : value)
-      h = 31 * h + c;
+    auto p = reinterpret_cast<const unsigned char*>(value.data());
+    auto n = value.size();
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      h = h * 923521u + p[i] * 29791u + p[i + 1] * 961u + p[i + 2] * 31u + p[i + 3];
+    for (; i < n; ++i)
+      h = 31 * h + p[i];
     return static_cast<std::int32_t>(h);
   } else if constexpr (detail::is_pair<T>::value) {
     std::uint32_t h = static_cast<std::uint32_t>(key_hash(value.first));
