@@ -2,6 +2,7 @@
 
 #include "runtime/network/network_buffer_pool.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace flint::network {
@@ -60,6 +61,18 @@ bool local_buffer_pool::notify_when_available(std::function<void()> callback) {
   return true;
 }
 
+void local_buffer_pool::wake_for_half(std::size_t held_by_owner) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  held_by_owner_ = held_by_owner;
+}
+
+bool local_buffer_pool::enough_to_wake_locked() const {
+  if (!held_by_owner_)
+    return true;
+  auto can_return = requested_ > *held_by_owner_ ? requested_ - *held_by_owner_ : 0;
+  return available_.size() >= std::max<std::size_t>(1, can_return / 2);
+}
+
 bool local_buffer_pool::add_buffer_listener(std::shared_ptr<buffer_listener> listener) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (destroyed_ || !available_.empty())
@@ -71,6 +84,8 @@ bool local_buffer_pool::add_buffer_listener(std::shared_ptr<buffer_listener> lis
 }
 
 void local_buffer_pool::recycle(memory_segment segment) {
+  std::vector<std::function<void()>> callbacks;
+  bool given_back = false;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     // Above the minimum, give the segment back when another pool is starving (Flink shrinks
@@ -78,8 +93,16 @@ void local_buffer_pool::recycle(memory_segment segment) {
     if (destroyed_ || requested_ > max_ || (requested_ > min_ && global_->has_waiters())) {
       --requested_;
       global_->recycle_pooled_segment(std::move(segment));
-      return;
+      given_back = true;
+      // Fewer buffers can come back now: the gathered ones may be enough for the waiters.
+      if (!destroyed_ && !available_.empty() && enough_to_wake_locked())
+        callbacks = take_callbacks_locked();
     }
+  }
+  if (given_back) {
+    for (auto& callback : callbacks)
+      callback();
+    return;
   }
   offer(std::move(segment));
 }
@@ -114,7 +137,8 @@ void local_buffer_pool::offer(memory_segment segment) {
       return;
     }
     available_.push_back(std::move(back));
-    callbacks = take_callbacks_locked();
+    if (enough_to_wake_locked())
+      callbacks = take_callbacks_locked();
   }
   for (auto& callback : callbacks)
     callback();

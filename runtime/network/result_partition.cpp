@@ -9,6 +9,9 @@ namespace flint::network {
 result_partition::result_partition(result_partition_id id, std::size_t num_subpartitions,
                                    std::shared_ptr<local_buffer_pool> pool)
   : id_(id), pool_(std::move(pool)), builders_(num_subpartitions) {
+  // A blocked writer may hold one partly filled buffer per subpartition.
+  if (pool_)
+    pool_->wake_for_half(num_subpartitions);
   subpartitions_.reserve(num_subpartitions);
   for (std::size_t i = 0; i < num_subpartitions; ++i)
     subpartitions_.push_back(std::make_shared<pipelined_subpartition>(i));

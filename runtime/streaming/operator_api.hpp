@@ -190,6 +190,12 @@ public:
         throw std::logic_error("the key selector of a HASH edge does not take this record type");
       if (max_parallelism_ <= 0)
         throw std::logic_error("a HASH edge without key groups");
+      // Flink's key_group * parallelism / max_parallelism, once per key group instead of a
+      // division per record.
+      channel_of_group_.resize(static_cast<std::size_t>(max_parallelism_));
+      for (int g = 0; g < max_parallelism_; ++g)
+        channel_of_group_[static_cast<std::size_t>(g)] = static_cast<std::uint32_t>(
+          operator_index_for_key_group(max_parallelism_, static_cast<int>(channels_), g));
     }
   }
 
@@ -224,8 +230,7 @@ public:
       if (channels_ == 1)
         break;
       int group = assign_to_key_group(key_->key_hash_of(value), max_parallelism_);
-      channel = static_cast<std::size_t>(
-        operator_index_for_key_group(max_parallelism_, static_cast<int>(channels_), group));
+      channel = channel_of_group_[static_cast<std::size_t>(group)];
       break;
     }
     }
@@ -253,6 +258,8 @@ private:
   std::size_t channels_;
   std::size_t next_ = 0;
   const typed_key_hasher<T>* key_ = nullptr;
+  /// The consumer subtask of each key group (HASH edges).
+  std::vector<std::uint32_t> channel_of_group_;
   std::mt19937_64 rng_;
   std::vector<char> bytes_;
 };

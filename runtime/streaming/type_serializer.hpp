@@ -201,7 +201,7 @@ struct type_serializer {
 /// Java's `hashCode` of the same value (String, Long, Integer, Double, Boolean, Tuple): keys
 /// land in the key groups Flink would put them in, and the hash is the same in every process.
 template <class T>
-std::int32_t key_hash(const T& value) {
+[[gnu::always_inline]] inline std::int32_t key_hash(const T& value) {
   if constexpr (std::is_same_v<T, bool>) {
     return value ? 1231 : 1237;
   } else if constexpr (std::is_integral_v<T> && sizeof(T) <= 4) {

@@ -66,6 +66,54 @@ TEST_CASE("pool exhaustion reports unavailability and notifies when a buffer com
   CHECK_FALSE(local->notify_when_available([&] { ++woken; }));
 }
 
+TEST_CASE("a pool that wakes for half waits until half of the returnable buffers are back") {
+  auto global = network_buffer_pool::make(20, 64);
+  auto local = *global->create_buffer_pool(2, 10);
+  // The owner may keep one buffer while it waits: 9 can come back, the wake-up needs 4.
+  local->wake_for_half(1);
+  std::vector<buffer> out;
+  while (auto next = local->request_buffer())
+    out.push_back(std::move(*next));
+  REQUIRE(out.size() == 10);
+  int woken = 0;
+  CHECK(local->notify_when_available([&] { ++woken; }));
+  for (int i = 0; i < 3; ++i) {
+    out.back().release();
+    out.pop_back();
+  }
+  CHECK(woken == 0);
+  CHECK(local->num_available() == 3);
+  out.back().release();
+  out.pop_back();
+  CHECK(woken == 1);
+  // A buffer is there: nothing to wait for.
+  CHECK_FALSE(local->notify_when_available([&] { ++woken; }));
+}
+
+TEST_CASE("a pool that wakes for half still wakes when its segments go to a starving pool") {
+  auto global = network_buffer_pool::make(4, 64);
+  auto a = *global->create_buffer_pool(1, 4);
+  auto b = *global->create_buffer_pool(0, 4);
+  a->wake_for_half(0);
+  std::vector<buffer> held;
+  while (auto next = a->request_buffer())
+    held.push_back(std::move(*next));
+  REQUIRE(held.size() == 4);
+  int a_woken = 0;
+  CHECK(a->notify_when_available([&] { ++a_woken; }));
+  // One back of four: a waits for two.
+  held.pop_back();
+  CHECK(a->num_available() == 1);
+  CHECK(a_woken == 0);
+  // Now b starves: the next segment goes to it, a holds three and one free is half enough.
+  int b_woken = 0;
+  CHECK(b->notify_when_available([&] { ++b_woken; }));
+  held.pop_back();
+  CHECK(b_woken == 1);
+  CHECK(a->num_requested() == 3);
+  CHECK(a_woken == 1);
+}
+
 TEST_CASE("moving a buffer moves ownership; only the last owner recycles") {
   auto global = network_buffer_pool::make(4, 64);
   auto local = *global->create_buffer_pool(1, 1);
