@@ -103,8 +103,11 @@ stream_execution_environment& stream_execution_environment::set_job_id(graph::jo
 }
 
 data_stream<std::string> stream_execution_environment::read_text_file(std::string path) {
+  // Parallel: subtask i reads the lines that start in its 1/p of the file, and the reader chains
+  // with what follows. Flink reaches the same with a monitoring source (p=1) that hands splits
+  // to parallel readers; with one split per reader subtask, the monitoring task has no job.
   return add_source<std::string>("Custom File Source", std::make_shared<text_file_source_factory>(std::move(path)),
-                                 false);
+                                 true);
 }
 
 data_stream<std::string> stream_execution_environment::socket_text_stream(std::string host, int port,

@@ -79,8 +79,9 @@ public:
     (elements.push_back(element(std::move(rest))), ...);
     return from_collection(std::move(elements));
   }
-  /// A non-parallel source of the lines of `path`. (Flink's monitoring function plus parallel
-  /// split readers collapse into one reader.)
+  /// A parallel source of the lines of `path`: subtask i of p reads the lines that start in
+  /// bytes [i*size/p, (i+1)*size/p). (Flink's monitoring function and parallel split readers
+  /// collapse into the readers, one split each.)
   data_stream<std::string> read_text_file(std::string path);
   /// A non-parallel source of the text read from `host:port`, split at `delimiter`.
   data_stream<std::string> socket_text_stream(std::string host, int port, char delimiter = '\n');

@@ -229,8 +229,8 @@ TEST_CASE("a non-parallel source refuses a parallelism above 1 with Flink's mess
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(env.socket_text_stream("localhost", 9999).set_parallelism(3),
                        "The parallelism of non parallel operator must be 1.", std::invalid_argument);
-  CHECK_THROWS_WITH_AS(env.read_text_file("/tmp/x").set_parallelism(2),
-                       "The parallelism of non parallel operator must be 1.", std::invalid_argument);
+  // The text file source reads in parallel (one split per subtask).
+  CHECK_NOTHROW(env.read_text_file("/tmp/x").set_parallelism(2));
   CHECK_NOTHROW(words.set_parallelism(1));
   CHECK_NOTHROW(env.generate_sequence(0, 10).set_parallelism(4));
   CHECK_THROWS_AS(env.generate_sequence(0, 10).set_parallelism(0), std::invalid_argument);
