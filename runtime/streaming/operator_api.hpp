@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -50,9 +51,21 @@ public:
 
   void process_serialized(std::span<const char> record) override {
     byte_reader in(record);
-    T value = type_serializer<T>::read(in);
-    process_element(value);
+    if constexpr (std::is_default_constructible_v<T> && is_serializable_v<T>) {
+      // One record object for every input: a string field keeps its storage from record to
+      // record instead of being built and freed each time. process_element only reads it.
+      if (!scratch_)
+        scratch_.emplace();
+      type_serializer<T>::read_into(in, *scratch_);
+      process_element(*scratch_);
+    } else {
+      T value = type_serializer<T>::read(in);
+      process_element(value);
+    }
   }
+
+private:
+  std::optional<T> scratch_;
 };
 
 /// What a source step found.

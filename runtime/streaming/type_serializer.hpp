@@ -166,6 +166,34 @@ struct type_serializer {
     }
   }
 
+  /// Reads into `out`, reusing what it holds (a string's or vector's storage).
+  static void read_into(byte_reader& in, T& out) {
+    if constexpr (std::is_arithmetic_v<T>) {
+      in.read(&out, sizeof(T));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      auto n = type_serializer<std::uint32_t>::read(in);
+      out.assign(in.take(n), n);
+    } else if constexpr (detail::is_pair<T>::value) {
+      if constexpr (!std::is_const_v<typename T::first_type> && !std::is_const_v<typename T::second_type>) {
+        type_serializer<typename T::first_type>::read_into(in, out.first);
+        type_serializer<typename T::second_type>::read_into(in, out.second);
+      } else {
+        out = read(in);
+      }
+    } else if constexpr (detail::is_tuple<T>::value) {
+      std::apply([&](auto&... fields) {
+        (type_serializer<std::remove_cv_t<std::remove_reference_t<decltype(fields)>>>::read_into(in, fields), ...);
+      }, out);
+    } else if constexpr (detail::is_vector<T>::value) {
+      auto n = type_serializer<std::uint32_t>::read(in);
+      out.resize(n);
+      for (auto& x : out)
+        type_serializer<typename T::value_type>::read_into(in, x);
+    } else {
+      out = read(in);
+    }
+  }
+
   static T read(byte_reader& in) {
     if constexpr (std::is_arithmetic_v<T>) {
       T value;
