@@ -3,7 +3,7 @@
 /// single-threaded count of the same file in the same run (same tokenizer, an open-addressing
 /// hash map). Prints one JSON line: words/s of each, their ratio, the CPU seconds each took
 /// (cpu_ratio = plain CPU / Flint CPU: the cost per word, whatever the machine's load) and the
-/// process's peak RSS.
+/// process's peak RSS, and the machine's core-to-core latency at the time (see core_to_core_ns).
 /// `--generate MB` first writes a Zipf text over a 10k-word vocabulary to FILE.
 
 #include "api/api.hpp"
@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -23,6 +24,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -188,6 +190,38 @@ double process_cpu_s() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+/// One-way latency of a cache line between two threads, in ns (median of 5 rounds of ping-pong).
+/// A pipeline of tasks pays it for every buffer line it hands over; on a VM it changes with
+/// where the host places the vCPUs (same core complex ≈ 30–60 ns, across ≈ 150–250 ns), so it
+/// is printed beside the figures it explains.
+double core_to_core_ns() {
+  struct alignas(64) line {
+    std::atomic<int> turn{0};
+  } shared;
+  constexpr int rounds = 20000;
+  std::vector<double> results;
+  for (int r = 0; r < 5; ++r) {
+    shared.turn.store(0);
+    std::thread peer([&] {
+      for (int i = 0; i < rounds; ++i) {
+        while (shared.turn.load(std::memory_order_acquire) != 2 * i + 1) {
+        }
+        shared.turn.store(2 * i + 2, std::memory_order_release);
+      }
+    });
+    auto start = clock_type::now();
+    for (int i = 0; i < rounds; ++i) {
+      shared.turn.store(2 * i + 1, std::memory_order_release);
+      while (shared.turn.load(std::memory_order_acquire) != 2 * i + 2) {
+      }
+    }
+    results.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / rounds / 2);
+    peer.join();
+  }
+  std::sort(results.begin(), results.end());
+  return results[results.size() / 2];
+}
+
 double peak_rss_mb() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
@@ -295,15 +329,16 @@ int wordcount(int argc, char** argv) {
   double plain_s = std::chrono::duration<double>(clock_type::now() - start).count();
   plain_cpu_s += process_cpu_s();
 
+  double line_ns = core_to_core_ns();
   double flint_rate = static_cast<double>(updates->load()) / flint_s;
   double plain_rate = static_cast<double>(words) / plain_s;
   std::printf("{\"bench\":\"wordcount\",\"input\":\"%s\",\"bytes\":%ld,\"parallelism\":%d,\"task_managers\":%d,"
               "\"words\":%lld,\"distinct\":%zu,\"updates\":%lld,\"flint_s\":%.3f,\"plain_s\":%.3f,"
               "\"flint_words_per_s\":%.0f,\"plain_words_per_s\":%.0f,\"ratio\":%.3f,\"flint_cpu_s\":%.3f,"
-              "\"plain_cpu_s\":%.3f,\"cpu_ratio\":%.3f,\"peak_rss_mb\":%.1f,\"updates_match\":%s}\n",
+              "\"plain_cpu_s\":%.3f,\"cpu_ratio\":%.3f,\"peak_rss_mb\":%.1f,\"core_to_core_ns\":%.0f,\"updates_match\":%s}\n",
               input.c_str(), bytes, parallelism, task_managers, static_cast<long long>(words), distinct,
               static_cast<long long>(updates->load()), flint_s, plain_s, flint_rate, plain_rate,
-              flint_rate / plain_rate, flint_cpu_s, plain_cpu_s, plain_cpu_s / flint_cpu_s, rss,
+              flint_rate / plain_rate, flint_cpu_s, plain_cpu_s, plain_cpu_s / flint_cpu_s, rss, line_ns,
               updates->load() == words ? "true" : "false");
   return updates->load() == words ? 0 : 1;
 }
