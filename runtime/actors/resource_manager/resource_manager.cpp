@@ -110,7 +110,10 @@ private:
 struct resource_manager::state {
   explicit state(resource_manager& rm)
     : executor(rm), tm_listener(rm), jm_listener(rm), slot_actions(rm),
-      rng(std::hash<std::string>{}(rm.endpoint_id())) {}
+      // Random per run, as Flink's InstanceID: a restarted ResourceManager must not hand out its
+      // predecessor's registration ids, or a stale registration would pass for a current one.
+      rng(std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
+          std::hash<std::string>{}(rm.endpoint_id())) {}
 
   heartbeat::endpoint_executor executor;
   task_manager_heartbeats tm_listener;

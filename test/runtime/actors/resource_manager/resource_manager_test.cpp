@@ -275,6 +275,19 @@ TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor registers with its slot report and
   CHECK(bad.error().code == errc::not_found);
 }
 
+TEST_CASE("two runs of a ResourceManager with the same name give a TaskExecutor different registration ids") {
+  // Flink's InstanceID is random: a restarted ResourceManager must not reissue its predecessor's
+  // ids, or a TaskExecutor's stale registration would pass for the current one.
+  auto registration_id = [] {
+    rm_fixture run;
+    auto tm = run.spawn_task_executor("task_executor/tm-1", 1);
+    return run.register_and_report(tm);
+  };
+  auto first = registration_id();
+  auto second = registration_id();
+  CHECK_FALSE(first == second);
+}
+
 TEST_CASE_FIXTURE(rm_fixture, "calls carrying an old ResourceManagerId are refused") {
   auto tm = spawn_task_executor("task_executor/tm-1", 1);
   std::mt19937_64 rng{5};
