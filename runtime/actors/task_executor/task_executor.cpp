@@ -252,6 +252,15 @@ void task_executor::on_start() {
 void task_executor::on_exit() {
   if (st_) {
     auto& st = *st_;
+    // Flink's TaskExecutor.onStop: tell the JobMasters and the ResourceManager at once, so they
+    // fail the tasks and drop the slots now rather than when the heartbeats time out.
+    const std::string cause = "The TaskExecutor is shutting down.";
+    for (const auto& job : st.jobs.jobs())
+      if (const auto* entry = st.jobs.get(job); entry != nullptr && entry->connection)
+        entry->connection->gateway.tell<job_master::disconnect_task_manager>(
+          *this, job_master::disconnect_task_manager_request{config_.resource_id, cause});
+    if (st.rm_established)
+      close_resource_manager_connection(cause);
     if (st.rm_retrieval)
       st.rm_retrieval->stop();
     if (st.rm_registration_)

@@ -60,6 +60,7 @@ struct jm_log {
   std::vector<jm::register_task_manager_request> registrations;
   std::vector<jm::offer_slots_request> offers;
   std::vector<cluster::task_execution_state> states;
+  std::vector<jm::disconnect_task_manager_request> disconnects;
   bool accept_offers = true;
 };
 
@@ -150,6 +151,11 @@ struct te_fixture : test_fixture {
         return rpc::ack{};
       });
       self.on<jm::heartbeat_from_task_manager>(fencing::fenced, [](heartbeat::heartbeat_request) -> expected<rpc::ack> {
+        return rpc::ack{};
+      });
+      self.on<jm::disconnect_task_manager>(fencing::fenced, [jseen](jm::disconnect_task_manager_request req)
+                                                              -> expected<rpc::ack> {
+        jseen->disconnects.push_back(req);
         return rpc::ack{};
       });
     });
@@ -296,6 +302,25 @@ TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at t
   CHECK(jm_seen->registrations.size() == 1);
   REQUIRE(jm_seen->offers.size() == 2);
   CHECK(jm_seen->offers[1].offers[0].allocation == cluster::allocation_id{0xa11, 2});
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a TaskExecutor that stops tells its JobMasters and the ResourceManager at once") {
+  start_task_executor(2);
+  request_slot(0, 1);
+  REQUIRE(jm_seen->registrations.size() == 1);
+  caf::anon_send_exit(tm, caf::exit_reason::user_shutdown);
+  run();
+  REQUIRE(jm_seen->disconnects.size() == 1);
+  CHECK(jm_seen->disconnects[0].resource_id == te_id);
+  CHECK(jm_seen->disconnects[0].cause == "The TaskExecutor is shutting down.");
+  REQUIRE(rm_seen->disconnects.size() == 1);
+  CHECK(rm_seen->disconnects[0].resource_id == te_id);
+  CHECK(rm_seen->disconnects[0].cause == "The TaskExecutor is shutting down.");
+  // Fenced as any other call of the relationship.
+  for (auto& r : trace())
+    if (r.dir == direction::receive && r.method == "disconnect_task_manager" && r.to == jm_address)
+      CHECK(r.token == jm_token());
+  tm = caf::actor{};
 }
 
 TEST_CASE_FIXTURE(te_fixture, "a slot the JobMaster rejects is freed and the ResourceManager told") {
