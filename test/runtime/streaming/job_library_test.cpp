@@ -211,10 +211,12 @@ struct blob_node {
 /// A MiniCluster whose TaskExecutors run job libraries fetched from `blobs`.
 struct library_cluster {
   test::temp_directory cache{"flint-job-library-cache"};
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
+  // Declared before the actor system, so they outlive it: its endpoints and tasks use them until
+  // it is gone (a slot pool's late free_slot reply was recorded into a destroyed recorder).
   trace::trace_recorder recorder{trace::system_now_us};
   streaming::streaming_environment env;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
   std::unique_ptr<minicluster::minicluster> cluster;
 
   library_cluster(std::uint16_t blob_port, int task_managers, int slots) {
