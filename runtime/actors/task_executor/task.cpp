@@ -1,5 +1,8 @@
 #include "runtime/actors/task_executor/task.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <atomic>
 #include <exception>
 
@@ -11,6 +14,19 @@ invokable::~invokable() = default;
 
 namespace {
 using init_atom = caf::atom_constant<caf::atom("tsk_init")>;
+
+/// A task with a thread of its own runs it as a batch thread (SCHED_BATCH): a throughput
+/// worker that a woken peer does not preempt at once. Tasks of a pipeline wake each other for
+/// every few buffers; with the default policy each wake-up preempted the running task, and on
+/// 2 cores WordCount at parallelism 2 made 27 000 thread switches instead of 7 000 (10% of its
+/// CPU time). Best effort: a refusal leaves the thread as it was.
+void run_as_batch_thread() {
+#ifdef SCHED_BATCH
+  sched_param param{};
+  param.sched_priority = 0;
+  ::pthread_setschedparam(::pthread_self(), SCHED_BATCH, &param);
+#endif
+}
 } // namespace
 
 /// Holds only a weak address, so wake-ups from other threads after the task ended are dropped.
@@ -152,6 +168,8 @@ void task::on_exit() {
 void task::start_invokable() {
   if (graph::is_terminal(state_))
     return;
+  if (getf(abstract_actor::is_detached_flag))
+    run_as_batch_thread();
   try {
     invokable_ = setup_.invokables ? setup_.invokables(setup_.tdd) : nullptr;
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -49,6 +50,27 @@ TEST_CASE("a record larger than one buffer crosses intact") {
   std::sort(expected.begin(), expected.end());
   CHECK(values == expected);
   test::check_resources_released(cluster);
+}
+
+TEST_CASE("task threads run as batch threads") {
+  // Every subtask's user function sees the scheduling policy of the thread it runs on.
+  auto policies = std::make_shared<std::atomic<int>>(0);
+  auto others = std::make_shared<std::atomic<int>>(0);
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  test::collect(env.generate_sequence(1, 1000).map([policies, others](const std::int64_t& x) {
+    if (::sched_getscheduler(0) == SCHED_BATCH)
+      policies->fetch_add(1);
+    else
+      others->fetch_add(1);
+    return x;
+  }));
+  auto program = test::graphs_of(env);
+  streaming::local_cluster cluster(two_slots());
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  CHECK(policies->load() == 1000);
+  CHECK(others->load() == 0);
 }
 
 TEST_CASE("a user function that throws fails its task and the job with its text") {
