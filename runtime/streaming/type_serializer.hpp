@@ -172,7 +172,9 @@ struct type_serializer {
       in.read(&out, sizeof(T));
     } else if constexpr (std::is_same_v<T, std::string>) {
       auto n = type_serializer<std::uint32_t>::read(in);
-      out.assign(in.take(n), n);
+      // clear + append: a plain copy into the kept storage (assign takes the general replace).
+      out.clear();
+      out.append(in.take(n), n);
     } else if constexpr (detail::is_pair<T>::value) {
       if constexpr (!std::is_const_v<typename T::first_type> && !std::is_const_v<typename T::second_type>) {
         type_serializer<typename T::first_type>::read_into(in, out.first);
