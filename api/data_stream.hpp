@@ -44,7 +44,7 @@ public:
   template <class F>
   auto map(F fn) {
     using out = std::decay_t<std::invoke_result_t<F&, const T&>>;
-    return one_input<out>("Map", std::make_shared<map_factory<T, out>>(std::move(fn)));
+    return one_input<out>("Map", std::make_shared<map_factory_of<T, out, F>>(std::move(fn)));
   }
 
   /// Any number of outputs per input, returned as a range:
@@ -54,11 +54,11 @@ public:
   auto flat_map(F fn) {
     using range = std::invoke_result_t<F&, const T&>;
     using out = std::ranges::range_value_t<std::remove_cvref_t<range>>;
-    std::function<void(const T&, collector<out>&)> wrapped = [fn = std::move(fn)](const T& in, collector<out>& c) mutable {
+    auto wrapped = [fn = std::move(fn)](const T& in, collector<out>& c) mutable {
       for (auto&& value : fn(in))
         c.collect(std::forward<decltype(value)>(value));
     };
-    return one_input<out>("Flat Map", std::make_shared<flat_map_factory<T, out>>(std::move(wrapped)));
+    return one_input<out>("Flat Map", std::make_shared<flat_map_factory_of<T, out, decltype(wrapped)>>(std::move(wrapped)));
   }
 
   /// Any number of outputs per input, emitted to a collector:
@@ -66,13 +66,13 @@ public:
   template <class Out, class F>
     requires detail::collector_flat_map<F, T, Out>
   data_stream<Out> flat_map(F fn) {
-    return one_input<Out>("Flat Map", std::make_shared<flat_map_factory<T, Out>>(std::move(fn)));
+    return one_input<Out>("Flat Map", std::make_shared<flat_map_factory_of<T, Out, F>>(std::move(fn)));
   }
 
   /// Keeps the records `predicate` accepts.
   template <class F>
   data_stream<T> filter(F predicate) {
-    return one_input<T>("Filter", std::make_shared<filter_factory<T>>(std::move(predicate)));
+    return one_input<T>("Filter", std::make_shared<filter_factory_of<T, F>>(std::move(predicate)));
   }
 
   /// Partitions by tuple field `Field` (Flink's `keyBy(int)`).

@@ -99,7 +99,7 @@ public:
   std::int64_t to;
 };
 
-/// `map`.
+/// `map`. `fn` is the user's function as a std::function (what tests and tools inspect).
 template <class In, class Out>
 class map_factory : public named_operator_factory {
 public:
@@ -110,6 +110,21 @@ public:
   std::function<Out(const In&)> fn;
 };
 
+/// A map_factory that also keeps the function's own type `F`: its operators call it directly
+/// (inlinable) instead of through std::function, once per record. The `_of` factories below do
+/// the same for flat_map and filter.
+template <class In, class Out, class F>
+class map_factory_of final : public map_factory<In, Out> {
+public:
+  explicit map_factory_of(F f) : map_factory<In, Out>(f), f_(std::move(f)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::map_operator<In, Out, F>>(f_, streaming::make_output<Out>(ctx));
+  }
+
+private:
+  F f_;
+};
+
 /// `flat_map`: zero or more records per input.
 template <class In, class Out>
 class flat_map_factory : public named_operator_factory {
@@ -117,14 +132,32 @@ public:
   explicit flat_map_factory(std::function<void(const In&, collector<Out>&)> fn)
       : named_operator_factory("flat_map"), fn(std::move(fn)) {}
   std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
-    auto call = [fn = fn](const In& in, streaming::output<Out>& out) {
+    return make_operator(fn, ctx);
+  }
+  std::function<void(const In&, collector<Out>&)> fn;
+
+protected:
+  template <class G>
+  static std::unique_ptr<streaming::stream_operator> make_operator(const G& g, streaming::operator_context& ctx) {
+    auto call = [g = G(g)](const In& in, streaming::output<Out>& out) mutable {
       output_collector<Out> to(out);
-      fn(in, to);
+      g(in, to);
     };
     return std::make_unique<streaming::flat_map_operator<In, Out, decltype(call)>>(std::move(call),
                                                                                   streaming::make_output<Out>(ctx));
   }
-  std::function<void(const In&, collector<Out>&)> fn;
+};
+
+template <class In, class Out, class F>
+class flat_map_factory_of final : public flat_map_factory<In, Out> {
+public:
+  explicit flat_map_factory_of(F f) : flat_map_factory<In, Out>(f), f_(std::move(f)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return this->make_operator(f_, ctx);
+  }
+
+private:
+  F f_;
 };
 
 /// `filter`: keeps the records the predicate accepts.
@@ -136,6 +169,18 @@ public:
     return std::make_unique<streaming::filter_operator<T>>(fn, streaming::make_output<T>(ctx));
   }
   std::function<bool(const T&)> fn;
+};
+
+template <class T, class F>
+class filter_factory_of final : public filter_factory<T> {
+public:
+  explicit filter_factory_of(F f) : filter_factory<T>(f), f_(std::move(f)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::filter_operator<T, F>>(f_, streaming::make_output<T>(ctx));
+  }
+
+private:
+  F f_;
 };
 
 /// `reduce` and `sum` on a keyed stream: folds each key's records, emitting every new value.

@@ -22,17 +22,17 @@
 
 namespace flint::streaming {
 
-/// One output per input.
-template <class In, class Out>
+/// One output per input. `Fn` is the user's function: its own type when the API knows it (the
+/// call is then direct and can be inlined), else a std::function.
+template <class In, class Out, class Fn = std::function<Out(const In&)>>
 class map_operator final : public one_input_operator<In> {
 public:
-  map_operator(std::function<Out(const In&)> fn, std::unique_ptr<output<Out>> out)
-    : fn_(std::move(fn)), out_(std::move(out)) {}
+  map_operator(Fn fn, std::unique_ptr<output<Out>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
   // The result lives until the outputs return: they only read it (no move into a parameter).
   void process_element(const In& value) override { out_->collect_ref(fn_(value)); }
 
 private:
-  std::function<Out(const In&)> fn_;
+  Fn fn_;
   std::unique_ptr<output<Out>> out_;
 };
 
@@ -48,19 +48,18 @@ private:
   std::unique_ptr<output<Out>> out_;
 };
 
-/// Keeps what the predicate accepts.
-template <class T>
+/// Keeps what the predicate accepts (`Fn` as for map_operator).
+template <class T, class Fn = std::function<bool(const T&)>>
 class filter_operator final : public one_input_operator<T> {
 public:
-  filter_operator(std::function<bool(const T&)> fn, std::unique_ptr<output<T>> out)
-    : fn_(std::move(fn)), out_(std::move(out)) {}
+  filter_operator(Fn fn, std::unique_ptr<output<T>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
   void process_element(const T& value) override {
     if (fn_(value))
       out_->collect_ref(value);
   }
 
 private:
-  std::function<bool(const T&)> fn_;
+  Fn fn_;
   std::unique_ptr<output<T>> out_;
 };
 
