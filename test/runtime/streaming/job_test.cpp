@@ -321,22 +321,19 @@ TEST_CASE("cancelling a running job with remote channels stops every task and fr
 
   streaming::local_cluster cluster(two_remote_task_managers());
   REQUIRE(cluster.submit(program.stream, program.job).has_value());
-  for (int i = 0; i < 6000; ++i) {
-    {
-      std::lock_guard<std::mutex> guard{into->mutex};
-      if (into->values.size() > 10000)
-        break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  {
+  // Running, with each TaskExecutor reading its peer's partition remotely. A consumer whose
+  // first request came before the peer's producer registered retries after Flink's back-off,
+  // and the local channel alone may deliver many records meanwhile: wait for both, not for a
+  // number of records. (After the cancel a consumer may already have dropped a connection whose
+  // producer went away, so this is checked before.)
+  auto running_remotely = [&] {
     std::lock_guard<std::mutex> guard{into->mutex};
-    REQUIRE(into->values.size() > 10000);
-  }
-  // While it runs, each TaskExecutor reads its peer's partition remotely. (After the cancel a
-  // consumer may already have dropped a connection whose producer went away.)
-  CHECK(test::remote_connections(cluster.streaming(0)) > 0);
-  CHECK(test::remote_connections(cluster.streaming(1)) > 0);
+    return into->values.size() > 10000 && test::remote_connections(cluster.streaming(0)) > 0 &&
+           test::remote_connections(cluster.streaming(1)) > 0;
+  };
+  for (int i = 0; i < 6000 && !running_remotely(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(running_remotely());
   REQUIRE(cluster.cancel(program.job->job_id).has_value());
   auto result = cluster.result(program.job->job_id, std::chrono::minutes(2));
   REQUIRE(result.has_value());
