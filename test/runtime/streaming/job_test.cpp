@@ -29,6 +29,23 @@ streaming::local_cluster_options two_slots() {
   return options;
 }
 
+/// A job that runs until cancelled: an endless sequence counted per key (1000 keys, parallelism
+/// 2), every update collected.
+struct endless_job {
+  std::shared_ptr<test::collected<std::tuple<std::int64_t, std::int64_t>>> into;
+  test::program program;
+};
+
+endless_job endless_keyed_count() {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto counts = env.generate_sequence(0, std::numeric_limits<std::int64_t>::max())
+                  .map([](const std::int64_t& x) { return std::tuple<std::int64_t, std::int64_t>(x % 1000, 1); })
+                  .key_by<0>()
+                  .sum<1>();
+  auto into = test::collect(counts);
+  return {into, test::graphs_of(env)};
+}
+
 } // namespace
 
 TEST_CASE("a record larger than one buffer crosses intact") {
@@ -93,13 +110,7 @@ TEST_CASE("a user function that throws fails its task and the job with its text"
 }
 
 TEST_CASE("cancelling a running job stops every task and frees every buffer") {
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
-  auto counts = env.generate_sequence(0, std::numeric_limits<std::int64_t>::max())
-                  .map([](const std::int64_t& x) { return std::tuple<std::int64_t, std::int64_t>(x % 1000, 1); })
-                  .key_by<0>()
-                  .sum<1>();
-  auto into = test::collect(counts);
-  auto program = test::graphs_of(env);
+  auto [into, program] = endless_keyed_count();
 
   streaming::local_cluster cluster(two_slots());
   REQUIRE(cluster.submit(program.stream, program.job).has_value());
@@ -311,13 +322,7 @@ TEST_CASE("a slow consumer behind a remote channel: memory stays within the cred
 }
 
 TEST_CASE("cancelling a running job with remote channels stops every task and frees every buffer") {
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
-  auto counts = env.generate_sequence(0, std::numeric_limits<std::int64_t>::max())
-                  .map([](const std::int64_t& x) { return std::tuple<std::int64_t, std::int64_t>(x % 1000, 1); })
-                  .key_by<0>()
-                  .sum<1>();
-  auto into = test::collect(counts);
-  auto program = test::graphs_of(env);
+  auto [into, program] = endless_keyed_count();
 
   streaming::local_cluster cluster(two_remote_task_managers());
   REQUIRE(cluster.submit(program.stream, program.job).has_value());
