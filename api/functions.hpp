@@ -12,34 +12,18 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace flint::api {
 
-/// Where a flat map or a source emits records (Flink's Collector).
+/// Where a flat map emits records (Flink's Collector): the runtime output itself, so a word
+/// handed to `collect_ref` goes straight into the next operator of the chain. `collect` takes a
+/// record to keep; `collect_ref` one the caller keeps and reuses (a word buffer, say), which
+/// downstream operators only read, so nothing is copied on the way.
 template <class T>
-class collector {
-public:
-  virtual ~collector() = default;
-  /// Emits one record downstream.
-  virtual void collect(T value) = 0;
-  /// Emits a record the caller keeps and reuses (a word buffer, say): downstream operators only
-  /// read it, so nothing is copied or moved on the way.
-  virtual void collect_ref(const T& value) { collect(value); }
-};
-
-/// A collector that emits into a runtime output (what a flat map's function is handed).
-template <class T>
-class output_collector final : public collector<T> {
-public:
-  explicit output_collector(streaming::output<T>& out) : out_(out) {}
-  void collect(T value) override { out_.collect(std::move(value)); }
-  void collect_ref(const T& value) override { out_.collect_ref(value); }
-
-private:
-  streaming::output<T>& out_;
-};
+using collector = streaming::output<T>;
 
 /// Base of the typed factories: names the operator kind.
 class named_operator_factory : public graph::operator_factory {
@@ -139,12 +123,7 @@ public:
 protected:
   template <class G>
   static std::unique_ptr<streaming::stream_operator> make_operator(const G& g, streaming::operator_context& ctx) {
-    auto call = [g = G(g)](const In& in, streaming::output<Out>& out) mutable {
-      output_collector<Out> to(out);
-      g(in, to);
-    };
-    return std::make_unique<streaming::flat_map_operator<In, Out, decltype(call)>>(std::move(call),
-                                                                                  streaming::make_output<Out>(ctx));
+    return std::make_unique<streaming::flat_map_operator<In, Out, G>>(g, streaming::make_output<Out>(ctx));
   }
 };
 
@@ -244,6 +223,17 @@ public:
 
 private:
   std::string description_;
+};
+
+/// `key_by<Field>`: the key is tuple field `Field`, hashed in place without a call through `field`.
+template <class T, class K, std::size_t Field>
+class field_key_selector final : public typed_key_selector<T, K> {
+public:
+  field_key_selector()
+      : typed_key_selector<T, K>([](const T& value) { return std::get<Field>(value); }, "field " + std::to_string(Field),
+                                 [](const T& value) -> const K& { return std::get<Field>(value); },
+                                 static_cast<int>(Field)) {}
+  std::int32_t key_hash_of(const T& record) const override { return streaming::key_hash(std::get<Field>(record)); }
 };
 
 } // namespace flint::api

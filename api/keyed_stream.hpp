@@ -71,10 +71,7 @@ template <class T>
 template <std::size_t Field>
 keyed_stream<T, std::decay_t<std::tuple_element_t<Field, T>>> data_stream<T>::key_by() {
   using key_type = std::decay_t<std::tuple_element_t<Field, T>>;
-  return key_by_selector<key_type>(
-      std::make_shared<typed_key_selector<T, key_type>>(
-          [](const T& value) { return std::get<Field>(value); }, "field " + std::to_string(Field),
-          [](const T& value) -> const key_type& { return std::get<Field>(value); }, static_cast<int>(Field)));
+  return key_by_selector<key_type>(std::make_shared<field_key_selector<T, key_type, Field>>());
 }
 
 template <class T>

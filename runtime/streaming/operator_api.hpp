@@ -34,6 +34,22 @@ public:
   /// Emits a record the caller keeps (state, a filtered input): outputs that only read it
   /// (chained operators, record writers) skip the copy.
   virtual void collect_ref(const T& value) { collect(value); }
+  /// Where the records really go: the chained operator when this output only forwards to it.
+  virtual output* target() noexcept { return this; }
+};
+
+/// An operator's output as the operator holds it: owned, and called at its target, so a record
+/// passed down a chain costs one virtual call per operator instead of two.
+template <class T>
+class output_ref {
+public:
+  output_ref(std::unique_ptr<output<T>> out) : owned_(std::move(out)), to_(owned_->target()) {}
+  output<T>* operator->() const noexcept { return to_; }
+  output<T>& operator*() const noexcept { return *to_; }
+
+private:
+  std::unique_ptr<output<T>> owned_;
+  output<T>* to_;
 };
 
 /// The untyped side of a one-input operator: a record's bytes from the network.
@@ -43,11 +59,15 @@ public:
   virtual void process_serialized(std::span<const char> record) = 0;
 };
 
-/// An operator with one input of T (Flink's OneInputStreamOperator).
+/// An operator with one input of T (Flink's OneInputStreamOperator). It is also the output of
+/// the operator chained in front of it (Flink's Input): records arrive as collect calls.
 template <class T>
-class one_input_operator : public stream_operator, public serialized_input {
+class one_input_operator : public stream_operator, public serialized_input, public output<T> {
 public:
   virtual void process_element(const T& value) = 0;
+  void collect(T value) override { process_element(value); }
+  /// Final operators override this to call their process_element directly (no second hop).
+  void collect_ref(const T& value) override { process_element(value); }
 
   void process_serialized(std::span<const char> record) override {
     byte_reader in(record);
@@ -150,6 +170,7 @@ public:
   explicit chaining_output(one_input_operator<T>& target) : target_(target) {}
   void collect(T value) override { target_.process_element(value); }
   void collect_ref(const T& value) override { target_.process_element(value); }
+  output<T>* target() noexcept override { return &target_; }
 
 private:
   one_input_operator<T>& target_;

@@ -30,10 +30,11 @@ public:
   map_operator(Fn fn, std::unique_ptr<output<Out>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
   // The result lives until the outputs return: they only read it (no move into a parameter).
   void process_element(const In& value) override { out_->collect_ref(fn_(value)); }
+  void collect_ref(const In& value) override { process_element(value); }
 
 private:
   Fn fn_;
-  std::unique_ptr<output<Out>> out_;
+  output_ref<Out> out_;
 };
 
 /// Any number of outputs per input; `Fn` is called as `fn(value, output<Out>&)`.
@@ -42,10 +43,11 @@ class flat_map_operator final : public one_input_operator<In> {
 public:
   flat_map_operator(Fn fn, std::unique_ptr<output<Out>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
   void process_element(const In& value) override { fn_(value, *out_); }
+  void collect_ref(const In& value) override { process_element(value); }
 
 private:
   Fn fn_;
-  std::unique_ptr<output<Out>> out_;
+  output_ref<Out> out_;
 };
 
 /// Keeps what the predicate accepts (`Fn` as for map_operator).
@@ -57,10 +59,11 @@ public:
     if (fn_(value))
       out_->collect_ref(value);
   }
+  void collect_ref(const T& value) override { process_element(value); }
 
 private:
   Fn fn_;
-  std::unique_ptr<output<T>> out_;
+  output_ref<T> out_;
 };
 
 /// How a keyed operator finds a record's key: a field read in place (`key_by<N>` under a fold
@@ -106,6 +109,8 @@ public:
     }
   }
 
+  void collect_ref(const T& value) override { process_element(value); }
+
   /// Keys held in state (for tests).
   std::size_t num_keys() const { return by_field_.size() + by_selector_.size(); }
 
@@ -136,7 +141,7 @@ private:
   /// The values themselves when the key is a field of them, else (key, value) pairs.
   keyed_value_table<T> by_field_;
   keyed_value_table<std::pair<K, T>> by_selector_;
-  std::unique_ptr<output<T>> out_;
+  output_ref<T> out_;
 };
 
 /// Emits the elements once, in order. A non-parallel source; should it run at a higher
@@ -163,7 +168,7 @@ private:
   std::size_t next_;
   std::size_t stride_;
   const bool* yield_;
-  std::unique_ptr<output<T>> out_;
+  output_ref<T> out_;
 };
 
 /// `from..to` inclusive, split into one contiguous range per subtask.
@@ -192,7 +197,7 @@ private:
   __int128 next_;
   __int128 end_;
   const bool* yield_;
-  std::unique_ptr<output<std::int64_t>> out_;
+  output_ref<std::int64_t> out_;
 };
 
 /// The lines of a text file (Flink's TextInputFormat: `\n` ends a line, a `\r` before it is
@@ -303,7 +308,7 @@ private:
   int subtask_;
   int parallelism_;
   const bool* yield_;
-  std::unique_ptr<output<std::string>> out_;
+  output_ref<std::string> out_;
   std::FILE* file_ = nullptr;
   std::int64_t start_ = 0;
   std::int64_t end_ = 0;

@@ -124,7 +124,7 @@ private:
   char delimiter_;
   std::function<void()> wake_;
   const bool* yield_;
-  std::unique_ptr<output<std::string>> out_;
+  output_ref<std::string> out_;
   int fd_ = -1;
   std::thread reader_;
   std::mutex mutex_;

@@ -178,3 +178,20 @@ TEST_CASE("a sequence is split into one range per subtask") {
   }
   CHECK(all == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
 }
+
+TEST_CASE("a chained operator is its upstream's output: records reach it with no forwarding call between") {
+  auto sink = std::make_unique<vector_output<std::string>>();
+  auto* seen = sink.get();
+  filter_operator<std::string> keep_long([](const std::string& s) { return s.size() > 2; }, std::move(sink));
+  operator_context ctx;
+  ctx.chained_targets.push_back(&keep_long);
+  output_ref<std::string> out(make_output<std::string>(ctx));
+  CHECK(&*out == static_cast<output<std::string>*>(&keep_long));
+  out->collect_ref("ab");
+  out->collect_ref("abc");
+  out->collect(std::string("abcd"));
+  CHECK(seen->values == std::vector<std::string>{"abc", "abcd"});
+  // A network output or a fan-out is its own target.
+  discarding_output<std::string> drop;
+  CHECK(drop.target() == &drop);
+}
