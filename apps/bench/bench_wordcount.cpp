@@ -7,9 +7,11 @@
 /// `--generate MB` first writes a Zipf text over a 10k-word vocabulary to FILE.
 
 #include "api/api.hpp"
+#include "apps/examples/wordcount/words.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -114,32 +116,36 @@ private:
   std::size_t used_ = 0;
 };
 
-/// The plain count: same tokenizer as the job (ASCII letters, digits, '_', lower-cased).
+/// The plain count, with the job's tokenizer. The file is read in 1 MiB chunks; the text after
+/// a chunk's last non-word character moves to the next chunk, so no word is split.
 std::int64_t plain_count(const std::string& path, std::size_t& distinct) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
     return -1;
   word_counter counter;
   std::vector<char> buf(1 << 20);
+  std::size_t carried = 0;
   std::string word;
   std::int64_t words = 0;
-  std::size_t got;
-  while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
-    for (std::size_t i = 0; i < got; ++i) {
-      char c = buf[i];
-      bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-      if (alnum) {
-        word.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c);
-      } else if (!word.empty()) {
-        counter.add(word.data(), word.size());
-        ++words;
-        word.clear();
-      }
-    }
-  }
-  if (!word.empty()) {
-    counter.add(word.data(), word.size());
+  auto count = [&](const std::string& w) {
+    counter.add(w.data(), w.size());
     ++words;
+  };
+  for (;;) {
+    if (carried == buf.size())
+      buf.resize(2 * buf.size());
+    auto got = std::fread(buf.data() + carried, 1, buf.size() - carried, f);
+    auto size = carried + got;
+    if (got == 0) {
+      examples::for_each_word({buf.data(), size}, word, count);
+      break;
+    }
+    auto cut = size;
+    while (cut > 0 && examples::word_chars[static_cast<unsigned char>(buf[cut - 1])] != 0)
+      --cut;
+    examples::for_each_word({buf.data(), cut}, word, count);
+    carried = size - cut;
+    std::memmove(buf.data(), buf.data() + cut, carried);
   }
   std::fclose(f);
   distinct = counter.distinct();
@@ -275,18 +281,7 @@ int wordcount(int argc, char** argv) {
   // WordCount as apps/examples/wordcount builds it: the collector form of flatMap, words one by one.
   env.read_text_file(input)
     .flat_map<std::string>([word = std::string()](const std::string& line, api::collector<std::string>& out) mutable {
-      word.clear();
-      for (char c : line) {
-        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-        if (alnum) {
-          word.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c);
-        } else if (!word.empty()) {
-          out.collect_ref(word);
-          word.clear();
-        }
-      }
-      if (!word.empty())
-        out.collect_ref(word);
+      examples::for_each_word(line, word, [&](const std::string& w) { out.collect_ref(w); });
     })
     .filter([](const std::string& word) { return !word.empty(); })
     .map([](const std::string& word) { return std::tuple<std::string, std::int64_t>(word, 1); })
@@ -329,7 +324,12 @@ int wordcount(int argc, char** argv) {
   double plain_s = std::chrono::duration<double>(clock_type::now() - start).count();
   plain_cpu_s += process_cpu_s();
 
-  double line_ns = core_to_core_ns();
+  // Pinned to one CPU (taskset -c N, to measure CPU cost without cross-core traffic) there is no
+  // second core to ping: 0.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  bool one_cpu = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < 2;
+  double line_ns = one_cpu ? 0 : core_to_core_ns();
   double flint_rate = static_cast<double>(updates->load()) / flint_s;
   double plain_rate = static_cast<double>(words) / plain_s;
   std::printf("{\"bench\":\"wordcount\",\"input\":\"%s\",\"bytes\":%ld,\"parallelism\":%d,\"task_managers\":%d,"

@@ -1,6 +1,6 @@
 #include "apps/examples/wordcount/wordcount_job.hpp"
+#include "apps/examples/wordcount/words.hpp"
 
-#include <cctype>
 #include <cstdint>
 #include <tuple>
 
@@ -26,45 +26,13 @@ const std::vector<std::string>& wordcount_default_lines() {
   return lines;
 }
 
-namespace {
-
-/// Calls `emit(word)` for each lower-cased word of `line`, as split_words finds them but without
-/// building a vector per line (an empty line yields no word). `word` is one buffer reused for
-/// every word: `emit` must not keep a reference to it.
-template <class Emit>
-void for_each_word(const std::string& line, std::string& word, Emit&& emit) {
-  word.clear();
-  for (char c : line) {
-    // ASCII only, as Java's \W: no locale.
-    bool lower = c >= 'a' && c <= 'z';
-    bool upper = c >= 'A' && c <= 'Z';
-    if (lower || upper || (c >= '0' && c <= '9') || c == '_') {
-      word.push_back(upper ? static_cast<char>(c - 'A' + 'a') : c);
-    } else if (!word.empty()) {
-      emit(static_cast<const std::string&>(word));
-      word.clear();
-    }
-  }
-  if (!word.empty())
-    emit(static_cast<const std::string&>(word));
-}
-
-} // namespace
-
 std::vector<std::string> split_words(const std::string& line) {
-  std::vector<std::string> words(1);
-  for (char c : line) {
-    // ASCII only, as Java's \W: no locale.
-    bool lower = c >= 'a' && c <= 'z';
-    bool upper = c >= 'A' && c <= 'Z';
-    if (lower || upper || (c >= '0' && c <= '9') || c == '_') {
-      words.back().push_back(upper ? static_cast<char>(c - 'A' + 'a') : c);
-    } else if (!words.back().empty()) {
-      words.emplace_back();
-    }
-  }
-  if (words.size() > 1 && words.back().empty())
-    words.pop_back();
+  std::vector<std::string> words;
+  std::string word;
+  for_each_word(line, word, [&](const std::string& w) { words.push_back(w); });
+  // A line without words splits into one empty string, as Java's split does.
+  if (words.empty())
+    words.emplace_back();
   return words;
 }
 

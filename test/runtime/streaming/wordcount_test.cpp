@@ -2,6 +2,7 @@
 // of the same generated input, and every word yields exactly one update.
 
 #include "apps/examples/wordcount/wordcount_job.hpp"
+#include "apps/examples/wordcount/words.hpp"
 #include "test/runtime/streaming/streaming_test_util.hpp"
 
 #include <doctest/doctest.h>
@@ -11,7 +12,9 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 using namespace flint;
 
@@ -70,6 +73,43 @@ std::unordered_map<std::string, std::int64_t> plain_count(const std::string& tex
   end_word();
   return counts;
 }
+
+} // namespace
+
+TEST_CASE("WordCount's tokenizer splits as Java's \\W+ after lower-casing, reusing one word buffer") {
+  auto words_of = [](std::string_view text) {
+    std::vector<std::string> words;
+    std::string word;
+    examples::for_each_word(text, word, [&](const std::string& w) { words.push_back(w); });
+    return words;
+  };
+  CHECK(words_of("").empty());
+  CHECK(words_of(" --, ").empty());
+  CHECK(words_of("To be,--or NOT_2 b\xc3\xa9!") == std::vector<std::string>{"to", "be", "or", "not_2", "b"});
+  // Longer than a string's inline buffer, then short again: the buffer shrinks with the word.
+  CHECK(words_of("Supercalifragilisticexpialidocious_XX a") ==
+        std::vector<std::string>{"supercalifragilisticexpialidocious_xx", "a"});
+  CHECK(words_of("\ttab\r\nend") == std::vector<std::string>{"tab", "end"});
+  // Java's split yields one empty string for a line without words; the job filters it out.
+  CHECK(examples::split_words("") == std::vector<std::string>{""});
+  CHECK(examples::split_words("...") == std::vector<std::string>{""});
+  CHECK(examples::split_words("a.B") == std::vector<std::string>{"a", "b"});
+
+  auto text = generate_text(256 * 1024);
+  std::int64_t expected_words = 0;
+  auto expected = plain_count(text, expected_words);
+  std::unordered_map<std::string, std::int64_t> counts;
+  std::int64_t words = 0;
+  std::string word;
+  examples::for_each_word(text, word, [&](const std::string& w) {
+    ++counts[w];
+    ++words;
+  });
+  CHECK(words == expected_words);
+  CHECK(counts == expected);
+}
+
+namespace {
 
 struct parsed_output {
   std::unordered_map<std::string, std::int64_t> last;
