@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,7 +23,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -228,6 +231,60 @@ double core_to_core_ns() {
   return results[results.size() / 2];
 }
 
+/// CPU time of each thread of the process while the job runs, read from
+/// /proc/self/task/*/schedstat every 10 ms (a task thread ends with its job, so the last sample
+/// before its end is what counts: up to 10 ms of it may be missed).
+class thread_cpu_sampler {
+public:
+  thread_cpu_sampler() : sampler_([this] { run(); }) {}
+  ~thread_cpu_sampler() { stop(); }
+
+  void stop() {
+    if (!sampler_.joinable())
+      return;
+    stopping_ = true;
+    sampler_.join();
+    sample();
+  }
+
+  /// Seconds on CPU per thread, busiest first (the sampler excluded).
+  std::vector<double> busiest() const {
+    std::vector<double> seconds;
+    for (const auto& [tid, ns] : on_cpu_ns_)
+      if (tid != sampler_tid_)
+        seconds.push_back(static_cast<double>(ns) / 1e9);
+    std::sort(seconds.rbegin(), seconds.rend());
+    return seconds;
+  }
+
+private:
+  void run() {
+    sampler_tid_ = static_cast<long>(::gettid());
+    while (!stopping_) {
+      sample();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  void sample() {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+      std::ifstream in(entry.path() / "schedstat");
+      std::int64_t ns = 0;
+      if (in >> ns) {
+        auto tid = std::atol(entry.path().filename().c_str());
+        auto& known = on_cpu_ns_[tid];
+        known = std::max(known, ns);
+      }
+    }
+  }
+
+  std::map<long, std::int64_t> on_cpu_ns_;
+  std::atomic<bool> stopping_{false};
+  long sampler_tid_ = -1;
+  std::thread sampler_;
+};
+
 double peak_rss_mb() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
@@ -298,17 +355,23 @@ int wordcount(int argc, char** argv) {
   // CPU time beside wall time: on a shared machine the wall-clock ratio swings with the load, the
   // CPU cost per word does not (words per CPU second, Flint's threads against the plain count).
   double flint_cpu_s = 0;
+  // The busiest threads' CPU during the job (task threads, then the rest): the pipeline's
+  // critical path were each thread on a core of its own.
+  std::vector<double> thread_cpu_s;
   {
     streaming::local_cluster_options options;
     options.task_managers = task_managers;
     options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
     streaming::local_cluster cluster(options);
+    thread_cpu_sampler sampler;
     flint_cpu_s = -process_cpu_s();
     auto start = clock_type::now();
     auto result = cluster.execute(std::make_shared<const graph::stream_graph>(std::move(*stream)),
                                   std::make_shared<const graph::job_graph>(std::move(*job)));
     flint_s = std::chrono::duration<double>(clock_type::now() - start).count();
     flint_cpu_s += process_cpu_s();
+    sampler.stop();
+    thread_cpu_s = sampler.busiest();
     if (!result || result->status != graph::job_status::finished) {
       std::fprintf(stderr, "flint-bench wordcount: the job did not finish: %s\n",
                    result ? result->failure_cause.c_str() : result.error().to_string().c_str());
@@ -331,15 +394,26 @@ int wordcount(int argc, char** argv) {
   bool one_cpu = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) < 2;
   double line_ns = one_cpu ? 0 : core_to_core_ns();
   double flint_rate = static_cast<double>(updates->load()) / flint_s;
+  // Threads that used at least 5% of the job's CPU, as a JSON array.
+  std::string busy_threads = "[";
+  for (double t : thread_cpu_s)
+    if (t >= 0.05 * flint_cpu_s)
+      busy_threads += (busy_threads.size() > 1 ? "," : "") + std::to_string(std::lround(t * 1000) / 1000.0).substr(0, 5);
+  busy_threads += "]";
+  // What the ratio would be with a core per busy thread at the same CPU cost per thread: a bound
+  // for a larger machine (the busiest thread's CPU time is a floor on the wall time), not a
+  // measurement of one.
+  double busiest = thread_cpu_s.empty() ? flint_s : thread_cpu_s.front();
   double plain_rate = static_cast<double>(words) / plain_s;
   std::printf("{\"bench\":\"wordcount\",\"input\":\"%s\",\"bytes\":%ld,\"parallelism\":%d,\"task_managers\":%d,"
               "\"words\":%lld,\"distinct\":%zu,\"updates\":%lld,\"flint_s\":%.3f,\"plain_s\":%.3f,"
               "\"flint_words_per_s\":%.0f,\"plain_words_per_s\":%.0f,\"ratio\":%.3f,\"flint_cpu_s\":%.3f,"
-              "\"plain_cpu_s\":%.3f,\"cpu_ratio\":%.3f,\"peak_rss_mb\":%.1f,\"core_to_core_ns\":%.0f,\"updates_match\":%s}\n",
+              "\"plain_cpu_s\":%.3f,\"cpu_ratio\":%.3f,\"peak_rss_mb\":%.1f,\"core_to_core_ns\":%.0f,\"thread_cpu_s\":%s,"
+              "\"ratio_bound_core_per_thread\":%.3f,\"updates_match\":%s}\n",
               input.c_str(), bytes, parallelism, task_managers, static_cast<long long>(words), distinct,
               static_cast<long long>(updates->load()), flint_s, plain_s, flint_rate, plain_rate,
               flint_rate / plain_rate, flint_cpu_s, plain_cpu_s, plain_cpu_s / flint_cpu_s, rss, line_ns,
-              updates->load() == words ? "true" : "false");
+              busy_threads.c_str(), plain_s / busiest, updates->load() == words ? "true" : "false");
   return updates->load() == words ? 0 : 1;
 }
 
