@@ -195,3 +195,27 @@ TEST_CASE("a chained operator is its upstream's output: records reach it with no
   discarding_output<std::string> drop;
   CHECK(drop.target() == &drop);
 }
+
+TEST_CASE("string keys hash to Java's String.hashCode at every length, whatever their buffer held before") {
+  auto reference = [](const std::string& s) {
+    std::uint32_t h = 0;
+    for (unsigned char c : s)
+      h = 31 * h + c;
+    return static_cast<std::int32_t>(h);
+  };
+  std::string word;
+  // A buffer that once held a longer string keeps its bytes past the end: they must not count.
+  word.reserve(64);
+  word.assign(40, '\xee');
+  for (std::size_t n = 0; n <= 40; ++n) {
+    std::string fresh;
+    for (std::size_t i = 0; i < n; ++i)
+      fresh += static_cast<char>(i % 3 == 0 ? 'A' + i : i % 3 == 1 ? '_' : 0xc3 + i);
+    word.assign(fresh);
+    CHECK(key_hash(fresh) == reference(fresh));
+    CHECK(key_hash(word) == reference(fresh));
+  }
+  CHECK(key_hash(std::string("Aa")) == 2112);
+  CHECK(key_hash(std::string("BB")) == 2112);
+  CHECK(key_hash(std::string("polygenelubricants")) == -2147483648);
+}
