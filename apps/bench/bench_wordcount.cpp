@@ -397,8 +397,11 @@ int wordcount(int argc, char** argv) {
   // Threads that used at least 5% of the job's CPU, as a JSON array.
   std::string busy_threads = "[";
   for (double t : thread_cpu_s)
-    if (t >= 0.05 * flint_cpu_s)
-      busy_threads += (busy_threads.size() > 1 ? "," : "") + std::to_string(std::lround(t * 1000) / 1000.0).substr(0, 5);
+    if (t >= 0.05 * flint_cpu_s) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%s%.3f", busy_threads.size() > 1 ? "," : "", t);
+      busy_threads += seconds;
+    }
   busy_threads += "]";
   // What the ratio would be with a core per busy thread at the same CPU cost per thread: a bound
   // for a larger machine (the busiest thread's CPU time is a floor on the wall time), not a
