@@ -1,5 +1,6 @@
 #include "runtime/streaming/streaming_environment.hpp"
 
+#include "runtime/network/transport/partition_server_connection.hpp"
 #include "runtime/streaming/remote_channels.hpp"
 #include "runtime/streaming/stream_task.hpp"
 
@@ -46,11 +47,8 @@ expected<std::uint16_t> streaming_environment::enable_remote_channels(caf::actor
                                            std::to_string(port) + ": " + sys.render(bound.error()));
   }
   auto* system = &sys;
-  auto connect = [system](const std::string& host, std::uint16_t peer_port) -> expected<caf::actor> {
-    auto peer = system->middleman().remote_actor(host, peer_port);
-    if (!peer)
-      return make_error(errc::unreachable, system->render(peer.error()));
-    return *peer;
+  auto connect = [system](const std::string& host, std::uint16_t peer_port) {
+    return network::transport::connect_partition_server(*system, host, peer_port);
   };
   remote_system_ = &sys;
   shuffle_->set_remote(std::make_shared<remote_channels>(std::move(advertised_host), *bound, server, connect));

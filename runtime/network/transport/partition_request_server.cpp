@@ -190,6 +190,8 @@ caf::behavior partition_request_server(server_actor* self, partition_lookup look
       self->monitor(consumer);
       drain(self, id);
     },
+    // A consumer checks a new connection with one round trip (partition_server_connection.hpp).
+    [](ping_atom) { return ping_atom::value; },
     [self](wake_atom, std::uint64_t id) {
       auto i = self->state.readers.find(id);
       if (i == self->state.readers.end())

@@ -16,6 +16,7 @@
 /// | partition error      | gate, channel, errc code, text (server → consumer: request refused)            |
 /// | cancel (c. → s.)     | consumer actor, gate, channel, job upper, job lower, result upper, result      |
 /// |                      | lower, partition number, subpartition (the consumer released the channel)      |
+/// | ping (c. → s.)       | nothing; answered with ping (a new connection carried one round trip)          |
 
 #include "runtime/network/buffer.hpp"
 
@@ -33,6 +34,7 @@ using local_buffer_atom = caf::atom_constant<caf::atom("flint_bufl")>;
 using add_credit_atom = caf::atom_constant<caf::atom("flint_cred")>;
 using partition_error_atom = caf::atom_constant<caf::atom("flint_perr")>;
 using cancel_request_atom = caf::atom_constant<caf::atom("flint_pcnl")>;
+using ping_atom = caf::atom_constant<caf::atom("flint_ping")>;
 /// Consumer → itself: the back-off of a refused partition request elapsed.
 using retry_request_atom = caf::atom_constant<caf::atom("flint_prty")>;
 
