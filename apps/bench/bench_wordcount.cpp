@@ -4,11 +4,16 @@
 /// hash map). Prints one JSON line: words/s of each, their ratio, the CPU seconds each took
 /// (cpu_ratio = plain CPU / Flint CPU: the cost per word, whatever the machine's load) and the
 /// process's peak RSS, and the machine's core-to-core latency at the time (see core_to_core_ns).
+/// Also in the same run, the design's floor (design_floor): the CPU the same per-record work
+/// takes in one thread with no runtime, against the plain count (floor_over_plain) and against
+/// Flint (flint_over_floor: what the runtime adds).
 /// `--generate MB` first writes a Zipf text over a 10k-word vocabulary to FILE.
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/words.hpp"
+#include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/local_cluster.hpp"
+#include "runtime/streaming/type_serializer.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sched.h>
@@ -72,6 +77,11 @@ public:
     std::uint64_t h = 1469598103934665603ULL;
     for (std::size_t i = 0; i < n; ++i)
       h = (h ^ static_cast<unsigned char>(word[i])) * 1099511628211ULL;
+    add(word, n, h, 1);
+  }
+
+  /// Adds `by` to the count of `word`, whose hash is `h`; returns the new count.
+  std::int64_t add(const char* word, std::size_t n, std::uint64_t h, std::int64_t by) {
     if (h == 0)
       h = 1;
     auto mask = slots_.size() - 1;
@@ -81,16 +91,14 @@ public:
         s.hash = h;
         s.offset = arena_.size();
         s.length = static_cast<std::uint32_t>(n);
-        s.count = 1;
+        s.count = by;
         arena_.append(word, n);
         if (++used_ * 2 > slots_.size())
           grow();
-        return;
+        return by;
       }
-      if (s.hash == h && s.length == n && std::memcmp(arena_.data() + s.offset, word, n) == 0) {
-        ++s.count;
-        return;
-      }
+      if (s.hash == h && s.length == n && std::memcmp(arena_.data() + s.offset, word, n) == 0)
+        return s.count += by;
     }
   }
   std::size_t distinct() const { return used_; }
@@ -119,25 +127,26 @@ private:
   std::size_t used_ = 0;
 };
 
-/// The plain count, with the job's tokenizer. The file is read in 1 MiB chunks; the text after
-/// a chunk's last non-word character moves to the next chunk, so no word is split.
-std::int64_t plain_count(const std::string& path, std::size_t& distinct) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f)
+/// Calls `f(word)` for each word of the file, with the job's tokenizer; returns the number of
+/// words, or -1 when the file cannot be read. The file is read in 1 MiB chunks; the text after a
+/// chunk's last non-word character moves to the next chunk, so no word is split.
+template <class F>
+std::int64_t for_each_word_in_file(const std::string& path, F&& f) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file)
     return -1;
-  word_counter counter;
   std::vector<char> buf(1 << 20);
   std::size_t carried = 0;
   std::string word;
   std::int64_t words = 0;
   auto count = [&](const std::string& w) {
-    counter.add(w.data(), w.size());
+    f(w);
     ++words;
   };
   for (;;) {
     if (carried == buf.size())
       buf.resize(2 * buf.size());
-    auto got = std::fread(buf.data() + carried, 1, buf.size() - carried, f);
+    auto got = std::fread(buf.data() + carried, 1, buf.size() - carried, file);
     auto size = carried + got;
     if (got == 0) {
       examples::for_each_word({buf.data(), size}, word, count);
@@ -150,9 +159,72 @@ std::int64_t plain_count(const std::string& path, std::size_t& distinct) {
     carried = size - cut;
     std::memmove(buf.data(), buf.data() + cut, carried);
   }
-  std::fclose(f);
+  std::fclose(file);
+  return words;
+}
+
+/// The plain count: the job's tokenizer and an open-addressing table, in one thread.
+std::int64_t plain_count(const std::string& path, std::size_t& distinct) {
+  word_counter counter;
+  auto words = for_each_word_in_file(path, [&](const std::string& w) { counter.add(w.data(), w.size()); });
   distinct = counter.distinct();
   return words;
+}
+
+/// The design's floor: the work each record of the job needs whatever runtime moves it, done in
+/// one thread with no runtime at all. Per word: the tokenizer; Flink's key group (Java hash,
+/// murmur) and the channel of `parallelism`; the record as Flint's wire form (record length,
+/// string length, bytes, count: 16 bytes + the word) appended to its channel's 32 KiB buffer.
+/// Each full buffer is read back at once: each record deserialized in place, its count added in
+/// a table hashed by the Java hash (as keyed state is), and the update counted. No threads,
+/// actors, virtual calls, copies of words or buffer hand-over: what a runtime adds to this is
+/// its own cost. Returns the updates (one per word).
+std::int64_t design_floor(const std::string& path, int parallelism, std::int64_t& checksum) {
+  constexpr int max_parallelism = 128;
+  constexpr std::size_t segment = 32 * 1024;
+  word_counter state;
+  std::int64_t updates = 0;
+  std::vector<std::vector<char>> buffers(static_cast<std::size_t>(parallelism), std::vector<char>(segment));
+  std::vector<std::size_t> filled(buffers.size(), 0);
+  auto consume = [&](std::size_t channel) {
+    const char* p = buffers[channel].data();
+    const char* end = p + filled[channel];
+    while (p < end) {
+      std::uint32_t record = 0, n = 0;
+      std::int64_t by = 0;
+      std::memcpy(&record, p, 4);
+      std::memcpy(&n, p + 4, 4);
+      const char* word = p + 8;
+      std::memcpy(&by, word + n, 8);
+      auto hash = static_cast<std::uint32_t>(streaming::java_string_hash(word, n));
+      checksum += state.add(word, n, hash * 0x9e3779b97f4a7c15ULL, by);
+      ++updates;
+      p += 4 + record;
+    }
+    filled[channel] = 0;
+  };
+  auto words = for_each_word_in_file(path, [&](const std::string& w) {
+    auto group = streaming::assign_to_key_group(streaming::java_string_hash(w.data(), w.size()), max_parallelism);
+    auto channel = static_cast<std::size_t>(
+      streaming::operator_index_for_key_group(max_parallelism, parallelism, group));
+    auto n = static_cast<std::uint32_t>(w.size());
+    std::uint32_t record = 4 + n + 8;
+    if (filled[channel] + 4 + record > buffers[channel].size()) {
+      consume(channel);
+      if (4 + record > buffers[channel].size())
+        buffers[channel].resize(4 + record);
+    }
+    char* q = buffers[channel].data() + filled[channel];
+    std::int64_t one = 1;
+    std::memcpy(q, &record, 4);
+    std::memcpy(q + 4, &n, 4);
+    std::memcpy(q + 8, w.data(), n);
+    std::memcpy(q + 8 + n, &one, 8);
+    filled[channel] += 4 + record;
+  });
+  for (std::size_t c = 0; c < buffers.size(); ++c)
+    consume(c);
+  return words < 0 ? -1 : updates;
 }
 
 /// Writes about `megabytes` MB of Zipf(1) text over 10k words, 12 words a line.
@@ -387,6 +459,11 @@ int wordcount(int argc, char** argv) {
   double plain_s = std::chrono::duration<double>(clock_type::now() - start).count();
   plain_cpu_s += process_cpu_s();
 
+  std::int64_t floor_checksum = 0;
+  double floor_cpu_s = -process_cpu_s();
+  auto floor_updates = design_floor(input, parallelism, floor_checksum);
+  floor_cpu_s += process_cpu_s();
+
   // Pinned to one CPU (taskset -c N, to measure CPU cost without cross-core traffic) there is no
   // second core to ping: 0.
   cpu_set_t allowed;
@@ -408,16 +485,19 @@ int wordcount(int argc, char** argv) {
   // measurement of one.
   double busiest = thread_cpu_s.empty() ? flint_s : thread_cpu_s.front();
   double plain_rate = static_cast<double>(words) / plain_s;
+  bool match = updates->load() == words && floor_updates == words;
   std::printf("{\"bench\":\"wordcount\",\"input\":\"%s\",\"bytes\":%ld,\"parallelism\":%d,\"task_managers\":%d,"
               "\"words\":%lld,\"distinct\":%zu,\"updates\":%lld,\"flint_s\":%.3f,\"plain_s\":%.3f,"
               "\"flint_words_per_s\":%.0f,\"plain_words_per_s\":%.0f,\"ratio\":%.3f,\"flint_cpu_s\":%.3f,"
               "\"plain_cpu_s\":%.3f,\"cpu_ratio\":%.3f,\"peak_rss_mb\":%.1f,\"core_to_core_ns\":%.0f,\"thread_cpu_s\":%s,"
-              "\"ratio_bound_core_per_thread\":%.3f,\"updates_match\":%s}\n",
+              "\"ratio_bound_core_per_thread\":%.3f,\"floor_cpu_s\":%.3f,\"floor_over_plain\":%.3f,"
+              "\"flint_over_floor\":%.3f,\"updates_match\":%s}\n",
               input.c_str(), bytes, parallelism, task_managers, static_cast<long long>(words), distinct,
               static_cast<long long>(updates->load()), flint_s, plain_s, flint_rate, plain_rate,
               flint_rate / plain_rate, flint_cpu_s, plain_cpu_s, plain_cpu_s / flint_cpu_s, rss, line_ns,
-              busy_threads.c_str(), plain_s / busiest, updates->load() == words ? "true" : "false");
-  return updates->load() == words ? 0 : 1;
+              busy_threads.c_str(), plain_s / busiest, floor_cpu_s, floor_cpu_s / plain_cpu_s, flint_cpu_s / floor_cpu_s,
+              match ? "true" : "false");
+  return match ? 0 : 1;
 }
 
 } // namespace flint::bench

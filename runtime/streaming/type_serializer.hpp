@@ -228,6 +228,20 @@ struct type_serializer {
   }
 };
 
+/// Java's String.hashCode of bytes (ASCII, as the words of a text are): s[0]*31^(n-1) + ... +
+/// s[n-1], four characters per step: the products are independent, so the chain of
+/// multiplications is a quarter as long.
+[[gnu::always_inline]] inline std::int32_t java_string_hash(const char* data, std::size_t n) {
+  std::uint32_t h = 0;
+  auto p = reinterpret_cast<const unsigned char*>(data);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    h = h * 923521u + p[i] * 29791u + p[i + 1] * 961u + p[i + 2] * 31u + p[i + 3];
+  for (; i < n; ++i)
+    h = 31 * h + p[i];
+  return static_cast<std::int32_t>(h);
+}
+
 /// Java's `hashCode` of the same value (String, Long, Integer, Double, Boolean, Tuple): keys
 /// land in the key groups Flink would put them in, and the hash is the same in every process.
 template <class T>
@@ -245,17 +259,7 @@ template <class T>
       bits = 0x7ff8000000000000ULL; // Java's canonical NaN
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(bits ^ (bits >> 32)));
   } else if constexpr (std::is_same_v<T, std::string>) {
-    // Java's s[0]*31^(n-1) + ... + s[n-1], four characters per step: the products are
-    // independent, so the chain of multiplications is a quarter as long.
-    std::uint32_t h = 0;
-    auto p = reinterpret_cast<const unsigned char*>(value.data());
-    auto n = value.size();
-    std::size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-      h = h * 923521u + p[i] * 29791u + p[i + 1] * 961u + p[i + 2] * 31u + p[i + 3];
-    for (; i < n; ++i)
-      h = 31 * h + p[i];
-    return static_cast<std::int32_t>(h);
+    return java_string_hash(value.data(), value.size());
   } else if constexpr (detail::is_pair<T>::value) {
     std::uint32_t h = static_cast<std::uint32_t>(key_hash(value.first));
     return static_cast<std::int32_t>(31 * h + static_cast<std::uint32_t>(key_hash(value.second)));
