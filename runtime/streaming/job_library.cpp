@@ -160,7 +160,12 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
 namespace {
 
 /// What the factories of one TaskExecutor share: the connection to the blob server and the
-/// programs of the jobs loaded so far.
+/// programs of the jobs whose tasks run here.
+///
+/// A program is held weakly: every stream task of the job holds it, so the job's library stays
+/// loaded while the job has a task on this TaskExecutor and is unloaded when the last one is gone
+/// (Flink releases a job's user-code class loader when the job leaves the TaskExecutor). A task
+/// of the job deployed later (a restart, a later region) loads it again from the cached file.
 class library_cache {
 public:
   library_cache(caf::actor_system& sys, std::string host, std::uint16_t port, caf::actor server, fs::path cache_dir)
@@ -171,25 +176,37 @@ public:
     std::shared_ptr<job_slot> slot;
     {
       std::lock_guard<std::mutex> guard{mutex_};
+      forget_unused_jobs();
       auto& s = jobs_[id];
       if (!s)
         s = std::make_shared<job_slot>();
       slot = s;
     }
     std::lock_guard<std::mutex> guard{slot->mutex};
-    if (slot->program)
-      return *slot->program;
+    auto stream = slot->stream.lock();
+    auto job = slot->job.lock();
+    if (stream && job)
+      return job_program{std::move(stream), std::move(job)};
     auto loaded = load(id);
-    if (loaded)
-      slot->program = *loaded;
+    if (loaded) {
+      slot->stream = loaded->stream;
+      slot->job = loaded->job;
+    }
     return loaded;
   }
 
 private:
   struct job_slot {
     std::mutex mutex;
-    std::optional<job_program> program;
+    std::weak_ptr<const graph::stream_graph> stream;
+    std::weak_ptr<const graph::job_graph> job;
   };
+
+  /// Drops the slots of jobs with no task here and no load under way (called under mutex_: a
+  /// caller that took a slot holds a second reference to it).
+  void forget_unused_jobs() {
+    std::erase_if(jobs_, [](const auto& entry) { return entry.second.use_count() == 1 && entry.second->stream.expired(); });
+  }
 
   expected<caf::actor> server() {
     std::lock_guard<std::mutex> guard{mutex_};
@@ -287,8 +304,6 @@ private:
   caf::actor server_;
   fs::path cache_dir_;
   std::atomic<std::uint64_t> temp_counter_{0};
-  // TODO(resource): a TaskExecutor keeps every job's library loaded; Flink releases a job's class
-  // loader once the job left the TaskExecutor.
   std::map<graph::job_id, std::shared_ptr<job_slot>> jobs_;
 };
 

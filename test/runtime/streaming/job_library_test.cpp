@@ -282,6 +282,42 @@ TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from t
   CHECK(cluster.cached_libraries() == 1);
 }
 
+TEST_CASE("a TaskExecutor unloads a job's library when the job's last task is gone, and loads it again for the next") {
+  blob_node blobs;
+  library_cluster cluster(blobs.port, 1, 2);
+  test::temp_directory work{"flint-job-library-unload"};
+  auto input = work.path / "in.txt";
+  std::string text = "to be or not to be\nthat is the question\n";
+  std::ofstream(input) << text;
+  auto cached_library = [&] {
+    for (auto& entry : std::filesystem::directory_iterator(cluster.cache.path))
+      if (entry.path().extension() == ".so")
+        return entry.path().string();
+    return std::string{};
+  };
+  auto loaded = [](const std::string& path) {
+    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (h != nullptr)
+      ::dlclose(h);
+    return h != nullptr;
+  };
+  for (int run = 1; run <= 2; ++run) {
+    CAPTURE(run);
+    auto output = work.path / ("out" + std::to_string(run));
+    auto job = client_submits(blobs, "wordcount.so", {"--input", input.string(), "--output", output.string()},
+                              {{"parallelism.default", "2"}});
+    auto result = cluster.cluster->execute(job, 2min);
+    REQUIRE_MESSAGE(result.has_value(), why(result));
+    REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+    CHECK(test::read_counts(output) == test::plain_count(text));
+    REQUIRE(cluster.env.await_tasks_released(30s));
+    auto path = cached_library();
+    REQUIRE_FALSE(path.empty());
+    CHECK_FALSE(loaded(path));
+  }
+  CHECK(cluster.cached_libraries() == 1);
+}
+
 TEST_CASE("a TaskExecutor that rebuilds a different program fails the job and names the difference") {
   blob_node blobs;
   library_cluster cluster(blobs.port, 1, 2);
