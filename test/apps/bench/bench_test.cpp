@@ -1,0 +1,53 @@
+// flint-bench wordcount run as a user runs it, on a small generated file: the benchmark is run by
+// hand for its figures, so this keeps it working and honest (every update counted, the plain
+// count and the design's floor over the same words) and checks its answers to bad flags.
+
+#include "test/apps/cli/command_runner.hpp"
+#include "test/runtime/actors/blob/blob_test_util.hpp"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <string>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string bench = FLINT_BENCH_BIN;
+
+} // namespace
+
+TEST_CASE("flint-bench wordcount counts every update of a generated Zipf text and prints the floor beside it") {
+  flint::test::temp_directory dir{"flint-bench-test"};
+  auto input = (dir.path / "zipf.txt").string();
+  auto run = flint::test::run_command({bench, "wordcount", "--generate", "1", "--input", input, "--parallelism", "2"},
+                                      120s);
+  REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
+  auto json = nlohmann::json::parse(run.out);
+  CHECK(json["bench"] == "wordcount");
+  CHECK(json["parallelism"] == 2);
+  auto words = json["words"].get<long long>();
+  CHECK(words > 100000); // about 1 MB of words of 2 to 9 letters
+  CHECK(json["updates"].get<long long>() == words);
+  CHECK(json["updates_match"] == true);
+  CHECK(json["distinct"].get<long long>() > 1000);
+  CHECK(json["distinct"].get<long long>() <= 10000);
+  CHECK(json["floor_cpu_s"].get<double>() > 0);
+  CHECK(json["flint_cpu_s"].get<double>() > 0);
+  CHECK(json["peak_rss_mb"].get<double>() > 0);
+  CHECK(json["thread_cpu_s"].is_array());
+}
+
+TEST_CASE("flint-bench wordcount refuses a missing input and a missing file with the reason") {
+  auto no_input = flint::test::run_command({bench, "wordcount", "--parallelism", "2"}, 30s);
+  CHECK(no_input.exit_code == 2);
+  CHECK(no_input.err.find("--input FILE is required") != std::string::npos);
+  auto missing = flint::test::run_command({bench, "wordcount", "--input", "/nonexistent/flint-bench-input.txt"}, 30s);
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err.find("cannot read /nonexistent/flint-bench-input.txt") != std::string::npos);
+  auto bad_flag = flint::test::run_command({bench, "wordcount", "--input", "x", "--frobnicate"}, 30s);
+  CHECK(bad_flag.exit_code == 2);
+  CHECK(bad_flag.err.find("usage: flint-bench wordcount") != std::string::npos);
+}
