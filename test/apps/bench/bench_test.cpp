@@ -1,6 +1,7 @@
-// flint-bench wordcount run as a user runs it, on a small generated file: the benchmark is run by
-// hand for its figures, so this keeps it working and honest (every update counted, the plain
-// count and the design's floor over the same words) and checks its answers to bad flags.
+// flint-bench run as a user runs it, on small inputs: the benchmarks are run by hand for their
+// figures, so this keeps them working and honest (every update counted, the plain count and the
+// design's floor over the same words; every byte of the exchange delivered) and checks their
+// answers to bad flags.
 
 #include "test/apps/cli/command_runner.hpp"
 #include "test/runtime/actors/blob/blob_test_util.hpp"
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <sstream>
 #include <string>
 
 using namespace std::chrono_literals;
@@ -50,4 +52,29 @@ TEST_CASE("flint-bench wordcount refuses a missing input and a missing file with
   auto bad_flag = flint::test::run_command({bench, "wordcount", "--input", "x", "--frobnicate"}, 30s);
   CHECK(bad_flag.exit_code == 2);
   CHECK(bad_flag.err.find("usage: flint-bench wordcount") != std::string::npos);
+}
+
+TEST_CASE("flint-bench exchange moves every byte through one remote channel and through bare messages") {
+  auto run = flint::test::run_command({bench, "exchange", "--mb", "2", "--rounds", "2"}, 120s);
+  REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
+  // One JSON line per round and kind, then the summary.
+  std::istringstream lines(run.out);
+  std::string line;
+  int rounds = 0;
+  nlohmann::json summary;
+  while (std::getline(lines, line)) {
+    auto json = nlohmann::json::parse(line);
+    CHECK_FALSE(json.contains("error"));
+    if (json["kind"] == "summary") {
+      summary = json;
+    } else {
+      ++rounds;
+      CHECK(json["bytes"].get<long long>() >= 2 * 1000 * 1000);
+    }
+  }
+  CHECK(rounds == 4);
+  REQUIRE_FALSE(summary.is_null());
+  CHECK(summary["channel_mb_per_s"].get<double>() > 0);
+  CHECK(summary["bare_mb_per_s"].get<double>() > 0);
+  CHECK(summary["ratio"].get<double>() > 0);
 }
