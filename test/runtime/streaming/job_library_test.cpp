@@ -27,6 +27,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace flint;
 using namespace std::chrono_literals;
@@ -40,6 +41,14 @@ const graph::job_id fixed_id{0x1234, 0x5678};
 template <class T>
 std::string why(const expected<T>& x) {
   return x ? std::string{} : x.error().to_string();
+}
+
+/// True when the shared object at `path` is loaded in this process (asked without loading it).
+bool is_loaded(const std::string& path) {
+  void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (h != nullptr)
+    ::dlclose(h);
+  return h != nullptr;
 }
 
 std::shared_ptr<streaming::job_library> load(const std::string& name) {
@@ -100,12 +109,6 @@ TEST_CASE("a program built from a library keeps the library loaded until the pro
   test::temp_directory dir{"flint-job-library-lifetime"};
   auto path = (dir.path / "wordcount_copy.so").string();
   std::filesystem::copy_file(jobs_dir + "/wordcount.so", path);
-  auto loaded = [&] {
-    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
-    if (h != nullptr)
-      ::dlclose(h);
-    return h != nullptr;
-  };
   std::optional<streaming::job_program> program;
   {
     auto library = streaming::load_job_library(path);
@@ -115,9 +118,9 @@ TEST_CASE("a program built from a library keeps the library loaded until the pro
     program = std::move(*built);
   }
   // The stream graph's operator factories are the library's code.
-  CHECK(loaded());
+  CHECK(is_loaded(path));
   program.reset();
-  CHECK_FALSE(loaded());
+  CHECK_FALSE(is_loaded(path));
 }
 
 TEST_CASE("loading fails clearly: missing file, not a shared object, no entry point") {
@@ -237,12 +240,14 @@ struct library_cluster {
     cluster.reset();
   }
 
-  std::size_t cached_libraries() const {
-    std::size_t n = 0;
+  std::vector<std::string> cached_library_paths() const {
+    std::vector<std::string> paths;
     for (auto& entry : std::filesystem::directory_iterator(cache.path))
-      n += entry.path().extension() == ".so";
-    return n;
+      if (entry.path().extension() == ".so")
+        paths.push_back(entry.path().string());
+    return paths;
   }
+  std::size_t cached_libraries() const { return cached_library_paths().size(); }
 };
 
 /// What `flint run` does: load, build, upload. Returns the submitted JobGraph.
@@ -289,18 +294,6 @@ TEST_CASE("a TaskExecutor unloads a job's library when the job's last task is go
   auto input = work.path / "in.txt";
   std::string text = "to be or not to be\nthat is the question\n";
   std::ofstream(input) << text;
-  auto cached_library = [&] {
-    for (auto& entry : std::filesystem::directory_iterator(cluster.cache.path))
-      if (entry.path().extension() == ".so")
-        return entry.path().string();
-    return std::string{};
-  };
-  auto loaded = [](const std::string& path) {
-    void* h = ::dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
-    if (h != nullptr)
-      ::dlclose(h);
-    return h != nullptr;
-  };
   for (int run = 1; run <= 2; ++run) {
     CAPTURE(run);
     auto output = work.path / ("out" + std::to_string(run));
@@ -311,9 +304,9 @@ TEST_CASE("a TaskExecutor unloads a job's library when the job's last task is go
     REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
     CHECK(test::read_counts(output) == test::plain_count(text));
     REQUIRE(cluster.env.await_tasks_released(30s));
-    auto path = cached_library();
-    REQUIRE_FALSE(path.empty());
-    CHECK_FALSE(loaded(path));
+    auto libraries = cluster.cached_library_paths();
+    REQUIRE(libraries.size() == 1);
+    CHECK_FALSE(is_loaded(libraries.front()));
   }
   CHECK(cluster.cached_libraries() == 1);
 }
