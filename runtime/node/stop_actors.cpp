@@ -1,6 +1,8 @@
 #include "runtime/node/stop_actors.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -21,6 +23,19 @@ void stop_and_wait(caf::actor_system& sys, const std::vector<caf::actor>& actors
     self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(10)) >> [] {
       spdlog::warn("An endpoint did not stop within 10 s.");
     });
+}
+
+bool await_detached_actors(caf::actor_system& sys, std::size_t baseline, std::chrono::milliseconds timeout) {
+  // CAF 0.17 signals nothing when a detached actor is destroyed: poll, backing off from 1 ms.
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::milliseconds{1};
+  while (sys.detached_actors() > baseline) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds{20});
+  }
+  return true;
 }
 
 } // namespace flint::node

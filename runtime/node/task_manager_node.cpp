@@ -81,6 +81,8 @@ struct task_manager_node::impl {
   std::uint16_t rpc_port = 0;
   std::uint16_t data_port = 0;
   bool running = false;
+  /// Detached actors of the system before any task (the middleman's own): tasks are the rest.
+  std::size_t detached_baseline = 0;
 
   rpc::endpoint_context context(std::string id) const {
     return rpc::endpoint_context{std::move(id), recorder.get(), settings.rpc};
@@ -96,6 +98,11 @@ struct task_manager_node::impl {
     if (env)
       disable_remote(*env);
     task_executor = trace_server = locator = {};
+    // Released is not yet destroyed: the system must outlive every task actor (stop_actors.hpp).
+    if (system && !await_detached_actors(*system, detached_baseline, std::chrono::seconds(30)))
+      spdlog::warn("{} task thread(s) were still referenced 30 s after the tasks ended; stopping the actor "
+                   "system waits for them.",
+                   system->detached_actors() - detached_baseline);
     if (rpc_port != 0)
       system->middleman().close(rpc_port);
     system.reset();
@@ -143,6 +150,7 @@ expected<unit> task_manager_node::start() {
 
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
+  m.detached_baseline = m.system->detached_actors();
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);
   auto port = rpc::publish_locator(*m.system, m.locator, s.rpc_port, s.bind_host);
   if (!port) {
