@@ -81,7 +81,7 @@ struct task_manager_node::impl {
   std::uint16_t rpc_port = 0;
   std::uint16_t data_port = 0;
   bool running = false;
-  /// Detached actors of the system before any task (the middleman's own): tasks are the rest.
+  /// Detached actors of the system before any task (CAF's own): tasks are the rest.
   std::size_t detached_baseline = 0;
 
   rpc::endpoint_context context(std::string id) const {
@@ -100,9 +100,9 @@ struct task_manager_node::impl {
     task_executor = trace_server = locator = {};
     // Released is not yet destroyed: the system must outlive every task actor (stop_actors.hpp).
     if (system && !await_detached_actors(*system, detached_baseline, std::chrono::seconds(30)))
-      spdlog::warn("{} task thread(s) were still referenced 30 s after the tasks ended; stopping the actor "
-                   "system waits for them.",
-                   system->detached_actors() - detached_baseline);
+      spdlog::warn("Task threads were still referenced 30 s after the tasks ended ({} detached actors, {} "
+                   "before any task); stopping the actor system waits for them.",
+                   system->detached_actors(), detached_baseline);
     if (rpc_port != 0)
       system->middleman().close(rpc_port);
     system.reset();
