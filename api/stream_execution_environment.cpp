@@ -57,6 +57,18 @@ stream_execution_environment::stream_execution_environment(const configuration& 
   }
   if (config.count("execution.checkpointing.interval"))
     enable_checkpointing(parse_integer(config, "execution.checkpointing.interval", -1));
+  // Checked by the Dispatcher at submission, which names a bad key there.
+  for (const auto& [key, value] : config)
+    if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy")
+      job_configuration_[key] = value;
+}
+
+stream_execution_environment&
+stream_execution_environment::set_restart_strategy(const restart_strategy_configuration& strategy) {
+  std::erase_if(job_configuration_, [](const auto& entry) { return entry.first.starts_with("restart-strategy"); });
+  for (const auto& [key, value] : strategy.settings)
+    job_configuration_[key] = value;
+  return *this;
 }
 
 stream_execution_environment& stream_execution_environment::set_parallelism(int parallelism) {
@@ -147,7 +159,10 @@ expected<graph::job_graph> stream_execution_environment::get_job_graph(std::stri
   auto stream = get_stream_graph(std::move(job_name));
   if (!stream)
     return stream.error();
-  return graph::create_job_graph(*stream, job_id_);
+  auto job = graph::create_job_graph(*stream, job_id_);
+  if (job)
+    job->execution_config.job_configuration = job_configuration_;
+  return job;
 }
 
 expected<std::string> stream_execution_environment::get_execution_plan(std::string job_name) const {

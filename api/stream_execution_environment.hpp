@@ -6,6 +6,7 @@
 /// a malformed setting) throw `std::invalid_argument` with Flink's message, as Flink's API throws
 /// IllegalArgumentException; turning the program into graphs returns `expected`.
 
+#include "api/restart_strategies.hpp"
 #include "api/functions.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/ids.hpp"
@@ -29,7 +30,8 @@ class data_stream;
 /// Key-value settings, Flink's names: `parallelism.default`, `pipeline.max-parallelism`,
 /// `pipeline.operator-chaining`, `execution.buffer-timeout` (ms),
 /// `execution.global-data-exchange-mode` (e.g. ALL_EDGES_BLOCKING),
-/// `execution.checkpointing.interval` (ms).
+/// `execution.checkpointing.interval` (ms); `restart-strategy.*` and
+/// `jobmanager.execution.failover-strategy` become the job's own settings (read by its JobMaster).
 using configuration = std::map<std::string, std::string, std::less<>>;
 
 /// The job name Flink uses when none is given.
@@ -61,6 +63,10 @@ public:
   stream_execution_environment& set_buffer_timeout(std::int64_t millis);
   /// Checkpoints every `interval_ms`.
   stream_execution_environment& enable_checkpointing(std::int64_t interval_ms);
+  /// The job's restart strategy (Flink's setRestartStrategy), over the cluster's.
+  stream_execution_environment& set_restart_strategy(const restart_strategy_configuration& strategy);
+  /// The job's own settings the JobGraph carries (restart and failover strategy keys).
+  const std::map<std::string, std::string>& job_configuration() const { return job_configuration_; }
   /// The id the JobGraph gets; random unless set.
   const graph::job_id& job_id() const { return job_id_; }
   stream_execution_environment& set_job_id(graph::job_id id);
@@ -112,6 +118,7 @@ private:
   graph::global_data_exchange_mode exchange_mode_ = graph::global_data_exchange_mode::all_edges_pipelined;
   std::int64_t buffer_timeout_ = 100;
   std::int64_t checkpoint_interval_ = -1;
+  std::map<std::string, std::string> job_configuration_;
   graph::job_id job_id_;
   int next_id_ = 0;
   std::vector<std::shared_ptr<graph::transformation>> transformations_;

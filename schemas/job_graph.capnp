@@ -110,11 +110,18 @@ struct CheckpointSettings {
   commitVertices @3 :List(UInt32);
 }
 
+struct ConfigEntry {
+  key @0 :Text;
+  value @1 :Text;
+}
+
 struct ExecutionConfig {
   maxParallelism @0 :Int32;
   bufferTimeout @1 :Int64;
   chainingEnabled @2 :Bool;
   exchangeMode @3 :GlobalDataExchangeMode;
+  # The job's own settings over the cluster's (restart-strategy.*, failover strategy).
+  jobConfiguration @4 :List(ConfigEntry);
 }
 
 struct JobGraph {

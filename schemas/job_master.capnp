@@ -38,6 +38,28 @@ struct JmOfferSlotsResponse {
 struct JmJobStatusResponse {
   # graph::job_status as its number; a number past the enum is refused on decode.
   status @0 :UInt8;
+  # The exception history, newest first, and the restarts so far.
+  failures @1 :List(JmJobFailure);
+  restarts @2 :UInt64;
+  # Why a job is not all running: tasks, physical slots and the requests still waiting.
+  tasks @3 :Int32;
+  tasksRunning @4 :Int32;
+  slotsNeeded @5 :Int32;
+  slotsAssigned @6 :Int32;
+  pendingSlotRequests @7 :List(JmPendingSlotRequest);
+  registeredTaskManagers @8 :Int32;
+}
+
+struct JmJobFailure {
+  timestamp @0 :Int64;
+  task @1 :Text;
+  location @2 :Text;
+  cause @3 :Text;
+}
+
+struct JmPendingSlotRequest {
+  request @0 :Text;
+  ageMs @1 :Int64;
 }
 
 struct JmDisconnectTaskManagerRequest {

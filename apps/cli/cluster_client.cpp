@@ -97,12 +97,16 @@ expected<dispatcher::job_list> cluster_client::list_jobs() {
 }
 
 expected<graph::job_status> cluster_client::job_status(const graph::job_id& job) {
-  auto r = ask<dispatcher::request_job_status>(*impl_->sys, impl_->dispatcher,
-                                               impl_->who(settings_.ask_timeout),
-                                               dispatcher::job_id_request{job});
+  auto r = job_status_report(job);
   if (!r)
     return r.error();
   return r->status;
+}
+
+expected<job_master::job_status_response> cluster_client::job_status_report(const graph::job_id& job) {
+  return ask<dispatcher::request_job_status>(*impl_->sys, impl_->dispatcher,
+                                             impl_->who(settings_.ask_timeout),
+                                             dispatcher::job_id_request{job});
 }
 
 expected<unit> cluster_client::cancel_job(const graph::job_id& job) {

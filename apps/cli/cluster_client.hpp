@@ -42,6 +42,8 @@ public:
   expected<unit> submit_job(const graph::job_graph& job);
   expected<dispatcher::job_list> list_jobs();
   expected<graph::job_status> job_status(const graph::job_id& job);
+  /// The status with the job's exception history and what it waits for.
+  expected<job_master::job_status_response> job_status_report(const graph::job_id& job);
   expected<unit> cancel_job(const graph::job_id& job);
   /// Waits up to `timeout` for the job to reach a globally terminal state.
   expected<dispatcher::job_result> job_result(const graph::job_id& job, std::chrono::nanoseconds timeout);

@@ -115,10 +115,10 @@ int job_status(const cli_settings& settings, const std::string& job_id) {
   cluster_client client(settings);
   if (auto ok = client.connect_dispatcher(); !ok)
     return fail(ok.error().message);
-  auto status = client.job_status(*id);
-  if (!status)
-    return fail(about_job(status.error(), *id, settings));
-  std::cout << "Job " << id->to_string() << " is " << graph::to_string(*status) << "." << std::endl;
+  auto report = client.job_status_report(*id);
+  if (!report)
+    return fail(about_job(report.error(), *id, settings));
+  std::cout << format_job_status(*id, *report) << std::flush;
   return exit_ok;
 }
 

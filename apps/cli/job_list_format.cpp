@@ -49,6 +49,29 @@ std::string format_job_line(const dispatcher::job_details& job, bool utc) {
          + std::string(graph::to_string(job.status)) + ")";
 }
 
+std::string format_job_status(const graph::job_id& id, const job_master::job_status_response& report,
+                              bool utc) {
+  std::string out = "Job " + id.to_string() + " is " + std::string(graph::to_string(report.status)) + ".\n";
+  if (report.restarts > 0 || !report.failures.empty())
+    out += "Restarts: " + std::to_string(report.restarts) + ", failures: " + std::to_string(report.failures.size())
+           + "\n";
+  for (const auto& f : report.failures) {
+    out += "  " + format_time(f.timestamp, utc) + " " + (f.task.empty() ? std::string("(global failure)") : f.task);
+    if (!f.location.empty())
+      out += " on " + f.location;
+    out += ": " + f.cause + "\n";
+  }
+  if (!graph::is_terminal(report.status) && report.tasks > 0 && report.tasks_running < report.tasks) {
+    out += "Tasks running: " + std::to_string(report.tasks_running) + " of " + std::to_string(report.tasks)
+           + "; slots assigned: " + std::to_string(report.slots_assigned) + " of "
+           + std::to_string(report.slots_needed) + " needed; TaskManagers registered with the job: "
+           + std::to_string(report.registered_task_managers) + "\n";
+    for (const auto& p : report.pending_slot_requests)
+      out += "  waiting for a slot: request " + p.request + " pending for " + std::to_string(p.age_ms) + " ms\n";
+  }
+  return out;
+}
+
 std::string format_job_list(const dispatcher::job_list& jobs, list_selection selection, bool utc) {
   std::vector<dispatcher::job_details> running;
   std::vector<dispatcher::job_details> scheduled;

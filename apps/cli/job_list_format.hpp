@@ -24,4 +24,9 @@ std::string format_job_list(const dispatcher::job_list& jobs, list_selection sel
 /// One job's line, without the newline.
 std::string format_job_line(const dispatcher::job_details& job, bool utc = false);
 
+/// `flint status`: "Job <id> is RUNNING.", then the restarts and failures (newest first), and,
+/// while not every task runs, the slot requests it waits for with their age.
+std::string format_job_status(const graph::job_id& id, const job_master::job_status_response& report,
+                              bool utc = false);
+
 } // namespace flint::cli

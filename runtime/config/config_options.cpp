@@ -115,6 +115,37 @@ const config_option<duration> cluster_registration_refused_registration_delay{
   "cluster.registration.refused-registration-delay", 30s,
   "Pause after a registration was refused.", positive_duration};
 
+const config_option<std::string> restart_strategy_type{"restart-strategy.type", std::nullopt,
+  "How failed tasks restart: none (off, disable), fixed-delay, exponential-delay, failure-rate; unset: none, or fixed-delay without limit when checkpointing is on.", nullptr};
+const config_option<std::string> restart_strategy_legacy{"restart-strategy", std::nullopt,
+  "The older name of restart-strategy.type.", nullptr};
+const config_option<std::string> restart_strategy_fixed_delay_attempts{"restart-strategy.fixed-delay.attempts", std::nullopt,
+  "Restarts fixed-delay allows (1).", nullptr};
+const config_option<std::string> restart_strategy_fixed_delay_delay{"restart-strategy.fixed-delay.delay", std::nullopt,
+  "Pause before each fixed-delay restart (1 s).", nullptr};
+const config_option<std::string> restart_strategy_exponential_delay_initial_backoff{"restart-strategy.exponential-delay.initial-backoff", std::nullopt,
+  "First exponential-delay pause (1 s).", nullptr};
+const config_option<std::string> restart_strategy_exponential_delay_max_backoff{"restart-strategy.exponential-delay.max-backoff", std::nullopt,
+  "Longest exponential-delay pause (1 min).", nullptr};
+const config_option<std::string> restart_strategy_exponential_delay_backoff_multiplier{"restart-strategy.exponential-delay.backoff-multiplier", std::nullopt,
+  "Growth of the pause per failure (1.5).", nullptr};
+const config_option<std::string> restart_strategy_exponential_delay_reset_backoff_threshold{"restart-strategy.exponential-delay.reset-backoff-threshold", std::nullopt,
+  "Time without failure after which the pause starts over (1 h).", nullptr};
+const config_option<std::string> restart_strategy_exponential_delay_jitter_factor{"restart-strategy.exponential-delay.jitter-factor", std::nullopt,
+  "Random share of the pause, 0 to 1 (0.1).", nullptr};
+const config_option<std::string> restart_strategy_exponential_delay_attempts_before_reset_backoff{"restart-strategy.exponential-delay.attempts-before-reset-backoff", std::nullopt,
+  "Restarts exponential-delay allows before the pause starts over (unbounded).", nullptr};
+const config_option<std::string> restart_strategy_failure_rate_max_failures_per_interval{"restart-strategy.failure-rate.max-failures-per-interval", std::nullopt,
+  "Failures failure-rate tolerates within the interval (1).", nullptr};
+const config_option<std::string> restart_strategy_failure_rate_failure_rate_interval{"restart-strategy.failure-rate.failure-rate-interval", std::nullopt,
+  "The window failure-rate counts failures in (1 min).", nullptr};
+const config_option<std::string> restart_strategy_failure_rate_delay{"restart-strategy.failure-rate.delay", std::nullopt,
+  "Pause before each failure-rate restart (1 s).", nullptr};
+const config_option<std::string> jobmanager_execution_failover_strategy{"jobmanager.execution.failover-strategy", std::nullopt,
+  "Which tasks restart with a failed one: region (its pipelined region and what it needs) or full.", nullptr};
+const config_option<std::string> web_exception_history_size{"web.exception-history-size", std::nullopt,
+  "Failures each job keeps in its exception history (16).", nullptr};
+
 namespace {
 
 template <class T>
@@ -171,6 +202,21 @@ const std::vector<option_info>& all() {
     info<cluster_registration_max_timeout>(),
     info<cluster_registration_error_delay>(),
     info<cluster_registration_refused_registration_delay>(),
+    info<restart_strategy_type>(),
+    info<restart_strategy_legacy>(),
+    info<restart_strategy_fixed_delay_attempts>(),
+    info<restart_strategy_fixed_delay_delay>(),
+    info<restart_strategy_exponential_delay_initial_backoff>(),
+    info<restart_strategy_exponential_delay_max_backoff>(),
+    info<restart_strategy_exponential_delay_backoff_multiplier>(),
+    info<restart_strategy_exponential_delay_reset_backoff_threshold>(),
+    info<restart_strategy_exponential_delay_jitter_factor>(),
+    info<restart_strategy_exponential_delay_attempts_before_reset_backoff>(),
+    info<restart_strategy_failure_rate_max_failures_per_interval>(),
+    info<restart_strategy_failure_rate_failure_rate_interval>(),
+    info<restart_strategy_failure_rate_delay>(),
+    info<jobmanager_execution_failover_strategy>(),
+    info<web_exception_history_size>(),
   };
   return list;
 }

@@ -78,6 +78,38 @@ struct option_info {
 /// Every option above, in the order listed here.
 const std::vector<option_info>& all();
 
+// Read per job by its JobMaster (the job's own settings over these), checked at submission.
+/// How failed tasks restart: none (off, disable), fixed-delay, exponential-delay, failure-rate; unset: none, or fixed-delay without limit when checkpointing is on.
+extern const config_option<std::string> restart_strategy_type;
+/// The older name of restart-strategy.type.
+extern const config_option<std::string> restart_strategy_legacy;
+/// Restarts fixed-delay allows (1).
+extern const config_option<std::string> restart_strategy_fixed_delay_attempts;
+/// Pause before each fixed-delay restart (1 s).
+extern const config_option<std::string> restart_strategy_fixed_delay_delay;
+/// First exponential-delay pause (1 s).
+extern const config_option<std::string> restart_strategy_exponential_delay_initial_backoff;
+/// Longest exponential-delay pause (1 min).
+extern const config_option<std::string> restart_strategy_exponential_delay_max_backoff;
+/// Growth of the pause per failure (1.5).
+extern const config_option<std::string> restart_strategy_exponential_delay_backoff_multiplier;
+/// Time without failure after which the pause starts over (1 h).
+extern const config_option<std::string> restart_strategy_exponential_delay_reset_backoff_threshold;
+/// Random share of the pause, 0 to 1 (0.1).
+extern const config_option<std::string> restart_strategy_exponential_delay_jitter_factor;
+/// Restarts exponential-delay allows before the pause starts over (unbounded).
+extern const config_option<std::string> restart_strategy_exponential_delay_attempts_before_reset_backoff;
+/// Failures failure-rate tolerates within the interval (1).
+extern const config_option<std::string> restart_strategy_failure_rate_max_failures_per_interval;
+/// The window failure-rate counts failures in (1 min).
+extern const config_option<std::string> restart_strategy_failure_rate_failure_rate_interval;
+/// Pause before each failure-rate restart (1 s).
+extern const config_option<std::string> restart_strategy_failure_rate_delay;
+/// Which tasks restart with a failed one: region (its pipelined region and what it needs) or full.
+extern const config_option<std::string> jobmanager_execution_failover_strategy;
+/// Failures each job keeps in its exception history (16).
+extern const config_option<std::string> web_exception_history_size;
+
 } // namespace flint::config::options
 
 namespace flint::config {

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ struct job_execution_config {
   std::int64_t buffer_timeout = 100;
   bool chaining_enabled = true;
   global_data_exchange_mode exchange_mode = global_data_exchange_mode::all_edges_pipelined;
+  /// The job's own settings, over the cluster's, in Flink's keys (`restart-strategy.type`,
+  /// `jobmanager.execution.failover-strategy`, ...).
+  std::map<std::string, std::string> job_configuration;
 
   friend bool operator==(const job_execution_config&, const job_execution_config&) = default;
 };

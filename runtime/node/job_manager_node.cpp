@@ -100,6 +100,7 @@ expected<unit> job_manager_node::start() {
   d_config.job_master.registration = s.registration;
   d_config.job_master.slot_request_timeout = s.slot_request_timeout;
   d_config.job_master.slot_idle_timeout = s.slot_idle_timeout;
+  d_config.job_master.configuration = s.configuration;
   dispatcher::dispatcher_services d_services;
   d_services.ha = &m.ha;
   d_services.directory = &m.directory;

@@ -88,6 +88,7 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
       || !read(cfg, opt::slot_idle_timeout, s.slot_idle_timeout, err)
       || !read(cfg, opt::resourcemanager_taskmanager_timeout, s.task_manager_timeout, err))
     return err;
+  s.configuration = cfg;
   return s;
 }
 

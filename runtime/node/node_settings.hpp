@@ -40,6 +40,9 @@ struct job_manager_settings : common_settings {
   std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5);
   std::chrono::nanoseconds slot_idle_timeout = std::chrono::seconds(50);
   std::chrono::nanoseconds task_manager_timeout = std::chrono::seconds(30);
+  /// The whole configuration, for what each job reads at its start (`restart-strategy.*`,
+  /// `jobmanager.execution.failover-strategy`).
+  config::configuration configuration;
 };
 
 struct task_manager_settings : common_settings {

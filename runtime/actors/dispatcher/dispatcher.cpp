@@ -1,5 +1,7 @@
 #include "runtime/actors/dispatcher/dispatcher.hpp"
 
+#include "runtime/actors/job_master/failover_settings.hpp"
+
 #include <caf/all.hpp>
 
 namespace flint::dispatcher {
@@ -38,6 +40,13 @@ void dispatcher::on_start() {
   handle_async<submit_job>(fencing::fenced, [this](submit_job_request req,
                                                    rpc::reply_to<rpc::ack> reply) mutable {
     auto id = req.job_graph.job_id;
+    // A job whose restart or failover settings are bad is refused here, naming the key.
+    if (auto failover = job_master::make_failover_settings(config_.job_master.configuration, req.job_graph);
+        !failover) {
+      reply(make_error(errc::invalid_argument, "Job " + id.to_string() + " was refused: "
+                                                  + failover.error().message));
+      return;
+    }
     auto now = services_.now_ms ? services_.now_ms() : 0;
     if (auto added = state_.add_job(req.job_graph, now); !added) {
       reply(added.error());

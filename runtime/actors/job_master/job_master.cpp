@@ -1,5 +1,7 @@
 #include "runtime/actors/job_master/job_master.hpp"
 
+#include "runtime/actors/job_master/failover_settings.hpp"
+
 #include "runtime/common/logging.hpp"
 
 #include <caf/all.hpp>
@@ -101,6 +103,14 @@ rpc::gateway job_master::slot_pool_gateway() const {
 void job_master::on_start() {
   // startJobExecution: the fencing token first, so that calls of this leadership are accepted.
   set_token(initial_token_);
+  set_down_handler([this](caf::down_msg& down) {
+    auto i = monitored_task_managers_.find(down.source);
+    if (i == monitored_task_managers_.end())
+      return;
+    auto id = i->second;
+    monitored_task_managers_.erase(i);
+    disconnect_task_manager(id, "TaskManager with id " + id + " is no longer reachable.");
+  });
   register_methods();
   if (services_.directory != nullptr)
     services_.directory->put(endpoint_id(), caf::actor_cast<caf::actor>(this));
@@ -109,6 +119,14 @@ void job_master::on_start() {
                   + endpoint_id() + "; TaskExecutors expect " + endpoint_prefix
                   + job_id_.to_string() + ".");
   logger_->info("Initializing job " + job_graph_.name + " (" + job_id_.to_string() + ").");
+  auto failover = make_failover_settings(config_.configuration, job_graph_);
+  if (!failover) {
+    fail_before_start("Could not start job " + job_id_.to_string() + ": " + failover.error().message);
+    return;
+  }
+  logger_->info("Using restart back off time strategy "
+                + failover->restart_strategy->description() + " for " + job_graph_.name + " ("
+                + job_id_.to_string() + ").");
   auto graph = graph::execution_graph::build(std::move(job_graph_));
   if (!graph) {
     fail_before_start("Could not create the ExecutionGraph of job " + job_id_.to_string() + ": "
@@ -119,8 +137,18 @@ void job_master::on_start() {
     fail_before_start("Invalid heartbeat configuration: " + valid.error().message);
     return;
   }
-  scheduler_ = std::make_unique<scheduler>(std::move(*graph),
-                                           scheduler_settings{rpc_settings().ask_timeout},
+  epoch_at_start_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+    std::chrono::system_clock::now().time_since_epoch());
+  clock_at_start_ = clock().now();
+  scheduler_settings settings;
+  settings.rpc_timeout = rpc_settings().ask_timeout;
+  settings.restart_strategy = std::move(failover->restart_strategy);
+  settings.failover_strategy = std::move(failover->failover_strategy);
+  settings.clock = [this] {
+    return epoch_at_start_
+           + std::chrono::duration_cast<std::chrono::nanoseconds>(clock().now() - clock_at_start_);
+  };
+  scheduler_ = std::make_unique<scheduler>(std::move(*graph), std::move(settings),
                                            static_cast<scheduler_actions&>(*this), logger_);
   start_job_master_services();
   logger_->info("Starting execution of job " + scheduler_->graph().job_graph().name + " ("
@@ -203,6 +231,7 @@ void job_master::on_exit() {
   // Drop every peer handle: TaskExecutors and the ResourceManager hold ours until they hear of
   // the disconnect, and handles held both ways keep both actors from ever being freed.
   task_managers_.clear();
+  monitored_task_managers_.clear();
   rm_.reset();
   rm_leader_.reset();
   rm_retrieval_.reset();
@@ -239,6 +268,10 @@ void job_master::register_methods() {
       services_.directory->put(req.task_executor_address, peer);
     rpc::gateway te(peer, req.task_executor_address, token(), job_id_.to_string());
     task_managers_.emplace(id, task_manager_connection{req.task_executor_address, req.location, te});
+    // A TaskExecutor whose process or link goes away is noticed when CAF drops its connection,
+    // not only at the heartbeat timeout (Flink needs heartbeat.timeout; FLINK-23209).
+    monitor(peer);
+    monitored_task_managers_[peer.address()] = id;
     slot_pool_gateway().ask<slot_pool::register_task_manager>(
       *this, slot_pool::register_task_manager_request{id}, [this, id](expected<rpc::ack> r) {
         if (!r)
@@ -284,7 +317,7 @@ void job_master::register_methods() {
   });
 
   handle<request_job_status>(fencing::fenced, [this](rpc::ack) -> expected<job_status_response> {
-    return job_status_response{status()};
+    return status_report();
   });
 
   handle<heartbeat_from_task_manager>(fencing::fenced, [this](heartbeat::heartbeat_request req)
@@ -440,6 +473,12 @@ void job_master::disconnect_task_manager(const cluster::resource_id& id, const s
     return;
   auto connection = i->second;
   task_managers_.erase(i);
+  for (auto m = monitored_task_managers_.begin(); m != monitored_task_managers_.end(); ++m)
+    if (m->second == id) {
+      demonitor(m->first);
+      monitored_task_managers_.erase(m);
+      break;
+    }
   logger_->info("Disconnect TaskExecutor " + id + " because: " + cause);
   tm_heartbeats_->unmonitor_target(id);
   slot_pool_gateway().tell<slot_pool::release_task_manager>(
@@ -525,6 +564,38 @@ void job_master::cancel_task(const graph::execution_attempt_id& attempt,
         scheduler_->on_cancel_result(attempt, r.error());
     },
     rpc_settings().ask_timeout);
+}
+
+job_status_response job_master::status_report() const {
+  job_status_response r;
+  r.status = status();
+  r.registered_task_managers = static_cast<std::int32_t>(task_managers_.size());
+  if (!scheduler_)
+    return r;
+  for (const auto& e : scheduler_->exception_history().entries())
+    r.failures.push_back(job_failure{e.timestamp, e.task_name, e.location, e.root_cause});
+  r.restarts = scheduler_->exception_history().restarts();
+  const auto& vertices = scheduler_->graph().vertices();
+  r.tasks = static_cast<std::int32_t>(vertices.size());
+  for (const auto& v : vertices)
+    if (v.current_execution.state() == graph::execution_state::running)
+      ++r.tasks_running;
+  auto pending = scheduler_->pending_slot_requests();
+  r.slots_needed = static_cast<std::int32_t>(scheduler_->shared_slot_count());
+  r.slots_assigned = r.slots_needed - static_cast<std::int32_t>(pending.size());
+  for (const auto& [request, age] : pending)
+    r.pending_slot_requests.push_back(pending_slot_request{
+      request.to_string(), std::chrono::duration_cast<std::chrono::milliseconds>(age).count()});
+  return r;
+}
+
+void job_master::schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) {
+  schedule_run_async(
+    [this, restart] {
+      if (scheduler_)
+        scheduler_->on_restart_delay_elapsed(restart);
+    },
+    delay);
 }
 
 void job_master::job_status_changed(job_status, job_status to, const std::string& cause) {

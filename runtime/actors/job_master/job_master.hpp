@@ -18,6 +18,9 @@
 /// the Dispatcher with run_async. Endpoint id: "job_master/<job id>".
 
 #include <chrono>
+
+#include <caf/actor_addr.hpp>
+#include <caf/actor_clock.hpp>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,6 +28,7 @@
 #include <string>
 
 #include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/config/configuration.hpp"
 #include "runtime/actors/heartbeat/heartbeat_config.hpp"
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/job_master/job_master_result.hpp"
@@ -56,6 +60,9 @@ struct job_master_config {
   std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5);
   /// `slot.idle.timeout` (Flink: 50 s), for the SlotPool.
   std::chrono::nanoseconds slot_idle_timeout = std::chrono::seconds(50);
+  /// The cluster's configuration: `restart-strategy.*` and
+  /// `jobmanager.execution.failover-strategy` are read from it, under the job's own settings.
+  config::configuration configuration;
 };
 
 struct job_master_services {
@@ -143,7 +150,11 @@ private:
                    const slot_pool::allocated_slot& slot) override;
   void job_status_changed(graph::job_status from, graph::job_status to,
                           const std::string& cause) override;
+  void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) override;
   void job_reached_terminal_state(graph::job_status status, const std::string& cause);
+  /// What `request_job_status` answers: the status, the exception history, and why the job
+  /// is not all running.
+  job_status_response status_report() const;
 
   rpc::gateway slot_pool_gateway() const;
 
@@ -170,6 +181,12 @@ private:
   /// The last ResourceManager leader retrieved (reconnects go there).
   std::optional<std::pair<leader::leader_address, cluster::resource_manager_id>> rm_leader_;
   std::map<cluster::resource_id, task_manager_connection> task_managers_;
+  /// The TaskExecutors we monitor, by actor address.
+  std::map<caf::actor_addr, cluster::resource_id> monitored_task_managers_;
+  /// The wall clock at start and CAF's clock then: the scheduler's clock is CAF's (manual in
+  /// tests) shifted to the epoch, for the exception history's timestamps.
+  std::chrono::nanoseconds epoch_at_start_{0};
+  caf::actor_clock::time_point clock_at_start_;
 };
 
 } // namespace flint::job_master

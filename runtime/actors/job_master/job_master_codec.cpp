@@ -146,7 +146,26 @@ codec<cluster::task_execution_state>::decode(std::span<const char> bytes) {
 
 std::vector<char> codec<jm::job_status_response>::encode(const jm::job_status_response& x) {
   capnp::MallocMessageBuilder message(small_message_words);
-  message.initRoot<schema::JmJobStatusResponse>().setStatus(static_cast<std::uint8_t>(x.status));
+  auto b = message.initRoot<schema::JmJobStatusResponse>();
+  b.setStatus(static_cast<std::uint8_t>(x.status));
+  auto failures = b.initFailures(static_cast<unsigned>(x.failures.size()));
+  for (unsigned i = 0; i < x.failures.size(); ++i) {
+    failures[i].setTimestamp(x.failures[i].timestamp);
+    failures[i].setTask(as_text(x.failures[i].task));
+    failures[i].setLocation(as_text(x.failures[i].location));
+    failures[i].setCause(as_text(x.failures[i].cause));
+  }
+  b.setRestarts(x.restarts);
+  b.setTasks(x.tasks);
+  b.setTasksRunning(x.tasks_running);
+  b.setSlotsNeeded(x.slots_needed);
+  b.setSlotsAssigned(x.slots_assigned);
+  auto pending = b.initPendingSlotRequests(static_cast<unsigned>(x.pending_slot_requests.size()));
+  for (unsigned i = 0; i < x.pending_slot_requests.size(); ++i) {
+    pending[i].setRequest(as_text(x.pending_slot_requests[i].request));
+    pending[i].setAgeMs(x.pending_slot_requests[i].age_ms);
+  }
+  b.setRegisteredTaskManagers(x.registered_task_managers);
   return wire::to_bytes(message);
 }
 
@@ -158,7 +177,20 @@ codec<jm::job_status_response>::decode(std::span<const char> bytes) {
       auto status = read_job_status(r.getStatus(), "job status response");
       if (!status)
         return status.error();
-      return jm::job_status_response{*status};
+      jm::job_status_response x;
+      x.status = *status;
+      for (auto f : r.getFailures())
+        x.failures.push_back(jm::job_failure{f.getTimestamp(), f.getTask().cStr(), f.getLocation().cStr(),
+                                             f.getCause().cStr()});
+      x.restarts = r.getRestarts();
+      x.tasks = r.getTasks();
+      x.tasks_running = r.getTasksRunning();
+      x.slots_needed = r.getSlotsNeeded();
+      x.slots_assigned = r.getSlotsAssigned();
+      for (auto p : r.getPendingSlotRequests())
+        x.pending_slot_requests.push_back(jm::pending_slot_request{p.getRequest().cStr(), p.getAgeMs()});
+      x.registered_task_managers = r.getRegisteredTaskManagers();
+      return x;
     });
 }
 

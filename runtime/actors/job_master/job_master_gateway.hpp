@@ -43,8 +43,37 @@ struct offer_slots_response {
   friend bool operator==(const offer_slots_response&, const offer_slots_response&) = default;
 };
 
+/// One entry of a job's exception history.
+struct job_failure {
+  /// Milliseconds since the epoch.
+  std::int64_t timestamp = 0;
+  /// "Map (1/2)"; empty for a failure of the whole job.
+  std::string task;
+  /// The TaskManager it ran on; may be empty.
+  std::string location;
+  std::string cause;
+  friend bool operator==(const job_failure&, const job_failure&) = default;
+};
+
+/// A slot request of the job not served yet.
+struct pending_slot_request {
+  std::string request;
+  std::int64_t age_ms = 0;
+  friend bool operator==(const pending_slot_request&, const pending_slot_request&) = default;
+};
+
 struct job_status_response {
   graph::job_status status = graph::job_status::created;
+  /// Newest first.
+  std::vector<job_failure> failures;
+  std::uint64_t restarts = 0;
+  std::int32_t tasks = 0;
+  std::int32_t tasks_running = 0;
+  /// Physical slots the job's scheduled tasks need, and how many of them it holds.
+  std::int32_t slots_needed = 0;
+  std::int32_t slots_assigned = 0;
+  std::vector<pending_slot_request> pending_slot_requests;
+  std::int32_t registered_task_managers = 0;
   friend bool operator==(const job_status_response&, const job_status_response&) = default;
 };
 

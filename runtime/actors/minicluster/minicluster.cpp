@@ -82,6 +82,7 @@ void minicluster::start() {
   d_config.job_master.registration = config_.registration;
   d_config.job_master.slot_request_timeout = config_.slot_request_timeout;
   d_config.job_master.slot_idle_timeout = config_.slot_idle_timeout;
+  d_config.job_master.configuration = config_.configuration;
   dispatcher::dispatcher_services d_services;
   d_services.ha = &ha_;
   d_services.directory = &directory_;

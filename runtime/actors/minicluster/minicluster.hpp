@@ -16,6 +16,8 @@
 #include <vector>
 
 #include <caf/actor.hpp>
+
+#include "runtime/config/configuration.hpp"
 #include <caf/fwd.hpp>
 
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
@@ -63,6 +65,8 @@ struct minicluster_config {
   /// Wait for every endpoint to stop in shutdown() (real schedulers). Deterministic tests set
   /// false, call shutdown() and run the scheduler before the minicluster goes away.
   bool blocking_shutdown = true;
+  /// The cluster's configuration, as the JobMasters read it (`restart-strategy.*`, ...).
+  config::configuration configuration;
   /// Seeds the leader session ids.
   std::uint64_t seed = 0x5eed;
   /// What tasks run; empty: every task finishes at once.

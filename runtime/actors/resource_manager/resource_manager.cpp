@@ -221,6 +221,19 @@ std::size_t resource_manager::idle_releases() const {
 void resource_manager::on_start() {
   st_ = std::make_unique<state>(*this);
   register_methods();
+  // A TaskExecutor whose connection CAF drops is gone now, not at its heartbeat timeout: its
+  // slots must not serve the next request.
+  set_down_handler([this](caf::down_msg& down) {
+    if (!st_)
+      return;
+    for (const auto& [id, reg] : st_->task_executors)
+      if (reg.handle.address() == down.source) {
+        auto lost = id;
+        close_task_manager_connection(lost, "TaskManager with id " + lost + " is no longer reachable.",
+                                      false);
+        return;
+      }
+  });
   auto self = caf::actor_cast<caf::actor>(this);
   if (services_.directory != nullptr)
     services_.directory->put(endpoint_id(), self);
@@ -305,6 +318,7 @@ void resource_manager::register_methods() {
                                    req.data_port, false};
     st.task_executors[req.resource_id] = reg;
     st.by_instance[instance] = req.resource_id;
+    monitor(peer);
     rpc::gateway gw(peer, req.task_executor_address, token(), task_executor::rm_scope);
     st.tm_heartbeats->monitor_target(
       req.resource_id,

@@ -669,8 +669,16 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
   i->second.state = s.state;
   if (auto* entry = st.jobs.get(s.job); entry != nullptr && entry->connection)
     entry->connection->gateway.ask<job_master::update_task_execution_state>(
-      *this, s, [](expected<rpc::ack>) {
-        // TODO(failover): Flink fails the task when the JobMaster refuses the update.
+      *this, s, [this, attempt = s.attempt](expected<rpc::ack> r) {
+        // Flink's TaskManagerActions#updateTaskExecutionState: a task the JobMaster does not know
+        // (an attempt older than its current one, after a restart) must not run on beside it.
+        if (r || r.error().code != errc::not_found)
+          return;
+        if (auto t = st_->tasks.find(attempt); t != st_->tasks.end()) {
+          log_->info("Failing task " + t->second.name + " (" + attempt.to_string()
+                     + ") because the JobMaster refused its state update: " + r.error().message);
+          caf::anon_send(t->second.handle, task_fail_atom::value, r.error().message);
+        }
       });
   if (!graph::is_terminal(s.state))
     return;

@@ -190,6 +190,14 @@ std::vector<char> encode_job_graph(const job_graph& graph) {
   config.setChainingEnabled(graph.execution_config.chaining_enabled);
   config.setExchangeMode(
       write_enum<global_data_exchange_mode, schema::GlobalDataExchangeMode>(graph.execution_config.exchange_mode));
+  const auto& job_configuration = graph.execution_config.job_configuration;
+  auto entries = config.initJobConfiguration(static_cast<unsigned>(job_configuration.size()));
+  unsigned e = 0;
+  for (const auto& [key, value] : job_configuration) {
+    entries[e].setKey(key);
+    entries[e].setValue(value);
+    ++e;
+  }
   return to_bytes(message);
 }
 
@@ -262,6 +270,8 @@ expected<job_graph> decode_job_graph(std::span<const char> bytes) {
     graph.execution_config.chaining_enabled = config.getChainingEnabled();
     graph.execution_config.exchange_mode =
         read_enum(config.getExchangeMode(), global_data_exchange_mode::all_edges_pipelined, "global data exchange mode");
+    for (auto entry : config.getJobConfiguration())
+      graph.execution_config.job_configuration[entry.getKey().cStr()] = entry.getValue().cStr();
 
     // Decoded indices are untrusted until they hold together.
     if (auto valid = graph.validate(); !valid)

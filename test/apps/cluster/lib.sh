@@ -64,12 +64,13 @@ ready_field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$WORK/$1.ready"; }
 
 # Writes $WORK/flink-conf.yaml for a loopback cluster whose JobManager listens on an ephemeral
 # port; after start_jobmanager the TaskManagers and the client read the bound port from it.
+# SLOTS sets taskmanager.numberOfTaskSlots (default 2); arguments are further lines.
 write_loopback_config() {
   cat >"$WORK/flink-conf.yaml" <<CONF
 jobmanager.rpc.address: 127.0.0.1
 jobmanager.rpc.port: 0
 taskmanager.host: 127.0.0.1
-taskmanager.numberOfTaskSlots: 2
+taskmanager.numberOfTaskSlots: ${SLOTS:-2}
 blob.storage.directory: $WORK/blobs
 CONF
   printf '%s\n' "$@" >>"$WORK/flink-conf.yaml"
@@ -130,4 +131,29 @@ check_wordcount() {
   if [[ -d "$output" ]]; then updates=$(cat "$output"/* | wc -l); else updates=$(wc -l <"$output"); fi
   [[ "$words" -eq "$updates" ]] || fail "$updates updates for $words words"
   echo "counts equal: $(wc -l <"$WORK/expected.txt") distinct words, $words words, one update each"
+}
+
+# Waits until TaskManager log $1 shows a task RUNNING (up to 30 s).
+await_running_task() {
+  for _ in $(seq 1 300); do
+    grep -q "switched from INITIALIZING to RUNNING" "$WORK/$1.log" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# The first of the named nodes whose log shows a running task (nothing if none does).
+first_busy_node() {
+  local n
+  for n in "$@"; do
+    if grep -q "switched from INITIALIZING to RUNNING" "$WORK/$n.log" 2>/dev/null; then echo "$n"; return 0; fi
+  done
+  return 0
+}
+
+# Index into PIDS of the node named $1, from the order the nodes were started in ($NODES).
+pid_of() {
+  local i=0 n
+  for n in $NODES; do [[ "$n" == "$1" ]] && { echo "${PIDS[$i]}"; return 0; }; i=$((i + 1)); done
+  fail "no node named $1"
 }

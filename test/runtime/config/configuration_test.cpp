@@ -142,7 +142,7 @@ TEST_CASE("options give Flink's defaults when unset") {
   REQUIRE_FALSE(host);
   CHECK(host.error().code == errc::not_found);
   CHECK(mentions(host.error(), "taskmanager.host"));
-  CHECK(options::all().size() == 26);
+  CHECK(options::all().size() == 41);
   CHECK(validate(cfg));
 }
 

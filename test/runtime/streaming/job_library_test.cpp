@@ -27,6 +27,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace flint;
@@ -306,6 +307,11 @@ TEST_CASE("a TaskExecutor unloads a job's library when the job's last task is go
     REQUIRE(cluster.env.await_tasks_released(30s));
     auto libraries = cluster.cached_library_paths();
     REQUIRE(libraries.size() == 1);
+    // The last task actor lets go of the library when CAF destroys it, which can be a little
+    // after its resources were released (a message in flight still holds it): wait for that.
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (is_loaded(libraries.front()) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(5ms);
     CHECK_FALSE(is_loaded(libraries.front()));
   }
   CHECK(cluster.cached_libraries() == 1);

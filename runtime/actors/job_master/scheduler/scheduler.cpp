@@ -17,8 +17,19 @@ scheduler::scheduler(graph::execution_graph graph, scheduler_settings settings,
     actions_(actions),
     logger_(std::move(logger)),
     region_scheduled_(graph_.regions().size(), false),
-    slot_of_vertex_(graph_.vertices().size()) {
+    slot_of_vertex_(graph_.vertices().size()),
+    deployed_to_(graph_.vertices().size()),
+    partition_finished_(graph_.partitions().size(), false) {
   compute_region_order();
+  if (settings_.failover_strategy) {
+    failover_strategy_ = settings_.failover_strategy(graph_);
+  } else if (auto region = failover::make_failover_strategy(config::configuration{}, graph_)) {
+    failover_strategy_ = std::move(*region);
+  }
+}
+
+std::chrono::nanoseconds scheduler::now() const {
+  return settings_.clock ? settings_.clock() : std::chrono::nanoseconds{0};
 }
 
 void scheduler::log_info(const std::string& text) const {
@@ -101,9 +112,21 @@ void scheduler::partitions_finished(std::uint32_t vertex) {
   const auto& ev = graph_.vertices()[vertex];
   for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results) {
     auto partition = graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index);
+    if (partition_finished_[partition])
+      continue;
+    partition_finished_[partition] = true;
     for (std::uint32_t g : groups_of_partition_[partition])
       ++finished_in_group_[g];
   }
+}
+
+bool scheduler::partition_available(std::uint32_t partition) const {
+  // Flink's ResultPartitionAvailabilityChecker: the data is there while its producer's
+  // TaskExecutor is.
+  if (!partition_finished_[partition])
+    return false;
+  const auto& where = deployed_to_[graph_.partitions()[partition].producer];
+  return where && lost_task_managers_.count(where->location.id) == 0;
 }
 
 void scheduler::start_scheduling() {
@@ -140,6 +163,7 @@ void scheduler::schedule_region(std::uint32_t region) {
       shared.request = slot_pool::slot_request_id{graph_.job_graph().job_id.upper() ^ 0x51075107u,
                                                   next_request_++};
       key_of_request_[shared.request] = key;
+      shared.requested_at = now();
       actions_.allocate_slot(shared.request, cluster::resource_profile{});
     }
   }
@@ -167,13 +191,19 @@ void scheduler::on_slot_allocated(const slot_pool::slot_request_id& request,
   }
   auto& shared = shared_slots_.at(k->second);
   if (!result) {
+    // Flink's NoResourceAvailableException: no restart can find what the cluster does not have,
+    // so the job fails whatever the restart strategy says.
     auto users = shared.users;
     std::string cause = result.error().message;
     for (auto v : users)
       if (!is_terminal(graph_.vertices()[v].current_execution.state())) {
-        mark_failed(v, "Could not allocate a slot for " + graph_.task_name_with_subtask(v) + ": "
-                         + cause);
-        break; // the job fails; the others are canceled with it
+        auto text = "Could not allocate a slot for " + graph_.task_name_with_subtask(v) + ": "
+                    + "NoResourceAvailableException: " + cause;
+        if (transition(v, execution_state::failed, text))
+          vertex_terminal(v);
+        history_.add(failover::exception_entry{now_ms(), graph_.task_name_with_subtask(v), {}, text, false});
+        fail_job(graph_.task_name_with_subtask(v) + " failed: " + text);
+        break; // the others are canceled with the job
       }
     return;
   }
@@ -237,17 +267,20 @@ void scheduler::deploy(std::uint32_t vertex) {
   if (!transition(vertex, execution_state::deploying))
     return;
   const auto& slot = *shared->slot;
+  deployed_to_[vertex] = slot;
   auto attempt = graph_.attempt_id(vertex);
   log_info("Deploying " + graph_.task_name_with_subtask(vertex) + " (attempt #"
            + std::to_string(attempt.attempt_number) + ") with attempt id " + attempt.to_string()
            + " to " + location_text(slot) + " with allocation id " + slot.allocation_id.to_string());
   // Flink's ShuffleDescriptor: each consumed partition names its producer's TaskExecutor and data
   // address, so the consumer knows whether to read it locally or ask that TaskExecutor for it.
+  // A finished producer of a blocking result gave its slot back: its partition stays where it ran.
   auto locate = [this](std::uint32_t producer) -> std::optional<graph::producer_location> {
-    auto* producer_slot = slot_record(producer);
-    if (producer_slot == nullptr || !producer_slot->slot)
+    const auto* shared = slot_record(producer);
+    const auto& deployed = shared && shared->slot ? shared->slot : deployed_to_[producer];
+    if (!deployed)
       return std::nullopt;
-    const auto& where = producer_slot->slot->location;
+    const auto& where = deployed->location;
     return graph::producer_location{where.id, where.host, where.data_port};
   };
   auto tdd = graph::make_task_deployment_descriptor(graph_, vertex, locate);
@@ -284,6 +317,7 @@ void scheduler::on_cancel_result(const graph::execution_attempt_id& attempt, exp
   if (transition(*v, execution_state::failed, "Task could not be canceled: " + result.error().message)) {
     vertex_terminal(*v);
     check_job_terminal();
+    maybe_restart();
   }
 }
 
@@ -339,6 +373,7 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
         if (transition(*v, execution_state::canceled)) {
           vertex_terminal(*v);
           check_job_terminal();
+          maybe_restart();
         }
         return unit{};
       }
@@ -357,10 +392,11 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
       auto cause = state.failure_cause.empty() ? std::string("unknown failure") : state.failure_cause;
       if (transition(*v, execution_state::failed, cause)) {
         vertex_terminal(*v);
-        if (status() == job_status::running || status() == job_status::created)
-          fail_job(graph_.task_name_with_subtask(*v) + " failed: " + cause);
+        if (current == execution_state::canceling)
+          check_job_terminal(); // it failed while we cancelled it: not a failure of its own
         else
-          check_job_terminal();
+          handle_task_failure(*v, cause);
+        maybe_restart();
       }
       return unit{};
     }
@@ -369,6 +405,7 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
         if (transition(*v, execution_state::canceled)) {
           vertex_terminal(*v);
           check_job_terminal();
+          maybe_restart();
         }
       } else {
         mark_failed(*v, "Task " + graph_.task_name_with_subtask(*v) + " was canceled unexpectedly.");
@@ -395,6 +432,8 @@ bool scheduler::transition(std::uint32_t vertex, execution_state to, const std::
     auto line = graph_.task_name_with_subtask(vertex) + " (" + graph_.attempt_id(vertex).to_string()
                 + ") switched from " + std::string(to_string(from)) + " to "
                 + std::string(to_string(to));
+    if (to == execution_state::failed && deployed_to_[vertex])
+      line += " on " + location_text(*deployed_to_[vertex]);
     if (to == execution_state::failed && !cause.empty())
       logger_->info(line + " with failure cause: " + cause);
     else
@@ -421,12 +460,11 @@ void scheduler::mark_failed(std::uint32_t vertex, const std::string& cause) {
   auto state = graph_.vertices()[vertex].current_execution.state();
   if (is_terminal(state))
     return;
-  if (transition(vertex, execution_state::failed, cause))
-    vertex_terminal(vertex);
-  if (status() == job_status::running || status() == job_status::created)
-    fail_job(graph_.task_name_with_subtask(vertex) + " failed: " + cause);
-  else
-    check_job_terminal();
+  if (!transition(vertex, execution_state::failed, cause))
+    return;
+  vertex_terminal(vertex);
+  handle_task_failure(vertex, cause);
+  maybe_restart();
 }
 
 void scheduler::vertex_terminal(std::uint32_t vertex) {
@@ -456,6 +494,7 @@ void scheduler::cancel() {
   if (is_terminal(s) || s == job_status::cancelling)
     return;
   transition_job(job_status::cancelling);
+  pending_restart_.clear();
   cancel_all_executions();
   check_job_terminal();
 }
@@ -466,35 +505,38 @@ void scheduler::fail_job(const std::string& cause) {
     return;
   failure_cause_ = cause;
   transition_job(job_status::failing, cause);
+  pending_restart_.clear();
   cancel_all_executions();
   check_job_terminal();
 }
 
 void scheduler::cancel_all_executions() {
   batches_.clear();
-  for (std::uint32_t v = 0; v < graph_.vertices().size(); ++v) {
-    auto state = graph_.vertices()[v].current_execution.state();
-    switch (state) {
-      case execution_state::created:
-      case execution_state::scheduled:
+  for (std::uint32_t v = 0; v < graph_.vertices().size(); ++v)
+    cancel_execution(v);
+}
+
+void scheduler::cancel_execution(std::uint32_t v) {
+  switch (graph_.vertices()[v].current_execution.state()) {
+    case execution_state::created:
+    case execution_state::scheduled:
+      if (transition(v, execution_state::canceled))
+        vertex_terminal(v);
+      break;
+    case execution_state::deploying:
+    case execution_state::initializing:
+    case execution_state::running:
+    case execution_state::reconciling: {
+      auto* shared = slot_record(v);
+      if (shared == nullptr || !shared->slot || !shared->alive) {
         if (transition(v, execution_state::canceled))
           vertex_terminal(v);
-        break;
-      case execution_state::deploying:
-      case execution_state::initializing:
-      case execution_state::running:
-      case execution_state::reconciling: {
-        auto* shared = slot_record(v);
-        if (shared == nullptr || !shared->slot || !shared->alive) {
-          if (transition(v, execution_state::canceled))
-            vertex_terminal(v);
-        } else if (transition(v, execution_state::canceling)) {
-          actions_.cancel_task(graph_.attempt_id(v), *shared->slot);
-        }
-        break;
+      } else if (transition(v, execution_state::canceling)) {
+        actions_.cancel_task(graph_.attempt_id(v), *shared->slot);
       }
-      default: break;
+      break;
     }
+    default: break;
   }
 }
 
@@ -503,7 +545,7 @@ void scheduler::check_job_terminal() {
     if (!is_terminal(ev.current_execution.state()))
       return;
   auto s = status();
-  if (s == job_status::running) {
+  if (s == job_status::running && pending_restart_.empty()) {
     bool all_finished = std::all_of(graph_.vertices().begin(), graph_.vertices().end(), [](const auto& ev) {
       return ev.current_execution.state() == execution_state::finished;
     });
@@ -531,41 +573,149 @@ void scheduler::release_all_slots(const std::string& cause) {
 
 std::size_t scheduler::fail_task_manager(const cluster::resource_id& task_manager,
                                          const std::string& cause) {
-  std::vector<std::uint32_t> victims;
-  for (auto& [key, shared] : shared_slots_)
-    if (shared.slot && shared.slot->location.id == task_manager) {
-      shared.alive = false;
-      victims.insert(victims.end(), shared.users.begin(), shared.users.end());
-    }
-  std::size_t failed = 0;
-  for (auto v : victims)
-    if (!is_terminal(graph_.vertices()[v].current_execution.state())) {
-      ++failed;
-      if (transition(v, execution_state::failed, cause))
-        vertex_terminal(v);
-    }
-  if (failed > 0)
-    fail_job(cause);
-  return failed;
+  // Its blocking partitions are gone with it: consumers that still need them make their
+  // producers restart too (partition_available).
+  lost_task_managers_.insert(task_manager);
+  return fail_slots_where([&](const slot_pool::allocated_slot& slot) { return slot.location.id == task_manager; },
+                          cause);
 }
 
 std::size_t scheduler::fail_slot(const cluster::allocation_id& allocation, const std::string& cause) {
+  return fail_slots_where([&](const slot_pool::allocated_slot& slot) { return slot.allocation_id == allocation; },
+                          cause);
+}
+
+std::size_t scheduler::fail_slots_where(const std::function<bool(const slot_pool::allocated_slot&)>& lost,
+                                        const std::string& cause) {
   std::vector<std::uint32_t> victims;
   for (auto& [key, shared] : shared_slots_)
-    if (shared.slot && shared.slot->allocation_id == allocation) {
+    if (shared.slot && lost(*shared.slot)) {
       shared.alive = false;
       victims.insert(victims.end(), shared.users.begin(), shared.users.end());
     }
-  std::size_t failed = 0;
-  for (auto v : victims)
-    if (!is_terminal(graph_.vertices()[v].current_execution.state())) {
-      ++failed;
-      if (transition(v, execution_state::failed, cause))
-        vertex_terminal(v);
+  std::vector<std::pair<std::uint32_t, bool>> failed; // vertex, was it being cancelled
+  for (auto v : victims) {
+    auto state = graph_.vertices()[v].current_execution.state();
+    if (is_terminal(state))
+      continue;
+    if (transition(v, execution_state::failed, cause)) {
+      vertex_terminal(v);
+      failed.emplace_back(v, state == execution_state::canceling);
     }
-  if (failed > 0)
-    fail_job(cause);
-  return failed;
+  }
+  // Each lost execution is a task failure; the first one's restart covers the others of its
+  // region, and a job already failing ends here once its last task is terminal.
+  for (auto [v, cancelling] : failed)
+    if (!cancelling)
+      handle_task_failure(v, cause);
+  check_job_terminal();
+  maybe_restart();
+  return failed.size();
+}
+
+// -- failover -------------------------------------------------------------------------------------
+
+std::int64_t scheduler::now_ms() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now()).count();
+}
+
+std::string scheduler::location_of(std::uint32_t vertex) const {
+  return deployed_to_[vertex] ? location_text(*deployed_to_[vertex]) : std::string();
+}
+
+void scheduler::handle_task_failure(std::uint32_t vertex, const std::string& cause) {
+  auto s = status();
+  if (s != job_status::running && s != job_status::restarting) {
+    check_job_terminal();
+    return;
+  }
+  if (pending_restart_.count(vertex) != 0)
+    return; // cancelled for a restart already: that restart recovers it
+  history_.add(failover::exception_entry{now_ms(), graph_.task_name_with_subtask(vertex), location_of(vertex),
+                                         cause, false});
+  auto job_cause = graph_.task_name_with_subtask(vertex) + " failed: " + cause;
+  if (!settings_.restart_strategy || !failover_strategy_) {
+    if (logger_)
+      logger_->info("Recovery is suppressed by NoRestartBackoffTimeStrategy");
+    fail_job(job_cause);
+    return;
+  }
+  auto& restart = *settings_.restart_strategy;
+  restart.notify_failure(now());
+  if (!restart.can_restart()) {
+    if (logger_)
+      logger_->info("Recovery is suppressed by " + restart.description());
+    fail_job(job_cause);
+    return;
+  }
+  auto tasks = failover_strategy_->tasks_needing_restart(
+    vertex, [this](std::uint32_t partition) { return partition_available(partition); });
+  log_info(std::to_string(tasks.size()) + " tasks will be restarted to recover the failed task "
+           + graph_.attempt_id(vertex).to_string() + ".");
+  pending_restart_.insert(tasks.begin(), tasks.end());
+  // A restart of every task is a restart of the job (Flink's RESTARTING); a region restart
+  // leaves the job RUNNING and the other regions untouched.
+  if (pending_restart_.size() == graph_.vertices().size() && s == job_status::running)
+    transition_job(job_status::restarting, job_cause);
+  for (auto& batch : batches_)
+    std::erase_if(batch, [&](std::uint32_t v) { return pending_restart_.count(v) != 0; });
+  std::erase_if(batches_, [](const auto& batch) { return batch.empty(); });
+  for (auto v : tasks)
+    cancel_execution(v);
+  restart_delay_elapsed_ = false;
+  actions_.schedule_restart(restart.backoff_time(), ++restart_number_);
+}
+
+void scheduler::on_restart_delay_elapsed(std::uint64_t restart) {
+  if (restart != restart_number_ || pending_restart_.empty())
+    return;
+  restart_delay_elapsed_ = true;
+  maybe_restart();
+}
+
+void scheduler::maybe_restart() {
+  if (!restart_delay_elapsed_ || pending_restart_.empty())
+    return;
+  auto s = status();
+  if (s != job_status::running && s != job_status::restarting)
+    return;
+  for (auto v : pending_restart_)
+    if (!is_terminal(graph_.vertices()[v].current_execution.state()))
+      return;
+  auto vertices = std::move(pending_restart_);
+  pending_restart_.clear();
+  restart_delay_elapsed_ = false;
+  history_.record_restart();
+  for (auto v : vertices) {
+    // A producer that runs again writes its partitions again: they are not finished any more.
+    const auto& ev = graph_.vertices()[v];
+    for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results) {
+      auto partition = graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index);
+      if (!partition_finished_[partition])
+        continue;
+      partition_finished_[partition] = false;
+      for (std::uint32_t g : groups_of_partition_[partition])
+        --finished_in_group_[g];
+    }
+    if (auto reset = graph_.reset_for_new_execution(v); !reset) {
+      fail_job("Could not restart " + graph_.task_name_with_subtask(v) + ": " + reset.error().message);
+      return;
+    }
+    region_scheduled_[ev.region] = false;
+  }
+  if (s == job_status::restarting)
+    transition_job(job_status::running);
+  maybe_schedule_regions();
+}
+
+std::vector<std::pair<slot_pool::slot_request_id, std::chrono::nanoseconds>>
+scheduler::pending_slot_requests() const {
+  std::vector<std::pair<slot_pool::slot_request_id, std::chrono::nanoseconds>> pending;
+  auto t = now();
+  for (const auto& [key, shared] : shared_slots_)
+    if (!shared.slot)
+      pending.emplace_back(shared.request, t - shared.requested_at);
+  return pending;
 }
 
 } // namespace flint::job_master

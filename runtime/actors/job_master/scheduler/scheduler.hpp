@@ -1,15 +1,17 @@
 #pragma once
 /// The JobMaster's scheduler (Flink's DefaultScheduler with the PipelinedRegionSchedulingStrategy
-/// and slot sharing, without failover): owns the ExecutionGraph, schedules pipelined regions in
-/// topological order once their inputs are consumable, allocates one physical slot per
-/// (slot sharing group, subtask index), deploys each region when all its slots are there
-/// (`Execution#deploy` checks), follows task states to the job's end, and cancels.
+/// and slot sharing): owns the ExecutionGraph, schedules pipelined regions in topological order
+/// once their inputs are consumable, allocates one physical slot per (slot sharing group,
+/// subtask index), deploys each region when all its slots are there (`Execution#deploy` checks),
+/// follows task states to the job's end, cancels, and recovers failed tasks: the failover
+/// strategy names the tasks to restart, the restart strategy whether and after which delay.
 ///
 /// Plain C++: no CAF, no clock. Requests to the SlotPool and TaskExecutors go out through
 /// `scheduler_actions`; their answers come back through the `on_*` methods. Every ExecutionState
 /// and JobStatus change goes through the graph's transition rules.
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -20,6 +22,9 @@
 #include <vector>
 
 #include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/actors/job_master/failover/exception_history.hpp"
+#include "runtime/actors/job_master/failover/failover_strategy.hpp"
+#include "runtime/actors/job_master/failover/restart_backoff_time_strategy.hpp"
 #include "runtime/actors/slot_pool/slot_pool_gateway.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/execution_graph.hpp"
@@ -50,11 +55,23 @@ public:
   /// The job moved from `from` to `to`; `cause` is set for FAILED/FAILING.
   virtual void job_status_changed(graph::job_status from, graph::job_status to,
                                   const std::string& cause) = 0;
+  /// Calls `scheduler::on_restart_delay_elapsed(restart)` after `delay`, from the main thread.
+  virtual void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) = 0;
 };
+
+/// Builds the failover strategy over the scheduler's own ExecutionGraph.
+using failover_strategy_factory =
+  std::function<std::unique_ptr<failover::failover_strategy>(const graph::execution_graph&)>;
 
 struct scheduler_settings {
   /// The TaskExecutor call time-out (`rpc.ask.timeout`), quoted when a deployment times out.
   std::chrono::nanoseconds rpc_timeout = std::chrono::seconds(10);
+  /// Whether and when failed tasks restart; null: never (every failure fails the job).
+  std::shared_ptr<failover::restart_backoff_time_strategy> restart_strategy;
+  /// Which tasks restart with a failed one; null: Flink's region strategy.
+  failover_strategy_factory failover_strategy;
+  /// The caller's clock (milliseconds since the epoch in the exception history); null: 0.
+  std::function<std::chrono::nanoseconds()> clock;
 };
 
 class scheduler {
@@ -78,6 +95,11 @@ public:
   /// The TaskExecutor answered a cancel_task: an error fails the canceling execution.
   void on_cancel_result(const graph::execution_attempt_id& attempt, expected<unit> result);
 
+  /// The delay of restart `restart` (see scheduler_actions::schedule_restart) is over: the
+  /// tasks waiting for it are restarted once every one of them is terminal. A stale number
+  /// (a later failure scheduled its own delay) is ignored.
+  void on_restart_delay_elapsed(std::uint64_t restart);
+
   /// A task's new state from its TaskExecutor. Fails with errc::not_found for an attempt that
   /// is not the current one of its vertex.
   expected<unit> update_task_execution_state(const cluster::task_execution_state& state);
@@ -86,12 +108,13 @@ public:
   /// cancel_task; CANCELED once every execution is terminal.
   void cancel();
 
-  /// Fails the job (no failover yet): FAILING, every other execution is canceled, FAILED once
+  /// Fails the job without restart: FAILING, every other execution is canceled, FAILED once
   /// every execution is terminal. The first cause wins.
   void fail_job(const std::string& cause);
 
   /// A TaskExecutor is gone: its slots are dead, the executions in them FAILED with `cause`,
-  /// and the job fails. Returns how many executions it failed.
+  /// and each is recovered as a task failure (the blocking partitions it held are lost too).
+  /// Returns how many executions it failed.
   std::size_t fail_task_manager(const cluster::resource_id& task_manager, const std::string& cause);
 
   /// One slot failed at its TaskExecutor: as above for the executions in it.
@@ -102,6 +125,12 @@ public:
   const graph::execution_graph& graph() const noexcept { return graph_; }
   graph::job_status status() const noexcept { return graph_.state(); }
   const std::string& failure_cause() const noexcept { return failure_cause_; }
+  /// Every failure so far (newest first) and the number of restarts.
+  const failover::exception_history& exception_history() const noexcept { return history_; }
+  /// Tasks cancelled for a restart that has not happened yet.
+  std::size_t tasks_pending_restart() const noexcept { return pending_restart_.size(); }
+  /// Slot requests not served yet, with how long each has waited (per the scheduler's clock).
+  std::vector<std::pair<slot_pool::slot_request_id, std::chrono::nanoseconds>> pending_slot_requests() const;
   /// Physical slots held or requested (one per sharing group and subtask index in use).
   std::size_t shared_slot_count() const noexcept { return shared_slots_.size(); }
   /// The regions in the order they are scheduled (indices into graph().regions()).
@@ -119,6 +148,8 @@ private:
     std::optional<slot_pool::allocated_slot> slot;
     bool alive = true;
     std::set<std::uint32_t> users;
+    /// When it was requested (the scheduler's clock).
+    std::chrono::nanoseconds requested_at{0};
   };
 
   void compute_region_order();
@@ -136,6 +167,18 @@ private:
   void vertex_terminal(std::uint32_t vertex);
   void cancel_all_executions();
   void check_job_terminal();
+  /// Recovers from the failure of `vertex` (already FAILED): restart its tasks or fail the job.
+  void handle_task_failure(std::uint32_t vertex, const std::string& cause);
+  /// Cancels one execution (withdraws its slot request, or asks its TaskExecutor).
+  void cancel_execution(std::uint32_t vertex);
+  /// Restarts the pending tasks once the delay is over and every one of them is terminal.
+  void maybe_restart();
+  bool partition_available(std::uint32_t partition) const;
+  std::chrono::nanoseconds now() const;
+  std::int64_t now_ms() const;
+  std::size_t fail_slots_where(const std::function<bool(const slot_pool::allocated_slot&)>& lost,
+                               const std::string& cause);
+  std::string location_of(std::uint32_t vertex) const;
   void release_all_slots(const std::string& cause);
   std::string location_text(const slot_pool::allocated_slot& slot) const;
   shared_slot* slot_record(std::uint32_t vertex);
@@ -161,6 +204,19 @@ private:
   /// Regions whose slots are being allocated: deployed all at once when complete.
   std::vector<std::vector<std::uint32_t>> batches_;
   std::uint64_t next_request_ = 1;
+
+  // -- failover ---------------------------------------------------------------------------------
+  std::unique_ptr<failover::failover_strategy> failover_strategy_;
+  failover::exception_history history_;
+  /// Per vertex: where its current or last attempt was deployed (kept after its slot is gone,
+  /// so that a consumer of its blocking result can still find it).
+  std::vector<std::optional<slot_pool::allocated_slot>> deployed_to_;
+  /// Per partition: its producer FINISHED and counted in finished_in_group_.
+  std::vector<bool> partition_finished_;
+  std::set<cluster::resource_id> lost_task_managers_;
+  std::set<std::uint32_t> pending_restart_;
+  std::uint64_t restart_number_ = 0;
+  bool restart_delay_elapsed_ = false;
 };
 
 } // namespace flint::job_master

@@ -26,6 +26,7 @@ struct recording_actions : scheduler_actions {
   std::vector<graph::execution_attempt_id> cancels;
   std::vector<job_status> statuses;
   std::string last_cause;
+  std::vector<std::pair<std::chrono::milliseconds, std::uint64_t>> restarts;
 
   void allocate_slot(const slot_pool::slot_request_id& r, const cluster::resource_profile&) override {
     allocations.push_back(r);
@@ -45,6 +46,9 @@ struct recording_actions : scheduler_actions {
     statuses.push_back(to);
     last_cause = cause;
   }
+  void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) override {
+    restarts.emplace_back(delay, restart);
+  }
 };
 
 graph::execution_graph build(graph::job_graph job) {
@@ -62,8 +66,33 @@ struct scheduler_fixture {
 
   scheduler_fixture() { logger->set_pattern("%v"); }
 
+  std::chrono::nanoseconds clock{std::chrono::hours(1)};
+
   std::unique_ptr<scheduler> make(graph::job_graph g) {
     return std::make_unique<scheduler>(build(std::move(g)), scheduler_settings{}, actions, logger);
+  }
+  /// With the restart strategy `restart-strategy.*` settings give (and the region strategy).
+  std::unique_ptr<scheduler> make_restarting(graph::job_graph g,
+                                             std::map<std::string, std::string> restart,
+                                             std::string failover = "region") {
+    config::configuration cfg;
+    for (auto& [k, v] : restart)
+      cfg.set(k, v);
+    cfg.set("jobmanager.execution.failover-strategy", failover);
+    auto strategy = failover::make_restart_backoff_time_strategy(cfg, false);
+    REQUIRE_MESSAGE(strategy.has_value(), strategy.error().to_string());
+    scheduler_settings settings;
+    settings.restart_strategy = std::move(*strategy);
+    settings.failover_strategy = [cfg](const graph::execution_graph& graph) {
+      return std::move(*failover::make_failover_strategy(cfg, graph));
+    };
+    settings.clock = [this] { return clock; };
+    return std::make_unique<scheduler>(build(std::move(g)), std::move(settings), actions, logger);
+  }
+  /// Ends the last scheduled restart delay.
+  void restart_delay_over(scheduler& s) {
+    REQUIRE(!actions.restarts.empty());
+    s.on_restart_delay_elapsed(actions.restarts.back().second);
   }
   bool logged(const std::string& text) const {
     for (auto& line : sink->last_formatted())
@@ -326,4 +355,316 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a task repeating its current state is ackn
   report(*s, a, execution_state::initializing);
   report(*s, a, execution_state::running);
   CHECK(s->graph().vertices()[0].current_execution.state() == execution_state::running);
+}
+
+// -- failover ---------------------------------------------------------------------------------------
+
+namespace {
+
+/// Two pipelines in one job, not connected: "A source" -> "A sink" and "B source" -> "B sink",
+/// parallelism 1 each, one slot sharing group (so both share one physical slot).
+graph::job_graph two_pipelines(graph::job_id id) {
+  auto a = test::chain_job(id, {1, 1});
+  auto b = test::chain_job(id, {1, 1});
+  auto job = a;
+  auto offset = job.vertices.size();
+  auto ds_offset = job.data_sets.size();
+  auto edge_offset = job.edges.size();
+  for (auto v : b.vertices) {
+    v.id = graph::job_vertex_id{v.id.upper() + 0x100, v.id.lower() + 0x100};
+    v.name = "B " + v.name;
+    for (auto& e : v.inputs)
+      e += edge_offset;
+    for (auto& d : v.produced_data_sets)
+      d += ds_offset;
+    job.slot_sharing_groups[0].vertices.push_back(job.vertices.size());
+    job.vertices.push_back(v);
+  }
+  for (auto ds : b.data_sets) {
+    ds.id = graph::intermediate_data_set_id{0xd6, ds.id.lower()};
+    ds.producer += offset;
+    for (auto& c : ds.consumers)
+      c += edge_offset;
+    job.data_sets.push_back(ds);
+  }
+  for (auto e : b.edges) {
+    e.source += ds_offset;
+    e.target += offset;
+    job.edges.push_back(e);
+  }
+  return job;
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a TaskManager lost while the job is failing ends the job FAILED instead of leaving it FAILING") {
+  // One-slot TaskManagers: every task of subtask 1 is on tm-2. A task on tm-1 fails first (its
+  // channel from tm-2 broke), the job cancels tm-2's tasks, which never answer: tm-2 is dead,
+  // and its heartbeat times out later.
+  auto s = make(test::chain_job(job, {2, 2}));
+  s->start_scheduling();
+  s->on_slot_allocated(actions.allocations[0], slot(0, "task_executor/tm-1"));
+  s->on_slot_allocated(actions.allocations[1], slot(1, "task_executor/tm-2"));
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  auto on_tm1 = [&](const graph::execution_attempt_id& a) { return a.subtask_index == 0; };
+  report(*s, actions.submits[2].first, execution_state::failed, "Connection to tm-2 lost");
+  REQUIRE(s->status() == job_status::failing);
+  for (auto& a : actions.cancels)
+    if (on_tm1(a))
+      report(*s, a, execution_state::canceled);
+  CHECK(s->status() == job_status::failing);
+  auto n = s->fail_task_manager("task_executor/tm-2",
+                                "Heartbeat of TaskManager with id task_executor/tm-2 timed out.");
+  CHECK(n == 2);
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause() == "Map (1/2) failed: Connection to tm-2 lost");
+  CHECK(actions.statuses.back() == job_status::failed);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "under fixed-delay a task that fails once restarts its region: RESTARTING, RUNNING, FINISHED") {
+  auto s = make_restarting(test::chain_job(job, {1, 1}),
+                           {{"restart-strategy.type", "fixed-delay"},
+                            {"restart-strategy.fixed-delay.attempts", "3"},
+                            {"restart-strategy.fixed-delay.delay", "10 ms"}});
+  s->start_scheduling();
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 2);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  report(*s, actions.submits[1].first, execution_state::failed, "java.lang.RuntimeException: boom");
+  // One region holds every task: the whole job restarts.
+  CHECK(s->status() == job_status::restarting);
+  CHECK(logged("Job test job (00000000000000110000000000000022) switched from state RUNNING to RESTARTING"));
+  CHECK(logged("2 tasks will be restarted to recover the failed task " + actions.submits[1].first.to_string()));
+  REQUIRE(actions.cancels.size() == 1);
+  REQUIRE(actions.restarts.size() == 1);
+  CHECK(actions.restarts[0].first == std::chrono::milliseconds(10));
+  report(*s, actions.cancels[0], execution_state::canceled);
+  CHECK(s->status() == job_status::restarting); // the delay is not over
+  CHECK(actions.submits.size() == 2);
+  restart_delay_over(*s);
+  CHECK(s->status() == job_status::running);
+  // New attempts ask for slots again and deploy as attempt #1.
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 4);
+  CHECK(actions.submits[2].first.attempt_number == 1);
+  CHECK(actions.submits[3].first.attempt_number == 1);
+  CHECK(logged("(attempt #1)"));
+  // A late state of the old attempt is refused and changes nothing.
+  auto stale = s->update_task_execution_state(
+    cluster::task_execution_state{job, actions.submits[0].first, execution_state::finished, {}});
+  CHECK(!stale.has_value());
+  for (std::size_t i = 2; i < 4; ++i) {
+    report(*s, actions.submits[i].first, execution_state::running);
+    report(*s, actions.submits[i].first, execution_state::finished);
+  }
+  CHECK(s->status() == job_status::finished);
+  CHECK(actions.statuses == std::vector<job_status>{job_status::running, job_status::restarting,
+                                                    job_status::running, job_status::finished});
+  REQUIRE(s->exception_history().entries().size() == 1);
+  const auto& failure = s->exception_history().entries().front();
+  CHECK(failure.task_name == "Map (1/1)");
+  CHECK(failure.root_cause == "java.lang.RuntimeException: boom");
+  CHECK(failure.location == "task_executor/tm-1 @ localhost (dataPort=0)");
+  CHECK(failure.timestamp == 3600 * 1000);
+  CHECK(s->exception_history().restarts() == 1);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "under none a failed task fails the job with its cause and the history keeps it") {
+  auto s = make_restarting(test::chain_job(job, {1, 1}), {{"restart-strategy.type", "none"}});
+  s->start_scheduling();
+  serve_all(*s);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  report(*s, actions.submits[0].first, execution_state::failed, "boom");
+  CHECK(s->status() == job_status::failing);
+  CHECK(logged("Recovery is suppressed by NoRestartBackoffTimeStrategy"));
+  CHECK(actions.restarts.empty());
+  for (auto& a : actions.cancels)
+    report(*s, a, execution_state::canceled);
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause() == "Source: numbers (1/1) failed: boom");
+  CHECK(s->exception_history().entries().size() == 1);
+  CHECK(s->exception_history().restarts() == 0);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "fixed-delay gives up after its attempts and the job fails with the last cause") {
+  auto s = make_restarting(test::chain_job(job, {1}),
+                           {{"restart-strategy.type", "fixed-delay"},
+                            {"restart-strategy.fixed-delay.attempts", "2"},
+                            {"restart-strategy.fixed-delay.delay", "0 ms"}});
+  s->start_scheduling();
+  for (int round = 0; round < 3; ++round) {
+    serve_all(*s);
+    auto a = actions.submits.back().first;
+    CHECK(a.attempt_number == round);
+    report(*s, a, execution_state::running);
+    report(*s, a, execution_state::failed, "failure " + std::to_string(round));
+    if (round < 2) {
+      CHECK(s->status() == job_status::restarting);
+      restart_delay_over(*s);
+      CHECK(s->status() == job_status::running);
+      actions.allocations.erase(actions.allocations.begin(), actions.allocations.end() - 1);
+    }
+  }
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause() == "Source: numbers (1/1) failed: failure 2");
+  CHECK(s->exception_history().entries().size() == 3);
+  CHECK(s->exception_history().restarts() == 2);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a failure in one of two disconnected pipelines restarts only its own region") {
+  auto s = make_restarting(two_pipelines(job), {{"restart-strategy.type", "fixed-delay"},
+                                                {"restart-strategy.fixed-delay.attempts", "1"},
+                                                {"restart-strategy.fixed-delay.delay", "0 ms"}});
+  REQUIRE(s->graph().regions().size() == 2);
+  s->start_scheduling();
+  serve_all(*s);
+  REQUIRE(actions.submits.size() == 4);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  auto failed = actions.submits[1].first; // A's sink
+  report(*s, failed, execution_state::failed, "boom");
+  CHECK(s->status() == job_status::running); // a region restart leaves the job RUNNING
+  REQUIRE(actions.cancels.size() == 1);
+  CHECK(actions.cancels[0] == actions.submits[0].first); // A's source only
+  report(*s, actions.cancels[0], execution_state::canceled);
+  restart_delay_over(*s);
+  // The shared slot is still held by pipeline B: A's new attempts deploy into it at once.
+  REQUIRE(actions.submits.size() == 6);
+  CHECK(actions.submits[4].first.job_vertex == actions.submits[0].first.job_vertex);
+  CHECK(actions.submits[4].first.attempt_number == 1);
+  CHECK(actions.submits[5].first.attempt_number == 1);
+  // B kept running, at attempt #0.
+  int b_tasks = 0;
+  for (const auto& ev : s->graph().vertices())
+    if (s->graph().job_vertex_of(ev.job_vertex).name.starts_with("B ")) {
+      ++b_tasks;
+      CHECK(ev.current_execution.attempt_number() == 0);
+      CHECK(ev.current_execution.state() == execution_state::running);
+    }
+  CHECK(b_tasks == 2);
+  for (std::size_t i : {2u, 3u, 4u, 5u})
+    report(*s, actions.submits[i].first, execution_state::finished);
+  CHECK(s->status() == job_status::finished);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "in a BATCH job a consumer failure restarts only the consumer and its producers are not run again") {
+  auto s = make_restarting(test::chain_job(job, {2, 2}, {result_partition_type::blocking}),
+                           {{"restart-strategy.type", "fixed-delay"},
+                            {"restart-strategy.fixed-delay.attempts", "1"},
+                            {"restart-strategy.fixed-delay.delay", "0 ms"}});
+  s->start_scheduling();
+  s->on_slot_allocated(actions.allocations[0], slot(0, "task_executor/tm-1"));
+  s->on_slot_allocated(actions.allocations[1], slot(1, "task_executor/tm-2"));
+  REQUIRE(actions.submits.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    report(*s, actions.submits[i].first, execution_state::running);
+    report(*s, actions.submits[i].first, execution_state::finished);
+  }
+  auto served = actions.allocations.size();
+  for (std::size_t i = 2; i < served; ++i)
+    s->on_slot_allocated(actions.allocations[i], slot(static_cast<int>(i), "task_executor/tm-1"));
+  REQUIRE(actions.submits.size() == 4);
+  // The consumers find the finished producers where they ran, though their slots are gone.
+  const auto& consumer_tdd = actions.descriptors[2];
+  REQUIRE(consumer_tdd.input_gates.size() == 1);
+  CHECK(consumer_tdd.input_gates[0].producer_locations[1].resource_id == "task_executor/tm-2");
+  report(*s, actions.submits[2].first, execution_state::running);
+  report(*s, actions.submits[3].first, execution_state::running);
+  report(*s, actions.submits[2].first, execution_state::failed, "boom");
+  CHECK(actions.cancels.empty()); // the other consumer is a region of its own
+  CHECK(logged("1 tasks will be restarted to recover the failed task"));
+  restart_delay_over(*s);
+  for (std::size_t i = served; i < actions.allocations.size(); ++i)
+    s->on_slot_allocated(actions.allocations[i], slot(static_cast<int>(i), "task_executor/tm-1"));
+  REQUIRE(actions.submits.size() == 5);
+  CHECK(actions.submits[4].first.job_vertex == actions.submits[2].first.job_vertex);
+  CHECK(actions.submits[4].first.subtask_index == 0);
+  CHECK(actions.submits[4].first.attempt_number == 1);
+  report(*s, actions.submits[4].first, execution_state::finished);
+  report(*s, actions.submits[3].first, execution_state::finished);
+  CHECK(s->status() == job_status::finished);
+  // The producers ran once.
+  CHECK(s->graph().vertices()[0].current_execution.attempt_number() == 0);
+  CHECK(s->graph().vertices()[1].current_execution.attempt_number() == 0);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "in a BATCH job a consumer whose producer's TaskManager is gone restarts that producer too") {
+  auto s = make_restarting(test::chain_job(job, {2, 2}, {result_partition_type::blocking}),
+                           {{"restart-strategy.type", "fixed-delay"},
+                            {"restart-strategy.fixed-delay.attempts", "2"},
+                            {"restart-strategy.fixed-delay.delay", "0 ms"}});
+  s->start_scheduling();
+  s->on_slot_allocated(actions.allocations[0], slot(0, "task_executor/tm-1"));
+  s->on_slot_allocated(actions.allocations[1], slot(1, "task_executor/tm-2"));
+  for (std::size_t i = 0; i < 2; ++i)
+    report(*s, actions.submits[i].first, execution_state::finished);
+  auto served = actions.allocations.size();
+  for (std::size_t i = 2; i < served; ++i)
+    s->on_slot_allocated(actions.allocations[i], slot(static_cast<int>(i), "task_executor/tm-1"));
+  REQUIRE(actions.submits.size() == 4);
+  report(*s, actions.submits[2].first, execution_state::running);
+  report(*s, actions.submits[3].first, execution_state::running);
+  // tm-2 held producer 2's partition and runs nothing now: losing it fails no task ...
+  CHECK(s->fail_task_manager("task_executor/tm-2", "TaskManager with id tm-2 is no longer reachable.") == 0);
+  // ... but the consumer that reads it fails, and both regions reading it restart with producer 2.
+  report(*s, actions.submits[2].first, execution_state::failed, "Partition not found");
+  CHECK(actions.cancels.size() == 1);
+  CHECK(actions.cancels[0] == actions.submits[3].first);
+  report(*s, actions.submits[3].first, execution_state::canceled);
+  restart_delay_over(*s);
+  for (std::size_t i = served; i < actions.allocations.size(); ++i)
+    s->on_slot_allocated(actions.allocations[i], slot(static_cast<int>(i), "task_executor/tm-1"));
+  // Only producer 2 runs again first; the consumers wait for its partition.
+  REQUIRE(actions.submits.size() == 5);
+  CHECK(actions.submits[4].first.job_vertex == actions.submits[1].first.job_vertex);
+  CHECK(actions.submits[4].first.subtask_index == 1);
+  CHECK(actions.submits[4].first.attempt_number == 1);
+  CHECK(s->graph().vertices()[0].current_execution.attempt_number() == 0);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a restart delay that a later failure replaced is ignored") {
+  auto s = make_restarting(two_pipelines(job), {{"restart-strategy.type", "fixed-delay"},
+                                                {"restart-strategy.fixed-delay.attempts", "5"},
+                                                {"restart-strategy.fixed-delay.delay", "10 ms"}});
+  s->start_scheduling();
+  serve_all(*s);
+  for (auto& [a, sl] : actions.submits)
+    report(*s, a, execution_state::running);
+  report(*s, actions.submits[0].first, execution_state::failed, "A broke");
+  report(*s, actions.submits[2].first, execution_state::failed, "B broke");
+  report(*s, actions.submits[1].first, execution_state::canceled);
+  report(*s, actions.submits[3].first, execution_state::canceled);
+  REQUIRE(actions.restarts.size() == 2);
+  CHECK(s->status() == job_status::restarting); // every task is waiting now
+  s->on_restart_delay_elapsed(actions.restarts[0].second);
+  CHECK(actions.submits.size() == 4);
+  s->on_restart_delay_elapsed(actions.restarts[1].second);
+  CHECK(s->status() == job_status::running);
+  CHECK(s->tasks_pending_restart() == 0);
+  CHECK(s->exception_history().entries().size() == 2);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a waiting job lists its pending slot requests with their age") {
+  auto s = make_restarting(test::chain_job(job, {2}), {{"restart-strategy.type", "none"}});
+  s->start_scheduling();
+  clock += std::chrono::seconds(7);
+  auto pending = s->pending_slot_requests();
+  REQUIRE(pending.size() == 2);
+  CHECK(pending[0].second == std::chrono::seconds(7));
+  s->on_slot_allocated(actions.allocations[0], slot(0));
+  CHECK(s->pending_slot_requests().size() == 1);
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "a slot that never comes fails the job with NoResourceAvailableException whatever the restart strategy") {
+  auto s = make_restarting(test::chain_job(job, {1}), {{"restart-strategy.type", "fixed-delay"},
+                                                       {"restart-strategy.fixed-delay.attempts", "100"}});
+  s->start_scheduling();
+  s->on_slot_allocated(actions.allocations[0],
+                       make_error(errc::timeout, "Could not allocate the required slot within slot request timeout of 300000 ms."));
+  CHECK(s->status() == job_status::failed);
+  CHECK(s->failure_cause().find("NoResourceAvailableException") != std::string::npos);
+  CHECK(actions.restarts.empty());
 }

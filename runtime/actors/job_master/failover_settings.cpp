@@ -1,0 +1,50 @@
+#include "runtime/actors/job_master/failover_settings.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace flint::job_master {
+
+config::configuration job_configuration(const config::configuration& cluster, const graph::job_graph& job) {
+  auto merged = cluster;
+  const bool job_sets_restart = std::any_of(
+    job.execution_config.job_configuration.begin(), job.execution_config.job_configuration.end(),
+    [](const auto& entry) { return entry.first.starts_with("restart-strategy"); });
+  if (job_sets_restart)
+    // A strategy of the job's own replaces the cluster's whole: a cluster's fixed-delay
+    // attempts must not leak into a job's exponential-delay.
+    for (const auto& key : cluster.keys())
+      if (key.starts_with("restart-strategy"))
+        merged.remove(key);
+  for (const auto& [key, value] : job.execution_config.job_configuration)
+    merged.set(key, value, "job " + job.job_id.to_string());
+  return merged;
+}
+
+expected<failover_settings> make_failover_settings(const config::configuration& cluster,
+                                                   const graph::job_graph& job) {
+  auto config = job_configuration(cluster, job);
+  const bool checkpointing = job.checkpointing.interval > 0;
+  auto restart = failover::make_restart_backoff_time_strategy(config, checkpointing);
+  if (!restart)
+    return restart.error();
+  // The strategy is built over the scheduler's own graph; check the key here already.
+  if (auto kind = config.get_raw("jobmanager.execution.failover-strategy")) {
+    auto lower = *kind;
+    for (auto& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower != "region" && lower != "full")
+      return make_error(errc::invalid_argument,
+                        "Unknown failover strategy '" + *kind
+                          + "' in jobmanager.execution.failover-strategy (valid: region, full).");
+  }
+  failover_settings settings;
+  settings.restart_strategy = std::move(*restart);
+  settings.failover_strategy = [config](const graph::execution_graph& graph) {
+    auto strategy = failover::make_failover_strategy(config, graph);
+    return strategy ? std::move(*strategy) : std::unique_ptr<failover::failover_strategy>{};
+  };
+  return settings;
+}
+
+} // namespace flint::job_master
