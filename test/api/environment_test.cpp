@@ -193,3 +193,32 @@ TEST_CASE("a rebuilt program is checked against the submitted job graph") {
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().message.starts_with("the rebuilt program differs from the submitted one"));
 }
+
+TEST_CASE("a job's restart strategy and failover keys become the job's own settings in its JobGraph") {
+  api::configuration config{{"restart-strategy.type", "failure-rate"},
+                            {"restart-strategy.failure-rate.delay", "2 s"},
+                            {"jobmanager.execution.failover-strategy", "full"},
+                            {"parallelism.default", "2"}};
+  api::stream_execution_environment env(config);
+  env.generate_sequence(1, 10).print();
+  auto job = env.get_job_graph();
+  REQUIRE(job.has_value());
+  const auto& own = job->execution_config.job_configuration;
+  CHECK(own.size() == 3);
+  CHECK(own.at("restart-strategy.type") == "failure-rate");
+  CHECK(own.at("jobmanager.execution.failover-strategy") == "full");
+  CHECK(own.count("parallelism.default") == 0);
+
+  // set_restart_strategy replaces the whole strategy, keeping the failover key.
+  env.set_restart_strategy(api::restart_strategies::exponential_delay_restart(
+    std::chrono::milliseconds(10), std::chrono::milliseconds(100), 2.0, std::chrono::hours(1), 0.0));
+  const auto& now = env.job_configuration();
+  CHECK(now.at("restart-strategy.type") == "exponential-delay");
+  CHECK(now.at("restart-strategy.exponential-delay.initial-backoff") == "10 ms");
+  CHECK(now.at("restart-strategy.exponential-delay.backoff-multiplier") == "2");
+  CHECK(now.count("restart-strategy.failure-rate.delay") == 0);
+  CHECK(now.at("jobmanager.execution.failover-strategy") == "full");
+  env.set_restart_strategy(api::restart_strategies::no_restart());
+  CHECK(env.job_configuration().at("restart-strategy.type") == "none");
+  CHECK(env.job_configuration().size() == 2);
+}

@@ -115,3 +115,32 @@ TEST_CASE("the configuration is --config, else $FLINT_CONF_DIR, else deploy/ of 
   CHECK(find_config_file("", exe).empty()); // built-in defaults
   std::filesystem::remove_all(root);
 }
+
+TEST_CASE("flint status prints a job's restarts, failures newest first, and the slots a waiting job lacks") {
+  job_master::job_status_response r;
+  r.status = graph::job_status::running;
+  r.restarts = 1;
+  r.failures = {job_master::job_failure{1'764'417'300'000, "Map (2/2)", "task_executor/tm-2 @ host-2 (dataPort=6121)",
+                                        "TaskManager with id tm-2 is no longer reachable."},
+                job_master::job_failure{1'764'417'200'000, "", "", "no slot"}};
+  r.tasks = 4;
+  r.tasks_running = 2;
+  r.slots_needed = 2;
+  r.slots_assigned = 1;
+  r.pending_slot_requests = {job_master::pending_slot_request{"SlotRequestId{0a}", 1500}};
+  r.registered_task_managers = 1;
+  auto text = format_job_status(graph::job_id{0, 1}, r, true);
+  CHECK(text == "Job 00000000000000000000000000000001 is RUNNING.\n"
+                "Restarts: 1, failures: 2\n"
+                "  29.11.2025 11:55:00 Map (2/2) on task_executor/tm-2 @ host-2 (dataPort=6121): TaskManager with id "
+                "tm-2 is no longer reachable.\n"
+                "  29.11.2025 11:53:20 (global failure): no slot\n"
+                "Tasks running: 2 of 4; slots assigned: 1 of 2 needed; TaskManagers registered with the job: 1\n"
+                "  waiting for a slot: request SlotRequestId{0a} pending for 1500 ms\n");
+  // A job that runs whole and never failed says only its status.
+  job_master::job_status_response fine;
+  fine.status = graph::job_status::running;
+  fine.tasks = 4;
+  fine.tasks_running = 4;
+  CHECK(format_job_status(graph::job_id{0, 1}, fine, true) == "Job 00000000000000000000000000000001 is RUNNING.\n");
+}

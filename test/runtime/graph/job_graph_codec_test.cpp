@@ -26,6 +26,7 @@ graph::job_graph wordcount_job() {
 graph::job_graph busy_job() {
   api::stream_execution_environment env(test::parallelism(3));
   env.enable_checkpointing(1000).set_max_parallelism(256);
+  env.set_restart_strategy(api::restart_strategies::fixed_delay_restart(3, std::chrono::milliseconds(10)));
   env.set_global_data_exchange_mode(global_data_exchange_mode::forward_edges_pipelined);
   auto src = env.generate_sequence(0, 99).co_location_group("c").set_buffer_timeout(7);
   auto a = src.rescale().map([](const std::int64_t& x) { return x; }).uid("a-uid").co_location_group("c");
@@ -52,6 +53,7 @@ TEST_CASE("a job graph survives a Cap'n Proto round trip") {
   auto busy = busy_job();
   CHECK(busy.co_location_groups.size() == 1);
   CHECK(busy.checkpointing.interval == 1000);
+  CHECK(busy.execution_config.job_configuration.at("restart-strategy.type") == "fixed-delay");
   CHECK(busy.slot_sharing_groups.size() == 2);
   bool blocking = false;
   for (const auto& d : busy.data_sets)

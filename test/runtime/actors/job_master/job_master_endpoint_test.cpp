@@ -127,8 +127,7 @@ struct job_master_fixture : test_fixture {
     run();
   }
 
-  void start_job_master(graph::job_graph g = test::chain_job(job, {2, 2, 2})) {
-    job_master_config cfg;
+  void start_job_master(graph::job_graph g = test::chain_job(job, {2, 2, 2}), job_master_config cfg = {}) {
     job_master_services services{&ha, &directory,
                                  [this](job_master_result r) { results.push_back(std::move(r)); },
                                  nullptr};
@@ -198,9 +197,9 @@ struct job_master_fixture : test_fixture {
   }
 
   /// Brings a 3 x 2 job to RUNNING on one TaskExecutor with two slots.
-  void run_job() {
+  void run_job(job_master_config cfg = {}) {
     confirm_resource_manager();
-    start_job_master();
+    start_job_master(test::chain_job(job, {2, 2, 2}), std::move(cfg));
     register_and_offer();
     REQUIRE(submitted.size() == 6);
     report_all(execution_state::running);
@@ -404,4 +403,89 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job master stopped while its job runs t
   CHECK(te_disconnects[0].cause.find("is stopping") != std::string::npos);
   REQUIRE(rm_disconnects.size() == 1);
   CHECK(rm_disconnects[0].job_id == job);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "under fixed-delay a failed task's region is cancelled and deployed again as attempt #1 after the delay") {
+  job_master_config cfg;
+  cfg.configuration.set("restart-strategy.type", "fixed-delay");
+  cfg.configuration.set("restart-strategy.fixed-delay.attempts", "2");
+  cfg.configuration.set("restart-strategy.fixed-delay.delay", "500 ms");
+  run_job(cfg);
+  const auto first = submitted;
+  auto failed = first[2]; // Map (1/2)
+  auto r = te_call<update_task_execution_state>(cluster::task_execution_state{
+    job, {failed.tdd.job_vertex_id, failed.tdd.subtask_index, 0}, execution_state::failed, "boom"});
+  REQUIRE(r.has_value());
+  CHECK(master().status() == job_status::restarting);
+  REQUIRE(canceled.size() == 5);
+  submitted.clear();
+  for (auto& c : canceled) {
+    auto ack = te_call<update_task_execution_state>(
+      cluster::task_execution_state{job, c.attempt, execution_state::canceled, {}});
+    REQUIRE(ack.has_value());
+  }
+  // The slots went back to the pool, not to the TaskExecutor: the restart reuses them.
+  CHECK(freed.empty());
+  advance(499ms);
+  CHECK(submitted.empty());
+  CHECK(master().status() == job_status::restarting);
+  advance(1ms);
+  CHECK(master().status() == job_status::running);
+  REQUIRE(submitted.size() == 6);
+  for (auto& s : submitted)
+    CHECK(s.tdd.attempt_number == 1);
+  CHECK(slot_requests.size() == 2); // no new slots were asked of the ResourceManager
+  report_all(execution_state::running);
+  auto status = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(status.has_value());
+  CHECK(status->status == job_status::running);
+  CHECK(status->restarts == 1);
+  REQUIRE(status->failures.size() == 1);
+  CHECK(status->failures[0].task == "Map (1/2)");
+  CHECK(status->failures[0].cause == "boom");
+  CHECK(status->failures[0].location.find(tm_id) != std::string::npos);
+  CHECK(status->tasks == 6);
+  CHECK(status->tasks_running == 6);
+  report_all(execution_state::finished);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::finished);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a task executor whose actor goes away is disconnected at once, not at the heartbeat timeout") {
+  run_job();
+  caf::anon_send_exit(te, caf::exit_reason::kill);
+  te = caf::actor{};
+  run();
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find("TaskManager with id " + tm_id + " is no longer reachable.")
+        != std::string::npos);
+  CHECK(!master().is_registered_task_manager(tm_id));
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a job whose restart strategy is unknown fails at its start naming the key") {
+  confirm_resource_manager();
+  auto bad = test::chain_job(job, {1});
+  bad.execution_config.job_configuration["restart-strategy.type"] = "sometimes";
+  start_job_master(bad);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find("restart-strategy.type") != std::string::npos);
+  CHECK(slot_requests.empty());
+}
+
+TEST_CASE_FIXTURE(job_master_fixture, "a waiting job's status names its pending slot requests and their age") {
+  confirm_resource_manager();
+  start_job_master();
+  advance(3s);
+  auto status = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(status.has_value());
+  CHECK(status->status == job_status::running);
+  CHECK(status->tasks == 6);
+  CHECK(status->tasks_running == 0);
+  CHECK(status->slots_needed == 2);
+  CHECK(status->slots_assigned == 0);
+  REQUIRE(status->pending_slot_requests.size() == 2);
+  CHECK(status->pending_slot_requests[0].age_ms >= 3000);
+  CHECK(status->registered_task_managers == 0);
 }

@@ -30,8 +30,10 @@ struct cluster_fixture : test_fixture {
 
   void start(int task_managers, int slots,
              task_executor::invokable_factory invokables = {},
-             std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5)) {
+             std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5),
+             config::configuration configuration = {}) {
     minicluster::minicluster_config cfg;
+    cfg.configuration = std::move(configuration);
     cfg.number_of_task_managers = task_managers;
     cfg.number_of_slots_per_task_manager = slots;
     cfg.detached_tasks = false;      // tasks on the deterministic scheduler
@@ -219,6 +221,38 @@ TEST_CASE_FIXTURE(cluster_fixture, "a failing task fails the job with its cause"
   CHECK((**result)->failure_cause.find("boom") != std::string::npos);
 }
 
+TEST_CASE_FIXTURE(cluster_fixture, "a task that fails on its first attempt restarts under fixed-delay and the job finishes") {
+  config::configuration configuration;
+  configuration.set("restart-strategy.type", "fixed-delay");
+  configuration.set("restart-strategy.fixed-delay.attempts", "3");
+  configuration.set("restart-strategy.fixed-delay.delay", "10 ms");
+  auto attempts = std::make_shared<std::vector<int>>();
+  task_executor::invokable_factory invokables =
+    [attempts](const graph::task_deployment_descriptor& tdd) -> std::unique_ptr<task_executor::invokable> {
+    attempts->push_back(tdd.attempt_number);
+    // Subtask 1 of the middle vertex throws on its first attempt only.
+    bool fail = tdd.attempt_number == 0 && tdd.subtask_index == 1 && tdd.task_name.rfind("Map", 0) == 0;
+    return std::make_unique<task_executor::counting_invokable>(3, fail ? 2 : 0, "user function threw: boom");
+  };
+  start(1, 2, std::move(invokables), std::chrono::minutes(5), configuration);
+  auto job = test::three_vertex_job(2, 77);
+  REQUIRE(ask<dispatcher::submit_job>(dispatcher::submit_job_request{job})->has_value());
+  auto result = await_result(job.job_id);
+  for (int i = 0; i < 10 && !result->has_value(); ++i)
+    advance(10ms);
+  REQUIRE(result->has_value());
+  REQUIRE((*result)->has_value());
+  CHECK((**result)->status == graph::job_status::finished);
+  // Six tasks ran twice: one pipelined region, so every task restarted, as attempt #1.
+  REQUIRE(attempts->size() == 12);
+  CHECK(std::count(attempts->begin(), attempts->end(), 1) == 6);
+  CHECK(has_record(trace(), "job_master/", "update_task_execution_state"));
+  auto status = ask<dispatcher::request_job_status>(dispatcher::job_id_request{job.job_id});
+  REQUIRE(status.has_value());
+  REQUIRE(status->has_value());
+  CHECK((*status)->status == graph::job_status::finished);
+}
+
 TEST_CASE_FIXTURE(cluster_fixture, "bad input gets clear errors and the cluster keeps serving") {
   start(1, 2, {}, 30s);
   SUBCASE("a malformed job graph") {
@@ -251,6 +285,31 @@ TEST_CASE_FIXTURE(cluster_fixture, "bad input gets clear errors and the cluster 
     REQUIRE((*result)->has_value());
     CHECK((**result)->status == graph::job_status::failed);
     CHECK_FALSE((**result)->failure_cause.empty());
+  }
+  SUBCASE("a job with a bad restart or failover setting is refused naming the key") {
+    const std::vector<std::pair<std::string, std::string>> bad{
+      {"restart-strategy.type", "sometimes"},
+      {"restart-strategy.fixed-delay.attempts", "-1"},
+      {"restart-strategy.fixed-delay.delay", "ten seconds"},
+      {"jobmanager.execution.failover-strategy", "nearby"}};
+    std::uint64_t n = 40;
+    for (const auto& [key, value] : bad) {
+      CAPTURE(key);
+      auto job = test::three_vertex_job(1, n++);
+      job.execution_config.job_configuration[key] = value;
+      if (key != "restart-strategy.type" && key != "jobmanager.execution.failover-strategy")
+        job.execution_config.job_configuration["restart-strategy.type"] = "fixed-delay";
+      auto r = ask<dispatcher::submit_job>(dispatcher::submit_job_request{job});
+      REQUIRE(r.has_value());
+      REQUIRE_FALSE(r->has_value());
+      CHECK(r->error().code == errc::invalid_argument);
+      CHECK(r->error().message.find(key) != std::string::npos);
+      CHECK(r->error().message.find(value) != std::string::npos);
+      // Nothing of it stays behind.
+      auto st = ask<dispatcher::request_job_status>(dispatcher::job_id_request{job.job_id});
+      REQUIRE(st.has_value());
+      CHECK_FALSE(st->has_value());
+    }
   }
   SUBCASE("a job submitted twice") {
     auto job = test::three_vertex_job(1, 6);

@@ -86,6 +86,21 @@ TEST_CASE("a job status response round-trips in every status") {
   }
 }
 
+TEST_CASE("a job status response with its exception history and pending slot requests round-trips") {
+  job_status_response r;
+  r.status = graph::job_status::restarting;
+  r.failures = {job_failure{1700000000123, "Map (1/2)", "task_executor/tm-1 @ host (dataPort=6121)", "boom"},
+                job_failure{1700000000000, "", "", "global: no slot"}};
+  r.restarts = 3;
+  r.tasks = 6;
+  r.tasks_running = 2;
+  r.slots_needed = 2;
+  r.slots_assigned = 1;
+  r.pending_slot_requests = {pending_slot_request{"SlotRequestId{ab}", 4200}};
+  r.registered_task_managers = 1;
+  check_round_trip(r);
+}
+
 TEST_CASE("a job master disconnect task manager request round-trips") {
   check_round_trip(sample_disconnect_tm());
 }
