@@ -159,7 +159,11 @@ expected<graph::job_graph> stream_execution_environment::get_job_graph(std::stri
   auto stream = get_stream_graph(std::move(job_name));
   if (!stream)
     return stream.error();
-  auto job = graph::create_job_graph(*stream, job_id_);
+  return job_graph_of(*stream);
+}
+
+expected<graph::job_graph> stream_execution_environment::job_graph_of(const graph::stream_graph& stream) const {
+  auto job = graph::create_job_graph(stream, job_id_);
   if (job)
     job->execution_config.job_configuration = job_configuration_;
   return job;

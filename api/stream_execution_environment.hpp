@@ -98,6 +98,8 @@ public:
   expected<graph::stream_graph> get_stream_graph(std::string job_name = default_job_name) const;
   /// The JobGraph of everything added so far.
   expected<graph::job_graph> get_job_graph(std::string job_name = default_job_name) const;
+  /// The JobGraph of a StreamGraph this environment made, with the job's own settings.
+  expected<graph::job_graph> job_graph_of(const graph::stream_graph& stream) const;
   /// The JSON execution plan of the JobGraph (§5.1.1 step 3).
   expected<std::string> get_execution_plan(std::string job_name = default_job_name) const;
 

@@ -26,6 +26,11 @@ expected<api::configuration> job_configuration(const cli_settings& settings, std
                           "execution.global-data-exchange-mode", "execution.checkpointing.interval"})
     if (auto v = settings.config.get_raw(key))
       out[key] = *v;
+  // The job's own recovery settings (`-D restart-strategy.type=fixed-delay`): the JobMaster reads
+  // them over the cluster's, and the Dispatcher refuses a bad one naming the key.
+  for (const auto& key : settings.config.keys())
+    if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy")
+      out[key] = *settings.config.get_raw(key);
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 
 #include "apps/cli/cli_output.hpp"
 #include "apps/cli/exit_codes.hpp"
@@ -9,6 +10,7 @@
 #include "apps/cli/job_loader.hpp"
 #include "runtime/config/config_options.hpp"
 #include "runtime/graph/json_plan.hpp"
+#include "runtime/network/network_config.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
 namespace flint::cli {
@@ -45,6 +47,14 @@ int run_local(const cli_settings& settings, const run_options& opts) {
   for (const auto& v : job->job->vertices)
     needed = std::max(needed, v.parallelism);
   streaming::local_cluster_options options;
+  // The embedded TaskManagers' network settings (`taskmanager.memory.*`, `io.tmp.dirs`, ...).
+  std::map<std::string, std::string> values;
+  for (const auto& key : settings.config.keys())
+    values[key] = *settings.config.get_raw(key);
+  auto network = network::network_config::from_map(values);
+  if (!network)
+    return fail(network.error().message);
+  options.network = std::move(*network);
   options.task_managers = static_cast<int>(std::max<std::int64_t>(1, *task_managers));
   // One slot sharing group: the widest vertex decides how many slots the job takes.
   options.slots_per_task_manager = (needed + options.task_managers - 1) / options.task_managers;

@@ -5,7 +5,7 @@
 
 namespace flint::network {
 
-credit_based_view::credit_based_view(input_channel_id channel, std::unique_ptr<pipelined_subpartition_view> view,
+credit_based_view::credit_based_view(input_channel_id channel, std::unique_ptr<result_subpartition_view> view,
                                      std::size_t initial_credit)
   : channel_(channel), view_(std::move(view)), credits_(initial_credit) {}
 
@@ -29,8 +29,8 @@ std::optional<buffer_response> credit_based_view::next_response() {
   if (!next)
     return std::nullopt;
   if (next->buf.is_data()) {
-    // is_available checked the head under the subpartition lock and only this reader pops, so
-    // the head cannot have changed into a data buffer without credit.
+    // is_available checked the head and only this reader takes from the view, so the head
+    // cannot have changed into a data buffer without credit.
     if (credits_ == 0)
       throw std::logic_error("credit_based_view: sending a data buffer without credit");
     --credits_;

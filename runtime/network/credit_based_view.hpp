@@ -2,7 +2,7 @@
 /// The producer side of one remote channel (Flink's CreditBasedSequenceNumberingViewReader).
 
 #include "runtime/network/network_messages.hpp"
-#include "runtime/network/pipelined_subpartition_view.hpp"
+#include "runtime/network/result_subpartition_view.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,7 @@ namespace flint::network {
 class credit_based_view {
 public:
   /// Reads `view` for `channel`, starting with `initial_credit` credits.
-  credit_based_view(input_channel_id channel, std::unique_ptr<pipelined_subpartition_view> view,
+  credit_based_view(input_channel_id channel, std::unique_ptr<result_subpartition_view> view,
                     std::size_t initial_credit);
 
   /// The consumer freed `credit` buffers.
@@ -43,7 +43,7 @@ public:
 
 private:
   input_channel_id channel_;
-  std::unique_ptr<pipelined_subpartition_view> view_;
+  std::unique_ptr<result_subpartition_view> view_;
   std::size_t credits_ = 0;
   std::uint64_t sequence_ = 0;
   std::uint64_t data_sent_ = 0;

@@ -5,16 +5,20 @@
 
 namespace flint::network {
 
+class bounded_blocking_subpartition;
+class bounded_blocking_subpartition_reader;
 class buffer;
 class buffer_builder;
 class buffer_listener;
 class buffer_manager;
 class buffer_recycler;
 class credit_based_view;
+class file_channel_manager;
 class input_channel;
 class input_gate;
 class local_buffer_pool;
 class local_input_channel;
+class memory_budget;
 class memory_segment;
 class network_buffer_pool;
 class network_environment;
@@ -25,6 +29,8 @@ class record_serializer;
 class remote_input_channel;
 class result_partition;
 class result_partition_manager;
+class result_subpartition;
+class result_subpartition_view;
 
 struct add_credit;
 struct buffer_and_availability;

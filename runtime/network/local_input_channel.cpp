@@ -41,7 +41,7 @@ std::optional<buffer_and_availability> local_input_channel::get_next_buffer() {
 }
 
 void local_input_channel::release() {
-  std::unique_ptr<pipelined_subpartition_view> view;
+  std::unique_ptr<result_subpartition_view> view;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     released_ = true;

@@ -2,7 +2,7 @@
 /// A channel whose producer runs in the same TaskExecutor (Flink's LocalInputChannel).
 
 #include "runtime/network/input_channel.hpp"
-#include "runtime/network/pipelined_subpartition_view.hpp"
+#include "runtime/network/result_subpartition_view.hpp"
 
 #include <memory>
 #include <mutex>
@@ -11,9 +11,10 @@ namespace flint::network {
 
 class result_partition_manager;
 
-/// Reads the producer's subpartition view directly: the producer's buffers move to the consumer
-/// without a copy and return to the producer's pool when the consumer releases them. No credit is
-/// needed; the producer's bounded pool is the backpressure.
+/// Reads the producer's subpartition view directly: a pipelined producer's buffers move to the
+/// consumer without a copy and return to the producer's pool when the consumer releases them (no
+/// credit is needed; the producer's bounded pool is the backpressure); a blocking subpartition's
+/// reader hands out copies in its own few buffers.
 class local_input_channel final : public input_channel {
 public:
   /// Reads `subpartition` of `partition`, found in `partitions` (which must outlive the channel).
@@ -30,7 +31,7 @@ public:
 private:
   result_partition_manager& partitions_;
   mutable std::mutex mutex_;
-  std::unique_ptr<pipelined_subpartition_view> view_;
+  std::unique_ptr<result_subpartition_view> view_;
   bool released_ = false;
 };
 

@@ -122,6 +122,26 @@ expected<network_config> network_config::from_map(const std::map<std::string, st
       *field = *delay;
     }
   }
+  if (auto* text = find("io.tmp.dirs")) {
+    config.tmp_dirs.clear();
+    std::string dir;
+    for (char c : *text + ",") {
+      if (c == ',' || c == ':') {
+        auto first = dir.find_first_not_of(" \t");
+        if (first != std::string::npos)
+          config.tmp_dirs.push_back(dir.substr(first, dir.find_last_not_of(" \t") - first + 1));
+        dir.clear();
+      } else {
+        dir.push_back(c);
+      }
+    }
+  }
+  if (auto* text = find("taskmanager.network.blocking-shuffle.memory-budget")) {
+    auto size = parse_memory("taskmanager.network.blocking-shuffle.memory-budget", *text);
+    if (!size)
+      return size.error();
+    config.blocking_shuffle_memory = *size;
+  }
   if (config.request_backoff_max < config.request_backoff_initial)
     return make_error(errc::invalid_argument,
                       "taskmanager.network.request-backoff.max is below taskmanager.network.request-backoff.initial");

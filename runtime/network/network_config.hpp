@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace flint::network {
 
@@ -35,6 +36,16 @@ struct network_config {
   /// `taskmanager.network.request-backoff.max`: last retry delay before the request fails
   /// (10 s).
   std::chrono::milliseconds request_backoff_max{10000};
+  /// `io.tmp.dirs`: where BLOCKING result partitions spill what exceeds their memory budget, in a
+  /// folder of this TaskExecutor's own (deleted on shutdown). Several directories are separated
+  /// by ',' or ':' and used round robin. Empty (the default): the system's temp directory
+  /// ($TMPDIR or /tmp), as Flink.
+  std::vector<std::string> tmp_dirs;
+  /// `taskmanager.network.blocking-shuffle.memory-budget` (Flint's own key): heap memory all
+  /// BLOCKING result partitions of one shuffle environment may keep (32 MiB); every buffer beyond
+  /// it goes to a file under `io.tmp.dirs`. 0 writes everything to files, as Flink's FILE
+  /// blocking shuffle does.
+  std::size_t blocking_shuffle_memory = 32 * 1024 * 1024;
 
   /// Segments of the TaskExecutor's global pool: network_memory / segment_size.
   std::size_t num_segments() const { return segment_size == 0 ? 0 : network_memory / segment_size; }

@@ -1,10 +1,12 @@
 #include "runtime/network/pipelined_subpartition.hpp"
 
+#include "runtime/network/pipelined_subpartition_view.hpp"
+
 #include <utility>
 
 namespace flint::network {
 
-pipelined_subpartition::pipelined_subpartition(std::size_t index) : index_(index) {}
+pipelined_subpartition::pipelined_subpartition(std::size_t index) : result_subpartition(index) {}
 
 bool pipelined_subpartition::add(buffer next) {
   availability_listener notify;
@@ -47,6 +49,12 @@ void pipelined_subpartition::release() {
     backlog_ = 0;
     listener_ = nullptr;
   }
+}
+
+expected<std::unique_ptr<result_subpartition_view>> pipelined_subpartition::create_read_view(
+  availability_listener listener) {
+  return std::unique_ptr<result_subpartition_view>{std::make_unique<pipelined_subpartition_view>(
+    std::static_pointer_cast<pipelined_subpartition>(shared_from_this()), std::move(listener))};
 }
 
 std::optional<buffer_and_backlog> pipelined_subpartition::poll_buffer() {

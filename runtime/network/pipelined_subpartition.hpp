@@ -4,6 +4,7 @@
 #include "runtime/network/availability_listener.hpp"
 #include "runtime/network/buffer.hpp"
 #include "runtime/network/buffer_and_backlog.hpp"
+#include "runtime/network/result_subpartition.hpp"
 
 #include <cstddef>
 #include <deque>
@@ -18,17 +19,19 @@ namespace flint::network {
 ///
 /// Only finished buffers are queued: the partly filled one stays with the result_partition until
 /// it is full or flushed, so the backlog counts exactly the data buffers a consumer will receive.
-class pipelined_subpartition {
+class pipelined_subpartition final : public result_subpartition {
 public:
   explicit pipelined_subpartition(std::size_t index);
 
   /// Queues a finished buffer or event. Returns false (and releases `next`) once finished or
   /// released.
-  bool add(buffer next);
+  bool add(buffer next) override;
   /// Queues the end-of-partition event; nothing may be added afterwards.
-  void finish();
+  void finish() override;
   /// Drops every queued buffer (returning it to its pool) and refuses further adds.
-  void release();
+  void release() override;
+  /// A pipelined_subpartition_view; the reader drains the queue as the producer fills it.
+  expected<std::unique_ptr<result_subpartition_view>> create_read_view(availability_listener listener) override;
 
   /// The next queued buffer, if any, with the backlog behind it.
   std::optional<buffer_and_backlog> poll_buffer();
@@ -43,18 +46,16 @@ public:
   /// Drops the reader's listener.
   void clear_listener();
 
-  std::size_t index() const noexcept { return index_; }
   /// Data buffers queued.
-  std::size_t backlog() const;
+  std::size_t backlog() const override;
   /// Buffers and events queued.
-  std::size_t queued() const;
-  bool is_finished() const;
-  bool is_released() const;
+  std::size_t queued() const override;
+  bool is_finished() const override;
+  bool is_released() const override;
   /// Data buffers ever added (for metrics and tests).
-  std::size_t total_data_buffers() const;
+  std::size_t total_data_buffers() const override;
 
 private:
-  const std::size_t index_;
   mutable std::mutex mutex_;
   std::deque<buffer> buffers_;
   std::size_t backlog_ = 0;

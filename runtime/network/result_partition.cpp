@@ -1,20 +1,41 @@
 #include "runtime/network/result_partition.hpp"
 
+#include "runtime/network/pipelined_subpartition.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace flint::network {
 
+namespace {
+
+std::vector<std::shared_ptr<result_subpartition>> pipelined_subpartitions(std::size_t n) {
+  std::vector<std::shared_ptr<result_subpartition>> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(std::make_shared<pipelined_subpartition>(i));
+  return out;
+}
+
+} // namespace
+
 result_partition::result_partition(result_partition_id id, std::size_t num_subpartitions,
                                    std::shared_ptr<local_buffer_pool> pool)
-  : id_(id), pool_(std::move(pool)), builders_(num_subpartitions) {
+  : result_partition(id, pipelined_subpartitions(num_subpartitions), std::move(pool),
+                     graph::result_partition_type::pipelined_bounded) {}
+
+result_partition::result_partition(result_partition_id id,
+                                   std::vector<std::shared_ptr<result_subpartition>> subpartitions,
+                                   std::shared_ptr<local_buffer_pool> pool, graph::result_partition_type type)
+  : id_(id), type_(type), pool_(std::move(pool)), subpartitions_(std::move(subpartitions)),
+    builders_(subpartitions_.size()) {
+  for (std::size_t i = 0; i < subpartitions_.size(); ++i)
+    if (!subpartitions_[i] || subpartitions_[i]->index() != i)
+      throw std::logic_error("result_partition: subpartition " + std::to_string(i) + " missing or out of order");
   // A blocked writer may hold one partly filled buffer per subpartition.
   if (pool_)
-    pool_->wake_for_half(num_subpartitions);
-  subpartitions_.reserve(num_subpartitions);
-  for (std::size_t i = 0; i < num_subpartitions; ++i)
-    subpartitions_.push_back(std::make_shared<pipelined_subpartition>(i));
+    pool_->wake_for_half(subpartitions_.size());
 }
 
 result_partition::~result_partition() {
@@ -60,7 +81,7 @@ emit_result result_partition::write_pending() {
     }
     auto result = serializer_.copy_to(*builder);
     if (builder->is_full()) {
-      subpartitions_[target]->add(builder->finish());
+      add(target, builder->finish());
       builder.reset();
     }
     if (result != serialization_result::partial_record_buffer_full) {
@@ -79,9 +100,16 @@ bool result_partition::notify_when_available(availability_listener listener) {
 }
 
 void result_partition::flush(std::size_t target) {
+  // Nobody reads a blocking partition before it is finished: small buffers would only cost.
+  if (is_blocking())
+    return;
+  flush_builder(target);
+}
+
+void result_partition::flush_builder(std::size_t target) {
   auto& builder = builders_.at(target);
   if (builder && !builder->empty()) {
-    subpartitions_[target]->add(builder->finish());
+    add(target, builder->finish());
     builder.reset();
   }
 }
@@ -95,13 +123,18 @@ void result_partition::finish() {
   check_writable("finish");
   if (pending_target_)
     throw std::logic_error("result_partition: finish while a blocked record waits");
-  flush_all();
+  for (std::size_t i = 0; i < builders_.size(); ++i)
+    flush_builder(i);
   // An empty builder still holds a pool buffer; give it back before the pool is left idle.
   for (auto& builder : builders_)
     builder.reset();
   for (auto& subpartition : subpartitions_)
     subpartition->finish();
   finished_ = true;
+  // Every buffer of a blocking partition was copied and recycled: the consumers' stage may have
+  // the memory.
+  if (is_blocking() && pool_)
+    pool_->destroy();
 }
 
 void result_partition::release() {
@@ -117,7 +150,14 @@ void result_partition::release() {
     pool_->destroy();
 }
 
-expected<std::unique_ptr<pipelined_subpartition_view>> result_partition::create_subpartition_view(
+std::optional<error> result_partition::first_failure() const {
+  for (const auto& subpartition : subpartitions_)
+    if (auto failed = subpartition->failure())
+      return make_error(failed->code, "result partition " + to_string(id_) + ": " + failed->message);
+  return std::nullopt;
+}
+
+expected<std::unique_ptr<result_subpartition_view>> result_partition::create_subpartition_view(
   std::size_t index, availability_listener listener) {
   if (released_)
     return make_error(errc::illegal_state, "partition " + to_string(id_) + " is released");
@@ -125,7 +165,7 @@ expected<std::unique_ptr<pipelined_subpartition_view>> result_partition::create_
     return make_error(errc::invalid_argument, "partition " + to_string(id_) + " has " +
                                                 std::to_string(subpartitions_.size()) + " subpartitions, no index " +
                                                 std::to_string(index));
-  return std::make_unique<pipelined_subpartition_view>(subpartitions_[index], std::move(listener));
+  return subpartitions_[index]->create_read_view(std::move(listener));
 }
 
 } // namespace flint::network

@@ -1,15 +1,16 @@
 #pragma once
 /// What one producer subtask writes for its consumers (Flink's BufferWritingResultPartition with
-/// pipelined subpartitions).
+/// pipelined or bounded blocking subpartitions).
 
 #include "runtime/common/expected.hpp"
+#include "runtime/graph/types.hpp"
 #include "runtime/network/availability_listener.hpp"
 #include "runtime/network/buffer_builder.hpp"
 #include "runtime/network/local_buffer_pool.hpp"
-#include "runtime/network/pipelined_subpartition.hpp"
-#include "runtime/network/pipelined_subpartition_view.hpp"
 #include "runtime/network/record_serializer.hpp"
 #include "runtime/network/result_partition_id.hpp"
+#include "runtime/network/result_subpartition.hpp"
+#include "runtime/network/result_subpartition_view.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -31,18 +32,27 @@ enum class emit_result {
   blocked,
 };
 
-/// Serializes records into per-subpartition buffers from a bounded local pool and queues full
-/// buffers in the pipelined subpartition of their consumer. One writer thread (the producing
-/// task) calls every method except create_subpartition_view, including flush (the buffer-timeout
-/// timer is a mail of the same task); readers attach through views from any thread.
+/// Serializes records into per-subpartition buffers from a bounded local pool and hands full
+/// buffers to the subpartition of their consumer. One writer thread (the producing task) calls
+/// every method except create_subpartition_view, including flush (the buffer-timeout timer is a
+/// mail of the same task); readers attach through views from any thread.
 ///
-/// Buffers go out when full, on flush (the caller runs `flush_all()` every
-/// `execution.buffer-timeout`) and before the end-of-partition event.
+/// PIPELINED results queue buffers in pipelined subpartitions until their consumer takes them;
+/// buffers go out when full, on flush (the caller runs `flush_all()` every
+/// `execution.buffer-timeout`) and before the end-of-partition event. BLOCKING results copy each
+/// full buffer into a bounded_blocking_subpartition and recycle it at once, so the writer never
+/// waits for a consumer; flush does nothing for them (nobody reads before finish) and finish
+/// gives the pool back.
 class result_partition {
 public:
-  /// A partition with `num_subpartitions` consumers writing into `pool`, which it owns from now
-  /// on (destroyed on release).
+  /// A pipelined partition with `num_subpartitions` consumers writing into `pool`, which it owns
+  /// from now on (destroyed on release).
   result_partition(result_partition_id id, std::size_t num_subpartitions, std::shared_ptr<local_buffer_pool> pool);
+  /// A partition of `type` over `subpartitions` (subpartition i at index i), made by the caller
+  /// as Flink's ResultPartitionFactory does: pipelined_subpartition for the pipelined types,
+  /// bounded_blocking_subpartition for BLOCKING.
+  result_partition(result_partition_id id, std::vector<std::shared_ptr<result_subpartition>> subpartitions,
+                   std::shared_ptr<local_buffer_pool> pool, graph::result_partition_type type);
   ~result_partition();
   result_partition(const result_partition&) = delete;
   result_partition& operator=(const result_partition&) = delete;
@@ -77,23 +87,35 @@ public:
   /// is available now.
   bool notify_when_available(availability_listener listener);
 
-  /// Queues the partly filled buffer of `target`, if it holds anything.
+  /// Queues the partly filled buffer of `target`, if it holds anything (pipelined only).
   void flush(std::size_t target);
   /// Flushes every subpartition.
   void flush_all();
-  /// Flushes and queues end-of-partition in every subpartition; no records may follow.
+  /// Flushes and queues end-of-partition in every subpartition; no records may follow. A
+  /// blocking partition destroys its pool here: its subpartitions hold copies.
   void finish();
   /// Drops queued buffers, refuses further use and destroys the pool (buffers still held by
   /// consumers return to the global pool when released).
   void release();
 
+  /// Why a subpartition refused a buffer (a blocking one could not write its spill file), if one
+  /// did: the data is incomplete and the producing task must fail.
+  std::optional<error> failure() const {
+    if (!refused_)
+      return std::nullopt;
+    return first_failure();
+  }
+
   /// A reader for subpartition `index`; `listener` hears when data becomes available.
-  expected<std::unique_ptr<pipelined_subpartition_view>> create_subpartition_view(std::size_t index,
-                                                                                  availability_listener listener);
+  expected<std::unique_ptr<result_subpartition_view>> create_subpartition_view(std::size_t index,
+                                                                              availability_listener listener);
 
   const result_partition_id& id() const noexcept { return id_; }
+  graph::result_partition_type type() const noexcept { return type_; }
+  /// True for BLOCKING results: kept after consumption, read any number of times.
+  bool is_blocking() const noexcept { return type_ == graph::result_partition_type::blocking; }
   std::size_t num_subpartitions() const noexcept { return subpartitions_.size(); }
-  pipelined_subpartition& subpartition(std::size_t index) { return *subpartitions_.at(index); }
+  result_subpartition& subpartition(std::size_t index) { return *subpartitions_.at(index); }
   const std::shared_ptr<local_buffer_pool>& pool() const noexcept { return pool_; }
   bool is_finished() const noexcept { return finished_; }
   bool is_released() const noexcept { return released_; }
@@ -103,14 +125,23 @@ public:
 private:
   emit_result write_pending();
   void check_writable(const char* what) const;
+  /// Hands the builder's buffer of `target` to its subpartition, if it holds anything.
+  void flush_builder(std::size_t target);
+  void add(std::size_t target, buffer next) {
+    if (!subpartitions_[target]->add(std::move(next)))
+      refused_ = true;
+  }
+  std::optional<error> first_failure() const;
 
   const result_partition_id id_;
+  const graph::result_partition_type type_;
   std::shared_ptr<local_buffer_pool> pool_;
-  std::vector<std::shared_ptr<pipelined_subpartition>> subpartitions_;
+  std::vector<std::shared_ptr<result_subpartition>> subpartitions_;
   std::vector<std::optional<buffer_builder>> builders_;
   record_serializer serializer_;
   std::optional<std::size_t> pending_target_;
   std::size_t records_out_ = 0;
+  bool refused_ = false;
   // Read by consumers creating views on other threads.
   std::atomic<bool> finished_ = false;
   std::atomic<bool> released_ = false;

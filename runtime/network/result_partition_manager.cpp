@@ -37,7 +37,7 @@ expected<std::shared_ptr<result_partition>> result_partition_manager::find(const
   return it->second;
 }
 
-expected<std::unique_ptr<pipelined_subpartition_view>> result_partition_manager::create_subpartition_view(
+expected<std::unique_ptr<result_subpartition_view>> result_partition_manager::create_subpartition_view(
   const result_partition_id& id, std::size_t subpartition, availability_listener listener) {
   auto partition = find(id);
   if (!partition)

@@ -3,7 +3,7 @@
 
 #include "runtime/common/expected.hpp"
 #include "runtime/network/availability_listener.hpp"
-#include "runtime/network/pipelined_subpartition_view.hpp"
+#include "runtime/network/result_subpartition_view.hpp"
 #include "runtime/network/result_partition.hpp"
 #include "runtime/network/result_partition_id.hpp"
 
@@ -26,7 +26,7 @@ public:
   expected<std::shared_ptr<result_partition>> find(const result_partition_id& id) const;
   /// A view on `subpartition` of partition `id` whose data listener is `listener`; not_found for
   /// an unknown partition, invalid_argument for a bad subpartition index.
-  expected<std::unique_ptr<pipelined_subpartition_view>> create_subpartition_view(const result_partition_id& id,
+  expected<std::unique_ptr<result_subpartition_view>> create_subpartition_view(const result_partition_id& id,
                                                                                   std::size_t subpartition,
                                                                                   availability_listener listener);
   /// Releases and forgets every partition (TaskExecutor shutdown).

@@ -193,6 +193,9 @@ expected<unit> task_manager_node::start() {
   task_executor::task_executor_services te_services;
   te_services.ha = m.ha.get();
   te_services.directory = &m.directory;
+  auto shuffle = m.env->shuffle_ptr();
+  te_services.holds_partitions = [shuffle](const graph::job_id& job) { return shuffle->num_partitions(job) > 0; };
+  te_services.release_job_partitions = [shuffle](const graph::job_id& job) { shuffle->release_job(job); };
   if (m.services.make_invokables) {
     te_services.invokables = m.services.make_invokables(*m.system, *m.env);
   } else {

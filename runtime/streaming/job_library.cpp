@@ -85,7 +85,7 @@ expected<job_program> build_job_program(const job_library& library, const std::v
   auto stream = env->get_stream_graph(context.job_name());
   if (!stream)
     return stream.error();
-  auto job = graph::create_job_graph(*stream, id);
+  auto job = env->job_graph_of(*stream);
   if (!job)
     return job.error();
   // The stream graph holds the library's operator factories: it keeps the library loaded, and

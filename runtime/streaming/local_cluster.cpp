@@ -50,14 +50,21 @@ local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_un
   mc.number_of_slots_per_task_manager = options.slots_per_task_manager;
   mc.detached_tasks = true;
   mc.invokables = make_stream_task_factory(*impl_->envs.front());
-  if (options.remote_channels) {
-    auto* self = impl_.get();
-    mc.task_manager = [self, ports](int number) {
-      auto index = static_cast<std::size_t>(number - 1) % self->envs.size();
-      return minicluster::task_manager_services{make_stream_task_factory(*self->envs[index]), "127.0.0.1",
-                                                ports[index]};
-    };
-  }
+  auto* self = impl_.get();
+  const bool remote = options.remote_channels;
+  mc.task_manager = [self, ports, remote](int number) {
+    auto index = static_cast<std::size_t>(number - 1) % self->envs.size();
+    auto shuffle = self->envs[index]->shuffle_ptr();
+    minicluster::task_manager_services services;
+    services.invokables = make_stream_task_factory(*self->envs[index]);
+    services.holds_partitions = [shuffle](const graph::job_id& job) { return shuffle->num_partitions(job) > 0; };
+    services.release_job_partitions = [shuffle](const graph::job_id& job) { shuffle->release_job(job); };
+    if (remote) {
+      services.host = "127.0.0.1";
+      services.data_port = ports[index];
+    }
+    return services;
+  };
   impl_->cluster = std::make_unique<minicluster::minicluster>(*impl_->system, mc, impl_->recorder.get());
   impl_->cluster->start();
   impl_->dispatcher = impl_->cluster->await_dispatcher(std::chrono::seconds(30));
@@ -92,8 +99,15 @@ expected<dispatcher::job_result> local_cluster::result(const graph::job_id& job,
   if (!impl_->dispatcher)
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
   caf::scoped_actor self{*impl_->system, true};
-  return impl_->dispatcher->ask_blocking<dispatcher::request_job_result>(*self, impl_->who(timeout),
-                                                                          dispatcher::job_id_request{job});
+  auto done = impl_->dispatcher->ask_blocking<dispatcher::request_job_result>(*self, impl_->who(timeout),
+                                                                              dispatcher::job_id_request{job});
+  // The job ended everywhere: its blocking partitions have no reader to wait for. The
+  // TaskExecutors release them when the stopping JobMaster disconnects, which is after the result
+  // is out; the caller of result() sees them gone already.
+  if (done)
+    for (auto& env : impl_->envs)
+      env->shuffle().release_job(job);
+  return done;
 }
 
 expected<dispatcher::job_result> local_cluster::execute(std::shared_ptr<const graph::stream_graph> stream,

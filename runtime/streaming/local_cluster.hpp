@@ -54,7 +54,8 @@ public:
   expected<unit> cancel(const graph::job_id& job);
   /// The job's status (blocking ask).
   expected<graph::job_status> status(const graph::job_id& job);
-  /// Waits for the job's result.
+  /// Waits for the job's result, then releases the job's partitions (its blocking ones stay
+  /// until then).
   expected<dispatcher::job_result> result(const graph::job_id& job, std::chrono::nanoseconds timeout);
 
   /// The streaming environment of TaskExecutor `index` (0-based); all share the first one unless

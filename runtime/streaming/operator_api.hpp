@@ -10,6 +10,7 @@
 #include "runtime/streaming/type_serializer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -142,6 +143,17 @@ struct network_output {
   int key_group_max_parallelism = 128;
 };
 
+/// Whether a source must stop emitting for this step: a record writer ran out of buffers (the
+/// task's yield flag, its own thread's), or the task is being cancelled or failed from outside
+/// (its interrupt flag, raised by another thread). A plain and a relaxed atomic load per record.
+struct yield_signal {
+  const bool* yield = nullptr;
+  const std::atomic<bool>* interrupt = nullptr;
+  bool operator()() const {
+    return (yield && *yield) || (interrupt && interrupt->load(std::memory_order_relaxed));
+  }
+};
+
 /// Everything an operator factory gets to build its operator in one task.
 struct operator_context {
   std::string operator_name;
@@ -160,7 +172,10 @@ struct operator_context {
   std::function<void()> wake;
   /// Raised by a record writer out of buffers: sources stop emitting for this step.
   const bool* yield = nullptr;
-  bool must_yield() const { return yield && *yield; }
+  /// Raised from another thread when the task is cancelled or failed from outside: stop too.
+  const std::atomic<bool>* interrupt = nullptr;
+  yield_signal yield_signal_of() const { return {yield, interrupt}; }
+  bool must_yield() const { return yield_signal_of()(); }
 };
 
 /// Calls the next operator of the chain directly (Flink's ChainingOutput).

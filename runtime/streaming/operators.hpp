@@ -151,13 +151,13 @@ class collection_source final : public source_operator {
 public:
   collection_source(const std::vector<T>& elements, const operator_context& ctx, std::unique_ptr<output<T>> out)
     : elements_(elements), next_(static_cast<std::size_t>(ctx.subtask_index)),
-      stride_(static_cast<std::size_t>(ctx.parallelism)), yield_(ctx.yield), out_(std::move(out)) {}
+      stride_(static_cast<std::size_t>(ctx.parallelism)), yield_(ctx.yield_signal_of()), out_(std::move(out)) {}
 
   source_status emit_next(std::size_t max_records) override {
     for (std::size_t n = 0; n < max_records && next_ < elements_.size(); ++n) {
       out_->collect_ref(elements_[next_]);
       next_ += stride_;
-      if (yield_ && *yield_)
+      if (yield_())
         break;
     }
     return next_ < elements_.size() ? source_status::more_available : source_status::end_of_input;
@@ -167,7 +167,7 @@ private:
   const std::vector<T>& elements_;
   std::size_t next_;
   std::size_t stride_;
-  const bool* yield_;
+  yield_signal yield_;
   output_ref<T> out_;
 };
 
@@ -176,7 +176,7 @@ class sequence_source final : public source_operator {
 public:
   sequence_source(std::int64_t from, std::int64_t to, const operator_context& ctx,
                   std::unique_ptr<output<std::int64_t>> out)
-    : yield_(ctx.yield), out_(std::move(out)) {
+    : yield_(ctx.yield_signal_of()), out_(std::move(out)) {
     __int128 total = static_cast<__int128>(to) - from + 1;
     __int128 p = ctx.parallelism, i = ctx.subtask_index;
     next_ = from + total * i / p;
@@ -187,7 +187,7 @@ public:
     for (std::size_t n = 0; n < max_records && next_ < end_; ++n) {
       out_->collect(static_cast<std::int64_t>(next_));
       ++next_;
-      if (yield_ && *yield_)
+      if (yield_())
         break;
     }
     return next_ < end_ ? source_status::more_available : source_status::end_of_input;
@@ -196,7 +196,7 @@ public:
 private:
   __int128 next_;
   __int128 end_;
-  const bool* yield_;
+  yield_signal yield_;
   output_ref<std::int64_t> out_;
 };
 
@@ -206,7 +206,7 @@ private:
 class text_file_source final : public source_operator {
 public:
   text_file_source(std::string path, const operator_context& ctx, std::unique_ptr<output<std::string>> out)
-    : path_(std::move(path)), subtask_(ctx.subtask_index), parallelism_(ctx.parallelism), yield_(ctx.yield),
+    : path_(std::move(path)), subtask_(ctx.subtask_index), parallelism_(ctx.parallelism), yield_(ctx.yield_signal_of()),
       out_(std::move(out)) {}
   ~text_file_source() override { close(); }
 
@@ -235,7 +235,7 @@ public:
     while (n < max_records) {
       if (done_)
         return source_status::end_of_input;
-      if (yield_ && *yield_)
+      if (yield_())
         break;
       // Find the next '\n' in the buffered bytes.
       auto* begin = buf_.data() + head_;
@@ -307,7 +307,7 @@ private:
   std::string path_;
   int subtask_;
   int parallelism_;
-  const bool* yield_;
+  yield_signal yield_;
   output_ref<std::string> out_;
   std::FILE* file_ = nullptr;
   std::int64_t start_ = 0;

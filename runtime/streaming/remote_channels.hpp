@@ -64,9 +64,9 @@ private:
 };
 
 /// The partition request server of `shuffle`'s process: it reads the partitions of the job each
-/// request names and reports finished or cancelled readers as consumed subpartitions, so the
-/// producer's partition is released once every consumer is done. `always_copy` sends bytes even
-/// to consumers in this actor system (tests of the wire form).
+/// request names and reports finished or cancelled readers as consumed subpartitions, so a
+/// pipelined partition is released once every consumer is done (a blocking one stays).
+/// `always_copy` sends bytes even to consumers in this actor system (tests of the wire form).
 caf::actor spawn_partition_server(caf::actor_system& sys, const std::shared_ptr<shuffle_environment>& shuffle,
                                   bool always_copy = false);
 

@@ -1,11 +1,28 @@
 #include "runtime/streaming/shuffle_environment.hpp"
 
+#include "runtime/network/bounded_blocking_subpartition.hpp"
+
 #include <utility>
 
 namespace flint::streaming {
 
+namespace {
+
+/// The spill folder of a job's blocking partitions.
+std::string job_folder(const graph::job_id& job) {
+  return "job-" + job.to_string();
+}
+
+} // namespace
+
 shuffle_environment::shuffle_environment(network::network_config config)
-  : config_(config), pool_(network::network_buffer_pool::make(config.num_segments(), config.segment_size)) {}
+  : config_(config), pool_(network::network_buffer_pool::make(config.num_segments(), config.segment_size)),
+    files_(config.tmp_dirs, "flint-netty-shuffle"),
+    blocking_memory_(std::make_shared<network::memory_budget>(config.blocking_shuffle_memory)) {}
+
+shuffle_environment::~shuffle_environment() {
+  release_all();
+}
 
 std::shared_ptr<network::result_partition_manager> shuffle_environment::partitions_locked(const graph::job_id& job) {
   auto& manager = managers_[job];
@@ -35,21 +52,58 @@ void shuffle_environment::set_remote(std::shared_ptr<remote_channels> remote) {
   remote_ = std::move(remote);
 }
 
+expected<std::vector<std::shared_ptr<network::result_subpartition>>>
+shuffle_environment::blocking_subpartitions(const graph::job_id& job, const network::result_partition_id& id,
+                                            std::size_t n) {
+  auto folder = files_.directory(job_folder(job));
+  if (!folder)
+    return make_error(folder.error().code,
+                      "Cannot keep blocking partition " + network::to_string(id) + ": " + folder.error().message);
+  std::vector<std::shared_ptr<network::result_subpartition>> out;
+  out.reserve(n);
+  auto stem = id.result.to_string() + "-" + std::to_string(id.partition_number);
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(std::make_shared<network::bounded_blocking_subpartition>(
+      i, *folder / (stem + "." + std::to_string(i) + ".spill"), blocking_memory_));
+  return out;
+}
+
 expected<std::shared_ptr<network::result_partition>>
 shuffle_environment::create_partition(const graph::job_id& job, network::result_partition_id id,
-                                      std::size_t num_subpartitions) {
+                                      std::size_t num_subpartitions, graph::result_partition_type type) {
+  key k{job, id};
+  bool blocking = type == graph::result_partition_type::blocking;
+  if (blocking) {
+    // A new attempt of the producer writes the data anew; the old copy (and its files) goes.
+    bool earlier = false;
+    {
+      std::lock_guard<std::mutex> guard{mutex_};
+      auto it = entries_.find(k);
+      earlier = it != entries_.end() && it->second.partition->is_blocking();
+    }
+    if (earlier)
+      release(k);
+  }
+  std::vector<std::shared_ptr<network::result_subpartition>> subpartitions;
+  if (blocking) {
+    auto made = blocking_subpartitions(job, id, num_subpartitions);
+    if (!made)
+      return made.error();
+    subpartitions = std::move(*made);
+  }
   auto pool = pool_->create_buffer_pool(config_.partition_pool_min(num_subpartitions),
                                         config_.partition_pool_max(num_subpartitions));
   if (!pool)
     return make_error(pool.error().code, "Insufficient network buffers for partition " + network::to_string(id) +
                                            ": " + pool.error().message);
-  auto partition = std::make_shared<network::result_partition>(id, num_subpartitions, std::move(*pool));
+  auto partition = blocking ? std::make_shared<network::result_partition>(id, std::move(subpartitions),
+                                                                          std::move(*pool), type)
+                            : std::make_shared<network::result_partition>(id, num_subpartitions, std::move(*pool));
   std::vector<network::availability_listener> waiting;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (auto ok = partitions_locked(job)->register_partition(partition); !ok)
       return ok.error();
-    key k{job, id};
     entries_[k] = entry{partition, {}, false};
     if (auto it = waiters_.find(k); it != waiters_.end()) {
       waiting = std::move(it->second);
@@ -95,7 +149,8 @@ void shuffle_environment::producer_finished(const graph::job_id& job, const netw
     if (it == entries_.end())
       return;
     it->second.producer_done = true;
-    release_now = it->second.consumed.size() >= it->second.partition->num_subpartitions();
+    release_now = !it->second.partition->is_blocking() &&
+                  it->second.consumed.size() >= it->second.partition->num_subpartitions();
   }
   if (release_now)
     release(k);
@@ -112,7 +167,8 @@ void shuffle_environment::subpartition_consumed(const graph::job_id& job, const 
   {
     std::lock_guard<std::mutex> guard{mutex_};
     auto it = entries_.find(k);
-    if (it == entries_.end())
+    // A blocking partition stays for more readers (a restarted consumer reads it again).
+    if (it == entries_.end() || it->second.partition->is_blocking())
       return;
     it->second.consumed.insert(subpartition);
     release_now =
@@ -122,9 +178,47 @@ void shuffle_environment::subpartition_consumed(const graph::job_id& job, const 
     release(k);
 }
 
+void shuffle_environment::release_partitions(const graph::job_id& job,
+                                             const std::vector<network::result_partition_id>& ids) {
+  for (const auto& id : ids)
+    release(key{job, id});
+}
+
+void shuffle_environment::release_job(const graph::job_id& job) {
+  std::vector<key> of_job;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    for (auto it = entries_.lower_bound(key{job, {}}); it != entries_.end() && it->first.job == job; ++it)
+      of_job.push_back(it->first);
+  }
+  for (const auto& k : of_job)
+    release(k);
+  files_.remove(job_folder(job));
+}
+
+void shuffle_environment::release_all() {
+  std::vector<key> all;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    for (const auto& [k, e] : entries_)
+      all.push_back(k);
+  }
+  for (const auto& k : all)
+    release(k);
+  files_.close();
+}
+
 std::size_t shuffle_environment::num_partitions() const {
   std::lock_guard<std::mutex> guard{mutex_};
   return entries_.size();
+}
+
+std::size_t shuffle_environment::num_partitions(const graph::job_id& job) const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  std::size_t n = 0;
+  for (auto it = entries_.lower_bound(key{job, {}}); it != entries_.end() && it->first.job == job; ++it)
+    ++n;
+  return n;
 }
 
 std::size_t shuffle_environment::num_jobs() const {

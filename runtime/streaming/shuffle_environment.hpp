@@ -4,7 +4,10 @@
 
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/ids.hpp"
+#include "runtime/graph/types.hpp"
 #include "runtime/network/availability_listener.hpp"
+#include "runtime/network/file_channel_manager.hpp"
+#include "runtime/network/memory_budget.hpp"
 #include "runtime/network/network_buffer_pool.hpp"
 #include "runtime/network/network_config.hpp"
 #include "runtime/network/result_partition.hpp"
@@ -30,9 +33,18 @@ class remote_channels;
 /// is released (its pool destroyed) once its producer finished and every subpartition was consumed
 /// (end-of-partition read, or its consumer went away), or at once when its producer fails or is
 /// cancelled (Flink: released on consumption, or with the failed task).
+///
+/// A BLOCKING partition holds its data (bounded_blocking_subpartition: heap up to
+/// `taskmanager.network.blocking-shuffle.memory-budget` for all of them, then files in
+/// `io.tmp.dirs`/flint-netty-shuffle-<pid>-<random>/job-<job id>/) and is read any number of
+/// times; consumption does not release it. It goes when its producer fails or is cancelled, when
+/// a new attempt of its producer makes it anew, with release_partitions (the JobMaster's partition
+/// release), with release_job (the job left the TaskExecutor) and on destruction.
 class shuffle_environment {
 public:
   explicit shuffle_environment(network::network_config config = {});
+  /// Releases every partition and deletes the spill folders.
+  ~shuffle_environment();
   shuffle_environment(const shuffle_environment&) = delete;
   shuffle_environment& operator=(const shuffle_environment&) = delete;
 
@@ -40,11 +52,13 @@ public:
   network::network_buffer_pool& buffer_pool() noexcept { return *pool_; }
   const std::shared_ptr<network::network_buffer_pool>& buffer_pool_ptr() const noexcept { return pool_; }
 
-  /// Creates a partition with its own bounded pool and makes it reachable; wakes consumers waiting
-  /// for it.
-  expected<std::shared_ptr<network::result_partition>> create_partition(const graph::job_id& job,
-                                                                        network::result_partition_id id,
-                                                                        std::size_t num_subpartitions);
+  /// Creates a partition of `type` with its own bounded pool and makes it reachable; wakes
+  /// consumers waiting for it. A BLOCKING one gets bounded blocking subpartitions and replaces a
+  /// blocking partition of an earlier attempt under the same id; its spill folder is made now, so
+  /// an unusable `io.tmp.dirs` fails here with the path in the message.
+  expected<std::shared_ptr<network::result_partition>>
+  create_partition(const graph::job_id& job, network::result_partition_id id, std::size_t num_subpartitions,
+                   graph::result_partition_type type = graph::result_partition_type::pipelined_bounded);
   /// The job's partition manager, for its local input channels (kept alive by the pointer).
   std::shared_ptr<network::result_partition_manager> partitions_of(const graph::job_id& job);
   /// The job's partition manager if the job has partitions here, else null (the partition
@@ -61,12 +75,27 @@ public:
   void producer_failed(const graph::job_id& job, const network::result_partition_id& id);
   /// The consumer of `subpartition` is done with it (it read end-of-partition or went away); a
   /// subpartition counts once however often it is reported (a local consumer and the partition
-  /// request server may both report it).
+  /// request server may both report it). Blocking partitions do not count consumption.
   void subpartition_consumed(const graph::job_id& job, const network::result_partition_id& id,
                              std::size_t subpartition);
+  /// Releases the named partitions of `job` whatever their type (Flink's
+  /// TaskExecutorGateway#releasePartitions, sent by the JobMaster once their consumers are done);
+  /// unknown ids are ignored.
+  void release_partitions(const graph::job_id& job, const std::vector<network::result_partition_id>& ids);
+  /// Releases every partition of `job` and deletes its spill folder (the job left the
+  /// TaskExecutor, or ended).
+  void release_job(const graph::job_id& job);
+  /// Releases every partition of every job and deletes the spill folders (shutdown).
+  void release_all();
 
   /// Registered partitions over all jobs.
   std::size_t num_partitions() const;
+  /// Registered partitions of `job`.
+  std::size_t num_partitions(const graph::job_id& job) const;
+  /// The spill folders (tests, diagnostics).
+  network::file_channel_manager& spill_files() noexcept { return files_; }
+  /// What blocking partitions keep in memory now, of the budget.
+  const network::memory_budget& blocking_memory() const noexcept { return *blocking_memory_; }
   /// Jobs with a partition manager here (an emptied one goes once nobody reads it).
   std::size_t num_jobs() const;
 
@@ -96,9 +125,14 @@ private:
 
   std::shared_ptr<network::result_partition_manager> partitions_locked(const graph::job_id& job);
   void release(const key& k);
+  expected<std::vector<std::shared_ptr<network::result_subpartition>>>
+  blocking_subpartitions(const graph::job_id& job, const network::result_partition_id& id, std::size_t n);
 
   const network::network_config config_;
   const std::shared_ptr<network::network_buffer_pool> pool_;
+  // Before the partitions: their files go first, then the folders.
+  network::file_channel_manager files_;
+  const std::shared_ptr<network::memory_budget> blocking_memory_;
   mutable std::mutex mutex_;
   mutable std::condition_variable tasks_changed_;
   std::map<graph::job_id, std::shared_ptr<network::result_partition_manager>> managers_;

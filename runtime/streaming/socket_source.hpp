@@ -22,7 +22,7 @@ class socket_source final : public source_operator {
 public:
   socket_source(std::string host, int port, char delimiter, const operator_context& ctx,
                 std::unique_ptr<output<std::string>> out)
-    : host_(std::move(host)), port_(port), delimiter_(delimiter), wake_(ctx.wake), yield_(ctx.yield),
+    : host_(std::move(host)), port_(port), delimiter_(delimiter), wake_(ctx.wake), yield_(ctx.yield_signal_of()),
       out_(std::move(out)) {}
   ~socket_source() override { close(); }
 
@@ -123,7 +123,7 @@ private:
   int port_;
   char delimiter_;
   std::function<void()> wake_;
-  const bool* yield_;
+  yield_signal yield_;
   output_ref<std::string> out_;
   int fd_ = -1;
   std::thread reader_;

@@ -32,6 +32,7 @@ stream_task::~stream_task() {
 
 void stream_task::attach(std::shared_ptr<task_executor::task_context> context) {
   context_ = std::move(context);
+  interrupt_ = context_ ? context_->interrupt_flag() : nullptr;
 }
 
 network::availability_listener stream_task::waker() const {
@@ -65,9 +66,9 @@ expected<unit> stream_task::before_invoke() {
   for (const auto& produced : tdd_.produced_partitions) {
     auto partition = shuffle_->create_partition(
       tdd_.job_id, network::result_partition_id{produced.result_id, produced.partition_number},
-      static_cast<std::size_t>(produced.number_of_subpartitions));
+      static_cast<std::size_t>(produced.number_of_subpartitions), produced.partition_type);
     if (!partition)
-      return partition.error();
+      return make_error(partition.error().code, "task " + tdd_.task_name + ": " + partition.error().message);
     writers_.push_back(std::make_unique<partition_writer>(std::move(*partition), &yield_, buffer_timeout_ms_ == 0));
   }
 
@@ -271,6 +272,7 @@ expected<unit> stream_task::build_chain() {
     ctx.write_stdout = write_stdout_;
     ctx.wake = waker();
     ctx.yield = &yield_;
+    ctx.interrupt = interrupt_;
     for (int target : co.chained_outputs) {
       auto it = built.find(target);
       if (it == built.end())
@@ -380,15 +382,27 @@ expected<bool> stream_task::step() {
       op->end_of_batch();
   }
   if (phase_ == phase::ending) {
-    if (end_outputs())
+    auto ended = end_outputs();
+    if (!ended)
+      return ended.error();
+    if (*ended)
       return true;
     has_work_ = false;
     return false;
   }
   if (yield_ && !drain_outputs())
     has_work_ = false;
+  if (auto failed = output_failure())
+    return *failed;
   arm_flush_timer();
   return false;
+}
+
+std::optional<error> stream_task::output_failure() const {
+  for (const auto& writer : writers_)
+    if (auto failed = writer->partition().failure())
+      return make_error(failed->code, "task " + tdd_.task_name + ": " + failed->message);
+  return std::nullopt;
 }
 
 void stream_task::run_source() {
@@ -401,7 +415,8 @@ void stream_task::run_source() {
 
 expected<unit> stream_task::run_input() {
   std::size_t n = 0;
-  while (n < records_per_step && !yield_) {
+  const yield_signal stop{&yield_, interrupt_};
+  while (n < records_per_step && !stop()) {
     if (current_) {
       std::span<const char> record;
       if (current_->next_record(record) == network::deserialization_result::record) {
@@ -455,13 +470,17 @@ void stream_task::end_input() {
   phase_ = phase::ending;
 }
 
-bool stream_task::end_outputs() {
+expected<bool> stream_task::end_outputs() {
   if (!drain_outputs())
     return false;
-  for (auto& writer : writers_) {
+  for (auto& writer : writers_)
     writer->partition().finish();
+  // A blocking partition that could not write all its data must not look finished to readers:
+  // the task fails and clean_up releases it.
+  if (auto failed = output_failure())
+    return *failed;
+  for (auto& writer : writers_)
     shuffle_->producer_finished(tdd_.job_id, writer->partition().id());
-  }
   phase_ = phase::finished;
   closed_ = true;
   for (auto& op : operators_)

@@ -23,6 +23,7 @@
 #include "runtime/streaming/partition_writer.hpp"
 #include "runtime/streaming/shuffle_environment.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -96,8 +97,11 @@ private:
   void run_source();
   expected<unit> run_input();
   void end_input();
-  /// Flushes, ends the partitions and closes the chain; false while outputs wait for buffers.
-  bool end_outputs();
+  /// Flushes, ends the partitions and closes the chain; false while outputs wait for buffers, an
+  /// error when a partition could not keep its data.
+  expected<bool> end_outputs();
+  /// The first output partition that refused data (a spill file it could not write), if any.
+  std::optional<error> output_failure() const;
   void arm_flush_timer();
   void clean_up() noexcept;
   network::availability_listener waker() const;
@@ -124,6 +128,9 @@ private:
   phase phase_ = phase::created;
   bool has_work_ = true;
   bool yield_ = false;
+  /// The task's interrupt flag (task_context::interrupt_flag): raised from another thread when a
+  /// cancel or fail mail is on its way; a step stops between two records then.
+  const std::atomic<bool>* interrupt_ = nullptr;
   bool canceled_ = false;
   bool pending_requests_ = false;
   bool closed_ = false;

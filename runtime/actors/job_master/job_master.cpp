@@ -203,12 +203,12 @@ void job_master::reset_and_start_scheduler() {
 
 void job_master::on_exit() {
   // Flink's JobMaster#onStop: TaskExecutors still serving the job and the ResourceManager learn
-  // that this JobMaster is gone, rather than waiting for their heartbeats to time out.
+  // that this JobMaster is gone, rather than waiting for their heartbeats to time out. After a
+  // finished job too: its blocking partitions are released at that disconnect.
   auto cause = "JobMaster for job " + job_id_.to_string() + " is stopping.";
-  if (!(result_ && is_globally_terminal(result_->status)))
-    for (const auto& [id, connection] : task_managers_)
-      connection.gateway.tell<task_executor::disconnect_job_manager>(
-        *this, task_executor::disconnect_job_manager_request{job_id_, cause});
+  for (const auto& [id, connection] : task_managers_)
+    connection.gateway.tell<task_executor::disconnect_job_manager>(
+      *this, task_executor::disconnect_job_manager_request{job_id_, cause});
   if (rm_ && rm_->established)
     rm_->gateway.tell<resource_manager::disconnect_job_manager>(
       *this, resource_manager::disconnect_job_manager_request{job_id_, cause});

@@ -41,6 +41,9 @@ namespace flint::minicluster {
 /// TaskManager processes.
 struct task_manager_services {
   task_executor::invokable_factory invokables;
+  /// The TaskExecutor's view of its shuffle's partitions (see task_executor_services).
+  std::function<bool(const graph::job_id&)> holds_partitions;
+  std::function<void(const graph::job_id&)> release_job_partitions;
   /// The TaskManagerLocation it advertises; data_port 0: its producers are in this process.
   std::string host = "localhost";
   std::uint16_t data_port = 0;

@@ -3,6 +3,7 @@
 /// `step()` once per mailbox turn, so control mails (cancel) are handled between two steps.
 /// The Data plane fills this with StreamTasks; here it runs simple invokables.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -34,6 +35,11 @@ public:
   /// `invokable::on_message` like any other message it does not know. Call it from the task's
   /// thread.
   virtual void monitor(const caf::actor& whom) = 0;
+  /// Raised (from any thread) when the task is to be cancelled or failed from outside, before
+  /// the cancel mail arrives: a step that emits many records checks it between two of them and
+  /// returns, so the mail is handled at once rather than after the whole step (a slow user
+  /// function could make a step last seconds). Valid while the task lives.
+  virtual const std::atomic<bool>* interrupt_flag() const = 0;
 };
 
 struct invokable {

@@ -32,7 +32,8 @@ void run_as_batch_thread() {
 /// Holds only a weak address, so wake-ups from other threads after the task ended are dropped.
 class task::context final : public task_context {
 public:
-  context(caf::actor_addr self, task* owner) : self_(std::move(self)), owner_(owner) {}
+  context(caf::actor_addr self, task* owner, std::shared_ptr<std::atomic<bool>> interrupt)
+    : self_(std::move(self)), owner_(owner), interrupt_(std::move(interrupt)) {}
 
   void wake() override {
     if (pending_.exchange(true))
@@ -53,6 +54,8 @@ public:
       owner_->monitor(whom);
   }
 
+  const std::atomic<bool>* interrupt_flag() const override { return interrupt_.get(); }
+
   /// The task ended: monitor() does nothing from now on.
   void detach() { owner_ = nullptr; }
 
@@ -64,6 +67,7 @@ private:
   /// Used on the task's own thread only, while the task lives.
   task* owner_;
   std::atomic<bool> pending_ = false;
+  std::shared_ptr<std::atomic<bool>> interrupt_;
 };
 
 task::task(caf::actor_config& cfg, task_setup setup)
@@ -77,7 +81,9 @@ graph::execution_attempt_id task::attempt_of(const graph::task_deployment_descri
 
 caf::behavior task::make_behavior() {
   report_state(graph::execution_state::deploying);
-  context_ = std::make_shared<context>(address(), this);
+  if (!setup_.interrupt)
+    setup_.interrupt = std::make_shared<std::atomic<bool>>(false);
+  context_ = std::make_shared<context>(address(), this, setup_.interrupt);
   set_down_handler([this](caf::down_msg& down) {
     // Only invokables monitor (their transport peers); they decide what a peer's end means.
     auto msg = caf::make_message(std::move(down));
@@ -223,10 +229,13 @@ void task::queue_step_if_working() {
 }
 
 void task::end_with(graph::execution_state final_state, std::string cause) {
-  report_state(final_state, std::move(cause));
+  // Flink's Task: free the resources first, then send the final state. A JobMaster that restarts
+  // the task at once may deploy its next attempt here, and that attempt registers the same
+  // partition ids again.
   invokable_.reset();
   if (context_)
     context_->detach();
+  report_state(final_state, std::move(cause));
   quit();
 }
 

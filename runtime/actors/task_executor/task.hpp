@@ -5,7 +5,9 @@
 /// TaskExecutor, which forwards each state to the JobMaster. Between two `step()`s of the
 /// invokable it sends itself the next step, so a cancel mail is handled in between.
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <caf/atom.hpp>
@@ -35,6 +37,9 @@ struct task_setup {
   /// Called from the task's thread with every state change; must be safe to call from there
   /// (the TaskExecutor's version sends the state into its own mailbox).
   std::function<void(const cluster::task_execution_state&)> report;
+  /// Raised by the TaskExecutor before it sends a cancel or fail mail (see
+  /// task_context::interrupt_flag); null: the task makes its own, never raised from outside.
+  std::shared_ptr<std::atomic<bool>> interrupt;
 };
 
 class task : public caf::event_based_actor {

@@ -35,6 +35,17 @@ struct task_record {
   graph::job_id job;
   cluster::allocation_id allocation;
   graph::execution_state state = graph::execution_state::created;
+  /// Raised before a cancel or fail mail, so a long step stops between two records.
+  std::shared_ptr<std::atomic<bool>> interrupt;
+
+  /// Cancels (empty cause) or fails the task: the flag first, then the mail.
+  void stop(const std::string& cause = {}) const {
+    interrupt->store(true, std::memory_order_relaxed);
+    if (cause.empty())
+      caf::anon_send(handle, task_cancel_atom::value);
+    else
+      caf::anon_send(handle, task_fail_atom::value, cause);
+  }
 };
 
 using rm_registration =
@@ -352,18 +363,20 @@ void task_executor::register_methods() {
                + req.allocation_id.to_string() + ".");
     auto te_addr = address();
     auto* self = this;
+    auto interrupt = std::make_shared<std::atomic<bool>>(false);
     task_setup setup{tdd, req.allocation_id, services_.invokables,
                      [te_addr, self](const cluster::task_execution_state& s) {
                        // The closure runs only if the TaskExecutor still lives: in its thread.
                        if (auto te = caf::actor_cast<caf::actor>(te_addr))
                          caf::anon_send(te, rpc::run_atom::value,
                                         std::function<void()>([self, s] { self->on_task_state(s); }));
-                     }};
+                     },
+                     interrupt};
     auto handle = config_.detached_tasks
                     ? home_system().spawn<task, caf::detached>(std::move(setup))
                     : home_system().spawn<task>(std::move(setup));
     st.tasks[attempt] = task_record{handle, tdd.task_name, tdd.job_id, req.allocation_id,
-                                    graph::execution_state::created};
+                                    graph::execution_state::created, interrupt};
     return rpc::ack{};
   });
 
@@ -375,7 +388,7 @@ void task_executor::register_methods() {
                                            + req.attempt.to_string() + " of job "
                                            + req.job_id.to_string() + ".");
     log_->info("Attempting to cancel task " + i->second.name + " (" + req.attempt.to_string() + ").");
-    caf::anon_send(i->second.handle, task_cancel_atom::value);
+    i->second.stop();
     return rpc::ack{};
   });
 
@@ -408,6 +421,7 @@ void task_executor::register_methods() {
       free_slot_internal(allocation, req.cause);
     if (!st.slots.has_allocated_slots(req.job_id))
       st.jobs.remove(req.job_id);
+    release_partitions_of(req.job_id);
     return rpc::ack{};
   });
 
@@ -546,6 +560,14 @@ void task_executor::close_job_manager_connection(const graph::job_id& job, const
     st.jobs.remove(job);
     if (st.job_leaders)
       st.job_leaders->remove_job(job);
+    release_partitions_of(job);
+  }
+}
+
+void task_executor::release_partitions_of(const graph::job_id& job) {
+  if (services_.holds_partitions && services_.release_job_partitions && services_.holds_partitions(job)) {
+    log_->info("Releasing the result partitions of job " + job.to_string() + ".");
+    services_.release_job_partitions(job);
   }
 }
 
@@ -599,7 +621,7 @@ void task_executor::fail_tasks_of(const cluster::allocation_id& allocation, cons
   auto& st = *st_;
   for (const auto& attempt : st.slots.tasks_of(allocation))
     if (auto i = st.tasks.find(attempt); i != st.tasks.end())
-      caf::anon_send(i->second.handle, task_fail_atom::value, cause);
+      i->second.stop(cause);
 }
 
 void task_executor::free_slot_internal(const cluster::allocation_id& allocation,
@@ -651,7 +673,10 @@ void task_executor::after_slot_freed(const graph::job_id& job, std::int32_t inde
     st.rm_gateway.tell<rm::notify_slot_available>(
       *this, rm::notify_slot_available_request{st.rm_instance,
                                                cluster::slot_id{config_.resource_id, index}, allocation});
-  if (!st.slots.has_allocated_slots(job))
+  // Flink's closeJobManagerConnectionIfNoAllocatedResources: blocking partitions of the job are
+  // resources too, read later by consumers of the next stage; they keep the job here.
+  bool holds = services_.holds_partitions && services_.holds_partitions(job);
+  if (!st.slots.has_allocated_slots(job) && !holds)
     close_job_manager_connection(job, "TaskExecutor " + config_.resource_id
                                         + " has no more allocated slots for job " + job.to_string() + ".",
                                  true);
@@ -677,7 +702,7 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
         if (auto t = st_->tasks.find(attempt); t != st_->tasks.end()) {
           log_->info("Failing task " + t->second.name + " (" + attempt.to_string()
                      + ") because the JobMaster refused its state update: " + r.error().message);
-          caf::anon_send(t->second.handle, task_fail_atom::value, r.error().message);
+          t->second.stop(r.error().message);
         }
       });
   if (!graph::is_terminal(s.state))

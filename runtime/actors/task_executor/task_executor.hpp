@@ -63,6 +63,10 @@ struct task_executor_services {
   rpc::endpoint_directory* directory = nullptr;
   /// Builds each task's invokable.
   invokable_factory invokables;
+  /// The shuffle's partitions of a job here (Flink's TaskExecutorPartitionTracker): whether any
+  /// is held, and their release when the job leaves this TaskExecutor. Null: none are kept.
+  std::function<bool(const graph::job_id&)> holds_partitions;
+  std::function<void(const graph::job_id&)> release_job_partitions;
   /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
   /// spdlog's default logger.
   std::shared_ptr<spdlog::logger> logger = nullptr;
@@ -109,6 +113,8 @@ private:
   void establish_job_manager_connection(const graph::job_id& job, const cluster::job_master_id& id,
                                         const leader::leader_address& address,
                                         const cluster::resource_id& job_master_resource_id);
+  /// Releases what the shuffle keeps of `job` here (its blocking partitions and spill files).
+  void release_partitions_of(const graph::job_id& job);
   void close_job_manager_connection(const graph::job_id& job, const std::string& cause,
                                     bool release_job);
   void offer_slots_to_job_manager(const graph::job_id& job);

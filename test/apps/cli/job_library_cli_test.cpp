@@ -98,6 +98,41 @@ TEST_CASE("flint run --local counts words like an independent count") {
   CHECK(counted == flint::test::plain_count(text));
 }
 
+TEST_CASE("flint run refuses a job whose restart setting is bad, naming the key, and runs the next") {
+  temp_dir dir("flint_cli_bad_restart");
+  auto input = dir.path / "in.txt";
+  std::ofstream(input, std::ios::binary) << "to be or not to be\n";
+  const std::vector<std::pair<std::string, std::string>> bad{
+    {"restart-strategy.type=sometimes", "restart-strategy.type"},
+    {"restart-strategy.fixed-delay.attempts=-3", "restart-strategy.fixed-delay.attempts"},
+    {"restart-strategy.fixed-delay.delay=soon", "restart-strategy.fixed-delay.delay"}};
+  for (const auto& [setting, key] : bad) {
+    CAPTURE(setting);
+    const std::string strategy =
+      key == "restart-strategy.type" ? "parallelism.default=1" : "restart-strategy.type=fixed-delay";
+    auto r = run_flint({"run", "--local", "-D", strategy, "-D", setting, jobs_dir + "/wordcount.so", "--input",
+                        input.string()});
+    CHECK_MESSAGE(r.exit_code == 1, describe(r));
+    CHECK_MESSAGE(contains(r.err, key), describe(r));
+  }
+  auto ok = run_flint({"run", "--local", "-D", "restart-strategy.type=fixed-delay", jobs_dir + "/wordcount.so",
+                       "--input", input.string()});
+  CHECK_MESSAGE(ok.exit_code == 0, describe(ok));
+}
+
+TEST_CASE("a BATCH WordCount through flint run --local finishes and counts like an independent count") {
+  temp_dir dir("flint_cli_batch");
+  auto text = flint::test::sample_text(2'000'000);
+  auto input = dir.path / "in.txt";
+  std::ofstream(input, std::ios::binary) << text;
+  auto output = dir.path / "out";
+  auto r = run_flint({"run", "--local", "-D", "execution.global-data-exchange-mode=ALL_EDGES_BLOCKING", "-p", "2",
+                      jobs_dir + "/wordcount.so", "--input", input.string(), "--output", output.string()},
+                     120s);
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  CHECK(flint::test::read_counts(output) == flint::test::plain_count(text));
+}
+
 TEST_CASE("a job library that does not exist is a clear failure (exit 1)") {
   for (const char* action : {"info", "run"}) {
     CAPTURE(action);

@@ -27,7 +27,7 @@ struct partition_fixture {
 };
 
 /// Reads every record a view has now; stops at end-of-partition.
-std::vector<std::string> drain(pipelined_subpartition_view& view, record_deserializer& deserializer,
+std::vector<std::string> drain(result_subpartition_view& view, record_deserializer& deserializer,
                                bool* ended = nullptr) {
   std::vector<std::string> out;
   while (auto next = view.get_next_buffer()) {
@@ -91,7 +91,7 @@ TEST_CASE("each polled buffer carries the backlog behind it") {
 
 TEST_CASE("finish flushes and ends every subpartition with end-of-partition") {
   partition_fixture f{3};
-  std::vector<std::unique_ptr<pipelined_subpartition_view>> views;
+  std::vector<std::unique_ptr<result_subpartition_view>> views;
   for (std::size_t i = 0; i < 3; ++i)
     views.push_back(*f.partition->create_subpartition_view(i, [] {}));
   CHECK(f.partition->emit_record(make_record(0, 5), 0) == emit_result::written);

@@ -345,3 +345,21 @@ TEST_CASE("cancelling a running job with remote channels stops every task and fr
   CHECK(result->status == graph::job_status::canceled);
   test::check_resources_released(cluster);
 }
+
+TEST_CASE("a BATCH job whose io.tmp.dirs is unusable fails, naming the path") {
+  api::stream_execution_environment env(api::configuration{
+    {"parallelism.default", "2"}, {"execution.global-data-exchange-mode", "ALL_EDGES_BLOCKING"}});
+  test::collect(env.generate_sequence(1, 10000).rebalance().map([](const std::int64_t& x) { return x; }));
+  auto program = test::graphs_of(env);
+  test::temp_path missing("no_such_tmp_dir");
+  streaming::local_cluster_options options = two_slots();
+  options.network.tmp_dirs = {missing.path.string()};
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  CHECK_MESSAGE(result->failure_cause.find(missing.path.string()) != std::string::npos, result->failure_cause);
+  CHECK_MESSAGE(result->failure_cause.find("io.tmp.dirs") != std::string::npos, result->failure_cause);
+  CHECK_FALSE(std::filesystem::exists(missing.path));
+  test::check_resources_released(cluster);
+}

@@ -137,29 +137,54 @@ void parse_counts(const std::filesystem::path& file, parsed_output& out) {
   }
 }
 
+/// The 3 MB input of the end-to-end runs, and its plain count.
+const std::string& wordcount_text() {
+  static const std::string text = generate_text(3 * 1024 * 1024);
+  return text;
+}
+
 /// `remote`: each TaskExecutor has its own streaming environment with remote channels, so every
 /// channel between the two goes through a partition request server and CAF's middleman.
-void run_wordcount(int parallelism, int task_managers, bool remote = false) {
-  static const std::string text = generate_text(3 * 1024 * 1024);
+/// `batch`: every exchange is BLOCKING (ALL_EDGES_BLOCKING) on a network memory of 256 KiB, a
+/// twelfth of the input, with 256 KiB of heap for blocking partitions: the rest of the shuffled
+/// data goes through spill files.
+void run_wordcount(int parallelism, int task_managers, bool remote = false, bool batch = false) {
+  const auto& text = wordcount_text();
   static std::int64_t words = 0;
   static const auto expected = plain_count(text, words);
 
-  auto suffix = std::to_string(parallelism) + "_" + std::to_string(task_managers) + (remote ? "_remote" : "");
+  auto suffix = std::to_string(parallelism) + "_" + std::to_string(task_managers) + (remote ? "_remote" : "") +
+                (batch ? "_batch" : "");
   test::temp_path input("wordcount_in_" + suffix);
   test::temp_path output("wordcount_out_" + suffix);
+  test::temp_path spill("wordcount_spill_" + suffix);
   {
     std::ofstream f(input.path, std::ios::binary);
     f << text;
   }
 
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", std::to_string(parallelism)}});
+  api::configuration config{{"parallelism.default", std::to_string(parallelism)}};
+  if (batch)
+    config["execution.global-data-exchange-mode"] = "ALL_EDGES_BLOCKING";
+  api::stream_execution_environment env(config);
   examples::build_wordcount(env, {input.path.string(), output.path.string()});
   auto program = test::graphs_of(env);
+  if (batch)
+    for (const auto& data_set : program.job->data_sets)
+      REQUIRE(data_set.result_type == graph::result_partition_type::blocking);
 
   streaming::local_cluster_options options;
   options.task_managers = task_managers;
   options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
   options.remote_channels = remote;
+  if (batch) {
+    options.network.segment_size = 4 * 1024;
+    options.network.network_memory = 256 * 1024;
+    options.network.blocking_shuffle_memory = 256 * 1024;
+    std::filesystem::create_directories(spill.path);
+    options.network.tmp_dirs = {spill.path.string()};
+    REQUIRE(text.size() >= 10 * options.network.network_memory);
+  }
   streaming::local_cluster cluster(options);
   auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(4));
   REQUIRE_MESSAGE(result.has_value(), result.error().to_string());
@@ -185,6 +210,15 @@ void run_wordcount(int parallelism, int task_managers, bool remote = false) {
       CHECK(test::remote_connections(cluster.streaming(i)) > 0);
   }
   test::check_resources_released(cluster);
+  if (batch) {
+    // The job's blocking partitions went with the job: no spill file, no heap kept.
+    for (std::size_t i = 0; i < cluster.num_environments(); ++i) {
+      auto& shuffle = cluster.streaming(i).shuffle();
+      CHECK(shuffle.blocking_memory().reserved() == 0);
+      auto root = shuffle.spill_files().root(0);
+      CHECK_MESSAGE((!std::filesystem::exists(root) || std::filesystem::is_empty(root)), root.string());
+    }
+  }
 }
 
 } // namespace
@@ -213,6 +247,13 @@ TEST_CASE("wordcount at parallelism 2 over remote channels between two TaskExecu
 }
 TEST_CASE("wordcount at parallelism 4 over remote channels between two TaskExecutors counts like a plain count") {
   run_wordcount(4, 2, true);
+}
+
+TEST_CASE("a BATCH wordcount over twelve times its network memory counts like a plain count") {
+  run_wordcount(2, 1, false, true);
+}
+TEST_CASE("a BATCH wordcount over remote channels between two TaskExecutors counts like a plain count") {
+  run_wordcount(2, 2, true, true);
 }
 
 TEST_CASE("wordcount prints the built-in text with the subtask prefix") {
