@@ -9,5 +9,6 @@ int graph(int argc, char** argv);
 int cluster(int argc, char** argv);
 int wordcount(int argc, char** argv);
 int exchange(int argc, char** argv);
+int failover(int argc, char** argv);
 
 } // namespace flint::bench

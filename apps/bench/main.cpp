@@ -33,6 +33,9 @@ const bench_entry benches[] = {
 #ifdef FLINT_BENCH_HAS_EXCHANGE
   {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},
 #endif
+#ifdef FLINT_BENCH_HAS_FAILOVER
+  {"failover", flint::bench::failover, "lost TaskManager to RUNNING again: connection drop vs heartbeat timeout"},
+#endif
 };
 
 int usage(FILE* out) {

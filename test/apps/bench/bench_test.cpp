@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -77,4 +79,59 @@ TEST_CASE("flint-bench exchange moves every byte through one remote channel and 
   CHECK(summary["channel_mb_per_s"].get<double>() > 0);
   CHECK(summary["bare_mb_per_s"].get<double>() > 0);
   CHECK(summary["ratio"].get<double>() > 0);
+}
+
+TEST_CASE("flint-bench failover brings the job back after a killed and after a stopped TaskManager") {
+  // It spawns flint-node and flint beside itself and jobs/endless.so: built with every target.
+  std::filesystem::path bin = std::filesystem::path(bench).parent_path();
+  if (!std::filesystem::exists(bin / "flint-node") || !std::filesystem::exists(bin / "flint")
+      || !std::filesystem::exists(bin.parent_path() / "jobs" / "endless.so")) {
+    MESSAGE("skipped: flint-node, flint or jobs/endless.so is not built");
+    return;
+  }
+  auto run = flint::test::run_command({bench, "failover", "--quick"}, 110s);
+  REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
+  std::istringstream lines(run.out);
+  std::string line;
+  std::map<std::string, nlohmann::json> summaries;
+  int rounds = 0;
+  while (std::getline(lines, line)) {
+    auto json = nlohmann::json::parse(line);
+    CHECK(json["bench"] == "failover");
+    CHECK_FALSE(json.contains("error"));
+    if (json["kind"] == "round") {
+      ++rounds;
+      CHECK(json["attempt"].get<int>() >= 1);
+    } else {
+      summaries[json["detection"].get<std::string>()] = json;
+    }
+  }
+  CHECK(rounds == 2);
+  REQUIRE(summaries.count("connection_drop") == 1);
+  REQUIRE(summaries.count("heartbeat_timeout") == 1);
+  for (auto& [mode, json] : summaries) {
+    CAPTURE(mode);
+    CHECK(json["rounds"] == 1);
+    CHECK(json["heartbeat_interval_ms"] == 200);
+    CHECK(json["heartbeat_timeout_ms"] == 2000);
+    auto total = json["kill_to_running_ms"];
+    CHECK(total["median"].get<double>() > 0);
+    CHECK(total["min"].get<double>() <= total["median"].get<double>());
+    CHECK(total["max"].get<double>() >= total["median"].get<double>());
+    for (const char* phase : {"detect", "cancel", "slots", "deploy_to_running"})
+      CHECK(json["phases_ms"].contains(phase));
+    CHECK(json["over_heartbeat_timeout"].get<double>() > 0);
+  }
+  // Only the heartbeat timeout notices a stopped TaskManager.
+  CHECK(summaries["heartbeat_timeout"]["phases_ms"]["detect"].get<double>() >= 1000);
+  CHECK(summaries["connection_drop"]["over_baseline"].get<double>() > 0);
+}
+
+TEST_CASE("flint-bench failover refuses bad flags with the reason") {
+  auto bad = flint::test::run_command({bench, "failover", "--rounds", "0"}, 30s);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--rounds needs a whole number") != std::string::npos);
+  auto unknown = flint::test::run_command({bench, "failover", "--frobnicate"}, 30s);
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("usage: flint-bench failover") != std::string::npos);
 }

@@ -53,7 +53,7 @@ kill -0 "$client" 2>/dev/null && fail "flint run still waits 90 s after the cut"
 wait "$client" || status=$?
 cat "$WORK/run.log"
 [[ $status -eq 0 ]] || fail "flint run exited $status, expected 0"
-grep -q "Heartbeat of TaskManager with id .* timed out" "$WORK/jm.log" || fail "the heartbeat timeout did not notice the cut"
+grep -q "[Hh]eartbeat of TaskManager with id .* timed out" "$WORK/jm.log" || fail "the heartbeat timeout did not notice the cut"
 grep -q "switched from state RUNNING to RESTARTING" "$WORK/jm.log" || fail "the job never went RESTARTING"
 check_wordcount "$WORK/input.txt" "$WORK/output"
 echo "PASS"
