@@ -1,5 +1,7 @@
 #include "api/stream_execution_environment.hpp"
 
+#include <cctype>
+
 #include "runtime/graph/job_graph_generator.hpp"
 #include "runtime/graph/json_plan.hpp"
 #include "runtime/graph/stream_graph_generator.hpp"
@@ -57,6 +59,20 @@ stream_execution_environment::stream_execution_environment(const configuration& 
   }
   if (config.count("execution.checkpointing.interval"))
     enable_checkpointing(parse_integer(config, "execution.checkpointing.interval", -1));
+  // Flink's RuntimeExecutionMode: BATCH exchanges data through blocking partitions, stage by stage
+  // (an explicit global data exchange mode still wins, as it is the lower-level setting).
+  if (auto it = config.find("execution.runtime-mode"); it != config.end()) {
+    std::string mode = it->second;
+    for (auto& c : mode)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (mode == "BATCH") {
+      if (!config.count("execution.global-data-exchange-mode"))
+        exchange_mode_ = graph::global_data_exchange_mode::all_edges_blocking;
+    } else if (mode != "STREAMING" && mode != "AUTOMATIC") {
+      throw std::invalid_argument("Could not parse value '" + it->second
+                                  + "' for key 'execution.runtime-mode' (STREAMING, BATCH or AUTOMATIC).");
+    }
+  }
   // Checked by the Dispatcher at submission, which names a bad key there.
   for (const auto& [key, value] : config)
     if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy")

@@ -29,7 +29,8 @@ class data_stream;
 
 /// Key-value settings, Flink's names: `parallelism.default`, `pipeline.max-parallelism`,
 /// `pipeline.operator-chaining`, `execution.buffer-timeout` (ms),
-/// `execution.global-data-exchange-mode` (e.g. ALL_EDGES_BLOCKING),
+/// `execution.global-data-exchange-mode` (e.g. ALL_EDGES_BLOCKING), `execution.runtime-mode`
+/// (STREAMING, BATCH: every exchange blocking, AUTOMATIC),
 /// `execution.checkpointing.interval` (ms); `restart-strategy.*` and
 /// `jobmanager.execution.failover-strategy` become the job's own settings (read by its JobMaster).
 using configuration = std::map<std::string, std::string, std::less<>>;

@@ -23,7 +23,8 @@ expected<api::configuration> job_configuration(const cli_settings& settings, std
   out["execution.buffer-timeout"] =
     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(*buffer_timeout).count());
   for (const char* key : {"pipeline.max-parallelism", "pipeline.operator-chaining",
-                          "execution.global-data-exchange-mode", "execution.checkpointing.interval"})
+                          "execution.global-data-exchange-mode", "execution.runtime-mode",
+                          "execution.checkpointing.interval"})
     if (auto v = settings.config.get_raw(key))
       out[key] = *v;
   // The job's own recovery settings (`-D restart-strategy.type=fixed-delay`): the JobMaster reads

@@ -222,3 +222,19 @@ TEST_CASE("a job's restart strategy and failover keys become the job's own setti
   CHECK(env.job_configuration().at("restart-strategy.type") == "none");
   CHECK(env.job_configuration().size() == 2);
 }
+
+TEST_CASE("execution.runtime-mode BATCH makes every exchange blocking, and a bad mode is refused naming the key") {
+  api::stream_execution_environment batch(api::configuration{{"execution.runtime-mode", "batch"}});
+  CHECK(batch.global_data_exchange_mode() == graph::global_data_exchange_mode::all_edges_blocking);
+  api::stream_execution_environment streaming(api::configuration{{"execution.runtime-mode", "STREAMING"}});
+  CHECK(streaming.global_data_exchange_mode() == graph::global_data_exchange_mode::all_edges_pipelined);
+  api::stream_execution_environment lower(api::configuration{
+    {"execution.runtime-mode", "BATCH"}, {"execution.global-data-exchange-mode", "FORWARD_EDGES_PIPELINED"}});
+  CHECK(lower.global_data_exchange_mode() == graph::global_data_exchange_mode::forward_edges_pipelined);
+  try {
+    api::stream_execution_environment bad(api::configuration{{"execution.runtime-mode", "SOMETIMES"}});
+    FAIL("accepted a bad runtime mode");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("execution.runtime-mode") != std::string::npos);
+  }
+}

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -177,6 +179,48 @@ TEST_CASE("a sequence is split into one range per subtask") {
     all.insert(all.end(), seen->values.begin(), seen->values.end());
   }
   CHECK(all == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+}
+
+TEST_CASE("a source stops between two records once the task's interrupt flag is raised from outside") {
+  // The TaskExecutor raises the flag before its cancel mail: a step of a source (4096 records at
+  // most) ends at the next record instead of running to its end first.
+  std::atomic<bool> interrupt{false};
+  bool yield = false;
+  operator_context ctx;
+  ctx.yield = &yield;
+  ctx.interrupt = &interrupt;
+  struct raising_output : output<std::int64_t> {
+    std::atomic<bool>* flag;
+    std::vector<std::int64_t> values;
+    void collect(std::int64_t value) override {
+      values.push_back(value);
+      if (values.size() == 10)
+        flag->store(true);
+    }
+  };
+  auto out = std::make_unique<raising_output>();
+  out->flag = &interrupt;
+  auto* seen = out.get();
+  sequence_source source(1, 100000, ctx, std::move(out));
+  CHECK(source.emit_next(4096) == source_status::more_available);
+  CHECK(seen->values.size() == 10);
+  // The yield flag alone still stops it too, and neither raised lets it run the whole step.
+  interrupt = false;
+  yield = true;
+  CHECK(source.emit_next(4096) == source_status::more_available);
+  CHECK(seen->values.size() == 11);
+  yield = false;
+  seen->flag = nullptr;
+  struct plain : output<std::int64_t> {
+    void collect(std::int64_t) override {}
+  };
+  operator_context quiet;
+  quiet.interrupt = &interrupt;
+  sequence_source whole(1, 100000, quiet, std::make_unique<plain>());
+  CHECK(whole.emit_next(4096) == source_status::more_available);
+  CHECK(quiet.must_yield() == false);
+  interrupt = true;
+  CHECK(quiet.must_yield());
 }
 
 TEST_CASE("a chained operator is its upstream's output: records reach it with no forwarding call between") {

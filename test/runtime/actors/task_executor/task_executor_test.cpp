@@ -418,6 +418,33 @@ TEST_CASE_FIXTURE(te_fixture, "a cancel mail interleaves with a task's steps") {
   CHECK(tex().number_of_running_tasks() == 0);
 }
 
+TEST_CASE_FIXTURE(te_fixture, "cancel_task raises the task's interrupt flag before its cancel mail is handled") {
+  // What the flag said when the task handled its cancel mail (in the task's thread).
+  auto raised_at_cancel = std::make_shared<std::optional<bool>>();
+  struct watching : te::blocking_invokable {
+    std::shared_ptr<std::optional<bool>> out;
+    const std::atomic<bool>* flag = nullptr;
+    explicit watching(std::shared_ptr<std::optional<bool>> o) : out(std::move(o)) {}
+    void attach(std::shared_ptr<te::task_context> context) override { flag = context->interrupt_flag(); }
+    void cancel() override {
+      *out = flag != nullptr && flag->load();
+      blocking_invokable::cancel();
+    }
+  };
+  invokables = [raised_at_cancel](const graph::task_deployment_descriptor&) -> std::unique_ptr<te::invokable> {
+    return std::make_unique<watching>(raised_at_cancel);
+  };
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(0)});
+  REQUIRE(c.has_value());
+  CHECK(c->has_value());
+  REQUIRE(raised_at_cancel->has_value());
+  CHECK(**raised_at_cancel);
+  CHECK(states_of(0).back() == graph::execution_state::canceled);
+}
+
 TEST_CASE_FIXTURE(te_fixture, "a failing invokable ends FAILED with its cause") {
   invokables = te::make_invokable_factory<te::counting_invokable>(5, 2, std::string("boom at step 2"));
   start_task_executor(1);
