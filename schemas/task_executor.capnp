@@ -46,3 +46,13 @@ struct TeDisconnectJobManagerRequest {
 struct TeDisconnectResourceManagerRequest {
   cause @0 :Text;
 }
+
+struct TeReleasePartitionsRequest {
+  jobId @0 :Cluster.Id128;
+  partitions @1 :List(TeResultPartitionId);
+}
+
+struct TeResultPartitionId {
+  resultId @0 :Cluster.Id128;
+  partitionNumber @1 :Int32;
+}

@@ -196,6 +196,10 @@ expected<unit> task_manager_node::start() {
   auto shuffle = m.env->shuffle_ptr();
   te_services.holds_partitions = [shuffle](const graph::job_id& job) { return shuffle->num_partitions(job) > 0; };
   te_services.release_job_partitions = [shuffle](const graph::job_id& job) { shuffle->release_job(job); };
+  te_services.release_partitions = [shuffle](const graph::job_id& job,
+                                             const std::vector<graph::intermediate_result_partition_id>& ids) {
+    shuffle->release_partitions(job, ids);
+  };
   if (m.services.make_invokables) {
     te_services.invokables = m.services.make_invokables(*m.system, *m.env);
   } else {

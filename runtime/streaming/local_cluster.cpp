@@ -59,6 +59,10 @@ local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_un
     services.invokables = make_stream_task_factory(*self->envs[index]);
     services.holds_partitions = [shuffle](const graph::job_id& job) { return shuffle->num_partitions(job) > 0; };
     services.release_job_partitions = [shuffle](const graph::job_id& job) { shuffle->release_job(job); };
+    services.release_partitions = [shuffle](const graph::job_id& job,
+                                            const std::vector<graph::intermediate_result_partition_id>& ids) {
+      shuffle->release_partitions(job, ids);
+    };
     if (remote) {
       services.host = "127.0.0.1";
       services.data_port = ports[index];

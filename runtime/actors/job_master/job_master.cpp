@@ -589,6 +589,15 @@ job_status_response job_master::status_report() const {
   return r;
 }
 
+void job_master::release_partitions(const cluster::resource_id& task_manager,
+                                    std::vector<graph::intermediate_result_partition_id> partitions) {
+  auto i = task_managers_.find(task_manager);
+  if (i == task_managers_.end())
+    return; // gone: its partitions went with it
+  i->second.gateway.tell<task_executor::release_partitions>(
+    *this, task_executor::release_partitions_request{job_id_, std::move(partitions)});
+}
+
 void job_master::schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) {
   schedule_run_async(
     [this, restart] {

@@ -151,6 +151,8 @@ private:
   void job_status_changed(graph::job_status from, graph::job_status to,
                           const std::string& cause) override;
   void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) override;
+  void release_partitions(const cluster::resource_id& task_manager,
+                          std::vector<graph::intermediate_result_partition_id> partitions) override;
   void job_reached_terminal_state(graph::job_status status, const std::string& cause);
   /// What `request_job_status` answers: the status, the exception history, and why the job
   /// is not all running.

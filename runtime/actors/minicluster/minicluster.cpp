@@ -116,6 +116,7 @@ caf::actor minicluster::add_task_manager() {
       te_services.invokables = std::move(own.invokables);
     te_services.holds_partitions = std::move(own.holds_partitions);
     te_services.release_job_partitions = std::move(own.release_job_partitions);
+    te_services.release_partitions = std::move(own.release_partitions);
   }
   auto endpoint_id = te_config.resource_id;
   auto te = sys_.spawn<task_executor::task_executor>(context(endpoint_id), te_config,

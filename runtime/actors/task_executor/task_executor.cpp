@@ -425,6 +425,23 @@ void task_executor::register_methods() {
     return rpc::ack{};
   });
 
+  handle<release_partitions>(fencing::fenced, [this](release_partitions_request req) -> expected<rpc::ack> {
+    auto& st = *st_;
+    if (services_.release_partitions) {
+      log_->info("Releasing " + std::to_string(req.partitions.size()) + " result partition(s) of job "
+                 + req.job_id.to_string() + ": their consumers are done.");
+      services_.release_partitions(req.job_id, req.partitions);
+    }
+    // Flink's closeJobManagerConnectionIfNoAllocatedResources: nothing of the job is left here.
+    bool holds = services_.holds_partitions && services_.holds_partitions(req.job_id);
+    if (st.jobs.get(req.job_id) != nullptr && !st.slots.has_allocated_slots(req.job_id) && !holds)
+      close_job_manager_connection(req.job_id, "TaskExecutor " + config_.resource_id
+                                                 + " has no more allocated slots or partitions for job "
+                                                 + req.job_id.to_string() + ".",
+                                   true);
+    return rpc::ack{};
+  });
+
   handle<disconnect_resource_manager>(fencing::fenced, [this](disconnect_resource_manager_request req)
                                                          -> expected<rpc::ack> {
     reconnect_to_resource_manager(req.cause);

@@ -67,6 +67,9 @@ struct task_executor_services {
   /// is held, and their release when the job leaves this TaskExecutor. Null: none are kept.
   std::function<bool(const graph::job_id&)> holds_partitions;
   std::function<void(const graph::job_id&)> release_job_partitions;
+  /// Releases some partitions of a job (the JobMaster's release_partitions). Null: ignored.
+  std::function<void(const graph::job_id&, const std::vector<graph::intermediate_result_partition_id>&)>
+    release_partitions;
   /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
   /// spdlog's default logger.
   std::shared_ptr<spdlog::logger> logger = nullptr;

@@ -109,6 +109,32 @@ expected<te::free_slot_request> codec<te::free_slot_request>::decode(std::span<c
     });
 }
 
+std::vector<char> codec<te::release_partitions_request>::encode(const te::release_partitions_request& x) {
+  capnp::MallocMessageBuilder message(small_message_words);
+  auto b = message.initRoot<schema::TeReleasePartitionsRequest>();
+  write(b.initJobId(), x.job_id);
+  auto list = b.initPartitions(static_cast<unsigned>(x.partitions.size()));
+  for (unsigned i = 0; i < x.partitions.size(); ++i) {
+    write(list[i].initResultId(), x.partitions[i].result);
+    list[i].setPartitionNumber(x.partitions[i].partition_number);
+  }
+  return wire::to_bytes(message);
+}
+
+expected<te::release_partitions_request>
+codec<te::release_partitions_request>::decode(std::span<const char> bytes) {
+  return wire::read<schema::TeReleasePartitionsRequest>(
+    bytes, "release partitions request",
+    [](schema::TeReleasePartitionsRequest::Reader r) -> expected<te::release_partitions_request> {
+      te::release_partitions_request x;
+      x.job_id = read_id<graph::job_id>(r.getJobId());
+      for (auto p : r.getPartitions())
+        x.partitions.push_back(graph::intermediate_result_partition_id{
+          read_id<graph::intermediate_data_set_id>(p.getResultId()), p.getPartitionNumber()});
+      return x;
+    });
+}
+
 std::vector<char> codec<te::disconnect_job_manager_request>::encode(
   const te::disconnect_job_manager_request& x) {
   capnp::MallocMessageBuilder message(small_message_words);

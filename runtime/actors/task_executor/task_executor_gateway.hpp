@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runtime/actors/common/cluster_types.hpp"
 #include "runtime/actors/heartbeat/heartbeat_gateway.hpp"
@@ -63,6 +64,12 @@ struct disconnect_resource_manager_request {
   std::string cause;
   friend bool operator==(const disconnect_resource_manager_request&,
                          const disconnect_resource_manager_request&) = default;
+};
+
+struct release_partitions_request {
+  graph::job_id job_id;
+  std::vector<graph::intermediate_result_partition_id> partitions;
+  friend bool operator==(const release_partitions_request&, const release_partitions_request&) = default;
 };
 
 // -- methods ---------------------------------------------------------------------------------------
@@ -134,6 +141,16 @@ struct disconnect_resource_manager {
   using response = rpc::ack;
 };
 
+/// Flink's releasePartitions: the job's consumers are done with these blocking partitions here;
+/// their data and spill files go. Reply: ack (unknown partitions are no error). Fenced by
+/// JobMasterId.
+struct release_partitions {
+  static constexpr std::uint32_t id = 0x0309;
+  static constexpr const char* name = "release_partitions";
+  using request = release_partitions_request;
+  using response = rpc::ack;
+};
+
 } // namespace flint::task_executor
 
 namespace flint::rpc {
@@ -143,4 +160,5 @@ FLINT_DECLARE_CODEC(task_executor::cancel_task_request)
 FLINT_DECLARE_CODEC(task_executor::free_slot_request)
 FLINT_DECLARE_CODEC(task_executor::disconnect_job_manager_request)
 FLINT_DECLARE_CODEC(task_executor::disconnect_resource_manager_request)
+FLINT_DECLARE_CODEC(task_executor::release_partitions_request)
 } // namespace flint::rpc

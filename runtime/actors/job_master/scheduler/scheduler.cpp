@@ -21,6 +21,15 @@ scheduler::scheduler(graph::execution_graph graph, scheduler_settings settings,
     deployed_to_(graph_.vertices().size()),
     partition_finished_(graph_.partitions().size(), false) {
   compute_region_order();
+  consumers_of_group_.assign(graph_.consumed_partition_groups().size(), 0);
+  finished_consumers_of_group_.assign(graph_.consumed_partition_groups().size(), 0);
+  done_groups_of_partition_.assign(graph_.partitions().size(), 0);
+  partition_released_.assign(graph_.partitions().size(), false);
+  consumer_counted_.assign(graph_.vertices().size(), false);
+  for (const auto& ev : graph_.vertices())
+    for (std::uint32_t g : ev.consumed_partition_groups)
+      if (is_cross_region_group(g))
+        ++consumers_of_group_[g];
   if (settings_.failover_strategy) {
     failover_strategy_ = settings_.failover_strategy(graph_);
   } else if (auto region = failover::make_failover_strategy(config::configuration{}, graph_)) {
@@ -123,7 +132,7 @@ void scheduler::partitions_finished(std::uint32_t vertex) {
 bool scheduler::partition_available(std::uint32_t partition) const {
   // Flink's ResultPartitionAvailabilityChecker: the data is there while its producer's
   // TaskExecutor is.
-  if (!partition_finished_[partition])
+  if (!partition_finished_[partition] || partition_released_[partition])
     return false;
   const auto& where = deployed_to_[graph_.partitions()[partition].producer];
   return where && lost_task_managers_.count(where->location.id) == 0;
@@ -379,6 +388,7 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
       }
       if (transition(*v, execution_state::finished)) {
         partitions_finished(*v);
+        consumer_finished(*v);
         vertex_terminal(*v);
         if (status() == job_status::running) {
           check_job_terminal();
@@ -691,12 +701,14 @@ void scheduler::maybe_restart() {
     const auto& ev = graph_.vertices()[v];
     for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results) {
       auto partition = graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index);
+      partition_released_[partition] = false; // the new attempt writes it anew
       if (!partition_finished_[partition])
         continue;
       partition_finished_[partition] = false;
       for (std::uint32_t g : groups_of_partition_[partition])
         --finished_in_group_[g];
     }
+    consumer_restarts(v);
     if (auto reset = graph_.reset_for_new_execution(v); !reset) {
       fail_job("Could not restart " + graph_.task_name_with_subtask(v) + ": " + reset.error().message);
       return;
@@ -706,6 +718,50 @@ void scheduler::maybe_restart() {
   if (s == job_status::restarting)
     transition_job(job_status::running);
   maybe_schedule_regions();
+}
+
+bool scheduler::is_cross_region_group(std::uint32_t group) const {
+  const auto& g = graph_.consumed_partition_groups()[group];
+  return !graph::is_pipelined(graph_.results()[g.result].result_type);
+}
+
+void scheduler::consumer_finished(std::uint32_t vertex) {
+  if (consumer_counted_[vertex])
+    return;
+  consumer_counted_[vertex] = true;
+  std::map<cluster::resource_id, std::vector<graph::intermediate_result_partition_id>> releases;
+  for (std::uint32_t g : graph_.vertices()[vertex].consumed_partition_groups) {
+    if (!is_cross_region_group(g) || ++finished_consumers_of_group_[g] < consumers_of_group_[g])
+      continue;
+    const auto& group = graph_.consumed_partition_groups()[g];
+    for (std::uint32_t i = 0; i < group.size; ++i) {
+      auto p = group.first_partition + i;
+      if (++done_groups_of_partition_[p] < groups_of_partition_[p].size() || partition_released_[p])
+        continue;
+      const auto& where = deployed_to_[graph_.partitions()[p].producer];
+      if (!where || lost_task_managers_.count(where->location.id) != 0)
+        continue;
+      partition_released_[p] = true;
+      releases[where->location.id].push_back(graph_.partition_id(p));
+    }
+  }
+  for (auto& [task_manager, partitions] : releases)
+    actions_.release_partitions(task_manager, std::move(partitions));
+}
+
+void scheduler::consumer_restarts(std::uint32_t vertex) {
+  if (!consumer_counted_[vertex])
+    return;
+  consumer_counted_[vertex] = false;
+  for (std::uint32_t g : graph_.vertices()[vertex].consumed_partition_groups) {
+    if (!is_cross_region_group(g))
+      continue;
+    if (finished_consumers_of_group_[g]-- == consumers_of_group_[g]) {
+      const auto& group = graph_.consumed_partition_groups()[g];
+      for (std::uint32_t i = 0; i < group.size; ++i)
+        --done_groups_of_partition_[group.first_partition + i];
+    }
+  }
 }
 
 std::vector<std::pair<slot_pool::slot_request_id, std::chrono::nanoseconds>>

@@ -57,6 +57,9 @@ public:
                                   const std::string& cause) = 0;
   /// Calls `scheduler::on_restart_delay_elapsed(restart)` after `delay`, from the main thread.
   virtual void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) = 0;
+  /// TaskExecutor `release_partitions`: every consumer of these blocking partitions there is done.
+  virtual void release_partitions(const cluster::resource_id& task_manager,
+                                  std::vector<graph::intermediate_result_partition_id> partitions) = 0;
 };
 
 /// Builds the failover strategy over the scheduler's own ExecutionGraph.
@@ -174,6 +177,13 @@ private:
   /// Restarts the pending tasks once the delay is over and every one of them is terminal.
   void maybe_restart();
   bool partition_available(std::uint32_t partition) const;
+  /// Flink's RegionPartitionGroupReleaseStrategy, per consumed group: a FINISHED consumer counts
+  /// towards the blocking groups it reads; a partition whose groups are all done is released.
+  void consumer_finished(std::uint32_t vertex);
+  /// The vertex runs again: it no longer counts as a finished consumer.
+  void consumer_restarts(std::uint32_t vertex);
+  /// A consumed group of a blocking result: read across regions, released after its consumers.
+  bool is_cross_region_group(std::uint32_t group) const;
   std::chrono::nanoseconds now() const;
   std::int64_t now_ms() const;
   std::size_t fail_slots_where(const std::function<bool(const slot_pool::allocated_slot&)>& lost,
@@ -214,6 +224,14 @@ private:
   /// Per partition: its producer FINISHED and counted in finished_in_group_.
   std::vector<bool> partition_finished_;
   std::set<cluster::resource_id> lost_task_managers_;
+  /// Per consumed group read across regions: its consumer vertices, and how many are FINISHED.
+  std::vector<std::uint32_t> consumers_of_group_;
+  std::vector<std::uint32_t> finished_consumers_of_group_;
+  /// Per partition: how many of its cross-region groups are done, and whether it was released.
+  std::vector<std::uint32_t> done_groups_of_partition_;
+  std::vector<bool> partition_released_;
+  /// Per vertex: counted in finished_consumers_of_group_.
+  std::vector<bool> consumer_counted_;
   std::set<std::uint32_t> pending_restart_;
   std::uint64_t restart_number_ = 0;
   bool restart_delay_elapsed_ = false;

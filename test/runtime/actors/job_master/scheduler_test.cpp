@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
@@ -48,6 +50,11 @@ struct recording_actions : scheduler_actions {
   }
   void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) override {
     restarts.emplace_back(delay, restart);
+  }
+  std::vector<std::pair<cluster::resource_id, std::vector<graph::intermediate_result_partition_id>>> released;
+  void release_partitions(const cluster::resource_id& tm,
+                          std::vector<graph::intermediate_result_partition_id> partitions) override {
+    released.emplace_back(tm, std::move(partitions));
   }
 };
 
@@ -667,4 +674,46 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a slot that never comes fails the job with
   CHECK(s->status() == job_status::failed);
   CHECK(s->failure_cause().find("NoResourceAvailableException") != std::string::npos);
   CHECK(actions.restarts.empty());
+}
+
+TEST_CASE_FIXTURE(scheduler_fixture, "blocking partitions are released at their TaskExecutors once every consumer finished, and a released one makes its producer run again") {
+  auto s = make_restarting(test::chain_job(job, {2, 2, 1}, {result_partition_type::blocking, result_partition_type::blocking}),
+                           {{"restart-strategy.type", "fixed-delay"},
+                            {"restart-strategy.fixed-delay.attempts", "2"},
+                            {"restart-strategy.fixed-delay.delay", "0 ms"}});
+  s->start_scheduling();
+  s->on_slot_allocated(actions.allocations[0], slot(0, "task_executor/tm-1"));
+  s->on_slot_allocated(actions.allocations[1], slot(1, "task_executor/tm-2"));
+  for (std::size_t i = 0; i < 2; ++i)
+    report(*s, actions.submits[i].first, execution_state::finished);
+  CHECK(actions.released.empty()); // nobody read them yet
+  auto served = actions.allocations.size();
+  for (std::size_t i = 2; i < served; ++i)
+    s->on_slot_allocated(actions.allocations[i], slot(static_cast<int>(i), "task_executor/tm-1"));
+  REQUIRE(actions.submits.size() == 4);
+  report(*s, actions.submits[2].first, execution_state::finished);
+  CHECK(actions.released.empty()); // the ALL_TO_ALL group has a second consumer still running
+  report(*s, actions.submits[3].first, execution_state::finished);
+  // Both producers' partitions go, each at its own TaskExecutor.
+  REQUIRE(actions.released.size() == 2);
+  std::set<std::string> where;
+  for (auto& [tm, partitions] : actions.released) {
+    where.insert(tm);
+    CHECK(partitions.size() == 1);
+  }
+  CHECK(where == std::set<std::string>{"task_executor/tm-1", "task_executor/tm-2"});
+  // The last stage reads stage 2's partitions; when it fails it re-reads them: stage 2 is not
+  // run again, and its own inputs, released, are not needed.
+  for (std::size_t i = served; i < actions.allocations.size(); ++i)
+    s->on_slot_allocated(actions.allocations[i], slot(static_cast<int>(i), "task_executor/tm-1"));
+  REQUIRE(actions.submits.size() == 5);
+  SUBCASE("stage 2's partitions are still there") {
+    report(*s, actions.submits[4].first, execution_state::failed, "boom");
+    CHECK(logged("1 tasks will be restarted to recover the failed task"));
+    CHECK(s->tasks_pending_restart() == 1);
+  }
+  SUBCASE("stage 2's TaskManager is gone: stage 2 runs again, and stage 1, whose partitions were released") {
+    s->fail_task_manager("task_executor/tm-1", "TaskManager with id tm-1 is no longer reachable.");
+    CHECK(s->tasks_pending_restart() == 5);
+  }
 }

@@ -89,6 +89,14 @@ TEST_CASE("a task executor disconnect job manager request round-trips") {
   check_round_trip(sample_disconnect_jm());
 }
 
+TEST_CASE("a release partitions request round-trips") {
+  check_round_trip(task_executor::release_partitions_request{
+    graph::job_id{1, 2},
+    {graph::intermediate_result_partition_id{graph::intermediate_data_set_id{3, 4}, 0},
+     graph::intermediate_result_partition_id{graph::intermediate_data_set_id{3, 4}, 7}}});
+  check_round_trip(task_executor::release_partitions_request{graph::job_id{1, 2}, {}});
+}
+
 TEST_CASE("a task executor disconnect resource manager request round-trips") {
   check_round_trip(sample_disconnect_rm());
 }

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <memory>
 #include <optional>
 #include <random>
@@ -91,6 +93,10 @@ struct te_fixture : test_fixture {
   caf::actor jm;
   caf::actor tm;
   te::invokable_factory invokables = te::make_invokable_factory<te::noop_invokable>();
+  /// A stand-in for the shuffle: the jobs with blocking partitions here, and what was released.
+  std::set<graph::job_id> held_partitions;
+  std::vector<graph::job_id> released_jobs;
+  std::vector<graph::intermediate_result_partition_id> released_partitions;
 
   rpc::fencing_token rm_token() const { return rm_contender.granted; }
   rpc::fencing_token jm_token() const { return jm_contender.granted; }
@@ -180,6 +186,16 @@ struct te_fixture : test_fixture {
     cfg.number_of_slots = slots;
     cfg.detached_tasks = false;
     te::task_executor_services services{&ha, &directory, invokables};
+    services.holds_partitions = [this](const graph::job_id& job) { return held_partitions.count(job) != 0; };
+    services.release_job_partitions = [this](const graph::job_id& job) {
+      released_jobs.push_back(job);
+      held_partitions.erase(job);
+    };
+    services.release_partitions = [this](const graph::job_id& job,
+                                         const std::vector<graph::intermediate_result_partition_id>& ids) {
+      released_partitions.insert(released_partitions.end(), ids.begin(), ids.end());
+      held_partitions.erase(job);
+    };
     tm = spawn<te::task_executor>(context(te_id), cfg, services);
     run();
   }
@@ -595,4 +611,36 @@ TEST_CASE_FIXTURE(te_fixture, "a JobMaster whose heartbeat requests stop is regi
   // Accepted again before taskmanager.slot.timeout: the slot stays.
   advance(15s);
   CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::active);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a job whose blocking partitions are here stays after its last slot is freed, until the JobMaster releases them") {
+  start_task_executor(1);
+  request_slot(0, 1);
+  held_partitions.insert(job_a);
+  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "idle"});
+  REQUIRE(f->has_value());
+  // No slot left, but its consumers still need the partitions: the JobMaster connection stays.
+  CHECK(tex().jobs().job_master_id_of(job_a) == jm_token());
+  CHECK(released_jobs.empty());
+  graph::intermediate_result_partition_id p{graph::intermediate_data_set_id{5, 6}, 1};
+  auto r = ask_te<te::release_partitions>(jm, te_from_jm(jm_token()), te::release_partitions_request{job_a, {p}});
+  REQUIRE(r.has_value());
+  CHECK(r->has_value());
+  REQUIRE(released_partitions.size() == 1);
+  CHECK(released_partitions[0] == p);
+  // Nothing of the job is left here now: it goes.
+  CHECK(tex().jobs().size() == 0);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "disconnect_job_manager releases the job's partitions here") {
+  start_task_executor(1);
+  request_slot(0, 1);
+  held_partitions.insert(job_a);
+  auto r = ask_te<te::disconnect_job_manager>(jm, te_from_jm(jm_token()),
+                                              te::disconnect_job_manager_request{job_a, "JobMaster is stopping."});
+  REQUIRE(r->has_value());
+  REQUIRE(released_jobs.size() == 1);
+  CHECK(released_jobs[0] == job_a);
+  CHECK(held_partitions.empty());
 }
