@@ -7,8 +7,6 @@
 
 namespace flint::config {
 
-namespace {
-
 std::string_view trim(std::string_view s) {
   auto is_blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   while (!s.empty() && is_blank(s.front()))
@@ -24,6 +22,8 @@ std::string lower(std::string_view s) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
+
+namespace {
 
 error bad(std::string message) {
   return make_error(errc::invalid_argument, std::move(message));

@@ -35,6 +35,11 @@ struct host_port {
   friend bool operator==(const host_port&, const host_port&) = default;
 };
 
+/// `s` without leading and trailing blanks (space, tab, CR, LF).
+std::string_view trim(std::string_view s);
+/// `s` in lower case (ASCII), for Flink's case-insensitive enum values.
+std::string lower(std::string_view s);
+
 /// Integers as Flink reads them: optional sign, decimal digits, surrounding blanks ignored.
 expected<std::int64_t> parse_int(std::string_view text);
 /// "true" or "false", any case (Flink accepts nothing else).

@@ -1,7 +1,6 @@
 #include "runtime/actors/job_master/failover_settings.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 namespace flint::job_master {
 
@@ -28,21 +27,14 @@ expected<failover_settings> make_failover_settings(const config::configuration& 
   auto restart = failover::make_restart_backoff_time_strategy(config, checkpointing);
   if (!restart)
     return restart.error();
-  // The strategy is built over the scheduler's own graph; check the key here already.
-  if (auto kind = config.get_raw("jobmanager.execution.failover-strategy")) {
-    auto lower = *kind;
-    for (auto& c : lower)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower != "region" && lower != "full")
-      return make_error(errc::invalid_argument,
-                        "Unknown failover strategy '" + *kind
-                          + "' in jobmanager.execution.failover-strategy (valid: region, full).");
-  }
+  // The strategy is built over the scheduler's own graph, later; the key is checked now.
+  auto kind = failover::read_failover_strategy(config);
+  if (!kind)
+    return kind.error();
   failover_settings settings;
   settings.restart_strategy = std::move(*restart);
-  settings.failover_strategy = [config](const graph::execution_graph& graph) {
-    auto strategy = failover::make_failover_strategy(config, graph);
-    return strategy ? std::move(*strategy) : std::unique_ptr<failover::failover_strategy>{};
+  settings.failover_strategy = [kind = *kind](const graph::execution_graph& graph) {
+    return failover::make_failover_strategy(kind, graph);
   };
   return settings;
 }

@@ -133,22 +133,18 @@ check_wordcount() {
   echo "counts equal: $(wc -l <"$WORK/expected.txt") distinct words, $words words, one update each"
 }
 
-# Waits until TaskManager log $1 shows a task RUNNING (up to 30 s).
-await_running_task() {
+# Prints the first of the named nodes whose log shows a running task, waiting up to 30 s for
+# one; fails the test (showing $WORK/run.log) if none does.
+await_busy_node() {
+  local n
   for _ in $(seq 1 300); do
-    grep -q "switched from INITIALIZING to RUNNING" "$WORK/$1.log" 2>/dev/null && return 0
+    for n in "$@"; do
+      if grep -q "switched from INITIALIZING to RUNNING" "$WORK/$n.log" 2>/dev/null; then echo "$n"; return 0; fi
+    done
     sleep 0.1
   done
-  return 1
-}
-
-# The first of the named nodes whose log shows a running task (nothing if none does).
-first_busy_node() {
-  local n
-  for n in "$@"; do
-    if grep -q "switched from INITIALIZING to RUNNING" "$WORK/$n.log" 2>/dev/null; then echo "$n"; return 0; fi
-  done
-  return 0
+  cat "$WORK/run.log" >&2 || true
+  fail "the job never ran on any of $*"
 }
 
 # Index into PIDS of the node named $1, from the order the nodes were started in ($NODES).

@@ -37,13 +37,7 @@ generate_text "${FLINT_FAILOVER_INPUT_BYTES:-60000000}" "$WORK/input.txt"
 "$lan" exec "$name" 1 "$FLINT_BIN/flint" run --config "$WORK/conf1.yaml" -p 2 "$FLINT_JOBS/wordcount.so" \
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 &
 client=$!
-victim=""
-for _ in $(seq 1 300); do
-  victim=$(first_busy_node tm2 tm3 tm4)
-  [[ -n "$victim" ]] && break
-  sleep 0.1
-done
-[[ -n "$victim" ]] || { cat "$WORK/run.log"; fail "the job never ran"; }
+victim=$(await_busy_node tm2 tm3 tm4)
 ip -n "$name-lan" link set "p${victim#tm}" down
 echo "cut the link of $victim"
 

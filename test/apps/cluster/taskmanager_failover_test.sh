@@ -16,13 +16,7 @@ generate_text "${FLINT_FAILOVER_INPUT_BYTES:-60000000}" "$WORK/input.txt"
 "$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -p 2 "$FLINT_JOBS/wordcount.so" \
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 &
 client=$!
-victim=""
-for _ in $(seq 1 300); do
-  victim=$(first_busy_node tm1 tm2 tm3)
-  [[ -n "$victim" ]] && break
-  sleep 0.1
-done
-[[ -n "$victim" ]] || { cat "$WORK/run.log"; fail "the job never ran"; }
+victim=$(await_busy_node tm1 tm2 tm3)
 kill -KILL "$(pid_of "$victim")"
 echo "killed $victim ($(ready_field "$victim" resource_id))"
 

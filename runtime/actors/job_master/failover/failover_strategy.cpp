@@ -133,23 +133,34 @@ std::string restart_all_failover_strategy::name() const {
 
 // -- loader --------------------------------------------------------------------------------------
 
-expected<std::unique_ptr<failover_strategy>> make_failover_strategy(
-  const config::configuration& config, const graph::execution_graph& graph) {
+expected<failover_strategy_kind> read_failover_strategy(const config::configuration& config) {
   constexpr std::string_view key = "jobmanager.execution.failover-strategy";
   auto raw = config.get_raw(key);
-  std::string name = raw ? *raw : "region";
-  for (auto& c : name)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto name = raw ? config::lower(config::trim(*raw)) : std::string("region");
   if (name == "region")
-    return std::unique_ptr<failover_strategy>{
-      std::make_unique<restart_pipelined_region_failover_strategy>(graph)};
+    return failover_strategy_kind::region;
   if (name == "full")
-    return std::unique_ptr<failover_strategy>{std::make_unique<restart_all_failover_strategy>(graph)};
+    return failover_strategy_kind::full;
   std::string message = "Unknown failover strategy '" + *raw + "' in " + std::string(key);
   if (auto from = config.origin(key); !from.empty())
     message += " (set in " + from + ")";
   message += "; use region or full";
   return make_error(errc::invalid_argument, std::move(message));
+}
+
+std::unique_ptr<failover_strategy> make_failover_strategy(failover_strategy_kind kind,
+                                                          const graph::execution_graph& graph) {
+  if (kind == failover_strategy_kind::full)
+    return std::make_unique<restart_all_failover_strategy>(graph);
+  return std::make_unique<restart_pipelined_region_failover_strategy>(graph);
+}
+
+expected<std::unique_ptr<failover_strategy>> make_failover_strategy(
+  const config::configuration& config, const graph::execution_graph& graph) {
+  auto kind = read_failover_strategy(config);
+  if (!kind)
+    return kind.error();
+  return make_failover_strategy(*kind, graph);
 }
 
 } // namespace flint::job_master::failover

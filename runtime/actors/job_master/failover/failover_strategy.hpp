@@ -67,6 +67,16 @@ private:
   const graph::execution_graph* graph_;
 };
 
+enum class failover_strategy_kind { region, full };
+
+/// Reads `jobmanager.execution.failover-strategy`: `region` (the default) or `full`, any case;
+/// errc::invalid_argument naming the key otherwise.
+expected<failover_strategy_kind> read_failover_strategy(const config::configuration& config);
+
+/// The strategy of `kind` over `graph`, which must outlive it.
+std::unique_ptr<failover_strategy> make_failover_strategy(failover_strategy_kind kind,
+                                                          const graph::execution_graph& graph);
+
 /// Reads `jobmanager.execution.failover-strategy`: `region` (the default) or `full`, any case.
 /// `graph` must outlive the strategy. An unknown value is errc::invalid_argument naming the key.
 expected<std::unique_ptr<failover_strategy>> make_failover_strategy(

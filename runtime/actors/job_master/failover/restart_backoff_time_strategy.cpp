@@ -203,21 +203,8 @@ constexpr std::string_view exponential_attempts_key =
 
 using strategy_ptr = std::unique_ptr<restart_backoff_time_strategy>;
 
-std::string_view trim(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && blank(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && blank(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using config::lower;
+using config::trim;
 
 /// Worded as configuration's own errors, for the checks it cannot express.
 error invalid(const config::configuration& config, std::string_view key, std::string_view value,

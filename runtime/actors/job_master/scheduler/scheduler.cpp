@@ -30,11 +30,9 @@ scheduler::scheduler(graph::execution_graph graph, scheduler_settings settings,
     for (std::uint32_t g : ev.consumed_partition_groups)
       if (is_cross_region_group(g))
         ++consumers_of_group_[g];
-  if (settings_.failover_strategy) {
-    failover_strategy_ = settings_.failover_strategy(graph_);
-  } else if (auto region = failover::make_failover_strategy(config::configuration{}, graph_)) {
-    failover_strategy_ = std::move(*region);
-  }
+  failover_strategy_ = settings_.failover_strategy
+                         ? settings_.failover_strategy(graph_)
+                         : failover::make_failover_strategy(failover::failover_strategy_kind::region, graph_);
 }
 
 std::chrono::nanoseconds scheduler::now() const {
