@@ -109,6 +109,15 @@ expected<job_master::job_status_response> cluster_client::job_status_report(cons
                                              dispatcher::job_id_request{job});
 }
 
+expected<resource_manager::resource_overview> cluster_client::resource_overview() {
+  auto rm = connect(resource_manager::endpoint_name, "ResourceManager");
+  if (!rm)
+    return rm.error();
+  rpc::gateway gw(std::move(*rm), resource_manager::endpoint_name, leader::standalone_leader_id());
+  return ask<resource_manager::request_resource_overview>(*impl_->sys, gw, impl_->who(settings_.ask_timeout),
+                                                          rpc::ack{});
+}
+
 expected<unit> cluster_client::cancel_job(const graph::job_id& job) {
   auto r = ask<dispatcher::cancel_job>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
                                        dispatcher::job_id_request{job});

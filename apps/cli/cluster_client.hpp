@@ -14,6 +14,7 @@
 
 #include "apps/cli/cli_settings.hpp"
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/trace/trace_server_gateway.hpp"
 #include "runtime/common/expected.hpp"
 
@@ -44,6 +45,8 @@ public:
   expected<graph::job_status> job_status(const graph::job_id& job);
   /// The status with the job's exception history and what it waits for.
   expected<job_master::job_status_response> job_status_report(const graph::job_id& job);
+  /// The ResourceManager's TaskManagers and slots (connects to it first).
+  expected<resource_manager::resource_overview> resource_overview();
   expected<unit> cancel_job(const graph::job_id& job);
   /// Waits up to `timeout` for the job to reach a globally terminal state.
   expected<dispatcher::job_result> job_result(const graph::job_id& job, std::chrono::nanoseconds timeout);

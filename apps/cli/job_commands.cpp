@@ -118,7 +118,12 @@ int job_status(const cli_settings& settings, const std::string& job_id) {
   auto report = client.job_status_report(*id);
   if (!report)
     return fail(about_job(report.error(), *id, settings));
-  std::cout << format_job_status(*id, *report) << std::flush;
+  // A job whose tasks do not all run: the slots the cluster has free against those it needs.
+  std::optional<resource_manager::resource_overview> cluster;
+  if (!graph::is_terminal(report->status) && report->tasks_running < report->tasks)
+    if (auto overview = client.resource_overview())
+      cluster = *overview;
+  std::cout << format_job_status(*id, *report, cluster) << std::flush;
   return exit_ok;
 }
 

@@ -50,7 +50,7 @@ std::string format_job_line(const dispatcher::job_details& job, bool utc) {
 }
 
 std::string format_job_status(const graph::job_id& id, const job_master::job_status_response& report,
-                              bool utc) {
+                              const std::optional<resource_manager::resource_overview>& cluster, bool utc) {
   std::string out = "Job " + id.to_string() + " is " + std::string(graph::to_string(report.status)) + ".\n";
   if (report.restarts > 0 || !report.failures.empty())
     out += "Restarts: " + std::to_string(report.restarts) + ", failures: " + std::to_string(report.failures.size())
@@ -66,6 +66,11 @@ std::string format_job_status(const graph::job_id& id, const job_master::job_sta
            + "; slots assigned: " + std::to_string(report.slots_assigned) + " of "
            + std::to_string(report.slots_needed) + " needed; TaskManagers registered with the job: "
            + std::to_string(report.registered_task_managers) + "\n";
+    if (cluster)
+      out += "Cluster: " + std::to_string(cluster->number_free_slots) + " of "
+             + std::to_string(cluster->number_registered_slots) + " slots free on "
+             + std::to_string(cluster->number_task_managers) + " TaskManagers; "
+             + std::to_string(report.slots_needed - report.slots_assigned) + " more needed\n";
     for (const auto& p : report.pending_slot_requests)
       out += "  waiting for a slot: request " + p.request + " pending for " + std::to_string(p.age_ms) + " ms\n";
   }

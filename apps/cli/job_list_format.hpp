@@ -3,9 +3,11 @@
 /// (with -a) terminated jobs, each as "dd.MM.yyyy HH:mm:ss : <job id> : <name> (<STATUS>)",
 /// oldest first, between dashed banners.
 
+#include <optional>
 #include <string>
 
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 
 namespace flint::cli {
 
@@ -27,6 +29,7 @@ std::string format_job_line(const dispatcher::job_details& job, bool utc = false
 /// `flint status`: "Job <id> is RUNNING.", then the restarts and failures (newest first), and,
 /// while not every task runs, the slot requests it waits for with their age.
 std::string format_job_status(const graph::job_id& id, const job_master::job_status_response& report,
+                              const std::optional<resource_manager::resource_overview>& cluster = std::nullopt,
                               bool utc = false);
 
 } // namespace flint::cli

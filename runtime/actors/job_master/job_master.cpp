@@ -11,6 +11,7 @@
 #include "runtime/actors/heartbeat/heartbeat_manager.hpp"
 #include "runtime/actors/heartbeat/heartbeat_rpc.hpp"
 #include "runtime/actors/slot_pool/slot_pool.hpp"
+#include "runtime/actors/slot_pool/slot_pool_state.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 
 namespace flint::job_master {
@@ -585,7 +586,7 @@ job_status_response job_master::status_report() const {
   r.slots_assigned = r.slots_needed - static_cast<std::int32_t>(pending.size());
   for (const auto& [request, age] : pending)
     r.pending_slot_requests.push_back(pending_slot_request{
-      request.to_string(), std::chrono::duration_cast<std::chrono::milliseconds>(age).count()});
+      slot_pool::to_string(request), std::chrono::duration_cast<std::chrono::milliseconds>(age).count()});
   return r;
 }
 

@@ -129,18 +129,21 @@ TEST_CASE("flint status prints a job's restarts, failures newest first, and the 
   r.slots_assigned = 1;
   r.pending_slot_requests = {job_master::pending_slot_request{"SlotRequestId{0a}", 1500}};
   r.registered_task_managers = 1;
-  auto text = format_job_status(graph::job_id{0, 1}, r, true);
+  resource_manager::resource_overview cluster{1, 2, 0, 1};
+  auto text = format_job_status(graph::job_id{0, 1}, r, cluster, true);
   CHECK(text == "Job 00000000000000000000000000000001 is RUNNING.\n"
                 "Restarts: 1, failures: 2\n"
                 "  29.11.2025 11:55:00 Map (2/2) on task_executor/tm-2 @ host-2 (dataPort=6121): TaskManager with id "
                 "tm-2 is no longer reachable.\n"
                 "  29.11.2025 11:53:20 (global failure): no slot\n"
                 "Tasks running: 2 of 4; slots assigned: 1 of 2 needed; TaskManagers registered with the job: 1\n"
+                "Cluster: 0 of 2 slots free on 1 TaskManagers; 1 more needed\n"
                 "  waiting for a slot: request SlotRequestId{0a} pending for 1500 ms\n");
   // A job that runs whole and never failed says only its status.
   job_master::job_status_response fine;
   fine.status = graph::job_status::running;
   fine.tasks = 4;
   fine.tasks_running = 4;
-  CHECK(format_job_status(graph::job_id{0, 1}, fine, true) == "Job 00000000000000000000000000000001 is RUNNING.\n");
+  CHECK(format_job_status(graph::job_id{0, 1}, fine, std::nullopt, true)
+        == "Job 00000000000000000000000000000001 is RUNNING.\n");
 }

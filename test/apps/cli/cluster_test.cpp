@@ -265,3 +265,26 @@ TEST_CASE("flint run --timeout gives up waiting with exit 1 while the job keeps 
   auto cancel = run_flint({"cancel", "-m", c.address(), id});
   CHECK_MESSAGE(cancel.exit_code == 0, describe(cancel));
 }
+
+TEST_CASE("flint status of a job starved of slots lists its pending slot requests, their age and the cluster's free slots") {
+  auto& c = the_cluster();
+  // Three slots needed, two exist (one per TaskManager): one request waits.
+  auto r = run_flint({"run", "-d", "-m", c.address(), "-p", "3", jobs_dir + "/cli_endless.so"}, 60s);
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto id = submitted_job_id(r.out);
+  command_result status;
+  bool waiting = false;
+  for (int i = 0; i < 100 && !waiting; ++i) {
+    status = run_flint({"status", "-m", c.address(), id});
+    waiting = contains(status.out, "slots assigned: 2 of 3 needed")
+              && contains(status.out, "Cluster: 0 of 2 slots free on 2 TaskManagers; 1 more needed");
+    if (!waiting)
+      std::this_thread::sleep_for(100ms); // real processes: wait on the condition, bounded
+  }
+  CHECK_MESSAGE(waiting, describe(status));
+  CHECK_MESSAGE(contains(status.out, "is RUNNING."), describe(status));
+  CHECK_MESSAGE(contains(status.out, "waiting for a slot: request SlotRequestId{"), describe(status));
+  CHECK_MESSAGE(contains(status.out, " ms\n"), describe(status));
+  auto cancel = run_flint({"cancel", "-m", c.address(), id});
+  CHECK_MESSAGE(cancel.exit_code == 0, describe(cancel));
+}
