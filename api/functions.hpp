@@ -4,7 +4,7 @@
 /// Each holds the user's ordinary C++ lambda type-erased in a `std::function`, typed by the record
 /// types, so the data plane can instantiate the operator of a StreamNode from its factory.
 
-#include "runtime/graph/user_function.hpp"
+#include "runtime/streaming/stream_operator_factory.hpp"
 #include "runtime/streaming/operators.hpp"
 #include "runtime/streaming/socket_source.hpp"
 
@@ -26,7 +26,7 @@ template <class T>
 using collector = streaming::output<T>;
 
 /// Base of the typed factories: names the operator kind.
-class named_operator_factory : public graph::operator_factory {
+class named_operator_factory : public streaming::stream_operator_factory {
 public:
   explicit named_operator_factory(std::string kind) : kind_(std::move(kind)) {}
   std::string_view kind() const override { return kind_; }

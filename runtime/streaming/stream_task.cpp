@@ -1,5 +1,7 @@
 #include "runtime/streaming/stream_task.hpp"
 
+#include "runtime/streaming/stream_operator_factory.hpp"
+
 #include "runtime/network/local_input_channel.hpp"
 #include "runtime/network/remote_input_channel.hpp"
 #include "runtime/network/transport/remote_channel_client.hpp"
@@ -299,7 +301,8 @@ expected<unit> stream_task::build_chain() {
           out.key = se.partitioner.key.get();
       ctx.network_outputs.push_back(out);
     }
-    auto op = node.factory->create_operator(ctx);
+    const auto* runnable = dynamic_cast<const stream_operator_factory*>(node.factory.get());
+    auto op = runnable != nullptr ? runnable->create_operator(ctx) : nullptr;
     if (!op)
       return make_error(errc::invalid_argument, "operator " + co.name + " (" + std::string(node.factory->kind()) +
                                                   ") cannot run in a stream task");
