@@ -10,7 +10,7 @@
 #include "apps/cli/job_loader.hpp"
 
 #if FLINT_HAVE_JOB_LIBRARY
-#include "runtime/streaming/job_library.hpp"
+#include "api/job_library.hpp"
 #endif
 
 namespace flint::cli {
@@ -78,7 +78,7 @@ int run_on_cluster(const cli_settings& settings, const run_options& opts) {
   auto blob_server = client.connect("blob_server", "JobManager's blob server");
   if (!blob_server)
     return fail(blob_server.error().message);
-  if (auto up = streaming::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, *job->job);
+  if (auto up = api::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, *job->job);
       !up)
     return fail("Could not upload the job library " + opts.library + " to " + where(settings) + ": "
                 + up.error().message);

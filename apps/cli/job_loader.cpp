@@ -5,7 +5,7 @@
 #include "runtime/config/config_options.hpp"
 
 #if FLINT_HAVE_JOB_LIBRARY
-#include "runtime/streaming/job_library.hpp"
+#include "api/job_library.hpp"
 #endif
 
 namespace flint::cli {
@@ -49,10 +49,10 @@ bool job_libraries_supported() {
 
 expected<loaded_job> load_job(const std::string& library_path, const std::vector<std::string>& args,
                               const api::configuration& config, const graph::job_id& id) {
-  auto lib = streaming::load_job_library(library_path);
+  auto lib = api::load_job_library(library_path);
   if (!lib)
     return lib.error(); // its message names the library and what is wrong with it
-  auto program = streaming::build_job_program(**lib, args, config, id);
+  auto program = api::build_job_program(**lib, args, config, id);
   if (!program) {
     auto e = program.error();
     // `flint run job.so --input F -p 2` hands -p to the job; say where flint's options go.

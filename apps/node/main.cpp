@@ -38,6 +38,9 @@
 #include "runtime/config/config_options.hpp"
 #include "runtime/node/job_manager_node.hpp"
 #include "runtime/node/task_manager_node.hpp"
+#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
+#include "api/job_library.hpp"
+#endif
 
 using namespace flint;
 
@@ -246,7 +249,16 @@ int main(int argc, char** argv) {
     auto settings = node::read_task_manager_settings(cfg);
     if (!settings)
       return fail(settings.error().message);
-    tm.emplace(std::move(*settings));
+    node::task_manager_node_services services;
+#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
+    // Tasks come from the job libraries `flint run` uploads to the JobManager's blob server.
+    services.make_invokables = [s = *settings](caf::actor_system& sys, streaming::streaming_environment& env,
+                                               const std::string& resource_id) {
+      return api::make_library_task_factory(sys, env, s.jobmanager_address, s.jobmanager_port,
+                                            s.blob_storage_directory / resource_id);
+    };
+#endif
+    tm.emplace(std::move(*settings), std::move(services));
     if (!f.trace_file.empty() && !tm->recorder().enable_file(f.trace_file))
       return fail("cannot write the trace file '" + f.trace_file + "'");
     if (auto ok = tm->start(); !ok)

@@ -12,9 +12,6 @@
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
-#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
-#include "runtime/streaming/job_library.hpp"
-#endif
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
 #include "runtime/actors/trace/trace_server.hpp"
 #endif
@@ -129,14 +126,6 @@ bool task_manager_node::remote_channels_available() noexcept {
   return has_remote_channels<streaming::streaming_environment>();
 }
 
-bool task_manager_node::job_libraries_available() noexcept {
-#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
-  return true;
-#else
-  return false;
-#endif
-}
-
 expected<unit> task_manager_node::start() {
   auto& m = *impl_;
   if (m.running)
@@ -200,16 +189,9 @@ expected<unit> task_manager_node::start() {
                                              const std::vector<graph::intermediate_result_partition_id>& ids) {
     shuffle->release_partitions(job, ids);
   };
-  if (m.services.make_invokables) {
-    te_services.invokables = m.services.make_invokables(*m.system, *m.env);
-  } else {
-#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
-    te_services.invokables = streaming::make_library_task_factory(
-      *m.system, *m.env, s.jobmanager_address, s.jobmanager_port, s.blob_storage_directory / m.resource_id);
-#else
-    te_services.invokables = streaming::make_stream_task_factory(*m.env);
-#endif
-  }
+  te_services.invokables = m.services.make_invokables
+                              ? m.services.make_invokables(*m.system, *m.env, m.resource_id)
+                              : streaming::make_stream_task_factory(*m.env);
   spdlog::info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
   m.task_executor = m.system->spawn<task_executor::task_executor>(m.context(te_config.resource_id), te_config,
                                                                   std::move(te_services));

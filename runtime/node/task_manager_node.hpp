@@ -35,9 +35,11 @@ class trace_recorder;
 namespace flint::node {
 
 struct task_manager_node_services {
-  /// Makes the TaskExecutor's task factory from the node's streaming environment. Empty: the
-  /// job library factory when built, otherwise compiled-in programs of `streaming()`.
-  std::function<task_executor::invokable_factory(caf::actor_system&, streaming::streaming_environment&)>
+  /// Makes the TaskExecutor's task factory from the node's streaming environment and its
+  /// resource id. `flint-node` passes the job library factory (api/job_library.hpp: the layer above
+  /// the runtime); empty: compiled-in programs of `streaming()`.
+  std::function<task_executor::invokable_factory(caf::actor_system&, streaming::streaming_environment&,
+                                                 const std::string& resource_id)>
     make_invokables;
   /// Where print sinks write (thread-safe); empty: std::cout.
   std::function<void(std::string_view)> write_stdout;
@@ -70,8 +72,6 @@ public:
   const task_manager_settings& settings() const noexcept;
   /// Whether this build exchanges data with other processes (remote channels).
   static bool remote_channels_available() noexcept;
-  /// Whether tasks come from job libraries by default.
-  static bool job_libraries_available() noexcept;
 
   caf::actor_system& system();
   rpc::endpoint_directory& directory();

@@ -27,13 +27,13 @@
 #include <string>
 #include <vector>
 
-namespace flint::api {
-class job_context;
+namespace flint::streaming {
+class streaming_environment;
 }
 
-namespace flint::streaming {
+namespace flint::api {
 
-class streaming_environment;
+class job_context;
 
 /// A loaded job library (Flink's user-code class loader). Programs built from it keep it loaded
 /// for as long as their graphs live; it is unloaded when the last of them goes.
@@ -48,7 +48,7 @@ public:
 
 private:
   friend expected<std::shared_ptr<job_library>> load_job_library(const std::string& path);
-  friend expected<job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
+  friend expected<streaming::job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
                                                  const api::configuration& config, const graph::job_id& id);
 
   using entry_fn = int (*)(api::job_context*);
@@ -72,7 +72,7 @@ expected<std::shared_ptr<job_library>> load_job_library(const std::string& path)
 /// them), with job id `id`, and returns the stream and job graphs. The stream graph keeps the
 /// library loaded. Errors: errc::invalid_argument for a bad configuration or an entry point that
 /// failed (its message), the graph generators' errors otherwise.
-expected<job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
+expected<streaming::job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
                                         const api::configuration& config, const graph::job_id& id);
 
 /// Client side of `flint run`: uploads the library at `library_path`, then the job package
@@ -91,12 +91,12 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
 /// job arriving together load it once. A failure (unreachable server, missing package, load
 /// error, a different program) fails the task with the cause; failures are not cached, so a
 /// restarted task tries again. `env` must outlive the factory.
-task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming::streaming_environment& env,
                                                            std::string blob_host, std::uint16_t blob_port,
                                                            std::filesystem::path cache_dir);
 
 /// The same with a blob server handle already at hand (an in-process blob server, tests).
-task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming::streaming_environment& env,
                                                            caf::actor blob_server, std::filesystem::path cache_dir);
 
-} // namespace flint::streaming
+} // namespace flint::api

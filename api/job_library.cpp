@@ -1,4 +1,4 @@
-#include "runtime/streaming/job_library.hpp"
+#include "api/job_library.hpp"
 
 #include "api/job_entry.hpp"
 #include "runtime/actors/blob/blob_client.hpp"
@@ -25,7 +25,10 @@
 #include <optional>
 #include <stdexcept>
 
-namespace flint::streaming {
+namespace flint::api {
+
+// The data plane this client side feeds (the library task factory builds its stream tasks).
+using namespace flint::streaming;
 
 namespace fs = std::filesystem;
 
@@ -354,4 +357,4 @@ task_executor::invokable_factory make_library_task_factory(caf::actor_system& sy
     env);
 }
 
-} // namespace flint::streaming
+} // namespace flint::api

@@ -3,7 +3,7 @@
 // is refused; and WordCount runs from its library on a MiniCluster whose TaskExecutors fetch it
 // from a blob server in another actor system.
 
-#include "runtime/streaming/job_library.hpp"
+#include "api/job_library.hpp"
 
 #include "apps/examples/wordcount/wordcount_job.hpp"
 #include "runtime/actors/blob/blob_client.hpp"
@@ -52,8 +52,8 @@ bool is_loaded(const std::string& path) {
   return h != nullptr;
 }
 
-std::shared_ptr<streaming::job_library> load(const std::string& name) {
-  auto library = streaming::load_job_library(jobs_dir + "/" + name);
+std::shared_ptr<api::job_library> load(const std::string& name) {
+  auto library = api::load_job_library(jobs_dir + "/" + name);
   REQUIRE_MESSAGE(library.has_value(), why(library));
   return *library;
 }
@@ -83,7 +83,7 @@ TEST_CASE("wordcount.so builds the JobGraph of the compiled-in WordCount, operat
   auto library = load("wordcount.so");
   api::configuration config{{"parallelism.default", "3"}, {"pipeline.max-parallelism", "64"}};
 
-  auto built = streaming::build_job_program(*library, {}, config, fixed_id);
+  auto built = api::build_job_program(*library, {}, config, fixed_id);
   REQUIRE_MESSAGE(built.has_value(), why(built));
   auto compiled = compiled_wordcount(config, {});
   CHECK(built->job->job_id == fixed_id);
@@ -97,7 +97,7 @@ TEST_CASE("wordcount.so builds the JobGraph of the compiled-in WordCount, operat
   CHECK(*built->job == compiled);
   CHECK(graph::check_same_program(compiled, *built->job).has_value());
 
-  auto with_files = streaming::build_job_program(*library, {"--input", "/data/in.txt", "--output", "/data/out"},
+  auto with_files = api::build_job_program(*library, {"--input", "/data/in.txt", "--output", "/data/out"},
                                                  config, fixed_id);
   REQUIRE(with_files.has_value());
   CHECK(*with_files->job == compiled_wordcount(config, {"/data/in.txt", "/data/out"}));
@@ -112,9 +112,9 @@ TEST_CASE("a program built from a library keeps the library loaded until the pro
   std::filesystem::copy_file(jobs_dir + "/wordcount.so", path);
   std::optional<streaming::job_program> program;
   {
-    auto library = streaming::load_job_library(path);
+    auto library = api::load_job_library(path);
     REQUIRE(library.has_value());
-    auto built = streaming::build_job_program(**library, {}, {{"parallelism.default", "2"}}, fixed_id);
+    auto built = api::build_job_program(**library, {}, {{"parallelism.default", "2"}}, fixed_id);
     REQUIRE(built.has_value());
     program = std::move(*built);
   }
@@ -125,7 +125,7 @@ TEST_CASE("a program built from a library keeps the library loaded until the pro
 }
 
 TEST_CASE("loading fails clearly: missing file, not a shared object, no entry point") {
-  auto missing = streaming::load_job_library(jobs_dir + "/no_such_job.so");
+  auto missing = api::load_job_library(jobs_dir + "/no_such_job.so");
   REQUIRE_FALSE(missing.has_value());
   CHECK(missing.error().code == errc::not_found);
   CHECK(contains(missing.error().message, "no_such_job.so does not exist"));
@@ -133,13 +133,13 @@ TEST_CASE("loading fails clearly: missing file, not a shared object, no entry po
   test::temp_directory dir{"flint-job-library-test"};
   auto text = (dir.path / "not_a_library.so").string();
   std::ofstream(text) << "this is not an ELF file, just text long enough to have a header\n";
-  auto not_elf = streaming::load_job_library(text);
+  auto not_elf = api::load_job_library(text);
   REQUIRE_FALSE(not_elf.has_value());
   CHECK(not_elf.error().code == errc::invalid_argument);
   CHECK(contains(not_elf.error().message, "cannot load job library " + text + ": "));
   CHECK(contains(not_elf.error().message, "ELF")); // the dynamic linker's own words
 
-  auto no_entry = streaming::load_job_library(jobs_dir + "/no_entry.so");
+  auto no_entry = api::load_job_library(jobs_dir + "/no_entry.so");
   REQUIRE_FALSE(no_entry.has_value());
   CHECK(no_entry.error().code == errc::invalid_argument);
   CHECK(contains(no_entry.error().message, "has no entry point"));
@@ -148,12 +148,12 @@ TEST_CASE("loading fails clearly: missing file, not a shared object, no entry po
 
 TEST_CASE("an entry point that refuses its arguments or a bad configuration fail with the reason") {
   auto library = load("wordcount.so");
-  auto bad_args = streaming::build_job_program(*library, {"--bogus"}, {}, fixed_id);
+  auto bad_args = api::build_job_program(*library, {"--bogus"}, {}, fixed_id);
   REQUIRE_FALSE(bad_args.has_value());
   CHECK(contains(bad_args.error().message, "the entry point of job library"));
   CHECK(contains(bad_args.error().message, "unexpected argument '--bogus'"));
 
-  auto bad_config = streaming::build_job_program(*library, {}, {{"parallelism.default", "zero"}}, fixed_id);
+  auto bad_config = api::build_job_program(*library, {}, {{"parallelism.default", "zero"}}, fixed_id);
   REQUIRE_FALSE(bad_config.has_value());
   CHECK(bad_config.error().code == errc::invalid_argument);
   CHECK(contains(bad_config.error().message, "parallelism.default"));
@@ -164,17 +164,17 @@ TEST_CASE("a library whose graph differs per process is caught by the program ch
   std::optional<graph::job_graph> a, b;
   {
     scoped_env uid("map-on-the-client");
-    auto built = streaming::build_job_program(*library, {}, {}, fixed_id);
+    auto built = api::build_job_program(*library, {}, {}, fixed_id);
     REQUIRE(built.has_value());
     a = *built->job;
     // Same process state, same graph.
-    auto again = streaming::build_job_program(*library, {}, {}, fixed_id);
+    auto again = api::build_job_program(*library, {}, {}, fixed_id);
     REQUIRE(again.has_value());
     CHECK(graph::check_same_program(*a, *again->job).has_value());
   }
   {
     scoped_env uid("map-on-a-task-executor");
-    auto built = streaming::build_job_program(*library, {}, {}, fixed_id);
+    auto built = api::build_job_program(*library, {}, {}, fixed_id);
     REQUIRE(built.has_value());
     b = *built->job;
   }
@@ -230,7 +230,7 @@ struct library_cluster {
     mc.number_of_task_managers = task_managers;
     mc.number_of_slots_per_task_manager = slots;
     mc.detached_tasks = true;
-    mc.invokables = streaming::make_library_task_factory(*sys, env, "127.0.0.1", blob_port, cache.path);
+    mc.invokables = api::make_library_task_factory(*sys, env, "127.0.0.1", blob_port, cache.path);
     cluster = std::make_unique<minicluster::minicluster>(*sys, mc, &recorder);
     cluster->start();
     REQUIRE(cluster->await_dispatcher(30s).has_value());
@@ -256,9 +256,9 @@ graph::job_graph client_submits(const blob_node& blobs, const std::string& libra
                                 const std::vector<std::string>& args, const api::configuration& config) {
   auto library = load(library_name);
   graph::job_id id{0xabc, static_cast<std::uint64_t>(std::rand())};
-  auto built = streaming::build_job_program(*library, args, config, id);
+  auto built = api::build_job_program(*library, args, config, id);
   REQUIRE_MESSAGE(built.has_value(), why(built));
-  auto uploaded = streaming::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args, config,
+  auto uploaded = api::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args, config,
                                         *built->job);
   REQUIRE_MESSAGE(uploaded.has_value(), why(uploaded));
   return *built->job;
@@ -340,7 +340,7 @@ TEST_CASE("a task of a job the blob server does not know fails with the missing 
   blob_node blobs;
   library_cluster cluster(blobs.port, 1, 1);
   auto library = load("wordcount.so");
-  auto built = streaming::build_job_program(*library, {}, {}, graph::job_id{0xdead, 0xbeef});
+  auto built = api::build_job_program(*library, {}, {}, graph::job_id{0xdead, 0xbeef});
   REQUIRE(built.has_value());
   auto result = cluster.cluster->execute(*built->job, 2min); // never uploaded
   REQUIRE(result.has_value());
