@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/actors/heartbeat/heartbeat_manager.hpp"
+#include "runtime/actors/heartbeat/peer_heartbeat_listener.hpp"
 #include "runtime/actors/heartbeat/heartbeat_rpc.hpp"
 #include "runtime/actors/slot_pool/slot_pool.hpp"
 #include "runtime/actors/slot_pool/slot_pool_state.hpp"
@@ -19,41 +20,6 @@ namespace flint::job_master {
 using graph::job_status;
 
 // -- listeners ----------------------------------------------------------------------------------------
-
-class job_master::task_manager_heartbeats final : public heartbeat::heartbeat_listener {
-public:
-  explicit task_manager_heartbeats(job_master& self) : self_(self) {}
-  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
-    self_.disconnect_task_manager(id, "Heartbeat of TaskManager with id " + id + " timed out.");
-  }
-  void notify_target_unreachable(const heartbeat::resource_id& id) override {
-    self_.disconnect_task_manager(id, "TaskManager with id " + id + " is no longer reachable.");
-  }
-  void report_payload(const heartbeat::resource_id&, const heartbeat::payload&) override {}
-  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override { return {}; }
-
-private:
-  job_master& self_;
-};
-
-class job_master::resource_manager_heartbeats final : public heartbeat::heartbeat_listener {
-public:
-  explicit resource_manager_heartbeats(job_master& self) : self_(self) {}
-  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
-    self_.logger_->info("The heartbeat of ResourceManager with id " + id + " timed out.");
-    self_.reconnect_to_resource_manager("The heartbeat of ResourceManager with id " + id
-                                        + " timed out.");
-  }
-  void notify_target_unreachable(const heartbeat::resource_id& id) override {
-    self_.reconnect_to_resource_manager("ResourceManager with id " + id
-                                        + " is no longer reachable.");
-  }
-  void report_payload(const heartbeat::resource_id&, const heartbeat::payload&) override {}
-  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override { return {}; }
-
-private:
-  job_master& self_;
-};
 
 /// Leader retrieval calls from any thread: hop into the main thread first.
 class job_master::resource_manager_leader_listener final : public leader::leader_retrieval_listener {
@@ -165,8 +131,15 @@ void job_master::fail_before_start(const std::string& cause) {
 
 void job_master::start_job_master_services() {
   // Heartbeats: we request from TaskExecutors, the ResourceManager requests from us.
-  tm_listener_ = std::make_unique<task_manager_heartbeats>(*this);
-  rm_listener_ = std::make_unique<resource_manager_heartbeats>(*this);
+  tm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
+    "Heartbeat of TaskManager", "TaskManager",
+    [this](const heartbeat::resource_id& id, const std::string& cause) { disconnect_task_manager(id, cause); });
+  rm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
+    "The heartbeat of ResourceManager", "ResourceManager",
+    [this](const heartbeat::resource_id&, const std::string& cause) {
+      logger_->info(cause);
+      reconnect_to_resource_manager(cause);
+    });
   tm_heartbeats_ = std::make_unique<heartbeat::heartbeat_manager>(
     heartbeat::heartbeat_role::sender, endpoint_id(), config_.heartbeat, *tm_listener_, *this);
   rm_heartbeats_ = std::make_unique<heartbeat::heartbeat_manager>(

@@ -43,6 +43,7 @@
 
 namespace flint::heartbeat {
 class heartbeat_manager;
+class peer_heartbeat_listener;
 }
 
 namespace spdlog {
@@ -102,8 +103,6 @@ protected:
   void on_exit() override;
 
 private:
-  class task_manager_heartbeats;
-  class resource_manager_heartbeats;
   class resource_manager_leader_listener;
 
   struct task_manager_connection {
@@ -172,8 +171,8 @@ private:
   bool terminal_reported_ = false;
 
   caf::actor slot_pool_;
-  std::unique_ptr<task_manager_heartbeats> tm_listener_;
-  std::unique_ptr<resource_manager_heartbeats> rm_listener_;
+  std::unique_ptr<heartbeat::peer_heartbeat_listener> tm_listener_;
+  std::unique_ptr<heartbeat::peer_heartbeat_listener> rm_listener_;
   std::unique_ptr<heartbeat::heartbeat_manager> tm_heartbeats_;
   std::unique_ptr<heartbeat::heartbeat_manager> rm_heartbeats_;
   std::unique_ptr<resource_manager_leader_listener> rm_leader_listener_;

@@ -1,5 +1,7 @@
 #include "runtime/actors/resource_manager/resource_manager.hpp"
 
+#include "runtime/actors/heartbeat/peer_heartbeat_listener.hpp"
+
 #include "runtime/common/logging.hpp"
 
 #include <functional>
@@ -50,41 +52,6 @@ std::string no_leader_text(const std::string& what) {
 
 // -- listeners and actions ------------------------------------------------------------------------
 
-class resource_manager::task_manager_heartbeats final : public heartbeat::heartbeat_listener {
-public:
-  explicit task_manager_heartbeats(resource_manager& rm) : rm_(rm) {}
-  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
-    rm_.close_task_manager_connection(id, "The heartbeat of TaskManager with id " + id + " timed out.",
-                                      true);
-  }
-  void notify_target_unreachable(const heartbeat::resource_id& id) override {
-    rm_.close_task_manager_connection(id, "TaskManager with id " + id + " is no longer reachable.",
-                                      true);
-  }
-  void report_payload(const heartbeat::resource_id& id, const heartbeat::payload& data) override;
-  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override { return {}; }
-
-private:
-  resource_manager& rm_;
-};
-
-class resource_manager::job_manager_heartbeats final : public heartbeat::heartbeat_listener {
-public:
-  explicit job_manager_heartbeats(resource_manager& rm) : rm_(rm) {}
-  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
-    lost(id, "The heartbeat of JobManager with id " + id + " timed out.");
-  }
-  void notify_target_unreachable(const heartbeat::resource_id& id) override {
-    lost(id, "JobManager with id " + id + " is no longer reachable.");
-  }
-  void report_payload(const heartbeat::resource_id&, const heartbeat::payload&) override {}
-  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override { return {}; }
-
-private:
-  void lost(const heartbeat::resource_id& id, const std::string& cause);
-  resource_manager& rm_;
-};
-
 class resource_manager::actions final : public slot_manager_actions {
 public:
   explicit actions(resource_manager& rm) : rm_(rm) {}
@@ -109,15 +76,28 @@ private:
 
 struct resource_manager::state {
   explicit state(resource_manager& rm)
-    : executor(rm), tm_listener(rm), jm_listener(rm), slot_actions(rm),
+    : executor(rm),
+      tm_listener("The heartbeat of TaskManager", "TaskManager",
+                  [&rm](const heartbeat::resource_id& id, const std::string& cause) {
+                    rm.close_task_manager_connection(id, cause, true);
+                  },
+                  [&rm](const heartbeat::resource_id& id, const heartbeat::payload& data) {
+                    rm.task_manager_heartbeat_payload(id, data);
+                  }),
+      jm_listener("The heartbeat of JobManager", "JobManager",
+                  [&rm](const heartbeat::resource_id& id, const std::string& cause) {
+                    if (const auto* reg = rm.st_->jm_by_resource(id))
+                      rm.close_job_manager_connection(reg->job, cause, true);
+                  }),
+      slot_actions(rm),
       // Random per run, as Flink's InstanceID: a restarted ResourceManager must not hand out its
       // predecessor's registration ids, or a stale registration would pass for a current one.
       rng(std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
           std::hash<std::string>{}(rm.endpoint_id())) {}
 
   heartbeat::endpoint_executor executor;
-  task_manager_heartbeats tm_listener;
-  job_manager_heartbeats jm_listener;
+  heartbeat::peer_heartbeat_listener tm_listener;
+  heartbeat::peer_heartbeat_listener jm_listener;
   actions slot_actions;
   std::mt19937_64 rng;
 
@@ -148,9 +128,9 @@ struct resource_manager::state {
   }
 };
 
-void resource_manager::task_manager_heartbeats::report_payload(const heartbeat::resource_id& id,
-                                                               const heartbeat::payload& data) {
-  auto& st = *rm_.st_;
+void resource_manager::task_manager_heartbeat_payload(const heartbeat::resource_id& id,
+                                                      const heartbeat::payload& data) {
+  auto& st = *st_;
   auto i = st.task_executors.find(id);
   if (i == st.task_executors.end() || !st.slots)
     return;
@@ -161,12 +141,6 @@ void resource_manager::task_manager_heartbeats::report_payload(const heartbeat::
     st.slots->report_slot_status(i->second.instance, *report);
   else if (st.slots->register_task_manager(i->second.instance, id, *report))
     i->second.reported = true;
-}
-
-void resource_manager::job_manager_heartbeats::lost(const heartbeat::resource_id& id,
-                                                    const std::string& cause) {
-  if (const auto* reg = rm_.st_->jm_by_resource(id))
-    rm_.close_job_manager_connection(reg->job, cause, true);
 }
 
 // -- endpoint -------------------------------------------------------------------------------------

@@ -80,8 +80,8 @@ protected:
 
 private:
   struct state;
-  class task_manager_heartbeats;
-  class job_manager_heartbeats;
+  /// A TaskExecutor's heartbeat carried its slot report.
+  void task_manager_heartbeat_payload(const std::string& resource_id, const std::vector<char>& data);
   class actions;
 
   void register_methods();

@@ -1,5 +1,7 @@
 #include "runtime/actors/task_executor/task_executor.hpp"
 
+#include "runtime/actors/heartbeat/peer_heartbeat_listener.hpp"
+
 #include "runtime/common/logging.hpp"
 
 #include <algorithm>
@@ -68,39 +70,6 @@ private:
   task_executor& te_;
 };
 
-class task_executor::rm_heartbeats final : public heartbeat::heartbeat_listener {
-public:
-  explicit rm_heartbeats(task_executor& te) : te_(te) {}
-  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
-    te_.reconnect_to_resource_manager("The heartbeat of ResourceManager with id " + id + " timed out.");
-  }
-  void notify_target_unreachable(const heartbeat::resource_id& id) override {
-    te_.reconnect_to_resource_manager("ResourceManager with id " + id + " is no longer reachable.");
-  }
-  void report_payload(const heartbeat::resource_id&, const heartbeat::payload&) override {}
-  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override;
-
-private:
-  task_executor& te_;
-};
-
-class task_executor::jm_heartbeats final : public heartbeat::heartbeat_listener {
-public:
-  explicit jm_heartbeats(task_executor& te) : te_(te) {}
-  void notify_heartbeat_timeout(const heartbeat::resource_id& id) override {
-    lost(id, "The heartbeat of JobManager with id " + id + " timed out.");
-  }
-  void notify_target_unreachable(const heartbeat::resource_id& id) override {
-    lost(id, "JobManager with id " + id + " is no longer reachable.");
-  }
-  void report_payload(const heartbeat::resource_id&, const heartbeat::payload&) override {}
-  heartbeat::payload retrieve_payload(const heartbeat::resource_id&) override { return {}; }
-
-private:
-  void lost(const heartbeat::resource_id& id, const std::string& cause);
-  task_executor& te_;
-};
-
 class task_executor::job_leader_events final : public job_leader_listener {
 public:
   explicit job_leader_events(task_executor& te) : te_(te) {}
@@ -121,15 +90,25 @@ struct task_executor::state {
   explicit state(task_executor& te)
     : slots(te.config_.resource_id, te.config_.number_of_slots, te.config_.default_slot_profile),
       rm_listener(te),
-      rm_hb_listener(te),
-      jm_hb_listener(te),
+      rm_hb_listener("The heartbeat of ResourceManager", "ResourceManager",
+                     [&te](const heartbeat::resource_id&, const std::string& cause) {
+                       te.reconnect_to_resource_manager(cause);
+                     },
+                     {},
+                     [&te](const heartbeat::resource_id&) {
+                       return rm::encode_slot_report(te.st_->slots.create_slot_report());
+                     }),
+      jm_hb_listener("The heartbeat of JobManager", "JobManager",
+                     [&te](const heartbeat::resource_id& id, const std::string& cause) {
+                       te.job_manager_lost(id, cause);
+                     }),
       job_events(te) {}
 
   task_slot_table slots;
   job_table jobs;
   rm_leader_listener rm_listener;
-  rm_heartbeats rm_hb_listener;
-  jm_heartbeats jm_hb_listener;
+  heartbeat::peer_heartbeat_listener rm_hb_listener;
+  heartbeat::peer_heartbeat_listener jm_hb_listener;
   job_leader_events job_events;
   std::unique_ptr<leader::leader_retrieval_service> rm_retrieval;
   std::optional<heartbeat::heartbeat_manager> rm_heartbeat;
@@ -154,23 +133,19 @@ struct task_executor::state {
   std::uint64_t next_slot_ticket = 0;
 };
 
-heartbeat::payload task_executor::rm_heartbeats::retrieve_payload(const heartbeat::resource_id&) {
-  return rm::encode_slot_report(te_.st_->slots.create_slot_report());
-}
-
-void task_executor::jm_heartbeats::lost(const heartbeat::resource_id& id, const std::string& cause) {
-  auto job = te_.st_->jobs.job_of_job_master(id);
+void task_executor::job_manager_lost(const heartbeat::resource_id& id, const std::string& cause) {
+  auto job = st_->jobs.job_of_job_master(id);
   if (!job)
     return;
   // Flink: fail the job's tasks, keep its slots (inactive) and register again; the new
   // connection offers them anew.
-  for (const auto& allocation : te_.st_->slots.allocations_of(*job)) {
-    te_.fail_tasks_of(allocation, cause);
-    te_.mark_slot_inactive(allocation);
+  for (const auto& allocation : st_->slots.allocations_of(*job)) {
+    fail_tasks_of(allocation, cause);
+    mark_slot_inactive(allocation);
   }
-  te_.close_job_manager_connection(*job, cause, false);
-  if (te_.st_->job_leaders)
-    te_.st_->job_leaders->reconnect(*job);
+  close_job_manager_connection(*job, cause, false);
+  if (st_->job_leaders)
+    st_->job_leaders->reconnect(*job);
 }
 
 void task_executor::job_leader_events::job_manager_lost_leadership(const graph::job_id& job,

@@ -103,8 +103,6 @@ protected:
 private:
   struct state;
   class rm_leader_listener;
-  class rm_heartbeats;
-  class jm_heartbeats;
   class job_leader_events;
 
   void register_methods();
@@ -116,6 +114,9 @@ private:
   void establish_job_manager_connection(const graph::job_id& job, const cluster::job_master_id& id,
                                         const leader::leader_address& address,
                                         const cluster::resource_id& job_master_resource_id);
+  /// The heartbeat with a JobMaster timed out or it is unreachable: fail its job's tasks here,
+  /// keep their slots and register at its leader again.
+  void job_manager_lost(const std::string& job_master_resource_id, const std::string& cause);
   /// Releases what the shuffle keeps of `job` here (its blocking partitions and spill files).
   void release_partitions_of(const graph::job_id& job);
   void close_job_manager_connection(const graph::job_id& job, const std::string& cause,

@@ -11,6 +11,7 @@
 #include "runtime/actors/heartbeat/heartbeat_gateway.hpp"
 #include "runtime/actors/heartbeat/heartbeat_manager.hpp"
 #include "runtime/actors/heartbeat/heartbeat_monitor.hpp"
+#include "runtime/actors/heartbeat/peer_heartbeat_listener.hpp"
 #include "test/runtime/actors/heartbeat/manual_executor.hpp"
 #include "test/runtime/actors/heartbeat/recording_listener.hpp"
 
@@ -446,4 +447,28 @@ TEST_CASE_FIXTURE(unit_fixture, "a receiver counts unreachable answers too") {
   exec->run();
   REQUIRE(tm_listener.unreachable.size() == 1);
   CHECK(tm_listener.unreachable[0].id == "rm");
+}
+
+TEST_CASE("the peer heartbeat listener reports a lost peer with Flink's texts and passes payloads on") {
+  std::vector<std::pair<std::string, std::string>> lost;
+  peer_heartbeat_listener quiet("The heartbeat of JobManager", "JobManager",
+                                [&](const resource_id& id, const std::string& cause) { lost.emplace_back(id, cause); });
+  quiet.notify_heartbeat_timeout("jm-1");
+  quiet.notify_target_unreachable("jm-2");
+  REQUIRE(lost.size() == 2);
+  CHECK(lost[0] == std::pair<std::string, std::string>{"jm-1", "The heartbeat of JobManager with id jm-1 timed out."});
+  CHECK(lost[1] == std::pair<std::string, std::string>{"jm-2", "JobManager with id jm-2 is no longer reachable."});
+  // Without payload functions nothing is sent and a received payload is dropped.
+  CHECK(quiet.retrieve_payload("jm-1").empty());
+  quiet.report_payload("jm-1", payload{'x'});
+
+  std::vector<payload> reported;
+  peer_heartbeat_listener chatty(
+    "Heartbeat of TaskManager", "TaskManager", [](const resource_id&, const std::string&) {},
+    [&](const resource_id&, const payload& data) { reported.push_back(data); },
+    [](const resource_id& id) { return payload(id.begin(), id.end()); });
+  chatty.report_payload("tm", payload{'a', 'b'});
+  REQUIRE(reported.size() == 1);
+  CHECK(reported[0] == payload{'a', 'b'});
+  CHECK(chatty.retrieve_payload("tm") == payload{'t', 'm'});
 }
