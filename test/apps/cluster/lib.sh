@@ -153,3 +153,14 @@ pid_of() {
   for n in $NODES; do [[ "$n" == "$1" ]] && { echo "${PIDS[$i]}"; return 0; }; i=$((i + 1)); done
   fail "no node named $1"
 }
+
+# Waits up to $2 seconds for the background `flint run` $1 to exit (the test fails with $3 if it
+# does not), then prints $WORK/run.log and leaves its exit status in CLIENT_STATUS.
+await_client() {
+  local pid=$1 seconds=$2
+  for _ in $(seq 1 $((seconds * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null; then cat "$WORK/run.log"; fail "$3"; fi
+  CLIENT_STATUS=0
+  wait "$pid" || CLIENT_STATUS=$?
+  cat "$WORK/run.log"
+}

@@ -20,12 +20,8 @@ victim=$(await_busy_node tm1 tm2 tm3)
 kill -KILL "$(pid_of "$victim")"
 echo "killed $victim ($(ready_field "$victim" resource_id))"
 
-status=0
-for _ in $(seq 1 900); do kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$client" 2>/dev/null && fail "flint run still waits 90 s after the kill"
-wait "$client" || status=$?
-cat "$WORK/run.log"
-[[ $status -eq 0 ]] || fail "flint run exited $status, expected 0"
+await_client "$client" 90 "flint run still waits 90 s after the kill"
+[[ $CLIENT_STATUS -eq 0 ]] || fail "flint run exited $CLIENT_STATUS, expected 0"
 grep -q "switched from state RUNNING to RESTARTING" "$WORK/jm.log" || fail "the job never went RESTARTING"
 grep -q "is no longer reachable" "$WORK/jm.log" || fail "the JobManager did not see the TaskManager go"
 grep -q "(attempt #1)" "$WORK/jm.log" || fail "no second attempt was deployed"

@@ -19,13 +19,9 @@ kill -KILL "$(pid_of "$victim")"
 killed_at=$(date +%s%N)
 
 # heartbeat.timeout (2 s) plus a second.
-for _ in $(seq 1 30); do kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$client" 2>/dev/null && { cat "$WORK/run.log"; fail "flint run still waits 3 s after the TaskManager died"; }
-status=0
-wait "$client" || status=$?
+await_client "$client" 3 "flint run still waits 3 s after the TaskManager died"
 echo "flint run returned $(( ($(date +%s%N) - killed_at) / 1000000 )) ms after the kill"
-cat "$WORK/run.log"
-[[ $status -eq 1 ]] || fail "flint run exited $status, expected 1"
+[[ $CLIENT_STATUS -eq 1 ]] || fail "flint run exited $CLIENT_STATUS, expected 1"
 grep -q "FAILED" "$WORK/run.log" || fail "flint run did not report the job FAILED"
 grep -q "$(ready_field "$victim" resource_id)" "$WORK/run.log" || fail "the cause does not name the lost TaskManager"
 echo "PASS"
