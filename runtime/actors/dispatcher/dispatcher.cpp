@@ -127,8 +127,14 @@ void dispatcher::on_start() {
             [reply](expected<job_master::job_status_response> r) mutable { reply(std::move(r)); });
         return;
       }
+      if (auto archived = state_.final_report(req.job_id)) {
+        reply(std::move(*archived));
+        return;
+      }
       if (auto d = state_.details(req.job_id)) {
-        reply(job_master::job_status_response{d->status});
+        job_master::job_status_response running;
+        running.status = d->status;
+        reply(std::move(running));
         return;
       }
       reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
@@ -220,6 +226,10 @@ void dispatcher::job_reached_terminal_state(const job_master::job_master_result&
   auto now = services_.now_ms ? services_.now_ms() : 0;
   if (auto done = state_.finish_job(result.job, result.status, result.failure_cause, now); !done)
     return;
+  job_master::job_status_response report;
+  report.failures = result.failures;
+  report.restarts = result.restarts;
+  state_.set_final_report(result.job, std::move(report));
   auto job_result = *state_.result(result.job);
   for (auto& waiting : i->second.waiting_for_result)
     waiting(job_result);

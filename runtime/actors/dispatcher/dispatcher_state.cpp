@@ -42,6 +42,22 @@ expected<unit> dispatcher_state::finish_job(const graph::job_id& id, graph::job_
   return unit{};
 }
 
+void dispatcher_state::set_final_report(const graph::job_id& id, job_master::job_status_response report) {
+  if (auto i = archive_.find(id); i != archive_.end()) {
+    report.status = i->second.details.status;
+    i->second.report = std::move(report);
+  }
+}
+
+std::optional<job_master::job_status_response> dispatcher_state::final_report(const graph::job_id& id) const {
+  auto i = archive_.find(id);
+  if (i == archive_.end())
+    return std::nullopt;
+  auto report = i->second.report;
+  report.status = i->second.details.status;
+  return report;
+}
+
 std::optional<job_details> dispatcher_state::details(const graph::job_id& id) const {
   if (auto i = running_.find(id); i != running_.end())
     return i->second;

@@ -24,6 +24,10 @@ public:
   /// Moves a running job to the archive with its result.
   expected<unit> finish_job(const graph::job_id& id, graph::job_status status,
                             std::string failure_cause, std::int64_t now_ms);
+  /// Keeps an archived job's exception history and restarts for `request_job_status`.
+  void set_final_report(const graph::job_id& id, job_master::job_status_response report);
+  /// The final status report of an archived job (status, history, restarts).
+  std::optional<job_master::job_status_response> final_report(const graph::job_id& id) const;
 
   /// Details of a running job (status as last known) or an archived one.
   std::optional<job_details> details(const graph::job_id& id) const;
@@ -40,6 +44,7 @@ private:
   struct archived {
     job_details details;
     job_result result;
+    job_master::job_status_response report;
   };
   std::map<graph::job_id, job_details> running_;
   std::map<graph::job_id, archived> archive_;

@@ -591,6 +591,11 @@ void job_master::job_reached_terminal_state(job_status status, const std::string
     return;
   terminal_reported_ = true;
   result_ = job_master_result{job_id_, status, cause};
+  if (scheduler_) {
+    auto report = status_report();
+    result_->failures = std::move(report.failures);
+    result_->restarts = report.restarts;
+  }
   logger_->info("Job " + job_id_.to_string() + " reached terminal state "
                 + std::string(to_string(status)) + ".");
   auto report = [this] {

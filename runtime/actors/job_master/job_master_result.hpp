@@ -1,8 +1,11 @@
 #pragma once
 /// How a job ended on its JobMaster (what the Dispatcher turns into the job result).
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/graph/ids.hpp"
 #include "runtime/graph/job_status.hpp"
 
@@ -14,6 +17,9 @@ struct job_master_result {
   graph::job_status status = graph::job_status::failed;
   /// Why the job failed; empty otherwise.
   std::string failure_cause;
+  /// Its exception history (newest first) and restarts, kept by the Dispatcher's archive.
+  std::vector<job_failure> failures;
+  std::uint64_t restarts = 0;
   friend bool operator==(const job_master_result&, const job_master_result&) = default;
 };
 

@@ -251,6 +251,11 @@ TEST_CASE_FIXTURE(cluster_fixture, "a task that fails on its first attempt resta
   REQUIRE(status.has_value());
   REQUIRE(status->has_value());
   CHECK((*status)->status == graph::job_status::finished);
+  // The archive keeps what the JobMaster went through.
+  CHECK((*status)->restarts == 1);
+  REQUIRE((*status)->failures.size() == 1);
+  CHECK((*status)->failures[0].cause.find("boom") != std::string::npos);
+  CHECK((*status)->failures[0].task.rfind("Map", 0) == 0);
 }
 
 TEST_CASE_FIXTURE(cluster_fixture, "bad input gets clear errors and the cluster keeps serving") {
