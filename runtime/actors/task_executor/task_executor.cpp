@@ -401,19 +401,12 @@ void task_executor::register_methods() {
   });
 
   handle<release_partitions>(fencing::fenced, [this](release_partitions_request req) -> expected<rpc::ack> {
-    auto& st = *st_;
     if (services_.release_partitions) {
       log_->info("Releasing " + std::to_string(req.partitions.size()) + " result partition(s) of job "
                  + req.job_id.to_string() + ": their consumers are done.");
       services_.release_partitions(req.job_id, req.partitions);
     }
-    // Flink's closeJobManagerConnectionIfNoAllocatedResources: nothing of the job is left here.
-    bool holds = services_.holds_partitions && services_.holds_partitions(req.job_id);
-    if (st.jobs.get(req.job_id) != nullptr && !st.slots.has_allocated_slots(req.job_id) && !holds)
-      close_job_manager_connection(req.job_id, "TaskExecutor " + config_.resource_id
-                                                 + " has no more allocated slots or partitions for job "
-                                                 + req.job_id.to_string() + ".",
-                                   true);
+    close_job_manager_connection_if_no_allocated_resources(req.job_id);
     return rpc::ack{};
   });
 
@@ -557,7 +550,7 @@ void task_executor::close_job_manager_connection(const graph::job_id& job, const
 }
 
 void task_executor::release_partitions_of(const graph::job_id& job) {
-  if (services_.holds_partitions && services_.release_job_partitions && services_.holds_partitions(job)) {
+  if (services_.release_job_partitions && holds_partitions_of(job)) {
     log_->info("Releasing the result partitions of job " + job.to_string() + ".");
     services_.release_job_partitions(job);
   }
@@ -665,13 +658,22 @@ void task_executor::after_slot_freed(const graph::job_id& job, std::int32_t inde
     st.rm_gateway.tell<rm::notify_slot_available>(
       *this, rm::notify_slot_available_request{st.rm_instance,
                                                cluster::slot_id{config_.resource_id, index}, allocation});
-  // Flink's closeJobManagerConnectionIfNoAllocatedResources: blocking partitions of the job are
-  // resources too, read later by consumers of the next stage; they keep the job here.
-  bool holds = services_.holds_partitions && services_.holds_partitions(job);
-  if (!st.slots.has_allocated_slots(job) && !holds)
-    close_job_manager_connection(job, "TaskExecutor " + config_.resource_id
-                                        + " has no more allocated slots for job " + job.to_string() + ".",
-                                 true);
+  close_job_manager_connection_if_no_allocated_resources(job);
+}
+
+bool task_executor::holds_partitions_of(const graph::job_id& job) const {
+  return services_.holds_partitions && services_.holds_partitions(job);
+}
+
+void task_executor::close_job_manager_connection_if_no_allocated_resources(const graph::job_id& job) {
+  // Blocking partitions of the job are resources too, read later by consumers of the next stage:
+  // they keep the job here.
+  if (st_->slots.has_allocated_slots(job) || holds_partitions_of(job))
+    return;
+  close_job_manager_connection(job, "TaskExecutor " + config_.resource_id
+                                      + " has no more allocated slots or partitions for job " + job.to_string()
+                                      + ".",
+                               true);
 }
 
 void task_executor::on_task_state(const cluster::task_execution_state& s) {

@@ -117,6 +117,11 @@ private:
   /// The heartbeat with a JobMaster timed out or it is unreachable: fail its job's tasks here,
   /// keep their slots and register at its leader again.
   void job_manager_lost(const std::string& job_master_resource_id, const std::string& cause);
+  /// Whether the shuffle keeps blocking partitions of `job` here.
+  bool holds_partitions_of(const graph::job_id& job) const;
+  /// Flink's closeJobManagerConnectionIfNoAllocatedResources: the job goes once neither a slot
+  /// nor a partition of it is left here.
+  void close_job_manager_connection_if_no_allocated_resources(const graph::job_id& job);
   /// Releases what the shuffle keeps of `job` here (its blocking partitions and spill files).
   void release_partitions_of(const graph::job_id& job);
   void close_job_manager_connection(const graph::job_id& job, const std::string& cause,

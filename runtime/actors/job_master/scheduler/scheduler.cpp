@@ -115,15 +115,32 @@ bool scheduler::region_inputs_consumable(std::uint32_t region) const {
   return true;
 }
 
-void scheduler::partitions_finished(std::uint32_t vertex) {
+std::vector<std::uint32_t> scheduler::produced_partitions(std::uint32_t vertex) const {
   const auto& ev = graph_.vertices()[vertex];
-  for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results) {
-    auto partition = graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index);
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results)
+    out.push_back(graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index));
+  return out;
+}
+
+void scheduler::partitions_finished(std::uint32_t vertex) {
+  for (auto partition : produced_partitions(vertex)) {
     if (partition_finished_[partition])
       continue;
     partition_finished_[partition] = true;
     for (std::uint32_t g : groups_of_partition_[partition])
       ++finished_in_group_[g];
+  }
+}
+
+void scheduler::partitions_rewritten(std::uint32_t vertex) {
+  for (auto partition : produced_partitions(vertex)) {
+    partition_released_[partition] = false; // the new attempt writes it anew
+    if (!partition_finished_[partition])
+      continue;
+    partition_finished_[partition] = false;
+    for (std::uint32_t g : groups_of_partition_[partition])
+      --finished_in_group_[g];
   }
 }
 
@@ -695,23 +712,13 @@ void scheduler::maybe_restart() {
   restart_delay_elapsed_ = false;
   history_.record_restart();
   for (auto v : vertices) {
-    // A producer that runs again writes its partitions again: they are not finished any more.
-    const auto& ev = graph_.vertices()[v];
-    for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results) {
-      auto partition = graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index);
-      partition_released_[partition] = false; // the new attempt writes it anew
-      if (!partition_finished_[partition])
-        continue;
-      partition_finished_[partition] = false;
-      for (std::uint32_t g : groups_of_partition_[partition])
-        --finished_in_group_[g];
-    }
+    partitions_rewritten(v);
     consumer_restarts(v);
     if (auto reset = graph_.reset_for_new_execution(v); !reset) {
       fail_job("Could not restart " + graph_.task_name_with_subtask(v) + ": " + reset.error().message);
       return;
     }
-    region_scheduled_[ev.region] = false;
+    region_scheduled_[graph_.vertices()[v].region] = false;
   }
   if (s == job_status::restarting)
     transition_job(job_status::running);

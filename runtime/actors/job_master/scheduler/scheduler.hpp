@@ -157,8 +157,12 @@ private:
 
   void compute_region_order();
   bool region_inputs_consumable(std::uint32_t region) const;
+  /// The partitions a vertex produces (indices into graph().partitions()).
+  std::vector<std::uint32_t> produced_partitions(std::uint32_t vertex) const;
   /// Counts the partitions of a FINISHED vertex towards the groups that read them.
   void partitions_finished(std::uint32_t vertex);
+  /// The vertex runs again: its partitions are neither finished nor released any more.
+  void partitions_rewritten(std::uint32_t vertex);
   void maybe_schedule_regions();
   void schedule_region(std::uint32_t region);
   void deploy_ready_batches();
