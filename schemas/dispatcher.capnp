@@ -1,32 +1,41 @@
 @0x9813179a6fa71148;
-# The Dispatcher's protocol (runtime/actors/dispatcher/dispatcher_gateway.hpp). Codec:
-# runtime/actors/dispatcher/dispatcher_codec.cpp. Every struct is prefixed `Disp` because all
-# schemas share the C++ namespace flint::schema. request_job_status answers with
-# job_master.capnp's JmJobStatusResponse.
+# The Dispatcher's protocol: its messages. The methods are declared in
+# runtime/actors/dispatcher/dispatcher_gateway.hpp; flint-capnpc generates the C++ value types and
+# codecs ("schemas/dispatcher.messages.hpp"). Every struct is prefixed `Disp` because all schemas
+# share the C++ namespace flint::schema. request_job_status answers with job_master.capnp's
+# JmJobStatusResponse.
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("flint::schema");
 
+using Flint = import "flint.capnp";
+$Flint.namespace("flint::dispatcher");
+$Flint.prefix("Disp");
+$Flint.include(["runtime/graph/job_graph.hpp", "runtime/graph/job_status.hpp"]);
+$Flint.codecInclude(["runtime/actors/common/cluster_codec.hpp",
+                     "runtime/actors/common/graph_payloads.hpp"]);
+
 using Cluster = import "cluster.capnp";
 
 struct DispSubmitJobRequest {
+  jobGraph @0 :Data $Flint.type("graph::job_graph");
   # A JobGraph message of job_graph.capnp, as runtime/graph/codec writes it: nested as bytes so
   # the graph's schema and codec stay the graph layer's own.
-  jobGraph @0 :Data;
 }
 
 struct DispJobIdRequest {
-  jobId @0 :Cluster.Id128;
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
 }
 
 struct DispJobDetails {
-  jobId @0 :Cluster.Id128;
+  # One line of `flint list` (Flink's JobDetails essentials).
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
   name @1 :Text;
-  # graph::job_status as its number; a number past the enum is refused on decode.
-  status @2 :UInt8;
+  status @2 :UInt8 $Flint.type("graph::job_status") $Flint.init("graph::job_status::created");
+  # Sent as its number; a number past the enum is refused on decode.
   startTimeMs @3 :Int64;
-  # -1 while the job runs.
   endTimeMs @4 :Int64 = -1;
+  # -1 while the job runs.
   numberOfTasks @5 :Int32;
 }
 
@@ -35,10 +44,11 @@ struct DispJobList {
 }
 
 struct DispJobResult {
-  jobId @0 :Cluster.Id128;
-  # graph::job_status as its number; a number past the enum is refused on decode.
-  status @1 :UInt8;
-  # Set when the job FAILED.
+  # How a job ended (Flink's JobResult).
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  status @1 :UInt8 $Flint.type("graph::job_status") $Flint.init("graph::job_status::finished");
+  # Sent as its number; a number past the enum is refused on decode.
   failureCause @2 :Text;
+  # Set when the job FAILED.
   netRuntimeMs @3 :Int64;
 }

@@ -1,22 +1,32 @@
 @0x9eb418cc8cf236ad;
-# The JobMaster's protocol (runtime/actors/job_master/job_master_gateway.hpp).
-# Codec: runtime/actors/job_master/job_master_codec.cpp. Every struct is prefixed `Jm` because
-# all schemas share the C++ namespace flint::schema. update_task_execution_state carries
+# The JobMaster's protocol: its messages. The methods are declared in
+# runtime/actors/job_master/job_master_gateway.hpp; flint-capnpc generates the C++ value types and
+# codecs ("schemas/job_master.messages.hpp"). Every struct is prefixed `Jm` because all schemas
+# share the C++ namespace flint::schema. update_task_execution_state carries
 # Cluster.TaskExecutionState as its root, as Flink's call carries a bare TaskExecutionState.
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("flint::schema");
 
+using Flint = import "flint.capnp";
+$Flint.namespace("flint::job_master");
+$Flint.prefix("Jm");
+$Flint.include(["runtime/actors/common/cluster_types.hpp",
+                "runtime/actors/registration/registration_response.hpp",
+                "runtime/graph/job_status.hpp",
+                "schemas/cluster.messages.hpp"]);
+$Flint.codecInclude(["runtime/actors/common/cluster_codec.hpp"]);
+
 using Cluster = import "cluster.capnp";
 
 struct JmRegisterTaskManagerRequest {
-  # Endpoint id of the TaskExecutor.
   taskExecutorAddress @0 :Text;
+  # Endpoint id of the TaskExecutor.
   location @1 :Cluster.TaskManagerLocation;
 }
 
 struct JmTaskManagerRegistrationSuccess {
-  jobMasterResourceId @0 :Text;
+  jobMasterResourceId @0 :Text $Flint.type("cluster::resource_id");
 }
 
 struct JmTaskManagerRegistrationResponse {
@@ -27,7 +37,7 @@ struct JmTaskManagerRegistrationResponse {
 }
 
 struct JmOfferSlotsRequest {
-  taskManager @0 :Text;
+  taskManager @0 :Text $Flint.type("cluster::resource_id");
   offers @1 :List(Cluster.SlotOffer);
 }
 
@@ -36,13 +46,15 @@ struct JmOfferSlotsResponse {
 }
 
 struct JmJobStatusResponse {
-  # graph::job_status as its number; a number past the enum is refused on decode.
-  status @0 :UInt8;
-  # The exception history, newest first, and the restarts so far.
+  status @0 :UInt8 $Flint.type("graph::job_status") $Flint.init("graph::job_status::created");
+  # Sent as its number; a number past the enum is refused on decode.
   failures @1 :List(JmJobFailure);
+  # The exception history, newest first.
   restarts @2 :UInt64;
-  # Why a job is not all running: tasks, physical slots and the requests still waiting.
+  # The restarts so far.
   tasks @3 :Int32;
+  # Why a job is not all running: its tasks, how many run, the physical slots the scheduled
+  # tasks need and how many of them the job holds, and the slot requests still waiting.
   tasksRunning @4 :Int32;
   slotsNeeded @5 :Int32;
   slotsAssigned @6 :Int32;
@@ -51,29 +63,34 @@ struct JmJobStatusResponse {
 }
 
 struct JmJobFailure {
+  # One entry of a job's exception history.
   timestamp @0 :Int64;
+  # Milliseconds since the epoch.
   task @1 :Text;
+  # "Map (1/2)"; empty for a failure of the whole job.
   location @2 :Text;
+  # The TaskManager it ran on; may be empty.
   cause @3 :Text;
 }
 
 struct JmPendingSlotRequest {
+  # A slot request of the job not served yet.
   request @0 :Text;
   ageMs @1 :Int64;
 }
 
 struct JmDisconnectTaskManagerRequest {
-  resourceId @0 :Text;
+  resourceId @0 :Text $Flint.type("cluster::resource_id");
   cause @1 :Text;
 }
 
 struct JmDisconnectResourceManagerRequest {
-  resourceManagerId @0 :Cluster.Id128;
+  resourceManagerId @0 :Cluster.Id128 $Flint.type("cluster::resource_manager_id");
   cause @1 :Text;
 }
 
 struct JmFailSlotRequest {
-  taskManager @0 :Text;
-  allocationId @1 :Cluster.Id128;
+  taskManager @0 :Text $Flint.type("cluster::resource_id");
+  allocationId @1 :Cluster.Id128 $Flint.type("cluster::allocation_id");
   cause @2 :Text;
 }

@@ -1,24 +1,32 @@
 @0xc341599e6e7c3461;
-# The ResourceManager's protocol (runtime/actors/resource_manager/resource_manager_gateway.hpp).
-# Codec: runtime/actors/resource_manager/resource_manager_codec.cpp. Every struct is prefixed
-# `Rm` because all schemas share the C++ namespace flint::schema.
+# The ResourceManager's protocol: its messages. The methods are declared in
+# runtime/actors/resource_manager/resource_manager_gateway.hpp; flint-capnpc generates the C++
+# value types and codecs ("schemas/resource_manager.messages.hpp"). Every struct is prefixed `Rm`
+# because all schemas share the C++ namespace flint::schema.
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("flint::schema");
 
+using Flint = import "flint.capnp";
+$Flint.namespace("flint::resource_manager");
+$Flint.prefix("Rm");
+$Flint.include(["runtime/actors/common/cluster_types.hpp",
+                "runtime/actors/registration/registration_response.hpp"]);
+$Flint.codecInclude(["runtime/actors/common/cluster_codec.hpp"]);
+
 using Cluster = import "cluster.capnp";
 
 struct RmJobMasterRegistrationRequest {
-  jobMasterId @0 :Cluster.Id128;
-  jobMasterResourceId @1 :Text;
-  # Endpoint id of the JobMaster.
+  jobMasterId @0 :Cluster.Id128 $Flint.type("cluster::job_master_id");
+  jobMasterResourceId @1 :Text $Flint.type("cluster::resource_id");
   jobMasterAddress @2 :Text;
-  jobId @3 :Cluster.Id128;
+  # Endpoint id of the JobMaster.
+  jobId @3 :Cluster.Id128 $Flint.type("graph::job_id");
 }
 
 struct RmJobMasterRegistrationSuccess {
-  resourceManagerId @0 :Cluster.Id128;
-  resourceManagerResourceId @1 :Text;
+  resourceManagerId @0 :Cluster.Id128 $Flint.type("cluster::resource_manager_id");
+  resourceManagerResourceId @1 :Text $Flint.type("cluster::resource_id");
 }
 
 struct RmJobMasterRegistrationResponse {
@@ -29,26 +37,27 @@ struct RmJobMasterRegistrationResponse {
 }
 
 struct RmSlotRequest {
-  jobId @0 :Cluster.Id128;
-  allocationId @1 :Cluster.Id128;
+  # Flink's SlotRequest: a JobMaster wants a slot for `job_id` under `allocation_id`.
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  allocationId @1 :Cluster.Id128 $Flint.type("cluster::allocation_id");
   profile @2 :Cluster.ResourceProfile;
-  # Endpoint id of the requesting JobMaster.
   targetAddress @3 :Text;
+  # Endpoint id of the requesting JobMaster.
 }
 
 struct RmRequestSlotRequest {
-  jobMasterId @0 :Cluster.Id128;
+  jobMasterId @0 :Cluster.Id128 $Flint.type("cluster::job_master_id");
   request @1 :RmSlotRequest;
 }
 
 struct RmCancelSlotRequestRequest {
-  allocationId @0 :Cluster.Id128;
+  allocationId @0 :Cluster.Id128 $Flint.type("cluster::allocation_id");
 }
 
 struct RmTaskExecutorRegistrationRequest {
-  # Endpoint id of the TaskExecutor.
   taskExecutorAddress @0 :Text;
-  resourceId @1 :Text;
+  # Endpoint id of the TaskExecutor.
+  resourceId @1 :Text $Flint.type("cluster::resource_id");
   dataPort @2 :UInt16;
   hardwareDescription @3 :Text;
   defaultSlotProfile @4 :Cluster.ResourceProfile;
@@ -56,9 +65,10 @@ struct RmTaskExecutorRegistrationRequest {
 }
 
 struct RmTaskExecutorRegistrationSuccess {
-  registrationId @0 :Cluster.Id128;
-  resourceManagerResourceId @1 :Text;
+  registrationId @0 :Cluster.Id128 $Flint.type("cluster::instance_id");
+  resourceManagerResourceId @1 :Text $Flint.type("cluster::resource_id");
   heartbeatIntervalMs @2 :Int64;
+  # Cluster information: the RM's heartbeat interval, so the TE knows what to expect.
 }
 
 struct RmTaskExecutorRegistrationResponse {
@@ -69,28 +79,29 @@ struct RmTaskExecutorRegistrationResponse {
 }
 
 struct RmSendSlotReportRequest {
-  resourceId @0 :Text;
-  registrationId @1 :Cluster.Id128;
+  resourceId @0 :Text $Flint.type("cluster::resource_id");
+  registrationId @1 :Cluster.Id128 $Flint.type("cluster::instance_id");
   report @2 :Cluster.SlotReport;
 }
 
 struct RmNotifySlotAvailableRequest {
-  registrationId @0 :Cluster.Id128;
+  registrationId @0 :Cluster.Id128 $Flint.type("cluster::instance_id");
   slot @1 :Cluster.SlotId;
-  allocationId @2 :Cluster.Id128;
+  allocationId @2 :Cluster.Id128 $Flint.type("cluster::allocation_id");
 }
 
 struct RmDisconnectTaskManagerRequest {
-  resourceId @0 :Text;
+  resourceId @0 :Text $Flint.type("cluster::resource_id");
   cause @1 :Text;
 }
 
 struct RmDisconnectJobManagerRequest {
-  jobId @0 :Cluster.Id128;
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
   cause @1 :Text;
 }
 
 struct RmResourceOverview {
+  # Counts for the CLI and REST (Flink's ResourceOverview).
   numberTaskManagers @0 :Int32;
   numberRegisteredSlots @1 :Int32;
   numberFreeSlots @2 :Int32;

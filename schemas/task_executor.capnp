@@ -1,45 +1,56 @@
 @0xc30569c91125bb0e;
-# The TaskExecutor's protocol (runtime/actors/task_executor/task_executor_gateway.hpp).
-# Codec: runtime/actors/task_executor/task_executor_codec.cpp. Every struct is prefixed `Te`
-# because all schemas share the C++ namespace flint::schema.
+# The TaskExecutor's protocol: its messages. The methods are declared in
+# runtime/actors/task_executor/task_executor_gateway.hpp; flint-capnpc generates the C++ value
+# types and codecs ("schemas/task_executor.messages.hpp"). Every struct is prefixed `Te` because
+# all schemas share the C++ namespace flint::schema.
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("flint::schema");
+
+using Flint = import "flint.capnp";
+$Flint.namespace("flint::task_executor");
+$Flint.prefix("Te");
+$Flint.include(["runtime/actors/common/cluster_types.hpp",
+                "runtime/graph/intermediate_result_partition.hpp",
+                "runtime/graph/task_deployment_descriptor.hpp"]);
+$Flint.codecInclude(["runtime/actors/common/cluster_codec.hpp",
+                     "runtime/actors/common/graph_payloads.hpp"]);
 
 using Cluster = import "cluster.capnp";
 
 struct TeRequestSlotRequest {
   slot @0 :Cluster.SlotId;
-  jobId @1 :Cluster.Id128;
-  allocationId @2 :Cluster.Id128;
+  jobId @1 :Cluster.Id128 $Flint.type("graph::job_id");
+  allocationId @2 :Cluster.Id128 $Flint.type("cluster::allocation_id");
   profile @3 :Cluster.ResourceProfile;
-  # Endpoint id of the job's JobMaster.
   targetAddress @4 :Text;
-  resourceManagerId @5 :Cluster.Id128;
+  # Endpoint id of the job's JobMaster.
+  resourceManagerId @5 :Cluster.Id128 $Flint.type("cluster::resource_manager_id");
 }
 
 struct TeSubmitTaskRequest {
+  taskDeploymentDescriptor @0 :Data
+    $Flint.type("graph::task_deployment_descriptor") $Flint.name("tdd");
   # A TaskDeploymentDescriptor message of job_graph.capnp, as runtime/graph/codec writes it:
   # nested as bytes so the graph's schema and codec stay the graph layer's own.
-  taskDeploymentDescriptor @0 :Data;
-  jobMasterId @1 :Cluster.Id128;
+  jobMasterId @1 :Cluster.Id128 $Flint.type("cluster::job_master_id");
+  allocationId @2 :Cluster.Id128 $Flint.type("cluster::allocation_id");
   # The slot the task runs in.
-  allocationId @2 :Cluster.Id128;
 }
 
 struct TeCancelTaskRequest {
-  jobId @0 :Cluster.Id128;
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
   attempt @1 :Cluster.ExecutionAttemptId;
 }
 
 struct TeFreeSlotRequest {
-  jobId @0 :Cluster.Id128;
-  allocationId @1 :Cluster.Id128;
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  allocationId @1 :Cluster.Id128 $Flint.type("cluster::allocation_id");
   cause @2 :Text;
 }
 
 struct TeDisconnectJobManagerRequest {
-  jobId @0 :Cluster.Id128;
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
   cause @1 :Text;
 }
 
@@ -48,11 +59,6 @@ struct TeDisconnectResourceManagerRequest {
 }
 
 struct TeReleasePartitionsRequest {
-  jobId @0 :Cluster.Id128;
-  partitions @1 :List(TeResultPartitionId);
-}
-
-struct TeResultPartitionId {
-  resultId @0 :Cluster.Id128;
-  partitionNumber @1 :Int32;
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  partitions @1 :List(Cluster.ResultPartitionId);
 }

@@ -7,8 +7,13 @@ $Cxx.namespace("flint::schema");
 
 using Rpc = import "rpc.capnp";
 
-# One trace record (runtime/actors/trace/trace_recorder.hpp `record`).
-struct TraceRecord {
+using Flint = import "flint.capnp";
+$Flint.namespace("flint::trace");
+$Flint.include(["runtime/actors/trace/trace_recorder.hpp"]);
+$Flint.codecInclude(["runtime/actors/trace/trace_record_codec.hpp"]);
+
+struct TraceRecord $Flint.type("trace::record") {
+  # One trace record (runtime/actors/trace/trace_recorder.hpp `record`).
   sequence @0 :UInt64;
   timeUs @1 :Int64;
   # trace::direction: 0 send, 1 receive, 2 reply, 3 response.
@@ -29,18 +34,20 @@ struct TraceRecord {
 }
 
 struct FetchTraceRequest {
-  # The first sequence number wanted (0: everything the ring still holds).
   fromSequence @0 :UInt64;
-  # At most this many records (0: the server's default); the server caps it.
+  # The first sequence number wanted; 0 takes everything the ring still holds.
   maxRecords @1 :UInt32;
+  # At most this many records; 0: `default_fetch_records`. Capped at `max_fetch_records`.
 }
 
 struct FetchTraceResponse {
   records @0 :List(TraceRecord);
-  # Records at or after fromSequence the ring had already overwritten: a gap in the tail.
+  # In sequence order.
   missed @1 :UInt64;
-  # Where to continue: the next request's fromSequence.
+  # Records at or after `from_sequence` that the ring overwrote before they were fetched: a gap
+  # in the tail.
   nextSequence @2 :UInt64;
-  # Records the node has recorded so far (the tail is behind by recorded - nextSequence).
+  # The `from_sequence` of the next fetch.
   recorded @3 :UInt64;
+  # Records the node has recorded so far (the tail is behind by recorded - next_sequence).
 }

@@ -6,41 +6,19 @@
 ///
 /// Errors: a key that is not a blob key is errc::invalid_argument, an unknown key
 /// errc::not_found, a blob over max_blob_size errc::rejected, a storage failure errc::internal.
+/// Messages: schemas/blob.capnp (flint-capnpc generates their C++ types and codecs).
 
+#include <cstddef>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "runtime/actors/rpc/method.hpp"
+#include "schemas/blob.messages.hpp"
 
 namespace flint::blob {
 
 /// The largest blob the server keeps (a Cap'n Proto Data field holds at most 512 MiB; a job
 /// library is a few MB).
 inline constexpr std::size_t max_blob_size = 256u << 20;
-
-struct put_blob_request {
-  std::vector<char> data;
-};
-struct put_blob_response {
-  /// The content key (blob_key.hpp).
-  std::string key;
-};
-struct get_blob_request {
-  std::string key;
-};
-struct get_blob_response {
-  std::vector<char> data;
-};
-struct put_job_package_request {
-  /// 32 lower-case hex digits.
-  std::string job_id;
-  /// An encoded job_package (job_package.hpp).
-  std::vector<char> data;
-};
-struct put_job_package_response {
-  std::string key;
-};
 
 /// Stores `data` under its content key and answers the key. Idempotent.
 struct put_blob {
@@ -67,12 +45,3 @@ struct put_job_package {
 };
 
 } // namespace flint::blob
-
-namespace flint::rpc {
-FLINT_DECLARE_CODEC(blob::put_blob_request)
-FLINT_DECLARE_CODEC(blob::put_blob_response)
-FLINT_DECLARE_CODEC(blob::get_blob_request)
-FLINT_DECLARE_CODEC(blob::get_blob_response)
-FLINT_DECLARE_CODEC(blob::put_job_package_request)
-FLINT_DECLARE_CODEC(blob::put_job_package_response)
-} // namespace flint::rpc

@@ -17,141 +17,164 @@ std::string resource_profile::to_string() const {
 
 } // namespace flint::cluster
 
-namespace flint::cluster::wire {
+namespace flint::wire {
 
-using flint::wire::as_text;
-using flint::wire::text;
-
-void write(schema::Id128::Builder b, const rpc::fencing_token& t) {
+void put(schema::Id128::Builder b, const rpc::fencing_token& t) {
   b.setUpper(t.hi);
   b.setLower(t.lo);
 }
 
-rpc::fencing_token read_token(schema::Id128::Reader r) {
-  return {r.getUpper(), r.getLower()};
+expected<unit> get(schema::Id128::Reader r, rpc::fencing_token& out) {
+  out = {r.getUpper(), r.getLower()};
+  return unit{};
 }
 
-void write(schema::ResourceProfile::Builder b, const resource_profile& p) {
+void put(schema::ResourceProfile::Builder b, const cluster::resource_profile& p) {
   b.setCpuCores(p.cpu_cores);
   b.setTaskHeapMemoryMb(p.task_heap_memory_mb);
 }
 
-resource_profile read(schema::ResourceProfile::Reader r) {
-  return {r.getCpuCores(), r.getTaskHeapMemoryMb()};
+expected<unit> get(schema::ResourceProfile::Reader r, cluster::resource_profile& out) {
+  out = {r.getCpuCores(), r.getTaskHeapMemoryMb()};
+  return unit{};
 }
 
-void write(schema::SlotId::Builder b, const slot_id& s) {
+void put(schema::SlotId::Builder b, const cluster::slot_id& s) {
   b.setOwner(as_text(s.owner));
   b.setSlotNumber(s.slot_number);
 }
 
-slot_id read(schema::SlotId::Reader r) {
-  return {text(r.getOwner()), r.getSlotNumber()};
+expected<unit> get(schema::SlotId::Reader r, cluster::slot_id& out) {
+  out = {text(r.getOwner()), r.getSlotNumber()};
+  return unit{};
 }
 
-void write(schema::SlotReport::Builder b, const slot_report& s) {
+void put(schema::SlotReport::Builder b, const cluster::slot_report& s) {
   auto list = b.initSlots(static_cast<unsigned>(s.slots.size()));
   for (unsigned i = 0; i < s.slots.size(); ++i) {
     const auto& x = s.slots[i];
     auto out = list[i];
-    write(out.initId(), x.id);
-    write(out.initProfile(), x.profile);
+    put(out.initId(), x.id);
+    put(out.initProfile(), x.profile);
     out.setHasAllocation(x.allocation.has_value());
     if (x.allocation)
-      write(out.initAllocation(), *x.allocation);
+      put(out.initAllocation(), *x.allocation);
     out.setHasJob(x.job.has_value());
     if (x.job)
-      write(out.initJob(), *x.job);
+      put(out.initJob(), *x.job);
   }
 }
 
-slot_report read(schema::SlotReport::Reader r) {
-  slot_report out;
+expected<unit> get(schema::SlotReport::Reader r, cluster::slot_report& out) {
+  // Ids, profiles and slot ids cannot fail to read: only their callers' numbers can.
+  out.slots.clear();
   for (auto s : r.getSlots()) {
-    slot_status x;
-    x.id = read(s.getId());
-    x.profile = read(s.getProfile());
+    cluster::slot_status x;
+    (void)get(s.getId(), x.id);
+    (void)get(s.getProfile(), x.profile);
     if (s.getHasAllocation())
-      x.allocation = read_id<allocation_id>(s.getAllocation());
+      (void)get(s.getAllocation(), x.allocation.emplace());
     if (s.getHasJob())
-      x.job = read_id<graph::job_id>(s.getJob());
+      (void)get(s.getJob(), x.job.emplace());
     out.slots.push_back(std::move(x));
   }
-  return out;
+  return unit{};
 }
 
-void write(schema::SlotOffer::Builder b, const slot_offer& s) {
-  write(b.initAllocation(), s.allocation);
+void put(schema::SlotOffer::Builder b, const cluster::slot_offer& s) {
+  put(b.initAllocation(), s.allocation);
   b.setSlotIndex(s.slot_index);
-  write(b.initProfile(), s.profile);
+  put(b.initProfile(), s.profile);
 }
 
-slot_offer read(schema::SlotOffer::Reader r) {
-  return {read_id<allocation_id>(r.getAllocation()), r.getSlotIndex(), read(r.getProfile())};
+expected<unit> get(schema::SlotOffer::Reader r, cluster::slot_offer& out) {
+  (void)get(r.getAllocation(), out.allocation);
+  out.slot_index = r.getSlotIndex();
+  return get(r.getProfile(), out.profile);
 }
 
-void write(schema::TaskManagerLocation::Builder b, const task_manager_location& l) {
+void put(schema::TaskManagerLocation::Builder b, const cluster::task_manager_location& l) {
   b.setId(as_text(l.id));
   b.setHost(as_text(l.host));
   b.setDataPort(l.data_port);
 }
 
-task_manager_location read(schema::TaskManagerLocation::Reader r) {
-  return {text(r.getId()), text(r.getHost()), r.getDataPort()};
+expected<unit> get(schema::TaskManagerLocation::Reader r, cluster::task_manager_location& out) {
+  out = {text(r.getId()), text(r.getHost()), r.getDataPort()};
+  return unit{};
 }
 
-void write(schema::ExecutionAttemptId::Builder b, const graph::execution_attempt_id& a) {
-  write(b.initJobVertex(), a.job_vertex);
+void put(schema::ExecutionAttemptId::Builder b, const graph::execution_attempt_id& a) {
+  put(b.initJobVertex(), a.job_vertex);
   b.setSubtaskIndex(a.subtask_index);
   b.setAttemptNumber(a.attempt_number);
 }
 
-graph::execution_attempt_id read(schema::ExecutionAttemptId::Reader r) {
-  return {read_id<graph::job_vertex_id>(r.getJobVertex()), r.getSubtaskIndex(),
-          r.getAttemptNumber()};
+expected<unit> get(schema::ExecutionAttemptId::Reader r, graph::execution_attempt_id& out) {
+  (void)get(r.getJobVertex(), out.job_vertex);
+  out.subtask_index = r.getSubtaskIndex();
+  out.attempt_number = r.getAttemptNumber();
+  return unit{};
 }
 
-void write(schema::TaskExecutionState::Builder b, const task_execution_state& s) {
-  write(b.initJob(), s.job);
-  write(b.initAttempt(), s.attempt);
-  b.setState(static_cast<std::uint8_t>(s.state));
+void put(schema::TaskExecutionState::Builder b, const cluster::task_execution_state& s) {
+  put(b.initJob(), s.job);
+  put(b.initAttempt(), s.attempt);
+  b.setState(to_wire(s.state));
   b.setFailureCause(as_text(s.failure_cause));
 }
 
-expected<task_execution_state> read(schema::TaskExecutionState::Reader r) {
-  auto state = r.getState();
-  if (state > static_cast<std::uint8_t>(graph::execution_state::reconciling))
-    return make_error(errc::malformed_message,
-                      "task execution state: unknown state number " + std::to_string(state));
-  return task_execution_state{read_id<graph::job_id>(r.getJob()), read(r.getAttempt()),
-                              static_cast<graph::execution_state>(state),
-                              text(r.getFailureCause())};
+expected<unit> get(schema::TaskExecutionState::Reader r, cluster::task_execution_state& out) {
+  if (auto ok = from_wire(r.getState(), out.state); !ok)
+    return make_error(errc::malformed_message, "task execution state: " + ok.error().message);
+  (void)get(r.getJob(), out.job);
+  (void)get(r.getAttempt(), out.attempt);
+  out.failure_cause = text(r.getFailureCause());
+  return unit{};
 }
 
-expected<graph::job_status> read_job_status(std::uint8_t number, const std::string& what) {
+void put(schema::Decline::Builder b, const registration::registration_decline& d) {
+  b.setReason(as_text(d.reason));
+}
+
+expected<unit> get(schema::Decline::Reader r, registration::registration_decline& out) {
+  out.reason = text(r.getReason());
+  return unit{};
+}
+
+void put(schema::ResultPartitionId::Builder b, const graph::intermediate_result_partition_id& p) {
+  put(b.initResultId(), p.result);
+  b.setPartitionNumber(p.partition_number);
+}
+
+expected<unit> get(schema::ResultPartitionId::Reader r,
+                   graph::intermediate_result_partition_id& out) {
+  (void)get(r.getResultId(), out.result);
+  out.partition_number = r.getPartitionNumber();
+  return unit{};
+}
+
+std::uint8_t to_wire(graph::job_status s) {
+  return static_cast<std::uint8_t>(s);
+}
+
+expected<unit> from_wire(std::uint8_t number, graph::job_status& out) {
   if (number > static_cast<std::uint8_t>(graph::job_status::reconciling))
     return make_error(errc::malformed_message,
-                      what + ": unknown job status number " + std::to_string(number));
-  return static_cast<graph::job_status>(number);
+                      "unknown job status number " + std::to_string(number));
+  out = static_cast<graph::job_status>(number);
+  return unit{};
 }
 
-void write_offers(capnp::List<schema::SlotOffer>::Builder list,
-                  const std::vector<slot_offer>& offers) {
-  for (unsigned i = 0; i < offers.size(); ++i)
-    write(list[i], offers[i]);
+std::uint8_t to_wire(graph::execution_state s) {
+  return static_cast<std::uint8_t>(s);
 }
 
-std::vector<slot_offer> read_offers(capnp::List<schema::SlotOffer>::Reader list) {
-  std::vector<slot_offer> out;
-  out.reserve(list.size());
-  for (auto o : list)
-    out.push_back(read(o));
-  return out;
+expected<unit> from_wire(std::uint8_t number, graph::execution_state& out) {
+  if (number > static_cast<std::uint8_t>(graph::execution_state::reconciling))
+    return make_error(errc::malformed_message, "unknown state number " + std::to_string(number));
+  out = static_cast<graph::execution_state>(number);
+  return unit{};
 }
 
-unsigned offers_words(const std::vector<slot_offer>& offers) {
-  // A slot offer is 7 words: its struct, its allocation id and its profile.
-  return flint::wire::small_message_words + 8 * static_cast<unsigned>(offers.size());
-}
-
-} // namespace flint::cluster::wire
+} // namespace flint::wire

@@ -1,57 +1,66 @@
 #pragma once
-/// Cap'n Proto conversions of the shared cluster types, for the endpoints' `*_codec.cpp` files
-/// (the only includers: this header pulls in generated code).
+/// The Cap'n Proto form of the hand-written cluster types (schemas/cluster.capnp carries
+/// `$Flint.type` for each): the `put`/`get` conversions the generated protocol codecs call
+/// (schemas/gen/flint_capnpc.cpp). Included by generated code and the few hand codecs only:
+/// this header pulls in generated Cap'n Proto code.
 
 #include "runtime/actors/common/cluster_types.hpp"
+#include "runtime/actors/registration/registration_response.hpp"
 #include "runtime/actors/rpc/fencing_token.hpp"
 #include "runtime/common/expected.hpp"
+#include "runtime/graph/intermediate_result_partition.hpp"
 #include "runtime/graph/job_status.hpp"
 #include "schemas/cluster.capnp.h"
 
-namespace flint::cluster::wire {
+namespace flint::wire {
 
 template <class Tag>
-void write(schema::Id128::Builder b, const graph::abstract_id<Tag>& id) {
+void put(schema::Id128::Builder b, const graph::abstract_id<Tag>& id) {
   b.setUpper(id.upper());
   b.setLower(id.lower());
 }
-template <class Id>
-Id read_id(schema::Id128::Reader r) {
-  return Id{r.getUpper(), r.getLower()};
+template <class Tag>
+expected<unit> get(schema::Id128::Reader r, graph::abstract_id<Tag>& out) {
+  out = graph::abstract_id<Tag>{r.getUpper(), r.getLower()};
+  return unit{};
 }
-void write(schema::Id128::Builder b, const rpc::fencing_token& t);
-rpc::fencing_token read_token(schema::Id128::Reader r);
+void put(schema::Id128::Builder b, const rpc::fencing_token& t);
+expected<unit> get(schema::Id128::Reader r, rpc::fencing_token& out);
 
-void write(schema::ResourceProfile::Builder b, const resource_profile& p);
-resource_profile read(schema::ResourceProfile::Reader r);
+void put(schema::ResourceProfile::Builder b, const cluster::resource_profile& p);
+expected<unit> get(schema::ResourceProfile::Reader r, cluster::resource_profile& out);
 
-void write(schema::SlotId::Builder b, const slot_id& s);
-slot_id read(schema::SlotId::Reader r);
+void put(schema::SlotId::Builder b, const cluster::slot_id& s);
+expected<unit> get(schema::SlotId::Reader r, cluster::slot_id& out);
 
-void write(schema::SlotReport::Builder b, const slot_report& s);
-slot_report read(schema::SlotReport::Reader r);
+void put(schema::SlotReport::Builder b, const cluster::slot_report& s);
+expected<unit> get(schema::SlotReport::Reader r, cluster::slot_report& out);
 
-void write(schema::SlotOffer::Builder b, const slot_offer& s);
-slot_offer read(schema::SlotOffer::Reader r);
+void put(schema::SlotOffer::Builder b, const cluster::slot_offer& s);
+expected<unit> get(schema::SlotOffer::Reader r, cluster::slot_offer& out);
 
-void write(schema::TaskManagerLocation::Builder b, const task_manager_location& l);
-task_manager_location read(schema::TaskManagerLocation::Reader r);
+void put(schema::TaskManagerLocation::Builder b, const cluster::task_manager_location& l);
+expected<unit> get(schema::TaskManagerLocation::Reader r, cluster::task_manager_location& out);
 
-void write(schema::ExecutionAttemptId::Builder b, const graph::execution_attempt_id& a);
-graph::execution_attempt_id read(schema::ExecutionAttemptId::Reader r);
+void put(schema::ExecutionAttemptId::Builder b, const graph::execution_attempt_id& a);
+expected<unit> get(schema::ExecutionAttemptId::Reader r, graph::execution_attempt_id& out);
 
-void write(schema::TaskExecutionState::Builder b, const task_execution_state& s);
+void put(schema::TaskExecutionState::Builder b, const cluster::task_execution_state& s);
 /// Fails on a state number that is not an execution_state.
-expected<task_execution_state> read(schema::TaskExecutionState::Reader r);
+expected<unit> get(schema::TaskExecutionState::Reader r, cluster::task_execution_state& out);
 
-/// A graph::job_status sent as its number; a number past the last one (a broken sender or a
-/// newer enum) is errc::malformed_message naming `what`.
-expected<graph::job_status> read_job_status(std::uint8_t number, const std::string& what);
+void put(schema::Decline::Builder b, const registration::registration_decline& d);
+expected<unit> get(schema::Decline::Reader r, registration::registration_decline& out);
 
-void write_offers(capnp::List<schema::SlotOffer>::Builder list,
-                  const std::vector<slot_offer>& offers);
-std::vector<slot_offer> read_offers(capnp::List<schema::SlotOffer>::Reader list);
-/// First-segment size for a message carrying `offers`.
-unsigned offers_words(const std::vector<slot_offer>& offers);
+void put(schema::ResultPartitionId::Builder b, const graph::intermediate_result_partition_id& p);
+expected<unit> get(schema::ResultPartitionId::Reader r,
+                   graph::intermediate_result_partition_id& out);
 
-} // namespace flint::cluster::wire
+/// Enums sent as their number. A number past the last one (a broken sender or a newer enum) is
+/// errc::malformed_message.
+std::uint8_t to_wire(graph::job_status s);
+expected<unit> from_wire(std::uint8_t number, graph::job_status& out);
+std::uint8_t to_wire(graph::execution_state s);
+expected<unit> from_wire(std::uint8_t number, graph::execution_state& out);
+
+} // namespace flint::wire

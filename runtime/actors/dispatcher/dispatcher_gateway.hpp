@@ -1,56 +1,18 @@
 #pragma once
 /// The Dispatcher's protocol (Flink's DispatcherGateway), fenced with the DispatcherId. Method
-/// ids 0x06xx. Clients (the CLI, the MiniCluster) call it. Codecs: dispatcher_codec.cpp
-/// (schema: schemas/dispatcher.capnp; the JobGraph travels in its own schema).
+/// ids 0x06xx. Clients (the CLI, the MiniCluster) call it. Messages: schemas/dispatcher.capnp
+/// (flint-capnpc generates their C++ types and codecs; the JobGraph travels in its own schema).
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/rpc/method.hpp"
-#include "runtime/graph/job_graph.hpp"
-#include "runtime/graph/job_status.hpp"
+#include "schemas/dispatcher.messages.hpp"
 
 namespace flint::dispatcher {
 
 /// The endpoint id of a node's Dispatcher.
 inline constexpr const char* endpoint_name = "dispatcher";
-
-struct submit_job_request {
-  graph::job_graph job_graph;
-  friend bool operator==(const submit_job_request&, const submit_job_request&) = default;
-};
-
-struct job_id_request {
-  graph::job_id job_id;
-  friend bool operator==(const job_id_request&, const job_id_request&) = default;
-};
-
-/// One line of `flint list` (Flink's JobDetails essentials).
-struct job_details {
-  graph::job_id job_id;
-  std::string name;
-  graph::job_status status = graph::job_status::created;
-  std::int64_t start_time_ms = 0;
-  std::int64_t end_time_ms = -1; ///< -1 while running
-  std::int32_t number_of_tasks = 0;
-  friend bool operator==(const job_details&, const job_details&) = default;
-};
-
-struct job_list {
-  std::vector<job_details> jobs;
-  friend bool operator==(const job_list&, const job_list&) = default;
-};
-
-/// How a job ended (Flink's JobResult).
-struct job_result {
-  graph::job_id job_id;
-  graph::job_status status = graph::job_status::finished;
-  std::string failure_cause; ///< set when FAILED
-  std::int64_t net_runtime_ms = 0;
-  friend bool operator==(const job_result&, const job_result&) = default;
-};
 
 // -- methods ---------------------------------------------------------------------------------------
 
@@ -97,9 +59,3 @@ struct request_job_result {
 
 } // namespace flint::dispatcher
 
-namespace flint::rpc {
-FLINT_DECLARE_CODEC(dispatcher::submit_job_request)
-FLINT_DECLARE_CODEC(dispatcher::job_id_request)
-FLINT_DECLARE_CODEC(dispatcher::job_list)
-FLINT_DECLARE_CODEC(dispatcher::job_result)
-} // namespace flint::rpc

@@ -8,26 +8,15 @@
 /// relations (the ResourceManager heartbeats TaskExecutors and JobMasters) declares its own
 /// method descriptors with the same request type and other ids, and passes them to
 /// `make_heartbeat_target` (heartbeat_rpc.hpp). Unfenced here; fenced relations choose.
+/// Messages: schemas/heartbeat.capnp.
 
 #include <cstdint>
-#include <span>
-#include <string>
-#include <vector>
 
 #include "runtime/actors/heartbeat/heartbeat_target.hpp"
 #include "runtime/actors/rpc/method.hpp"
+#include "schemas/heartbeat.messages.hpp"
 
 namespace flint::heartbeat {
-
-/// One heartbeat or heartbeat request.
-struct heartbeat_request {
-  /// Resource id (endpoint id) of the endpoint the heartbeat comes from.
-  resource_id origin;
-  /// Opaque payload of the relation; empty when it carries none.
-  payload data;
-
-  friend bool operator==(const heartbeat_request&, const heartbeat_request&) = default;
-};
 
 /// A sender asks its target for a heartbeat. Reply: ack, at once.
 struct request_heartbeat_method {
@@ -46,13 +35,3 @@ struct receive_heartbeat_method {
 };
 
 } // namespace flint::heartbeat
-
-namespace flint::rpc {
-
-template <>
-struct codec<heartbeat::heartbeat_request> {
-  static std::vector<char> encode(const heartbeat::heartbeat_request& x);
-  static expected<heartbeat::heartbeat_request> decode(std::span<const char> bytes);
-};
-
-} // namespace flint::rpc

@@ -5,16 +5,13 @@
 /// ResourceManagerId the TE registered with, and `fencing_scope` = `rm_scope`; calls about a job
 /// carry that job's JobMasterId as the TE's job leader service knows it, with `fencing_scope` =
 /// the job id (32 hex digits). A mismatch is refused like any wrong token.
-/// Codecs: task_executor_codec.cpp (schema: schemas/task_executor.capnp).
+/// Messages: schemas/task_executor.capnp (flint-capnpc generates their C++ types and codecs).
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
-#include "runtime/actors/common/cluster_types.hpp"
 #include "runtime/actors/heartbeat/heartbeat_gateway.hpp"
 #include "runtime/actors/rpc/method.hpp"
-#include "runtime/graph/task_deployment_descriptor.hpp"
+#include "schemas/task_executor.messages.hpp"
 
 namespace flint::task_executor {
 
@@ -22,55 +19,6 @@ namespace flint::task_executor {
 inline constexpr const char* endpoint_prefix = "task_executor/";
 /// The fencing scope of calls from the ResourceManager.
 inline constexpr const char* rm_scope = "resource_manager";
-
-struct request_slot_request {
-  cluster::slot_id slot;
-  graph::job_id job_id;
-  cluster::allocation_id allocation_id;
-  cluster::resource_profile profile;
-  std::string target_address; ///< endpoint id of the job's JobMaster
-  cluster::resource_manager_id resource_manager_id;
-  friend bool operator==(const request_slot_request&, const request_slot_request&) = default;
-};
-
-struct submit_task_request {
-  graph::task_deployment_descriptor tdd;
-  cluster::job_master_id job_master_id;
-  cluster::allocation_id allocation_id; ///< the slot the task runs in
-  friend bool operator==(const submit_task_request&, const submit_task_request&) = default;
-};
-
-struct cancel_task_request {
-  graph::job_id job_id;
-  graph::execution_attempt_id attempt;
-  friend bool operator==(const cancel_task_request&, const cancel_task_request&) = default;
-};
-
-struct free_slot_request {
-  graph::job_id job_id;
-  cluster::allocation_id allocation_id;
-  std::string cause;
-  friend bool operator==(const free_slot_request&, const free_slot_request&) = default;
-};
-
-struct disconnect_job_manager_request {
-  graph::job_id job_id;
-  std::string cause;
-  friend bool operator==(const disconnect_job_manager_request&,
-                         const disconnect_job_manager_request&) = default;
-};
-
-struct disconnect_resource_manager_request {
-  std::string cause;
-  friend bool operator==(const disconnect_resource_manager_request&,
-                         const disconnect_resource_manager_request&) = default;
-};
-
-struct release_partitions_request {
-  graph::job_id job_id;
-  std::vector<graph::intermediate_result_partition_id> partitions;
-  friend bool operator==(const release_partitions_request&, const release_partitions_request&) = default;
-};
 
 // -- methods ---------------------------------------------------------------------------------------
 
@@ -153,12 +101,3 @@ struct release_partitions {
 
 } // namespace flint::task_executor
 
-namespace flint::rpc {
-FLINT_DECLARE_CODEC(task_executor::request_slot_request)
-FLINT_DECLARE_CODEC(task_executor::submit_task_request)
-FLINT_DECLARE_CODEC(task_executor::cancel_task_request)
-FLINT_DECLARE_CODEC(task_executor::free_slot_request)
-FLINT_DECLARE_CODEC(task_executor::disconnect_job_manager_request)
-FLINT_DECLARE_CODEC(task_executor::disconnect_resource_manager_request)
-FLINT_DECLARE_CODEC(task_executor::release_partitions_request)
-} // namespace flint::rpc
