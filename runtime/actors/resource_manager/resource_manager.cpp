@@ -68,8 +68,10 @@ struct resource_manager::wiring {
                   }),
       jm_listener("The heartbeat of JobManager", "JobManager",
                   [&rm](const heartbeat::resource_id& id, const std::string& cause) {
-                    if (const auto* reg = rm.state_->job_manager_by_resource(id))
-                      rm.close_job_manager_connection(reg->job, cause, true);
+                    if (const auto* reg = rm.state_->job_manager_by_resource(id)) {
+                      auto job = reg->job; // the registration goes while it is closed
+                      rm.close_job_manager_connection(job, cause, true);
+                    }
                   }),
       slot_actions(rm) {}
 

@@ -175,9 +175,9 @@ resource_manager_state::close_job_manager_connection(const graph::job_id& job) {
   if (i == job_managers_.end())
     return std::nullopt;
   auto out = std::move(i->second);
-  job_managers_.erase(i);
+  job_managers_.erase(i); // `job` may live in the entry: use the copy from here on
   if (slots_)
-    slots_->unregister_job(job);
+    slots_->unregister_job(out.job);
   return out;
 }
 
