@@ -218,7 +218,7 @@ TEST_CASE("a slot time-out counts only for its latest ticket") {
   CHECK_FALSE(f.st.slot_timeout_elapsed(alloc_2, third));
 }
 
-TEST_CASE("an inactive slot waits again; an unknown or allocated one does not change") {
+TEST_CASE("only an active slot becomes inactive and waits again") {
   te_fixture f;
   f.connect_rm();
   CHECK_FALSE(f.st.mark_slot_inactive(alloc_1));
