@@ -16,6 +16,9 @@
 /// the runner was granted, and the services; `on_terminal` is called once, from this actor, when
 /// the job reaches a globally terminal state (or could not be started), and should forward into
 /// the Dispatcher with run_async. Endpoint id: "job_master/<job id>".
+///
+/// The bookkeeping and its decisions live in `job_master_state` (plain C++, tested without
+/// actors); this actor does the messaging, heartbeats, the SlotPool and leader retrieval.
 
 #include <chrono>
 

@@ -12,6 +12,9 @@
 ///
 /// Peers' handles are taken from the registering call (`caller()`), with the directory as the
 /// fallback for callers that are not actors (a test driver sending through a gateway still is).
+///
+/// The bookkeeping and its decisions live in `resource_manager_state` (plain C++, tested without
+/// actors); this actor does the messaging, heartbeats and the election around it.
 
 #include <chrono>
 #include <memory>

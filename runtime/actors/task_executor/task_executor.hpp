@@ -13,6 +13,9 @@
 /// Fenced per relationship (PROTOCOL.md): calls with fencing scope `rm_scope` must carry the
 /// ResourceManagerId it registered with; calls scoped to a job id must carry that job's
 /// JobMasterId from the JobTable (only known once registered at the JobMaster).
+///
+/// The bookkeeping and its decisions live in `task_executor_state` (plain C++, tested without
+/// actors); this actor does the messaging, timers, heartbeats and leader services around it.
 
 #include <chrono>
 #include <cstdint>
