@@ -53,15 +53,10 @@ job_master::job_master(caf::actor_config& cfg, rpc::endpoint_context ctx, graph:
     initial_token_(token),
     config_(config),
     services_(std::move(services)),
-    logger_(services_.logger ? services_.logger : make_endpoint_logger(endpoint_id())) {}
+    logger_(services_.logger ? services_.logger : make_endpoint_logger(endpoint_id())),
+    state_(job_id_) {}
 
 job_master::~job_master() = default;
-
-graph::job_status job_master::status() const {
-  if (result_)
-    return result_->status;
-  return scheduler_ ? scheduler_->status() : job_status::created;
-}
 
 rpc::gateway job_master::slot_pool_gateway() const {
   return rpc::gateway(slot_pool_, slot_pool::endpoint_prefix + job_id_.to_string(), token());
@@ -71,12 +66,8 @@ void job_master::on_start() {
   // startJobExecution: the fencing token first, so that calls of this leadership are accepted.
   set_token(initial_token_);
   set_down_handler([this](caf::down_msg& down) {
-    auto i = monitored_task_managers_.find(down.source);
-    if (i == monitored_task_managers_.end())
-      return;
-    auto id = i->second;
-    monitored_task_managers_.erase(i);
-    disconnect_task_manager(id, "TaskManager with id " + id + " is no longer reachable.");
+    if (auto id = state_.task_manager_down(down.source))
+      disconnect_task_manager(*id, "TaskManager with id " + *id + " is no longer reachable.");
   });
   register_methods();
   if (services_.directory != nullptr)
@@ -115,18 +106,18 @@ void job_master::on_start() {
     return epoch_at_start_
            + std::chrono::duration_cast<std::chrono::nanoseconds>(clock().now() - clock_at_start_);
   };
-  scheduler_ = std::make_unique<scheduler>(std::move(*graph), std::move(settings),
-                                           static_cast<scheduler_actions&>(*this), logger_);
+  state_.set_scheduler(std::make_unique<scheduler>(std::move(*graph), std::move(settings),
+                                                   static_cast<scheduler_actions&>(*this), logger_));
   start_job_master_services();
-  logger_->info("Starting execution of job " + scheduler_->graph().job_graph().name + " ("
+  logger_->info("Starting execution of job " + state_.job_scheduler()->graph().job_graph().name + " ("
                 + job_id_.to_string() + ") under job master id " + token().to_string() + ".");
   reset_and_start_scheduler();
 }
 
 void job_master::fail_before_start(const std::string& cause) {
   logger_->error(cause);
-  result_ = job_master_result{job_id_, job_status::failed, cause};
-  run_async([this] { job_reached_terminal_state(job_status::failed, result_->failure_cause); });
+  state_.fail_before_start(cause);
+  run_async([this] { job_reached_terminal_state(job_status::failed, state_.result()->failure_cause); });
 }
 
 void job_master::start_job_master_services() {
@@ -172,7 +163,7 @@ void job_master::start_job_master_services() {
 
 void job_master::reset_and_start_scheduler() {
   validate_runs_in_main_thread();
-  scheduler_->start_scheduling();
+  state_.job_scheduler()->start_scheduling();
 }
 
 void job_master::on_exit() {
@@ -180,16 +171,15 @@ void job_master::on_exit() {
   // that this JobMaster is gone, rather than waiting for their heartbeats to time out. After a
   // finished job too: its blocking partitions are released at that disconnect.
   auto cause = "JobMaster for job " + job_id_.to_string() + " is stopping.";
-  for (const auto& [id, connection] : task_managers_)
+  for (const auto& [id, connection] : state_.task_managers())
     connection.gateway.tell<task_executor::disconnect_job_manager>(
       *this, task_executor::disconnect_job_manager_request{job_id_, cause});
-  if (rm_ && rm_->established)
-    rm_->gateway.tell<resource_manager::disconnect_job_manager>(
+  if (state_.is_connected_to_resource_manager())
+    state_.resource_manager()->gateway.tell<resource_manager::disconnect_job_manager>(
       *this, resource_manager::disconnect_job_manager_request{job_id_, cause});
   if (rm_retrieval_)
     rm_retrieval_->stop();
-  if (rm_)
-    rm_->registration.reset();
+  rm_registration_.reset();
   if (tm_heartbeats_)
     tm_heartbeats_->stop();
   if (rm_heartbeats_)
@@ -204,10 +194,7 @@ void job_master::on_exit() {
   }
   // Drop every peer handle: TaskExecutors and the ResourceManager hold ours until they hear of
   // the disconnect, and handles held both ways keep both actors from ever being freed.
-  task_managers_.clear();
-  monitored_task_managers_.clear();
-  rm_.reset();
-  rm_leader_.reset();
+  state_.drop_peers();
   rm_retrieval_.reset();
   // rm_leader_listener_ stays until the JobMaster is destroyed: the election service may still be
   // notifying it from another thread (it notifies outside its lock).
@@ -226,9 +213,9 @@ void job_master::register_methods() {
   handle<register_task_manager>(fencing::fenced, [this](register_task_manager_request req)
                                                    -> expected<task_manager_registration_response> {
     const auto& id = req.location.id;
-    if (task_managers_.count(id) != 0)
+    if (state_.is_registered_task_manager(id))
       return task_manager_registration_response{task_manager_registration_success{endpoint_id()}};
-    if (!scheduler_ || !slot_pool_ || (result_ && is_globally_terminal(result_->status)))
+    if (!slot_pool_ || !state_.accepts_task_managers())
       return task_manager_registration_response{
         registration::registration_decline{"The JobMaster of job " + job_id_.to_string()
                                            + " is not running."}};
@@ -241,11 +228,11 @@ void job_master::register_methods() {
     if (services_.directory != nullptr)
       services_.directory->put(req.task_executor_address, peer);
     rpc::gateway te(peer, req.task_executor_address, token(), job_id_.to_string());
-    task_managers_.emplace(id, task_manager_connection{req.task_executor_address, req.location, te});
+    state_.add_task_manager(id, task_manager_connection{req.task_executor_address, req.location, te},
+                            peer.address());
     // A TaskExecutor whose process or link goes away is noticed when CAF drops its connection,
     // not only at the heartbeat timeout (Flink needs heartbeat.timeout; FLINK-23209).
     monitor(peer);
-    monitored_task_managers_[peer.address()] = id;
     slot_pool_gateway().ask<slot_pool::register_task_manager>(
       *this, slot_pool::register_task_manager_request{id}, [this, id](expected<rpc::ack> r) {
         if (!r)
@@ -262,12 +249,12 @@ void job_master::register_methods() {
 
   handle_async<offer_slots>(fencing::fenced, [this](offer_slots_request req,
                                                     rpc::reply_to<offer_slots_response> reply) mutable {
-    auto i = task_managers_.find(req.task_manager);
-    if (i == task_managers_.end()) {
-      reply(make_error(errc::rejected, "Unknown TaskManager " + req.task_manager));
+    auto tm = state_.known_task_manager(req.task_manager);
+    if (!tm) {
+      reply(tm.error());
       return;
     }
-    slot_pool::offer_slots_request forward{i->second.location, i->second.address, req.offers};
+    slot_pool::offer_slots_request forward{(*tm)->location, (*tm)->address, req.offers};
     slot_pool_gateway().ask<slot_pool::offer_slots>(
       *this, forward,
       [reply](expected<offer_slots_response> accepted) mutable { reply(std::move(accepted)); });
@@ -275,23 +262,24 @@ void job_master::register_methods() {
 
   handle<update_task_execution_state>(fencing::fenced, [this](cluster::task_execution_state state)
                                                          -> expected<rpc::ack> {
-    if (!scheduler_)
+    auto* scheduler = state_.job_scheduler();
+    if (scheduler == nullptr)
       return make_error(errc::illegal_state, "The JobMaster of job " + job_id_.to_string()
                                                + " has no ExecutionGraph.");
-    auto updated = scheduler_->update_task_execution_state(state);
+    auto updated = scheduler->update_task_execution_state(state);
     if (!updated)
       return updated.error();
     return rpc::ack{};
   });
 
   handle<cancel>(fencing::fenced, [this](rpc::ack) -> expected<rpc::ack> {
-    if (scheduler_)
-      scheduler_->cancel();
+    if (auto* scheduler = state_.job_scheduler())
+      scheduler->cancel();
     return rpc::ack{};
   });
 
   handle<request_job_status>(fencing::fenced, [this](rpc::ack) -> expected<job_status_response> {
-    return status_report();
+    return state_.status_report();
   });
 
   handle<heartbeat_from_task_manager>(fencing::fenced, [this](heartbeat::heartbeat_request req)
@@ -316,20 +304,21 @@ void job_master::register_methods() {
 
   handle<disconnect_resource_manager>(fencing::fenced, [this](disconnect_resource_manager_request req)
                                                          -> expected<rpc::ack> {
-    if (rm_ && rm_->id == req.resource_manager_id)
+    if (state_.is_resource_manager(req.resource_manager_id))
       reconnect_to_resource_manager(req.cause);
     return rpc::ack{};
   });
 
   handle<fail_slot>(fencing::fenced, [this](fail_slot_request req) -> expected<rpc::ack> {
     // An empty TaskManager id is the ResourceManager's notifyAllocationFailure.
-    if (!req.task_manager.empty() && task_managers_.count(req.task_manager) == 0)
-      return make_error(errc::rejected, "Unknown TaskManager " + req.task_manager);
+    if (!req.task_manager.empty())
+      if (auto tm = state_.known_task_manager(req.task_manager); !tm)
+        return tm.error();
     if (slot_pool_)
       slot_pool_gateway().tell<slot_pool::fail_allocation>(
         *this, slot_pool::fail_allocation_request{req.allocation_id, req.cause});
-    if (scheduler_)
-      scheduler_->fail_slot(req.allocation_id, "Slot " + req.allocation_id.to_string()
+    if (auto* scheduler = state_.job_scheduler())
+      scheduler->fail_slot(req.allocation_id, "Slot " + req.allocation_id.to_string()
                                                  + " failed: " + req.cause);
     return rpc::ack{};
   });
@@ -339,22 +328,23 @@ void job_master::register_methods() {
 
 void job_master::notify_resource_manager_leader(const leader::leader_address& address,
                                                 const cluster::resource_manager_id& id) {
-  if (result_ && is_globally_terminal(result_->status))
-    return;
-  if (address.empty() || id.is_nil()) {
-    rm_leader_.reset();
-    close_resource_manager_connection("ResourceManager leader lost.", false);
-    return;
+  switch (state_.notify_resource_manager_leader(address, id)) {
+    case resource_manager_leader_change::ignore:
+    case resource_manager_leader_change::unchanged:
+      return;
+    case resource_manager_leader_change::lost:
+      close_resource_manager_connection("ResourceManager leader lost.", false);
+      return;
+    case resource_manager_leader_change::connect:
+      connect_to_resource_manager(address, id);
+      return;
   }
-  if (rm_ && rm_->id == id && rm_->address == address.endpoint_id)
-    return;
-  rm_leader_ = std::make_pair(address, id);
-  connect_to_resource_manager(address, id);
 }
 
 void job_master::connect_to_resource_manager(const leader::leader_address& address,
                                              const cluster::resource_manager_id& id) {
-  close_resource_manager_connection("New ResourceManager leader found.", rm_ && rm_->established);
+  close_resource_manager_connection("New ResourceManager leader found.",
+                                    state_.is_connected_to_resource_manager());
   caf::actor handle = address.handle;
   if (!handle && services_.directory != nullptr)
     handle = services_.directory->lookup(address.endpoint_id).value_or(caf::actor{});
@@ -367,15 +357,13 @@ void job_master::connect_to_resource_manager(const leader::leader_address& addre
   if (services_.directory != nullptr && !services_.directory->lookup(address.endpoint_id))
     services_.directory->put(address.endpoint_id, handle);
   logger_->info("Connecting to ResourceManager " + address.endpoint_id + "(" + id.to_string() + ")");
-  auto generation = ++rm_generation_;
-  rm_.emplace(resource_manager_connection{rpc::gateway(handle, address.endpoint_id, id), id,
-                                          address.endpoint_id, {}, false, nullptr});
+  rpc::gateway gw(handle, address.endpoint_id, id);
+  auto generation = state_.begin_resource_manager_connection(gw, id, address.endpoint_id);
   resource_manager::job_master_registration_request req{token(), endpoint_id(), endpoint_id(),
                                                         job_id_};
-  auto gw = rm_->gateway;
   logger_->info("Resolved ResourceManager address, beginning registration");
   auto attempts = std::make_shared<int>(0);
-  rm_->registration = std::make_unique<
+  rm_registration_ = std::make_unique<
     registration::retrying_registration<resource_manager::job_master_registration_success>>(
     *this, "ResourceManager", config_.registration,
     [this, gw, req, attempts](std::chrono::nanoseconds timeout, auto done) {
@@ -389,24 +377,22 @@ void job_master::connect_to_resource_manager(const leader::leader_address& addre
     [this, generation](resource_manager::job_master_registration_success success) {
       on_registered_at_resource_manager(generation, success);
     });
-  rm_->registration->start();
+  rm_registration_->start();
 }
 
 void job_master::on_registered_at_resource_manager(
   std::uint64_t generation, const resource_manager::job_master_registration_success& success) {
-  if (!rm_ || generation != rm_generation_)
+  if (!state_.resource_manager_registered(generation, success.resource_manager_resource_id))
     return;
   logger_->info("JobManager successfully registered at ResourceManager, leader id: "
                 + success.resource_manager_id.to_string() + ".");
-  rm_->established = true;
-  rm_->resource_id = success.resource_manager_resource_id;
+  const auto& rm = *state_.resource_manager();
   rm_heartbeats_->monitor_target(
-    rm_->resource_id,
+    rm.resource_id,
     heartbeat::make_heartbeat_target<resource_manager::heartbeat_from_job_manager,
-                                     resource_manager::heartbeat_from_job_manager>(rm_->gateway,
-                                                                                  *this));
+                                     resource_manager::heartbeat_from_job_manager>(rm.gateway, *this));
   slot_pool_gateway().ask<slot_pool::connect_to_resource_manager>(
-    *this, slot_pool::connect_to_resource_manager_request{rm_->id, rm_->address},
+    *this, slot_pool::connect_to_resource_manager_request{rm.id, rm.address},
     [this](expected<rpc::ack> r) {
       if (!r)
         logger_->warn("The SlotPool could not connect to the ResourceManager: "
@@ -416,57 +402,51 @@ void job_master::on_registered_at_resource_manager(
 
 void job_master::close_resource_manager_connection(const std::string& cause,
                                                    bool notify_resource_manager) {
-  if (!rm_)
+  auto closed = state_.close_resource_manager_connection();
+  if (!closed)
     return;
-  ++rm_generation_;
-  if (rm_->registration)
-    rm_->registration->cancel();
-  if (rm_->established) {
-    logger_->info("Close ResourceManager connection " + rm_->resource_id + ": " + cause);
-    rm_heartbeats_->unmonitor_target(rm_->resource_id);
+  if (rm_registration_)
+    rm_registration_->cancel();
+  rm_registration_.reset();
+  if (closed->established) {
+    logger_->info("Close ResourceManager connection " + closed->resource_id + ": " + cause);
+    rm_heartbeats_->unmonitor_target(closed->resource_id);
     if (notify_resource_manager)
-      rm_->gateway.tell<resource_manager::disconnect_job_manager>(
+      closed->gateway.tell<resource_manager::disconnect_job_manager>(
         *this, resource_manager::disconnect_job_manager_request{job_id_, cause});
     slot_pool_gateway().tell<slot_pool::disconnect_resource_manager>(*this, rpc::ack{});
   }
-  rm_.reset();
 }
 
 void job_master::reconnect_to_resource_manager(const std::string& cause) {
   // As Flink's reconnectToResourceManager: the RM is told to drop us, then we register anew.
   close_resource_manager_connection(cause, true);
-  if (rm_leader_ && !(result_ && is_globally_terminal(result_->status)))
-    connect_to_resource_manager(rm_leader_->first, rm_leader_->second);
+  if (auto leader = state_.reconnect_target())
+    connect_to_resource_manager(leader->first, leader->second);
 }
 
 // -- task executors -------------------------------------------------------------------------------
 
 void job_master::disconnect_task_manager(const cluster::resource_id& id, const std::string& cause) {
-  auto i = task_managers_.find(id);
-  if (i == task_managers_.end())
+  auto removed = state_.remove_task_manager(id);
+  if (!removed)
     return;
-  auto connection = i->second;
-  task_managers_.erase(i);
-  for (auto m = monitored_task_managers_.begin(); m != monitored_task_managers_.end(); ++m)
-    if (m->second == id) {
-      demonitor(m->first);
-      monitored_task_managers_.erase(m);
-      break;
-    }
+  if (removed->watched)
+    demonitor(*removed->watched);
   logger_->info("Disconnect TaskExecutor " + id + " because: " + cause);
   tm_heartbeats_->unmonitor_target(id);
   slot_pool_gateway().tell<slot_pool::release_task_manager>(
     *this, slot_pool::release_task_manager_request{id, cause});
-  connection.gateway.tell<task_executor::disconnect_job_manager>(
+  removed->connection.gateway.tell<task_executor::disconnect_job_manager>(
     *this, task_executor::disconnect_job_manager_request{job_id_, cause});
-  if (scheduler_)
-    scheduler_->fail_task_manager(id, "TaskManager " + id + " disconnected: " + cause);
+  if (auto* scheduler = state_.job_scheduler())
+    scheduler->fail_task_manager(id, "TaskManager " + id + " disconnected: " + cause);
 }
 
 std::optional<rpc::gateway> job_master::task_executor_gateway(
   const slot_pool::allocated_slot& slot) const {
-  if (auto i = task_managers_.find(slot.location.id); i != task_managers_.end())
-    return i->second.gateway;
+  if (const auto* tm = state_.task_manager(slot.location.id))
+    return tm->gateway;
   return std::nullopt;
 }
 
@@ -478,8 +458,8 @@ void job_master::allocate_slot(const slot_pool::slot_request_id& request,
   slot_pool_gateway().ask<slot_pool::allocate_slot>(
     *this, slot_pool::allocate_slot_request{request, profile, true},
     [this, request](expected<slot_pool::allocated_slot> slot) {
-      if (scheduler_)
-        scheduler_->on_slot_allocated(request, std::move(slot));
+      if (auto* scheduler = state_.job_scheduler())
+        scheduler->on_slot_allocated(request, std::move(slot));
     },
     config_.slot_request_timeout + rpc_settings().ask_timeout);
 }
@@ -495,10 +475,9 @@ void job_master::submit_task(const graph::execution_attempt_id& attempt,
   auto te = task_executor_gateway(slot);
   if (!te) {
     run_async([this, attempt, address = slot.task_executor_address] {
-      if (scheduler_)
-        scheduler_->on_submit_result(attempt, make_error(errc::unreachable,
-                                                         "TaskExecutor " + address
-                                                           + " is not registered."));
+      if (auto* scheduler = state_.job_scheduler())
+        scheduler->on_submit_result(attempt, make_error(errc::unreachable,
+                                                        "TaskExecutor " + address + " is not registered."));
     });
     return;
   }
@@ -506,12 +485,13 @@ void job_master::submit_task(const graph::execution_attempt_id& attempt,
   te->ask<task_executor::submit_task>(
     *this, req,
     [this, attempt](expected<rpc::ack> r) {
-      if (!scheduler_)
+      auto* scheduler = state_.job_scheduler();
+      if (scheduler == nullptr)
         return;
       if (r)
-        scheduler_->on_submit_result(attempt, unit{});
+        scheduler->on_submit_result(attempt, unit{});
       else
-        scheduler_->on_submit_result(attempt, r.error());
+        scheduler->on_submit_result(attempt, r.error());
     },
     rpc_settings().ask_timeout);
 }
@@ -521,62 +501,39 @@ void job_master::cancel_task(const graph::execution_attempt_id& attempt,
   auto te = task_executor_gateway(slot);
   if (!te) {
     run_async([this, attempt] {
-      if (scheduler_)
-        scheduler_->on_cancel_result(attempt, make_error(errc::unreachable,
-                                                         "TaskExecutor is not registered."));
+      if (auto* scheduler = state_.job_scheduler())
+        scheduler->on_cancel_result(attempt, make_error(errc::unreachable, "TaskExecutor is not registered."));
     });
     return;
   }
   te->ask<task_executor::cancel_task>(
     *this, task_executor::cancel_task_request{job_id_, attempt},
     [this, attempt](expected<rpc::ack> r) {
-      if (!scheduler_)
+      auto* scheduler = state_.job_scheduler();
+      if (scheduler == nullptr)
         return;
       if (r)
-        scheduler_->on_cancel_result(attempt, unit{});
+        scheduler->on_cancel_result(attempt, unit{});
       else
-        scheduler_->on_cancel_result(attempt, r.error());
+        scheduler->on_cancel_result(attempt, r.error());
     },
     rpc_settings().ask_timeout);
 }
 
-job_status_response job_master::status_report() const {
-  job_status_response r;
-  r.status = status();
-  r.registered_task_managers = static_cast<std::int32_t>(task_managers_.size());
-  if (!scheduler_)
-    return r;
-  for (const auto& e : scheduler_->exception_history().entries())
-    r.failures.push_back(job_failure{e.timestamp, e.task_name, e.location, e.root_cause});
-  r.restarts = scheduler_->exception_history().restarts();
-  const auto& vertices = scheduler_->graph().vertices();
-  r.tasks = static_cast<std::int32_t>(vertices.size());
-  for (const auto& v : vertices)
-    if (v.current_execution.state() == graph::execution_state::running)
-      ++r.tasks_running;
-  auto pending = scheduler_->pending_slot_requests();
-  r.slots_needed = static_cast<std::int32_t>(scheduler_->shared_slot_count());
-  r.slots_assigned = r.slots_needed - static_cast<std::int32_t>(pending.size());
-  for (const auto& [request, age] : pending)
-    r.pending_slot_requests.push_back(pending_slot_request{
-      slot_pool::to_string(request), std::chrono::duration_cast<std::chrono::milliseconds>(age).count()});
-  return r;
-}
-
 void job_master::release_partitions(const cluster::resource_id& task_manager,
                                     std::vector<graph::intermediate_result_partition_id> partitions) {
-  auto i = task_managers_.find(task_manager);
-  if (i == task_managers_.end())
+  const auto* tm = state_.task_manager(task_manager);
+  if (tm == nullptr)
     return; // gone: its partitions went with it
-  i->second.gateway.tell<task_executor::release_partitions>(
+  tm->gateway.tell<task_executor::release_partitions>(
     *this, task_executor::release_partitions_request{job_id_, std::move(partitions)});
 }
 
 void job_master::schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) {
   schedule_run_async(
     [this, restart] {
-      if (scheduler_)
-        scheduler_->on_restart_delay_elapsed(restart);
+      if (auto* scheduler = state_.job_scheduler())
+        scheduler->on_restart_delay_elapsed(restart);
     },
     delay);
 }
@@ -587,29 +544,23 @@ void job_master::job_status_changed(job_status, job_status to, const std::string
 }
 
 void job_master::job_reached_terminal_state(job_status status, const std::string& cause) {
-  if (terminal_reported_)
+  if (!state_.reach_terminal_state(status, cause))
     return;
-  terminal_reported_ = true;
-  result_ = job_master_result{job_id_, status, cause};
-  if (scheduler_) {
-    auto report = status_report();
-    result_->failures = std::move(report.failures);
-    result_->restarts = report.restarts;
-  }
   logger_->info("Job " + job_id_.to_string() + " reached terminal state "
                 + std::string(to_string(status)) + ".");
   auto report = [this] {
     if (services_.on_terminal)
-      services_.on_terminal(*result_);
+      services_.on_terminal(*state_.result());
   };
-  if (!slot_pool_ || task_managers_.empty()) {
+  const auto& task_managers = state_.task_managers();
+  if (!slot_pool_ || task_managers.empty()) {
     report();
     return;
   }
   // Every slot of the job is freed at its TaskExecutor: the pool sends free_slot for what it holds
   // there before it answers, so whoever stops this JobMaster on the report cannot cut that short.
-  auto pending = std::make_shared<std::size_t>(task_managers_.size());
-  for (const auto& [id, connection] : task_managers_)
+  auto pending = std::make_shared<std::size_t>(task_managers.size());
+  for (const auto& [id, connection] : task_managers)
     slot_pool_gateway().ask<slot_pool::release_task_manager>(
       *this,
       slot_pool::release_task_manager_request{id, "Job " + job_id_.to_string()

@@ -16,6 +16,9 @@
 /// the runner was granted, and the services; `on_terminal` is called once, from this actor, when
 /// the job reaches a globally terminal state (or could not be started), and should forward into
 /// the Dispatcher with run_async. Endpoint id: "job_master/<job id>".
+///
+/// The bookkeeping and its decisions live in `job_master_state` (plain C++, tested without
+/// actors); this actor does the messaging, heartbeats, the SlotPool and leader retrieval.
 
 #include <chrono>
 
@@ -32,6 +35,7 @@
 #include "runtime/actors/heartbeat/heartbeat_config.hpp"
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/job_master/job_master_result.hpp"
+#include "runtime/actors/job_master/job_master_state.hpp"
 #include "runtime/actors/job_master/scheduler/scheduler.hpp"
 #include "runtime/actors/leader/ha_services.hpp"
 #include "runtime/actors/registration/retrying_registration.hpp"
@@ -87,16 +91,16 @@ public:
 
   // -- inspection (tests; read between steps) ---------------------------------------------------
 
-  graph::job_status status() const;
+  graph::job_status status() const { return state_.status(); }
   /// Null when the ExecutionGraph could not be built.
-  const scheduler* job_scheduler() const { return scheduler_.get(); }
+  const scheduler* job_scheduler() const { return state_.job_scheduler(); }
   /// The SlotPool actor (valid once started).
   const caf::actor& slot_pool_actor() const { return slot_pool_; }
   bool is_registered_task_manager(const cluster::resource_id& id) const {
-    return task_managers_.count(id) != 0;
+    return state_.is_registered_task_manager(id);
   }
   /// True once registered at the current ResourceManager.
-  bool connected_to_resource_manager() const { return rm_ && rm_->established; }
+  bool connected_to_resource_manager() const { return state_.is_connected_to_resource_manager(); }
 
 protected:
   void on_start() override;
@@ -104,21 +108,6 @@ protected:
 
 private:
   class resource_manager_leader_listener;
-
-  struct task_manager_connection {
-    std::string address;
-    cluster::task_manager_location location;
-    rpc::gateway gateway; ///< fenced with our JobMasterId, scope = job id
-  };
-  struct resource_manager_connection {
-    rpc::gateway gateway;
-    cluster::resource_manager_id id;
-    std::string address;
-    cluster::resource_id resource_id;
-    bool established = false;
-    std::unique_ptr<registration::retrying_registration<resource_manager::job_master_registration_success>>
-      registration;
-  };
 
   void register_methods();
   void start_job_master_services();
@@ -132,6 +121,7 @@ private:
                                    const cluster::resource_manager_id& id);
   void on_registered_at_resource_manager(std::uint64_t generation,
                                          const resource_manager::job_master_registration_success& s);
+  /// Closes the ResourceManager connection; with `notify_resource_manager` the RM is told.
   void close_resource_manager_connection(const std::string& cause, bool notify_resource_manager);
   void reconnect_to_resource_manager(const std::string& cause);
 
@@ -153,10 +143,6 @@ private:
   void release_partitions(const cluster::resource_id& task_manager,
                           std::vector<graph::intermediate_result_partition_id> partitions) override;
   void job_reached_terminal_state(graph::job_status status, const std::string& cause);
-  /// What `request_job_status` answers: the status, the exception history, and why the job
-  /// is not all running.
-  job_status_response status_report() const;
-
   rpc::gateway slot_pool_gateway() const;
 
   graph::job_graph job_graph_;
@@ -166,9 +152,8 @@ private:
   job_master_services services_;
   std::shared_ptr<spdlog::logger> logger_;
 
-  std::unique_ptr<scheduler> scheduler_;
-  std::optional<job_master_result> result_;
-  bool terminal_reported_ = false;
+  /// The bookkeeping: the scheduler and result, TaskExecutors, the ResourceManager connection.
+  job_master_state state_;
 
   caf::actor slot_pool_;
   std::unique_ptr<heartbeat::peer_heartbeat_listener> tm_listener_;
@@ -177,13 +162,9 @@ private:
   std::unique_ptr<heartbeat::heartbeat_manager> rm_heartbeats_;
   std::unique_ptr<resource_manager_leader_listener> rm_leader_listener_;
   std::unique_ptr<leader::leader_retrieval_service> rm_retrieval_;
-  std::optional<resource_manager_connection> rm_;
-  std::uint64_t rm_generation_ = 0;
-  /// The last ResourceManager leader retrieved (reconnects go there).
-  std::optional<std::pair<leader::leader_address, cluster::resource_manager_id>> rm_leader_;
-  std::map<cluster::resource_id, task_manager_connection> task_managers_;
-  /// The TaskExecutors we monitor, by actor address.
-  std::map<caf::actor_addr, cluster::resource_id> monitored_task_managers_;
+  /// The registration at the current ResourceManager connection, while it retries.
+  std::unique_ptr<registration::retrying_registration<resource_manager::job_master_registration_success>>
+    rm_registration_;
   /// The wall clock at start and CAF's clock then: the scheduler's clock is CAF's (manual in
   /// tests) shifted to the epoch, for the exception history's timestamps.
   std::chrono::nanoseconds epoch_at_start_{0};

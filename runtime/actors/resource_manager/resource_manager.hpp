@@ -12,6 +12,9 @@
 ///
 /// Peers' handles are taken from the registering call (`caller()`), with the directory as the
 /// fallback for callers that are not actors (a test driver sending through a gateway still is).
+///
+/// The bookkeeping and its decisions live in `resource_manager_state` (plain C++, tested without
+/// actors); this actor does the messaging, heartbeats and the election around it.
 
 #include <chrono>
 #include <memory>
@@ -31,6 +34,8 @@ class logger;
 namespace flint::resource_manager {
 
 class slot_manager;
+class resource_manager_state;
+struct job_manager_registration;
 
 struct resource_manager_config {
   /// Heartbeats towards TaskExecutors and JobMasters (`heartbeat.interval`, `heartbeat.timeout`).
@@ -79,7 +84,7 @@ protected:
   void on_exit() override;
 
 private:
-  struct state;
+  struct wiring;
   /// A TaskExecutor's heartbeat carried its slot report.
   void task_manager_heartbeat_payload(const std::string& resource_id, const std::vector<char>& data);
   class actions;
@@ -91,6 +96,9 @@ private:
                                      bool notify_task_manager);
   void close_job_manager_connection(const graph::job_id& job, const std::string& cause,
                                     bool notify_job_manager);
+  /// The messaging half of a closed JobMaster connection: log, stop its heartbeat, tell it.
+  void job_manager_connection_closed(const job_manager_registration& reg, const std::string& cause,
+                                     bool notify_job_manager);
   void allocate_slot(const cluster::instance_id& instance, const cluster::resource_id& task_manager,
                      const cluster::slot_id& slot, const slot_request& request);
   void notify_allocation_failure(const graph::job_id& job, const cluster::allocation_id& allocation,
@@ -101,7 +109,10 @@ private:
   resource_manager_config config_;
   resource_manager_services services_;
   std::shared_ptr<spdlog::logger> log_;
-  std::unique_ptr<state> st_;
+  /// Declared first, destroyed last: the state's SlotManager uses its executor and actions.
+  std::unique_ptr<wiring> wiring_;
+  /// The bookkeeping: registrations, the SlotManager, the leadership epoch (set on start).
+  std::unique_ptr<resource_manager_state> state_;
 };
 
 } // namespace flint::resource_manager

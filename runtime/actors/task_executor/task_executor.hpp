@@ -13,6 +13,9 @@
 /// Fenced per relationship (PROTOCOL.md): calls with fencing scope `rm_scope` must carry the
 /// ResourceManagerId it registered with; calls scoped to a job id must carry that job's
 /// JobMasterId from the JobTable (only known once registered at the JobMaster).
+///
+/// The bookkeeping and its decisions live in `task_executor_state` (plain C++, tested without
+/// actors); this actor does the messaging, timers, heartbeats and leader services around it.
 
 #include <chrono>
 #include <cstdint>
@@ -35,6 +38,8 @@ namespace flint::task_executor {
 
 class task_slot_table;
 class job_table;
+class task_executor_state;
+struct freed_slot;
 
 struct task_executor_config {
   /// This worker's resource id; Flint uses the endpoint id ("task_executor/tm-1").
@@ -101,7 +106,7 @@ protected:
   rpc::fencing_token expected_token(const rpc::envelope& e) const override;
 
 private:
-  struct state;
+  struct wiring;
   class rm_leader_listener;
   class job_leader_events;
 
@@ -114,11 +119,10 @@ private:
   void establish_job_manager_connection(const graph::job_id& job, const cluster::job_master_id& id,
                                         const leader::leader_address& address,
                                         const cluster::resource_id& job_master_resource_id);
-  /// The heartbeat with a JobMaster timed out or it is unreachable: fail its job's tasks here,
-  /// keep their slots and register at its leader again.
-  void job_manager_lost(const std::string& job_master_resource_id, const std::string& cause);
-  /// Whether the shuffle keeps blocking partitions of `job` here.
-  bool holds_partitions_of(const graph::job_id& job) const;
+  /// The JobMaster of `job` is lost (heartbeat, unreachable, lost leadership): fail the job's
+  /// tasks here with `task_cause`, keep their slots (inactive) and close the connection.
+  void job_manager_lost(const graph::job_id& job, const std::string& task_cause,
+                        const std::string& connection_cause);
   /// Flink's closeJobManagerConnectionIfNoAllocatedResources: the job goes once neither a slot
   /// nor a partition of it is left here.
   void close_job_manager_connection_if_no_allocated_resources(const graph::job_id& job);
@@ -128,18 +132,19 @@ private:
                                     bool release_job);
   void offer_slots_to_job_manager(const graph::job_id& job);
   void free_slot_internal(const cluster::allocation_id& allocation, const std::string& cause);
-  void after_slot_freed(const graph::job_id& job, std::int32_t index,
-                        const cluster::allocation_id& allocation);
+  /// Tells the ResourceManager, and lets the job go if nothing of it is left here.
+  void after_slot_freed(const freed_slot& slot);
   void on_task_state(const cluster::task_execution_state& s);
   void register_slot_timeout(const cluster::allocation_id& allocation);
-  void unregister_slot_timeout(const cluster::allocation_id& allocation);
   void mark_slot_inactive(const cluster::allocation_id& allocation);
   void fail_tasks_of(const cluster::allocation_id& allocation, const std::string& cause);
 
   task_executor_config config_;
   task_executor_services services_;
   std::shared_ptr<spdlog::logger> log_;
-  std::unique_ptr<state> st_;
+  /// The bookkeeping: slots, jobs, tasks, the ResourceManager connection (set on start).
+  std::unique_ptr<task_executor_state> state_;
+  std::unique_ptr<wiring> wiring_;
 };
 
 } // namespace flint::task_executor

@@ -167,7 +167,7 @@ TEST_CASE_FIXTURE(cluster_fixture, "heartbeats keep a long-running job alive") {
   CHECK(results.empty());
 }
 
-TEST_CASE_FIXTURE(cluster_fixture, "with too few slots the job waits; a second task executor lets it run") {
+TEST_CASE_FIXTURE(cluster_fixture, "with too few slots the job waits, and a second task executor lets it run") {
   blocking_tasks = true;
   // Two vertices at parallelism 3 need three slots; the first TE has two.
   submit(test::chain_job(job, {3, 3}));

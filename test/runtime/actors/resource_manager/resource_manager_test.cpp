@@ -451,7 +451,7 @@ TEST_CASE_FIXTURE(rm_fixture, "an idle TaskExecutor is reported after resourcema
   CHECK(rmx().is_registered_task_executor(tm->id));
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor that disconnects loses its slots; its JobMasters are told") {
+TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor that disconnects loses its slots, and its JobMasters are told") {
   auto tm = spawn_task_executor("task_executor/tm-1", 1);
   register_and_report(tm);
   auto jmp = spawn_job_master();

@@ -290,7 +290,7 @@ TEST_CASE_FIXTURE(te_fixture, "the ResourceManager's heartbeat request is answer
                                           {direction::send, "heartbeat_from_task_manager"}}));
 }
 
-TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at the job's leader and offer the slot; accepted slots become active") {
+TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at the job's leader and offer the slot, and accepted slots become active") {
   start_task_executor(2);
   request_slot(1, 1);
   REQUIRE(jm_seen->registrations.size() == 1);
