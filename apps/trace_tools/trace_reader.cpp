@@ -4,12 +4,11 @@
 #include <cstdint>
 #include <istream>
 #include <limits>
-#include <map>
 #include <string>
 #include <utility>
 #include <variant>
 
-#include <nlohmann/json.hpp>
+#include "apps/trace_tools/detail/flat_object.hpp"
 
 namespace flint::trace {
 
@@ -19,111 +18,9 @@ error malformed(std::string message) {
   return make_error(errc::malformed_message, "trace record: " + std::move(message));
 }
 
-using json_value = std::variant<std::string, std::int64_t>;
-using field_map = std::map<std::string, json_value, std::less<>>;
+using detail::flat_object;
 
-/// nlohmann's SAX events for one line, kept while they describe a flat object of strings and
-/// integers; the first event that does not stops the parse with an error saying why. No DOM is
-/// built and nlohmann throws nothing on this path.
-class flat_object_reader final : public nlohmann::json::json_sax_t {
-public:
-  /// Reads `line` into `fields`; the error, if any, names the field or the position.
-  static std::optional<error> read(std::string_view line, field_map& fields) {
-    flat_object_reader reader(fields);
-    if (nlohmann::json::sax_parse(line.begin(), line.end(), &reader))
-      return std::nullopt;
-    return reader.error_ ? std::move(reader.error_)
-                         : malformed("the JSON parser stopped without saying why");
-  }
-
-  bool null() override { return not_flat(); }
-  bool boolean(bool) override { return not_flat(); }
-  bool binary(binary_t&) override { return not_flat(); }
-
-  bool number_integer(number_integer_t v) override { return value(v); }
-
-  bool number_unsigned(number_unsigned_t v) override {
-    if (v > static_cast<number_unsigned_t>(std::numeric_limits<std::int64_t>::max()))
-      return fail("the value of \"" + key_ + "\" does not fit 64 bits");
-    return value(static_cast<std::int64_t>(v));
-  }
-
-  bool number_float(number_float_t, const string_t& literal) override {
-    if (depth_ != 1)
-      return not_flat();
-    // nlohmann reads an integer too large for 64 bits as a float; the literal tells them apart.
-    if (literal.find_first_of(".eE") == string_t::npos)
-      return fail("the value of \"" + key_ + "\" does not fit 64 bits");
-    return fail("the value of \"" + key_ + "\" is not an integer");
-  }
-
-  bool string(string_t& s) override { return value(std::move(s)); }
-
-  bool start_object(std::size_t) override {
-    if (depth_ != 0)
-      return not_flat();
-    depth_ = 1;
-    return true;
-  }
-
-  bool key(string_t& k) override {
-    if (fields_.contains(k))
-      return fail("field \"" + k + "\" appears twice");
-    key_ = std::move(k);
-    return true;
-  }
-
-  bool end_object() override {
-    depth_ = 2; // done: whatever follows is an error (the parser reports it)
-    return true;
-  }
-
-  bool start_array(std::size_t) override { return not_flat(); }
-  bool end_array() override { return not_flat(); }
-
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    // nlohmann says "[json.exception.parse_error.101] parse error at line 1, column 5: syntax
-    // error while parsing value - ..."; a record is one line, so its column is what matters.
-    std::string_view what = e.what();
-    if (auto tag_end = what.find("] "); what.starts_with('[') && tag_end != std::string_view::npos)
-      what.remove_prefix(tag_end + 2);
-    if (what.starts_with("parse error at "))
-      what.remove_prefix(std::string_view("parse error at ").size());
-    if (what.starts_with("line 1, "))
-      what.remove_prefix(std::string_view("line 1, ").size());
-    return fail("invalid JSON at " + std::string(what));
-  }
-
-private:
-  explicit flat_object_reader(field_map& fields) : fields_(fields) {}
-
-  bool value(json_value v) {
-    if (depth_ != 1)
-      return not_flat();
-    fields_.emplace(std::move(key_), std::move(v));
-    key_.clear();
-    return true;
-  }
-
-  bool not_flat() {
-    if (depth_ == 0)
-      return fail("expected a JSON object (one record per line)");
-    return fail("the value of \"" + key_
-                + "\" is neither a string nor an integer (records are flat objects)");
-  }
-
-  bool fail(std::string message) {
-    error_ = malformed(std::move(message));
-    return false;
-  }
-
-  field_map& fields_;
-  int depth_ = 0; // 0: before the object, 1: inside it, 2: after it
-  std::string key_;
-  std::optional<error> error_;
-};
-
-expected<std::string> string_field(const field_map& m, std::string_view key, bool required,
+expected<std::string> string_field(const flat_object& m, std::string_view key, bool required,
                                    std::string fallback = {}) {
   auto it = m.find(key);
   if (it == m.end()) {
@@ -136,7 +33,7 @@ expected<std::string> string_field(const field_map& m, std::string_view key, boo
   return malformed("field \"" + std::string(key) + "\" must be a string");
 }
 
-expected<std::int64_t> int_field(const field_map& m, std::string_view key, bool required,
+expected<std::int64_t> int_field(const flat_object& m, std::string_view key, bool required,
                                  std::int64_t fallback, std::int64_t min, std::int64_t max) {
   auto it = m.find(key);
   if (it == m.end()) {
@@ -206,9 +103,10 @@ expected<outcome> parse_outcome(std::string_view text) {
 }
 
 expected<record> parse_record(std::string_view json_line) {
-  field_map m;
-  if (auto err = flat_object_reader::read(json_line, m))
-    return *err;
+  auto fields = detail::parse_flat_object(json_line);
+  if (!fields)
+    return malformed(fields.error().message);
+  const auto& m = *fields;
   constexpr auto i64_min = std::numeric_limits<std::int64_t>::min();
   constexpr auto i64_max = std::numeric_limits<std::int64_t>::max();
   record r;
