@@ -5,6 +5,7 @@
 #include "runtime/actors/blob/blob_key.hpp"
 #include "runtime/actors/blob/job_package.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/graph/codec/job_graph_codec.hpp"
 #include "runtime/graph/job_graph_generator.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
@@ -12,7 +13,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -295,8 +296,9 @@ private:
       return make_error(same.error().code, "job library " + package->library_name + " on this TaskExecutor: "
                                              + same.error().message
                                              + operator_id_difference(*submitted, *program->job));
-    spdlog::info("Loaded job library {} for job {} ({} job vertices).", package->library_name, id.to_string(),
-                 program->job->vertices.size());
+    make_endpoint_logger("job_library")
+      ->info("Loaded job library {} for job {} ({} job vertices).", package->library_name, id.to_string(),
+             program->job->vertices.size());
     return program;
   }
 

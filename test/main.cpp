@@ -4,12 +4,16 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <memory>
 
-#include <spdlog/spdlog.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include "runtime/common/logging.hpp"
 
 int main(int argc, char** argv) {
   const char* level = std::getenv("FLINT_LOG_LEVEL");
-  spdlog::set_level(spdlog::level::from_str(level != nullptr ? level : "warn"));
+  flint::configure_logging({std::make_shared<spdlog::sinks::stderr_sink_mt>()},
+                           spdlog::level::from_str(level != nullptr ? level : "warn"));
   doctest::Context context(argc, argv);
   return context.run();
 }

@@ -11,11 +11,12 @@
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/words.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 #include "runtime/streaming/type_serializer.hpp"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/common.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -402,7 +403,7 @@ int wordcount(int argc, char** argv) {
   std::fseek(probe, 0, SEEK_END);
   auto bytes = std::ftell(probe);
   std::fclose(probe);
-  spdlog::set_level(spdlog::level::warn);
+  set_logging_level(spdlog::level::warn);
 
   // Flint first, so the peak RSS is the job's (the plain count adds only its table).
   auto updates = std::make_shared<std::atomic<std::int64_t>>(0);

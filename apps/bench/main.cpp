@@ -7,9 +7,11 @@
 #include "apps/bench/benches.hpp"
 
 #include <cstdlib>
+#include <memory>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
+
+#include "runtime/common/logging.hpp"
 
 namespace {
 
@@ -50,9 +52,9 @@ int usage(FILE* out) {
 int main(int argc, char** argv) {
   // Stdout carries the JSON lines; Flink's log lines go to stderr, warnings only unless
   // FLINT_LOG_LEVEL says otherwise (logging every task would be measured too).
-  spdlog::set_default_logger(spdlog::stderr_color_mt("flint-bench"));
   const char* level = std::getenv("FLINT_LOG_LEVEL");
-  spdlog::set_level(spdlog::level::from_str(level != nullptr ? level : "warn"));
+  flint::configure_logging({std::make_shared<spdlog::sinks::stderr_color_sink_mt>()},
+                           spdlog::level::from_str(level != nullptr ? level : "warn"));
   if (argc < 2)
     return usage(stderr);
   if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)

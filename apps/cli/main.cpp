@@ -14,7 +14,6 @@
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -28,6 +27,7 @@
 #include "apps/cli/exit_codes.hpp"
 #include "apps/cli/job_commands.hpp"
 #include "apps/cli/trace_command.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/config/configuration.hpp"
 
 using namespace flint;
@@ -115,10 +115,9 @@ std::optional<int> parse(CLI::App& app, std::vector<std::string> args) {
 
 void set_up_logging() {
   // Standard output carries the CLI's answers; runtime log lines go to stderr, warnings and up.
-  auto logger = spdlog::stderr_color_mt("flint");
   const char* level = std::getenv("FLINT_LOG_LEVEL");
-  logger->set_level(spdlog::level::from_str(level ? level : "warn"));
-  spdlog::set_default_logger(logger);
+  configure_logging({std::make_shared<spdlog::sinks::stderr_color_sink_mt>()},
+                    spdlog::level::from_str(level ? level : "warn"));
 }
 
 int run_action(const std::string& action, const std::vector<std::string>& rest, const std::string& exe) {

@@ -11,6 +11,8 @@
 #include "apps/cli/cli_output.hpp"
 #include "apps/cli/cluster_client.hpp"
 #include "apps/cli/exit_codes.hpp"
+#include "apps/trace_tools/chrome_export.hpp"
+#include "apps/trace_tools/mermaid_export.hpp"
 
 namespace flint::cli {
 

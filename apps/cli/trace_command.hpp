@@ -8,7 +8,7 @@
 #include <string>
 
 #include "apps/cli/cli_settings.hpp"
-#include "runtime/actors/trace/trace_export.hpp"
+#include "apps/trace_tools/trace_filter.hpp"
 
 namespace flint::cli {
 

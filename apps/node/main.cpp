@@ -34,6 +34,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/config/config_loader.hpp"
 #include "runtime/config/config_options.hpp"
 #include "runtime/node/job_manager_node.hpp"
@@ -90,8 +91,8 @@ expected<unit> apply_flags(const flags& f, config::configuration& cfg) {
   return unit{};
 }
 
-/// A log file written through at once: endpoint loggers share the sink but not the default
-/// logger's flush level, and `tail -f` / tests should see each line when it happens.
+/// A log file written through at once: `tail -f` and tests should see each line when it happens,
+/// whichever logger wrote it.
 class flushing_file_sink final : public spdlog::sinks::base_sink<std::mutex> {
 public:
   explicit flushing_file_sink(const std::string& path) { file_.open(path, false); }
@@ -130,23 +131,20 @@ expected<unit> setup_logging(const flags& f) {
   if (lvl == spdlog::level::off && level != "off")
     return make_error(errc::invalid_argument, "--log-level '" + level
                                                 + "': use trace, debug, info, warn, error, critical or off");
-  std::shared_ptr<spdlog::logger> logger;
+  spdlog::sink_ptr sink;
   try {
     if (f.log_file.empty())
-      logger = std::make_shared<spdlog::logger>("flint", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+      sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
     else
-      logger = std::make_shared<spdlog::logger>(
-        "flint", std::make_shared<flushing_file_sink>(f.log_file));
+      sink = std::make_shared<flushing_file_sink>(f.log_file);
   } catch (const std::exception& e) {
     return make_error(errc::invalid_argument, "cannot open log file '" + f.log_file + "': " + e.what());
   }
   // Flink's log4j layout: "2026-11-29 12:00:00,123 INFO  org.apache.flink... - message".
   auto formatter = std::make_unique<spdlog::pattern_formatter>();
   formatter->add_flag<log4j_level>('*').set_pattern("%Y-%m-%d %H:%M:%S,%e %* %n - %v");
-  logger->set_formatter(std::move(formatter));
-  logger->set_level(lvl);
-  logger->flush_on(spdlog::level::info);
-  spdlog::set_default_logger(logger);
+  sink->set_formatter(std::move(formatter));
+  configure_logging({sink}, lvl);
   return unit{};
 }
 
@@ -225,12 +223,14 @@ int main(int argc, char** argv) {
     return fail(ok.error().message);
   if (auto ok = setup_logging(f); !ok)
     return fail(ok.error().message);
+  // The node's own lines, under its role's name (Flink's entry points log as their class).
+  auto log = make_endpoint_logger(f.role);
   if (!f.config_file.empty())
-    spdlog::info("Loading configuration from {}.", f.config_file);
+    log->info("Loading configuration from {}.", f.config_file);
   for (const auto& key : cfg.keys())
-    spdlog::info("Loading configuration property: {}, {}", key, *cfg.get_raw(key));
+    log->info("Loading configuration property: {}, {}", key, *cfg.get_raw(key));
   for (const auto& key : config::unknown_keys(cfg))
-    spdlog::warn("Configuration key '{}' is not used by Flint.", key);
+    log->warn("Configuration key '{}' is not used by Flint.", key);
 
   std::optional<node::job_manager_node> jm;
   std::optional<node::task_manager_node> tm;
@@ -272,12 +272,12 @@ int main(int argc, char** argv) {
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  spdlog::info("RECEIVED SIGNAL {}: {}. Shutting down as requested.", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  log->info("RECEIVED SIGNAL {}: {}. Shutting down as requested.", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
   if (jm)
     jm->shutdown();
   if (tm)
     tm->shutdown();
-  spdlog::info("flint-node {} stopped.", f.role);
+  log->info("flint-node {} stopped.", f.role);
   spdlog::shutdown();
   return 0;
 }

@@ -3,13 +3,14 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include "runtime/actors/dispatcher/dispatcher.hpp"
 #include "runtime/actors/leader/standalone_ha_services.hpp"
 #include "runtime/actors/resource_manager/resource_manager.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/common/logging.hpp"
 #if defined(FLINT_NODE_HAS_BLOB)
 #include "runtime/actors/blob/blob_server.hpp"
 #endif
@@ -20,6 +21,8 @@
 namespace flint::node {
 
 struct job_manager_node::impl {
+  /// The entry point's own lines (Flink: ClusterEntrypoint).
+  std::shared_ptr<spdlog::logger> log = make_endpoint_logger("jobmanager");
   job_manager_settings settings;
   rpc::node_options caf_options;
   // Outlive the actor system: endpoints use them until their on_exit ran.
@@ -67,9 +70,9 @@ expected<unit> job_manager_node::start() {
   if (m.running)
     return unit{};
   const auto& s = m.settings;
-  spdlog::info("Starting StandaloneSessionClusterEntrypoint (Flint).");
-  spdlog::info("Starting RPC service at {}:{} (bind host {}).", s.rpc_address, s.rpc_port,
-               s.bind_host.empty() ? "<all interfaces>" : s.bind_host);
+  m.log->info("Starting StandaloneSessionClusterEntrypoint (Flint).");
+  m.log->info("Starting RPC service at {}:{} (bind host {}).", s.rpc_address, s.rpc_port,
+              s.bind_host.empty() ? "<all interfaces>" : s.bind_host);
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);
@@ -81,7 +84,7 @@ expected<unit> job_manager_node::start() {
     return port.error();
   }
   m.port = *port;
-  spdlog::info("Actor system started at flint://{}:{}", s.rpc_address, m.port);
+  m.log->info("Actor system started at flint://{}:{}", s.rpc_address, m.port);
 
   resource_manager::resource_manager_config rm_config;
   rm_config.heartbeat = s.heartbeat;
@@ -92,8 +95,8 @@ expected<unit> job_manager_node::start() {
     m.context(resource_manager::endpoint_name), rm_config,
     resource_manager::resource_manager_services{m.rm_election.get(), &m.directory});
   m.publish(resource_manager::endpoint_name, m.resource_manager);
-  spdlog::info("Starting RPC endpoint for ResourceManager at flint://{}:{}/{}.", s.rpc_address, m.port,
-               resource_manager::endpoint_name);
+  m.log->info("Starting RPC endpoint for ResourceManager at flint://{}:{}/{}.", s.rpc_address, m.port,
+              resource_manager::endpoint_name);
 
   dispatcher::dispatcher_config d_config;
   d_config.job_master.heartbeat = s.heartbeat;
@@ -108,16 +111,16 @@ expected<unit> job_manager_node::start() {
   m.dispatcher = m.system->spawn<dispatcher::dispatcher>(m.context(dispatcher::endpoint_name), d_config,
                                                          std::move(d_services));
   m.publish(dispatcher::endpoint_name, m.dispatcher);
-  spdlog::info("Starting RPC endpoint for Dispatcher at flint://{}:{}/{}.", s.rpc_address, m.port,
-               dispatcher::endpoint_name);
+  m.log->info("Starting RPC endpoint for Dispatcher at flint://{}:{}/{}.", s.rpc_address, m.port,
+              dispatcher::endpoint_name);
 
 #if defined(FLINT_NODE_HAS_BLOB)
   std::error_code ec;
   std::filesystem::create_directories(s.blob_storage_directory, ec);
   m.blob_server = blob::spawn_blob_server(*m.system, m.context("blob_server"), s.blob_storage_directory);
   m.publish("blob_server", m.blob_server);
-  spdlog::info("Started BLOB server at flint://{}:{}/blob_server - storage directory {}.", s.rpc_address,
-               m.port, s.blob_storage_directory.string());
+  m.log->info("Started BLOB server at flint://{}:{}/blob_server - storage directory {}.", s.rpc_address,
+              m.port, s.blob_storage_directory.string());
 #endif
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
   m.trace_server = trace::spawn_trace_server(*m.system, m.context("trace"), *m.recorder);
@@ -132,7 +135,7 @@ void job_manager_node::shutdown() {
   if (!m.running)
     return;
   m.running = false;
-  spdlog::info("Shutting StandaloneSessionClusterEntrypoint down.");
+  m.log->info("Shutting StandaloneSessionClusterEntrypoint down.");
   // The Dispatcher first (its JobMasters stop with it and tell their TaskManagers), then the
   // ResourceManager, then the servers and the locator.
   stop_and_wait(*m.system, {m.dispatcher});
@@ -143,7 +146,7 @@ void job_manager_node::shutdown() {
   m.system.reset();
   m.rm_election.reset();
   m.endpoints.clear();
-  spdlog::info("Terminated the JobManager.");
+  m.log->info("Terminated the JobManager.");
 }
 
 bool job_manager_node::running() const noexcept {

@@ -5,7 +5,9 @@
 #include <thread>
 
 #include <caf/all.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
+
+#include "runtime/common/logging.hpp"
 
 namespace flint::node {
 
@@ -21,7 +23,7 @@ void stop_and_wait(caf::actor_system& sys, const std::vector<caf::actor>& actors
   }
   for (std::size_t i = 0; i < live; ++i)
     self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(10)) >> [] {
-      spdlog::warn("An endpoint did not stop within 10 s.");
+      make_endpoint_logger("stop_actors")->warn("An endpoint did not stop within 10 s.");
     });
 }
 

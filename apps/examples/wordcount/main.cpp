@@ -3,11 +3,11 @@
 /// execution plan instead of running.
 
 #include "apps/examples/wordcount/wordcount_job.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <cstdlib>
 
@@ -33,10 +33,9 @@ int main(int argc, char** argv) {
 
   // Standard output carries the counts; the cluster's log lines go to standard error, warnings
   // and up unless FLINT_LOG_LEVEL says otherwise.
-  auto logger = spdlog::stderr_color_mt("flint");
   const char* level = std::getenv("FLINT_LOG_LEVEL");
-  logger->set_level(spdlog::level::from_str(level ? level : "warn"));
-  spdlog::set_default_logger(logger);
+  flint::configure_logging({std::make_shared<spdlog::sinks::stderr_color_sink_mt>()},
+                           spdlog::level::from_str(level ? level : "warn"));
 
   flint::examples::wordcount_options options;
   if (!input.empty())

@@ -9,9 +9,10 @@
 #include <caf/actor_system.hpp>
 #include <caf/attachable.hpp>
 #include <caf/error.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/common/logging.hpp"
 
 namespace flint::leader {
 
@@ -184,8 +185,8 @@ private:
         // quietly (Flink: "Could not resolve ResourceManager address ..., retrying in ...").
         if (found.error().message != last_failure) {
           last_failure = found.error().message;
-          spdlog::debug("Could not resolve {} at {}: {}; retrying in {} ms.", endpoint_id_, where,
-                        last_failure, config_.retry_interval.count());
+          log_->debug("Could not resolve {} at {}: {}; retrying in {} ms.", endpoint_id_, where,
+                      last_failure, config_.retry_interval.count());
         }
         if (!pause(config_.retry_interval))
           return;
@@ -210,7 +211,7 @@ private:
           s->cv.notify_all();
         }
       });
-      spdlog::debug("Resolved {} at {}.", endpoint_id_, where);
+      log_->debug("Resolved {} at {}.", endpoint_id_, where);
       listener_->notify_leader_address(
         leader_address{endpoint_id_, handle, config_.jobmanager_host, config_.jobmanager_port},
         standalone_leader_id());
@@ -220,7 +221,7 @@ private:
         if (shared_->stopping)
           return;
       }
-      spdlog::debug("Lost {} at {}; resolving it again.", endpoint_id_, where);
+      log_->debug("Lost {} at {}; resolving it again.", endpoint_id_, where);
       handle = {};
       listener_->notify_leader_address({}, {});
       if (!pause(config_.retry_interval))
@@ -232,6 +233,7 @@ private:
   standalone_ha_config config_;
   std::string endpoint_id_;
   std::shared_ptr<shared> shared_;
+  std::shared_ptr<spdlog::logger> log_ = make_endpoint_logger("standalone_ha_services");
   leader_retrieval_listener* listener_ = nullptr;
   std::thread thread_;
 };

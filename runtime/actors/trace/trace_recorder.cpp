@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <random>
+#include <string_view>
 
 namespace flint::trace {
 
@@ -31,9 +33,48 @@ const char* to_string(outcome o) {
 
 namespace {
 
-void append_json_string(std::string& out, const std::string& s) {
+/// Length of the well-formed UTF-8 sequence that `s` starts with (Unicode's table 3-7: no
+/// overlong forms, no surrogates, nothing above U+10FFFF), or 0 if it starts with none.
+std::size_t utf8_sequence_length(std::string_view s) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char lead = byte(0);
+  if (lead < 0x80)
+    return 1;
+  std::size_t length = 0;
+  unsigned char second_min = 0x80;
+  unsigned char second_max = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0)
+      second_min = 0xA0;
+    if (lead == 0xED)
+      second_max = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0)
+      second_min = 0x90;
+    if (lead == 0xF4)
+      second_max = 0x8F;
+  } else {
+    return 0;
+  }
+  if (s.size() < length || byte(1) < second_min || byte(1) > second_max)
+    return 0;
+  for (std::size_t i = 2; i < length; ++i)
+    if (byte(i) < 0x80 || byte(i) > 0xBF)
+      return 0;
+  return length;
+}
+
+/// `s` as a JSON string. Endpoint ids and error texts are copied into records as they come and
+/// need not be UTF-8, which JSON requires: each byte that is not part of a well-formed sequence
+/// is written as U+FFFD (the replacement character, as UTF-8), so every line parses.
+void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    char c = s[i];
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -45,10 +86,15 @@ void append_json_string(std::string& out, const std::string& s) {
           char buf[8];
           std::snprintf(buf, sizeof(buf), "\\u%04x", c);
           out += buf;
+        } else if (auto length = utf8_sequence_length(s.substr(i)); length == 0) {
+          out += "\xEF\xBF\xBD";
         } else {
-          out += c;
+          out.append(s.substr(i, length));
+          i += length;
+          continue;
         }
     }
+    ++i;
   }
   out += '"';
 }

@@ -55,7 +55,8 @@ struct record {
   std::uint64_t sequence = 0;   ///< position in this node's stream of records
 };
 
-/// One JSON object (no trailing newline) with the fields above.
+/// One JSON object (no trailing newline) with the fields above, always valid UTF-8: a byte of a
+/// string field that is not part of a well-formed UTF-8 sequence is written as U+FFFD.
 std::string to_json(const record& r);
 
 class trace_recorder {
