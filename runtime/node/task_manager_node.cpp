@@ -20,33 +20,6 @@ namespace flint::node {
 
 namespace {
 
-/// Contract C: `streaming_environment::enable_remote_channels` (the DATA side). Detected at
-/// compile time so this node builds before and after it lands; without it the data port is 0
-/// and every channel is local (one TaskManager per job, or in-process tests sharing nothing).
-template <class Env>
-expected<std::uint16_t> enable_remote(Env& env, caf::actor_system& sys, const std::string& host,
-                                      std::uint16_t port, const std::string& bind) {
-  if constexpr (requires { env.enable_remote_channels(sys, host, port, bind); })
-    return env.enable_remote_channels(sys, host, port, bind);
-  else
-    return std::uint16_t{0};
-}
-
-/// Stops the partition request server: before the actor system goes, whose destructor would
-/// otherwise wait for it forever.
-template <class Env>
-void disable_remote(Env& env) {
-  if constexpr (requires { env.disable_remote_channels(); })
-    env.disable_remote_channels();
-}
-
-template <class Env>
-constexpr bool has_remote_channels() {
-  return requires(Env& env, caf::actor_system& sys) {
-    env.enable_remote_channels(sys, std::string{}, std::uint16_t{}, std::string{});
-  };
-}
-
 std::string random_suffix() {
   std::random_device rd;
   std::mt19937_64 rng(rd());
@@ -93,7 +66,7 @@ struct task_manager_node::impl {
     if (env && !env->await_tasks_released(std::chrono::seconds(30)))
       spdlog::warn("Some tasks did not release their resources within 30 s.");
     if (env)
-      disable_remote(*env);
+      env->shuffle().disable_remote_channels();
     task_executor = trace_server = locator = {};
     // Released is not yet destroyed: the system must outlive every task actor (stop_actors.hpp).
     if (system && !await_detached_actors(*system, detached_baseline, std::chrono::seconds(30)))
@@ -123,7 +96,7 @@ task_manager_node::~task_manager_node() {
 }
 
 bool task_manager_node::remote_channels_available() noexcept {
-  return has_remote_channels<streaming::streaming_environment>();
+  return true;
 }
 
 expected<unit> task_manager_node::start() {
@@ -152,16 +125,13 @@ expected<unit> task_manager_node::start() {
   m.env = std::make_unique<streaming::streaming_environment>(s.network);
   if (m.services.write_stdout)
     m.env->set_stdout(m.services.write_stdout);
-  auto data = enable_remote(*m.env, *m.system, m.host, s.data_port, s.bind_host);
+  auto data = m.env->shuffle().enable_remote_channels(*m.system, m.host, s.data_port, s.bind_host);
   if (!data) {
     m.stop_everything();
     return data.error();
   }
   m.data_port = *data;
-  if (remote_channels_available())
-    spdlog::info("Started the data exchange server at {}:{}.", m.host, m.data_port);
-  else
-    spdlog::warn("This build has no remote data channels: tasks exchange data only within this TaskManager.");
+  spdlog::info("Started the data exchange server at {}:{}.", m.host, m.data_port);
 
   leader::standalone_ha_config ha_config;
   ha_config.jobmanager_host = s.jobmanager_address;
