@@ -1,13 +1,8 @@
 #include "runtime/streaming/stream_task.hpp"
 
-#include "runtime/streaming/stream_operator_factory.hpp"
-
-#include "runtime/streaming/key_groups.hpp"
-
 #include <caf/actor.hpp>
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <utility>
 
@@ -95,79 +90,12 @@ expected<unit> stream_task::create_inputs() {
 }
 
 expected<unit> stream_task::build_chain() {
-  const auto& job = *program_.job;
-  const auto& stream = *program_.stream;
-  int key_groups = tdd_.max_parallelism > 0 ? tdd_.max_parallelism : default_max_parallelism(tdd_.parallelism);
-  for (auto e : vertex_->inputs)
-    if (job.edges.at(e).partitioner == graph::partitioner_kind::key_group && job.edges[e].key_group_max_parallelism > 0)
-      key_groups = job.edges[e].key_group_max_parallelism;
-
-  const auto& chain = vertex_->operators;
-  std::map<int, stream_operator*> built;
-  operators_.resize(chain.size());
-  for (std::size_t i = chain.size(); i-- > 0;) {
-    const auto& co = chain[i];
-    if (!stream.contains(co.stream_node_id))
-      return make_error(errc::invalid_argument, "the program has no operator " + co.name + " (stream node " +
-                                                  std::to_string(co.stream_node_id) + ")");
-    const auto& node = stream.node(co.stream_node_id);
-    if (!node.factory)
-      return make_error(errc::invalid_argument, "operator " + co.name + " has no factory");
-
-    operator_context ctx;
-    ctx.operator_name = co.name;
-    ctx.task_name = tdd_.task_name;
-    ctx.subtask_index = tdd_.subtask_index;
-    ctx.parallelism = tdd_.parallelism;
-    ctx.key_group_max_parallelism = key_groups;
-    ctx.key_groups = key_group_range_for_operator(key_groups, tdd_.parallelism, tdd_.subtask_index);
-    ctx.write_stdout = write_stdout_;
-    ctx.wake = waker();
-    ctx.yield = &yield_;
-    ctx.interrupt = interrupt_;
-    for (int target : co.chained_outputs) {
-      auto it = built.find(target);
-      if (it == built.end())
-        return make_error(errc::invalid_argument, "operator " + co.name + " is chained to stream node " +
-                                                    std::to_string(target) + ", which is not later in its chain");
-      ctx.chained_targets.push_back(it->second);
-    }
-    for (auto e : co.non_chained_outputs) {
-      const auto& edge = job.edges.at(e);
-      const auto& data_set = job.data_sets.at(edge.source);
-      partition_writer* writer = nullptr;
-      for (auto& w : writers_)
-        if (w->partition().id().result == data_set.id)
-          writer = w.get();
-      if (!writer)
-        return make_error(errc::invalid_argument, "task " + tdd_.task_name + " produces no partition of result " +
-                                                    data_set.id.to_string());
-      network_output out;
-      out.writer = writer;
-      out.partitioner = edge.partitioner;
-      out.key_group_max_parallelism = edge.key_group_max_parallelism;
-      for (const auto& se : stream.edges())
-        if (se.source_id == edge.source_node_id && se.target_id == edge.target_node_id)
-          out.key = se.partitioner.key.get();
-      ctx.network_outputs.push_back(out);
-    }
-    const auto* runnable = dynamic_cast<const stream_operator_factory*>(node.factory.get());
-    auto op = runnable != nullptr ? runnable->create_operator(ctx) : nullptr;
-    if (!op)
-      return make_error(errc::invalid_argument, "operator " + co.name + " (" + std::string(node.factory->kind()) +
-                                                  ") cannot run in a stream task");
-    built[co.stream_node_id] = op.get();
-    operators_[i] = std::move(op);
-  }
-  if (vertex_->invokable == graph::task_kind::source_stream_task) {
-    source_ = dynamic_cast<source_operator*>(operators_.front().get());
-    if (!source_)
-      return make_error(errc::invalid_argument, "the head of source task " + tdd_.task_name + " is not a source");
-  } else {
-    input_ = dynamic_cast<serialized_input*>(operators_.front().get());
-    if (!input_)
-      return make_error(errc::invalid_argument, "the head of task " + tdd_.task_name + " takes no input");
-  }
+  auto chain = build_operator_chain(program_, tdd_, *vertex_, writers_, {write_stdout_, waker(), &yield_, interrupt_});
+  if (!chain)
+    return chain.error();
+  operators_ = std::move(chain->operators);
+  source_ = chain->source;
+  input_ = chain->input;
   return unit{};
 }
 

@@ -20,6 +20,7 @@
 #include "runtime/network/shuffle_environment.hpp"
 #include "runtime/network/task_inputs.hpp"
 #include "runtime/streaming/operator_api.hpp"
+#include "runtime/streaming/operator_chain.hpp"
 #include "runtime/streaming/partition_writer.hpp"
 
 #include <atomic>
@@ -31,12 +32,6 @@
 #include <vector>
 
 namespace flint::streaming {
-
-/// The job a stream task runs: the program's graphs, compiled into the process.
-struct job_program {
-  std::shared_ptr<const graph::stream_graph> stream;
-  std::shared_ptr<const graph::job_graph> job;
-};
 
 class stream_task final : public task_executor::invokable {
 public:
