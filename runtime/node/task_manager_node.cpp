@@ -5,12 +5,13 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include "runtime/actors/leader/standalone_ha_services.hpp"
 #include "runtime/actors/task_executor/task_executor.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
 #include "runtime/actors/trace/trace_server.hpp"
@@ -19,6 +20,11 @@
 namespace flint::node {
 
 namespace {
+
+const std::shared_ptr<spdlog::logger>& logger() {
+  static const auto log = make_endpoint_logger("taskmanager");
+  return log;
+}
 
 std::string random_suffix() {
   std::random_device rd;
@@ -64,13 +70,13 @@ struct task_manager_node::impl {
     std::vector<caf::actor> actors{task_executor, trace_server, locator};
     stop_and_wait(*system, actors);
     if (env && !env->await_tasks_released(std::chrono::seconds(30)))
-      spdlog::warn("Some tasks did not release their resources within 30 s.");
+      logger()->warn("Some tasks did not release their resources within 30 s.");
     if (env)
       env->shuffle().disable_remote_channels();
     task_executor = trace_server = locator = {};
     // Released is not yet destroyed: the system must outlive every task actor (stop_actors.hpp).
     if (system && !await_detached_actors(*system, detached_baseline, std::chrono::seconds(30)))
-      spdlog::warn("Task threads were still referenced 30 s after the tasks ended ({} detached actors, {} "
+      logger()->warn("Task threads were still referenced 30 s after the tasks ended ({} detached actors, {} "
                    "before any task); stopping the actor system waits for them.",
                    system->detached_actors(), detached_baseline);
     if (rpc_port != 0)
@@ -104,10 +110,10 @@ expected<unit> task_manager_node::start() {
   if (m.running)
     return unit{};
   const auto& s = m.settings;
-  spdlog::info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.", s.number_of_slots,
+  logger()->info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.", s.number_of_slots,
                s.jobmanager_address, s.jobmanager_port);
   m.host = s.host.empty() ? find_connecting_address(s.jobmanager_address, s.jobmanager_port) : s.host;
-  spdlog::info("Using {} address for TaskManager: {}.", s.host.empty() ? "the connecting" : "the configured",
+  logger()->info("Using {} address for TaskManager: {}.", s.host.empty() ? "the connecting" : "the configured",
                m.host);
 
   rpc::configure_node(m.caf_config, m.caf_options);
@@ -120,7 +126,7 @@ expected<unit> task_manager_node::start() {
     return port.error();
   }
   m.rpc_port = *port;
-  spdlog::info("Actor system started at flint://{}:{}", m.host, m.rpc_port);
+  logger()->info("Actor system started at flint://{}:{}", m.host, m.rpc_port);
 
   m.env = std::make_unique<streaming::streaming_environment>(s.network);
   if (m.services.write_stdout)
@@ -131,7 +137,7 @@ expected<unit> task_manager_node::start() {
     return data.error();
   }
   m.data_port = *data;
-  spdlog::info("Started the data exchange server at {}:{}.", m.host, m.data_port);
+  logger()->info("Started the data exchange server at {}:{}.", m.host, m.data_port);
 
   leader::standalone_ha_config ha_config;
   ha_config.jobmanager_host = s.jobmanager_address;
@@ -162,7 +168,7 @@ expected<unit> task_manager_node::start() {
   te_services.invokables = m.services.make_invokables
                               ? m.services.make_invokables(*m.system, *m.env, m.resource_id)
                               : streaming::make_stream_task_factory(*m.env);
-  spdlog::info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
+  logger()->info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
   m.task_executor = m.system->spawn<task_executor::task_executor>(m.context(te_config.resource_id), te_config,
                                                                   std::move(te_services));
   rpc::register_endpoint(m.locator, te_config.resource_id, m.task_executor);
@@ -179,9 +185,9 @@ void task_manager_node::shutdown() {
   if (!m.running)
     return;
   m.running = false;
-  spdlog::info("Stopping TaskManager {}.", m.resource_id);
+  logger()->info("Stopping TaskManager {}.", m.resource_id);
   m.stop_everything();
-  spdlog::info("Terminated the TaskManager {}.", m.resource_id);
+  logger()->info("Terminated the TaskManager {}.", m.resource_id);
 }
 
 bool task_manager_node::running() const noexcept {
