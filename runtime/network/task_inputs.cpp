@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <caf/actor.hpp>
@@ -21,13 +22,22 @@ class task_inputs::routes final : public transport::consumer_routes {
 public:
   explicit routes(task_inputs& inputs) : inputs_(inputs) {}
 
+  /// The channel `id` names, if the task has it.
+  template <class Gates>
+  static auto* find(Gates& gates, const input_channel_id& id) {
+    using channel = std::remove_reference_t<decltype(gates[0].channels[0])>;
+    if (id.gate >= gates.size() || id.channel >= gates[id.gate].channels.size())
+      return static_cast<channel*>(nullptr);
+    return &gates[id.gate].channels[id.channel];
+  }
+
   transport::remote_channel_client* client_of(const input_channel_id& id) override {
-    auto* channel = find(id);
+    auto* channel = find(inputs_.gates_, id);
     return channel ? channel->client.get() : nullptr;
   }
 
   bool is_reading(const input_channel_id& id) const override {
-    auto* channel = const_cast<routes*>(this)->find(id);
+    const auto* channel = find(std::as_const(inputs_.gates_), id);
     return channel && channel->client && !channel->consumed;
   }
 
@@ -53,13 +63,6 @@ public:
   }
 
 private:
-  channel_state* find(const input_channel_id& id) {
-    auto& gates = inputs_.gates_;
-    if (id.gate >= gates.size() || id.channel >= gates[id.gate].channels.size())
-      return nullptr;
-    return &gates[id.gate].channels[id.channel];
-  }
-
   task_inputs& inputs_;
 };
 
