@@ -234,6 +234,31 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
   CHECK(producer_env->buffer_pool().available_segments() == producer_env->buffer_pool().total_segments());
 }
 
+TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer that gets a malformed transport message fails, saying so") {
+  auto program = rebalanced_program();
+  auto eg = graph::execution_graph::build(*program.job);
+  REQUIRE(eg.has_value());
+  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
+  REQUIRE(producer_tdd.has_value());
+  const auto& produced = producer_tdd->produced_partitions.at(0);
+  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto partition = producer_env->create_partition(program.job->job_id, id, 1);
+  REQUIRE(partition.has_value());
+  auto task = deploy_consumer(program);
+  sched.run();
+  REQUIRE_FALSE(ended());
+  // A buffer atom with one element: never handed to a channel.
+  caf::anon_send(task, network::transport::buffer_atom::value, network::transport::wire_u32{0});
+  sched.run();
+  REQUIRE(ended());
+  CHECK(states.back().state == graph::execution_state::failed);
+  const auto& cause = states.back().failure_cause;
+  CHECK_MESSAGE(cause.find("malformed buffer message") != std::string::npos, cause);
+  CHECK(consumer_env->running_tasks() == 0);
+  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  producer_env->producer_failed(program.job->job_id, id);
+}
+
 TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer whose producer's partition server goes away fails, naming it") {
   auto program = rebalanced_program();
   auto eg = graph::execution_graph::build(*program.job);
