@@ -1,23 +1,14 @@
 #include "runtime/network/shuffle_environment.hpp"
 
 #include "runtime/network/transport/connection_cache.hpp"
+#include "runtime/network/transport/connection_manager.hpp"
 #include "runtime/network/transport/partition_request_server.hpp"
-#include "runtime/network/transport/partition_server_connection.hpp"
 
 #include <utility>
 
-#include <caf/actor_system.hpp>
-#include <caf/exit_reason.hpp>
-#include <caf/io/middleman.hpp>
-#include <caf/send.hpp>
+#include <caf/actor.hpp>
 
 namespace flint::network {
-
-struct shuffle_environment::published {
-  caf::actor_system* system = nullptr;
-  caf::actor server;
-  std::uint16_t port = 0;
-};
 
 shuffle_environment::shuffle_environment(network_config config)
   : config_(config), pool_(network_buffer_pool::make(config.num_segments(), config.segment_size)),
@@ -268,44 +259,32 @@ expected<std::uint16_t> shuffle_environment::enable_remote_channels(caf::actor_s
   if (auto port_now = data_port())
     return make_error(errc::illegal_state,
                       "remote channels are enabled already (data port " + std::to_string(port_now) + ")");
-  if (!sys.has_middleman())
-    return make_error(errc::invalid_argument, "remote channels need an actor system with CAF's middleman");
-  auto server = spawn_partition_server(sys, shared_from_this());
-  auto bound = sys.middleman().publish(server, port, bind_address.empty() ? nullptr : bind_address.c_str(), true);
-  if (!bound) {
-    caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-    return make_error(errc::unreachable, "cannot listen for partition requests on " +
-                                           (bind_address.empty() ? std::string("*") : bind_address) + ":" +
-                                           std::to_string(port) + ": " + sys.render(bound.error()));
-  }
-  auto* system = &sys;
-  auto connect = [system](const std::string& host, std::uint16_t peer_port) {
-    return transport::connect_partition_server(*system, host, peer_port);
-  };
-  auto connections = std::make_shared<transport::connection_cache>(std::move(advertised_host), *bound, server, connect);
+  auto manager = transport::connection_manager::start(sys, spawn_partition_server(sys, shared_from_this()),
+                                                      std::move(advertised_host), port, bind_address);
+  if (!manager)
+    return manager.error();
   std::lock_guard<std::mutex> guard{mutex_};
-  published_ = std::make_unique<published>(published{&sys, server, *bound});
-  connections_ = std::move(connections);
-  return *bound;
+  remote_ = std::move(*manager);
+  connections_ = remote_->connections();
+  return remote_->data_port();
 }
 
 void shuffle_environment::disable_remote_channels() {
-  std::unique_ptr<published> gone;
+  std::unique_ptr<transport::connection_manager> gone;
   {
     std::lock_guard<std::mutex> guard{mutex_};
-    gone = std::move(published_);
+    gone = std::move(remote_);
     if (gone)
       connections_ = nullptr;
   }
-  if (!gone)
-    return;
-  (void)gone->system->middleman().unpublish(gone->server, gone->port);
-  caf::anon_send_exit(gone->server, caf::exit_reason::user_shutdown);
+  // Outside the lock: unpublishing waits for the middleman.
+  if (gone)
+    gone->stop();
 }
 
 std::uint16_t shuffle_environment::data_port() const {
   std::lock_guard<std::mutex> guard{mutex_};
-  return published_ ? published_->port : 0;
+  return remote_ ? remote_->data_port() : 0;
 }
 
 std::shared_ptr<transport::connection_cache> shuffle_environment::connections() const {

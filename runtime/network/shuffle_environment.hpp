@@ -37,7 +37,8 @@ namespace flint::network {
 
 namespace transport {
 class connection_cache;
-}
+class connection_manager;
+} // namespace transport
 
 /// Shared by every task of the TaskExecutors in one process; thread-safe.
 ///
@@ -171,9 +172,6 @@ private:
     std::set<std::size_t> consumed;
     bool producer_done = false;
   };
-  /// The published server (enable_remote_channels).
-  struct published;
-
   std::shared_ptr<result_partition_manager> partitions_locked(const graph::job_id& job);
   void release(const key& k);
 
@@ -190,8 +188,10 @@ private:
   std::map<key, entry> entries_;
   std::map<key, std::vector<availability_listener>> waiters_;
   std::size_t tasks_ = 0;
+  /// The published partition request server (enable_remote_channels).
+  std::unique_ptr<transport::connection_manager> remote_;
+  /// remote_'s connections, or a test's; null while every channel is local.
   std::shared_ptr<transport::connection_cache> connections_;
-  std::unique_ptr<published> published_;
 };
 
 /// The partition request server of `shuffle`'s process: it reads the partitions of the job each
