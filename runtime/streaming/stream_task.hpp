@@ -2,14 +2,15 @@
 /// The invokable of every streaming task (Flink's StreamTask with SourceStreamTask and
 /// OneInputStreamTask folded in), run one mailbox turn at a time by the task actor.
 ///
-/// invoke, cut into steps: the first step is before_invoke (result partitions and input gates
-/// from the shuffle environment, the operator chain built from the JobVertex, operators opened
-/// tail first); each later step is one default action of the mailbox loop (pull the source, or
+/// invoke, cut into steps: the first step is before_invoke (its result partitions and input gates
+/// from the shuffle environment, which decides which channels are local and which remote; the
+/// operator chain built from the JobVertex; operators opened tail first); each later step is one
+/// default action of the mailbox loop (pull the source, or
 /// process the records of the available input buffers), at most `records_per_step` records, and
 /// it ends early when an output runs out of buffers (backpressure: the task then waits for a
 /// buffer-available wake-up) or no input is there (it waits for a data wake-up). Once every input
 /// ended: finish the operators head first, flush, end-of-partition, close: FINISHED. The
-/// destructor is clean_up_invoke: operators closed, gates released, the partitions of a task that
+/// destructor is clean_up_invoke: operators closed, inputs released, the partitions of a task that
 /// did not finish released.
 
 #include "runtime/actors/task_executor/invokable.hpp"
