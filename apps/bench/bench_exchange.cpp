@@ -25,6 +25,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/message_view.hpp>
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
@@ -33,9 +34,11 @@
 #include "apps/bench/serving_child.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/network/input_gate.hpp"
-#include "runtime/network/network_environment.hpp"
+#include "runtime/network/result_partition_manager.hpp"
+#include "runtime/network/shuffle_environment.hpp"
 #include "runtime/network/record_deserializer.hpp"
 #include "runtime/network/remote_input_channel.hpp"
+#include "runtime/network/transport/network_router.hpp"
 #include "runtime/network/transport/partition_request_server.hpp"
 #include "runtime/network/transport/remote_channel_client.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
@@ -101,15 +104,18 @@ void write_records(const std::shared_ptr<result_partition>& p, std::size_t recor
   p->finish();
 }
 
+/// The producing TaskExecutor's partitions (the job is the benchmark's own).
+const graph::job_id bench_job{0xbe, 0xbe};
+
 struct control_state {
-  network_environment* env = nullptr;
+  shuffle_environment* env = nullptr;
   std::vector<std::thread>* writers = nullptr;
   std::shared_ptr<std::atomic<bool>> stop;
   static inline const char* name = "flint.bench.exchange_control";
 };
 
 /// Makes partition `round` and starts its writer; the consumer then requests it.
-caf::behavior exchange_control(caf::stateful_actor<control_state>* self, network_environment* env,
+caf::behavior exchange_control(caf::stateful_actor<control_state>* self, shuffle_environment* env,
                                std::vector<std::thread>* writers, std::shared_ptr<std::atomic<bool>> stop) {
   self->state.env = env;
   self->state.writers = writers;
@@ -117,7 +123,7 @@ caf::behavior exchange_control(caf::stateful_actor<control_state>* self, network
   return {
     [self](produce_atom, std::uint64_t round, std::uint64_t record_bytes, std::uint64_t total) -> bool {
       result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc}, static_cast<std::int32_t>(round)};
-      auto p = self->state.env->create_result_partition(id, 1);
+      auto p = self->state.env->create_partition(bench_job, id, 1);
       if (!p) {
         std::fprintf(stderr, "flint-bench exchange: %s\n", p.error().to_string().c_str());
         return false;
@@ -155,13 +161,14 @@ caf::behavior bare_source(caf::stateful_actor<bare_source_state>* self) {
 }
 
 int serve(const options& o) {
-  network_environment env{network_config{}};
+  auto shuffle = std::make_shared<shuffle_environment>(network_config{});
+  auto& env = *shuffle;
   caf::actor_system_config cfg;
   rpc::configure_node(cfg, {o.policy, o.workers, true});
   caf::actor_system sys{cfg};
   std::vector<std::thread> writers;
   auto stop = std::make_shared<std::atomic<bool>>(false);
-  auto server = spawn_partition_request_server(sys, env.partition_manager());
+  auto server = spawn_partition_request_server(sys, *env.partitions_of(bench_job));
   auto control = sys.spawn(exchange_control, &env, &writers, stop);
   auto bare = sys.spawn(bare_source);
   auto locator = rpc::spawn_endpoint_locator(sys);
@@ -183,7 +190,7 @@ int serve(const options& o) {
   *stop = true;
   for (auto& t : writers)
     t.join();
-  env.shutdown();
+  env.release_all();
   return 0;
 }
 
@@ -199,7 +206,7 @@ struct result {
 
 /// The consuming task of one round: a gate with one remote channel fed from the actor's mailbox,
 /// records read as buffers arrive.
-struct channel_consumer {
+struct channel_consumer final : consumer_routes {
   network_config config;
   std::shared_ptr<network_buffer_pool> global = network_buffer_pool::make(64, config.segment_size);
   input_gate gate{0, *global->create_buffer_pool(0, config.floating_buffers_per_gate)};
@@ -217,7 +224,7 @@ struct channel_consumer {
     channel = remote.get();
     gate.add_channel(std::move(remote));
   }
-  ~channel_consumer() {
+  ~channel_consumer() override {
     client.reset();
     deserializer.clear();
     gate.release();
@@ -231,12 +238,10 @@ struct channel_consumer {
     done.set_value();
   }
 
-  void after(const expected<unit>& r) {
+  void after() {
     ++out.messages;
-    if (!r) {
-      finish(r.error().to_string());
+    if (finished)
       return;
-    }
     while (auto next = gate.poll_next()) {
       if (next->is_event()) {
         if (next->buf.kind() == buffer_kind::end_of_partition)
@@ -252,20 +257,23 @@ struct channel_consumer {
     }
   }
 
-  caf::behavior behavior() {
-    return {
-      [this](buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, wire_kind kind,
-             const std::vector<char>& bytes) { after(client->on_buffer(seq, backlog, kind, bytes)); },
-      [this](local_buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, const shared_buffer& holder) {
-        after(client->on_local_buffer(seq, backlog, holder));
-      },
-      [this](partition_error_atom, wire_u32, wire_u32, wire_i32 code, const std::string& text) {
-        auto delay = client->on_partition_error(code, text);
-        if (!delay)
-          finish(delay.error().to_string());
-      },
-      [this](retry_request_atom, wire_u32, wire_u32) { client->retry(); },
-    };
+  remote_channel_client* client_of(const input_channel_id&) override { return client.get(); }
+  bool is_reading(const input_channel_id&) const override { return !finished; }
+  void fail(error cause) override { finish(cause.to_string()); }
+  void server_down(const caf::down_msg&) override {}
+
+  /// As a stream task: every transport message goes through the router.
+  caf::behavior behavior(caf::event_based_actor* self) {
+    self->set_default_handler([this](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
+      auto& content = x.content();
+      if (!route_to_consumer(content, *this))
+        return caf::drop(me, x);
+      if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content))
+        after();
+      return caf::message{};
+    });
+    // Not empty, or the actor would quit at once.
+    return {[](caf::atom_constant<caf::atom("xb_nop")>) {}};
   }
 };
 
@@ -286,7 +294,7 @@ result run_channel(caf::actor_system& sys, const caf::actor& control, const caf:
   }
   auto fut = consumer.done.get_future();
   auto t0 = clock_type::now();
-  auto actor = sys.spawn([&consumer](caf::event_based_actor*) { return consumer.behavior(); });
+  auto actor = sys.spawn([&consumer](caf::event_based_actor* self) { return consumer.behavior(self); });
   if (auto ok = consumer.gate.setup(); !ok)
     return result{0, 0, 0, 0, ok.error().to_string()};
   if (auto ok = consumer.gate.request_partitions(); !ok)

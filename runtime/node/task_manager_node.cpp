@@ -5,12 +5,13 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 #include "runtime/actors/leader/standalone_ha_services.hpp"
 #include "runtime/actors/task_executor/task_executor.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
 #include "runtime/actors/trace/trace_server.hpp"
@@ -20,31 +21,9 @@ namespace flint::node {
 
 namespace {
 
-/// Contract C: `streaming_environment::enable_remote_channels` (the DATA side). Detected at
-/// compile time so this node builds before and after it lands; without it the data port is 0
-/// and every channel is local (one TaskManager per job, or in-process tests sharing nothing).
-template <class Env>
-expected<std::uint16_t> enable_remote(Env& env, caf::actor_system& sys, const std::string& host,
-                                      std::uint16_t port, const std::string& bind) {
-  if constexpr (requires { env.enable_remote_channels(sys, host, port, bind); })
-    return env.enable_remote_channels(sys, host, port, bind);
-  else
-    return std::uint16_t{0};
-}
-
-/// Stops the partition request server: before the actor system goes, whose destructor would
-/// otherwise wait for it forever.
-template <class Env>
-void disable_remote(Env& env) {
-  if constexpr (requires { env.disable_remote_channels(); })
-    env.disable_remote_channels();
-}
-
-template <class Env>
-constexpr bool has_remote_channels() {
-  return requires(Env& env, caf::actor_system& sys) {
-    env.enable_remote_channels(sys, std::string{}, std::uint16_t{}, std::string{});
-  };
+const std::shared_ptr<spdlog::logger>& logger() {
+  static const auto log = make_endpoint_logger("taskmanager");
+  return log;
 }
 
 std::string random_suffix() {
@@ -91,13 +70,13 @@ struct task_manager_node::impl {
     std::vector<caf::actor> actors{task_executor, trace_server, locator};
     stop_and_wait(*system, actors);
     if (env && !env->await_tasks_released(std::chrono::seconds(30)))
-      spdlog::warn("Some tasks did not release their resources within 30 s.");
+      logger()->warn("Some tasks did not release their resources within 30 s.");
     if (env)
-      disable_remote(*env);
+      env->shuffle().disable_remote_channels();
     task_executor = trace_server = locator = {};
     // Released is not yet destroyed: the system must outlive every task actor (stop_actors.hpp).
     if (system && !await_detached_actors(*system, detached_baseline, std::chrono::seconds(30)))
-      spdlog::warn("Task threads were still referenced 30 s after the tasks ended ({} detached actors, {} "
+      logger()->warn("Task threads were still referenced 30 s after the tasks ended ({} detached actors, {} "
                    "before any task); stopping the actor system waits for them.",
                    system->detached_actors(), detached_baseline);
     if (rpc_port != 0)
@@ -123,7 +102,7 @@ task_manager_node::~task_manager_node() {
 }
 
 bool task_manager_node::remote_channels_available() noexcept {
-  return has_remote_channels<streaming::streaming_environment>();
+  return true;
 }
 
 expected<unit> task_manager_node::start() {
@@ -131,10 +110,10 @@ expected<unit> task_manager_node::start() {
   if (m.running)
     return unit{};
   const auto& s = m.settings;
-  spdlog::info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.", s.number_of_slots,
+  logger()->info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.", s.number_of_slots,
                s.jobmanager_address, s.jobmanager_port);
   m.host = s.host.empty() ? find_connecting_address(s.jobmanager_address, s.jobmanager_port) : s.host;
-  spdlog::info("Using {} address for TaskManager: {}.", s.host.empty() ? "the connecting" : "the configured",
+  logger()->info("Using {} address for TaskManager: {}.", s.host.empty() ? "the connecting" : "the configured",
                m.host);
 
   rpc::configure_node(m.caf_config, m.caf_options);
@@ -147,21 +126,18 @@ expected<unit> task_manager_node::start() {
     return port.error();
   }
   m.rpc_port = *port;
-  spdlog::info("Actor system started at flint://{}:{}", m.host, m.rpc_port);
+  logger()->info("Actor system started at flint://{}:{}", m.host, m.rpc_port);
 
   m.env = std::make_unique<streaming::streaming_environment>(s.network);
   if (m.services.write_stdout)
     m.env->set_stdout(m.services.write_stdout);
-  auto data = enable_remote(*m.env, *m.system, m.host, s.data_port, s.bind_host);
+  auto data = m.env->shuffle().enable_remote_channels(*m.system, m.host, s.data_port, s.bind_host);
   if (!data) {
     m.stop_everything();
     return data.error();
   }
   m.data_port = *data;
-  if (remote_channels_available())
-    spdlog::info("Started the data exchange server at {}:{}.", m.host, m.data_port);
-  else
-    spdlog::warn("This build has no remote data channels: tasks exchange data only within this TaskManager.");
+  logger()->info("Started the data exchange server at {}:{}.", m.host, m.data_port);
 
   leader::standalone_ha_config ha_config;
   ha_config.jobmanager_host = s.jobmanager_address;
@@ -192,7 +168,7 @@ expected<unit> task_manager_node::start() {
   te_services.invokables = m.services.make_invokables
                               ? m.services.make_invokables(*m.system, *m.env, m.resource_id)
                               : streaming::make_stream_task_factory(*m.env);
-  spdlog::info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
+  logger()->info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
   m.task_executor = m.system->spawn<task_executor::task_executor>(m.context(te_config.resource_id), te_config,
                                                                   std::move(te_services));
   rpc::register_endpoint(m.locator, te_config.resource_id, m.task_executor);
@@ -209,9 +185,9 @@ void task_manager_node::shutdown() {
   if (!m.running)
     return;
   m.running = false;
-  spdlog::info("Stopping TaskManager {}.", m.resource_id);
+  logger()->info("Stopping TaskManager {}.", m.resource_id);
   m.stop_everything();
-  spdlog::info("Terminated the TaskManager {}.", m.resource_id);
+  logger()->info("Terminated the TaskManager {}.", m.resource_id);
 }
 
 bool task_manager_node::running() const noexcept {

@@ -2,8 +2,8 @@
 /// A TaskManager process of a standalone cluster (Flink's TaskManagerRunner): its own actor
 /// system, standalone HA services that resolve the ResourceManager and the JobMasters at
 /// `jobmanager.rpc.address:jobmanager.rpc.port`, one TaskExecutor with
-/// `taskmanager.numberOfTaskSlots` slots, a streaming environment whose partitions are served
-/// to other processes on `taskmanager.data.port` (remote channels, when built), and the node's
+/// `taskmanager.numberOfTaskSlots` slots, a streaming environment whose shuffle serves its
+/// partitions to other processes on `taskmanager.data.port` (remote channels), and the node's
 /// locator on `taskmanager.rpc.port` (0: any free port).
 ///
 /// Tasks are made by the job library factory (jobs uploaded to the blob server) when it is
@@ -70,7 +70,8 @@ public:
   /// The TaskExecutor's resource id (also its endpoint id: "task_executor/<id>").
   const std::string& resource_id() const noexcept;
   const task_manager_settings& settings() const noexcept;
-  /// Whether this build exchanges data with other processes (remote channels).
+  /// Whether this build exchanges data with other processes (remote channels): always, since the
+  /// shuffle environment has them.
   static bool remote_channels_available() noexcept;
 
   caf::actor_system& system();

@@ -39,7 +39,7 @@ local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_un
     if (options.write_stdout)
       env.set_stdout(options.write_stdout);
     if (options.remote_channels) {
-      auto port = env.enable_remote_channels(*impl_->system, "127.0.0.1", 0, "127.0.0.1");
+      auto port = env.shuffle().enable_remote_channels(*impl_->system, "127.0.0.1", 0, "127.0.0.1");
       if (!port)
         throw std::runtime_error("local cluster: " + port.error().message);
       ports.push_back(*port);
@@ -80,7 +80,7 @@ local_cluster::~local_cluster() {
     env->await_tasks_released(std::chrono::seconds(30));
   // The partition servers and peer connections belong to the actor system: stop them first.
   for (auto& env : impl_->envs)
-    env->disable_remote_channels();
+    env->shuffle().disable_remote_channels();
   impl_->cluster.reset();
   impl_->system.reset();
 }

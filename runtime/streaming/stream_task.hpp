@@ -2,26 +2,27 @@
 /// The invokable of every streaming task (Flink's StreamTask with SourceStreamTask and
 /// OneInputStreamTask folded in), run one mailbox turn at a time by the task actor.
 ///
-/// invoke, cut into steps: the first step is before_invoke (result partitions registered, the
-/// operator chain built from the JobVertex, input gates with a local channel per producer in this
-/// process and a remote channel per producer elsewhere, operators opened tail first); each later step is one default action of the mailbox loop (pull the source, or
+/// invoke, cut into steps: the first step is before_invoke (its result partitions and input gates
+/// from the shuffle environment, which decides which channels are local and which remote; the
+/// operator chain built from the JobVertex; operators opened tail first); each later step is one
+/// default action of the mailbox loop (pull the source, or
 /// process the records of the available input buffers), at most `records_per_step` records, and
 /// it ends early when an output runs out of buffers (backpressure: the task then waits for a
 /// buffer-available wake-up) or no input is there (it waits for a data wake-up). Once every input
 /// ended: finish the operators head first, flush, end-of-partition, close: FINISHED. The
-/// destructor is clean_up_invoke: operators closed, gates released, the partitions of a task that
+/// destructor is clean_up_invoke: operators closed, inputs released, the partitions of a task that
 /// did not finish released.
 
 #include "runtime/actors/task_executor/invokable.hpp"
 #include "runtime/graph/job_graph.hpp"
 #include "runtime/graph/stream_graph.hpp"
 #include "runtime/graph/task_deployment_descriptor.hpp"
-#include "runtime/network/input_gate.hpp"
 #include "runtime/network/record_deserializer.hpp"
-#include "runtime/network/result_partition_manager.hpp"
+#include "runtime/network/shuffle_environment.hpp"
+#include "runtime/network/task_inputs.hpp"
 #include "runtime/streaming/operator_api.hpp"
+#include "runtime/streaming/operator_chain.hpp"
 #include "runtime/streaming/partition_writer.hpp"
-#include "runtime/streaming/shuffle_environment.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -31,67 +32,35 @@
 #include <string_view>
 #include <vector>
 
-namespace flint::network::transport {
-class remote_channel_client;
-}
-
 namespace flint::streaming {
-
-class remote_channels;
-
-/// The job a stream task runs: the program's graphs, compiled into the process.
-struct job_program {
-  std::shared_ptr<const graph::stream_graph> stream;
-  std::shared_ptr<const graph::job_graph> job;
-};
 
 class stream_task final : public task_executor::invokable {
 public:
   /// Records one step handles at most before the mailbox gets a turn.
   static constexpr std::size_t records_per_step = 4096;
 
-  stream_task(job_program program, graph::task_deployment_descriptor tdd, std::shared_ptr<shuffle_environment> shuffle,
-              std::function<void(std::string_view)> write_stdout);
+  stream_task(job_program program, graph::task_deployment_descriptor tdd,
+              std::shared_ptr<network::shuffle_environment> shuffle, std::function<void(std::string_view)> write_stdout);
   ~stream_task() override;
 
   void attach(std::shared_ptr<task_executor::task_context> context) override;
   expected<bool> step() override;
   void cancel() override { canceled_ = true; }
-  bool has_work() const override { return has_work_ || failure_.has_value(); }
+  bool has_work() const override { return has_work_ || (inputs_ && inputs_->failure()); }
   void on_timer(std::uint64_t id) override;
-  /// The remote channels' mails (buffers, partition errors, request retries), routed by
-  /// (gate, channel); a mail for a channel already released is dropped.
-  bool on_message(caf::type_erased_tuple& content) override;
+  /// The remote channels' mails (buffers, partition errors, request retries), for the inputs'
+  /// router; a mail for a channel already released is dropped.
+  bool on_message(caf::type_erased_tuple& content) override { return inputs_ && inputs_->on_message(content); }
 
   /// Remote input channels of this task (0 while every producer is in this process).
-  std::size_t num_remote_channels() const;
+  std::size_t num_remote_channels() const { return inputs_ ? inputs_->num_remote_channels() : 0; }
 
 private:
   enum class phase { created, running, ending, finished };
 
-  struct channel_state {
-    network::result_partition_id partition;
-    std::size_t subpartition = 0;
-    network::record_deserializer deserializer;
-    /// Set for a remote channel (its producer runs in another process): feeds the channel from
-    /// this task's mailbox.
-    std::unique_ptr<network::transport::remote_channel_client> client;
-    bool requested = false;
-    bool consumed = false;
-  };
-  struct gate_state {
-    std::unique_ptr<network::input_gate> gate;
-    std::vector<channel_state> channels;
-  };
-
   expected<unit> before_invoke();
   expected<unit> build_chain();
-  expected<unit> request_partitions();
-  expected<unit> make_gate(std::size_t g, remote_channels* remote);
-  expected<unit> start_remote_channels(remote_channels& remote);
-  network::transport::remote_channel_client* client_of(std::uint32_t gate, std::uint32_t channel);
-  /// A remote channel failed: the task fails at its next step.
-  void fail(error cause);
+  expected<unit> create_inputs();
   /// Writes what waits in the writers; false (and a wake-up registered) while out of buffers.
   bool drain_outputs();
   void run_source();
@@ -108,21 +77,20 @@ private:
 
   job_program program_;
   graph::task_deployment_descriptor tdd_;
-  std::shared_ptr<shuffle_environment> shuffle_;
+  std::shared_ptr<network::shuffle_environment> shuffle_;
   std::function<void(std::string_view)> write_stdout_;
   std::shared_ptr<task_executor::task_context> context_;
   const graph::job_vertex* vertex_ = nullptr;
-  std::shared_ptr<network::result_partition_manager> partitions_;
-  std::shared_ptr<remote_channels> remote_;
-  std::optional<error> failure_;
 
   /// Head first; outputs refer to the writers, so they go before them.
   std::vector<std::unique_ptr<partition_writer>> writers_;
   std::vector<std::unique_ptr<stream_operator>> operators_;
   source_operator* source_ = nullptr;
   serialized_input* input_ = nullptr;
-  std::vector<gate_state> gates_;
-  std::size_t next_gate_ = 0;
+  /// The input gates (none for a source), from before_invoke on.
+  std::unique_ptr<network::task_inputs> inputs_;
+  /// Per gate, per channel.
+  std::vector<std::vector<network::record_deserializer>> deserializers_;
   network::record_deserializer* current_ = nullptr;
 
   phase phase_ = phase::created;
@@ -132,7 +100,6 @@ private:
   /// cancel or fail mail is on its way; a step stops between two records then.
   const std::atomic<bool>* interrupt_ = nullptr;
   bool canceled_ = false;
-  bool pending_requests_ = false;
   bool closed_ = false;
   std::int64_t buffer_timeout_ms_ = 100;
   bool timer_armed_ = false;

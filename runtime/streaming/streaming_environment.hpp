@@ -6,7 +6,7 @@
 #include "runtime/graph/job_graph.hpp"
 #include "runtime/graph/stream_graph.hpp"
 #include "runtime/network/network_config.hpp"
-#include "runtime/streaming/shuffle_environment.hpp"
+#include "runtime/network/shuffle_environment.hpp"
 
 #include <functional>
 #include <map>
@@ -14,8 +14,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-
-#include <caf/fwd.hpp>
 
 namespace flint::streaming {
 
@@ -28,8 +26,10 @@ public:
   streaming_environment(const streaming_environment&) = delete;
   streaming_environment& operator=(const streaming_environment&) = delete;
 
-  shuffle_environment& shuffle() noexcept { return *shuffle_; }
-  const std::shared_ptr<shuffle_environment>& shuffle_ptr() const noexcept { return shuffle_; }
+  /// The process's shuffle: partitions, gates and remote channels
+  /// (shuffle().enable_remote_channels(...) serves partitions to other processes).
+  network::shuffle_environment& shuffle() noexcept { return *shuffle_; }
+  const std::shared_ptr<network::shuffle_environment>& shuffle_ptr() const noexcept { return shuffle_; }
 
   /// Where print sinks write from now on; must be thread-safe.
   void set_stdout(std::function<void(std::string_view)> write) { write_stdout_ = std::move(write); }
@@ -37,20 +37,6 @@ public:
 
   /// Makes a compiled-in program runnable by the factory of `make_stream_task_factory(env)`.
   void add_program(std::shared_ptr<const graph::stream_graph> stream, std::shared_ptr<const graph::job_graph> job);
-
-  /// Publishes this process's partition request server on `port` (0 = any free port; Flink's
-  /// taskmanager.data.port) at `bind_address` (empty: every interface), and from now on reaches
-  /// producers on other processes over CAF's middleman (`sys` must have it loaded). Returns the
-  /// bound port: the TaskExecutor's data_port, which it advertises with `advertised_host`.
-  /// Channels whose producer has another (host, data_port) become remote; tasks created earlier
-  /// keep local channels.
-  expected<std::uint16_t> enable_remote_channels(caf::actor_system& sys, std::string advertised_host,
-                                                 std::uint16_t port, std::string bind_address);
-  /// Stops the partition request server and forgets the peers; call it before `sys` goes away
-  /// (the destructor does it too, which is fine while `sys` lives).
-  void disable_remote_channels();
-  /// The data port of enable_remote_channels, 0 while disabled.
-  std::uint16_t data_port() const;
 
   /// Waits (real time) until every stream task released its resources.
   bool await_tasks_released(std::chrono::milliseconds timeout) const { return shuffle_->await_no_tasks(timeout); }
@@ -60,10 +46,9 @@ private:
 
   struct programs;
 
-  std::shared_ptr<shuffle_environment> shuffle_;
+  std::shared_ptr<network::shuffle_environment> shuffle_;
   std::function<void(std::string_view)> write_stdout_;
   std::shared_ptr<programs> programs_;
-  caf::actor_system* remote_system_ = nullptr;
 };
 
 /// Stream tasks of one compiled-in job (DESIGN.md "Job code": compiled-in jobs skip the library

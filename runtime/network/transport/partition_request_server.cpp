@@ -1,9 +1,12 @@
 #include "runtime/network/transport/partition_request_server.hpp"
 
 #include "runtime/network/credit_based_view.hpp"
+#include "runtime/network/transport/network_router.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
 
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -12,7 +15,9 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/message_view.hpp>
 #include <caf/send.hpp>
+#include <caf/sec.hpp>
 #include <caf/stateful_actor.hpp>
 
 namespace flint::network::transport {
@@ -101,24 +106,118 @@ void drain(server_actor* self, std::uint64_t id) {
     } else {
       count(stats, &server_stats::events_sent);
     }
-    auto kind = static_cast<wire_kind>(buf.kind());
     if (r.local && !self->state.options.always_copy) {
-      shared_buffer holder{std::make_shared<buffer>(std::move(buf))};
-      self->send(r.consumer, local_buffer_atom::value, r.channel.gate, r.channel.channel,
-                 static_cast<wire_u64>(response->sequence), static_cast<wire_u64>(response->backlog),
-                 std::move(holder));
+      send_from(self, r.consumer,
+                local_buffer_message{r.channel, response->sequence, static_cast<wire_u64>(response->backlog),
+                                     shared_buffer{std::make_shared<buffer>(std::move(buf))}});
     } else {
-      std::vector<char> bytes(buf.data(), buf.data() + buf.size());
+      send_from(self, r.consumer,
+                buffer_message{r.channel, response->sequence, static_cast<wire_u64>(response->backlog),
+                               static_cast<wire_kind>(buf.kind()), std::span<const char>(buf.data(), buf.size())});
       // The producer's pool gets the segment back before the bytes even leave.
       buf.release();
-      self->send(r.consumer, buffer_atom::value, r.channel.gate, r.channel.channel,
-                 static_cast<wire_u64>(response->sequence), static_cast<wire_u64>(response->backlog), kind,
-                 std::move(bytes));
     }
   }
   if (r.view->is_finished())
     drop_reader(self, id, true);
 }
+
+/// The server's handlers of its consumers' messages (network_router.hpp).
+class server_handlers final : public server_routes {
+public:
+  explicit server_handlers(server_actor* self) : self_(self) {}
+
+  void on_request(const partition_request_message& request) override {
+    auto& st = self_->state;
+    count(st.options.stats, &server_stats::requests);
+    const auto& consumer = request.consumer;
+    if (!consumer)
+      return;
+    reader_key key{consumer.address(), request.channel.gate, request.channel.channel};
+    // A repeated request (the consumer restarted the channel) replaces the old reader.
+    if (auto old = st.by_channel.find(key); old != st.by_channel.end())
+      drop_reader(self_, old->second, false);
+    const auto& job = request.job;
+    const auto& partition = request.partition;
+    auto refuse = [&](errc code, const std::string& reason) {
+      count(st.options.stats, &server_stats::refused_requests);
+      send_from(self_, consumer,
+                partition_error_message{request.channel, static_cast<wire_i32>(code),
+                                        "partition request for " + to_string(partition) + " subpartition " +
+                                          std::to_string(request.subpartition) + " of job " + job.to_string() +
+                                          " refused by " + caf::to_string(self_->node()) + ": " + reason});
+    };
+    auto manager = st.lookup ? st.lookup(job) : nullptr;
+    if (!manager) {
+      // The producer has registered nothing of this job yet: the consumer retries (not_found).
+      refuse(errc::not_found, "no partition of job " + job.to_string() + " is registered");
+      return;
+    }
+    auto id = st.next_id++;
+    auto wake_pending = std::make_shared<std::atomic<bool>>(false);
+    caf::weak_actor_ptr weak_self = caf::actor_cast<caf::weak_actor_ptr>(self_->ctrl());
+    auto listener = [weak_self, id, wake_pending] {
+      if (wake_pending->exchange(true))
+        return;
+      if (auto strong = caf::actor_cast<caf::strong_actor_ptr>(weak_self))
+        caf::anon_send(caf::actor_cast<caf::actor>(strong), wake_atom::value, id);
+    };
+    auto view = manager->create_subpartition_view(partition, request.subpartition, listener);
+    if (!view) {
+      refuse(view.error().code, view.error().message);
+      return;
+    }
+    reader r;
+    r.job = job;
+    r.partition = partition;
+    r.subpartition = request.subpartition;
+    r.manager = std::move(manager);
+    r.consumer = consumer;
+    r.channel = request.channel;
+    r.local = consumer.node() == self_->node();
+    r.view = std::make_unique<credit_based_view>(r.channel, std::move(*view), request.initial_credit);
+    r.wake_pending = wake_pending;
+    st.readers.emplace(id, std::move(r));
+    st.by_channel.emplace(key, id);
+    if (st.options.stats)
+      st.options.stats->active_readers.fetch_add(1, std::memory_order_relaxed);
+    self_->monitor(consumer);
+    drain(self_, id);
+  }
+
+  void on_credit(const add_credit_message& credit) override {
+    auto& st = self_->state;
+    auto i = st.by_channel.find(reader_key{credit.consumer.address(), credit.channel.gate, credit.channel.channel});
+    // Credit for a dropped reader (finished or cancelled) is stale: ignore it.
+    if (i == st.by_channel.end())
+      return;
+    st.readers.at(i->second).view->add_credit(static_cast<std::size_t>(credit.credit));
+    drain(self_, i->second);
+  }
+
+  void on_cancel(const cancel_request_message& cancel) override {
+    auto& st = self_->state;
+    auto i = st.by_channel.find(reader_key{cancel.consumer.address(), cancel.channel.gate, cancel.channel.channel});
+    if (i != st.by_channel.end()) {
+      drop_reader(self_, i->second, true);
+    } else if (st.options.on_consumed) {
+      // Never served (or already ended): the consumer is done with it all the same.
+      st.options.on_consumed(cancel.job, cancel.partition, cancel.subpartition);
+    }
+  }
+
+  void on_malformed(error cause) override {
+    count(self_->state.options.stats, &server_stats::malformed_messages);
+    malformed_ = std::move(cause);
+  }
+
+  /// The last malformed message's error, taken.
+  std::optional<error> take_malformed() { return std::exchange(malformed_, std::nullopt); }
+
+private:
+  server_actor* self_;
+  std::optional<error> malformed_;
+};
 
 caf::behavior partition_request_server(server_actor* self, partition_lookup lookup, server_options options) {
   self->state.lookup = std::move(lookup);
@@ -132,64 +231,17 @@ caf::behavior partition_request_server(server_actor* self, partition_lookup look
     for (auto id : dead)
       drop_reader(self, id, true);
   });
+  auto handlers = std::make_shared<server_handlers>(self);
+  // Requests, credit and cancels arrive as named messages through the router.
+  self->set_default_handler(
+    [handlers](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
+      if (!route_to_server(x.content(), *handlers))
+        return caf::print_and_drop(me, x);
+      if (auto bad = handlers->take_malformed())
+        return caf::make_error(caf::sec::unexpected_message, bad->message);
+      return caf::message{};
+    });
   return {
-    [self](partition_request_atom, const caf::actor& consumer, wire_u64 job_upper, wire_u64 job_lower,
-           wire_u64 result_upper, wire_u64 result_lower, wire_i32 partition_number, wire_u64 subpartition,
-           wire_u32 gate, wire_u32 channel, wire_u64 initial_credit) {
-      auto& st = self->state;
-      count(st.options.stats, &server_stats::requests);
-      if (!consumer)
-        return;
-      reader_key key{consumer.address(), gate, channel};
-      // A repeated request (the consumer restarted the channel) replaces the old reader.
-      if (auto old = st.by_channel.find(key); old != st.by_channel.end())
-        drop_reader(self, old->second, false);
-      graph::job_id job{job_upper, job_lower};
-      result_partition_id partition{graph::intermediate_data_set_id{result_upper, result_lower}, partition_number};
-      auto refuse = [&](errc code, const std::string& reason) {
-        count(st.options.stats, &server_stats::refused_requests);
-        self->send(consumer, partition_error_atom::value, gate, channel, static_cast<wire_i32>(code),
-                   "partition request for " + to_string(partition) + " subpartition " + std::to_string(subpartition) +
-                     " of job " + job.to_string() + " refused by " + caf::to_string(self->node()) + ": " + reason);
-      };
-      auto manager = st.lookup ? st.lookup(job) : nullptr;
-      if (!manager) {
-        // The producer has registered nothing of this job yet: the consumer retries (not_found).
-        refuse(errc::not_found, "no partition of job " + job.to_string() + " is registered");
-        return;
-      }
-      auto id = st.next_id++;
-      auto wake_pending = std::make_shared<std::atomic<bool>>(false);
-      caf::weak_actor_ptr weak_self = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
-      auto listener = [weak_self, id, wake_pending] {
-        if (wake_pending->exchange(true))
-          return;
-        if (auto strong = caf::actor_cast<caf::strong_actor_ptr>(weak_self))
-          caf::anon_send(caf::actor_cast<caf::actor>(strong), wake_atom::value, id);
-      };
-      auto view = manager->create_subpartition_view(partition, static_cast<std::size_t>(subpartition), listener);
-      if (!view) {
-        refuse(view.error().code, view.error().message);
-        return;
-      }
-      reader r;
-      r.job = job;
-      r.partition = partition;
-      r.subpartition = static_cast<std::size_t>(subpartition);
-      r.manager = std::move(manager);
-      r.consumer = consumer;
-      r.channel = input_channel_id{gate, channel};
-      r.local = consumer.node() == self->node();
-      r.view = std::make_unique<credit_based_view>(r.channel, std::move(*view),
-                                                   static_cast<std::size_t>(initial_credit));
-      r.wake_pending = wake_pending;
-      st.readers.emplace(id, std::move(r));
-      st.by_channel.emplace(key, id);
-      if (st.options.stats)
-        st.options.stats->active_readers.fetch_add(1, std::memory_order_relaxed);
-      self->monitor(consumer);
-      drain(self, id);
-    },
     // A consumer checks a new connection with one round trip (partition_server_connection.hpp).
     [](ping_atom) { return ping_atom::value; },
     [self](wake_atom, std::uint64_t id) {
@@ -199,28 +251,6 @@ caf::behavior partition_request_server(server_actor* self, partition_lookup look
       // Cleared before draining: data added during the drain mails again rather than being missed.
       i->second.wake_pending->store(false);
       drain(self, id);
-    },
-    [self](add_credit_atom, const caf::actor& consumer, wire_u32 gate, wire_u32 channel, wire_u64 credit) {
-      auto i = self->state.by_channel.find(reader_key{consumer.address(), gate, channel});
-      // Credit for a dropped reader (finished or cancelled) is stale: ignore it.
-      if (i == self->state.by_channel.end())
-        return;
-      self->state.readers.at(i->second).view->add_credit(static_cast<std::size_t>(credit));
-      drain(self, i->second);
-    },
-    [self](cancel_request_atom, const caf::actor& consumer, wire_u32 gate, wire_u32 channel, wire_u64 job_upper,
-           wire_u64 job_lower, wire_u64 result_upper, wire_u64 result_lower, wire_i32 partition_number,
-           wire_u64 subpartition) {
-      auto i = self->state.by_channel.find(reader_key{consumer.address(), gate, channel});
-      if (i != self->state.by_channel.end()) {
-        drop_reader(self, i->second, true);
-      } else if (self->state.options.on_consumed) {
-        // Never served (or already ended): the consumer is done with it all the same.
-        self->state.options.on_consumed(
-          graph::job_id{job_upper, job_lower},
-          result_partition_id{graph::intermediate_data_set_id{result_upper, result_lower}, partition_number},
-          static_cast<std::size_t>(subpartition));
-      }
     },
   };
 }

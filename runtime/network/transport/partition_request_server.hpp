@@ -27,6 +27,8 @@ struct server_stats {
   std::atomic<std::uint64_t> data_buffers_sent{0};
   std::atomic<std::uint64_t> bytes_sent{0};
   std::atomic<std::uint64_t> events_sent{0};
+  /// Messages with a server atom but another layout, dropped.
+  std::atomic<std::uint64_t> malformed_messages{0};
   /// Readers (requested subpartitions) currently served.
   std::atomic<std::uint64_t> active_readers{0};
 };

@@ -1,5 +1,6 @@
 #include "runtime/network/transport/partition_server_connection.hpp"
 
+#include "runtime/common/logging.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
 
 #include <algorithm>
@@ -10,11 +11,16 @@
 #include <caf/actor_system.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
-#include <spdlog/spdlog.h>
+#include <spdlog/logger.h>
 
 namespace flint::network::transport {
 
 namespace {
+
+const std::shared_ptr<spdlog::logger>& logger() {
+  static const auto log = make_endpoint_logger("partition_server");
+  return log;
+}
 
 /// Empty when the server answered the ping, else why not.
 std::optional<std::string> round_trip(caf::actor_system& sys, const caf::actor& server,
@@ -46,7 +52,7 @@ expected<caf::actor> connect_partition_server(caf::actor_system& sys, const std:
       return *server;
     last_failure = *failure;
     if (attempt < attempts) {
-      spdlog::warn("The partition server at {} did not answer on the new connection ({}); "
+      logger()->warn("The partition server at {} did not answer on the new connection ({}); "
                    "connecting again ({} of {}).",
                    where, last_failure, attempt + 1, attempts);
       std::this_thread::sleep_for(std::chrono::milliseconds{pause_ms(random)});

@@ -23,7 +23,7 @@ namespace flint::network::transport {
 ///
 /// The owning actor (`consumer`: the consuming task's actor, event-based or detached) receives
 /// the buffer, local buffer, partition error and retry messages for the channel's (gate, channel)
-/// and hands them to this object on its own thread. Credit goes out directly from the channel's
+/// and hands them to this object on its own thread (route_to_consumer, network_router.hpp). Credit goes out directly from the channel's
 /// credit listener, on whichever thread freed the buffer: sending a CAF message is thread-safe
 /// and credits add up, so their order does not matter.
 class remote_channel_client {
@@ -40,19 +40,19 @@ public:
   /// credit (its exclusive buffers). The channel must be set up and its subpartition requested.
   void request();
 
-  /// A `buffer_atom` message: rebuilds the buffer from the bytes and feeds it to the channel
-  /// (which copies it into a credited buffer). Errors on reordering or data without credit.
-  expected<unit> on_buffer(wire_u64 sequence, wire_u64 backlog, wire_kind kind, const std::vector<char>& bytes);
-  /// A `local_buffer_atom` message: the producer's buffer itself.
-  expected<unit> on_local_buffer(wire_u64 sequence, wire_u64 backlog, const shared_buffer& holder);
+  /// A buffer message: feeds its bytes to the channel (which copies them into a credited
+  /// buffer). Errors on an unknown kind, reordering or data without credit.
+  expected<unit> on_buffer(const buffer_message& msg);
+  /// A local buffer message: the producer's buffer itself.
+  expected<unit> on_local_buffer(const local_buffer_message& msg);
 
-  /// A `partition_error_atom` message. A partition that is not registered yet (not_found) is
-  /// asked for again after Flink's back-off (`request-backoff.initial`, doubling up to
-  /// `request-backoff.max`): the retry is mailed to the consumer as `retry_request_atom`, whose
-  /// handler calls retry(). Returns the delay, or the error when the back-off is used up or the
-  /// refusal is final.
-  expected<std::chrono::milliseconds> on_partition_error(wire_i32 code, const std::string& text);
-  /// Sends the request again (the `retry_request_atom` handler).
+  /// A partition error message. A partition that is not registered yet (not_found) is asked for
+  /// again after Flink's back-off (`request-backoff.initial`, doubling up to
+  /// `request-backoff.max`): a retry_request_message is mailed to the consumer, whose router
+  /// calls retry(). Returns the delay, or the error when the back-off is used up or the refusal
+  /// is final.
+  expected<std::chrono::milliseconds> on_partition_error(const partition_error_message& msg);
+  /// Sends the request again (on the retry message).
   void retry();
 
   /// Sends the unannounced credit now, if any (the listener does this by itself).

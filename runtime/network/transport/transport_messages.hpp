@@ -1,30 +1,52 @@
 #pragma once
-/// The wire form of the credit-based channel messages (network_messages.hpp) as CAF messages.
+/// The data-transport messages of remote channels (Flink's NettyMessage kinds), each declared once
+/// as a named struct whose `wire` tuple is its CAF form.
 ///
 /// Only builtin CAF types cross processes (atoms, integers, strings, `caf::actor`,
 /// `std::vector<char>`), so nothing needs registering and nothing can arrive empty on a peer that
-/// forgot a registration. Each message is an atom followed by fixed-width integers; the handlers
-/// on both sides match these exact types, so the aliases below are the single source of truth.
+/// forgot a registration. A message is its atom followed by the elements of `wire`; `send`,
+/// `to_message` and `from_message` below build and read it from that one tuple, so no handler
+/// spells the layout out again. Included by transport sources only (it pulls in caf/send.hpp).
 ///
-/// | message              | elements after the atom                                                        |
-/// |----------------------|--------------------------------------------------------------------------------|
-/// | partition request    | consumer actor, job upper, job lower, result upper, result lower, partition    |
-/// | (consumer → server)  | number, subpartition, gate, channel, initial credit                            |
-/// | buffer (server → c.) | gate, channel, sequence, backlog, kind, bytes (`std::vector<char>`)            |
-/// | local buffer         | gate, channel, sequence, backlog, shared_buffer (same process only: no copy)   |
-/// | add credit (c. → s.) | consumer actor, gate, channel, credit                                          |
-/// | partition error      | gate, channel, errc code, text (server → consumer: request refused)            |
-/// | cancel (c. → s.)     | consumer actor, gate, channel, job upper, job lower, result upper, result      |
-/// |                      | lower, partition number, subpartition (the consumer released the channel)      |
-/// | ping (c. → s.)       | nothing; answered with ping (a new connection carried one round trip)          |
+/// | message                  | direction           | fields                                              |
+/// |--------------------------|---------------------|-----------------------------------------------------|
+/// | partition_request_message| consumer → server   | consumer, job, partition, subpartition, channel,    |
+/// |                          |                     | initial credit                                      |
+/// | buffer_message           | server → consumer   | channel, sequence, backlog, kind, bytes             |
+/// | local_buffer_message     | server → consumer   | channel, sequence, backlog, shared_buffer (same     |
+/// |                          |                     | process only: no copy)                              |
+/// | add_credit_message       | consumer → server   | consumer, channel, credit                           |
+/// | partition_error_message  | server → consumer   | channel, errc code, text (request refused)          |
+/// | cancel_request_message   | consumer → server   | consumer, channel, job, partition, subpartition     |
+/// | retry_request_message    | consumer → itself   | channel (the back-off of a refused request elapsed) |
+/// | ping (`ping_atom` alone) | consumer → server   | nothing; answered with ping (a new connection       |
+/// |                          |                     | carried one round trip)                             |
 
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/ids.hpp"
 #include "runtime/network/buffer.hpp"
+#include "runtime/network/network_messages.hpp"
+#include "runtime/network/result_partition_id.hpp"
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
+#include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
+#include <caf/message.hpp>
+#include <caf/send.hpp>
+#include <caf/type_erased_tuple.hpp>
 
 namespace flint::network::transport {
 
@@ -35,7 +57,6 @@ using add_credit_atom = caf::atom_constant<caf::atom("flint_cred")>;
 using partition_error_atom = caf::atom_constant<caf::atom("flint_perr")>;
 using cancel_request_atom = caf::atom_constant<caf::atom("flint_pcnl")>;
 using ping_atom = caf::atom_constant<caf::atom("flint_ping")>;
-/// Consumer → itself: the back-off of a refused partition request elapsed.
 using retry_request_atom = caf::atom_constant<caf::atom("flint_prty")>;
 
 /// Wire types of the fields (fixed width, so both processes agree whatever their size_t).
@@ -50,6 +71,266 @@ using wire_kind = std::uint8_t;
 struct shared_buffer {
   std::shared_ptr<buffer> buf;
 };
+
+/// The elements of a wire tuple as references into a received message.
+template <class Wire>
+struct wire_refs_of;
+template <class... Ts>
+struct wire_refs_of<std::tuple<Ts...>> {
+  using type = std::tuple<const Ts&...>;
+};
+template <class Wire>
+using wire_refs = typename wire_refs_of<Wire>::type;
+
+/// Consumer → server: start reading `subpartition` of `partition` of `job` for `channel` of
+/// `consumer`, with `initial_credit` credits (its exclusive buffers). Flink's PartitionRequest.
+struct partition_request_message {
+  using atom = partition_request_atom;
+  static constexpr std::string_view name = "partition request";
+  using wire = std::tuple<caf::actor, wire_u64, wire_u64, wire_u64, wire_u64, wire_i32, wire_u64, wire_u32, wire_u32,
+                          wire_u64>;
+
+  caf::actor consumer;
+  graph::job_id job;
+  result_partition_id partition;
+  std::size_t subpartition = 0;
+  input_channel_id channel;
+  std::size_t initial_credit = 0;
+
+  wire to_wire() const {
+    return {consumer,
+            job.upper(),
+            job.lower(),
+            partition.result.upper(),
+            partition.result.lower(),
+            static_cast<wire_i32>(partition.partition_number),
+            static_cast<wire_u64>(subpartition),
+            channel.gate,
+            channel.channel,
+            static_cast<wire_u64>(initial_credit)};
+  }
+  static partition_request_message from_wire(const wire_refs<wire>& w) {
+    return {std::get<0>(w),
+            graph::job_id{std::get<1>(w), std::get<2>(w)},
+            result_partition_id{graph::intermediate_data_set_id{std::get<3>(w), std::get<4>(w)}, std::get<5>(w)},
+            static_cast<std::size_t>(std::get<6>(w)),
+            input_channel_id{std::get<7>(w), std::get<8>(w)},
+            static_cast<std::size_t>(std::get<9>(w))};
+  }
+};
+
+/// Server → consumer: one buffer or event for `channel`, as bytes (across processes). `bytes`
+/// views the sender's buffer while sending and the received message while it is handled.
+/// `backlog` is the number of data buffers still queued behind it; `sequence` numbers the
+/// responses of a channel from 0. Flink's BufferResponse.
+struct buffer_message {
+  using atom = buffer_atom;
+  static constexpr std::string_view name = "buffer";
+  using wire = std::tuple<wire_u32, wire_u32, wire_u64, wire_u64, wire_kind, std::vector<char>>;
+
+  input_channel_id channel;
+  std::uint64_t sequence = 0;
+  std::uint64_t backlog = 0;
+  wire_kind kind = 0;
+  std::span<const char> bytes;
+
+  wire to_wire() const {
+    return {channel.gate, channel.channel, sequence, backlog, kind, std::vector<char>(bytes.begin(), bytes.end())};
+  }
+  static buffer_message from_wire(const wire_refs<wire>& w) {
+    const auto& b = std::get<5>(w);
+    return {input_channel_id{std::get<0>(w), std::get<1>(w)}, std::get<2>(w), std::get<3>(w), std::get<4>(w),
+            std::span<const char>(b.data(), b.size())};
+  }
+};
+
+/// Server → consumer of the same process: the producer's buffer itself (no copy).
+struct local_buffer_message {
+  using atom = local_buffer_atom;
+  static constexpr std::string_view name = "local buffer";
+  using wire = std::tuple<wire_u32, wire_u32, wire_u64, wire_u64, shared_buffer>;
+
+  input_channel_id channel;
+  std::uint64_t sequence = 0;
+  std::uint64_t backlog = 0;
+  shared_buffer holder;
+
+  wire to_wire() const { return {channel.gate, channel.channel, sequence, backlog, holder}; }
+  static local_buffer_message from_wire(const wire_refs<wire>& w) {
+    return {input_channel_id{std::get<0>(w), std::get<1>(w)}, std::get<2>(w), std::get<3>(w), std::get<4>(w)};
+  }
+};
+
+/// Consumer → server: `credit` more buffers are free for `channel` of `consumer`. Flink's AddCredit.
+struct add_credit_message {
+  using atom = add_credit_atom;
+  static constexpr std::string_view name = "add credit";
+  using wire = std::tuple<caf::actor, wire_u32, wire_u32, wire_u64>;
+
+  caf::actor consumer;
+  input_channel_id channel;
+  std::uint64_t credit = 0;
+
+  wire to_wire() const { return {consumer, channel.gate, channel.channel, credit}; }
+  static add_credit_message from_wire(const wire_refs<wire>& w) {
+    return {std::get<0>(w), input_channel_id{std::get<1>(w), std::get<2>(w)}, std::get<3>(w)};
+  }
+};
+
+/// Server → consumer: the request of `channel` was refused with `code` (an errc) and `text`.
+/// Flink's ErrorResponse.
+struct partition_error_message {
+  using atom = partition_error_atom;
+  static constexpr std::string_view name = "partition error";
+  using wire = std::tuple<wire_u32, wire_u32, wire_i32, std::string>;
+
+  input_channel_id channel;
+  wire_i32 code = 0;
+  std::string text;
+
+  wire to_wire() const { return {channel.gate, channel.channel, code, text}; }
+  static partition_error_message from_wire(const wire_refs<wire>& w) {
+    return {input_channel_id{std::get<0>(w), std::get<1>(w)}, std::get<2>(w), std::get<3>(w)};
+  }
+};
+
+/// Consumer → server: drop the reader of `channel` (the consumer released it early); the server
+/// counts the subpartition consumed even when it never served it. Flink's CancelPartitionRequest.
+struct cancel_request_message {
+  using atom = cancel_request_atom;
+  static constexpr std::string_view name = "cancel request";
+  using wire = std::tuple<caf::actor, wire_u32, wire_u32, wire_u64, wire_u64, wire_u64, wire_u64, wire_i32, wire_u64>;
+
+  caf::actor consumer;
+  input_channel_id channel;
+  graph::job_id job;
+  result_partition_id partition;
+  std::size_t subpartition = 0;
+
+  wire to_wire() const {
+    return {consumer,
+            channel.gate,
+            channel.channel,
+            job.upper(),
+            job.lower(),
+            partition.result.upper(),
+            partition.result.lower(),
+            static_cast<wire_i32>(partition.partition_number),
+            static_cast<wire_u64>(subpartition)};
+  }
+  static cancel_request_message from_wire(const wire_refs<wire>& w) {
+    return {std::get<0>(w), input_channel_id{std::get<1>(w), std::get<2>(w)},
+            graph::job_id{std::get<3>(w), std::get<4>(w)},
+            result_partition_id{graph::intermediate_data_set_id{std::get<5>(w), std::get<6>(w)}, std::get<7>(w)},
+            static_cast<std::size_t>(std::get<8>(w))};
+  }
+};
+
+/// Consumer → itself: the back-off of a refused partition request of `channel` elapsed.
+struct retry_request_message {
+  using atom = retry_request_atom;
+  static constexpr std::string_view name = "retry request";
+  using wire = std::tuple<wire_u32, wire_u32>;
+
+  input_channel_id channel;
+
+  wire to_wire() const { return {channel.gate, channel.channel}; }
+  static retry_request_message from_wire(const wire_refs<wire>& w) {
+    return {input_channel_id{std::get<0>(w), std::get<1>(w)}};
+  }
+};
+
+namespace detail {
+
+template <class Wire>
+struct wire_layout;
+template <class... Ts>
+struct wire_layout<std::tuple<Ts...>> {
+  template <class Atom>
+  static bool matches(const caf::type_erased_tuple& content) noexcept {
+    return content.match_elements<Atom, Ts...>();
+  }
+  template <std::size_t... Is>
+  static std::tuple<const Ts&...> refs(const caf::type_erased_tuple& content, std::index_sequence<Is...>) {
+    return std::tuple<const Ts&...>{content.template get_as<Ts>(Is + 1)...};
+  }
+};
+
+/// The name of a wire element type in describe_layout.
+template <class T>
+constexpr std::string_view wire_name() {
+  if constexpr (std::is_same_v<T, caf::actor>)
+    return "actor";
+  else if constexpr (std::is_same_v<T, wire_u64>)
+    return "u64";
+  else if constexpr (std::is_same_v<T, wire_u32>)
+    return "u32";
+  else if constexpr (std::is_same_v<T, wire_i32>)
+    return "i32";
+  else if constexpr (std::is_same_v<T, wire_kind>)
+    return "u8";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "string";
+  else if constexpr (std::is_same_v<T, std::vector<char>>)
+    return "bytes";
+  else
+    return "shared_buffer";
+}
+template <class... Ts>
+std::vector<std::string_view> wire_names(std::tuple<Ts...>*) {
+  return {wire_name<Ts>()...};
+}
+/// The error of a message that is not a well-formed `name` message.
+error malformed(std::string_view name, caf::atom_value atom, const std::vector<std::string_view>& fields,
+                const caf::type_erased_tuple& content);
+
+} // namespace detail
+
+/// The atom a message starts with, if it starts with one.
+std::optional<caf::atom_value> leading_atom(const caf::type_erased_tuple& content) noexcept;
+
+/// Whether `content` starts with the atom of `Msg` (well-formed or not).
+template <class Msg>
+bool is_message(const caf::type_erased_tuple& content) noexcept {
+  return leading_atom(content) == Msg::atom::value;
+}
+
+/// Reads a `Msg` from `content`; errc::malformed_message naming the expected and the received
+/// layout when it is not one (another atom, wrong arity or element types).
+template <class Msg>
+expected<Msg> from_message(const caf::type_erased_tuple& content) {
+  using layout = detail::wire_layout<typename Msg::wire>;
+  if (!layout::template matches<typename Msg::atom>(content))
+    return detail::malformed(Msg::name, Msg::atom::value,
+                             detail::wire_names(static_cast<typename Msg::wire*>(nullptr)), content);
+  return Msg::from_wire(layout::refs(content, std::make_index_sequence<std::tuple_size_v<typename Msg::wire>>{}));
+}
+
+/// `msg` as a CAF message: its atom, then the elements of its wire tuple.
+template <class Msg>
+caf::message to_message(const Msg& msg) {
+  return std::apply([](auto&&... xs) { return caf::make_message(Msg::atom::value, std::move(xs)...); },
+                    msg.to_wire());
+}
+
+/// Sends `msg` to `to` without a sender.
+template <class Msg>
+void send(const caf::actor& to, const Msg& msg) {
+  std::apply([&](auto&&... xs) { caf::anon_send(to, Msg::atom::value, std::move(xs)...); }, msg.to_wire());
+}
+
+/// Sends `msg` from the actor `self`.
+template <class Self, class Msg>
+void send_from(Self* self, const caf::actor& to, const Msg& msg) {
+  std::apply([&](auto&&... xs) { self->send(to, Msg::atom::value, std::move(xs)...); }, msg.to_wire());
+}
+
+/// Sends `msg` to `to` after `delay` (the actor's clock: the test coordinator drives it).
+template <class Msg>
+void delayed_send(const caf::actor& to, std::chrono::milliseconds delay, const Msg& msg) {
+  std::apply([&](auto&&... xs) { caf::delayed_anon_send(to, delay, Msg::atom::value, std::move(xs)...); },
+             msg.to_wire());
+}
 
 } // namespace flint::network::transport
 

@@ -5,12 +5,28 @@
 #include "runtime/network/result_partition.hpp"
 
 #include <cstddef>
+#include <filesystem>
+#include <system_error>
+#include <unistd.h>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace flint::network::test {
+
+/// A fresh path under the system temp directory (not created), removed with everything in it.
+struct temp_path {
+  std::filesystem::path path;
+  explicit temp_path(const std::string& name)
+    : path(std::filesystem::temp_directory_path() / ("flint_net_" + std::to_string(::getpid()) + "_" + name)) {
+    std::filesystem::remove_all(path);
+  }
+  ~temp_path() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
 
 /// A record whose bytes depend on its number and position, so a swapped, shifted, lost or
 /// duplicated byte shows.

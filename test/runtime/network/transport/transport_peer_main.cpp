@@ -7,7 +7,7 @@
 #include "transport_test_util.hpp"
 
 #include "runtime/actors/rpc/rpc_service.hpp"
-#include "runtime/network/network_environment.hpp"
+#include "runtime/network/shuffle_environment.hpp"
 #include "runtime/network/transport/partition_request_server.hpp"
 
 #include <atomic>
@@ -65,9 +65,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto n = static_cast<std::size_t>(std::strtoull(argv[1], nullptr, 10));
-  flint::network::network_environment env{flint::network::network_config{}};
+  flint::network::shuffle_environment env{flint::network::network_config{}};
+  const flint::graph::job_id job{9, 9};
   flint::network::result_partition_id id{flint::graph::intermediate_data_set_id{9, 1}, 0};
-  auto partition = env.create_result_partition(id, 1);
+  auto partition = env.create_partition(job, id, 1);
   if (!partition) {
     std::fprintf(stderr, "%s\n", partition.error().to_string().c_str());
     return 1;
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
   caf::actor_system_config cfg;
   flint::rpc::configure_node(cfg, {});
   caf::actor_system sys{cfg};
-  auto server = flint::network::transport::spawn_partition_request_server(sys, env.partition_manager());
+  auto server = flint::network::transport::spawn_partition_request_server(sys, *env.partitions_of(job));
   auto locator = flint::rpc::spawn_endpoint_locator(sys);
   flint::rpc::register_endpoint(locator, "partition_server", server);
   auto port = flint::rpc::publish_locator(sys, locator, 0, "127.0.0.1");
@@ -101,6 +102,6 @@ int main(int argc, char** argv) {
   // A writer still blocked on a consumer that left gives up before the partition goes.
   stop = true;
   writer.join();
-  env.shutdown();
+  env.release_all();
   return 0;
 }

@@ -335,3 +335,27 @@ TEST_CASE("requests name the job: two jobs of one program read their own partiti
   for (auto& [job, manager] : managers)
     manager->release_all();
 }
+
+TEST_CASE_FIXTURE(transport_fixture, "a malformed partition request is dropped and the server serves on") {
+  auto id = partition_id(5, 0);
+  auto partition = make_partition(id);
+  REQUIRE(partition->emit_record(make_record(1, 100), 0) == emit_result::written);
+  partition->finish();
+  // Wrong arity, then wrong element types: both are counted and dropped, nothing is read.
+  caf::anon_send(server, partition_request_atom::value, wire_u32{1});
+  caf::anon_send(server, partition_request_atom::value, server, wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0},
+                 wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0});
+  sched.run();
+  CHECK(stats->malformed_messages == 2);
+  CHECK(stats->requests == 0);
+  CHECK(stats->active_readers == 0);
+  consumer_side side{config, id, 0};
+  std::size_t records = 0;
+  side.on_record = [&](std::span<const char>) { ++records; };
+  start_consumer(side);
+  sched.run();
+  REQUIRE_FALSE(side.failure);
+  CHECK(side.ended);
+  CHECK(records == 1);
+  CHECK(stats->requests == 1);
+}

@@ -8,6 +8,7 @@
 #include "runtime/network/network_config.hpp"
 #include "runtime/network/record_deserializer.hpp"
 #include "runtime/network/remote_input_channel.hpp"
+#include "runtime/network/transport/network_router.hpp"
 #include "runtime/network/transport/remote_channel_client.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
 
@@ -22,6 +23,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/behavior.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/message_view.hpp>
 
 namespace flint::network::transport::test {
 
@@ -50,7 +52,7 @@ struct checksum {
   }
 };
 
-struct consumer_side {
+struct consumer_side final : consumer_routes {
   network_config config;
   std::shared_ptr<network_buffer_pool> global;
   input_gate gate;
@@ -81,7 +83,7 @@ struct consumer_side {
     gate.add_channel(std::move(remote));
   }
 
-  ~consumer_side() {
+  ~consumer_side() override {
     client.reset();
     deserializer.clear();
     gate.release();
@@ -128,7 +130,7 @@ struct consumer_side {
     return n;
   }
 
-  void fail(flint::error e) {
+  void fail(flint::error e) override {
     if (failure)
       return;
     failure = std::move(e);
@@ -136,21 +138,28 @@ struct consumer_side {
       on_done();
   }
 
-  caf::behavior behavior() {
-    return {
-      [this](buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, wire_kind kind,
-             const std::vector<char>& bytes) { after(client->on_buffer(seq, backlog, kind, bytes)); },
-      [this](local_buffer_atom, wire_u32, wire_u32, wire_u64 seq, wire_u64 backlog, const shared_buffer& holder) {
-        after(client->on_local_buffer(seq, backlog, holder));
-      },
-      [this](partition_error_atom, wire_u32, wire_u32, wire_i32 code, const std::string& text) {
-        partition_errors.push_back(text);
-        auto delay = client->on_partition_error(code, text);
-        if (!delay)
-          fail(delay.error());
-      },
-      [this](retry_request_atom, wire_u32, wire_u32) { client->retry(); },
-    };
+  remote_channel_client* client_of(const input_channel_id& id) override {
+    return id == input_channel_id{0, 0} ? client.get() : nullptr;
+  }
+  bool is_reading(const input_channel_id& id) const override { return id == input_channel_id{0, 0} && !ended; }
+  void server_down(const caf::down_msg&) override {}
+
+  /// Everything goes through the router, as in a stream task; partition errors are also
+  /// recorded.
+  caf::behavior behavior(caf::event_based_actor* self) {
+    self->set_default_handler([this](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
+      auto& content = x.content();
+      if (is_message<partition_error_message>(content))
+        if (auto error = from_message<partition_error_message>(content))
+          partition_errors.push_back(error->text);
+      if (!route_to_consumer(content, *this))
+        return caf::drop(me, x);
+      if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content))
+        after_buffer();
+      return caf::message{};
+    });
+    // Not empty, or the actor would quit at once.
+    return {[](caf::atom_constant<caf::atom("flint_tnop")>) {}};
   }
 
 private:
@@ -166,19 +175,15 @@ private:
     return true;
   }
 
-  void after(const expected<unit>& r) {
-    if (!r) {
-      fail(r.error());
-      return;
-    }
-    if (auto_consume)
+  void after_buffer() {
+    if (!failure && auto_consume)
       consume(static_cast<std::size_t>(-1));
   }
 };
 
 /// Spawns the actor of `side` in `sys` and starts the request to `server`.
 inline caf::actor spawn_consumer(caf::actor_system& sys, consumer_side& side, const caf::actor& server) {
-  auto self = sys.spawn([&side](caf::event_based_actor*) { return side.behavior(); });
+  auto self = sys.spawn([&side](caf::event_based_actor* me) { return side.behavior(me); });
   side.start(self, server);
   return self;
 }

@@ -1,12 +1,13 @@
-// Remote channels of the data plane: contract C's locality rule, a consumer task whose producer
-// never registers (the test coordinator's clock drives the back-off), and a partition read across
-// two actor systems over CAF's middleman and loopback.
+// Stream tasks with remote input channels: a consumer task whose producer never registers (the
+// test coordinator's clock drives the back-off), one whose producer's server goes away, and a
+// task reading across two actor systems over CAF's middleman and loopback.
 
 #include "runtime/actors/task_executor/task.hpp"
 #include "runtime/graph/execution_graph.hpp"
 #include "runtime/graph/task_deployment_descriptor.hpp"
 #include "runtime/network/transport/partition_request_server.hpp"
-#include "runtime/streaming/remote_channels.hpp"
+#include "runtime/network/transport/connection_cache.hpp"
+#include "runtime/network/transport/transport_messages.hpp"
 #include "runtime/streaming/stream_task.hpp"
 #include "test/runtime/network/transport/transport_test_util.hpp"
 #include "test/runtime/streaming/streaming_test_util.hpp"
@@ -33,24 +34,11 @@ using namespace std::chrono_literals;
 namespace flint::test {
 
 std::size_t remote_connections(streaming::streaming_environment& env) {
-  auto remote = env.shuffle().remote();
-  return remote ? remote->num_connections() : 0;
+  auto connections = env.shuffle().connections();
+  return connections ? connections->num_connections() : 0;
 }
 
 } // namespace flint::test
-
-TEST_CASE("a channel is local when its producer has this process's data address or none") {
-  streaming::remote_channels remote("10.0.0.1", 6121, caf::actor{}, nullptr);
-  CHECK(remote.is_local(graph::producer_location{}));
-  CHECK(remote.is_local(graph::producer_location{"tm-x", "10.0.0.2", 0}));
-  CHECK(remote.is_local(graph::producer_location{"tm-1", "10.0.0.1", 6121}));
-  CHECK_FALSE(remote.is_local(graph::producer_location{"tm-2", "10.0.0.1", 6122}));
-  CHECK_FALSE(remote.is_local(graph::producer_location{"tm-3", "10.0.0.2", 6121}));
-  // Reaching a peer without a connector fails clearly, naming the producer.
-  auto server = remote.server_of(graph::producer_location{"tm-2", "10.0.0.1", 6122});
-  REQUIRE_FALSE(server.has_value());
-  CHECK(server.error().code == errc::unreachable);
-}
 
 namespace {
 
@@ -60,17 +48,17 @@ struct consumer_task_fixture {
   caf::actor_system_config cfg;
   caf::actor_system sys{flint::test::deterministic_config(cfg)};
   caf::scheduler::test_coordinator& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
-  std::shared_ptr<streaming::shuffle_environment> consumer_env = std::make_shared<streaming::shuffle_environment>();
-  std::shared_ptr<streaming::shuffle_environment> producer_env = std::make_shared<streaming::shuffle_environment>();
+  std::shared_ptr<network::shuffle_environment> consumer_env = std::make_shared<network::shuffle_environment>();
+  std::shared_ptr<network::shuffle_environment> producer_env = std::make_shared<network::shuffle_environment>();
   caf::actor server;
   std::vector<caf::actor> actors;
   std::vector<cluster::task_execution_state> states;
   std::size_t connects = 0;
 
   consumer_task_fixture() {
-    server = streaming::spawn_partition_server(sys, producer_env, true);
+    server = network::spawn_partition_server(sys, producer_env, true);
     actors.push_back(server);
-    consumer_env->set_remote(std::make_shared<streaming::remote_channels>(
+    consumer_env->set_connections(std::make_shared<network::transport::connection_cache>(
       "consumer-host", 7001, caf::actor{}, [this](const std::string& host, std::uint16_t port) -> expected<caf::actor> {
         ++connects;
         CHECK(host == "producer-host");
@@ -86,7 +74,7 @@ struct consumer_task_fixture {
     sched.run();
     sched.clock().cancel_all();
     sched.run();
-    consumer_env->set_remote(nullptr);
+    consumer_env->set_connections(nullptr);
   }
 
   /// Deploys the consuming vertex of `program` with every producer on "producer-host:7002".
@@ -196,9 +184,8 @@ TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer reads a remote partition, t
   CHECK(consumer_env->running_tasks() == 0);
   CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
   // A late buffer for the ended task goes nowhere and breaks nothing.
-  caf::anon_send(task, network::transport::buffer_atom::value, network::transport::wire_u32{0},
-                 network::transport::wire_u32{0}, network::transport::wire_u64{9}, network::transport::wire_u64{0},
-                 network::transport::wire_kind{0}, std::vector<char>(16, 'x'));
+  std::vector<char> late(16, 'x');
+  network::transport::send(task, network::transport::buffer_message{{0, 0}, 9, 0, 0, late});
   sched.run();
 }
 
@@ -247,6 +234,31 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
   CHECK(producer_env->buffer_pool().available_segments() == producer_env->buffer_pool().total_segments());
 }
 
+TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer that gets a malformed transport message fails, saying so") {
+  auto program = rebalanced_program();
+  auto eg = graph::execution_graph::build(*program.job);
+  REQUIRE(eg.has_value());
+  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
+  REQUIRE(producer_tdd.has_value());
+  const auto& produced = producer_tdd->produced_partitions.at(0);
+  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto partition = producer_env->create_partition(program.job->job_id, id, 1);
+  REQUIRE(partition.has_value());
+  auto task = deploy_consumer(program);
+  sched.run();
+  REQUIRE_FALSE(ended());
+  // A buffer atom with one element: never handed to a channel.
+  caf::anon_send(task, network::transport::buffer_atom::value, network::transport::wire_u32{0});
+  sched.run();
+  REQUIRE(ended());
+  CHECK(states.back().state == graph::execution_state::failed);
+  const auto& cause = states.back().failure_cause;
+  CHECK_MESSAGE(cause.find("malformed buffer message") != std::string::npos, cause);
+  CHECK(consumer_env->running_tasks() == 0);
+  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  producer_env->producer_failed(program.job->job_id, id);
+}
+
 TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer whose producer's partition server goes away fails, naming it") {
   auto program = rebalanced_program();
   auto eg = graph::execution_graph::build(*program.job);
@@ -272,92 +284,8 @@ TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer whose producer's partition 
   CHECK(consumer_env->running_tasks() == 0);
   CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
   // The dead peer is forgotten: the next task would connect again.
-  CHECK(consumer_env->remote()->num_connections() == 0);
+  CHECK(consumer_env->connections()->num_connections() == 0);
   producer_env->producer_failed(program.job->job_id, id);
-}
-
-TEST_CASE("enable_remote_channels: a partition of system A is read from system B over the middleman") {
-  auto make_config = [](caf::actor_system_config& cfg) -> caf::actor_system_config& {
-    cfg.load<caf::io::middleman>();
-    cfg.set("logger.file-verbosity", caf::atom("quiet"));
-    cfg.set("logger.console", caf::atom("none"));
-    return cfg;
-  };
-  caf::actor_system_config cfg_a, cfg_b;
-  caf::actor_system sys_a{make_config(cfg_a)};
-  caf::actor_system sys_b{make_config(cfg_b)};
-  streaming::streaming_environment env_a, env_b;
-  auto port_a = env_a.enable_remote_channels(sys_a, "127.0.0.1", 0, "127.0.0.1");
-  REQUIRE_MESSAGE(port_a.has_value(), port_a.error().to_string());
-  auto port_b = env_b.enable_remote_channels(sys_b, "127.0.0.1", 0, "127.0.0.1");
-  REQUIRE(port_b.has_value());
-  CHECK(*port_a != 0);
-  CHECK(*port_a != *port_b);
-  CHECK(env_a.data_port() == *port_a);
-  // Twice is refused.
-  CHECK_FALSE(env_a.enable_remote_channels(sys_a, "127.0.0.1", 0, "127.0.0.1").has_value());
-
-  graph::job_id job{0xab, 0xcd};
-  network::result_partition_id id{graph::intermediate_data_set_id{5, 6}, 0};
-  auto partition = env_a.shuffle().create_partition(job, id, 1);
-  REQUIRE(partition.has_value());
-  const std::size_t n = 2000;
-  // The producer writes from its own thread, blocked whenever its pool (10 buffers) is full until
-  // the consumer's credit lets the server send more.
-  std::thread writer([&] {
-    auto& p = **partition;
-    for (std::size_t i = 0; i < n; ++i) {
-      auto r = p.emit_record(network::transport::test::make_record(i, 1 + (i * 37) % 3000), 0);
-      for (int wait = 0; r == network::emit_result::blocked && wait < 30000; ++wait) {
-        std::this_thread::sleep_for(1ms);
-        if (p.is_available())
-          r = p.resume();
-      }
-    }
-    p.finish();
-    env_a.shuffle().producer_finished(job, id);
-  });
-
-  // System B's consumer asks for A's server as a task of B would: by A's data address.
-  auto server = env_b.shuffle().remote()->server_of(graph::producer_location{"tm-a", "127.0.0.1", *port_a});
-  REQUIRE_MESSAGE(server.has_value(), server.error().to_string());
-  CHECK(env_b.shuffle().remote()->num_connections() == 1);
-  CHECK(env_b.shuffle().remote()->server_of(graph::producer_location{"tm-a", "127.0.0.1", *port_a}).has_value());
-  CHECK(env_b.shuffle().remote()->num_connections() == 1);
-
-  std::mutex mutex;
-  std::condition_variable changed;
-  bool done = false;
-  std::vector<std::string> received;
-  network::transport::test::consumer_side side{env_b.shuffle().config(), id, 0, job};
-  side.on_record = [&](std::span<const char> r) { received.emplace_back(r.begin(), r.end()); };
-  side.on_done = [&] {
-    std::lock_guard<std::mutex> guard{mutex};
-    done = true;
-    changed.notify_all();
-  };
-  auto consumer = network::transport::test::spawn_consumer(sys_b, side, *server);
-  bool finished_in_time = false;
-  {
-    std::unique_lock<std::mutex> lock{mutex};
-    finished_in_time = changed.wait_for(lock, 60s, [&] { return done; });
-  }
-  writer.join();
-  REQUIRE(finished_in_time);
-  REQUIRE_FALSE(side.failure);
-  CHECK(side.ended);
-  REQUIRE(received.size() == n);
-  for (std::size_t i = 0; i < n; ++i)
-    REQUIRE(received[i] == network::transport::test::make_record(i, 1 + (i * 37) % 3000));
-  // A's server counted the subpartition consumed: the partition is released in A.
-  for (int i = 0; i < 3000 && env_a.shuffle().num_partitions() != 0; ++i)
-    std::this_thread::sleep_for(10ms);
-  CHECK(env_a.shuffle().num_partitions() == 0);
-
-  caf::anon_send_exit(consumer, caf::exit_reason::user_shutdown);
-  env_a.disable_remote_channels();
-  env_b.disable_remote_channels();
-  CHECK(env_a.data_port() == 0);
 }
 
 TEST_CASE("a stream task in system B reads its remote producer's partition in system A") {
@@ -371,8 +299,8 @@ TEST_CASE("a stream task in system B reads its remote producer's partition in sy
   caf::actor_system sys_a{make_config(cfg_a)};
   caf::actor_system sys_b{make_config(cfg_b)};
   streaming::streaming_environment env_a, env_b;
-  auto port_a = env_a.enable_remote_channels(sys_a, "127.0.0.1", 0, "127.0.0.1");
-  auto port_b = env_b.enable_remote_channels(sys_b, "127.0.0.1", 0, "127.0.0.1");
+  auto port_a = env_a.shuffle().enable_remote_channels(sys_a, "127.0.0.1", 0, "127.0.0.1");
+  auto port_b = env_b.shuffle().enable_remote_channels(sys_b, "127.0.0.1", 0, "127.0.0.1");
   REQUIRE(port_a.has_value());
   REQUIRE(port_b.has_value());
 
@@ -452,6 +380,6 @@ TEST_CASE("a stream task in system B reads its remote producer's partition in sy
   CHECK(env_a.shuffle().num_partitions() == 0);
   // The server let go of the job's partitions before reporting: nothing of the job stays in A.
   CHECK(env_a.shuffle().num_jobs() == 0);
-  env_a.disable_remote_channels();
-  env_b.disable_remote_channels();
+  env_a.shuffle().disable_remote_channels();
+  env_b.shuffle().disable_remote_channels();
 }

@@ -1,11 +1,13 @@
-// The shuffle environment's partition lifecycle: pipelined partitions go once consumed, blocking
-// ones stay for any number of readers until the job's partitions are released.
+// The shuffle environment: pools sized from the configuration, gates of local and remote
+// channels, and the partition lifecycle (pipelined partitions go once consumed, blocking ones
+// stay for any number of readers until the job's partitions are released).
 
 #include "runtime/network/bounded_blocking_subpartition.hpp"
 #include "runtime/network/local_input_channel.hpp"
 #include "runtime/network/record_deserializer.hpp"
-#include "runtime/streaming/shuffle_environment.hpp"
-#include "test/runtime/streaming/streaming_test_util.hpp"
+#include "runtime/network/remote_input_channel.hpp"
+#include "runtime/network/shuffle_environment.hpp"
+#include "test/runtime/network/network_test_util.hpp"
 
 #include <doctest/doctest.h>
 
@@ -25,8 +27,8 @@ const network::result_partition_id id{graph::intermediate_data_set_id{7, 8}, 0};
 /// An environment whose blocking partitions keep `memory` bytes on the heap and spill the rest
 /// under a fresh temp directory.
 struct shuffle_fixture {
-  test::temp_path tmp;
-  std::shared_ptr<streaming::shuffle_environment> shuffle;
+  network::test::temp_path tmp;
+  std::shared_ptr<network::shuffle_environment> shuffle;
 
   explicit shuffle_fixture(const std::string& name, std::size_t memory = 0) : tmp("shuffle_" + name) {
     std::filesystem::create_directories(tmp.path);
@@ -35,7 +37,7 @@ struct shuffle_fixture {
     config.network_memory = 64 * 1024;
     config.tmp_dirs = {tmp.path.string()};
     config.blocking_shuffle_memory = memory;
-    shuffle = std::make_shared<streaming::shuffle_environment>(config);
+    shuffle = std::make_shared<network::shuffle_environment>(config);
   }
 
   /// A finished blocking partition of `job` with `n` records in each of `subpartitions`.
@@ -84,6 +86,13 @@ struct shuffle_fixture {
     return n;
   }
 };
+
+network::network_config small_config() {
+  network::network_config config;
+  config.segment_size = 1024;
+  config.network_memory = 64 * 1024; // 64 segments
+  return config;
+}
 
 std::vector<std::string> expected_records(std::size_t subpartition, std::size_t subpartitions, std::size_t n) {
   std::vector<std::string> out;
@@ -174,14 +183,14 @@ TEST_CASE("a new attempt of a blocking producer replaces the partition of the ea
 }
 
 TEST_CASE("an unusable io.tmp.dirs fails a blocking partition with the path, and pipelined ones never touch it") {
-  test::temp_path tmp("shuffle_bad_tmp");
+  network::test::temp_path tmp("shuffle_bad_tmp");
   std::filesystem::create_directories(tmp.path);
   auto not_a_dir = tmp.path / "a-file";
   std::ofstream(not_a_dir) << "x";
   for (const auto& dir : {tmp.path / "missing", not_a_dir}) {
     network::network_config config;
     config.tmp_dirs = {dir.string()};
-    streaming::shuffle_environment shuffle{config};
+    network::shuffle_environment shuffle{config};
     auto pipelined = shuffle.create_partition(job, id, 1);
     CHECK(pipelined.has_value());
     shuffle.producer_failed(job, id);
@@ -205,4 +214,77 @@ TEST_CASE("destroying the shuffle environment deletes its spill folder") {
   f.shuffle.reset();
   CHECK_FALSE(std::filesystem::exists(root));
   CHECK(f.spill_files() == 0);
+}
+
+TEST_CASE("the environment sizes partition pools from the configuration and registers them") {
+  network::shuffle_environment env{small_config()};
+  CHECK(env.buffer_pool().total_segments() == 64);
+  auto partition = env.create_partition(job, network::test::partition_id(1, 0), 3);
+  REQUIRE(partition);
+  CHECK((*partition)->pool()->min_segments() == 4);
+  CHECK((*partition)->pool()->max_segments() == 3 * 2 + 8);
+  CHECK(env.partitions_of(job)->num_partitions() == 1);
+
+  auto again = env.create_partition(job, network::test::partition_id(1, 0), 3);
+  REQUIRE_FALSE(again);
+  CHECK(again.error().code == errc::illegal_state);
+  CHECK(env.buffer_pool().required_segments() == 4); // the refused one gave its minimum back
+
+  auto huge = env.create_partition(job, network::test::partition_id(2, 0), 100);
+  REQUIRE_FALSE(huge);
+  CHECK(huge.error().code == errc::rejected);
+  CHECK(huge.error().message.find("insufficient number of network buffers") != std::string::npos);
+}
+
+TEST_CASE("the environment builds gates of local and remote channels") {
+  network::shuffle_environment env{small_config()};
+  auto producer = *env.create_partition(job, network::test::partition_id(1, 0), 2);
+  auto gate = env.create_input_gate(job, 3,
+                                    {{network::test::partition_id(1, 0), 1, true},
+                                     {network::test::partition_id(9, 0), 0, false},
+                                     {network::test::partition_id(9, 1), 0, false}});
+  REQUIRE(gate);
+  // Two remote channels took two exclusive buffers each; the floating pool has no minimum.
+  CHECK(env.buffer_pool().required_segments() == 3 + 4);
+  REQUIRE((*gate)->floating_pool());
+  CHECK((*gate)->floating_pool()->max_segments() == 8);
+  auto* remote = dynamic_cast<network::remote_input_channel*>(&(*gate)->channel(2));
+  REQUIRE(remote);
+  CHECK(remote->id() == network::input_channel_id{3, 2});
+  CHECK(remote->partition_request().partition == network::test::partition_id(9, 1));
+
+  REQUIRE((*gate)->request_partitions());
+  auto record = network::test::make_record(1, 3000); // spans three 1 KiB buffers
+  REQUIRE(producer->emit_record(record, 1) == network::emit_result::written);
+  producer->flush_all();
+  network::record_deserializer deserializer;
+  std::vector<std::string> got;
+  while (auto next = (*gate)->poll_next()) {
+    CHECK(next->channel == 0);
+    deserializer.set_next_buffer(std::move(next->buf));
+    std::span<const char> r;
+    while (deserializer.next_record(r) == network::deserialization_result::record)
+      got.emplace_back(r.begin(), r.end());
+  }
+  CHECK(got == std::vector<std::string>{record});
+
+  gate->reset();
+  CHECK(env.buffer_pool().required_segments() == 3);
+  env.release_all();
+  CHECK(producer->is_released());
+  CHECK(env.buffer_pool().required_segments() == 0);
+  CHECK(env.buffer_pool().available_segments() == 64);
+}
+
+TEST_CASE("a gate whose exclusive buffers do not fit fails clearly") {
+  auto config = small_config();
+  config.buffers_per_channel = 40;
+  network::shuffle_environment env{config};
+  auto gate = env.create_input_gate(
+    job, 0, {{network::test::partition_id(1, 0), 0, false}, {network::test::partition_id(1, 1), 0, false}});
+  REQUIRE_FALSE(gate);
+  CHECK(gate.error().code == errc::rejected);
+  CHECK(gate.error().message.find("gate 0 channel 1") != std::string::npos);
+  CHECK(env.buffer_pool().required_segments() == 0);
+  CHECK(env.buffer_pool().available_segments() == 64);
 }

@@ -1,0 +1,234 @@
+#include "runtime/network/task_inputs.hpp"
+
+#include "runtime/network/remote_input_channel.hpp"
+#include "runtime/network/shuffle_environment.hpp"
+#include "runtime/network/transport/connection_cache.hpp"
+#include "runtime/network/transport/network_router.hpp"
+#include "runtime/network/transport/remote_channel_client.hpp"
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <caf/actor.hpp>
+#include <caf/error.hpp>
+#include <caf/system_messages.hpp>
+
+namespace flint::network {
+
+/// Where the router delivers this task's transport messages.
+class task_inputs::routes final : public transport::consumer_routes {
+public:
+  explicit routes(task_inputs& inputs) : inputs_(inputs) {}
+
+  /// The channel `id` names, if the task has it.
+  template <class Gates>
+  static auto* find(Gates& gates, const input_channel_id& id) {
+    using channel = std::remove_reference_t<decltype(gates[0].channels[0])>;
+    if (id.gate >= gates.size() || id.channel >= gates[id.gate].channels.size())
+      return static_cast<channel*>(nullptr);
+    return &gates[id.gate].channels[id.channel];
+  }
+
+  transport::remote_channel_client* client_of(const input_channel_id& id) override {
+    auto* channel = find(inputs_.gates_, id);
+    return channel ? channel->client.get() : nullptr;
+  }
+
+  bool is_reading(const input_channel_id& id) const override {
+    const auto* channel = find(std::as_const(inputs_.gates_), id);
+    return channel && channel->client && !channel->consumed;
+  }
+
+  void fail(error cause) override { inputs_.fail(std::move(cause)); }
+
+  void server_down(const caf::down_msg& down) override {
+    auto& gates = inputs_.gates_;
+    for (std::size_t g = 0; g < gates.size() && inputs_.connections_; ++g) {
+      for (std::size_t c = 0; c < gates[g].channels.size(); ++c) {
+        auto& channel = gates[g].channels[c];
+        if (!channel.client || channel.consumed || channel.client->server().address() != down.source)
+          continue;
+        const auto& producer = inputs_.descriptors_[g].producer_locations.at(c);
+        inputs_.connections_->forget(producer);
+        inputs_.fail(make_error(errc::unreachable, "the partition server of " + producer.resource_id + " at " +
+                                                     producer.host + ":" + std::to_string(producer.data_port) +
+                                                     " is gone (" + caf::to_string(down.reason) +
+                                                     ") before partition " + to_string(channel.partition) +
+                                                     " ended"));
+        return;
+      }
+    }
+  }
+
+private:
+  task_inputs& inputs_;
+};
+
+task_inputs::task_inputs(std::shared_ptr<shuffle_environment> shuffle, graph::job_id job, input_owner owner,
+                         std::vector<graph::input_gate_deployment_descriptor> descriptors,
+                         std::shared_ptr<result_partition_manager> partitions,
+                         std::shared_ptr<transport::connection_cache> connections)
+  : shuffle_(std::move(shuffle)), job_(job), owner_(std::move(owner)), descriptors_(std::move(descriptors)),
+    partitions_(std::move(partitions)), connections_(std::move(connections)), routes_(std::make_unique<routes>(*this)) {}
+
+expected<std::unique_ptr<task_inputs>> task_inputs::create(std::shared_ptr<shuffle_environment> shuffle,
+                                                          const input_gate_factory& factory,
+                                                          const graph::task_deployment_descriptor& tdd,
+                                                          input_owner owner) {
+  auto connections = shuffle->connections();
+  auto partitions = shuffle->partitions_of(tdd.job_id);
+  auto wake = owner.wake;
+  auto task_name = owner.task_name;
+  auto inputs = std::make_unique<task_inputs>(std::move(shuffle), tdd.job_id, std::move(owner), tdd.input_gates,
+                                              partitions, connections);
+  for (std::size_t g = 0; g < tdd.input_gates.size(); ++g) {
+    const auto& descriptor = tdd.input_gates[g];
+    std::vector<channel_descriptor> channels;
+    for (std::size_t c = 0; c < descriptor.partition_numbers.size(); ++c) {
+      auto producer =
+        c < descriptor.producer_locations.size() ? descriptor.producer_locations[c] : graph::producer_location{};
+      // Contract C: local when the producer runs in this process.
+      channels.push_back({result_partition_id{descriptor.consumed_result_id, descriptor.partition_numbers[c]},
+                          static_cast<std::size_t>(descriptor.consumed_subpartition_index),
+                          !connections || connections->is_local(producer)});
+    }
+    auto gate = factory.create(g, channels, *partitions);
+    if (!gate)
+      return make_error(gate.error().code, "task " + task_name + ": " + gate.error().message);
+    (*gate)->set_availability_listener(wake);
+    inputs->add_gate(std::move(*gate));
+  }
+  return inputs;
+}
+
+task_inputs::~task_inputs() {
+  release();
+}
+
+void task_inputs::add_gate(std::unique_ptr<input_gate> gate) {
+  gate_state state;
+  state.channels.resize(gate->num_channels());
+  for (std::size_t c = 0; c < state.channels.size(); ++c) {
+    state.channels[c].partition = gate->channel(c).partition_id();
+    state.channels[c].subpartition = gate->channel(c).subpartition_index();
+  }
+  state.gate = std::move(gate);
+  gates_.push_back(std::move(state));
+}
+
+expected<unit> task_inputs::request_partitions() {
+  pending_requests_ = false;
+  for (std::size_t g = 0; g < gates_.size(); ++g) {
+    for (std::size_t c = 0; c < gates_[g].channels.size(); ++c) {
+      auto& channel = gates_[g].channels[c];
+      auto& input = gates_[g].gate->channel(c);
+      while (!channel.requested) {
+        auto ok = input.request_subpartition();
+        if (ok) {
+          channel.requested = true;
+          if (dynamic_cast<remote_input_channel*>(&input))
+            if (auto connected = connect(g, c); !connected)
+              return connected;
+          break;
+        }
+        if (ok.error().code != errc::not_found)
+          return make_error(ok.error().code, "task " + owner_.task_name + ": " + ok.error().message);
+        // The producer has not registered it yet (Flink retries the partition request); wait
+        // for its registration instead of polling.
+        if (shuffle_->notify_when_registered(job_, channel.partition, owner_.wake)) {
+          pending_requests_ = true;
+          break;
+        }
+      }
+    }
+  }
+  return unit{};
+}
+
+expected<unit> task_inputs::connect(std::size_t g, std::size_t c) {
+  auto self = owner_.actor ? owner_.actor() : caf::actor{};
+  if (!self)
+    return make_error(errc::illegal_state, "task " + owner_.task_name + " has no actor for its remote channels");
+  if (!connections_)
+    return make_error(errc::illegal_state, "task " + owner_.task_name + " has a remote channel but no connections");
+  const auto& producer = descriptors_.at(g).producer_locations.at(c);
+  auto server = connections_->server_of(producer);
+  if (!server)
+    return make_error(server.error().code, "task " + owner_.task_name + ": " + server.error().message);
+  // A producer process that dies, or whose node becomes unreachable, fails this task.
+  if (!connections_->is_local(producer) && owner_.monitor)
+    owner_.monitor(*server);
+  auto& remote = static_cast<remote_input_channel&>(gates_[g].gate->channel(c));
+  auto& channel = gates_[g].channels[c];
+  channel.client = std::make_unique<transport::remote_channel_client>(self, *server, remote, shuffle_->config(), job_);
+  channel.client->request();
+  return unit{};
+}
+
+std::optional<gate_buffer> task_inputs::poll_next() {
+  for (std::size_t i = 0; i < gates_.size(); ++i) {
+    auto g = (next_gate_ + i) % gates_.size();
+    auto next = gates_[g].gate->poll_next();
+    if (!next)
+      continue;
+    next_gate_ = g + 1;
+    if (next->is_event() && next->buf.kind() == buffer_kind::end_of_partition) {
+      auto& channel = gates_[g].channels.at(next->channel);
+      if (!channel.consumed) {
+        channel.consumed = true;
+        // A remote producer's partition request server counts it when it sent end-of-partition.
+        if (!channel.client)
+          shuffle_->subpartition_consumed(job_, channel.partition, channel.subpartition);
+      }
+    }
+    return gate_buffer{g, std::move(*next)};
+  }
+  return std::nullopt;
+}
+
+bool task_inputs::is_finished() const {
+  return std::all_of(gates_.begin(), gates_.end(), [](const gate_state& s) { return s.gate->is_finished(); });
+}
+
+bool task_inputs::on_message(caf::type_erased_tuple& content) {
+  return transport::route_to_consumer(content, *routes_);
+}
+
+void task_inputs::fail(error cause) {
+  if (!failure_)
+    failure_ = make_error(cause.code, "task " + owner_.task_name + ": " + cause.message);
+}
+
+std::size_t task_inputs::num_remote_channels() const {
+  std::size_t n = 0;
+  for (const auto& gate : gates_)
+    for (const auto& channel : gate.channels)
+      n += channel.client ? 1 : 0;
+  return n;
+}
+
+void task_inputs::release() noexcept {
+  if (released_)
+    return;
+  released_ = true;
+  for (auto& gate : gates_) {
+    for (auto& channel : gate.channels) {
+      if (channel.client) {
+        // The producer's server drops the reader and counts the subpartition consumed.
+        if (!channel.consumed)
+          channel.client->cancel();
+        // Before the gate releases the channel: the client unhooks its credit listener.
+        channel.client.reset();
+        channel.consumed = true;
+      } else if (!channel.consumed) {
+        channel.consumed = true;
+        shuffle_->subpartition_consumed(job_, channel.partition, channel.subpartition);
+      }
+    }
+    gate.gate->release();
+  }
+}
+
+} // namespace flint::network

@@ -1,0 +1,133 @@
+#pragma once
+/// The input gates of one consuming task, wired to their producers (Flink's SingleInputGates as
+/// NettyShuffleEnvironment#createInputGates makes them, with their channels' partition request
+/// clients): what the task reads records from, round robin over its gates.
+
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/ids.hpp"
+#include "runtime/graph/task_deployment_descriptor.hpp"
+#include "runtime/network/availability_listener.hpp"
+#include "runtime/network/input_gate.hpp"
+#include "runtime/network/input_gate_factory.hpp"
+#include "runtime/network/result_partition_id.hpp"
+#include "runtime/network/result_partition_manager.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/fwd.hpp>
+
+namespace flint::network {
+
+class shuffle_environment;
+namespace transport {
+class connection_cache;
+class remote_channel_client;
+} // namespace transport
+
+/// The consuming task, as its inputs see it (Flink's ShuffleIOOwnerContext plus the task's mailbox).
+struct input_owner {
+  /// Names the task in error messages.
+  std::string task_name;
+  /// Asks the task for another step (any thread): a channel got data or a producer registered.
+  availability_listener wake;
+  /// The task's actor, where producers' servers send its remote channels' buffers (called on the
+  /// task's thread; an invalid handle fails a task with remote channels).
+  std::function<caf::actor()> actor;
+  /// Watches a producer's server: its end reaches the task as a `caf::down_msg`.
+  std::function<void(const caf::actor&)> monitor;
+};
+
+/// A buffer or event of one of the task's gates.
+struct gate_buffer {
+  std::size_t gate = 0;
+  buffer_or_event data;
+};
+
+/// Used on the consuming task's thread only (channels report data from any thread).
+class task_inputs {
+public:
+  /// The inputs of `tdd`: per input gate descriptor a gate from `factory`, whose channel c is
+  /// local when producer c runs in this process (shuffle_environment::create_inputs).
+  static expected<std::unique_ptr<task_inputs>> create(std::shared_ptr<shuffle_environment> shuffle,
+                                                       const input_gate_factory& factory,
+                                                       const graph::task_deployment_descriptor& tdd,
+                                                       input_owner owner);
+
+  task_inputs(std::shared_ptr<shuffle_environment> shuffle, graph::job_id job, input_owner owner,
+              std::vector<graph::input_gate_deployment_descriptor> descriptors,
+              std::shared_ptr<result_partition_manager> partitions,
+              std::shared_ptr<transport::connection_cache> connections);
+  /// release()
+  ~task_inputs();
+  task_inputs(const task_inputs&) = delete;
+  task_inputs& operator=(const task_inputs&) = delete;
+
+  /// Requests every subpartition not requested yet. A local producer that has not registered
+  /// its partition yet wakes the task when it does (has_pending_requests: call again then); a
+  /// remote channel sends its partition request to the producer's server, which the task then
+  /// monitors (the server's refusals are retried after Flink's back-off).
+  expected<unit> request_partitions();
+  bool has_pending_requests() const noexcept { return pending_requests_; }
+
+  /// The next buffer or event, round robin over the gates; nothing when none is queued (the
+  /// owner's wake runs when one is). End-of-partition marks its channel consumed.
+  std::optional<gate_buffer> poll_next();
+  /// True once every channel of every gate delivered end-of-partition.
+  bool is_finished() const;
+
+  /// A message the task's actor has no handler for: true when it was one of the transport's
+  /// (network_router.hpp), handed to the remote channel it names; a message for a released
+  /// channel is dropped.
+  bool on_message(caf::type_erased_tuple& content);
+  /// Why the remote channels cannot go on (a refused request, a lost server, a bad buffer); the
+  /// task fails with it.
+  const std::optional<error>& failure() const noexcept { return failure_; }
+
+  std::size_t num_gates() const noexcept { return gates_.size(); }
+  std::size_t num_channels(std::size_t gate) const { return gates_.at(gate).channels.size(); }
+  /// Remote input channels with a client (0 while every producer is in this process).
+  std::size_t num_remote_channels() const;
+
+  /// Cancels the remote readers whose partition did not end, reports the other subpartitions
+  /// consumed, and releases the gates. Idempotent.
+  void release() noexcept;
+
+private:
+  struct channel_state {
+    result_partition_id partition;
+    std::size_t subpartition = 0;
+    /// Set for a remote channel once requested: feeds the channel from the task's mailbox.
+    std::unique_ptr<transport::remote_channel_client> client;
+    bool requested = false;
+    bool consumed = false;
+  };
+  struct gate_state {
+    std::unique_ptr<input_gate> gate;
+    std::vector<channel_state> channels;
+  };
+  class routes;
+
+  void add_gate(std::unique_ptr<input_gate> gate);
+  expected<unit> connect(std::size_t gate, std::size_t channel);
+  void fail(error cause);
+
+  std::shared_ptr<shuffle_environment> shuffle_;
+  const graph::job_id job_;
+  input_owner owner_;
+  const std::vector<graph::input_gate_deployment_descriptor> descriptors_;
+  std::shared_ptr<result_partition_manager> partitions_;
+  std::shared_ptr<transport::connection_cache> connections_;
+  std::vector<gate_state> gates_;
+  std::unique_ptr<routes> routes_;
+  std::size_t next_gate_ = 0;
+  bool pending_requests_ = false;
+  bool released_ = false;
+  std::optional<error> failure_;
+};
+
+} // namespace flint::network
