@@ -2,7 +2,7 @@
 
 namespace flint::wire {
 
-std::vector<char> to_bytes(capnp::MessageBuilder& message) {
+void append_bytes(std::vector<char>& out, capnp::MessageBuilder& message, std::size_t extra) {
   // Cap'n Proto's flat format written straight into the vector: messageToFlatArray would build a
   // kj::Array first and cost a second copy on every RPC.
   auto segments = message.getSegmentsForOutput();
@@ -11,16 +11,24 @@ std::vector<char> to_bytes(capnp::MessageBuilder& message) {
   size_t total_words = table_words;
   for (auto& seg : segments)
     total_words += seg.size();
-  std::vector<char> out(total_words * sizeof(capnp::word));
-  auto* table = reinterpret_cast<std::uint32_t*>(out.data());
+  auto start = out.size();
+  out.reserve(start + total_words * sizeof(capnp::word) + extra);
+  out.resize(start + total_words * sizeof(capnp::word));
+  auto* table = reinterpret_cast<std::uint32_t*>(out.data() + start);
+  std::memset(table, 0, table_words * sizeof(capnp::word));
   table[0] = static_cast<std::uint32_t>(count - 1);
   for (size_t i = 0; i < count; ++i)
     table[i + 1] = static_cast<std::uint32_t>(segments[i].size());
-  auto* pos = out.data() + table_words * sizeof(capnp::word);
+  auto* pos = out.data() + start + table_words * sizeof(capnp::word);
   for (auto& seg : segments) {
     std::memcpy(pos, seg.begin(), seg.size() * sizeof(capnp::word));
     pos += seg.size() * sizeof(capnp::word);
   }
+}
+
+std::vector<char> to_bytes(capnp::MessageBuilder& message) {
+  std::vector<char> out;
+  append_bytes(out, message);
   return out;
 }
 

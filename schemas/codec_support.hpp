@@ -1,6 +1,7 @@
 #pragma once
-/// Helpers shared by the `*_codec.cpp` files, the only files that touch generated Cap'n Proto
-/// types. Decoding is where untrusted bytes enter, so it is bounded and never throws.
+/// Helpers shared by the code that touches generated Cap'n Proto types: the codecs flint-capnpc
+/// generates, the few hand-written conversions and the RPC envelope. Decoding is where untrusted
+/// bytes enter, so it is bounded and never throws.
 
 #include <capnp/message.h>
 #include <capnp/serialize.h>
@@ -36,6 +37,28 @@ inline std::vector<char> from_data(capnp::Data::Reader d) {
 
 /// Flattens a built message into bytes.
 std::vector<char> to_bytes(capnp::MessageBuilder& message);
+
+/// Appends a built message's bytes to `out`, reserving `extra` bytes beyond them for what the
+/// caller writes next (an envelope header is followed by its request).
+void append_bytes(std::vector<char>& out, capnp::MessageBuilder& message, std::size_t extra = 0);
+
+/// Builds a message with root `Root` (`fill(Root::Builder)`) and appends its bytes to `out`.
+/// `words` is the expected size: a message that small is built in a zeroed buffer on the stack,
+/// so encoding costs no allocation besides `out`.
+template <class Root, class Fill>
+void build_into(std::vector<char>& out, unsigned words, Fill&& fill) {
+  constexpr unsigned stack_words = 128;
+  if (words <= stack_words) {
+    capnp::word scratch[stack_words] = {};
+    capnp::MallocMessageBuilder message(kj::arrayPtr(scratch, stack_words));
+    fill(message.initRoot<Root>());
+    append_bytes(out, message);
+  } else {
+    capnp::MallocMessageBuilder message(words);
+    fill(message.initRoot<Root>());
+    append_bytes(out, message);
+  }
+}
 
 /// Limits for messages read from the wire: generous for job graphs, small enough that a hostile
 /// length field cannot make the reader walk gigabytes.

@@ -1,7 +1,8 @@
 @0xaed857ba15e41788;
-# The RPC envelope every endpoint message travels in (DESIGN.md "RPC"), and the reply to an ask.
-# Method payloads are their own Cap'n Proto messages, carried as bytes so the RPC layer never
-# needs to know an endpoint's schema.
+# The RPC envelope every endpoint call starts with (DESIGN.md "RPC"). The method's request is its
+# own Cap'n Proto message, written right after the envelope in the same bytes, so the RPC layer
+# never needs to know an endpoint's schema and the request is neither copied nor wrapped. An
+# answer is the response message alone; an error answer is a CAF error (rpc_error.hpp).
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("flint::schema");
@@ -26,17 +27,4 @@ struct Envelope {
   fencingScope @2 :Text;
   trace @3 :TraceContext;
   sender @4 :Text;
-  payload @5 :Data;
-}
-
-struct RpcError {
-  code @0 :UInt8;
-  message @1 :Text;
-}
-
-struct Reply {
-  union {
-    ok @0 :Data;
-    error @1 :RpcError;
-  }
 }

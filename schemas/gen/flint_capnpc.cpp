@@ -596,11 +596,14 @@ private:
       for (auto f : s.getFields())
         if ((f.getType().isText() || f.getType().isData()) && !override_of(f))
           hint += " + x." + field_name(f) + ".size() / sizeof(capnp::word)";
-    return "std::vector<char> codec<" + cxx_t + ">::encode(const " + cxx_t + "& x) {\n"
+    return "void codec<" + cxx_t + ">::encode_to(std::vector<char>& out, const " + cxx_t + "& x) {\n"
            "  using namespace wire;\n"
-           "  capnp::MallocMessageBuilder message(static_cast<unsigned>(" + hint + "));\n"
-           "  put(message.initRoot<" + schema_t + ">(), x);\n"
-           "  return to_bytes(message);\n}\n\n"
+           "  build_into<" + schema_t + ">(out, static_cast<unsigned>(" + hint + "),\n"
+           "                             [&](" + schema_t + "::Builder b) { put(b, x); });\n}\n\n"
+           "std::vector<char> codec<" + cxx_t + ">::encode(const " + cxx_t + "& x) {\n"
+           "  std::vector<char> out;\n"
+           "  encode_to(out, x);\n"
+           "  return out;\n}\n\n"
            "expected<" + cxx_t + "> codec<" + cxx_t + ">::decode(std::span<const char> bytes) {\n"
            "  static const std::string what = \"" + spaced(cxx_name(s)) + "\";\n"
            "  return wire::read<" + schema_t + ">(bytes, what.c_str(),\n"

@@ -1,7 +1,8 @@
 #pragma once
-/// The one message type endpoints exchange (DESIGN.md "RPC"). It crosses CAF as the bytes of a
-/// Cap'n Proto `Envelope` (schemas/rpc.capnp), so local and remote calls take the same path and
-/// CAF needs no custom type registration.
+/// The one message type endpoints exchange (DESIGN.md "RPC"). It crosses CAF as bytes: a Cap'n
+/// Proto `Envelope` header (schemas/rpc.capnp) and the request message after it, so local and
+/// remote calls take the same path and CAF needs no custom type registration. An answer is the
+/// response message itself, or an error (rpc_error.hpp).
 
 #include <cstdint>
 #include <span>
@@ -34,11 +35,26 @@ struct envelope {
   std::vector<char> payload;
 };
 
+/// On the wire a call is the Envelope message (schemas/rpc.capnp) directly followed by the
+/// method's request message: the request is written once, straight after the header, and read
+/// where it lies.
 std::vector<char> encode_envelope(const envelope& e);
-expected<envelope> decode_envelope(std::span<const char> bytes);
 
-/// The answer to an ask: the method's response message, or an error that crossed the wire.
-std::vector<char> encode_reply(const expected<std::vector<char>>& reply);
-expected<std::vector<char>> decode_reply(std::span<const char> bytes);
+/// Writes `header`'s Envelope message (its payload field is ignored) into `out`, reserving
+/// `payload_size` more bytes for the request message the caller appends.
+void write_envelope_header(std::vector<char>& out, const envelope& header,
+                           std::size_t payload_size);
+
+/// A received call: its header (payload empty) and a view of the request bytes after it.
+struct received_envelope {
+  envelope header;
+  std::span<const char> payload;
+};
+
+/// Reads a call in place; `bytes` must outlive the result.
+expected<received_envelope> read_envelope(std::span<const char> bytes);
+
+/// Reads a call and copies its request (tests, tools).
+expected<envelope> decode_envelope(std::span<const char> bytes);
 
 } // namespace flint::rpc

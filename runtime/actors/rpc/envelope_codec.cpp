@@ -5,71 +5,69 @@
 
 namespace flint::rpc {
 
-std::vector<char> encode_envelope(const envelope& e) {
-  capnp::MallocMessageBuilder message(24 + (e.sender.size() + e.fencing_scope.size() + e.payload.size()) / sizeof(capnp::word));
+void write_envelope_header(std::vector<char>& out, const envelope& header,
+                           std::size_t payload_size) {
+  // The header is a few words plus two short texts: a zeroed buffer on the stack serves as its
+  // only segment, so writing it allocates nothing but `out`.
+  constexpr unsigned scratch_words = 32;
+  capnp::word scratch[scratch_words] = {};
+  capnp::MallocMessageBuilder message(kj::arrayPtr(scratch, scratch_words));
   auto root = message.initRoot<schema::Envelope>();
-  root.setMethodId(e.method_id);
+  root.setMethodId(header.method_id);
   auto token = root.initToken();
-  token.setHi(e.token.hi);
-  token.setLo(e.token.lo);
-  if (!e.fencing_scope.empty())
-    root.setFencingScope(e.fencing_scope);
+  token.setHi(header.token.hi);
+  token.setLo(header.token.lo);
+  if (!header.fencing_scope.empty())
+    root.setFencingScope(wire::as_text(header.fencing_scope));
   auto trace = root.initTrace();
-  trace.setTraceId(e.trace.trace_id);
-  trace.setSpanId(e.trace.span_id);
-  trace.setParentSpanId(e.trace.parent_span_id);
-  root.setSender(e.sender);
-  root.setPayload(kj::arrayPtr(reinterpret_cast<const kj::byte*>(e.payload.data()),
-                               e.payload.size()));
-  return wire::to_bytes(message);
+  trace.setTraceId(header.trace.trace_id);
+  trace.setSpanId(header.trace.span_id);
+  trace.setParentSpanId(header.trace.parent_span_id);
+  root.setSender(wire::as_text(header.sender));
+  wire::append_bytes(out, message, payload_size);
+}
+
+std::vector<char> encode_envelope(const envelope& e) {
+  std::vector<char> out;
+  write_envelope_header(out, e, e.payload.size());
+  out.insert(out.end(), e.payload.begin(), e.payload.end());
+  return out;
+}
+
+expected<received_envelope> read_envelope(std::span<const char> bytes) {
+  // The header is whole words; the request after it is the handler's to judge.
+  if (bytes.size() < sizeof(capnp::word))
+    return make_error(errc::malformed_message,
+                      "rpc envelope: " + std::to_string(bytes.size())
+                        + " bytes is not a whole Cap'n Proto message");
+  try {
+    wire::aligned_words storage(bytes);
+    capnp::FlatArrayMessageReader reader(storage.words(), wire::reader_options());
+    auto root = reader.getRoot<schema::Envelope>();
+    received_envelope e;
+    auto& h = e.header;
+    h.method_id = root.getMethodId();
+    h.token = {root.getToken().getHi(), root.getToken().getLo()};
+    h.fencing_scope = wire::text(root.getFencingScope());
+    h.trace = {root.getTrace().getTraceId(), root.getTrace().getSpanId(),
+               root.getTrace().getParentSpanId()};
+    h.sender = wire::text(root.getSender());
+    auto header_bytes = (reader.getEnd() - storage.words().begin()) * sizeof(capnp::word);
+    e.payload = bytes.subspan(header_bytes);
+    return e;
+  } catch (const kj::Exception& ex) {
+    return make_error(errc::malformed_message,
+                      std::string("rpc envelope: ") + ex.getDescription().cStr());
+  }
 }
 
 expected<envelope> decode_envelope(std::span<const char> bytes) {
-  return wire::read<schema::Envelope>(
-    bytes, "rpc envelope", [](schema::Envelope::Reader root) -> expected<envelope> {
-      envelope e;
-      e.method_id = root.getMethodId();
-      e.token = {root.getToken().getHi(), root.getToken().getLo()};
-      e.fencing_scope = root.getFencingScope().cStr();
-      e.trace = {root.getTrace().getTraceId(), root.getTrace().getSpanId(),
-                 root.getTrace().getParentSpanId()};
-      e.sender = root.getSender().cStr();
-      auto payload = root.getPayload();
-      e.payload.assign(reinterpret_cast<const char*>(payload.begin()),
-                       reinterpret_cast<const char*>(payload.end()));
-      return e;
-    });
-}
-
-std::vector<char> encode_reply(const expected<std::vector<char>>& reply) {
-  // A size hint: the default first segment is 8 KiB of zeroed memory per reply.
-  capnp::MallocMessageBuilder message(8 + (reply ? reply->size() : 64) / sizeof(capnp::word));
-  auto root = message.initRoot<schema::Reply>();
-  if (reply) {
-    root.setOk(kj::arrayPtr(reinterpret_cast<const kj::byte*>(reply->data()), reply->size()));
-  } else {
-    auto err = root.initError();
-    err.setCode(static_cast<std::uint8_t>(reply.error().code));
-    err.setMessage(reply.error().message);
-  }
-  return wire::to_bytes(message);
-}
-
-expected<std::vector<char>> decode_reply(std::span<const char> bytes) {
-  return wire::read<schema::Reply>(
-    bytes, "rpc reply", [](schema::Reply::Reader root) -> expected<std::vector<char>> {
-      if (root.isError()) {
-        auto err = root.getError();
-        auto code = err.getCode();
-        if (code == 0 || code > static_cast<std::uint8_t>(errc::internal))
-          return make_error(errc::malformed_message,
-                            "rpc reply: unknown error code " + std::to_string(code));
-        return make_error(static_cast<errc>(code), err.getMessage().cStr());
-      }
-      auto ok = root.getOk();
-      return std::vector<char>(reinterpret_cast<const char*>(ok.begin()),
-                               reinterpret_cast<const char*>(ok.end()));
-    });
+  auto received = read_envelope(bytes);
+  if (!received)
+    return received.error();
+  auto e = std::move(received->header);
+  e.payload.assign(received->payload.begin(), received->payload.end());
+  return e;
 }
 
 } // namespace flint::rpc

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/rpc/rpc_error.hpp"
 #include "runtime/actors/rpc/rpc_atoms.hpp"
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
@@ -10,23 +11,6 @@
 namespace flint::rpc {
 
 namespace {
-
-std::string describe(std::chrono::nanoseconds d) {
-  using namespace std::chrono;
-  if (d % seconds(1) == nanoseconds(0))
-    return std::to_string(duration_cast<seconds>(d).count()) + " s";
-  return std::to_string(duration_cast<milliseconds>(d).count()) + " ms";
-}
-
-error from_caf(const caf::error& err, const char* method, const std::string& target,
-               std::chrono::nanoseconds timeout) {
-  if (err == caf::sec::request_timeout)
-    return make_error(errc::timeout, std::string("ask ") + method + " to " + target
-                                       + " timed out after " + describe(timeout)
-                                       + " (rpc.ask.timeout)");
-  return make_error(errc::unreachable, std::string("ask ") + method + " to " + target
-                                         + " failed: " + caf::to_string(err));
-}
 
 trace::outcome outcome_of(const error& e) {
   switch (e.code) {
@@ -39,28 +23,34 @@ trace::outcome outcome_of(const error& e) {
   }
 }
 
-/// The envelope and its trace record for one outgoing call.
+/// The header and bytes of one outgoing call: the envelope, then the request right after it.
 struct outgoing {
-  envelope env;
+  envelope header;
   std::vector<char> bytes;
 };
 
 outgoing make_outgoing(const gateway& gw, trace::trace_recorder* rec, const std::string& sender,
                        const trace_context& parent, std::uint32_t method_id,
-                       std::vector<char> payload) {
+                       gateway::request_writer write, const void* request) {
   outgoing out;
-  out.env.method_id = method_id;
-  out.env.token = gw.token();
-  out.env.fencing_scope = gw.fencing_scope();
-  out.env.sender = sender;
+  out.header.method_id = method_id;
+  out.header.token = gw.token();
+  out.header.fencing_scope = gw.fencing_scope();
+  out.header.sender = sender;
   if (rec != nullptr) {
-    out.env.trace.trace_id = parent.trace_id != 0 ? parent.trace_id : rec->next_id();
-    out.env.trace.span_id = rec->next_id();
-    out.env.trace.parent_span_id = parent.span_id;
+    out.header.trace.trace_id = parent.trace_id != 0 ? parent.trace_id : rec->next_id();
+    out.header.trace.span_id = rec->next_id();
+    out.header.trace.parent_span_id = parent.span_id;
   }
-  out.env.payload = std::move(payload);
-  out.bytes = encode_envelope(out.env);
+  // Most requests are small; a larger one grows the vector once.
+  write_envelope_header(out.bytes, out.header, 256);
+  write(out.bytes, request);
   return out;
+}
+
+void write_raw(std::vector<char>& out, const void* payload) {
+  const auto& bytes = *static_cast<const std::vector<char>*>(payload);
+  out.insert(out.end(), bytes.begin(), bytes.end());
 }
 
 void record(trace::trace_recorder* rec, trace::direction dir, const envelope& env,
@@ -83,21 +73,30 @@ void record(trace::trace_recorder* rec, trace::direction dir, const envelope& en
   rec->record_event(std::move(r));
 }
 
-/// Records the answer of an ask and turns reply bytes into the method's payload bytes.
-expected<std::vector<char>> finish(trace::trace_recorder* rec, const envelope& env,
-                                   const std::string& target, const char* method,
-                                   std::int64_t sent_us, expected<std::vector<char>> reply,
-                                   std::size_t reply_bytes) {
-  if (rec != nullptr) {
-    auto latency = rec->now_us() - sent_us;
-    if (reply)
-      record(rec, trace::direction::response, env, target, method, true, reply_bytes,
-             trace::outcome::ok, latency, {});
-    else
-      record(rec, trace::direction::response, env, target, method, true, reply_bytes,
-             outcome_of(reply.error()), latency, reply.error().message);
-  }
-  return reply;
+/// What an ask's answer handlers need: to record the answer and to continue.
+struct pending_ask {
+  trace::trace_recorder* rec;
+  envelope header;
+  std::string target;
+  const char* method;
+  std::int64_t sent_us;
+  std::chrono::nanoseconds wait;
+  std::function<void(expected<std::span<const char>>)> k;
+};
+
+/// Records the answer of an ask.
+void record_answer(trace::trace_recorder* rec, const envelope& header, const std::string& target,
+                   const char* method, std::int64_t sent_us, const error* failure,
+                   std::size_t reply_bytes) {
+  if (rec == nullptr)
+    return;
+  auto latency = rec->now_us() - sent_us;
+  if (failure == nullptr)
+    record(rec, trace::direction::response, header, target, method, true, reply_bytes,
+           trace::outcome::ok, latency, {});
+  else
+    record(rec, trace::direction::response, header, target, method, true, reply_bytes,
+           outcome_of(*failure), latency, failure->message);
 }
 
 } // namespace
@@ -125,50 +124,100 @@ gateway gateway::with_scope(std::string scope) const {
   return copy;
 }
 
-void gateway::ask_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
-                      std::vector<char> payload,
-                      std::optional<std::chrono::nanoseconds> timeout,
-                      std::function<void(expected<std::vector<char>>)> k) const {
+void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
+                          request_writer write, const void* request,
+                          std::optional<std::chrono::nanoseconds> timeout,
+                          std::function<void(expected<std::span<const char>>)> k) const {
   auto* rec = self.recorder();
   auto out = make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id,
-                           std::move(payload));
+                           write, request);
   auto wait = timeout.value_or(self.rpc_settings().ask_timeout);
   auto sent_us = rec != nullptr ? rec->now_us() : 0;
   if (!valid()) {
-    record(rec, trace::direction::send, out.env, target_id_, method_name, true,
+    record(rec, trace::direction::send, out.header, target_id_, method_name, true,
            out.bytes.size(), trace::outcome::unreachable, -1, "no target");
     k(make_error(errc::unreachable, std::string("ask ") + method_name + ": gateway to "
                                       + target_id_ + " has no target"));
     return;
   }
-  record(rec, trace::direction::send, out.env, target_id_, method_name, true, out.bytes.size(),
+  record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
          trace::outcome::ok, -1, {});
-  auto env = std::make_shared<envelope>(std::move(out.env));
-  env->payload.clear(); // only the header is needed to record the answer
+  // One allocation holds what the answer needs; both CAF handlers share it.
+  auto pending = std::make_shared<pending_ask>(
+    pending_ask{rec, std::move(out.header), target_id_, method_name, sent_us, wait, std::move(k)});
   self.request(target_, wait, ask_atom::value, std::move(out.bytes))
     .then(
-      [rec, env, target = target_id_, method_name, sent_us, k](std::vector<char>& bytes) {
-        k(finish(rec, *env, target, method_name, sent_us, decode_reply(bytes), bytes.size()));
+      [pending](std::vector<char>& bytes) {
+        const auto& p = *pending;
+        record_answer(p.rec, p.header, p.target, p.method, p.sent_us, nullptr, bytes.size());
+        p.k(std::span<const char>(bytes));
       },
-      [rec, env, target = target_id_, method_name, sent_us, wait, k](caf::error& err) {
-        k(finish(rec, *env, target, method_name, sent_us,
-                 from_caf(err, method_name, target, wait), 0));
+      [pending](caf::error& err) {
+        const auto& p = *pending;
+        auto failure = from_caf_error(err, p.method, p.target, p.wait);
+        record_answer(p.rec, p.header, p.target, p.method, p.sent_us, &failure, 0);
+        p.k(std::move(failure));
       });
+}
+
+void gateway::tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
+                           request_writer write, const void* request) const {
+  auto* rec = self.recorder();
+  auto out = make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id,
+                           write, request);
+  if (!valid()) {
+    record(rec, trace::direction::send, out.header, target_id_, method_name, false,
+           out.bytes.size(), trace::outcome::unreachable, -1, "no target");
+    return;
+  }
+  record(rec, trace::direction::send, out.header, target_id_, method_name, false,
+         out.bytes.size(), trace::outcome::ok, -1, {});
+  self.send(target_, tell_atom::value, std::move(out.bytes));
+}
+
+void gateway::ask_blocking_encoded(
+  caf::blocking_actor& self, const client_identity& who, std::uint32_t method_id,
+  const char* method_name, request_writer write, const void* request,
+  const std::function<void(expected<std::span<const char>>)>& k) const {
+  auto out = make_outgoing(*this, who.recorder, who.id, {}, method_id, write, request);
+  if (!valid()) {
+    k(make_error(errc::unreachable, std::string("ask ") + method_name + ": gateway to "
+                                      + target_id_ + " has no target"));
+    return;
+  }
+  auto* rec = who.recorder;
+  auto sent_us = rec != nullptr ? rec->now_us() : 0;
+  record(rec, trace::direction::send, out.header, target_id_, method_name, true,
+         out.bytes.size(), trace::outcome::ok, -1, {});
+  self.request(target_, who.ask_timeout, ask_atom::value, std::move(out.bytes))
+    .receive(
+      [&](std::vector<char>& bytes) {
+        record_answer(rec, out.header, target_id_, method_name, sent_us, nullptr, bytes.size());
+        k(std::span<const char>(bytes));
+      },
+      [&](caf::error& err) {
+        auto failure = from_caf_error(err, method_name, target_id_, who.ask_timeout);
+        record_answer(rec, out.header, target_id_, method_name, sent_us, &failure, 0);
+        k(std::move(failure));
+      });
+}
+
+void gateway::ask_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
+                      std::vector<char> payload,
+                      std::optional<std::chrono::nanoseconds> timeout,
+                      std::function<void(expected<std::vector<char>>)> k) const {
+  ask_encoded(self, method_id, method_name, &write_raw, &payload, timeout,
+              [k = std::move(k)](expected<std::span<const char>> reply) {
+                if (!reply)
+                  k(reply.error());
+                else
+                  k(std::vector<char>(reply->begin(), reply->end()));
+              });
 }
 
 void gateway::tell_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                        std::vector<char> payload) const {
-  auto* rec = self.recorder();
-  auto out = make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id,
-                           std::move(payload));
-  if (!valid()) {
-    record(rec, trace::direction::send, out.env, target_id_, method_name, false,
-           out.bytes.size(), trace::outcome::unreachable, -1, "no target");
-    return;
-  }
-  record(rec, trace::direction::send, out.env, target_id_, method_name, false, out.bytes.size(),
-         trace::outcome::ok, -1, {});
-  self.send(target_, tell_atom::value, std::move(out.bytes));
+  tell_encoded(self, method_id, method_name, &write_raw, &payload);
 }
 
 expected<std::vector<char>> gateway::ask_raw_blocking(caf::blocking_actor& self,
@@ -176,24 +225,15 @@ expected<std::vector<char>> gateway::ask_raw_blocking(caf::blocking_actor& self,
                                                       std::uint32_t method_id,
                                                       const char* method_name,
                                                       std::vector<char> payload) const {
-  auto out = make_outgoing(*this, who.recorder, who.id, {}, method_id, std::move(payload));
-  if (!valid())
-    return make_error(errc::unreachable, std::string("ask ") + method_name + ": gateway to "
-                                           + target_id_ + " has no target");
-  auto* rec = who.recorder;
-  auto sent_us = rec != nullptr ? rec->now_us() : 0;
-  record(rec, trace::direction::send, out.env, target_id_, method_name, true, out.bytes.size(),
-         trace::outcome::ok, -1, {});
-  std::optional<expected<std::vector<char>>> result;
-  std::size_t reply_bytes = 0;
-  self.request(target_, who.ask_timeout, ask_atom::value, std::move(out.bytes))
-    .receive(
-      [&](std::vector<char>& bytes) {
-        reply_bytes = bytes.size();
-        result.emplace(decode_reply(bytes));
-      },
-      [&](caf::error& err) { result.emplace(from_caf(err, method_name, target_id_, who.ask_timeout)); });
-  return finish(rec, out.env, target_id_, method_name, sent_us, std::move(*result), reply_bytes);
+  expected<std::vector<char>> result = make_error(errc::internal, "no answer");
+  ask_blocking_encoded(self, who, method_id, method_name, &write_raw, &payload,
+                       [&](expected<std::span<const char>> reply) {
+                         if (!reply)
+                           result = reply.error();
+                         else
+                           result = std::vector<char>(reply->begin(), reply->end());
+                       });
+  return result;
 }
 
 } // namespace flint::rpc

@@ -54,19 +54,19 @@ public:
   void ask(rpc_endpoint& self, const typename M::request& req,
            std::function<void(expected<typename M::response>)> k,
            std::optional<std::chrono::nanoseconds> timeout = std::nullopt) const {
-    ask_raw(self, M::id, M::name, codec<typename M::request>::encode(req), timeout,
-            [k = std::move(k)](expected<std::vector<char>> reply) {
-              if (!reply)
-                k(reply.error());
-              else
-                k(codec<typename M::response>::decode(*reply));
-            });
+    ask_encoded(self, M::id, M::name, &write_request<typename M::request>, &req, timeout,
+                [k = std::move(k)](expected<std::span<const char>> reply) {
+                  if (!reply)
+                    k(reply.error());
+                  else
+                    k(codec<typename M::response>::decode(*reply));
+                });
   }
 
   /// Sends without waiting for an answer; fencing failures at the receiver are only traced.
   template <class M>
   void tell(rpc_endpoint& self, const typename M::request& req) const {
-    tell_raw(self, M::id, M::name, codec<typename M::request>::encode(req));
+    tell_encoded(self, M::id, M::name, &write_request<typename M::request>, &req);
   }
 
   /// Asks from a blocking actor (CLI, benchmark, integration-test driver): waits for the answer.
@@ -74,11 +74,15 @@ public:
   expected<typename M::response> ask_blocking(caf::blocking_actor& self,
                                               const client_identity& who,
                                               const typename M::request& req) const {
-    auto reply = ask_raw_blocking(self, who, M::id, M::name,
-                                  codec<typename M::request>::encode(req));
-    if (!reply)
-      return reply.error();
-    return codec<typename M::response>::decode(*reply);
+    expected<typename M::response> result = make_error(errc::internal, "no answer");
+    ask_blocking_encoded(self, who, M::id, M::name, &write_request<typename M::request>, &req,
+                         [&](expected<std::span<const char>> reply) {
+                           if (!reply)
+                             result = reply.error();
+                           else
+                             result = codec<typename M::response>::decode(*reply);
+                         });
+    return result;
   }
 
   // -- untyped core (also used to send deliberately bad bytes in tests) -------------------------
@@ -92,6 +96,27 @@ public:
                                                const client_identity& who,
                                                std::uint32_t method_id, const char* method_name,
                                                std::vector<char> payload) const;
+
+  /// Appends a request message to a call's bytes, right after its envelope header.
+  using request_writer = void (*)(std::vector<char>& out, const void* request);
+
+private:
+  template <class Request>
+  static void write_request(std::vector<char>& out, const void* request) {
+    codec<Request>::encode_to(out, *static_cast<const Request*>(request));
+  }
+
+  /// `k` gets a view of the reply bytes, valid while it runs.
+  void ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
+                   request_writer write, const void* request,
+                   std::optional<std::chrono::nanoseconds> timeout,
+                   std::function<void(expected<std::span<const char>>)> k) const;
+  void tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
+                    request_writer write, const void* request) const;
+  void ask_blocking_encoded(caf::blocking_actor& self, const client_identity& who,
+                            std::uint32_t method_id, const char* method_name,
+                            request_writer write, const void* request,
+                            const std::function<void(expected<std::span<const char>>)>& k) const;
 
 private:
   caf::actor target_;

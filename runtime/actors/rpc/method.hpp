@@ -1,7 +1,7 @@
 #pragma once
 /// How a gateway method is described: an id, a name for traces and logs, a request and a
-/// response type, each with a `codec<T>` specialization (declared beside the gateway, defined in
-/// its `*_codec.cpp`). Example:
+/// response type, each a message of the protocol's schema (its `codec<T>` is generated into
+/// "schemas/<protocol>.messages.hpp"). Example:
 ///
 ///     struct request_slot {
 ///       static constexpr std::uint32_t id = 0x0202;
@@ -20,14 +20,16 @@ namespace flint::rpc {
 
 template <class T>
 struct codec; // specialize: static std::vector<char> encode(const T&);
+              //             static void encode_to(std::vector<char>& out, const T&); (appends)
               //             static expected<T> decode(std::span<const char>);
 
-/// Declares `codec<T>` for a message type; the definitions go in the protocol's *_codec.cpp.
-/// Use inside `namespace flint::rpc`.
+/// Declares `codec<T>` for a message type. flint-capnpc writes these for every message of a
+/// schema (schemas/gen/flint_capnpc.cpp) and defines them; code does not write codecs by hand.
 #define FLINT_DECLARE_CODEC(T)                                                                    \
   template <>                                                                                     \
   struct codec<T> {                                                                               \
     static std::vector<char> encode(const T& x);                                                  \
+    static void encode_to(std::vector<char>& out, const T& x);                                    \
     static expected<T> decode(std::span<const char> bytes);                                       \
   };
 
@@ -39,6 +41,7 @@ struct ack {
 template <>
 struct codec<ack> {
   static std::vector<char> encode(const ack&) { return {}; }
+  static void encode_to(std::vector<char>&, const ack&) {}
   static expected<ack> decode(std::span<const char> bytes) {
     if (!bytes.empty())
       return make_error(errc::malformed_message, "ack: expected no payload");

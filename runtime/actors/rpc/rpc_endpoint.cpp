@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/all.hpp>
 
+#include "runtime/actors/rpc/rpc_error.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 
 namespace flint::rpc {
@@ -35,7 +36,6 @@ void responder::deliver(expected<std::vector<char>> result) {
     return;
   auto& st = *state_;
   st.delivered = true;
-  auto bytes = encode_reply(result);
   if (auto* rec = st.self->recorder()) {
     trace::record r;
     r.time_us = rec->now_us();
@@ -46,7 +46,7 @@ void responder::deliver(expected<std::vector<char>> result) {
     r.token = st.self->token();
     r.trace = st.trace;
     r.is_ask = true;
-    r.bytes = static_cast<std::uint32_t>(bytes.size());
+    r.bytes = static_cast<std::uint32_t>(result ? result->size() : result.error().message.size());
     r.result = result ? trace::outcome::ok : outcome_of(result.error().code);
     r.latency_us = r.time_us - st.received_us;
     if (!result)
@@ -54,9 +54,12 @@ void responder::deliver(expected<std::vector<char>> result) {
     rec->record_event(std::move(r));
   }
   if (st.sync_slot != nullptr) {
-    st.sync_slot->emplace(std::move(bytes));
+    st.sync_slot->emplace(std::move(result));
   } else {
-    st.promise.deliver(std::move(bytes));
+    if (result)
+      st.promise.deliver(std::move(*result));
+    else
+      st.promise.deliver(to_caf_error(result.error()));
     // A delivered promise still holds the endpoint strongly: copies of this responder kept in
     // closures must not keep a stopped endpoint alive.
     st.promise = caf::response_promise{};
@@ -134,7 +137,8 @@ void rpc_endpoint::add_method(std::uint32_t id, std::string name, fencing f, raw
   methods_[id] = method_entry{std::move(name), f, std::move(h)};
 }
 
-std::optional<std::vector<char>> rpc_endpoint::dispatch(std::vector<char>& bytes, bool is_ask) {
+std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<char>& bytes,
+                                                                  bool is_ask) {
   auto* rec = recorder();
   auto received_us = rec != nullptr ? rec->now_us() : 0;
   auto record_receive = [&](const envelope* env, trace::outcome result, std::string detail) {
@@ -159,14 +163,14 @@ std::optional<std::vector<char>> rpc_endpoint::dispatch(std::vector<char>& bytes
     }
     rec->record_event(std::move(r));
   };
-  std::optional<std::vector<char>> answer;
+  std::optional<expected<std::vector<char>>> answer;
   auto st = std::make_shared<responder::state>();
   st->self = this;
   st->is_ask = is_ask;
   st->sync_slot = &answer;
   st->received_us = received_us;
   responder r(st);
-  auto decoded = decode_envelope(bytes);
+  auto decoded = read_envelope(bytes);
   if (!decoded) {
     record_receive(nullptr, trace::outcome::malformed, decoded.error().message);
     st->method = "?";
@@ -174,7 +178,8 @@ std::optional<std::vector<char>> rpc_endpoint::dispatch(std::vector<char>& bytes
     r.deliver(decoded.error());
     return answer;
   }
-  auto& env = *decoded;
+  auto& call = *decoded;
+  auto& env = call.header;
   st->caller = env.sender;
   st->trace = env.trace;
   auto i = methods_.find(env.method_id);
@@ -211,7 +216,7 @@ std::optional<std::vector<char>> rpc_endpoint::dispatch(std::vector<char>& bytes
   auto previous_trace = current_trace_;
   current_trace_ = env.trace;
   try {
-    entry.fn(env, r);
+    entry.fn(call, r);
   } catch (const std::exception& e) {
     // A handler that throws has a bug; answer so the caller is not left waiting, keep serving.
     r.deliver(make_error(errc::internal, entry.name + " failed at " + endpoint_id() + ": "
@@ -257,8 +262,11 @@ caf::behavior rpc_endpoint::make_behavior() {
   on_start();
   caf::message_handler base{
     [this](ask_atom, std::vector<char>& bytes) -> caf::result<std::vector<char>> {
-      if (auto answer = dispatch(bytes, true))
-        return std::move(*answer);
+      if (auto answer = dispatch(bytes, true)) {
+        if (*answer)
+          return std::move(**answer);
+        return to_caf_error(answer->error());
+      }
       return caf::delegated<std::vector<char>>{};
     },
     [this](tell_atom, std::vector<char>& bytes) { dispatch(bytes, false); },

@@ -4,8 +4,8 @@
 /// at a time per actor, so endpoint state needs no locks, and closures handed to `run_async`
 /// go through the same mailbox.
 ///
-/// Incoming calls are `ask_atom`/`tell_atom` followed by envelope bytes. The base decodes the
-/// envelope, records it in the node's trace, checks the fencing token of fenced methods (a
+/// Incoming calls are `ask_atom`/`tell_atom` followed by the call's bytes (envelope.hpp). The
+/// base reads the envelope, records it in the node's trace, checks the fencing token of fenced methods (a
 /// missing or different token: not executed; an ask gets an error naming both tokens, a tell is
 /// dropped and traced as rejected), and dispatches by method id to handlers registered with
 /// `handle<M>` / `handle_async<M>`.
@@ -63,7 +63,7 @@ private:
     bool delivered = false;
     /// While the handler runs, an answer goes here and becomes the handler's CAF reply: no
     /// response promise, no extra enqueue for the common synchronous case.
-    std::optional<std::vector<char>>* sync_slot = nullptr;
+    std::optional<expected<std::vector<char>>>* sync_slot = nullptr;
     /// Set when the handler returned without answering; later answers go through it.
     caf::response_promise promise;
     std::string method;
@@ -153,7 +153,7 @@ public:
   caf::resumable::resume_result resume(caf::execution_unit* ctx, size_t max_throughput) override;
 
 protected:
-  using raw_handler = std::function<void(envelope&, responder)>;
+  using raw_handler = std::function<void(const received_envelope&, responder)>;
 
   void add_method(std::uint32_t id, std::string name, fencing f, raw_handler h);
 
@@ -161,8 +161,8 @@ protected:
   template <class M, class F>
   void handle(fencing f, F fn) {
     add_method(M::id, M::name, f,
-               [fn = std::move(fn)](envelope& env, responder r) mutable {
-                 auto req = codec<typename M::request>::decode(env.payload);
+               [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
+                 auto req = codec<typename M::request>::decode(call.payload);
                  if (!req) {
                    r.deliver(req.error());
                    return;
@@ -179,8 +179,8 @@ protected:
   template <class M, class F>
   void handle_async(fencing f, F fn) {
     add_method(M::id, M::name, f,
-               [fn = std::move(fn)](envelope& env, responder r) mutable {
-                 auto req = codec<typename M::request>::decode(env.payload);
+               [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
+                 auto req = codec<typename M::request>::decode(call.payload);
                  if (!req) {
                    r.deliver(req.error());
                    return;
@@ -215,8 +215,8 @@ private:
     raw_handler fn;
   };
 
-  /// Handles one incoming envelope; for asks answered synchronously returns the reply bytes.
-  std::optional<std::vector<char>> dispatch(std::vector<char>& bytes, bool is_ask);
+  /// Handles one incoming call; for asks answered synchronously returns the answer.
+  std::optional<expected<std::vector<char>>> dispatch(std::vector<char>& bytes, bool is_ask);
   /// Remembers a call answered later (see parked_).
   void park(const std::shared_ptr<responder::state>& st);
   void call_async_impl(const caf::actor& other, std::function<void()> f,

@@ -10,6 +10,7 @@
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/rpc/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/rpc_error.hpp"
 #include "test/support/test_fixture.hpp"
 
 using namespace flint;
@@ -55,8 +56,8 @@ struct rpc_fixture : test_fixture {
     std::optional<expected<std::vector<char>>> result;
     in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
       self.request(server, 10s, ask_atom::value, std::move(envelope_bytes))
-        .then([&](std::vector<char>& reply) { result.emplace(decode_reply(reply)); },
-              [&](caf::error&) { result.emplace(make_error(errc::internal, "caf error")); });
+        .then([&](std::vector<char>& reply) { result.emplace(std::move(reply)); },
+              [&](caf::error& err) { result.emplace(from_caf_error(err, "raw", "server", 10s)); });
     });
     run();
     return result;
@@ -307,7 +308,7 @@ TEST_CASE_FIXTURE(rpc_fixture, "malformed messages get a clear error and the end
   CHECK((*ok)->text == "after");
 }
 
-TEST_CASE("envelope and reply round trip losslessly") {
+TEST_CASE("envelope and error answer round trip losslessly") {
   envelope env;
   env.method_id = 77;
   env.token = fencing_token{0x1234, 0x5678};
@@ -323,9 +324,16 @@ TEST_CASE("envelope and reply round trip losslessly") {
   CHECK(back->trace.parent_span_id == 3);
   CHECK(back->sender == "resource_manager");
   CHECK(back->payload == env.payload);
-  auto err = decode_reply(encode_reply(make_error(errc::rejected, "no")));
-  REQUIRE_FALSE(err.has_value());
-  CHECK(err.error() == make_error(errc::rejected, "no"));
+  // The request follows the header in the same bytes and is read where it lies.
+  auto in_place = read_envelope(encode_envelope(env));
+  REQUIRE(in_place.has_value());
+  CHECK(std::vector<char>(in_place->payload.begin(), in_place->payload.end()) == env.payload);
+  auto err = from_caf_error(to_caf_error(make_error(errc::rejected, "no")), "m", "t", 1s);
+  CHECK(err == make_error(errc::rejected, "no"));
+  // A code past the last errc from a broken peer is no valid answer.
+  auto bad = from_caf_error(caf::error(200, caf::atom("flint"), caf::make_message(std::string("x"))),
+                            "m", "t", 1s);
+  CHECK(bad.code == errc::malformed_message);
   // Misaligned input decodes too (Cap'n Proto needs words; the codec copies).
   auto bytes = encode_envelope(env);
   std::vector<char> shifted(bytes.size() + 1);

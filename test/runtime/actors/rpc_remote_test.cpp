@@ -11,6 +11,7 @@
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/rpc/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/rpc_error.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "test/support/child_process.hpp"
@@ -105,8 +106,8 @@ TEST_CASE_FIXTURE(remote_fixture, "malformed bytes across processes get an error
   // Raw junk instead of an envelope.
   std::optional<expected<std::vector<char>>> junk;
   self->request(gw.target(), 5s, ask_atom::value, std::vector<char>(24, 'x'))
-    .receive([&](std::vector<char>& bytes) { junk.emplace(decode_reply(bytes)); },
-             [&](caf::error&) { junk.emplace(make_error(errc::internal, "no reply")); });
+    .receive([&](std::vector<char>& bytes) { junk.emplace(std::move(bytes)); },
+             [&](caf::error& err) { junk.emplace(from_caf_error(err, "junk", "peer", 5s)); });
   REQUIRE(junk.has_value());
   REQUIRE_FALSE(junk->has_value());
   CHECK(junk->error().code == errc::malformed_message);
