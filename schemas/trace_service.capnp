@@ -10,7 +10,7 @@ using Rpc = import "rpc.capnp";
 using Flint = import "flint.capnp";
 $Flint.namespace("flint::trace");
 $Flint.include(["runtime/actors/trace/trace_recorder.hpp"]);
-$Flint.codecInclude(["runtime/actors/trace/trace_record_codec.hpp"]);
+$Flint.codecInclude(["runtime/actors/trace_server/trace_record_codec.hpp"]);
 
 struct TraceRecord $Flint.type("trace::record") {
   # One trace record (runtime/actors/trace/trace_recorder.hpp `record`).

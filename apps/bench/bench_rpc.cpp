@@ -22,7 +22,7 @@
 #include "apps/bench/serving_child.hpp"
 #include "runtime/actors/rpc/echo_endpoint.hpp"
 #include "runtime/actors/rpc/echo_gateway.hpp"
-#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"

@@ -15,7 +15,7 @@
 #include "apps/cli/cli_settings.hpp"
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
-#include "runtime/actors/trace/trace_server_gateway.hpp"
+#include "runtime/actors/trace_server/trace_server_gateway.hpp"
 #include "runtime/common/expected.hpp"
 
 namespace flint::cli {

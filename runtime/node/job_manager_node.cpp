@@ -15,7 +15,7 @@
 #include "runtime/actors/blob/blob_server.hpp"
 #endif
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
-#include "runtime/actors/trace/trace_server.hpp"
+#include "runtime/actors/trace_server/trace_server.hpp"
 #endif
 
 namespace flint::node {

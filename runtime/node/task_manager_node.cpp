@@ -14,7 +14,7 @@
 #include "runtime/common/logging.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
-#include "runtime/actors/trace/trace_server.hpp"
+#include "runtime/actors/trace_server/trace_server.hpp"
 #endif
 
 namespace flint::node {

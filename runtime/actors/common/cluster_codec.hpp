@@ -6,7 +6,7 @@
 
 #include "runtime/actors/common/cluster_types.hpp"
 #include "runtime/actors/registration/registration_response.hpp"
-#include "runtime/actors/rpc/fencing_token.hpp"
+#include "runtime/actors/envelope/fencing_token.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/intermediate_result_partition.hpp"
 #include "runtime/graph/job_status.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/actors/rpc/fencing_token.hpp"
+#include "runtime/actors/envelope/fencing_token.hpp"
 #include "runtime/graph/execution.hpp"
 #include "runtime/graph/execution_state.hpp"
 #include "runtime/graph/ids.hpp"

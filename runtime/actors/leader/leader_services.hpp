@@ -11,7 +11,7 @@
 
 #include <caf/actor.hpp>
 
-#include "runtime/actors/rpc/fencing_token.hpp"
+#include "runtime/actors/envelope/fencing_token.hpp"
 
 namespace flint::leader {
 

@@ -2,7 +2,7 @@
 
 #include <caf/all.hpp>
 
-#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
 #include "runtime/actors/rpc/rpc_atoms.hpp"
 #include "runtime/actors/rpc/rpc_endpoint.hpp"

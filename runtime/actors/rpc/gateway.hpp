@@ -14,7 +14,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "runtime/actors/rpc/fencing_token.hpp"
+#include "runtime/actors/envelope/fencing_token.hpp"
 #include "runtime/actors/rpc/method.hpp"
 
 namespace flint::trace {

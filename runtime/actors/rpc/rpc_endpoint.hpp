@@ -21,7 +21,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
-#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/method.hpp"
 #include "runtime/actors/rpc/rpc_atoms.hpp"
 #include "runtime/actors/rpc/rpc_config.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/envelope/envelope.hpp"
 
 namespace flint::trace {
 

@@ -8,7 +8,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/actors/rpc/echo_gateway.hpp"
-#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
 #include "test/support/test_fixture.hpp"

@@ -9,7 +9,7 @@
 #include <caf/io/all.hpp>
 
 #include "runtime/actors/rpc/echo_gateway.hpp"
-#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"

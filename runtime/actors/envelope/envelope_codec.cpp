@@ -1,4 +1,4 @@
-#include "runtime/actors/rpc/envelope.hpp"
+#include "runtime/actors/envelope/envelope.hpp"
 
 #include "schemas/codec_support.hpp"
 #include "schemas/rpc.capnp.h"

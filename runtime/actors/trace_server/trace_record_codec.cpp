@@ -1,4 +1,4 @@
-#include "runtime/actors/trace/trace_record_codec.hpp"
+#include "runtime/actors/trace_server/trace_record_codec.hpp"
 
 #include "schemas/codec_support.hpp"
 

@@ -9,8 +9,8 @@
 
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
-#include "runtime/actors/trace/trace_server.hpp"
-#include "runtime/actors/trace/trace_server_gateway.hpp"
+#include "runtime/actors/trace_server/trace_server.hpp"
+#include "runtime/actors/trace_server/trace_server_gateway.hpp"
 #include "test/support/test_fixture.hpp"
 
 using namespace flint;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/actors/rpc/fencing_token.hpp"
+#include "runtime/actors/envelope/fencing_token.hpp"
 #include "runtime/common/expected.hpp"
 
 namespace flint::rpc {

@@ -1,10 +1,10 @@
-#include "runtime/actors/trace/trace_server.hpp"
+#include "runtime/actors/trace_server/trace_server.hpp"
 
 #include <algorithm>
 
 #include <caf/actor_system.hpp>
 
-#include "runtime/actors/trace/trace_server_gateway.hpp"
+#include "runtime/actors/trace_server/trace_server_gateway.hpp"
 
 namespace flint::trace {
 

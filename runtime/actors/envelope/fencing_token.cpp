@@ -1,4 +1,4 @@
-#include "runtime/actors/rpc/fencing_token.hpp"
+#include "runtime/actors/envelope/fencing_token.hpp"
 
 #include <cstdio>
 
