@@ -79,7 +79,7 @@ TEST_CASE("configure_logging points spdlog's default logger at the same sinks, f
   CHECK(captured.out.str() == "flint|warning|from a library\n");
 }
 
-TEST_CASE("loggers keep what they were made with; set_logging_level changes the level of later ones") {
+TEST_CASE("loggers keep what they were made with, set_logging_level changes the level of later ones") {
   captured_sink first;
   captured_sink second;
   configure_logging({first.sink}, spdlog::level::warn);
