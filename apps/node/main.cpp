@@ -31,7 +31,6 @@
 #include <spdlog/details/file_helper.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/common/logging.hpp"
@@ -278,6 +277,5 @@ int main(int argc, char** argv) {
   if (tm)
     tm->shutdown();
   log->info("flint-node {} stopped.", f.role);
-  spdlog::shutdown();
   return 0;
 }

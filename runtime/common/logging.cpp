@@ -4,7 +4,6 @@
 #include <utility>
 
 #include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 
 namespace flint {
 
@@ -26,23 +25,15 @@ log_configuration& configuration() {
 
 void configure_logging(std::vector<spdlog::sink_ptr> sinks, spdlog::level::level_enum level) {
   auto& config = configuration();
-  {
-    std::lock_guard<std::mutex> guard(config.mtx);
-    config.sinks = sinks;
-    config.level = level;
-  }
-  auto fallback = std::make_shared<spdlog::logger>("flint", sinks.begin(), sinks.end());
-  fallback->set_level(level);
-  spdlog::set_default_logger(std::move(fallback));
+  std::lock_guard<std::mutex> guard(config.mtx);
+  config.sinks = std::move(sinks);
+  config.level = level;
 }
 
 void set_logging_level(spdlog::level::level_enum level) {
   auto& config = configuration();
-  {
-    std::lock_guard<std::mutex> guard(config.mtx);
-    config.level = level;
-  }
-  spdlog::default_logger()->set_level(level);
+  std::lock_guard<std::mutex> guard(config.mtx);
+  config.level = level;
 }
 
 std::shared_ptr<spdlog::logger> make_endpoint_logger(const std::string& name) {

@@ -1,11 +1,14 @@
-# Configures (once) and builds TARGET in the sanitized tree BINARY_DIR; run with `cmake -P`.
+# Configures (once) and builds TARGETS (space-separated) in the sanitized tree BINARY_DIR; run with
+# `cmake -P`.
 # Prints how long the build took, so its share of the CI time stays visible.
 
-foreach(var SOURCE_DIR BINARY_DIR GENERATOR CXX_COMPILER TARGET)
+foreach(var SOURCE_DIR BINARY_DIR GENERATOR CXX_COMPILER TARGETS)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "build_sanitized.cmake: ${var} is not set")
   endif()
 endforeach()
+
+separate_arguments(targets UNIX_COMMAND "${TARGETS}")
 
 string(TIMESTAMP started "%s")
 if(NOT EXISTS ${BINARY_DIR}/CMakeCache.txt)
@@ -19,10 +22,10 @@ if(NOT EXISTS ${BINARY_DIR}/CMakeCache.txt)
     message(FATAL_ERROR "configuring the sanitized tree failed (${configured})")
   endif()
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINARY_DIR} --target ${TARGET} -j2 RESULT_VARIABLE built)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${BINARY_DIR} --target ${targets} -j2 RESULT_VARIABLE built)
 string(TIMESTAMP finished "%s")
 math(EXPR seconds "${finished} - ${started}")
-message(STATUS "sanitized build of ${TARGET}: ${seconds} s")
+message(STATUS "sanitized build of ${TARGETS}: ${seconds} s")
 if(NOT built EQUAL 0)
-  message(FATAL_ERROR "building ${TARGET} with AddressSanitizer failed (${built})")
+  message(FATAL_ERROR "building ${TARGETS} with AddressSanitizer failed (${built})")
 endif()

@@ -78,8 +78,9 @@ struct job_master_services {
   rpc::endpoint_directory* directory = nullptr;
   /// Called once from the JobMaster's main thread with the job's final state.
   std::function<void(job_master_result)> on_terminal;
-  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
-  /// spdlog's default logger. The SlotPool logs to a logger named after itself on the same sinks.
+  /// Where Flink's log lines go; null: `make_endpoint_logger(<endpoint id>)` when the endpoint is
+  /// made, on the sinks and at the level `configure_logging` set (stderr from info if never called).
+  /// The SlotPool logs to a logger named after itself on the same sinks, at the same level.
   std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 

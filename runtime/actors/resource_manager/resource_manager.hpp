@@ -52,8 +52,8 @@ struct resource_manager_services {
   leader::leader_election_service* election = nullptr;
   /// The node's directory: the RM puts itself there, and looks up peers it has no handle of.
   rpc::endpoint_directory* directory = nullptr;
-  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
-  /// spdlog's default logger.
+  /// Where Flink's log lines go; null: `make_endpoint_logger(<endpoint id>)` when the endpoint is
+  /// made, on the sinks and at the level `configure_logging` set (stderr from info if never called).
   std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 

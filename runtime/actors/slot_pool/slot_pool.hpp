@@ -33,8 +33,8 @@ struct slot_pool_config {
   std::chrono::nanoseconds rpc_timeout = std::chrono::seconds(10);
   /// Endpoint id of the JobMaster, the target address slot requests name.
   std::string job_master_address;
-  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
-  /// spdlog's default logger.
+  /// Where Flink's log lines go; null: `make_endpoint_logger(<endpoint id>)` when the endpoint is
+  /// made, on the sinks and at the level `configure_logging` set (stderr from info if never called).
   std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 

@@ -75,8 +75,8 @@ struct task_executor_services {
   /// Releases some partitions of a job (the JobMaster's release_partitions). Null: ignored.
   std::function<void(const graph::job_id&, const std::vector<graph::intermediate_result_partition_id>&)>
     release_partitions;
-  /// Where Flink's log lines go; null: a logger named after the endpoint, on the sinks of
-  /// spdlog's default logger.
+  /// Where Flink's log lines go; null: `make_endpoint_logger(<endpoint id>)` when the endpoint is
+  /// made, on the sinks and at the level `configure_logging` set (stderr from info if never called).
   std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 

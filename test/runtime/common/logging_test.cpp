@@ -25,10 +25,16 @@ struct captured_sink {
     std::make_shared<spdlog::sinks::ostream_sink_mt>(out, true);
 
   captured_sink() { sink->set_pattern("%n|%l|%v"); }
-  // The configuration (and spdlog's default logger) must not keep a sink of a dead stream.
+  // The configuration must not keep a sink of a dead stream.
   ~captured_sink() {
     configure_logging({std::make_shared<spdlog::sinks::stderr_sink_mt>()}, spdlog::level::info);
   }
+};
+
+/// Puts spdlog's default logger back as it was, for the cases that replace it.
+struct default_logger_guard {
+  std::shared_ptr<spdlog::logger> saved = spdlog::default_logger();
+  ~default_logger_guard() { spdlog::set_default_logger(saved); }
 };
 
 } // namespace
@@ -57,6 +63,7 @@ TEST_CASE("a logger writes to the configured sinks under its own name, from the 
 TEST_CASE("make_endpoint_logger does not use spdlog's default logger, its sinks or its level") {
   captured_sink configured;
   captured_sink other;
+  default_logger_guard guard;
   configure_logging({configured.sink}, spdlog::level::debug);
   auto stray = std::make_shared<spdlog::logger>("stray", other.sink);
   stray->set_level(spdlog::level::off);
@@ -71,15 +78,26 @@ TEST_CASE("make_endpoint_logger does not use spdlog's default logger, its sinks 
   CHECK(other.out.str().empty());
 }
 
-TEST_CASE("configure_logging points spdlog's default logger at the same sinks, for libraries") {
-  captured_sink captured;
-  configure_logging({captured.sink}, spdlog::level::warn);
+TEST_CASE("configure_logging and set_logging_level leave spdlog's default logger as it is") {
+  captured_sink configured;
+  captured_sink library;
+  default_logger_guard guard;
+  auto library_logger = std::make_shared<spdlog::logger>("library", library.sink);
+  library_logger->set_level(spdlog::level::warn);
+  spdlog::set_default_logger(library_logger);
+  configure_logging({configured.sink}, spdlog::level::debug);
+  set_logging_level(spdlog::level::trace);
+  CHECK(spdlog::default_logger() == library_logger);
+  CHECK(library_logger->level() == spdlog::level::warn);
+  REQUIRE(library_logger->sinks().size() == 1);
+  CHECK(library_logger->sinks()[0] == library.sink);
   spdlog::info("not at warn");
   spdlog::warn("from a library");
-  CHECK(captured.out.str() == "flint|warning|from a library\n");
+  CHECK(library.out.str() == "library|warning|from a library\n");
+  CHECK(configured.out.str().empty());
 }
 
-TEST_CASE("loggers keep what they were made with; set_logging_level changes the level of later ones") {
+TEST_CASE("loggers keep what they were made with, set_logging_level changes the level of later ones") {
   captured_sink first;
   captured_sink second;
   configure_logging({first.sink}, spdlog::level::warn);

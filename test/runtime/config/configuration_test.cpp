@@ -46,7 +46,7 @@ private:
 
 // -- value syntax -------------------------------------------------------------------------------
 
-TEST_CASE("durations read as Flink reads them; a bare number is milliseconds") {
+TEST_CASE("durations read as Flink reads them: a bare number is milliseconds") {
   CHECK(parse_duration("10 s").value() == 10s);
   CHECK(parse_duration("100 ms").value() == 100ms);
   CHECK(parse_duration("10000").value() == 10s);
@@ -272,7 +272,7 @@ TEST_CASE("files: a good one loads, a missing one is a clear not_found") {
 
 // -- command line ---------------------------------------------------------------------------------
 
-TEST_CASE("-D pairs override the file; the other arguments are kept in order") {
+TEST_CASE("-D pairs override the file, the other arguments are kept in order") {
   auto file = parse_yaml("heartbeat.interval: 10 s\nparallelism.default: 2\n", "conf.yaml");
   REQUIRE(file);
   std::vector<std::string> args = {"run", "-Dparallelism.default=4", "job.so", "-D",

@@ -114,7 +114,7 @@ TEST_CASE("a pool that wakes for half still wakes when its segments go to a star
   CHECK(a_woken == 1);
 }
 
-TEST_CASE("moving a buffer moves ownership; only the last owner recycles") {
+TEST_CASE("moving a buffer moves ownership: only the last owner recycles") {
   auto global = network_buffer_pool::make(4, 64);
   auto local = *global->create_buffer_pool(1, 1);
   auto b = local->request_buffer();

@@ -133,7 +133,7 @@ struct credit_harness {
 
 } // namespace
 
-TEST_CASE("a producer never sends more buffers than credits granted; backlog drives floating buffers") {
+TEST_CASE("a producer never sends more buffers than credits granted, backlog drives floating buffers") {
   credit_harness h{40};
   // 60-byte records fill one 64-byte buffer each.
   std::vector<std::string> records;

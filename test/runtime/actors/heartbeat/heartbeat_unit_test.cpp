@@ -205,7 +205,7 @@ TEST_CASE_FIXTURE(unit_fixture, "a heartbeat re-arms the monitor and stale timer
   CHECK(at(listener.timeouts[0]) == 80s);
 }
 
-TEST_CASE_FIXTURE(unit_fixture, "consecutive rpc failures report unreachable; a success resets the run") {
+TEST_CASE_FIXTURE(unit_fixture, "consecutive rpc failures report unreachable, a success resets the run") {
   auto m = heartbeat_monitor::start("tm-1", {}, exec, listener, 50s, 2);
   m->report_rpc_failure();
   m->report_rpc_success();
@@ -333,7 +333,7 @@ TEST_CASE_FIXTURE(unit_fixture, "only unreachable rpc failures count, and a succ
   CHECK(listener.timeouts.empty());
 }
 
-TEST_CASE_FIXTURE(unit_fixture, "unmonitoring stops requests and reports; unmonitored origins are ignored") {
+TEST_CASE_FIXTURE(unit_fixture, "unmonitoring stops requests and reports, unmonitored origins are ignored") {
   heartbeat_manager mgr(heartbeat_role::sender, "rm", config, listener, exec);
   auto a = target();
   a->script = {make_error(errc::unreachable, "gone")};

@@ -218,7 +218,7 @@ TEST_CASE_FIXTURE(pool_fixture, "releasing a task executor removes and frees its
   CHECK(!pool.is_registered(tm1.id));
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "a failed resource manager request or allocation fails its request; suspend fails the rest") {
+TEST_CASE_FIXTURE(pool_fixture, "a failed resource manager request or allocation fails its request, suspend fails the rest") {
   pool.connect_resource_manager();
   pool.allocate(r1, {}, true, t0);
   pool.allocate(r2, {}, true, t0);

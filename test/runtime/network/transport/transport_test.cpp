@@ -180,7 +180,7 @@ TEST_CASE("a record larger than one buffer crosses intact") {
   }
 }
 
-TEST_CASE("an unknown partition gets a clear error; the consumer retries with back-off until it appears") {
+TEST_CASE("an unknown partition gets a clear error, the consumer retries with back-off until it appears") {
   transport_fixture f;
   auto id = partition_id(3, 5);
   consumer_side side{f.config, id, 0};
