@@ -62,3 +62,10 @@ struct TeReleasePartitionsRequest {
   jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
   partitions @1 :List(Cluster.ResultPartitionId);
 }
+
+struct TeSlotReportResponse {
+  resourceId @0 :Text $Flint.type("cluster::resource_id");
+  # The TaskExecutor that answered.
+  report @1 :Cluster.SlotReport;
+  # Each of its slots, free or allocated (with allocation and job).
+}

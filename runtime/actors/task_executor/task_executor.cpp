@@ -324,6 +324,9 @@ void task_executor::register_methods() {
     return rpc::ack{};
   });
 
+  handle<request_slot_report>(fencing::fenced, [this](rpc::ack) -> expected<slot_report_response> {
+    return slot_report_response{config_.resource_id, state_->slots().create_slot_report()};
+  });
   handle<disconnect_resource_manager>(fencing::fenced, [this](disconnect_resource_manager_request req)
                                                          -> expected<rpc::ack> {
     reconnect_to_resource_manager(req.cause);

@@ -99,5 +99,15 @@ struct release_partitions {
   using response = rpc::ack;
 };
 
+/// Flink's requestTaskManagerDetailsInfo, as far as the slots go: the TE's current slot report,
+/// for the REST API and `flint` (the ResourceManager gets the same report through heartbeats).
+/// Reply: the report. Fenced by ResourceManagerId (scope rm_scope).
+struct request_slot_report {
+  static constexpr std::uint32_t id = 0x030A;
+  static constexpr const char* name = "request_slot_report";
+  using request = rpc::ack;
+  using response = slot_report_response;
+};
+
 } // namespace flint::task_executor
 
