@@ -290,6 +290,31 @@ TEST_CASE_FIXTURE(te_fixture, "the ResourceManager's heartbeat request is answer
                                           {direction::send, "heartbeat_from_task_manager"}}));
 }
 
+TEST_CASE_FIXTURE(te_fixture, "request_slot_report answers the ResourceManager with every slot, allocated ones with their job") {
+  start_task_executor(2);
+  auto empty = ask_te<te::request_slot_report>(rm, te_from_rm(rm_token()), rpc::ack{});
+  REQUIRE(empty.has_value());
+  REQUIRE(empty->has_value());
+  CHECK((*empty)->resource_id == te_id);
+  REQUIRE((*empty)->report.slots.size() == 2);
+  CHECK_FALSE((*empty)->report.slots[1].allocation.has_value());
+  request_slot(1, 7);
+  auto r = ask_te<te::request_slot_report>(rm, te_from_rm(rm_token()), rpc::ack{});
+  REQUIRE(r.has_value());
+  REQUIRE(r->has_value());
+  const auto& slots = (*r)->report.slots;
+  REQUIRE(slots.size() == 2);
+  CHECK(slots[1].id == cluster::slot_id{te_id, 1});
+  CHECK(slots[1].allocation == cluster::allocation_id{0xa11, 7});
+  CHECK(slots[1].job == job_a);
+  CHECK_FALSE(slots[0].allocation.has_value());
+  // A caller without the ResourceManager's token is refused.
+  auto refused = ask_te<te::request_slot_report>(rm, te_from_rm(rpc::fencing_token{9, 9}), rpc::ack{});
+  REQUIRE(refused.has_value());
+  REQUIRE_FALSE(refused->has_value());
+  CHECK(refused->error().code == errc::fencing_token_mismatch);
+}
+
 TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at the job's leader and offer the slot, and accepted slots become active") {
   start_task_executor(2);
   request_slot(1, 1);
