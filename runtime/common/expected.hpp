@@ -2,7 +2,7 @@
 /// Flint's result type: a value or an error with a code and a message.
 ///
 /// One small code list (STYLE.md: add context to the message, not new codes). Plain C++ so the
-/// graph layer, codecs and actors share it; it crosses the wire inside RPC replies.
+/// graph layer, codecs and actors share it; it crosses the wire as an RPC error answer.
 
 #include <cstdint>
 #include <string>
