@@ -25,7 +25,9 @@ class keyed_stream;
 namespace detail {
 
 template <class F, class T, class Out>
-concept collector_flat_map = std::is_invocable_v<F, const T&, collector<Out>&>;
+concept collector_flat_map = std::is_invocable_v < F,
+        const T&, collector<Out>
+& > ;
 
 } // namespace detail
 
@@ -36,7 +38,8 @@ public:
   using value_type = T;
 
   data_stream(stream_execution_environment* env, std::shared_ptr<graph::transformation> t)
-      : operator_handle<data_stream<T>>(std::move(t)), env_(env) {}
+    : operator_handle<data_stream<T>>(std::move(t)),
+      env_(env) {}
 
   stream_execution_environment& environment() const { return *env_; }
 
@@ -50,7 +53,7 @@ public:
   /// Any number of outputs per input, returned as a range:
   /// `flat_map([](const std::string& line) { return split(line); })`.
   template <class F>
-    requires std::is_invocable_v<F&, const T&>
+  requires std::is_invocable_v<F&, const T&>
   auto flat_map(F fn) {
     using range = std::invoke_result_t<F&, const T&>;
     using out = std::ranges::range_value_t<std::remove_cvref_t<range>>;
@@ -58,15 +61,17 @@ public:
       for (auto&& value : fn(in))
         c.collect(std::forward<decltype(value)>(value));
     };
-    return one_input<out>("Flat Map", std::make_shared<flat_map_factory_of<T, out, decltype(wrapped)>>(std::move(wrapped)));
+    return one_input<out>(
+      "Flat Map",
+      std::make_shared<flat_map_factory_of<T, out, decltype(wrapped)>>(std::move(wrapped)));
   }
 
   /// Any number of outputs per input, emitted to a collector:
   /// `flat_map<std::string>([](const std::string& line, collector<std::string>& out) { ... })`.
   template <class Out, class F>
-    requires detail::collector_flat_map<F, T, Out>
-  data_stream<Out> flat_map(F fn) {
-    return one_input<Out>("Flat Map", std::make_shared<flat_map_factory_of<T, Out, F>>(std::move(fn)));
+  requires detail::collector_flat_map<F, T, Out> data_stream<Out> flat_map(F fn) {
+    return one_input<Out>("Flat Map",
+                          std::make_shared<flat_map_factory_of<T, Out, F>>(std::move(fn)));
   }
 
   /// Keeps the records `predicate` accepts.
@@ -100,7 +105,8 @@ public:
   /// PartitionTransformation's ShuffleMode), e.g. a BATCH forward exchange.
   data_stream<T> partition(graph::stream_partitioner partitioner,
                            graph::shuffle_mode mode = graph::shuffle_mode::undefined) {
-    auto t = env_->new_transformation(graph::transformation_kind::partition, "Partition", this->transformation()->parallelism());
+    auto t = env_->new_transformation(graph::transformation_kind::partition, "Partition",
+                                      this->transformation()->parallelism());
     t->add_input(this->transformation());
     t->set_partitioner(std::move(partitioner));
     t->set_shuffle_mode(mode);
@@ -111,14 +117,17 @@ public:
   /// This stream and `others` merged into one.
   template <class... Streams>
   data_stream<T> union_with(const Streams&... others) {
-    auto t = env_->new_transformation(graph::transformation_kind::union_of, "Union", this->transformation()->parallelism());
+    auto t = env_->new_transformation(graph::transformation_kind::union_of, "Union",
+                                      this->transformation()->parallelism());
     t->add_input(this->transformation());
     (t->add_input(others.transformation()), ...);
     return data_stream<T>(env_, std::move(t));
   }
 
   /// Writes every record to standard output.
-  data_stream_sink<T> print() { return sink("Print to Std. Out", std::make_shared<print_sink_factory<T>>()); }
+  data_stream_sink<T> print() {
+    return sink("Print to Std. Out", std::make_shared<print_sink_factory<T>>());
+  }
   /// Writes every record as a line of text to `path`.
   data_stream_sink<T> write_as_text(std::string path) {
     return sink("Unnamed", std::make_shared<text_sink_factory<T>>(std::move(path)));
@@ -127,9 +136,11 @@ public:
   /// Adds any one-input operator (Flink's `transform`); the chaining strategy defaults to
   /// ALWAYS.
   template <class Out>
-  data_stream<Out> transform(std::string name, std::shared_ptr<const graph::operator_factory> factory,
+  data_stream<Out> transform(std::string name,
+                             std::shared_ptr<const graph::operator_factory> factory,
                              graph::chaining_strategy strategy = graph::chaining_strategy::always) {
-    auto t = env_->new_transformation(graph::transformation_kind::one_input, std::move(name), env_->parallelism());
+    auto t = env_->new_transformation(graph::transformation_kind::one_input, std::move(name),
+                                      env_->parallelism());
     t->add_input(this->transformation());
     t->set_factory(std::move(factory));
     t->set_chaining_strategy(strategy);
@@ -143,12 +154,15 @@ protected:
   keyed_stream<T, K> key_by_selector(std::shared_ptr<const typed_key_selector<T, K>> key);
 
   template <class Out>
-  data_stream<Out> one_input(std::string name, std::shared_ptr<const graph::operator_factory> factory) {
+  data_stream<Out> one_input(std::string name,
+                             std::shared_ptr<const graph::operator_factory> factory) {
     return transform<Out>(std::move(name), std::move(factory));
   }
 
-  data_stream_sink<T> sink(std::string name, std::shared_ptr<const graph::operator_factory> factory) {
-    auto t = env_->new_transformation(graph::transformation_kind::sink, std::move(name), env_->parallelism());
+  data_stream_sink<T> sink(std::string name,
+                           std::shared_ptr<const graph::operator_factory> factory) {
+    auto t = env_->new_transformation(graph::transformation_kind::sink, std::move(name),
+                                      env_->parallelism());
     t->add_input(this->transformation());
     t->set_factory(std::move(factory));
     env_->add_operator(t);

@@ -10,7 +10,7 @@ template <class T>
 class data_stream_sink : public operator_handle<data_stream_sink<T>> {
 public:
   explicit data_stream_sink(std::shared_ptr<graph::transformation> t)
-      : operator_handle<data_stream_sink<T>>(std::move(t)) {}
+    : operator_handle<data_stream_sink<T>>(std::move(t)) {}
 };
 
 } // namespace flint::api

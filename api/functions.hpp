@@ -40,9 +40,12 @@ template <class Out>
 class collection_source_factory : public named_operator_factory {
 public:
   explicit collection_source_factory(std::vector<Out> elements)
-      : named_operator_factory("source.collection"), elements(std::move(elements)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
-    return std::make_unique<streaming::collection_source<Out>>(elements, ctx, streaming::make_output<Out>(ctx));
+    : named_operator_factory("source.collection"),
+      elements(std::move(elements)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::collection_source<Out>>(elements, ctx,
+                                                               streaming::make_output<Out>(ctx));
   }
   std::vector<Out> elements;
 };
@@ -50,9 +53,13 @@ public:
 /// `read_text_file`: emits the file's lines.
 class text_file_source_factory : public named_operator_factory {
 public:
-  explicit text_file_source_factory(std::string path) : named_operator_factory("source.text_file"), path(std::move(path)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
-    return std::make_unique<streaming::text_file_source>(path, ctx, streaming::make_output<std::string>(ctx));
+  explicit text_file_source_factory(std::string path)
+    : named_operator_factory("source.text_file"),
+      path(std::move(path)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::text_file_source>(path, ctx,
+                                                         streaming::make_output<std::string>(ctx));
   }
   std::string path;
 };
@@ -61,8 +68,12 @@ public:
 class socket_source_factory : public named_operator_factory {
 public:
   socket_source_factory(std::string host, int port, char delimiter)
-      : named_operator_factory("source.socket"), host(std::move(host)), port(port), delimiter(delimiter) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    : named_operator_factory("source.socket"),
+      host(std::move(host)),
+      port(port),
+      delimiter(delimiter) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return std::make_unique<streaming::socket_source>(host, port, delimiter, ctx,
                                                       streaming::make_output<std::string>(ctx));
   }
@@ -75,9 +86,13 @@ public:
 class sequence_source_factory : public named_operator_factory {
 public:
   sequence_source_factory(std::int64_t from, std::int64_t to)
-      : named_operator_factory("source.sequence"), from(from), to(to) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
-    return std::make_unique<streaming::sequence_source>(from, to, ctx, streaming::make_output<std::int64_t>(ctx));
+    : named_operator_factory("source.sequence"),
+      from(from),
+      to(to) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::sequence_source>(from, to, ctx,
+                                                        streaming::make_output<std::int64_t>(ctx));
   }
   std::int64_t from;
   std::int64_t to;
@@ -87,8 +102,11 @@ public:
 template <class In, class Out>
 class map_factory : public named_operator_factory {
 public:
-  explicit map_factory(std::function<Out(const In&)> fn) : named_operator_factory("map"), fn(std::move(fn)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+  explicit map_factory(std::function<Out(const In&)> fn)
+    : named_operator_factory("map"),
+      fn(std::move(fn)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return std::make_unique<streaming::map_operator<In, Out>>(fn, streaming::make_output<Out>(ctx));
   }
   std::function<Out(const In&)> fn;
@@ -101,8 +119,10 @@ template <class In, class Out, class F>
 class map_factory_of final : public map_factory<In, Out> {
 public:
   explicit map_factory_of(F f) : map_factory<In, Out>(f), f_(std::move(f)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
-    return std::make_unique<streaming::map_operator<In, Out, F>>(f_, streaming::make_output<Out>(ctx));
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::map_operator<In, Out, F>>(f_,
+                                                                 streaming::make_output<Out>(ctx));
   }
 
 private:
@@ -114,16 +134,20 @@ template <class In, class Out>
 class flat_map_factory : public named_operator_factory {
 public:
   explicit flat_map_factory(std::function<void(const In&, collector<Out>&)> fn)
-      : named_operator_factory("flat_map"), fn(std::move(fn)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+    : named_operator_factory("flat_map"),
+      fn(std::move(fn)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return make_operator(fn, ctx);
   }
   std::function<void(const In&, collector<Out>&)> fn;
 
 protected:
   template <class G>
-  static std::unique_ptr<streaming::stream_operator> make_operator(const G& g, streaming::operator_context& ctx) {
-    return std::make_unique<streaming::flat_map_operator<In, Out, G>>(g, streaming::make_output<Out>(ctx));
+  static std::unique_ptr<streaming::stream_operator> make_operator(
+    const G& g, streaming::operator_context& ctx) {
+    return std::make_unique<streaming::flat_map_operator<In, Out, G>>(
+      g, streaming::make_output<Out>(ctx));
   }
 };
 
@@ -131,7 +155,8 @@ template <class In, class Out, class F>
 class flat_map_factory_of final : public flat_map_factory<In, Out> {
 public:
   explicit flat_map_factory_of(F f) : flat_map_factory<In, Out>(f), f_(std::move(f)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return this->make_operator(f_, ctx);
   }
 
@@ -143,8 +168,11 @@ private:
 template <class T>
 class filter_factory : public named_operator_factory {
 public:
-  explicit filter_factory(std::function<bool(const T&)> fn) : named_operator_factory("filter"), fn(std::move(fn)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+  explicit filter_factory(std::function<bool(const T&)> fn)
+    : named_operator_factory("filter"),
+      fn(std::move(fn)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return std::make_unique<streaming::filter_operator<T>>(fn, streaming::make_output<T>(ctx));
   }
   std::function<bool(const T&)> fn;
@@ -154,7 +182,8 @@ template <class T, class F>
 class filter_factory_of final : public filter_factory<T> {
 public:
   explicit filter_factory_of(F f) : filter_factory<T>(f), f_(std::move(f)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return std::make_unique<streaming::filter_operator<T, F>>(f_, streaming::make_output<T>(ctx));
   }
 
@@ -169,13 +198,20 @@ private:
 template <class T, class K>
 class keyed_reduce_factory : public named_operator_factory {
 public:
-  keyed_reduce_factory(std::string kind, std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
-                       std::function<void(T&, const T&)> fold = nullptr, const K& (*key_field)(const T&) = nullptr)
-      : named_operator_factory(std::move(kind)), fn(std::move(fn)), key(std::move(key)), fold(std::move(fold)),
-        key_field(key_field) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+  keyed_reduce_factory(std::string kind, std::function<T(const T&, const T&)> fn,
+                       std::function<K(const T&)> key,
+                       std::function<void(T&, const T&)> fold = nullptr,
+                       const K& (*key_field)(const T&) = nullptr)
+    : named_operator_factory(std::move(kind)),
+      fn(std::move(fn)),
+      key(std::move(key)),
+      fold(std::move(fold)),
+      key_field(key_field) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return std::make_unique<streaming::keyed_reduce_operator<T, K>>(
-        fn, fold, streaming::key_extractor<T, K>{key, key_field}, ctx, streaming::make_output<T>(ctx));
+      fn, fold, streaming::key_extractor<T, K>{key, key_field}, ctx,
+      streaming::make_output<T>(ctx));
   }
   std::function<T(const T&, const T&)> fn;
   std::function<K(const T&)> key;
@@ -188,7 +224,8 @@ template <class T>
 class print_sink_factory : public named_operator_factory {
 public:
   print_sink_factory() : named_operator_factory("sink.print") {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return std::make_unique<streaming::print_sink<T>>(ctx);
   }
 };
@@ -197,8 +234,11 @@ public:
 template <class T>
 class text_sink_factory : public named_operator_factory {
 public:
-  explicit text_sink_factory(std::string path) : named_operator_factory("sink.text_file"), path(std::move(path)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context& ctx) const override {
+  explicit text_sink_factory(std::string path)
+    : named_operator_factory("sink.text_file"),
+      path(std::move(path)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
     return std::make_unique<streaming::text_sink<T>>(path, ctx);
   }
   std::string path;
@@ -209,9 +249,12 @@ public:
 template <class T, class K>
 class typed_key_selector : public graph::key_selector, public streaming::typed_key_hasher<T> {
 public:
-  typed_key_selector(std::function<K(const T&)> fn, std::string description, const K& (*field)(const T&) = nullptr,
-                     int field_index = -1)
-      : fn(std::move(fn)), field(field), field_index(field_index), description_(std::move(description)) {}
+  typed_key_selector(std::function<K(const T&)> fn, std::string description,
+                     const K& (*field)(const T&) = nullptr, int field_index = -1)
+    : fn(std::move(fn)),
+      field(field),
+      field_index(field_index),
+      description_(std::move(description)) {}
   std::string description() const override { return description_; }
   std::int32_t key_hash_of(const T& record) const override {
     return field ? streaming::key_hash(field(record)) : streaming::key_hash(fn(record));
@@ -230,10 +273,12 @@ template <class T, class K, std::size_t Field>
 class field_key_selector final : public typed_key_selector<T, K> {
 public:
   field_key_selector()
-      : typed_key_selector<T, K>([](const T& value) { return std::get<Field>(value); }, "field " + std::to_string(Field),
-                                 [](const T& value) -> const K& { return std::get<Field>(value); },
-                                 static_cast<int>(Field)) {}
-  std::int32_t key_hash_of(const T& record) const override { return streaming::key_hash(std::get<Field>(record)); }
+    : typed_key_selector<T, K>(
+      [](const T& value) { return std::get<Field>(value); }, "field " + std::to_string(Field),
+      [](const T& value) -> const K& { return std::get<Field>(value); }, static_cast<int>(Field)) {}
+  std::int32_t key_hash_of(const T& record) const override {
+    return streaming::key_hash(std::get<Field>(record));
+  }
 };
 
 } // namespace flint::api

@@ -34,7 +34,8 @@ inline constexpr std::uint32_t job_abi_version = 1;
 class job_context {
 public:
   job_context(stream_execution_environment& env, std::vector<std::string> args)
-    : env_(&env), args_(std::move(args)) {}
+    : env_(&env),
+      args_(std::move(args)) {}
 
   stream_execution_environment& env() const noexcept { return *env_; }
   /// The arguments after the library path (`flint run job.so --input F`: {"--input", "F"}).
@@ -82,11 +83,11 @@ int run_job_entry(job_context* ctx, Fn&& fn) noexcept {
 
 /// Defines the library's entry point: `fn` is `void(flint::api::job_context&)`. Use once, at
 /// namespace scope, in one source file of the library.
-#define FLINT_JOB_ENTRY(fn)                                                                       \
-  extern "C" __attribute__((visibility("default"))) std::uint32_t flint_job_abi_version() {       \
-    return ::flint::api::job_abi_version;                                                         \
-  }                                                                                               \
-  extern "C" __attribute__((visibility("default"))) int flint_job_main(                           \
-    ::flint::api::job_context* ctx) {                                                             \
-    return ::flint::api::detail::run_job_entry(ctx, fn);                                          \
+#define FLINT_JOB_ENTRY(fn)                                                                 \
+  extern "C" __attribute__((visibility("default"))) std::uint32_t flint_job_abi_version() { \
+    return ::flint::api::job_abi_version;                                                   \
+  }                                                                                         \
+  extern "C" __attribute__((visibility("default"))) int flint_job_main(                     \
+    ::flint::api::job_context* ctx) {                                                       \
+    return ::flint::api::detail::run_job_entry(ctx, fn);                                    \
   }

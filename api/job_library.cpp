@@ -51,29 +51,34 @@ expected<std::shared_ptr<job_library>> load_job_library(const std::string& path)
   void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
-    return make_error(errc::invalid_argument,
-                      "cannot load job library " + path + ": " + (why ? why : "unknown dynamic linker error"));
+    return make_error(
+      errc::invalid_argument,
+      "cannot load job library " + path + ": " + (why ? why : "unknown dynamic linker error"));
   }
   ::dlerror();
   void* entry = ::dlsym(handle, FLINT_JOB_MAIN_SYMBOL);
   if (entry == nullptr) {
     ::dlclose(handle);
-    return make_error(errc::invalid_argument, "job library " + path + " has no entry point: it does not export "
-                                                FLINT_JOB_MAIN_SYMBOL " (define it with FLINT_JOB_ENTRY)");
+    return make_error(errc::invalid_argument,
+                      "job library " + path
+                        + " has no entry point: it does not export " FLINT_JOB_MAIN_SYMBOL
+                          " (define it with FLINT_JOB_ENTRY)");
   }
   auto* abi = reinterpret_cast<std::uint32_t (*)()>(::dlsym(handle, FLINT_JOB_ABI_SYMBOL));
   auto version = abi ? abi() : 0;
   if (version != api::job_abi_version) {
     ::dlclose(handle);
-    return make_error(errc::invalid_argument, "job library " + path + " was built for job entry version "
-                                                + std::to_string(version) + ", this runtime runs version "
-                                                + std::to_string(api::job_abi_version) + "; rebuild it");
+    return make_error(errc::invalid_argument,
+                      "job library " + path + " was built for job entry version "
+                        + std::to_string(version) + ", this runtime runs version "
+                        + std::to_string(api::job_abi_version) + "; rebuild it");
   }
   return std::shared_ptr<job_library>(
     new job_library(path, handle, reinterpret_cast<job_library::entry_fn>(entry)));
 }
 
-expected<job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
+expected<job_program> build_job_program(const job_library& library,
+                                        const std::vector<std::string>& args,
                                         const api::configuration& config, const graph::job_id& id) {
   std::optional<api::stream_execution_environment> env;
   try {
@@ -84,8 +89,9 @@ expected<job_program> build_job_program(const job_library& library, const std::v
   env->set_job_id(id);
   api::job_context context(*env, args);
   if (library.entry_(&context) != 0)
-    return make_error(errc::invalid_argument,
-                      "the entry point of job library " + library.path() + " failed: " + context.error());
+    return make_error(
+      errc::invalid_argument,
+      "the entry point of job library " + library.path() + " failed: " + context.error());
   auto stream = env->get_stream_graph(context.job_name());
   if (!stream)
     return stream.error();
@@ -98,7 +104,8 @@ expected<job_program> build_job_program(const job_library& library, const std::v
     std::shared_ptr<const job_library> library;
     graph::stream_graph graph;
   };
-  auto holder = std::make_shared<loaded_graph>(loaded_graph{library.shared_from_this(), std::move(*stream)});
+  auto holder =
+    std::make_shared<loaded_graph>(loaded_graph{library.shared_from_this(), std::move(*stream)});
   job_program program;
   program.stream = std::shared_ptr<const graph::stream_graph>(holder, &holder->graph);
   program.job = std::make_shared<const graph::job_graph>(std::move(*job));
@@ -123,30 +130,34 @@ error with_context(const error& e, const std::string& context) {
 
 /// The ids and uids of the first operator whose id differs: operators that look alike by name
 /// differ by the hash of their uid or of their place in the program.
-std::string operator_id_difference(const graph::job_graph& submitted, const graph::job_graph& rebuilt) {
-  auto uid = [](const graph::chained_operator& op) { return op.uid ? "uid '" + *op.uid + "'" : std::string("no uid"); };
+std::string operator_id_difference(const graph::job_graph& submitted,
+                                   const graph::job_graph& rebuilt) {
+  auto uid = [](const graph::chained_operator& op) {
+    return op.uid ? "uid '" + *op.uid + "'" : std::string("no uid");
+  };
   for (std::size_t v = 0; v < submitted.vertices.size() && v < rebuilt.vertices.size(); ++v) {
     const auto& a = submitted.vertices[v].operators;
     const auto& b = rebuilt.vertices[v].operators;
     for (std::size_t o = 0; o < a.size() && o < b.size(); ++o)
       if (a[o].id != b[o].id)
-        return "; operator '" + a[o].name + "' was submitted as " + a[o].id.to_string() + " (" + uid(a[o])
-               + ") and rebuilt as " + b[o].id.to_string() + " (" + uid(b[o]) + ")";
+        return "; operator '" + a[o].name + "' was submitted as " + a[o].id.to_string() + " ("
+          + uid(a[o]) + ") and rebuilt as " + b[o].id.to_string() + " (" + uid(b[o]) + ")";
   }
   return {};
 }
 
 } // namespace
 
-expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server, const std::string& library_path,
-                          const std::vector<std::string>& args, const api::configuration& config,
-                          const graph::job_graph& job) {
+expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
+                          const std::string& library_path, const std::vector<std::string>& args,
+                          const api::configuration& config, const graph::job_graph& job) {
   auto bytes = read_file(library_path);
   if (!bytes)
     return bytes.error();
   auto key = blob::upload_blob(sys, blob_server, *bytes);
   if (!key)
-    return with_context(key.error(), "uploading job library " + library_path + " to the blob server failed");
+    return with_context(key.error(),
+                        "uploading job library " + library_path + " to the blob server failed");
   blob::job_package package;
   package.library_key = std::move(*key);
   package.library_name = fs::path(library_path).filename().string();
@@ -155,9 +166,11 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
     package.config.emplace(k, v);
   package.job_graph = graph::encode_job_graph(job);
   auto encoded = blob::encode_job_package(package);
-  auto stored = blob::upload_job_package(sys, blob_server, job.job_id.to_string(), {encoded.data(), encoded.size()});
+  auto stored = blob::upload_job_package(sys, blob_server, job.job_id.to_string(),
+                                         {encoded.data(), encoded.size()});
   if (!stored)
-    return with_context(stored.error(), "uploading the package of job " + job.job_id.to_string() + " failed");
+    return with_context(stored.error(),
+                        "uploading the package of job " + job.job_id.to_string() + " failed");
   return unit{};
 }
 
@@ -172,8 +185,13 @@ namespace {
 /// of the job deployed later (a restart, a later region) loads it again from the cached file.
 class library_cache {
 public:
-  library_cache(caf::actor_system& sys, std::string host, std::uint16_t port, caf::actor server, fs::path cache_dir)
-    : sys_(sys), host_(std::move(host)), port_(port), server_(std::move(server)), cache_dir_(std::move(cache_dir)) {}
+  library_cache(caf::actor_system& sys, std::string host, std::uint16_t port, caf::actor server,
+                fs::path cache_dir)
+    : sys_(sys),
+      host_(std::move(host)),
+      port_(port),
+      server_(std::move(server)),
+      cache_dir_(std::move(cache_dir)) {}
 
   /// The job's program, loading it on first use; callers of one job wait for one load.
   expected<job_program> program(const graph::job_id& id) {
@@ -209,7 +227,9 @@ private:
   /// Drops the slots of jobs with no task here and no load under way (called under mutex_: a
   /// caller that took a slot holds a second reference to it).
   void forget_unused_jobs() {
-    std::erase_if(jobs_, [](const auto& entry) { return entry.second.use_count() == 1 && entry.second->stream.expired(); });
+    std::erase_if(jobs_, [](const auto& entry) {
+      return entry.second.use_count() == 1 && entry.second->stream.expired();
+    });
   }
 
   expected<caf::actor> server() {
@@ -244,10 +264,12 @@ private:
     std::error_code ec;
     fs::create_directories(cache_dir_, ec);
     if (ec)
-      return make_error(errc::internal, "cannot create the job library cache " + cache_dir_.string() + ": "
-                                          + ec.message());
+      return make_error(
+        errc::internal,
+        "cannot create the job library cache " + cache_dir_.string() + ": " + ec.message());
     if (!blob::is_content_key(package.library_key))
-      return make_error(errc::malformed_message, "the job package names no library: '" + package.library_key + "'");
+      return make_error(errc::malformed_message,
+                        "the job package names no library: '" + package.library_key + "'");
     auto path = cache_dir_ / (package.library_key + ".so");
     if (fs::is_regular_file(path, ec))
       return path.string();
@@ -255,8 +277,9 @@ private:
     if (!bytes)
       return with_context(bytes.error(), "fetching job library " + package.library_name);
     // Written aside and renamed: a loaded library is never overwritten under its reader.
-    auto temp = cache_dir_ / (".incoming-" + package.library_key + "-" + std::to_string(::getpid()) + "-"
-                              + std::to_string(++temp_counter_));
+    auto temp = cache_dir_
+      / (".incoming-" + package.library_key + "-" + std::to_string(::getpid()) + "-"
+         + std::to_string(++temp_counter_));
     {
       std::ofstream out(temp, std::ios::binary | std::ios::trunc);
       out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
@@ -266,7 +289,8 @@ private:
     }
     fs::rename(temp, path, ec);
     if (ec)
-      return make_error(errc::internal, "cannot store job library " + path.string() + ": " + ec.message());
+      return make_error(errc::internal,
+                        "cannot store job library " + path.string() + ": " + ec.message());
     return path.string();
   }
 
@@ -279,7 +303,8 @@ private:
       return package.error();
     auto submitted = graph::decode_job_graph(package->job_graph);
     if (!submitted)
-      return with_context(submitted.error(), "the package of job " + id.to_string() + " holds no valid JobGraph");
+      return with_context(submitted.error(),
+                          "the package of job " + id.to_string() + " holds no valid JobGraph");
     auto path = library_file(*package);
     if (!path)
       return path.error();
@@ -291,14 +316,16 @@ private:
       config.emplace(k, v);
     auto program = build_job_program(**library, package->args, config, id);
     if (!program)
-      return with_context(program.error(), "rebuilding job " + id.to_string() + " from " + package->library_name);
+      return with_context(program.error(),
+                          "rebuilding job " + id.to_string() + " from " + package->library_name);
     if (auto same = graph::check_same_program(*submitted, *program->job); !same)
-      return make_error(same.error().code, "job library " + package->library_name + " on this TaskExecutor: "
-                                             + same.error().message
-                                             + operator_id_difference(*submitted, *program->job));
+      return make_error(same.error().code,
+                        "job library " + package->library_name
+                          + " on this TaskExecutor: " + same.error().message
+                          + operator_id_difference(*submitted, *program->job));
     make_endpoint_logger("job_library")
-      ->info("Loaded job library {} for job {} ({} job vertices).", package->library_name, id.to_string(),
-             program->job->vertices.size());
+      ->info("Loaded job library {} for job {} ({} job vertices).", package->library_name,
+             id.to_string(), program->job->vertices.size());
     return program;
   }
 
@@ -330,12 +357,15 @@ fs::path cache_directory(fs::path dir) {
   return (ec ? fs::path("/tmp") : base) / ("flint-job-libraries-" + std::to_string(::getpid()));
 }
 
-task_executor::invokable_factory make_factory(std::shared_ptr<library_cache> cache, streaming_environment& env) {
-  return [cache, env = &env](const graph::task_deployment_descriptor& tdd) -> std::unique_ptr<task_executor::invokable> {
+task_executor::invokable_factory make_factory(std::shared_ptr<library_cache> cache,
+                                              streaming_environment& env) {
+  return [cache, env = &env](const graph::task_deployment_descriptor& tdd)
+           -> std::unique_ptr<task_executor::invokable> {
     auto program = cache->program(tdd.job_id);
     if (!program)
       return std::make_unique<failed_task>(make_error(
-        program.error().code, "Could not load the program of " + tdd.task_name + ": " + program.error().message));
+        program.error().code,
+        "Could not load the program of " + tdd.task_name + ": " + program.error().message));
     // The compiled-in path from here on: one stream task of this program, as the data plane
     // makes it.
     return make_stream_task_factory(std::move(program->stream), std::move(program->job), *env)(tdd);
@@ -344,19 +374,24 @@ task_executor::invokable_factory make_factory(std::shared_ptr<library_cache> cac
 
 } // namespace
 
-task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
-                                                           std::string blob_host, std::uint16_t blob_port,
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys,
+                                                           streaming_environment& env,
+                                                           std::string blob_host,
+                                                           std::uint16_t blob_port,
                                                            std::filesystem::path cache_dir) {
-  return make_factory(std::make_shared<library_cache>(sys, std::move(blob_host), blob_port, caf::actor{},
-                                                      cache_directory(std::move(cache_dir))),
-                      env);
+  return make_factory(
+    std::make_shared<library_cache>(sys, std::move(blob_host), blob_port, caf::actor{},
+                                    cache_directory(std::move(cache_dir))),
+    env);
 }
 
-task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming_environment& env,
-                                                           caf::actor blob_server, std::filesystem::path cache_dir) {
-  return make_factory(
-    std::make_shared<library_cache>(sys, std::string{}, 0, std::move(blob_server), cache_directory(std::move(cache_dir))),
-    env);
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys,
+                                                           streaming_environment& env,
+                                                           caf::actor blob_server,
+                                                           std::filesystem::path cache_dir) {
+  return make_factory(std::make_shared<library_cache>(sys, std::string{}, 0, std::move(blob_server),
+                                                      cache_directory(std::move(cache_dir))),
+                      env);
 }
 
 } // namespace flint::api

@@ -48,12 +48,17 @@ public:
 
 private:
   friend expected<std::shared_ptr<job_library>> load_job_library(const std::string& path);
-  friend expected<streaming::job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
-                                                 const api::configuration& config, const graph::job_id& id);
+  friend expected<streaming::job_program> build_job_program(const job_library& library,
+                                                            const std::vector<std::string>& args,
+                                                            const api::configuration& config,
+                                                            const graph::job_id& id);
 
   using entry_fn = int (*)(api::job_context*);
 
-  job_library(std::string path, void* handle, entry_fn entry) : path_(std::move(path)), handle_(handle), entry_(entry) {}
+  job_library(std::string path, void* handle, entry_fn entry)
+    : path_(std::move(path)),
+      handle_(handle),
+      entry_(entry) {}
 
   std::string path_;
   void* handle_;
@@ -72,15 +77,17 @@ expected<std::shared_ptr<job_library>> load_job_library(const std::string& path)
 /// them), with job id `id`, and returns the stream and job graphs. The stream graph keeps the
 /// library loaded. Errors: errc::invalid_argument for a bad configuration or an entry point that
 /// failed (its message), the graph generators' errors otherwise.
-expected<streaming::job_program> build_job_program(const job_library& library, const std::vector<std::string>& args,
-                                        const api::configuration& config, const graph::job_id& id);
+expected<streaming::job_program> build_job_program(const job_library& library,
+                                                   const std::vector<std::string>& args,
+                                                   const api::configuration& config,
+                                                   const graph::job_id& id);
 
 /// Client side of `flint run`: uploads the library at `library_path`, then the job package
 /// (library key, args, config, the encoded JobGraph) under job_package_key(job id). Blocking;
 /// not from an actor's handler.
-expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server, const std::string& library_path,
-                          const std::vector<std::string>& args, const api::configuration& config,
-                          const graph::job_graph& job);
+expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
+                          const std::string& library_path, const std::vector<std::string>& args,
+                          const api::configuration& config, const graph::job_graph& job);
 
 /// TaskExecutor side: for a task of a job it does not know yet, fetches the job package and the
 /// library from the blob server at `blob_host`:`blob_port` (endpoint "blob_server", connected
@@ -91,12 +98,16 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
 /// job arriving together load it once. A failure (unreachable server, missing package, load
 /// error, a different program) fails the task with the cause; failures are not cached, so a
 /// restarted task tries again. `env` must outlive the factory.
-task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming::streaming_environment& env,
-                                                           std::string blob_host, std::uint16_t blob_port,
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys,
+                                                           streaming::streaming_environment& env,
+                                                           std::string blob_host,
+                                                           std::uint16_t blob_port,
                                                            std::filesystem::path cache_dir);
 
 /// The same with a blob server handle already at hand (an in-process blob server, tests).
-task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys, streaming::streaming_environment& env,
-                                                           caf::actor blob_server, std::filesystem::path cache_dir);
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys,
+                                                           streaming::streaming_environment& env,
+                                                           caf::actor blob_server,
+                                                           std::filesystem::path cache_dir);
 
 } // namespace flint::api

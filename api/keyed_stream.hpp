@@ -15,15 +15,16 @@ class keyed_stream : public data_stream<T> {
 public:
   keyed_stream(stream_execution_environment* env, std::shared_ptr<graph::transformation> partition,
                std::shared_ptr<const typed_key_selector<T, K>> key)
-      : data_stream<T>(env, std::move(partition)), key_(std::move(key)) {}
+    : data_stream<T>(env, std::move(partition)),
+      key_(std::move(key)) {}
 
   const std::shared_ptr<const typed_key_selector<T, K>>& key() const { return key_; }
 
   /// Folds each key's records with `fn(accumulated, next)`, emitting every new value.
   template <class F>
   data_stream<T> reduce(F fn) {
-    return keyed_operator("Keyed Reduce", "reduce", std::function<T(const T&, const T&)>(std::move(fn)), nullptr,
-                          false);
+    return keyed_operator("Keyed Reduce", "reduce",
+                          std::function<T(const T&, const T&)>(std::move(fn)), nullptr, false);
   }
 
   /// Running sum of tuple field `Field` per key; other fields keep the first record's values
@@ -31,24 +32,26 @@ public:
   template <std::size_t Field>
   data_stream<T> sum() {
     return keyed_operator(
-        "aggregation", "sum",
-        [](const T& acc, const T& next) {
-          T out = acc;
-          std::get<Field>(out) += std::get<Field>(next);
-          return out;
-        },
-        [](T& acc, const T& next) { std::get<Field>(acc) += std::get<Field>(next); },
-        key_->field_index != static_cast<int>(Field));
+      "aggregation", "sum",
+      [](const T& acc, const T& next) {
+        T out = acc;
+        std::get<Field>(out) += std::get<Field>(next);
+        return out;
+      },
+      [](T& acc, const T& next) { std::get<Field>(acc) += std::get<Field>(next); },
+      key_->field_index != static_cast<int>(Field));
   }
 
 private:
   /// `keeps_key`: `fold` never changes the key field, so state may hold values keyed in place.
-  data_stream<T> keyed_operator(std::string name, std::string kind, std::function<T(const T&, const T&)> fn,
+  data_stream<T> keyed_operator(std::string name, std::string kind,
+                                std::function<T(const T&, const T&)> fn,
                                 std::function<void(T&, const T&)> fold, bool keeps_key) {
-    auto factory = std::make_shared<keyed_reduce_factory<T, K>>(std::move(kind), std::move(fn), key_->fn,
-                                                                std::move(fold), keeps_key ? key_->field : nullptr);
+    auto factory = std::make_shared<keyed_reduce_factory<T, K>>(
+      std::move(kind), std::move(fn), key_->fn, std::move(fold), keeps_key ? key_->field : nullptr);
     // Flink's StreamGroupedReduce keeps the HEAD strategy of AbstractStreamOperator (§3.1).
-    return this->template transform<T>(std::move(name), std::move(factory), graph::chaining_strategy::head);
+    return this->template transform<T>(std::move(name), std::move(factory),
+                                       graph::chaining_strategy::head);
   }
 
   std::shared_ptr<const typed_key_selector<T, K>> key_;
@@ -56,12 +59,14 @@ private:
 
 template <class T>
 template <class K>
-keyed_stream<T, K> data_stream<T>::key_by_selector(std::shared_ptr<const typed_key_selector<T, K>> key) {
+keyed_stream<T, K> data_stream<T>::key_by_selector(
+  std::shared_ptr<const typed_key_selector<T, K>> key) {
   graph::stream_partitioner partitioner;
   partitioner.kind = graph::partitioner_kind::key_group;
   partitioner.max_parallelism = graph::default_lower_bound_max_parallelism;
   partitioner.key = key;
-  auto t = env_->new_transformation(graph::transformation_kind::partition, "Partition", this->transformation()->parallelism());
+  auto t = env_->new_transformation(graph::transformation_kind::partition, "Partition",
+                                    this->transformation()->parallelism());
   t->add_input(this->transformation());
   t->set_partitioner(std::move(partitioner));
   return keyed_stream<T, K>(env_, std::move(t), std::move(key));
@@ -76,10 +81,11 @@ keyed_stream<T, std::decay_t<std::tuple_element_t<Field, T>>> data_stream<T>::ke
 
 template <class T>
 template <class F>
-keyed_stream<T, std::decay_t<std::invoke_result_t<F&, const T&>>> data_stream<T>::key_by(F selector) {
+keyed_stream<T, std::decay_t<std::invoke_result_t<F&, const T&>>> data_stream<T>::key_by(
+  F selector) {
   using key_type = std::decay_t<std::invoke_result_t<F&, const T&>>;
   return key_by_selector<key_type>(
-      std::make_shared<typed_key_selector<T, key_type>>(std::move(selector), "key selector"));
+    std::make_shared<typed_key_selector<T, key_type>>(std::move(selector), "key selector"));
 }
 
 } // namespace flint::api

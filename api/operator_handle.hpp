@@ -68,7 +68,8 @@ public:
   }
 
 protected:
-  explicit operator_handle(std::shared_ptr<graph::transformation> t) : transformation_(std::move(t)) {}
+  explicit operator_handle(std::shared_ptr<graph::transformation> t)
+    : transformation_(std::move(t)) {}
 
 private:
   Derived& self() { return static_cast<Derived&>(*this); }

@@ -41,12 +41,14 @@ restart_strategy_configuration exponential_delay_restart(std::chrono::millisecon
            {"restart-strategy.exponential-delay.jitter-factor", number(jitter)}}};
 }
 
-restart_strategy_configuration failure_rate_restart(int max_failures, std::chrono::milliseconds interval,
+restart_strategy_configuration failure_rate_restart(int max_failures,
+                                                    std::chrono::milliseconds interval,
                                                     std::chrono::milliseconds delay) {
-  return {{{"restart-strategy.type", "failure-rate"},
-           {"restart-strategy.failure-rate.max-failures-per-interval", std::to_string(max_failures)},
-           {"restart-strategy.failure-rate.failure-rate-interval", ms(interval)},
-           {"restart-strategy.failure-rate.delay", ms(delay)}}};
+  return {
+    {{"restart-strategy.type", "failure-rate"},
+     {"restart-strategy.failure-rate.max-failures-per-interval", std::to_string(max_failures)},
+     {"restart-strategy.failure-rate.failure-rate-interval", ms(interval)},
+     {"restart-strategy.failure-rate.delay", ms(delay)}}};
 }
 
 } // namespace flint::api::restart_strategies

@@ -28,7 +28,8 @@ restart_strategy_configuration exponential_delay_restart(std::chrono::millisecon
                                                          std::chrono::milliseconds reset_threshold,
                                                          double jitter);
 /// `failure-rate`: restarts after `delay` until more than `max_failures` fail within `interval`.
-restart_strategy_configuration failure_rate_restart(int max_failures, std::chrono::milliseconds interval,
+restart_strategy_configuration failure_rate_restart(int max_failures,
+                                                    std::chrono::milliseconds interval,
                                                     std::chrono::milliseconds delay);
 
 } // namespace restart_strategies

@@ -13,7 +13,8 @@ namespace flint::api {
 
 namespace {
 
-std::int64_t parse_integer(const configuration& config, std::string_view key, std::int64_t fallback) {
+std::int64_t parse_integer(const configuration& config, std::string_view key,
+                           std::int64_t fallback) {
   auto it = config.find(key);
   if (it == config.end())
     return fallback;
@@ -24,7 +25,8 @@ std::int64_t parse_integer(const configuration& config, std::string_view key, st
       throw std::invalid_argument("trailing characters");
     return value;
   } catch (const std::exception&) {
-    throw std::invalid_argument("Could not parse value '" + it->second + "' for key '" + std::string(key) + "'.");
+    throw std::invalid_argument("Could not parse value '" + it->second + "' for key '"
+                                + std::string(key) + "'.");
   }
 }
 
@@ -39,7 +41,7 @@ graph::job_id random_job_id() {
 stream_execution_environment::stream_execution_environment() : job_id_(random_job_id()) {}
 
 stream_execution_environment::stream_execution_environment(const configuration& config)
-    : stream_execution_environment() {
+  : stream_execution_environment() {
   set_parallelism(static_cast<int>(parse_integer(config, "parallelism.default", 1)));
   if (config.count("pipeline.max-parallelism"))
     set_max_parallelism(static_cast<int>(parse_integer(config, "pipeline.max-parallelism", -1)));
@@ -47,14 +49,15 @@ stream_execution_environment::stream_execution_environment(const configuration& 
     if (it->second == "false")
       chaining_enabled_ = false;
     else if (it->second != "true")
-      throw std::invalid_argument("Could not parse value '" + it->second + "' for key 'pipeline.operator-chaining'.");
+      throw std::invalid_argument("Could not parse value '" + it->second
+                                  + "' for key 'pipeline.operator-chaining'.");
   }
   set_buffer_timeout(parse_integer(config, "execution.buffer-timeout", 100));
   if (auto it = config.find("execution.global-data-exchange-mode"); it != config.end()) {
     auto mode = graph::parse_global_data_exchange_mode(it->second);
     if (!mode)
-      throw std::invalid_argument("Could not parse value '" + it->second +
-                                  "' for key 'execution.global-data-exchange-mode'.");
+      throw std::invalid_argument("Could not parse value '" + it->second
+                                  + "' for key 'execution.global-data-exchange-mode'.");
     exchange_mode_ = *mode;
   }
   if (config.count("execution.checkpointing.interval"))
@@ -69,8 +72,9 @@ stream_execution_environment::stream_execution_environment(const configuration& 
       if (!config.count("execution.global-data-exchange-mode"))
         exchange_mode_ = graph::global_data_exchange_mode::all_edges_blocking;
     } else if (mode != "STREAMING" && mode != "AUTOMATIC") {
-      throw std::invalid_argument("Could not parse value '" + it->second
-                                  + "' for key 'execution.runtime-mode' (STREAMING, BATCH or AUTOMATIC).");
+      throw std::invalid_argument(
+        "Could not parse value '" + it->second
+        + "' for key 'execution.runtime-mode' (STREAMING, BATCH or AUTOMATIC).");
     }
   }
   // Checked by the Dispatcher at submission, which names a bad key there.
@@ -79,9 +83,10 @@ stream_execution_environment::stream_execution_environment(const configuration& 
       job_configuration_[key] = value;
 }
 
-stream_execution_environment&
-stream_execution_environment::set_restart_strategy(const restart_strategy_configuration& strategy) {
-  std::erase_if(job_configuration_, [](const auto& entry) { return entry.first.starts_with("restart-strategy"); });
+stream_execution_environment& stream_execution_environment::set_restart_strategy(
+  const restart_strategy_configuration& strategy) {
+  std::erase_if(job_configuration_,
+                [](const auto& entry) { return entry.first.starts_with("restart-strategy"); });
   for (const auto& [key, value] : strategy.settings)
     job_configuration_[key] = value;
   return *this;
@@ -94,10 +99,12 @@ stream_execution_environment& stream_execution_environment::set_parallelism(int 
   return *this;
 }
 
-stream_execution_environment& stream_execution_environment::set_max_parallelism(int max_parallelism) {
+stream_execution_environment& stream_execution_environment::set_max_parallelism(
+  int max_parallelism) {
   if (max_parallelism < 1 || max_parallelism > 32768)
-    throw std::invalid_argument("maxParallelism is out of bounds 0 < maxParallelism <= 32768. Found: " +
-                                std::to_string(max_parallelism));
+    throw std::invalid_argument(
+      "maxParallelism is out of bounds 0 < maxParallelism <= 32768. Found: "
+      + std::to_string(max_parallelism));
   max_parallelism_ = max_parallelism;
   return *this;
 }
@@ -107,20 +114,22 @@ stream_execution_environment& stream_execution_environment::disable_operator_cha
   return *this;
 }
 
-stream_execution_environment&
-stream_execution_environment::set_global_data_exchange_mode(graph::global_data_exchange_mode mode) {
+stream_execution_environment& stream_execution_environment::set_global_data_exchange_mode(
+  graph::global_data_exchange_mode mode) {
   exchange_mode_ = mode;
   return *this;
 }
 
-stream_execution_environment& stream_execution_environment::set_buffer_timeout(std::int64_t millis) {
+stream_execution_environment& stream_execution_environment::set_buffer_timeout(
+  std::int64_t millis) {
   if (millis < -1)
     throw std::invalid_argument("Timeout of buffer must be non-negative or -1");
   buffer_timeout_ = millis;
   return *this;
 }
 
-stream_execution_environment& stream_execution_environment::enable_checkpointing(std::int64_t interval_ms) {
+stream_execution_environment& stream_execution_environment::enable_checkpointing(
+  std::int64_t interval_ms) {
   checkpoint_interval_ = interval_ms;
   return *this;
 }
@@ -134,30 +143,35 @@ data_stream<std::string> stream_execution_environment::read_text_file(std::strin
   // Parallel: subtask i reads the lines that start in its 1/p of the file, and the reader chains
   // with what follows. Flink reaches the same with a monitoring source (p=1) that hands splits
   // to parallel readers; with one split per reader subtask, the monitoring task has no job.
-  return add_source<std::string>("Custom File Source", std::make_shared<text_file_source_factory>(std::move(path)),
-                                 true);
+  return add_source<std::string>("Custom File Source",
+                                 std::make_shared<text_file_source_factory>(std::move(path)), true);
 }
 
-data_stream<std::string> stream_execution_environment::socket_text_stream(std::string host, int port,
+data_stream<std::string> stream_execution_environment::socket_text_stream(std::string host,
+                                                                          int port,
                                                                           char delimiter) {
   if (port < 0 || port > 65535)
     throw std::invalid_argument("port is out of range: " + std::to_string(port));
-  return add_source<std::string>("Socket Stream",
-                                 std::make_shared<socket_source_factory>(std::move(host), port, delimiter), false);
+  return add_source<std::string>(
+    "Socket Stream", std::make_shared<socket_source_factory>(std::move(host), port, delimiter),
+    false);
 }
 
-data_stream<std::int64_t> stream_execution_environment::generate_sequence(std::int64_t from, std::int64_t to) {
+data_stream<std::int64_t> stream_execution_environment::generate_sequence(std::int64_t from,
+                                                                          std::int64_t to) {
   if (from > to)
     throw std::invalid_argument("Start of sequence must not be greater than the end");
-  return add_source<std::int64_t>("Sequence Source", std::make_shared<sequence_source_factory>(from, to), true);
+  return add_source<std::int64_t>("Sequence Source",
+                                  std::make_shared<sequence_source_factory>(from, to), true);
 }
 
-std::shared_ptr<graph::transformation>
-stream_execution_environment::new_transformation(graph::transformation_kind kind, std::string name, int parallelism) {
+std::shared_ptr<graph::transformation> stream_execution_environment::new_transformation(
+  graph::transformation_kind kind, std::string name, int parallelism) {
   return std::make_shared<graph::transformation>(++next_id_, kind, std::move(name), parallelism);
 }
 
-expected<graph::stream_graph> stream_execution_environment::get_stream_graph(std::string job_name) const {
+expected<graph::stream_graph> stream_execution_environment::get_stream_graph(
+  std::string job_name) const {
   if (transformations_.empty())
     return make_error(errc::invalid_argument,
                       "No operators defined in streaming topology. Cannot generate StreamGraph.");
@@ -178,7 +192,8 @@ expected<graph::job_graph> stream_execution_environment::get_job_graph(std::stri
   return job_graph_of(*stream);
 }
 
-expected<graph::job_graph> stream_execution_environment::job_graph_of(const graph::stream_graph& stream) const {
+expected<graph::job_graph> stream_execution_environment::job_graph_of(
+  const graph::stream_graph& stream) const {
   auto job = graph::create_job_graph(stream, job_id_);
   if (job)
     job->execution_config.job_configuration = job_configuration_;

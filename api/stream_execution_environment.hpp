@@ -58,14 +58,16 @@ public:
   /// Turns operator chaining off for the whole job (`pipeline.operator-chaining: false`).
   stream_execution_environment& disable_operator_chaining();
   graph::global_data_exchange_mode global_data_exchange_mode() const { return exchange_mode_; }
-  stream_execution_environment& set_global_data_exchange_mode(graph::global_data_exchange_mode mode);
+  stream_execution_environment& set_global_data_exchange_mode(
+    graph::global_data_exchange_mode mode);
   /// Milliseconds.
   std::int64_t buffer_timeout() const { return buffer_timeout_; }
   stream_execution_environment& set_buffer_timeout(std::int64_t millis);
   /// Checkpoints every `interval_ms`.
   stream_execution_environment& enable_checkpointing(std::int64_t interval_ms);
   /// The job's restart strategy (Flink's setRestartStrategy), over the cluster's.
-  stream_execution_environment& set_restart_strategy(const restart_strategy_configuration& strategy);
+  stream_execution_environment& set_restart_strategy(
+    const restart_strategy_configuration& strategy);
   /// The job's own settings the JobGraph carries (restart and failover strategy keys).
   const std::map<std::string, std::string>& job_configuration() const { return job_configuration_; }
   /// The id the JobGraph gets; random unless set.
@@ -105,20 +107,26 @@ public:
   expected<std::string> get_execution_plan(std::string job_name = default_job_name) const;
 
   /// A new transformation with the next id; used by the streams.
-  std::shared_ptr<graph::transformation> new_transformation(graph::transformation_kind kind, std::string name,
-                                                            int parallelism);
+  std::shared_ptr<graph::transformation> new_transformation(graph::transformation_kind kind,
+                                                            std::string name, int parallelism);
   /// Remembers an operator or sink for graph generation (Flink's addOperator).
-  void add_operator(std::shared_ptr<graph::transformation> t) { transformations_.push_back(std::move(t)); }
-  const std::vector<std::shared_ptr<graph::transformation>>& transformations() const { return transformations_; }
+  void add_operator(std::shared_ptr<graph::transformation> t) {
+    transformations_.push_back(std::move(t));
+  }
+  const std::vector<std::shared_ptr<graph::transformation>>& transformations() const {
+    return transformations_;
+  }
 
 private:
   template <class T>
-  data_stream<T> add_source(std::string name, std::shared_ptr<const graph::operator_factory> factory, bool parallel);
+  data_stream<T> add_source(std::string name,
+                            std::shared_ptr<const graph::operator_factory> factory, bool parallel);
 
   int parallelism_ = 1;
   int max_parallelism_ = -1;
   bool chaining_enabled_ = true;
-  graph::global_data_exchange_mode exchange_mode_ = graph::global_data_exchange_mode::all_edges_pipelined;
+  graph::global_data_exchange_mode exchange_mode_ =
+    graph::global_data_exchange_mode::all_edges_pipelined;
   std::int64_t buffer_timeout_ = 100;
   std::int64_t checkpoint_interval_ = -1;
   std::map<std::string, std::string> job_configuration_;
@@ -134,10 +142,10 @@ private:
 namespace flint::api {
 
 template <class T>
-data_stream<T> stream_execution_environment::add_source(std::string name,
-                                                        std::shared_ptr<const graph::operator_factory> factory,
-                                                        bool parallel) {
-  auto t = new_transformation(graph::transformation_kind::source, std::move(name), parallel ? parallelism_ : 1);
+data_stream<T> stream_execution_environment::add_source(
+  std::string name, std::shared_ptr<const graph::operator_factory> factory, bool parallel) {
+  auto t = new_transformation(graph::transformation_kind::source, std::move(name),
+                              parallel ? parallelism_ : 1);
   t->set_parallel(parallel);
   t->set_chaining_strategy(graph::chaining_strategy::head);
   t->set_factory(std::move(factory));
@@ -147,7 +155,8 @@ data_stream<T> stream_execution_environment::add_source(std::string name,
 
 template <class T>
 data_stream<T> stream_execution_environment::from_collection(std::vector<T> elements) {
-  return add_source<T>("Collection Source", std::make_shared<collection_source_factory<T>>(std::move(elements)), false);
+  return add_source<T>("Collection Source",
+                       std::make_shared<collection_source_factory<T>>(std::move(elements)), false);
 }
 
 } // namespace flint::api

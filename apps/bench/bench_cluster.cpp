@@ -154,8 +154,10 @@ int cluster(int argc, char** argv) {
       // The RM's token is its leader id: read it from the HA services.
       rpc::gateway rm_gw(*rm, resource_manager::endpoint_name,
                          mc.ha().resource_manager_leadership().current_session_id());
-      auto overview = rm_gw.ask_blocking<resource_manager::request_resource_overview>(*self, who, {});
-      if (overview && overview->number_registered_slots == mc_cfg.number_of_slots_per_task_manager) {
+      auto overview =
+        rm_gw.ask_blocking<resource_manager::request_resource_overview>(*self, who, {});
+      if (overview
+          && overview->number_registered_slots == mc_cfg.number_of_slots_per_task_manager) {
         start_ms = ms(clock_type::now() - start);
         break;
       }
@@ -171,14 +173,16 @@ int cluster(int argc, char** argv) {
   auto bare_small = bare_detached_spawn_ms(sys, 4);
   auto bare_big = bare_detached_spawn_ms(sys, big_tasks);
 
-  std::printf("{\"bench\":\"cluster\",\"case\":\"minicluster_start\",\"slots\":%d,\"start_ms\":%.2f}\n",
-              mc_cfg.number_of_slots_per_task_manager, start_ms);
+  std::printf(
+    "{\"bench\":\"cluster\",\"case\":\"minicluster_start\",\"slots\":%d,\"start_ms\":%.2f}\n",
+    mc_cfg.number_of_slots_per_task_manager, start_ms);
   auto print_job = [](const char* name, int tasks, const job_figures& f, double bare) {
-    std::printf("{\"bench\":\"cluster\",\"case\":\"%s\",\"tasks\":%d,\"status\":\"%s\","
-                "\"submit_to_running_ms\":%.2f,\"submit_to_finished_ms\":%.2f,"
-                "\"baseline_spawn_detached_ms\":%.2f,\"ratio_finished_to_baseline\":%.1f}\n",
-                name, tasks, f.status.c_str(), f.to_running_ms, f.to_finished_ms, bare,
-                bare > 0 ? f.to_finished_ms / bare : 0.0);
+    std::printf(
+      "{\"bench\":\"cluster\",\"case\":\"%s\",\"tasks\":%d,\"status\":\"%s\","
+      "\"submit_to_running_ms\":%.2f,\"submit_to_finished_ms\":%.2f,"
+      "\"baseline_spawn_detached_ms\":%.2f,\"ratio_finished_to_baseline\":%.1f}\n",
+      name, tasks, f.status.c_str(), f.to_running_ms, f.to_finished_ms, bare,
+      bare > 0 ? f.to_finished_ms / bare : 0.0);
   };
   print_job("noop_2x2_first", 4, small, bare_small);
   print_job("noop_2x2", 4, small2, bare_small);

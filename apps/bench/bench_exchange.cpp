@@ -74,8 +74,8 @@ struct options {
 
 /// Writes records into a partition from its own thread (the producing task), waiting for the pool
 /// under backpressure.
-void write_records(const std::shared_ptr<result_partition>& p, std::size_t record_bytes, std::size_t total,
-                   const std::shared_ptr<std::atomic<bool>>& stop) {
+void write_records(const std::shared_ptr<result_partition>& p, std::size_t record_bytes,
+                   std::size_t total, const std::shared_ptr<std::atomic<bool>>& stop) {
   std::string record(record_bytes, '\0');
   for (std::size_t i = 0; i < record_bytes; ++i)
     record[i] = static_cast<char>('a' + i % 26);
@@ -116,13 +116,16 @@ struct control_state {
 
 /// Makes partition `round` and starts its writer; the consumer then requests it.
 caf::behavior exchange_control(caf::stateful_actor<control_state>* self, shuffle_environment* env,
-                               std::vector<std::thread>* writers, std::shared_ptr<std::atomic<bool>> stop) {
+                               std::vector<std::thread>* writers,
+                               std::shared_ptr<std::atomic<bool>> stop) {
   self->state.env = env;
   self->state.writers = writers;
   self->state.stop = stop;
   return {
-    [self](produce_atom, std::uint64_t round, std::uint64_t record_bytes, std::uint64_t total) -> bool {
-      result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc}, static_cast<std::int32_t>(round)};
+    [self](produce_atom, std::uint64_t round, std::uint64_t record_bytes,
+           std::uint64_t total) -> bool {
+      result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc},
+                             static_cast<std::int32_t>(round)};
       auto p = self->state.env->create_partition(bench_job, id, 1);
       if (!p) {
         std::fprintf(stderr, "flint-bench exchange: %s\n", p.error().to_string().c_str());
@@ -149,8 +152,8 @@ caf::behavior bare_source(caf::stateful_actor<bare_source_state>* self) {
       self->send(st.sink, st.payload);
   };
   return {
-    [self, send_some](bare_start_atom, const caf::actor& sink, std::uint64_t count, std::uint64_t size,
-                      std::uint64_t window) {
+    [self, send_some](bare_start_atom, const caf::actor& sink, std::uint64_t count,
+                      std::uint64_t size, std::uint64_t window) {
       self->state.sink = sink;
       self->state.payload.assign(size, 'x');
       self->state.left = count;
@@ -219,8 +222,8 @@ struct channel_consumer final : consumer_routes {
 
   channel_consumer(result_partition_id id, std::size_t credit_batch) {
     auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, id, 0, global,
-                                                         gate.floating_pool(), config.buffers_per_channel,
-                                                         credit_batch);
+                                                         gate.floating_pool(),
+                                                         config.buffers_per_channel, credit_batch);
     channel = remote.get();
     gate.add_channel(std::move(remote));
   }
@@ -264,28 +267,31 @@ struct channel_consumer final : consumer_routes {
 
   /// As a stream task: every transport message goes through the router.
   caf::behavior behavior(caf::event_based_actor* self) {
-    self->set_default_handler([this](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
-      auto& content = x.content();
-      if (!route_to_consumer(content, *this))
-        return caf::drop(me, x);
-      if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content))
-        after();
-      return caf::message{};
-    });
+    self->set_default_handler(
+      [this](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
+        auto& content = x.content();
+        if (!route_to_consumer(content, *this))
+          return caf::drop(me, x);
+        if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content))
+          after();
+        return caf::message{};
+      });
     // Not empty, or the actor would quit at once.
     return {[](caf::atom_constant<caf::atom("xb_nop")>) {}};
   }
 };
 
-result run_channel(caf::actor_system& sys, const caf::actor& control, const caf::actor& server, std::uint64_t round,
-                   const options& o, std::size_t total) {
-  result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc}, static_cast<std::int32_t>(round)};
+result run_channel(caf::actor_system& sys, const caf::actor& control, const caf::actor& server,
+                   std::uint64_t round, const options& o, std::size_t total) {
+  result_partition_id id{graph::intermediate_data_set_id{0xbe, 0xcc},
+                         static_cast<std::int32_t>(round)};
   channel_consumer consumer{id, o.credit_batch};
   {
     caf::scoped_actor self{sys, true};
     bool ok = false;
-    self->request(control, std::chrono::seconds(10), produce_atom::value, round,
-                  static_cast<std::uint64_t>(o.record_bytes), static_cast<std::uint64_t>(total))
+    self
+      ->request(control, std::chrono::seconds(10), produce_atom::value, round,
+                static_cast<std::uint64_t>(o.record_bytes), static_cast<std::uint64_t>(total))
       .receive([&](bool r) { ok = r; }, [&](caf::error&) {});
     if (!ok) {
       consumer.out.error = "the producer could not create its partition";
@@ -294,12 +300,14 @@ result run_channel(caf::actor_system& sys, const caf::actor& control, const caf:
   }
   auto fut = consumer.done.get_future();
   auto t0 = clock_type::now();
-  auto actor = sys.spawn([&consumer](caf::event_based_actor* self) { return consumer.behavior(self); });
+  auto actor =
+    sys.spawn([&consumer](caf::event_based_actor* self) { return consumer.behavior(self); });
   if (auto ok = consumer.gate.setup(); !ok)
     return result{0, 0, 0, 0, ok.error().to_string()};
   if (auto ok = consumer.gate.request_partitions(); !ok)
     return result{0, 0, 0, 0, ok.error().to_string()};
-  consumer.client = std::make_unique<remote_channel_client>(actor, server, *consumer.channel, consumer.config);
+  consumer.client =
+    std::make_unique<remote_channel_client>(actor, server, *consumer.channel, consumer.config);
   consumer.client->request();
   if (fut.wait_for(std::chrono::seconds(120)) != std::future_status::ready)
     consumer.finish("timed out");
@@ -319,8 +327,8 @@ struct bare_sink_state {
   static inline const char* name = "flint.bench.bare_sink";
 };
 
-caf::behavior bare_sink(caf::stateful_actor<bare_sink_state>* self, caf::actor source, std::uint64_t expected,
-                        result* out, std::promise<void>* done) {
+caf::behavior bare_sink(caf::stateful_actor<bare_sink_state>* self, caf::actor source,
+                        std::uint64_t expected, result* out, std::promise<void>* done) {
   self->state.source = std::move(source);
   self->state.expected = expected;
   self->state.out = out;
@@ -337,16 +345,16 @@ caf::behavior bare_sink(caf::stateful_actor<bare_sink_state>* self, caf::actor s
   };
 }
 
-result run_bare(caf::actor_system& sys, const caf::actor& source, std::size_t total, std::size_t window,
-                std::size_t message_bytes) {
+result run_bare(caf::actor_system& sys, const caf::actor& source, std::size_t total,
+                std::size_t window, std::size_t message_bytes) {
   result out;
   std::promise<void> done;
   auto fut = done.get_future();
   auto count = static_cast<std::uint64_t>((total + message_bytes - 1) / message_bytes);
   auto t0 = clock_type::now();
   auto sink = sys.spawn(bare_sink, source, count, &out, &done);
-  caf::anon_send(source, bare_start_atom::value, sink, count, static_cast<std::uint64_t>(message_bytes),
-                 static_cast<std::uint64_t>(window));
+  caf::anon_send(source, bare_start_atom::value, sink, count,
+                 static_cast<std::uint64_t>(message_bytes), static_cast<std::uint64_t>(window));
   if (fut.wait_for(std::chrono::seconds(120)) != std::future_status::ready)
     out.error = "timed out";
   out.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -369,12 +377,13 @@ double median(std::vector<double> v) {
 }
 
 void report(const char* kind, int round, const result& r) {
-  std::printf("{\"bench\":\"exchange\",\"kind\":\"%s\",\"round\":%d,\"bytes\":%llu,\"seconds\":%.3f,"
-              "\"mb_per_s\":%.1f,\"records_per_s\":%.0f,\"messages\":%llu%s%s%s}\n",
-              kind, round, static_cast<unsigned long long>(r.bytes), r.seconds, mb_per_s(r),
-              r.seconds > 0 ? static_cast<double>(r.records) / r.seconds : 0.0,
-              static_cast<unsigned long long>(r.messages), r.error.empty() ? "" : ",\"error\":\"",
-              r.error.c_str(), r.error.empty() ? "" : "\"");
+  std::printf(
+    "{\"bench\":\"exchange\",\"kind\":\"%s\",\"round\":%d,\"bytes\":%llu,\"seconds\":%.3f,"
+    "\"mb_per_s\":%.1f,\"records_per_s\":%.0f,\"messages\":%llu%s%s%s}\n",
+    kind, round, static_cast<unsigned long long>(r.bytes), r.seconds, mb_per_s(r),
+    r.seconds > 0 ? static_cast<double>(r.records) / r.seconds : 0.0,
+    static_cast<unsigned long long>(r.messages), r.error.empty() ? "" : ",\"error\":\"",
+    r.error.c_str(), r.error.empty() ? "" : "\"");
   std::fflush(stdout);
 }
 
@@ -404,8 +413,10 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
-                           "[--scheduler stealing|sharing] [--workers N] [--credit-batch N]\n");
+      std::fprintf(
+        stderr,
+        "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
+        "[--scheduler stealing|sharing] [--workers N] [--credit-batch N]\n");
       return 2;
     }
   }
@@ -426,8 +437,8 @@ int exchange(int argc, char** argv) {
   auto window = o.window > 0 ? o.window : net.buffers_per_channel + net.floating_buffers_per_gate;
   auto total = o.mb * 1000 * 1000;
 
-  serving_child child({"exchange", "--serve", "--scheduler", o.policy, "--workers",
-                       std::to_string(o.workers)});
+  serving_child child(
+    {"exchange", "--serve", "--scheduler", o.policy, "--workers", std::to_string(o.workers)});
   if (!child.port()) {
     std::fprintf(stderr, "flint-bench exchange: the producing process did not start\n");
     return 1;
@@ -463,7 +474,8 @@ int exchange(int argc, char** argv) {
       }
       channel_mb.push_back(mb_per_s(c));
       // What the buffers carried: each record has a 4-byte length in front.
-      channel_wire_mb.push_back(c.seconds > 0 ? static_cast<double>(c.bytes + 4 * c.records) / c.seconds / 1e6 : 0);
+      channel_wire_mb.push_back(
+        c.seconds > 0 ? static_cast<double>(c.bytes + 4 * c.records) / c.seconds / 1e6 : 0);
       channel_rps.push_back(c.seconds > 0 ? static_cast<double>(c.records) / c.seconds : 0);
       bare_mb.push_back(mb_per_s(b));
       // Channel over the bare round right after it: drift common to both cancels out.
@@ -472,14 +484,16 @@ int exchange(int argc, char** argv) {
     }
     if (rc == 0) {
       auto c = median(channel_mb), b = median(bare_mb);
-      std::printf("{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
-                  "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
-                  "\"scheduler\":\"%s\",\"workers\":%zu,\"credit_batch\":%zu,\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,"
-                  "\"channel_records_per_s\":%.0f,"
-                  "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f,\"paired_ratio\":%.2f}\n",
-                  o.mb, o.record_bytes, net.segment_size, window,
-                  net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(), o.workers, o.credit_batch, c, median(channel_wire_mb),
-                  median(channel_rps), b, b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0, median(paired));
+      std::printf(
+        "{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
+        "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
+        "\"scheduler\":\"%s\",\"workers\":%zu,\"credit_batch\":%zu,\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,"
+        "\"channel_records_per_s\":%.0f,"
+        "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f,\"paired_ratio\":%.2f}\n",
+        o.mb, o.record_bytes, net.segment_size, window,
+        net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(),
+        o.workers, o.credit_batch, c, median(channel_wire_mb), median(channel_rps), b,
+        b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0, median(paired));
       std::fflush(stdout);
     }
   }

@@ -70,7 +70,9 @@ const char* to_string(detection d) {
 }
 
 double wall_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::milli>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
 }
 
 std::string json_escape(const std::string& s) {
@@ -149,8 +151,8 @@ std::vector<log_line> read_log(const fs::path& p) {
   while (std::getline(in, line)) {
     std::tm tm{};
     int ms = 0;
-    if (std::sscanf(line.c_str(), "%d-%d-%d %d:%d:%d,%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                    &tm.tm_min, &tm.tm_sec, &ms)
+    if (std::sscanf(line.c_str(), "%d-%d-%d %d:%d:%d,%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                    &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms)
         != 7)
       continue;
     tm.tm_year -= 1900;
@@ -203,7 +205,8 @@ deployments deployed(const std::vector<log_line>& jm) {
     int n = std::atoi(l.text.c_str() + a + 11);
     auto start = id + 17;
     auto end = l.text.find(' ', start);
-    d.ids[n].insert(l.text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    d.ids[n].insert(
+      l.text.substr(start, end == std::string::npos ? std::string::npos : end - start));
     d.last_ms[n] = l.ms;
   }
   return d;
@@ -217,8 +220,8 @@ struct recovery {
   bool done = false;
 };
 
-recovery read_recovery(const fs::path& jm_log, const std::vector<fs::path>& tm_logs, const std::string& victim,
-                       double kill_ms) {
+recovery read_recovery(const fs::path& jm_log, const std::vector<fs::path>& tm_logs,
+                       const std::string& victim, double kill_ms) {
   recovery r;
   auto jm = read_log(jm_log);
   auto d = deployed(jm);
@@ -240,12 +243,14 @@ recovery read_recovery(const fs::path& jm_log, const std::vector<fs::path>& tm_l
         && t.compare(cause - victim.size(), victim.size(), victim) == 0) {
       r.detect = l.ms;
       r.cause = t.substr(cause + because.size());
-    } else if (t.find("switched from state RUNNING to RESTARTING") != std::string::npos && !r.restarting) {
+    } else if (t.find("switched from state RUNNING to RESTARTING") != std::string::npos
+               && !r.restarting) {
       r.restarting = l.ms;
     } else if (t.find("switched from state RESTARTING to RUNNING") != std::string::npos) {
       r.job_running = l.ms;
     } else if (auto at = t.find(") switched from "); at != std::string::npos && r.attempt > 0
-               && (t.find(" to CANCELED", at) != std::string::npos || t.find(" to FAILED", at) != std::string::npos)) {
+               && (t.find(" to CANCELED", at) != std::string::npos
+                   || t.find(" to FAILED", at) != std::string::npos)) {
       auto n = attempt_number(attempt_before(t, at));
       if (n >= 0 && n < r.attempt)
         r.cancelled = l.ms;
@@ -277,7 +282,10 @@ struct binaries {
 /// A JobManager and three one-slot TaskManagers in `dir`; stops every process it started.
 class cluster {
 public:
-  cluster(const binaries& bin, const options& o, fs::path dir) : bin_(bin), o_(o), dir_(std::move(dir)) {}
+  cluster(const binaries& bin, const options& o, fs::path dir)
+    : bin_(bin),
+      o_(o),
+      dir_(std::move(dir)) {}
   ~cluster() { stop(); }
   cluster(const cluster&) = delete;
   cluster& operator=(const cluster&) = delete;
@@ -325,7 +333,8 @@ public:
   /// A TaskManager with a running task.
   const task_manager* busy() const {
     for (const auto& tm : tms_)
-      if (read_file(log(tm.name)).find("switched from INITIALIZING to RUNNING") != std::string::npos)
+      if (read_file(log(tm.name)).find("switched from INITIALIZING to RUNNING")
+          != std::string::npos)
         return &tm;
     return nullptr;
   }
@@ -371,13 +380,14 @@ private:
   /// Starts a node and returns its ready line.
   std::optional<std::string> start_node(const std::string& name, const std::string& role) {
     auto out = dir_ / (name + ".out");
-    pids_.push_back(spawn({bin_.node.string(), role, "--config", config().string(), "--log-level", "info",
-                           "--log-file", log(name).string()},
+    pids_.push_back(spawn({bin_.node.string(), role, "--config", config().string(), "--log-level",
+                           "info", "--log-file", log(name).string()},
                           out, dir_ / (name + ".err")));
     auto until = std::chrono::steady_clock::now() + 30s;
     while (std::chrono::steady_clock::now() < until) {
       auto text = read_file(out);
-      if (auto at = text.find("flint-node ready"); at != std::string::npos && text.find('\n', at) != std::string::npos)
+      if (auto at = text.find("flint-node ready");
+          at != std::string::npos && text.find('\n', at) != std::string::npos)
         return text.substr(at, text.find('\n', at) - at);
       int status = 0;
       if (waitpid(pids_.back(), &status, WNOHANG) == pids_.back()) {
@@ -438,9 +448,10 @@ struct round_result {
 
 std::string phases_json(const phases& p) {
   char buf[256];
-  std::snprintf(buf, sizeof(buf),
-                "{\"detect\":%.0f,\"restart_decision\":%.0f,\"cancel\":%.0f,\"slots\":%.0f,\"deploy_to_running\":%.0f}",
-                p.detect, p.restart_decision, p.cancel, p.slots, p.deploy_to_running);
+  std::snprintf(
+    buf, sizeof(buf),
+    "{\"detect\":%.0f,\"restart_decision\":%.0f,\"cancel\":%.0f,\"slots\":%.0f,\"deploy_to_running\":%.0f}",
+    p.detect, p.restart_decision, p.cancel, p.slots, p.deploy_to_running);
   return buf;
 }
 
@@ -471,8 +482,8 @@ round_result run_round(const binaries& bin, const options& o, detection mode, co
   r.attempt = rec.attempt;
   if (!rec.done) {
     r.error = "the job was not RUNNING again " + std::to_string(o.timeout_s) + " s after the kill ("
-              + (rec.detect ? "" : "the loss was never detected; ") + "last attempt deployed #"
-              + std::to_string(rec.attempt) + "); logs in " + dir.string();
+      + (rec.detect ? "" : "the loss was never detected; ") + "last attempt deployed #"
+      + std::to_string(rec.attempt) + "); logs in " + dir.string();
     return r;
   }
   double end = std::max(*rec.tasks_running, rec.job_running.value_or(0));
@@ -517,12 +528,15 @@ mode_result run_mode(const binaries& bin, const options& o, detection mode, cons
   std::vector<double> totals;
   std::vector<phases> all;
   for (int i = 0; i < o.rounds; ++i) {
-    auto r = run_round(bin, o, mode, dir / (std::string(to_string(mode)) + "-" + std::to_string(i)));
-    std::printf("{\"bench\":\"failover\",\"kind\":\"round\",\"detection\":\"%s\",\"round\":%d,\"victim\":\"%s\"",
-                to_string(mode), i, r.victim.c_str());
+    auto r =
+      run_round(bin, o, mode, dir / (std::string(to_string(mode)) + "-" + std::to_string(i)));
+    std::printf(
+      "{\"bench\":\"failover\",\"kind\":\"round\",\"detection\":\"%s\",\"round\":%d,\"victim\":\"%s\"",
+      to_string(mode), i, r.victim.c_str());
     if (r.error.empty())
-      std::printf(",\"kill_to_running_ms\":%.0f,\"phases_ms\":%s,\"attempt\":%d,\"cause\":\"%s\"}\n",
-                  r.kill_to_running_ms, phases_json(r.p).c_str(), r.attempt, json_escape(r.cause).c_str());
+      std::printf(
+        ",\"kill_to_running_ms\":%.0f,\"phases_ms\":%s,\"attempt\":%d,\"cause\":\"%s\"}\n",
+        r.kill_to_running_ms, phases_json(r.p).c_str(), r.attempt, json_escape(r.cause).c_str());
     else
       std::printf(",\"error\":\"%s\"}\n", json_escape(r.error).c_str());
     std::fflush(stdout);
@@ -540,26 +554,30 @@ mode_result run_mode(const binaries& bin, const options& o, detection mode, cons
       v.push_back(p.*f);
     return summarize(v).median;
   };
-  m.p = {med(&phases::detect), med(&phases::restart_decision), med(&phases::cancel), med(&phases::slots),
-         med(&phases::deploy_to_running)};
+  m.p = {med(&phases::detect), med(&phases::restart_decision), med(&phases::cancel),
+         med(&phases::slots), med(&phases::deploy_to_running)};
   return m;
 }
 
-void print_summary(const options& o, detection mode, const mode_result& m, const mode_result* baseline) {
-  std::printf("{\"bench\":\"failover\",\"kind\":\"summary\",\"detection\":\"%s\",\"rounds\":%d,"
-              "\"heartbeat_interval_ms\":%ld,\"heartbeat_timeout_ms\":%ld,\"rate\":%ld",
-              to_string(mode), o.rounds, o.heartbeat_interval_ms, o.heartbeat_timeout_ms, o.rate);
+void print_summary(const options& o, detection mode, const mode_result& m,
+                   const mode_result* baseline) {
+  std::printf(
+    "{\"bench\":\"failover\",\"kind\":\"summary\",\"detection\":\"%s\",\"rounds\":%d,"
+    "\"heartbeat_interval_ms\":%ld,\"heartbeat_timeout_ms\":%ld,\"rate\":%ld",
+    to_string(mode), o.rounds, o.heartbeat_interval_ms, o.heartbeat_timeout_ms, o.rate);
   if (!m.error.empty()) {
     std::printf(",\"error\":\"%s\"}\n", json_escape(m.error).c_str());
     return;
   }
-  std::printf(",\"kill_to_running_ms\":{\"median\":%.0f,\"min\":%.0f,\"max\":%.0f},\"phases_ms\":%s,"
-              "\"over_heartbeat_timeout\":%.3f",
-              m.total.median, m.total.min, m.total.max, phases_json(m.p).c_str(),
-              m.total.median / static_cast<double>(o.heartbeat_timeout_ms));
+  std::printf(
+    ",\"kill_to_running_ms\":{\"median\":%.0f,\"min\":%.0f,\"max\":%.0f},\"phases_ms\":%s,"
+    "\"over_heartbeat_timeout\":%.3f",
+    m.total.median, m.total.min, m.total.max, phases_json(m.p).c_str(),
+    m.total.median / static_cast<double>(o.heartbeat_timeout_ms));
   if (baseline != nullptr && baseline->error.empty() && baseline->total.median > 0)
-    std::printf(",\"baseline\":\"heartbeat_timeout\",\"baseline_median_ms\":%.0f,\"over_baseline\":%.3f",
-                baseline->total.median, m.total.median / baseline->total.median);
+    std::printf(
+      ",\"baseline\":\"heartbeat_timeout\",\"baseline_median_ms\":%.0f,\"over_baseline\":%.3f",
+      baseline->total.median, m.total.median / baseline->total.median);
   std::printf("}\n");
 }
 
@@ -641,18 +659,21 @@ int failover(int argc, char** argv) {
 
   std::error_code ec;
   auto bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
-  binaries bin{bin_dir / "flint-node", bin_dir / "flint", bin_dir.parent_path() / "jobs" / "endless.so"};
+  binaries bin{bin_dir / "flint-node", bin_dir / "flint",
+               bin_dir.parent_path() / "jobs" / "endless.so"};
   for (const auto& p : {bin.node, bin.cli, bin.endless})
     if (access(p.c_str(), R_OK) != 0) {
-      std::fprintf(stderr, "flint-bench failover: %s is missing (build flint-node, flint and flint_job_endless)\n",
-                   p.c_str());
+      std::fprintf(
+        stderr,
+        "flint-bench failover: %s is missing (build flint-node, flint and flint_job_endless)\n",
+        p.c_str());
       return 1;
     }
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/flint-bench-failover.XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
-    std::fprintf(stderr, "flint-bench failover: cannot create a directory %s: %s\n", pattern.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "flint-bench failover: cannot create a directory %s: %s\n",
+                 pattern.c_str(), std::strerror(errno));
     return 1;
   }
   fs::path dir = pattern;

@@ -39,11 +39,14 @@ long status_kib(const char* field) {
   return -1;
 }
 
-std::int64_t identity(const std::int64_t& x) { return x; }
+std::int64_t identity(const std::int64_t& x) {
+  return x;
+}
 
 /// `vertices` JobVertices at `parallelism`, each pair joined by REBALANCE (ALL_TO_ALL).
 expected<graph::job_graph> all_to_all_chain(int vertices, int parallelism) {
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", std::to_string(parallelism)}});
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", std::to_string(parallelism)}});
   env.set_max_parallelism(32768);
   auto stream = env.generate_sequence(0, 1);
   for (int v = 2; v < vertices; ++v)
@@ -72,16 +75,19 @@ int run_case(const char* name, int vertices, int parallelism) {
   // Deployment reads the grouped edges back out: one descriptor of the last subtask, whose input
   // gate lists every producer.
   start = clock_type::now();
-  auto tdd = graph::make_task_deployment_descriptor(*eg, static_cast<std::uint32_t>(eg->vertices().size() - 1));
+  auto tdd = graph::make_task_deployment_descriptor(
+    *eg, static_cast<std::uint32_t>(eg->vertices().size() - 1));
   double tdd_ms = millis_since(start);
-  std::size_t channels = tdd && !tdd->input_gates.empty() ? tdd->input_gates[0].partition_numbers.size() : 0;
-  std::printf("{\"bench\":\"graph\",\"case\":\"%s\",\"job_vertices\":%d,\"parallelism\":%d,"
-              "\"execution_vertices\":%zu,\"partitions\":%zu,\"consumed_partition_groups\":%zu,"
-              "\"regions\":%zu,\"job_graph_ms\":%.3f,\"execution_graph_ms\":%.3f,"
-              "\"rss_growth_kib\":%ld,\"peak_rss_kib\":%ld,\"one_tdd_ms\":%.3f,\"tdd_input_channels\":%zu}\n",
-              name, vertices, parallelism, eg->vertices().size(), eg->partitions().size(),
-              eg->consumed_partition_groups().size(), eg->regions().size(), job_ms, build_ms, rss_after - rss_before,
-              status_kib("VmHWM"), tdd_ms, channels);
+  std::size_t channels =
+    tdd && !tdd->input_gates.empty() ? tdd->input_gates[0].partition_numbers.size() : 0;
+  std::printf(
+    "{\"bench\":\"graph\",\"case\":\"%s\",\"job_vertices\":%d,\"parallelism\":%d,"
+    "\"execution_vertices\":%zu,\"partitions\":%zu,\"consumed_partition_groups\":%zu,"
+    "\"regions\":%zu,\"job_graph_ms\":%.3f,\"execution_graph_ms\":%.3f,"
+    "\"rss_growth_kib\":%ld,\"peak_rss_kib\":%ld,\"one_tdd_ms\":%.3f,\"tdd_input_channels\":%zu}\n",
+    name, vertices, parallelism, eg->vertices().size(), eg->partitions().size(),
+    eg->consumed_partition_groups().size(), eg->regions().size(), job_ms, build_ms,
+    rss_after - rss_before, status_kib("VmHWM"), tdd_ms, channels);
   std::fflush(stdout);
   return 0;
 }
@@ -105,9 +111,10 @@ void run_baseline(int producers, int consumers) {
   }
   double ms = millis_since(start);
   long rss_after = status_kib("VmRSS");
-  std::printf("{\"bench\":\"graph\",\"case\":\"baseline_edge_per_pair\",\"producers\":%d,\"consumers\":%d,"
-              "\"execution_edges\":%zu,\"connect_ms\":%.3f,\"rss_growth_kib\":%ld,\"peak_rss_kib\":%ld}\n",
-              producers, consumers, edges, ms, rss_after - rss_before, status_kib("VmHWM"));
+  std::printf(
+    "{\"bench\":\"graph\",\"case\":\"baseline_edge_per_pair\",\"producers\":%d,\"consumers\":%d,"
+    "\"execution_edges\":%zu,\"connect_ms\":%.3f,\"rss_growth_kib\":%ld,\"peak_rss_kib\":%ld}\n",
+    producers, consumers, edges, ms, rss_after - rss_before, status_kib("VmHWM"));
   std::fflush(stdout);
 }
 
@@ -120,7 +127,8 @@ int graph(int argc, char** argv) {
     std::fprintf(stderr, "usage: flint-bench graph [parallelism of the all-to-all pair]\n");
     return 2;
   }
-  std::printf("{\"bench\":\"graph\",\"case\":\"start\",\"peak_rss_kib\":%ld}\n", status_kib("VmHWM"));
+  std::printf("{\"bench\":\"graph\",\"case\":\"start\",\"peak_rss_kib\":%ld}\n",
+              status_kib("VmHWM"));
   if (int rc = run_case("4x1000", 4, 1000); rc != 0)
     return rc;
   if (int rc = run_case("all_to_all_pair", 2, pair); rc != 0)

@@ -52,8 +52,8 @@ caf::behavior bare_echo() {
 }
 
 /// Sequential bare requests from an event-based actor; latencies into `out`.
-void bare_loop(caf::event_based_actor* self, caf::actor target, std::vector<char> payload,
-               int left, std::shared_ptr<samples> out, std::shared_ptr<std::promise<void>> done) {
+void bare_loop(caf::event_based_actor* self, caf::actor target, std::vector<char> payload, int left,
+               std::shared_ptr<samples> out, std::shared_ptr<std::promise<void>> done) {
   if (left == 0) {
     done->set_value();
     return;
@@ -139,12 +139,13 @@ void report(const char* where, const options& o, std::size_t wire_bytes, const s
             const samples& bare) {
   auto ep50 = percentile(ep, 0.5), ep99 = percentile(ep, 0.99);
   auto b50 = percentile(bare, 0.5), b99 = percentile(bare, 0.99);
-  std::printf("{\"bench\":\"rpc\",\"where\":\"%s\",\"payload_bytes\":%zu,\"wire_bytes\":%zu,"
-              "\"iterations\":%d,\"scheduler\":\"%s\",\"trace\":%s,\"endpoint_median_us\":%.1f,"
-              "\"endpoint_p99_us\":%.1f,\"bare_median_us\":%.1f,\"bare_p99_us\":%.1f,"
-              "\"ratio_median\":%.2f,\"ratio_p99\":%.2f}\n",
-              where, o.payload, wire_bytes, o.iterations, o.policy.c_str(), o.trace ? "true" : "false", ep50, ep99, b50, b99,
-              b50 > 0 ? ep50 / b50 : 0.0, b99 > 0 ? ep99 / b99 : 0.0);
+  std::printf(
+    "{\"bench\":\"rpc\",\"where\":\"%s\",\"payload_bytes\":%zu,\"wire_bytes\":%zu,"
+    "\"iterations\":%d,\"scheduler\":\"%s\",\"trace\":%s,\"endpoint_median_us\":%.1f,"
+    "\"endpoint_p99_us\":%.1f,\"bare_median_us\":%.1f,\"bare_p99_us\":%.1f,"
+    "\"ratio_median\":%.2f,\"ratio_p99\":%.2f}\n",
+    where, o.payload, wire_bytes, o.iterations, o.policy.c_str(), o.trace ? "true" : "false", ep50,
+    ep99, b50, b99, b50 > 0 ? ep50 / b50 : 0.0, b99 > 0 ? ep99 / b99 : 0.0);
   std::fflush(stdout);
 }
 
@@ -153,8 +154,8 @@ int serve(const options& o) {
   rpc::configure_node(cfg, {o.policy, 0, true});
   caf::actor_system sys{cfg};
   trace::trace_recorder rec(trace::system_now_us);
-  auto echo = sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"echo_server", &rec, {}},
-                                            bench_token);
+  auto echo =
+    sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"echo_server", &rec, {}}, bench_token);
   auto bare = sys.spawn(bare_echo);
   auto locator = rpc::spawn_endpoint_locator(sys);
   rpc::register_endpoint(locator, "echo_server", echo);
@@ -223,8 +224,8 @@ int rpc(int argc, char** argv) {
   trace::trace_recorder rec(trace::system_now_us);
 
   { // one process
-    auto echo = sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"echo_server", o.trace ? &rec : nullptr, {}},
-                                              bench_token);
+    auto echo = sys.spawn<rpc::echo_endpoint>(
+      rpc::endpoint_context{"echo_server", o.trace ? &rec : nullptr, {}}, bench_token);
     auto bare = sys.spawn(bare_echo);
     rpc::gateway gw(echo, "echo_server", bench_token);
     measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.warmup);

@@ -46,11 +46,16 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 
 /// A counting sink: the number of updates every subtask received.
-class counting_operator final : public streaming::one_input_operator<std::tuple<std::string, std::int64_t>> {
+class counting_operator final
+  : public streaming::one_input_operator<std::tuple<std::string, std::int64_t>> {
 public:
-  explicit counting_operator(std::shared_ptr<std::atomic<std::int64_t>> total) : total_(std::move(total)) {}
+  explicit counting_operator(std::shared_ptr<std::atomic<std::int64_t>> total)
+    : total_(std::move(total)) {}
   void process_element(const std::tuple<std::string, std::int64_t>&) override { ++count_; }
-  void finish() override { total_->fetch_add(count_); count_ = 0; }
+  void finish() override {
+    total_->fetch_add(count_);
+    count_ = 0;
+  }
 
 private:
   std::shared_ptr<std::atomic<std::int64_t>> total_;
@@ -60,8 +65,10 @@ private:
 class counting_sink_factory final : public api::named_operator_factory {
 public:
   explicit counting_sink_factory(std::shared_ptr<std::atomic<std::int64_t>> total)
-    : api::named_operator_factory("sink.count"), total_(std::move(total)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context&) const override {
+    : api::named_operator_factory("sink.count"),
+      total_(std::move(total)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context&) const override {
     return std::make_unique<counting_operator>(total_);
   }
 
@@ -167,7 +174,8 @@ std::int64_t for_each_word_in_file(const std::string& path, F&& f) {
 /// The plain count: the job's tokenizer and an open-addressing table, in one thread.
 std::int64_t plain_count(const std::string& path, std::size_t& distinct) {
   word_counter counter;
-  auto words = for_each_word_in_file(path, [&](const std::string& w) { counter.add(w.data(), w.size()); });
+  auto words =
+    for_each_word_in_file(path, [&](const std::string& w) { counter.add(w.data(), w.size()); });
   distinct = counter.distinct();
   return words;
 }
@@ -185,7 +193,8 @@ std::int64_t design_floor(const std::string& path, int parallelism, std::int64_t
   constexpr std::size_t segment = 32 * 1024;
   word_counter state;
   std::int64_t updates = 0;
-  std::vector<std::vector<char>> buffers(static_cast<std::size_t>(parallelism), std::vector<char>(segment));
+  std::vector<std::vector<char>> buffers(static_cast<std::size_t>(parallelism),
+                                         std::vector<char>(segment));
   std::vector<std::size_t> filled(buffers.size(), 0);
   auto consume = [&](std::size_t channel) {
     const char* p = buffers[channel].data();
@@ -205,7 +214,8 @@ std::int64_t design_floor(const std::string& path, int parallelism, std::int64_t
     filled[channel] = 0;
   };
   auto words = for_each_word_in_file(path, [&](const std::string& w) {
-    auto group = streaming::assign_to_key_group(streaming::java_string_hash(w.data(), w.size()), max_parallelism);
+    auto group = streaming::assign_to_key_group(streaming::java_string_hash(w.data(), w.size()),
+                                                max_parallelism);
     auto channel = static_cast<std::size_t>(
       streaming::operator_index_for_key_group(max_parallelism, parallelism, group));
     auto n = static_cast<std::uint32_t>(w.size());
@@ -268,7 +278,9 @@ bool generate(const std::string& path, std::size_t megabytes) {
 double process_cpu_s() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -297,7 +309,8 @@ double core_to_core_ns() {
       while (shared.turn.load(std::memory_order_acquire) != 2 * i + 2) {
       }
     }
-    results.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / rounds / 2);
+    results.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - start).count()
+                      / rounds / 2);
     peer.join();
   }
   std::sort(results.begin(), results.end());
@@ -382,8 +395,10 @@ int wordcount(int argc, char** argv) {
     else if (a == "--generate" && i + 1 < argc)
       generate_mb = static_cast<std::size_t>(std::atol(argv[++i]));
     else if (a != "wordcount") {
-      std::fprintf(stderr, "usage: flint-bench wordcount --input FILE [--parallelism P] [--task-managers N] "
-                           "[--generate MB]\n");
+      std::fprintf(
+        stderr,
+        "usage: flint-bench wordcount --input FILE [--parallelism P] [--task-managers N] "
+        "[--generate MB]\n");
       return 2;
     }
   }
@@ -410,18 +425,21 @@ int wordcount(int argc, char** argv) {
   api::stream_execution_environment env({{"parallelism.default", std::to_string(parallelism)}});
   // WordCount as apps/examples/wordcount builds it: the collector form of flatMap, words one by one.
   env.read_text_file(input)
-    .flat_map<std::string>([word = std::string()](const std::string& line, api::collector<std::string>& out) mutable {
-      examples::for_each_word(line, word, [&](const std::string& w) { out.collect_ref(w); });
-    })
+    .flat_map<std::string>(
+      [word = std::string()](const std::string& line, api::collector<std::string>& out) mutable {
+        examples::for_each_word(line, word, [&](const std::string& w) { out.collect_ref(w); });
+      })
     .filter([](const std::string& word) { return !word.empty(); })
     .map([](const std::string& word) { return std::tuple<std::string, std::int64_t>(word, 1); })
     .key_by<0>()
     .sum<1>()
-    .transform<std::tuple<std::string, std::int64_t>>("Count", std::make_shared<counting_sink_factory>(updates));
+    .transform<std::tuple<std::string, std::int64_t>>(
+      "Count", std::make_shared<counting_sink_factory>(updates));
   auto stream = env.get_stream_graph("WordCount benchmark");
   auto job = env.get_job_graph("WordCount benchmark");
   if (!stream || !job) {
-    std::fprintf(stderr, "flint-bench wordcount: %s\n", (stream ? job.error() : stream.error()).to_string().c_str());
+    std::fprintf(stderr, "flint-bench wordcount: %s\n",
+                 (stream ? job.error() : stream.error()).to_string().c_str());
     return 1;
   }
   double flint_s = 0;
@@ -487,17 +505,18 @@ int wordcount(int argc, char** argv) {
   double busiest = thread_cpu_s.empty() ? flint_s : thread_cpu_s.front();
   double plain_rate = static_cast<double>(words) / plain_s;
   bool match = updates->load() == words && floor_updates == words;
-  std::printf("{\"bench\":\"wordcount\",\"input\":\"%s\",\"bytes\":%ld,\"parallelism\":%d,\"task_managers\":%d,"
-              "\"words\":%lld,\"distinct\":%zu,\"updates\":%lld,\"flint_s\":%.3f,\"plain_s\":%.3f,"
-              "\"flint_words_per_s\":%.0f,\"plain_words_per_s\":%.0f,\"ratio\":%.3f,\"flint_cpu_s\":%.3f,"
-              "\"plain_cpu_s\":%.3f,\"cpu_ratio\":%.3f,\"peak_rss_mb\":%.1f,\"core_to_core_ns\":%.0f,\"thread_cpu_s\":%s,"
-              "\"ratio_bound_core_per_thread\":%.3f,\"floor_cpu_s\":%.3f,\"floor_over_plain\":%.3f,"
-              "\"flint_over_floor\":%.3f,\"updates_match\":%s}\n",
-              input.c_str(), bytes, parallelism, task_managers, static_cast<long long>(words), distinct,
-              static_cast<long long>(updates->load()), flint_s, plain_s, flint_rate, plain_rate,
-              flint_rate / plain_rate, flint_cpu_s, plain_cpu_s, plain_cpu_s / flint_cpu_s, rss, line_ns,
-              busy_threads.c_str(), plain_s / busiest, floor_cpu_s, floor_cpu_s / plain_cpu_s, flint_cpu_s / floor_cpu_s,
-              match ? "true" : "false");
+  std::printf(
+    "{\"bench\":\"wordcount\",\"input\":\"%s\",\"bytes\":%ld,\"parallelism\":%d,\"task_managers\":%d,"
+    "\"words\":%lld,\"distinct\":%zu,\"updates\":%lld,\"flint_s\":%.3f,\"plain_s\":%.3f,"
+    "\"flint_words_per_s\":%.0f,\"plain_words_per_s\":%.0f,\"ratio\":%.3f,\"flint_cpu_s\":%.3f,"
+    "\"plain_cpu_s\":%.3f,\"cpu_ratio\":%.3f,\"peak_rss_mb\":%.1f,\"core_to_core_ns\":%.0f,\"thread_cpu_s\":%s,"
+    "\"ratio_bound_core_per_thread\":%.3f,\"floor_cpu_s\":%.3f,\"floor_over_plain\":%.3f,"
+    "\"flint_over_floor\":%.3f,\"updates_match\":%s}\n",
+    input.c_str(), bytes, parallelism, task_managers, static_cast<long long>(words), distinct,
+    static_cast<long long>(updates->load()), flint_s, plain_s, flint_rate, plain_rate,
+    flint_rate / plain_rate, flint_cpu_s, plain_cpu_s, plain_cpu_s / flint_cpu_s, rss, line_ns,
+    busy_threads.c_str(), plain_s / busiest, floor_cpu_s, floor_cpu_s / plain_cpu_s,
+    flint_cpu_s / floor_cpu_s, match ? "true" : "false");
   return match ? 0 : 1;
 }
 

@@ -30,13 +30,15 @@ const bench_entry benches[] = {
   {"cluster", flint::bench::cluster, "MiniCluster start, submit to RUNNING and FINISHED"},
 #endif
 #ifdef FLINT_BENCH_HAS_WORDCOUNT
-  {"wordcount", flint::bench::wordcount, "WordCount on the MiniCluster vs a plain single-threaded count"},
+  {"wordcount", flint::bench::wordcount,
+   "WordCount on the MiniCluster vs a plain single-threaded count"},
 #endif
 #ifdef FLINT_BENCH_HAS_EXCHANGE
   {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},
 #endif
 #ifdef FLINT_BENCH_HAS_FAILOVER
-  {"failover", flint::bench::failover, "lost TaskManager to RUNNING again: connection drop vs heartbeat timeout"},
+  {"failover", flint::bench::failover,
+   "lost TaskManager to RUNNING again: connection drop vs heartbeat timeout"},
 #endif
 };
 

@@ -19,10 +19,10 @@ int report_result(const dispatcher::job_result& result) {
                 << "Job with JobID " << id << " has finished.\n"
                 << "Job Runtime: " << result.net_runtime_ms << " ms" << std::endl;
       return exit_ok;
-    case graph::job_status::canceled:
-      return fail("Job with JobID " + id + " was cancelled.");
+    case graph::job_status::canceled: return fail("Job with JobID " + id + " was cancelled.");
     default:
-      return fail("Job failed (JobID: " + id + ", status " + std::string(graph::to_string(result.status)) + ")"
+      return fail("Job failed (JobID: " + id + ", status "
+                  + std::string(graph::to_string(result.status)) + ")"
                   + (result.failure_cause.empty() ? "" : ": " + result.failure_cause));
   }
 }

@@ -53,8 +53,9 @@ expected<cli_settings> resolve(const common_options& opts, const std::string& ex
   if (!opts.jobmanager.empty()) {
     auto hp = config::parse_host_port(opts.jobmanager);
     if (!hp)
-      return make_error(errc::invalid_argument,
-                        "-m expects host:port, got '" + opts.jobmanager + "': " + hp.error().message);
+      return make_error(
+        errc::invalid_argument,
+        "-m expects host:port, got '" + opts.jobmanager + "': " + hp.error().message);
     out.address = *hp;
   } else {
     auto host = out.config.get(config::options::jobmanager_rpc_address);
@@ -80,7 +81,8 @@ expected<cli_settings> resolve(const common_options& opts, const std::string& ex
                         "--timeout expects a duration (\"30 s\", \"500 ms\"), got '" + opts.timeout
                           + "': " + t.error().message);
     if (t->count() <= 0)
-      return make_error(errc::invalid_argument, "--timeout must be positive, got '" + opts.timeout + "'");
+      return make_error(errc::invalid_argument,
+                        "--timeout must be positive, got '" + opts.timeout + "'");
     out.timeout = *t;
     out.ask_timeout = *t;
   }

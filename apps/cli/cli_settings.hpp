@@ -15,10 +15,10 @@ namespace flint::cli {
 
 /// The command line's shared options, as given (empty: not given).
 struct common_options {
-  std::string config_file;            ///< --config
-  std::string jobmanager;             ///< -m host:port
-  std::string timeout;                ///< --timeout, Flink duration syntax ("30 s", "500 ms")
-  std::vector<std::string> dynamic;   ///< -D key=value
+  std::string config_file; ///< --config
+  std::string jobmanager; ///< -m host:port
+  std::string timeout; ///< --timeout, Flink duration syntax ("30 s", "500 ms")
+  std::vector<std::string> dynamic; ///< -D key=value
 };
 
 /// The resolved settings of one command.

@@ -33,7 +33,8 @@ std::string where(const cli_settings& s) {
 }
 
 cluster_client::cluster_client(const cli_settings& settings)
-  : settings_(settings), impl_(std::make_unique<impl>()) {}
+  : settings_(settings),
+    impl_(std::make_unique<impl>()) {}
 
 cluster_client::~cluster_client() = default;
 
@@ -41,19 +42,21 @@ caf::actor_system& cluster_client::system() {
   return *impl_->sys;
 }
 
-expected<caf::actor> cluster_client::connect(const std::string& endpoint_id, const std::string& role) {
+expected<caf::actor> cluster_client::connect(const std::string& endpoint_id,
+                                             const std::string& role) {
   auto addr = where(settings_);
   auto prefix = "Could not connect to the " + role + " at " + addr;
   // connect_endpoint bounds the lookup, not the TCP connect: the watchdog bounds both.
-  watchdog guard(settings_.ask_timeout + std::chrono::seconds(1),
-                 "flint: " + prefix + ": no answer within " + describe(settings_.ask_timeout)
-                   + " (--timeout)");
+  watchdog guard(
+    settings_.ask_timeout + std::chrono::seconds(1),
+    "flint: " + prefix + ": no answer within " + describe(settings_.ask_timeout) + " (--timeout)");
   auto found = rpc::connect_endpoint(*impl_->sys, settings_.address.host, settings_.address.port,
                                      endpoint_id, settings_.ask_timeout);
   if (!found) {
     if (found.error().code == errc::not_found)
-      return make_error(errc::not_found, "The node at " + addr + " has no " + role + " (endpoint '"
-                                           + endpoint_id + "'): is -m the right node?");
+      return make_error(errc::not_found,
+                        "The node at " + addr + " has no " + role + " (endpoint '" + endpoint_id
+                          + "'): is -m the right node?");
     return make_error(found.error().code, prefix + ": " + found.error().message);
   }
   return found;
@@ -65,8 +68,8 @@ expected<unit> cluster_client::connect_dispatcher() {
   auto found = connect(dispatcher::endpoint_name, "JobManager");
   if (!found)
     return found.error();
-  impl_->dispatcher = rpc::gateway(std::move(*found), dispatcher::endpoint_name,
-                                   leader::standalone_leader_id());
+  impl_->dispatcher =
+    rpc::gateway(std::move(*found), dispatcher::endpoint_name, leader::standalone_leader_id());
   return unit{};
 }
 
@@ -74,7 +77,8 @@ namespace {
 
 template <class M>
 expected<typename M::response> ask(caf::actor_system& sys, const rpc::gateway& gw,
-                                   const rpc::client_identity& who, const typename M::request& req) {
+                                   const rpc::client_identity& who,
+                                   const typename M::request& req) {
   if (!gw.valid())
     return make_error(errc::illegal_state, "not connected to the Dispatcher");
   caf::scoped_actor self{sys, true};
@@ -84,16 +88,17 @@ expected<typename M::response> ask(caf::actor_system& sys, const rpc::gateway& g
 } // namespace
 
 expected<unit> cluster_client::submit_job(const graph::job_graph& job) {
-  auto r = ask<dispatcher::submit_job>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
-                                       dispatcher::submit_job_request{job});
+  auto r =
+    ask<dispatcher::submit_job>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
+                                dispatcher::submit_job_request{job});
   if (!r)
     return r.error();
   return unit{};
 }
 
 expected<dispatcher::job_list> cluster_client::list_jobs() {
-  return ask<dispatcher::list_jobs>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
-                                    rpc::ack{});
+  return ask<dispatcher::list_jobs>(*impl_->sys, impl_->dispatcher,
+                                    impl_->who(settings_.ask_timeout), rpc::ack{});
 }
 
 expected<graph::job_status> cluster_client::job_status(const graph::job_id& job) {
@@ -103,7 +108,8 @@ expected<graph::job_status> cluster_client::job_status(const graph::job_id& job)
   return r->status;
 }
 
-expected<job_master::job_status_response> cluster_client::job_status_report(const graph::job_id& job) {
+expected<job_master::job_status_response> cluster_client::job_status_report(
+  const graph::job_id& job) {
   return ask<dispatcher::request_job_status>(*impl_->sys, impl_->dispatcher,
                                              impl_->who(settings_.ask_timeout),
                                              dispatcher::job_id_request{job});
@@ -114,13 +120,14 @@ expected<resource_manager::resource_overview> cluster_client::resource_overview(
   if (!rm)
     return rm.error();
   rpc::gateway gw(std::move(*rm), resource_manager::endpoint_name, leader::standalone_leader_id());
-  return ask<resource_manager::request_resource_overview>(*impl_->sys, gw, impl_->who(settings_.ask_timeout),
-                                                          rpc::ack{});
+  return ask<resource_manager::request_resource_overview>(
+    *impl_->sys, gw, impl_->who(settings_.ask_timeout), rpc::ack{});
 }
 
 expected<unit> cluster_client::cancel_job(const graph::job_id& job) {
-  auto r = ask<dispatcher::cancel_job>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
-                                       dispatcher::job_id_request{job});
+  auto r =
+    ask<dispatcher::cancel_job>(*impl_->sys, impl_->dispatcher, impl_->who(settings_.ask_timeout),
+                                dispatcher::job_id_request{job});
   if (!r)
     return r.error();
   return unit{};
@@ -132,8 +139,8 @@ expected<dispatcher::job_result> cluster_client::job_result(const graph::job_id&
                                              dispatcher::job_id_request{job});
 }
 
-expected<trace::fetch_trace_response> cluster_client::fetch_trace(const caf::actor& trace_server,
-                                                                  const trace::fetch_trace_request& req) {
+expected<trace::fetch_trace_response> cluster_client::fetch_trace(
+  const caf::actor& trace_server, const trace::fetch_trace_request& req) {
   rpc::gateway gw(trace_server, trace::trace_endpoint_name);
   return ask<trace::fetch_trace>(*impl_->sys, gw, impl_->who(settings_.ask_timeout), req);
 }

@@ -49,7 +49,8 @@ public:
   expected<resource_manager::resource_overview> resource_overview();
   expected<unit> cancel_job(const graph::job_id& job);
   /// Waits up to `timeout` for the job to reach a globally terminal state.
-  expected<dispatcher::job_result> job_result(const graph::job_id& job, std::chrono::nanoseconds timeout);
+  expected<dispatcher::job_result> job_result(const graph::job_id& job,
+                                              std::chrono::nanoseconds timeout);
 
   /// One poll of a node's trace server (`trace_server` from `connect(trace_endpoint_name, ...)`).
   expected<trace::fetch_trace_response> fetch_trace(const caf::actor& trace_server,

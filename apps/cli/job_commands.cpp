@@ -23,8 +23,8 @@ using clock_type = std::chrono::steady_clock;
 std::optional<graph::job_id> parse_job_id(const std::string& text) {
   auto id = graph::job_id::from_string(text);
   if (!id) {
-    std::cerr << "flint: '" << text << "' is not a JobID (32 hex digits, as `flint list` prints them)"
-              << std::endl;
+    std::cerr << "flint: '" << text
+              << "' is not a JobID (32 hex digits, as `flint list` prints them)" << std::endl;
     return std::nullopt;
   }
   return *id;
@@ -33,8 +33,8 @@ std::optional<graph::job_id> parse_job_id(const std::string& text) {
 /// The message for an error of a call about `job`.
 std::string about_job(const error& e, const graph::job_id& job, const cli_settings& settings) {
   if (e.code == errc::not_found)
-    return "Could not find job " + job.to_string() + " at the JobManager at " + where(settings) + " ("
-           + e.message + ")";
+    return "Could not find job " + job.to_string() + " at the JobManager at " + where(settings)
+      + " (" + e.message + ")";
   return e.message;
 }
 
@@ -47,13 +47,14 @@ expected<dispatcher::job_result> await_result(cluster_client& client, const grap
   for (;;) {
     auto status = client.job_status(job);
     if (!status)
-      return make_error(status.error().code, "Lost track of job " + job.to_string() + ": " + status.error().message);
+      return make_error(status.error().code,
+                        "Lost track of job " + job.to_string() + ": " + status.error().message);
     if (graph::is_globally_terminal(*status))
       return client.job_result(job, client.settings().ask_timeout);
     if (limit && clock_type::now() + pause > deadline)
-      return make_error(errc::timeout, "Job " + job.to_string() + " did not finish within "
-                                         + describe(*limit) + " (--timeout); it is still "
-                                         + std::string(graph::to_string(*status)));
+      return make_error(errc::timeout,
+                        "Job " + job.to_string() + " did not finish within " + describe(*limit)
+                          + " (--timeout); it is still " + std::string(graph::to_string(*status)));
     std::this_thread::sleep_for(pause);
     // Short jobs end in milliseconds; long ones need not be asked five times a second.
     pause = std::min(pause * 2, std::chrono::milliseconds(500));
@@ -78,7 +79,8 @@ int run_on_cluster(const cli_settings& settings, const run_options& opts) {
   auto blob_server = client.connect("blob_server", "JobManager's blob server");
   if (!blob_server)
     return fail(blob_server.error().message);
-  if (auto up = api::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, *job->job);
+  if (auto up =
+        api::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, *job->job);
       !up)
     return fail("Could not upload the job library " + opts.library + " to " + where(settings) + ": "
                 + up.error().message);

@@ -15,7 +15,7 @@ struct run_options {
   std::string library;
   std::vector<std::string> args;
   std::optional<int> parallelism; ///< -p
-  bool detached = false;          ///< -d
+  bool detached = false; ///< -d
 };
 
 /// `flint run`: build the JobGraph from the library, upload library and job package to the

@@ -8,9 +8,12 @@ namespace flint::cli {
 
 namespace {
 
-constexpr const char* running_banner = "------------------ Running/Restarting Jobs -------------------";
-constexpr const char* scheduled_banner = "----------------------- Scheduled Jobs -----------------------";
-constexpr const char* terminated_banner = "---------------------- Terminated Jobs -----------------------";
+constexpr const char* running_banner =
+  "------------------ Running/Restarting Jobs -------------------";
+constexpr const char* scheduled_banner =
+  "----------------------- Scheduled Jobs -----------------------";
+constexpr const char* terminated_banner =
+  "---------------------- Terminated Jobs -----------------------";
 constexpr const char* end_banner = "--------------------------------------------------------------";
 
 std::string format_time(std::int64_t epoch_ms, bool utc) {
@@ -25,7 +28,8 @@ std::string format_time(std::int64_t epoch_ms, bool utc) {
   return buf;
 }
 
-void print_section(std::string& out, const char* banner, std::vector<dispatcher::job_details> jobs, bool utc) {
+void print_section(std::string& out, const char* banner, std::vector<dispatcher::job_details> jobs,
+                   bool utc) {
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const auto& a, const auto& b) { return a.start_time_ms < b.start_time_ms; });
   out += banner;
@@ -45,34 +49,41 @@ list_selection select_jobs(bool r, bool s, bool a) {
 }
 
 std::string format_job_line(const dispatcher::job_details& job, bool utc) {
-  return format_time(job.start_time_ms, utc) + " : " + job.job_id.to_string() + " : " + job.name + " ("
-         + std::string(graph::to_string(job.status)) + ")";
+  return format_time(job.start_time_ms, utc) + " : " + job.job_id.to_string() + " : " + job.name
+    + " (" + std::string(graph::to_string(job.status)) + ")";
 }
 
-std::string format_job_status(const graph::job_id& id, const job_master::job_status_response& report,
-                              const std::optional<resource_manager::resource_overview>& cluster, bool utc) {
-  std::string out = "Job " + id.to_string() + " is " + std::string(graph::to_string(report.status)) + ".\n";
+std::string format_job_status(const graph::job_id& id,
+                              const job_master::job_status_response& report,
+                              const std::optional<resource_manager::resource_overview>& cluster,
+                              bool utc) {
+  std::string out =
+    "Job " + id.to_string() + " is " + std::string(graph::to_string(report.status)) + ".\n";
   if (report.restarts > 0 || !report.failures.empty())
-    out += "Restarts: " + std::to_string(report.restarts) + ", failures: " + std::to_string(report.failures.size())
-           + "\n";
+    out += "Restarts: " + std::to_string(report.restarts)
+      + ", failures: " + std::to_string(report.failures.size()) + "\n";
   for (const auto& f : report.failures) {
-    out += "  " + format_time(f.timestamp, utc) + " " + (f.task.empty() ? std::string("(global failure)") : f.task);
+    out += "  " + format_time(f.timestamp, utc) + " "
+      + (f.task.empty() ? std::string("(global failure)") : f.task);
     if (!f.location.empty())
       out += " on " + f.location;
     out += ": " + f.cause + "\n";
   }
-  if (!graph::is_terminal(report.status) && report.tasks > 0 && report.tasks_running < report.tasks) {
-    out += "Tasks running: " + std::to_string(report.tasks_running) + " of " + std::to_string(report.tasks)
-           + "; slots assigned: " + std::to_string(report.slots_assigned) + " of "
-           + std::to_string(report.slots_needed) + " needed; TaskManagers registered with the job: "
-           + std::to_string(report.registered_task_managers) + "\n";
+  if (!graph::is_terminal(report.status) && report.tasks > 0
+      && report.tasks_running < report.tasks) {
+    out += "Tasks running: " + std::to_string(report.tasks_running) + " of "
+      + std::to_string(report.tasks) + "; slots assigned: " + std::to_string(report.slots_assigned)
+      + " of " + std::to_string(report.slots_needed)
+      + " needed; TaskManagers registered with the job: "
+      + std::to_string(report.registered_task_managers) + "\n";
     if (cluster)
       out += "Cluster: " + std::to_string(cluster->number_free_slots) + " of "
-             + std::to_string(cluster->number_registered_slots) + " slots free on "
-             + std::to_string(cluster->number_task_managers) + " TaskManagers; "
-             + std::to_string(report.slots_needed - report.slots_assigned) + " more needed\n";
+        + std::to_string(cluster->number_registered_slots) + " slots free on "
+        + std::to_string(cluster->number_task_managers) + " TaskManagers; "
+        + std::to_string(report.slots_needed - report.slots_assigned) + " more needed\n";
     for (const auto& p : report.pending_slot_requests)
-      out += "  waiting for a slot: request " + p.request + " pending for " + std::to_string(p.age_ms) + " ms\n";
+      out += "  waiting for a slot: request " + p.request + " pending for "
+        + std::to_string(p.age_ms) + " ms\n";
   }
   return out;
 }

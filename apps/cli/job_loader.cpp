@@ -10,7 +10,8 @@
 
 namespace flint::cli {
 
-expected<api::configuration> job_configuration(const cli_settings& settings, std::optional<int> parallelism) {
+expected<api::configuration> job_configuration(const cli_settings& settings,
+                                               std::optional<int> parallelism) {
   api::configuration out;
   auto p = settings.config.get(config::options::parallelism_default);
   if (!p)
@@ -57,8 +58,8 @@ expected<loaded_job> load_job(const std::string& library_path, const std::vector
     auto e = program.error();
     // `flint run job.so --input F -p 2` hands -p to the job; say where flint's options go.
     for (const auto& a : args)
-      if (a == "-p" || a == "-d" || a == "-m" || a == "--parallelism" || a == "--detached" || a == "--jobmanager"
-          || a == "--timeout" || a == "--local") {
+      if (a == "-p" || a == "-d" || a == "-m" || a == "--parallelism" || a == "--detached"
+          || a == "--jobmanager" || a == "--timeout" || a == "--local") {
         e.message += " (flint's own options, like " + a + ", go before the job library: everything after it is "
                      "the job's)";
         break;
@@ -81,8 +82,9 @@ bool job_libraries_supported() {
 
 expected<loaded_job> load_job(const std::string& library_path, const std::vector<std::string>&,
                               const api::configuration&, const graph::job_id&) {
-  return make_error(errc::internal, "this flint was built without job library support; cannot load "
-                                      + library_path);
+  return make_error(
+    errc::internal,
+    "this flint was built without job library support; cannot load " + library_path);
 }
 
 #endif

@@ -27,7 +27,8 @@ struct loaded_job {
 
 /// The environment settings a job is built with: `parallelism.default` (`-p` over the
 /// configuration), `execution.buffer-timeout` and the pipeline options the configuration sets.
-expected<api::configuration> job_configuration(const cli_settings& settings, std::optional<int> parallelism);
+expected<api::configuration> job_configuration(const cli_settings& settings,
+                                               std::optional<int> parallelism);
 
 /// A fresh random JobID.
 graph::job_id new_job_id();

@@ -61,7 +61,8 @@ int run_local(const cli_settings& settings, const run_options& opts) {
   streaming::local_cluster cluster(options);
   auto id = job->job->job_id;
   if (auto sub = cluster.submit(job->stream, job->job); !sub)
-    return fail("Could not submit job " + id.to_string() + " to the local cluster: " + sub.error().message);
+    return fail("Could not submit job " + id.to_string()
+                + " to the local cluster: " + sub.error().message);
   std::cout << "Job has been submitted with JobID " << id.to_string() << std::endl;
   auto result = cluster.result(id, settings.timeout.value_or(std::chrono::hours(24 * 365)));
   if (!result)

@@ -35,7 +35,8 @@ using namespace flint::cli;
 
 namespace {
 
-constexpr const char* actions_text = R"(Valid actions are "run", "info", "list", "status", "cancel" and "trace".)";
+constexpr const char* actions_text =
+  R"(Valid actions are "run", "info", "list", "status", "cancel" and "trace".)";
 
 const char* usage_text = R"(./flint <ACTION> [OPTIONS] [ARGUMENTS]
 
@@ -92,7 +93,9 @@ std::string check_duration(const std::string& text) {
 
 void add_common(CLI::App& app, common_options& opts) {
   app.add_option("--config", opts.config_file, "flink-conf.yaml to read");
-  app.add_option("-m,--jobmanager", opts.jobmanager, "host:port of the JobManager (trace: of any node)")
+  app
+    .add_option("-m,--jobmanager", opts.jobmanager,
+                "host:port of the JobManager (trace: of any node)")
     ->check(CLI::Validator(check_host_port, "HOST:PORT"));
   app.add_option("--timeout", opts.timeout, "bound on the command (\"30 s\", \"500 ms\")")
     ->check(CLI::Validator(check_duration, "DURATION"));
@@ -120,7 +123,8 @@ void set_up_logging() {
                     spdlog::level::from_str(level ? level : "warn"));
 }
 
-int run_action(const std::string& action, const std::vector<std::string>& rest, const std::string& exe) {
+int run_action(const std::string& action, const std::vector<std::string>& rest,
+               const std::string& exe) {
   CLI::App app{"flint " + action, "flint " + action};
   app.set_help_flag("-h,--help", "print this help");
   common_options common;
@@ -130,21 +134,25 @@ int run_action(const std::string& action, const std::vector<std::string>& rest, 
     run_options opts;
     int parallelism = 0;
     bool local = false;
-    app.add_option("-p,--parallelism", parallelism, "parallelism of the job")->check(CLI::PositiveNumber);
+    app.add_option("-p,--parallelism", parallelism, "parallelism of the job")
+      ->check(CLI::PositiveNumber);
     if (action == "run") {
       app.add_flag("-d,--detached", opts.detached, "submit and return");
       app.add_flag("--local", local, "run on an embedded MiniCluster");
     }
-    app.add_option("job-library", opts.library, "the job's shared object (build/jobs/<name>.so)")->required();
+    app.add_option("job-library", opts.library, "the job's shared object (build/jobs/<name>.so)")
+      ->required();
     add_common(app, common);
-    auto split = split_at_library(rest, {"-p", "--parallelism", "-m", "--jobmanager", "--timeout", "--config", "-D"});
+    auto split = split_at_library(
+      rest, {"-p", "--parallelism", "-m", "--jobmanager", "--timeout", "--config", "-D"});
     if (auto code = parse(app, split.own))
       return *code;
     opts.args = std::move(split.job_args);
     if (parallelism > 0)
       opts.parallelism = parallelism;
     if (local && opts.detached) {
-      std::cerr << "flint: --local runs the job in this process; it cannot be detached (-d)" << std::endl;
+      std::cerr << "flint: --local runs the job in this process; it cannot be detached (-d)"
+                << std::endl;
       return exit_usage;
     }
     auto settings = settings_or_exit();
@@ -190,14 +198,19 @@ int run_action(const std::string& action, const std::vector<std::string>& rest, 
     bool no_follow = false;
     std::string duration;
     std::string poll;
-    app.add_option("--endpoint", opts.filter.endpoint, "keep calls from or to endpoints with this id prefix");
+    app.add_option("--endpoint", opts.filter.endpoint,
+                   "keep calls from or to endpoints with this id prefix");
     app.add_option("--method", opts.filter.method, "keep calls of this method (e.g. offer_slots)");
-    app.add_option("--job", opts.filter.job, "keep calls from or to this job's endpoints (JobID or its prefix)");
-    app.add_option("--export", export_args, "write FORMAT (chrome or mermaid) to FILE instead of printing")
+    app.add_option("--job", opts.filter.job,
+                   "keep calls from or to this job's endpoints (JobID or its prefix)");
+    app
+      .add_option("--export", export_args,
+                  "write FORMAT (chrome or mermaid) to FILE instead of printing")
       ->expected(2)
       ->type_name("FORMAT FILE");
     app.add_flag("--follow", follow, "keep polling for new records (default when printing)");
-    app.add_flag("--no-follow", no_follow, "stop once the records the node has are read (default when exporting)");
+    app.add_flag("--no-follow", no_follow,
+                 "stop once the records the node has are read (default when exporting)");
     app.add_option("--duration", duration, "stop following after this long")
       ->check(CLI::Validator(check_duration, "DURATION"));
     app.add_option("--poll-interval", poll, "pause between polls (default 200 ms)")
@@ -214,7 +227,8 @@ int run_action(const std::string& action, const std::vector<std::string>& rest, 
       opts.follow = follow;
     if (!export_args.empty()) {
       if (export_args[0] != "chrome" && export_args[0] != "mermaid") {
-        std::cerr << "flint: --export FORMAT must be chrome or mermaid, got '" << export_args[0] << "'" << std::endl;
+        std::cerr << "flint: --export FORMAT must be chrome or mermaid, got '" << export_args[0]
+                  << "'" << std::endl;
         return exit_usage;
       }
       opts.export_format = export_args[0];
@@ -251,8 +265,10 @@ int main(int argc, char** argv) {
   }
   static const std::vector<std::string> actions{"run", "info", "list", "status", "cancel", "trace"};
   if (std::find(actions.begin(), actions.end(), action) == actions.end()) {
-    std::cerr << "\"" << action << "\" is not a valid action.\n\n" << actions_text
-              << "\n\nSpecify the help option (-h or --help) to get help on the command." << std::endl;
+    std::cerr << "\"" << action << "\" is not a valid action.\n\n"
+              << actions_text
+              << "\n\nSpecify the help option (-h or --help) to get help on the command."
+              << std::endl;
     return exit_usage;
   }
   set_up_logging();

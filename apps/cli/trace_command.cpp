@@ -30,7 +30,7 @@ extern "C" void on_signal(int) {
 class signal_scope {
 public:
   signal_scope() {
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int_);
@@ -42,16 +42,16 @@ public:
   }
 
 private:
-  struct sigaction old_int_{};
-  struct sigaction old_term_{};
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
 };
 
 /// Sleeps `d`, waking early when interrupted.
 void pause_for(std::chrono::nanoseconds d) {
   auto until = clock_type::now() + d;
   while (!interrupted.load() && clock_type::now() < until)
-    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(std::chrono::milliseconds(20),
-                                                                     until - clock_type::now()));
+    std::this_thread::sleep_for(
+      std::min<std::chrono::nanoseconds>(std::chrono::milliseconds(20), until - clock_type::now()));
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -73,9 +73,9 @@ std::string format_record(const trace::record& r) {
   std::snprintf(micros, sizeof(micros), ".%06lld", static_cast<long long>(r.time_us % 1'000'000));
   char dir[12];
   std::snprintf(dir, sizeof(dir), "%-8s", trace::to_string(r.dir));
-  std::string line = std::string(when) + micros + " #" + std::to_string(r.sequence) + " " + dir + " " + r.from
-                     + " -> " + r.to + " " + r.method + " (" + (r.is_ask ? "ask" : "tell") + ", "
-                     + std::to_string(r.bytes) + " B) " + trace::to_string(r.result);
+  std::string line = std::string(when) + micros + " #" + std::to_string(r.sequence) + " " + dir
+    + " " + r.from + " -> " + r.to + " " + r.method + " (" + (r.is_ask ? "ask" : "tell") + ", "
+    + std::to_string(r.bytes) + " B) " + trace::to_string(r.result);
   if (r.latency_us >= 0)
     line += " " + std::to_string(r.latency_us) + " us";
   if (!r.token.is_nil())
@@ -103,7 +103,8 @@ int trace_node(const cli_settings& settings, const trace_options& opts) {
   signal_scope signals;
   interrupted.store(false);
   // No --duration: follow until interrupted.
-  auto deadline = opts.duration ? clock_type::now() + *opts.duration : clock_type::time_point::max();
+  auto deadline =
+    opts.duration ? clock_type::now() + *opts.duration : clock_type::time_point::max();
   std::vector<trace::record> kept;
   std::uint64_t next = 0;
   std::uint64_t missed = 0;
@@ -139,7 +140,8 @@ int trace_node(const cli_settings& settings, const trace_options& opts) {
     if (interrupted.load() || clock_type::now() >= deadline)
       break;
     if (caught_up)
-      pause_for(opts.duration ? std::min(opts.poll_interval, std::chrono::nanoseconds(deadline - clock_type::now()))
+      pause_for(opts.duration ? std::min(opts.poll_interval,
+                                         std::chrono::nanoseconds(deadline - clock_type::now()))
                               : opts.poll_interval);
   }
 
@@ -147,12 +149,14 @@ int trace_node(const cli_settings& settings, const trace_options& opts) {
   if (lost)
     code = fail("Lost the trace of the node at " + where(settings) + ": " + lost->message);
   if (exporting) {
-    auto text = opts.export_format == "chrome" ? trace::export_chrome(kept) : trace::export_mermaid(kept);
+    auto text =
+      opts.export_format == "chrome" ? trace::export_chrome(kept) : trace::export_mermaid(kept);
     if (!write_file(opts.export_file, text))
       return fail("Cannot write the trace export to " + opts.export_file);
     std::cout << "Wrote " << kept.size() << " trace records of " << where(settings) << " to "
               << opts.export_file << " (" << opts.export_format << ")"
-              << (missed > 0 ? ", " + std::to_string(missed) + " records were lost" : std::string()) << std::endl;
+              << (missed > 0 ? ", " + std::to_string(missed) + " records were lost" : std::string())
+              << std::endl;
   }
   return code;
 }

@@ -44,7 +44,9 @@ struct echo_leader : leader::leader_contender {
   leader::leader_election_service& election;
   caf::actor current;
   echo_leader(caf::actor_system& s, trace::trace_recorder& r, leader::leader_election_service& e)
-    : sys(s), recorder(r), election(e) {}
+    : sys(s),
+      recorder(r),
+      election(e) {}
   void grant_leadership(const rpc::fencing_token& id) override {
     // A fresh endpoint incarnation per leadership keeps the demo short; it starts fenced by `id`.
     current = sys.spawn<rpc::echo_endpoint>(rpc::endpoint_context{"dispatcher", &recorder, {}}, id);
@@ -94,8 +96,9 @@ int main() {
   std::printf("leadership changed: new session id %s\n", new_gw.token().to_string().c_str());
   print_call("ask the old leader", gw.ask_blocking<rpc::echo_method>(*self, cli, {"stale", {}}));
   // The old incarnation is gone; the new one refuses the stale token.
-  print_call("ask the new leader, old token",
-             new_gw.with_token(gw.token()).ask_blocking<rpc::echo_method>(*self, cli, {"stale", {}}));
+  print_call(
+    "ask the new leader, old token",
+    new_gw.with_token(gw.token()).ask_blocking<rpc::echo_method>(*self, cli, {"stale", {}}));
   print_call("ask the new leader, new token",
              new_gw.ask_blocking<rpc::echo_method>(*self, cli, {"fresh", {}}));
   auto bad = new_gw.ask_raw_blocking(*self, cli, rpc::echo_method::id, "echo", {'b', 'a', 'd'});

@@ -22,7 +22,8 @@ void endless_main(flint::api::job_context& ctx) {
     if (args[i] == "--rate" && i + 1 < args.size())
       rate = std::stoll(args[++i]);
     else
-      throw std::invalid_argument("endless: unexpected argument '" + args[i] + "'; usage: endless.so [--rate N]");
+      throw std::invalid_argument("endless: unexpected argument '" + args[i]
+                                  + "'; usage: endless.so [--rate N]");
   }
   if (rate <= 0)
     throw std::invalid_argument("endless: --rate must be positive");

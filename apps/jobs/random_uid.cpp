@@ -18,11 +18,7 @@ void random_uid_main(flint::api::job_context& ctx) {
     uid = fixed;
   else
     uid = "map-" + std::to_string(std::random_device{}());
-  ctx.env()
-    .generate_sequence(1, 100)
-    .map([](std::int64_t x) { return x * 2; })
-    .uid(uid)
-    .print();
+  ctx.env().generate_sequence(1, 100).map([](std::int64_t x) { return x * 2; }).uid(uid).print();
   ctx.set_job_name("Random Uid");
 }
 

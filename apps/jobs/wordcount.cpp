@@ -18,8 +18,8 @@ void wordcount_main(flint::api::job_context& ctx) {
     if ((arg == "--input" || arg == "--output") && i + 1 < args.size()) {
       (arg == "--input" ? options.input : options.output) = args[++i];
     } else {
-      throw std::invalid_argument("wordcount: unexpected argument '" + arg +
-                                  "'; usage: wordcount.so [--input FILE] [--output PATH]");
+      throw std::invalid_argument("wordcount: unexpected argument '" + arg
+                                  + "'; usage: wordcount.so [--input FILE] [--output PATH]");
     }
   }
   flint::examples::build_wordcount(ctx.env(), options);

@@ -72,10 +72,11 @@ expected<unit> apply_flags(const flags& f, config::configuration& cfg) {
   if (f.host)
     cfg.set(jm ? opt::jobmanager_rpc_address.key : opt::taskmanager_host.key, *f.host, "--host");
   if (f.bind_host)
-    cfg.set(jm ? opt::jobmanager_bind_host.key : opt::taskmanager_bind_host.key, *f.bind_host, "--bind-host");
+    cfg.set(jm ? opt::jobmanager_bind_host.key : opt::taskmanager_bind_host.key, *f.bind_host,
+            "--bind-host");
   if (f.rpc_port)
-    cfg.set(jm ? opt::jobmanager_rpc_port.key : opt::taskmanager_rpc_port.key, std::to_string(*f.rpc_port),
-            "--rpc-port");
+    cfg.set(jm ? opt::jobmanager_rpc_port.key : opt::taskmanager_rpc_port.key,
+            std::to_string(*f.rpc_port), "--rpc-port");
   if (f.data_port)
     cfg.set(opt::taskmanager_data_port.key, std::to_string(*f.data_port), "--data-port");
   if (f.slots)
@@ -83,7 +84,8 @@ expected<unit> apply_flags(const flags& f, config::configuration& cfg) {
   if (f.jobmanager) {
     auto hp = config::parse_host_port(*f.jobmanager);
     if (!hp)
-      return make_error(errc::invalid_argument, "--jobmanager '" + *f.jobmanager + "': " + hp.error().message);
+      return make_error(errc::invalid_argument,
+                        "--jobmanager '" + *f.jobmanager + "': " + hp.error().message);
     cfg.set(opt::jobmanager_rpc_address.key, hp->host, "--jobmanager");
     cfg.set(opt::jobmanager_rpc_port.key, std::to_string(hp->port), "--jobmanager");
   }
@@ -112,12 +114,16 @@ private:
 /// `%*` in the pattern: the level as log4j writes it ("INFO ", "WARN ", "ERROR").
 class log4j_level final : public spdlog::custom_flag_formatter {
 public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
-    static constexpr const char* names[] = {"TRACE", "DEBUG", "INFO ", "WARN ", "ERROR", "FATAL", "OFF  "};
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
+    static constexpr const char* names[] = {"TRACE", "DEBUG", "INFO ", "WARN ",
+                                            "ERROR", "FATAL", "OFF  "};
     std::string_view name = names[static_cast<int>(msg.level)];
     dest.append(name.data(), name.data() + name.size());
   }
-  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<log4j_level>(); }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<log4j_level>();
+  }
 };
 
 expected<unit> setup_logging(const flags& f) {
@@ -128,8 +134,9 @@ expected<unit> setup_logging(const flags& f) {
   }
   auto lvl = spdlog::level::from_str(level);
   if (lvl == spdlog::level::off && level != "off")
-    return make_error(errc::invalid_argument, "--log-level '" + level
-                                                + "': use trace, debug, info, warn, error, critical or off");
+    return make_error(
+      errc::invalid_argument,
+      "--log-level '" + level + "': use trace, debug, info, warn, error, critical or off");
   spdlog::sink_ptr sink;
   try {
     if (f.log_file.empty())
@@ -137,7 +144,8 @@ expected<unit> setup_logging(const flags& f) {
     else
       sink = std::make_shared<flushing_file_sink>(f.log_file);
   } catch (const std::exception& e) {
-    return make_error(errc::invalid_argument, "cannot open log file '" + f.log_file + "': " + e.what());
+    return make_error(errc::invalid_argument,
+                      "cannot open log file '" + f.log_file + "': " + e.what());
   }
   // Flink's log4j layout: "2026-11-29 12:00:00,123 INFO  org.apache.flink... - message".
   auto formatter = std::make_unique<spdlog::pattern_formatter>();
@@ -177,23 +185,29 @@ int main(int argc, char** argv) {
     return fail(dynamic.error().message);
 
   flags f;
-  CLI::App app{"flint-node: a JobManager or TaskManager process of a standalone Flint cluster.\n"
-               "-D key=value (repeatable) sets a configuration key over the file."};
+  CLI::App app{
+    "flint-node: a JobManager or TaskManager process of a standalone Flint cluster.\n"
+    "-D key=value (repeatable) sets a configuration key over the file."};
   app.name("flint-node");
-  app.add_option("role", f.role, "jobmanager or taskmanager")->required()->check(
-    CLI::IsMember({"jobmanager", "taskmanager"}));
+  app.add_option("role", f.role, "jobmanager or taskmanager")
+    ->required()
+    ->check(CLI::IsMember({"jobmanager", "taskmanager"}));
   app.add_option("-c,--config", f.config_file, "flink-conf.yaml to read")->check(CLI::ExistingFile);
-  app.add_option("--host", f.host,
-                 "jobmanager: jobmanager.rpc.address; taskmanager: taskmanager.host (the address it publishes)");
+  app.add_option(
+    "--host", f.host,
+    "jobmanager: jobmanager.rpc.address; taskmanager: taskmanager.host (the address it publishes)");
   app.add_option("--bind-host", f.bind_host, "jobmanager.bind-host / taskmanager.bind-host");
-  app.add_option("-p,--rpc-port", f.rpc_port, "jobmanager.rpc.port / taskmanager.rpc.port")->check(
-    CLI::Range(0, 65535));
+  app.add_option("-p,--rpc-port", f.rpc_port, "jobmanager.rpc.port / taskmanager.rpc.port")
+    ->check(CLI::Range(0, 65535));
   app.add_option("--data-port", f.data_port, "taskmanager.data.port")->check(CLI::Range(0, 65535));
-  app.add_option("-s,--slots", f.slots, "taskmanager.numberOfTaskSlots")->check(CLI::Range(1, 100000));
+  app.add_option("-s,--slots", f.slots, "taskmanager.numberOfTaskSlots")
+    ->check(CLI::Range(1, 100000));
   app.add_option("-m,--jobmanager", f.jobmanager, "HOST:PORT of the JobManager (taskmanager)");
   app.add_option("--log-file", f.log_file, "write the log here instead of stderr");
-  app.add_option("--trace-file", f.trace_file, "also append this node's message trace to a JSON-lines file");
-  app.add_option("--log-level", f.log_level, "trace, debug, info (default; or FLINT_LOG_LEVEL), warn, error");
+  app.add_option("--trace-file", f.trace_file,
+                 "also append this node's message trace to a JSON-lines file");
+  app.add_option("--log-level", f.log_level,
+                 "trace, debug, info (default; or FLINT_LOG_LEVEL), warn, error");
   // CLI11 wants argv[0] first; the -D pairs are already out.
   std::vector<std::string> rest;
   rest.reserve(dynamic->rest.size());
@@ -242,8 +256,8 @@ int main(int argc, char** argv) {
       return fail("cannot write the trace file '" + f.trace_file + "'");
     if (auto ok = jm->start(); !ok)
       return fail("could not start the JobManager: " + ok.error().message);
-    print_ready("flint-node ready role=jobmanager host=" + jm->settings().rpc_address
-                + " rpc_port=" + std::to_string(jm->rpc_port()) + " endpoints=" + join(jm->endpoints()));
+    print_ready("flint-node ready role=jobmanager host=" + jm->settings().rpc_address + " rpc_port="
+                + std::to_string(jm->rpc_port()) + " endpoints=" + join(jm->endpoints()));
   } else {
     auto settings = node::read_task_manager_settings(cfg);
     if (!settings)
@@ -251,7 +265,8 @@ int main(int argc, char** argv) {
     node::task_manager_node_services services;
 #if defined(FLINT_NODE_HAS_JOB_LIBRARY)
     // Tasks come from the job libraries `flint run` uploads to the JobManager's blob server.
-    services.make_invokables = [s = *settings](caf::actor_system& sys, streaming::streaming_environment& env,
+    services.make_invokables = [s = *settings](caf::actor_system& sys,
+                                               streaming::streaming_environment& env,
                                                const std::string& resource_id) {
       return api::make_library_task_factory(sys, env, s.jobmanager_address, s.jobmanager_port,
                                             s.blob_storage_directory / resource_id);
@@ -263,15 +278,17 @@ int main(int argc, char** argv) {
     if (auto ok = tm->start(); !ok)
       return fail("could not start the TaskManager: " + ok.error().message);
     const auto& s = tm->settings();
-    print_ready("flint-node ready role=taskmanager host=" + tm->host() + " rpc_port=" + std::to_string(tm->rpc_port())
-                + " data_port=" + std::to_string(tm->data_port()) + " resource_id=" + tm->resource_id()
-                + " slots=" + std::to_string(s.number_of_slots) + " jobmanager=" + s.jobmanager_address + ":"
-                + std::to_string(s.jobmanager_port));
+    print_ready("flint-node ready role=taskmanager host=" + tm->host() + " rpc_port="
+                + std::to_string(tm->rpc_port()) + " data_port=" + std::to_string(tm->data_port())
+                + " resource_id=" + tm->resource_id()
+                + " slots=" + std::to_string(s.number_of_slots)
+                + " jobmanager=" + s.jobmanager_address + ":" + std::to_string(s.jobmanager_port));
   }
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  log->info("RECEIVED SIGNAL {}: {}. Shutting down as requested.", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  log->info("RECEIVED SIGNAL {}: {}. Shutting down as requested.", sig,
+            sig == SIGTERM ? "SIGTERM" : "SIGINT");
   if (jm)
     jm->shutdown();
   if (tm)

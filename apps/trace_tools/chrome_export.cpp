@@ -30,7 +30,7 @@ struct chrome_slice {
   std::string endpoint;
   std::int64_t begin_us = 0;
   std::int64_t end_us = 0;
-  nlohmann::json event;              // without pid, tid and ts
+  nlohmann::json event; // without pid, tid and ts
   std::vector<nlohmann::json> flows; // flow ends bound to this slice, same time
 };
 
@@ -83,20 +83,31 @@ private:
     auto node = node_of(endpoint);
     auto [pit, fresh] = pids_.emplace(node, static_cast<int>(pids_.size()) + 1);
     if (fresh) {
-      metadata_.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pit->second},
-                           {"tid", 0}, {"args", {{"name", node}}}});
-      metadata_.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pit->second},
-                           {"tid", 0}, {"args", {{"sort_index", pit->second}}}});
+      metadata_.push_back({{"ph", "M"},
+                           {"name", "process_name"},
+                           {"pid", pit->second},
+                           {"tid", 0},
+                           {"args", {{"name", node}}}});
+      metadata_.push_back({{"ph", "M"},
+                           {"name", "process_sort_index"},
+                           {"pid", pit->second},
+                           {"tid", 0},
+                           {"args", {{"sort_index", pit->second}}}});
     }
     lane l{pit->second, ++last_tid_, {}};
     auto name = lanes.empty() ? endpoint : endpoint + " (" + std::to_string(lanes.size() + 1) + ")";
-    metadata_.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", l.pid}, {"tid", l.tid},
+    metadata_.push_back({{"ph", "M"},
+                         {"name", "thread_name"},
+                         {"pid", l.pid},
+                         {"tid", l.tid},
                          {"args", {{"name", name}}}});
     // Lanes of one endpoint stay together, endpoints in order of first appearance.
-    metadata_.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", l.pid},
-                         {"tid", l.tid},
-                         {"args", {{"sort_index", order_.at(endpoint) * 1000
-                                                    + static_cast<int>(lanes.size())}}}});
+    metadata_.push_back(
+      {{"ph", "M"},
+       {"name", "thread_sort_index"},
+       {"pid", l.pid},
+       {"tid", l.tid},
+       {"args", {{"sort_index", order_.at(endpoint) * 1000 + static_cast<int>(lanes.size())}}}});
     lanes.push_back(l);
     return lanes.back();
   }
@@ -141,10 +152,13 @@ std::string export_chrome(std::span<const record> records) {
   // slice it binds to (the one open on its thread then), as viewers read events in order.
   auto add_flows = [&](chrome_slice& slice, const record& r) {
     if (r.dir == direction::send && call_index::find(calls.receive, r))
-      slice.flows.push_back({{"ph", "s"}, {"name", r.method}, {"cat", "flow"},
-                             {"id", hex_id(r.trace.span_id)}});
+      slice.flows.push_back(
+        {{"ph", "s"}, {"name", r.method}, {"cat", "flow"}, {"id", hex_id(r.trace.span_id)}});
     if (r.dir == direction::receive && call_index::find(calls.send, r))
-      slice.flows.push_back({{"ph", "f"}, {"bp", "e"}, {"name", r.method}, {"cat", "flow"},
+      slice.flows.push_back({{"ph", "f"},
+                             {"bp", "e"},
+                             {"name", r.method},
+                             {"cat", "flow"},
                              {"id", hex_id(r.trace.span_id)}});
   };
   // A complete event for one side of an ask: `start` opens it, `end` (when recorded) closes it
@@ -153,8 +167,8 @@ std::string export_chrome(std::span<const record> records) {
     const record& any = start != nullptr ? *start : *end;
     chrome_slice slice;
     slice.endpoint = local_endpoint(any);
-    slice.begin_us = start != nullptr ? start->time_us
-                                      : end->time_us - std::max<std::int64_t>(0, end->latency_us);
+    slice.begin_us =
+      start != nullptr ? start->time_us : end->time_us - std::max<std::int64_t>(0, end->latency_us);
     slice.end_us = std::max(slice.begin_us, end != nullptr ? end->time_us : slice.begin_us);
     json a = args_of(end != nullptr ? *end : *start);
     a["side"] = side;
@@ -171,8 +185,11 @@ std::string export_chrome(std::span<const record> records) {
     if (start != nullptr && start->result != outcome::ok
         && (end == nullptr || end->result == outcome::ok))
       a["outcome"] = to_string(start->result);
-    slice.event = {{"ph", "X"}, {"name", any.method}, {"cat", "ask"},
-                   {"dur", slice.end_us - slice.begin_us}, {"args", a}};
+    slice.event = {{"ph", "X"},
+                   {"name", any.method},
+                   {"cat", "ask"},
+                   {"dur", slice.end_us - slice.begin_us},
+                   {"args", a}};
     if (start != nullptr)
       add_flows(slice, *start);
     slices.push_back(std::move(slice));

@@ -15,10 +15,10 @@ using detail::call_index;
 
 bool is_mermaid_keyword(const std::string& id) {
   static const std::set<std::string> keywords = {
-    "end",   "participant", "actor",  "loop",    "alt",     "else",   "opt",
-    "par",   "and",         "rect",   "note",    "over",    "activate", "deactivate",
-    "title", "autonumber",  "critical", "break", "box",     "create", "destroy",
-    "link",  "links",       "left",   "right",   "of",      "as"};
+    "end",   "participant", "actor",    "loop",  "alt",  "else",     "opt",
+    "par",   "and",         "rect",     "note",  "over", "activate", "deactivate",
+    "title", "autonumber",  "critical", "break", "box",  "create",   "destroy",
+    "link",  "links",       "left",     "right", "of",   "as"};
   std::string lower;
   for (char c : id)
     lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -95,7 +95,7 @@ std::string export_mermaid(std::span<const record> records) {
     if (!r.detail.empty())
       text += " - " + r.detail;
     body += "    Note over " + parts.id_of(over) + ": " + mermaid_text(r.method) + " "
-            + mermaid_text(text) + "\n";
+      + mermaid_text(text) + "\n";
   };
   for (const auto& r : records) {
     auto caller = r.dir == direction::reply ? r.to : r.from;

@@ -41,8 +41,8 @@ std::string node_of(std::string_view endpoint_id) {
   auto kind = endpoint_id.substr(0, slash);
   if (kind == "task_executor")
     return slash == std::string_view::npos
-             ? std::string("TaskManager")
-             : "TaskManager " + std::string(endpoint_id.substr(slash + 1));
+      ? std::string("TaskManager")
+      : "TaskManager " + std::string(endpoint_id.substr(slash + 1));
   if (kind == "dispatcher" || kind == "resource_manager" || kind == "job_master"
       || kind == "slot_pool")
     return "JobManager";

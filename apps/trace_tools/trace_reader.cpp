@@ -126,8 +126,8 @@ expected<record> parse_record(std::string_view json_line) {
   if (!d)
     return d.error();
   r.dir = *d;
-  for (auto [key, target] : {std::pair{"from", &r.from}, std::pair{"to", &r.to},
-                             std::pair{"method", &r.method}}) {
+  for (auto [key, target] :
+       {std::pair{"from", &r.from}, std::pair{"to", &r.to}, std::pair{"method", &r.method}}) {
     auto s = string_field(m, key, true);
     if (!s)
       return s.error();
@@ -146,9 +146,9 @@ expected<record> parse_record(std::string_view json_line) {
   if (!t)
     return t.error();
   r.token = *t;
-  for (auto [key, target] : {std::pair{"trace_id", &r.trace.trace_id},
-                             std::pair{"span_id", &r.trace.span_id},
-                             std::pair{"parent_span_id", &r.trace.parent_span_id}}) {
+  for (auto [key, target] :
+       {std::pair{"trace_id", &r.trace.trace_id}, std::pair{"span_id", &r.trace.span_id},
+        std::pair{"parent_span_id", &r.trace.parent_span_id}}) {
     auto s = string_field(m, key, true);
     if (!s)
       return s.error();
@@ -194,8 +194,8 @@ read_result read_records(std::istream& in) {
     }
     ++out.bad_lines;
     if (!out.first_error)
-      out.first_error = make_error(r.error().code,
-                                   "line " + std::to_string(number) + ": " + r.error().message);
+      out.first_error =
+        make_error(r.error().code, "line " + std::to_string(number) + ": " + r.error().message);
   }
   return out;
 }

@@ -92,13 +92,13 @@ expected<configuration> parse_yaml(std::string_view text, std::string_view origi
 expected<configuration> load_yaml_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return make_error(errc::not_found, "cannot read configuration file '" + path
-                                         + "': " + std::strerror(errno));
+    return make_error(errc::not_found,
+                      "cannot read configuration file '" + path + "': " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad())
-    return make_error(errc::not_found, "cannot read configuration file '" + path
-                                         + "': " + std::strerror(errno));
+    return make_error(errc::not_found,
+                      "cannot read configuration file '" + path + "': " + std::strerror(errno));
   return parse_yaml(text.str(), path);
 }
 

@@ -42,8 +42,8 @@ const char* segment_size(const memory_size& m) {
 const config_option<std::string> jobmanager_rpc_address{
   "jobmanager.rpc.address", "localhost",
   "The JobManager's RPC host, where TaskManagers and clients connect.", not_empty};
-const config_option<std::int64_t> jobmanager_rpc_port{
-  "jobmanager.rpc.port", 6123, "The JobManager's RPC port.", port};
+const config_option<std::int64_t> jobmanager_rpc_port{"jobmanager.rpc.port", 6123,
+                                                      "The JobManager's RPC port.", port};
 const config_option<std::string> jobmanager_bind_host{
   "jobmanager.bind-host", std::nullopt,
   "The interface the JobManager binds its RPC port to (default: all interfaces).", not_empty};
@@ -81,8 +81,8 @@ const config_option<std::int64_t> heartbeat_rpc_failure_threshold{
   "heartbeat.rpc-failure-threshold", 2,
   "Failed heartbeat RPCs in a row after which a peer is considered dead (-1: never).",
   positive_or_disabled};
-const config_option<duration> rpc_ask_timeout{
-  "rpc.ask.timeout", 10s, "Default timeout of an RPC ask.", positive_duration};
+const config_option<duration> rpc_ask_timeout{"rpc.ask.timeout", 10s,
+                                              "Default timeout of an RPC ask.", positive_duration};
 const config_option<duration> slot_request_timeout{
   "slot.request.timeout", 5min, "How long a job waits for a requested slot.", positive_duration};
 const config_option<duration> slot_idle_timeout{
@@ -112,38 +112,54 @@ const config_option<duration> cluster_registration_error_delay{
   "cluster.registration.error-delay", 10s, "Pause after a registration attempt failed.",
   positive_duration};
 const config_option<duration> cluster_registration_refused_registration_delay{
-  "cluster.registration.refused-registration-delay", 30s,
-  "Pause after a registration was refused.", positive_duration};
+  "cluster.registration.refused-registration-delay", 30s, "Pause after a registration was refused.",
+  positive_duration};
 
-const config_option<std::string> restart_strategy_type{"restart-strategy.type", std::nullopt,
-  "How failed tasks restart: none (off, disable), fixed-delay, exponential-delay, failure-rate; unset: none, or fixed-delay without limit when checkpointing is on.", nullptr};
-const config_option<std::string> restart_strategy_legacy{"restart-strategy", std::nullopt,
-  "The older name of restart-strategy.type.", nullptr};
-const config_option<std::string> restart_strategy_fixed_delay_attempts{"restart-strategy.fixed-delay.attempts", std::nullopt,
-  "Restarts fixed-delay allows (1).", nullptr};
-const config_option<std::string> restart_strategy_fixed_delay_delay{"restart-strategy.fixed-delay.delay", std::nullopt,
+const config_option<std::string> restart_strategy_type{
+  "restart-strategy.type", std::nullopt,
+  "How failed tasks restart: none (off, disable), fixed-delay, exponential-delay, failure-rate; unset: none, or fixed-delay without limit when checkpointing is on.",
+  nullptr};
+const config_option<std::string> restart_strategy_legacy{
+  "restart-strategy", std::nullopt, "The older name of restart-strategy.type.", nullptr};
+const config_option<std::string> restart_strategy_fixed_delay_attempts{
+  "restart-strategy.fixed-delay.attempts", std::nullopt, "Restarts fixed-delay allows (1).",
+  nullptr};
+const config_option<std::string> restart_strategy_fixed_delay_delay{
+  "restart-strategy.fixed-delay.delay", std::nullopt,
   "Pause before each fixed-delay restart (1 s).", nullptr};
-const config_option<std::string> restart_strategy_exponential_delay_initial_backoff{"restart-strategy.exponential-delay.initial-backoff", std::nullopt,
+const config_option<std::string> restart_strategy_exponential_delay_initial_backoff{
+  "restart-strategy.exponential-delay.initial-backoff", std::nullopt,
   "First exponential-delay pause (1 s).", nullptr};
-const config_option<std::string> restart_strategy_exponential_delay_max_backoff{"restart-strategy.exponential-delay.max-backoff", std::nullopt,
+const config_option<std::string> restart_strategy_exponential_delay_max_backoff{
+  "restart-strategy.exponential-delay.max-backoff", std::nullopt,
   "Longest exponential-delay pause (1 min).", nullptr};
-const config_option<std::string> restart_strategy_exponential_delay_backoff_multiplier{"restart-strategy.exponential-delay.backoff-multiplier", std::nullopt,
+const config_option<std::string> restart_strategy_exponential_delay_backoff_multiplier{
+  "restart-strategy.exponential-delay.backoff-multiplier", std::nullopt,
   "Growth of the pause per failure (1.5).", nullptr};
-const config_option<std::string> restart_strategy_exponential_delay_reset_backoff_threshold{"restart-strategy.exponential-delay.reset-backoff-threshold", std::nullopt,
+const config_option<std::string> restart_strategy_exponential_delay_reset_backoff_threshold{
+  "restart-strategy.exponential-delay.reset-backoff-threshold", std::nullopt,
   "Time without failure after which the pause starts over (1 h).", nullptr};
-const config_option<std::string> restart_strategy_exponential_delay_jitter_factor{"restart-strategy.exponential-delay.jitter-factor", std::nullopt,
+const config_option<std::string> restart_strategy_exponential_delay_jitter_factor{
+  "restart-strategy.exponential-delay.jitter-factor", std::nullopt,
   "Random share of the pause, 0 to 1 (0.1).", nullptr};
-const config_option<std::string> restart_strategy_exponential_delay_attempts_before_reset_backoff{"restart-strategy.exponential-delay.attempts-before-reset-backoff", std::nullopt,
+const config_option<std::string> restart_strategy_exponential_delay_attempts_before_reset_backoff{
+  "restart-strategy.exponential-delay.attempts-before-reset-backoff", std::nullopt,
   "Restarts exponential-delay allows before the pause starts over (unbounded).", nullptr};
-const config_option<std::string> restart_strategy_failure_rate_max_failures_per_interval{"restart-strategy.failure-rate.max-failures-per-interval", std::nullopt,
+const config_option<std::string> restart_strategy_failure_rate_max_failures_per_interval{
+  "restart-strategy.failure-rate.max-failures-per-interval", std::nullopt,
   "Failures failure-rate tolerates within the interval (1).", nullptr};
-const config_option<std::string> restart_strategy_failure_rate_failure_rate_interval{"restart-strategy.failure-rate.failure-rate-interval", std::nullopt,
+const config_option<std::string> restart_strategy_failure_rate_failure_rate_interval{
+  "restart-strategy.failure-rate.failure-rate-interval", std::nullopt,
   "The window failure-rate counts failures in (1 min).", nullptr};
-const config_option<std::string> restart_strategy_failure_rate_delay{"restart-strategy.failure-rate.delay", std::nullopt,
+const config_option<std::string> restart_strategy_failure_rate_delay{
+  "restart-strategy.failure-rate.delay", std::nullopt,
   "Pause before each failure-rate restart (1 s).", nullptr};
-const config_option<std::string> jobmanager_execution_failover_strategy{"jobmanager.execution.failover-strategy", std::nullopt,
-  "Which tasks restart with a failed one: region (its pipelined region and what it needs) or full.", nullptr};
-const config_option<std::string> web_exception_history_size{"web.exception-history-size", std::nullopt,
+const config_option<std::string> jobmanager_execution_failover_strategy{
+  "jobmanager.execution.failover-strategy", std::nullopt,
+  "Which tasks restart with a failed one: region (its pipelined region and what it needs) or full.",
+  nullptr};
+const config_option<std::string> web_exception_history_size{
+  "web.exception-history-size", std::nullopt,
   "Failures each job keeps in its exception history (16).", nullptr};
 
 namespace {
@@ -168,8 +184,7 @@ expected<unit> validate_one(const configuration& cfg) {
 
 template <const auto& Option>
 option_info info() {
-  return option_info{Option.key, default_text(Option), Option.description,
-                     &validate_one<Option>};
+  return option_info{Option.key, default_text(Option), Option.description, &validate_one<Option>};
 }
 
 } // namespace

@@ -98,7 +98,8 @@ extern const config_option<std::string> restart_strategy_exponential_delay_reset
 /// Random share of the pause, 0 to 1 (0.1).
 extern const config_option<std::string> restart_strategy_exponential_delay_jitter_factor;
 /// Restarts exponential-delay allows before the pause starts over (unbounded).
-extern const config_option<std::string> restart_strategy_exponential_delay_attempts_before_reset_backoff;
+extern const config_option<std::string>
+  restart_strategy_exponential_delay_attempts_before_reset_backoff;
 /// Failures failure-rate tolerates within the interval (1).
 extern const config_option<std::string> restart_strategy_failure_rate_max_failures_per_interval;
 /// The window failure-rate counts failures in (1 min).

@@ -66,34 +66,57 @@ constexpr std::uint64_t ns_per_d = 24 * ns_per_h;
 
 // Flink's TimeUtils.TimeUnit labels, singular and plural.
 constexpr std::array duration_units{
-  unit_entry{"d", ns_per_d},          unit_entry{"day", ns_per_d},
-  unit_entry{"days", ns_per_d},       unit_entry{"h", ns_per_h},
-  unit_entry{"hour", ns_per_h},       unit_entry{"hours", ns_per_h},
-  unit_entry{"min", ns_per_min},      unit_entry{"m", ns_per_min},
-  unit_entry{"mins", ns_per_min},     unit_entry{"minute", ns_per_min},
-  unit_entry{"minutes", ns_per_min},  unit_entry{"s", ns_per_s},
-  unit_entry{"sec", ns_per_s},        unit_entry{"secs", ns_per_s},
-  unit_entry{"second", ns_per_s},     unit_entry{"seconds", ns_per_s},
-  unit_entry{"ms", ns_per_ms},        unit_entry{"milli", ns_per_ms},
-  unit_entry{"millis", ns_per_ms},    unit_entry{"millisecond", ns_per_ms},
-  unit_entry{"milliseconds", ns_per_ms}, unit_entry{"us", ns_per_us},
-  unit_entry{"\xc2\xb5s", ns_per_us}, unit_entry{"micro", ns_per_us},
-  unit_entry{"micros", ns_per_us},    unit_entry{"microsecond", ns_per_us},
-  unit_entry{"microseconds", ns_per_us}, unit_entry{"ns", 1},
-  unit_entry{"nano", 1},              unit_entry{"nanos", 1},
-  unit_entry{"nanosecond", 1},        unit_entry{"nanoseconds", 1},
+  unit_entry{"d", ns_per_d},
+  unit_entry{"day", ns_per_d},
+  unit_entry{"days", ns_per_d},
+  unit_entry{"h", ns_per_h},
+  unit_entry{"hour", ns_per_h},
+  unit_entry{"hours", ns_per_h},
+  unit_entry{"min", ns_per_min},
+  unit_entry{"m", ns_per_min},
+  unit_entry{"mins", ns_per_min},
+  unit_entry{"minute", ns_per_min},
+  unit_entry{"minutes", ns_per_min},
+  unit_entry{"s", ns_per_s},
+  unit_entry{"sec", ns_per_s},
+  unit_entry{"secs", ns_per_s},
+  unit_entry{"second", ns_per_s},
+  unit_entry{"seconds", ns_per_s},
+  unit_entry{"ms", ns_per_ms},
+  unit_entry{"milli", ns_per_ms},
+  unit_entry{"millis", ns_per_ms},
+  unit_entry{"millisecond", ns_per_ms},
+  unit_entry{"milliseconds", ns_per_ms},
+  unit_entry{"us", ns_per_us},
+  unit_entry{"\xc2\xb5s", ns_per_us},
+  unit_entry{"micro", ns_per_us},
+  unit_entry{"micros", ns_per_us},
+  unit_entry{"microsecond", ns_per_us},
+  unit_entry{"microseconds", ns_per_us},
+  unit_entry{"ns", 1},
+  unit_entry{"nano", 1},
+  unit_entry{"nanos", 1},
+  unit_entry{"nanosecond", 1},
+  unit_entry{"nanoseconds", 1},
 };
 
 constexpr std::uint64_t kib = 1024;
 // Flink's MemorySize.MemoryUnit labels.
 constexpr std::array memory_units{
-  unit_entry{"b", 1},                    unit_entry{"bytes", 1},
-  unit_entry{"k", kib},                  unit_entry{"kb", kib},
-  unit_entry{"kibibytes", kib},          unit_entry{"m", kib * kib},
-  unit_entry{"mb", kib * kib},           unit_entry{"mebibytes", kib * kib},
-  unit_entry{"g", kib * kib * kib},      unit_entry{"gb", kib * kib * kib},
-  unit_entry{"gibibytes", kib * kib * kib}, unit_entry{"t", kib * kib * kib * kib},
-  unit_entry{"tb", kib * kib * kib * kib}, unit_entry{"tebibytes", kib * kib * kib * kib},
+  unit_entry{"b", 1},
+  unit_entry{"bytes", 1},
+  unit_entry{"k", kib},
+  unit_entry{"kb", kib},
+  unit_entry{"kibibytes", kib},
+  unit_entry{"m", kib* kib},
+  unit_entry{"mb", kib* kib},
+  unit_entry{"mebibytes", kib* kib},
+  unit_entry{"g", kib* kib* kib},
+  unit_entry{"gb", kib* kib* kib},
+  unit_entry{"gibibytes", kib* kib* kib},
+  unit_entry{"t", kib* kib* kib* kib},
+  unit_entry{"tb", kib* kib* kib* kib},
+  unit_entry{"tebibytes", kib* kib* kib* kib},
 };
 
 template <std::size_t N>
@@ -267,8 +290,8 @@ std::string configuration::origin(std::string_view key) const {
 
 error configuration::invalid(std::string_view key, std::string_view value,
                              std::string_view problem) const {
-  std::string message = "invalid value '" + std::string(value) + "' for configuration key '"
-                        + std::string(key) + "'";
+  std::string message =
+    "invalid value '" + std::string(value) + "' for configuration key '" + std::string(key) + "'";
   auto from = origin(key);
   if (!from.empty())
     message += " (set in " + from + ")";

@@ -144,9 +144,7 @@ private:
   static expected<memory_size> parse_as(std::string_view s, memory_size*) {
     return parse_memory_size(s);
   }
-  static expected<host_port> parse_as(std::string_view s, host_port*) {
-    return parse_host_port(s);
-  }
+  static expected<host_port> parse_as(std::string_view s, host_port*) { return parse_host_port(s); }
 
   static std::string format(const std::string& v) { return v; }
   static std::string format(std::int64_t v) { return std::to_string(v); }

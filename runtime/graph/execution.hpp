@@ -19,7 +19,8 @@ struct execution_attempt_id {
 
   /// "<job vertex>_<subtask>_<attempt>".
   std::string to_string() const {
-    return job_vertex.to_string() + "_" + std::to_string(subtask_index) + "_" + std::to_string(attempt_number);
+    return job_vertex.to_string() + "_" + std::to_string(subtask_index) + "_"
+      + std::to_string(attempt_number);
   }
   friend auto operator<=>(const execution_attempt_id&, const execution_attempt_id&) = default;
 };

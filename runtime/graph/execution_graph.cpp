@@ -12,7 +12,9 @@ namespace {
 /// Union-find over subtask indices, for the pipelined regions.
 class disjoint_sets {
 public:
-  explicit disjoint_sets(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0u); }
+  explicit disjoint_sets(std::size_t n) : parent_(n) {
+    std::iota(parent_.begin(), parent_.end(), 0u);
+  }
 
   std::uint32_t find(std::uint32_t x) {
     while (parent_[x] != x) {
@@ -40,9 +42,10 @@ expected<execution_graph> execution_graph::build(graph::job_graph job) {
     return valid.error();
   for (const auto& data_set : job.data_sets)
     if (data_set.consumers.size() != 1)
-      return make_error(errc::invalid_argument, "IntermediateDataSet " + data_set.id.to_string() + " has " +
-                                                    std::to_string(data_set.consumers.size()) +
-                                                    " consumers; Flint supports exactly one");
+      return make_error(errc::invalid_argument,
+                        "IntermediateDataSet " + data_set.id.to_string() + " has "
+                          + std::to_string(data_set.consumers.size())
+                          + " consumers; Flint supports exactly one");
   std::size_t subtasks = 0;
   for (const auto& vertex : job.vertices)
     subtasks += static_cast<std::size_t>(vertex.parallelism);
@@ -80,14 +83,16 @@ expected<unit> execution_graph::create_vertices(const std::vector<std::size_t>& 
     execution_job_vertex ejv;
     ejv.job_vertex = static_cast<std::uint32_t>(jv);
     ejv.parallelism = vertex.parallelism;
-    int configured = vertex.max_parallelism > 0 ? vertex.max_parallelism : job_.execution_config.max_parallelism;
+    int configured =
+      vertex.max_parallelism > 0 ? vertex.max_parallelism : job_.execution_config.max_parallelism;
     if (configured > 0 && vertex.parallelism > configured)
-      return make_error(errc::invalid_argument, "Vertex " + vertex.name + "'s parallelism (" +
-                                                    std::to_string(vertex.parallelism) +
-                                                    ") is higher than the max parallelism (" +
-                                                    std::to_string(configured) +
-                                                    "). Please lower the parallelism or increase the max parallelism.");
-    ejv.max_parallelism = configured > 0 ? configured : compute_default_max_parallelism(vertex.parallelism);
+      return make_error(errc::invalid_argument,
+                        "Vertex " + vertex.name + "'s parallelism ("
+                          + std::to_string(vertex.parallelism)
+                          + ") is higher than the max parallelism (" + std::to_string(configured)
+                          + "). Please lower the parallelism or increase the max parallelism.");
+    ejv.max_parallelism =
+      configured > 0 ? configured : compute_default_max_parallelism(vertex.parallelism);
     ejv.first_vertex = static_cast<std::uint32_t>(vertices_.size());
     auto index = static_cast<std::uint32_t>(job_vertices_.size());
     ejv_of_job_vertex[jv] = index;
@@ -111,8 +116,9 @@ expected<unit> execution_graph::create_vertices(const std::vector<std::size_t>& 
       auto result_index = static_cast<std::uint32_t>(results_.size());
       result_of_data_set[ds] = result_index;
       for (int subtask = 0; subtask < vertex.parallelism; ++subtask)
-        partitions_.push_back(intermediate_result_partition{result_index, static_cast<std::uint32_t>(subtask),
-                                                            ejv.first_vertex + static_cast<std::uint32_t>(subtask), 0});
+        partitions_.push_back(
+          intermediate_result_partition{result_index, static_cast<std::uint32_t>(subtask),
+                                        ejv.first_vertex + static_cast<std::uint32_t>(subtask), 0});
       results_.push_back(result);
       ejv.produced_results.push_back(result_index);
     }
@@ -132,11 +138,14 @@ void execution_graph::connect_all_to_all(std::uint32_t consumer, std::uint32_t r
   const intermediate_result& result = results_[result_index];
   const execution_job_vertex& ejv = job_vertices_[consumer];
   auto group = static_cast<std::uint32_t>(consumed_groups_.size());
-  consumed_groups_.push_back(consumed_partition_group{result_index, result.first_partition, result.num_partitions});
+  consumed_groups_.push_back(
+    consumed_partition_group{result_index, result.first_partition, result.num_partitions});
   auto consumers = static_cast<std::uint32_t>(consumer_groups_.size());
-  consumer_groups_.push_back(consumer_vertex_group{ejv.first_vertex, static_cast<std::uint32_t>(ejv.parallelism)});
+  consumer_groups_.push_back(
+    consumer_vertex_group{ejv.first_vertex, static_cast<std::uint32_t>(ejv.parallelism)});
   for (std::int32_t i = 0; i < ejv.parallelism; ++i)
-    vertices_[ejv.first_vertex + static_cast<std::uint32_t>(i)].consumed_partition_groups.push_back(group);
+    vertices_[ejv.first_vertex + static_cast<std::uint32_t>(i)].consumed_partition_groups.push_back(
+      group);
   for (std::uint32_t p = 0; p < result.num_partitions; ++p)
     partitions_[result.first_partition + p].consumer_vertex_group = consumers;
 }
@@ -147,13 +156,14 @@ void execution_graph::connect_pointwise(std::uint32_t consumer, std::uint32_t re
   const std::uint64_t sources = result.num_partitions;
   const std::uint64_t targets = static_cast<std::uint64_t>(ejv.parallelism);
   auto add_consumed = [&](std::uint64_t first, std::uint64_t size) {
-    consumed_groups_.push_back(consumed_partition_group{result_index, result.first_partition + static_cast<std::uint32_t>(first),
-                                                        static_cast<std::uint32_t>(size)});
+    consumed_groups_.push_back(consumed_partition_group{
+      result_index, result.first_partition + static_cast<std::uint32_t>(first),
+      static_cast<std::uint32_t>(size)});
     return static_cast<std::uint32_t>(consumed_groups_.size() - 1);
   };
   auto add_consumers = [&](std::uint64_t first, std::uint64_t size) {
-    consumer_groups_.push_back(consumer_vertex_group{ejv.first_vertex + static_cast<std::uint32_t>(first),
-                                                     static_cast<std::uint32_t>(size)});
+    consumer_groups_.push_back(consumer_vertex_group{
+      ejv.first_vertex + static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(size)});
     return static_cast<std::uint32_t>(consumer_groups_.size() - 1);
   };
   if (sources >= targets) {
@@ -161,7 +171,8 @@ void execution_graph::connect_pointwise(std::uint32_t consumer, std::uint32_t re
     for (std::uint64_t index = 0; index < targets; ++index) {
       std::uint64_t start = index * sources / targets;
       std::uint64_t end = (index + 1) * sources / targets;
-      vertices_[ejv.first_vertex + index].consumed_partition_groups.push_back(add_consumed(start, end - start));
+      vertices_[ejv.first_vertex + index].consumed_partition_groups.push_back(
+        add_consumed(start, end - start));
       std::uint32_t consumers = add_consumers(index, 1);
       for (std::uint64_t p = start; p < end; ++p)
         partitions_[result.first_partition + p].consumer_vertex_group = consumers;
@@ -172,7 +183,8 @@ void execution_graph::connect_pointwise(std::uint32_t consumer, std::uint32_t re
       std::uint64_t start = (p * targets + sources - 1) / sources;
       std::uint64_t end = ((p + 1) * targets + sources - 1) / sources;
       std::uint32_t group = add_consumed(p, 1);
-      partitions_[result.first_partition + p].consumer_vertex_group = add_consumers(start, end - start);
+      partitions_[result.first_partition + p].consumer_vertex_group =
+        add_consumers(start, end - start);
       for (std::uint64_t i = start; i < end; ++i)
         vertices_[ejv.first_vertex + i].consumed_partition_groups.push_back(group);
     }
@@ -222,8 +234,8 @@ std::optional<std::uint32_t> execution_graph::find_job_vertex(const job_vertex_i
 std::string execution_graph::task_name_with_subtask(std::uint32_t vertex) const {
   const execution_vertex& ev = vertices_[vertex];
   const execution_job_vertex& ejv = job_vertices_[ev.job_vertex];
-  return job_vertex_of(ev.job_vertex).name + " (" + std::to_string(ev.subtask_index + 1) + "/" +
-         std::to_string(ejv.parallelism) + ")";
+  return job_vertex_of(ev.job_vertex).name + " (" + std::to_string(ev.subtask_index + 1) + "/"
+    + std::to_string(ejv.parallelism) + ")";
 }
 
 execution_vertex_id execution_graph::vertex_id(std::uint32_t vertex) const {
@@ -245,7 +257,8 @@ expected<unit> execution_graph::transition_execution(std::uint32_t vertex, execu
     return make_error(errc::not_found, "no execution vertex " + std::to_string(vertex));
   auto moved = vertices_[vertex].current_execution.transition_state(to);
   if (!moved)
-    return make_error(moved.error().code, task_name_with_subtask(vertex) + ": " + moved.error().message);
+    return make_error(moved.error().code,
+                      task_name_with_subtask(vertex) + ": " + moved.error().message);
   return moved;
 }
 
@@ -254,9 +267,9 @@ expected<unit> execution_graph::reset_for_new_execution(std::uint32_t vertex) {
     return make_error(errc::not_found, "no execution vertex " + std::to_string(vertex));
   auto& current = vertices_[vertex].current_execution;
   if (!is_terminal(current.state()))
-    return make_error(errc::illegal_state, task_name_with_subtask(vertex) +
-                                               ": cannot reset an execution in state " +
-                                               std::string(to_string(current.state())));
+    return make_error(errc::illegal_state,
+                      task_name_with_subtask(vertex) + ": cannot reset an execution in state "
+                        + std::string(to_string(current.state())));
   current = execution(current.attempt_number() + 1);
   return unit{};
 }

@@ -45,14 +45,20 @@ public:
   const std::vector<execution_vertex>& vertices() const { return vertices_; }
   const std::vector<intermediate_result>& results() const { return results_; }
   const std::vector<intermediate_result_partition>& partitions() const { return partitions_; }
-  const std::vector<consumed_partition_group>& consumed_partition_groups() const { return consumed_groups_; }
-  const std::vector<consumer_vertex_group>& consumer_vertex_groups() const { return consumer_groups_; }
+  const std::vector<consumed_partition_group>& consumed_partition_groups() const {
+    return consumed_groups_;
+  }
+  const std::vector<consumer_vertex_group>& consumer_vertex_groups() const {
+    return consumer_groups_;
+  }
   const std::vector<pipelined_region>& regions() const { return regions_; }
 
   /// The ExecutionJobVertex of a JobVertex id, if any.
   std::optional<std::uint32_t> find_job_vertex(const job_vertex_id& id) const;
   /// The JobVertex behind an ExecutionJobVertex.
-  const job_vertex& job_vertex_of(std::uint32_t ejv) const { return job_.vertices[job_vertices_[ejv].job_vertex]; }
+  const job_vertex& job_vertex_of(std::uint32_t ejv) const {
+    return job_.vertices[job_vertices_[ejv].job_vertex];
+  }
 
   /// E.g. "aggregation -> Sink: Print to Std. Out (1/2)".
   std::string task_name_with_subtask(std::uint32_t vertex) const;

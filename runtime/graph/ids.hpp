@@ -35,11 +35,15 @@ public:
   /// Parses 32 hex digits.
   static expected<abstract_id> from_string(std::string_view hex) {
     if (hex.size() != 32)
-      return make_error(errc::invalid_argument, "an id has 32 hex digits, got '" + std::string(hex) + "'");
+      return make_error(errc::invalid_argument,
+                        "an id has 32 hex digits, got '" + std::string(hex) + "'");
     std::uint64_t parts[2] = {0, 0};
     for (std::size_t i = 0; i < 32; ++i) {
       char c = hex[i];
-      int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      int v = c >= '0' && c <= '9' ? c - '0'
+        : c >= 'a' && c <= 'f'     ? c - 'a' + 10
+        : c >= 'A' && c <= 'F'     ? c - 'A' + 10
+                                   : -1;
       if (v < 0)
         return make_error(errc::invalid_argument, "not a hex id: '" + std::string(hex) + "'");
       parts[i / 16] = (parts[i / 16] << 4) | static_cast<std::uint64_t>(v);

@@ -12,7 +12,8 @@ namespace flint::graph {
 struct intermediate_result_partition_id {
   intermediate_data_set_id result;
   std::int32_t partition_number = 0;
-  friend auto operator<=>(const intermediate_result_partition_id&, const intermediate_result_partition_id&) = default;
+  friend auto operator<=>(const intermediate_result_partition_id&,
+                          const intermediate_result_partition_id&) = default;
 };
 
 /// The part of a result one producer subtask writes.

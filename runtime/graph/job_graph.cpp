@@ -36,7 +36,9 @@ expected<std::vector<std::size_t>> job_graph::vertices_sorted_topologically() co
 }
 
 expected<unit> job_graph::validate() const {
-  auto bad = [](std::string what) { return make_error(errc::invalid_argument, "invalid job graph: " + what); };
+  auto bad = [](std::string what) {
+    return make_error(errc::invalid_argument, "invalid job graph: " + what);
+  };
   for (const auto& edge : edges)
     if (edge.source >= data_sets.size() || edge.target >= vertices.size())
       return bad("an edge points outside the graph");
@@ -50,7 +52,8 @@ expected<unit> job_graph::validate() const {
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     const auto& vertex = vertices[v];
     if (vertex.parallelism < 1)
-      return bad("vertex " + vertex.name + " has parallelism " + std::to_string(vertex.parallelism));
+      return bad("vertex " + vertex.name + " has parallelism "
+                 + std::to_string(vertex.parallelism));
     if (vertex.slot_sharing_group >= slot_sharing_groups.size())
       return bad("vertex " + vertex.name + " names a missing slot sharing group");
     if (vertex.co_location_group && *vertex.co_location_group >= co_location_groups.size())
@@ -78,8 +81,8 @@ expected<unit> job_graph::validate() const {
   for (const auto& g : co_location_groups)
     if (!check_members(g.vertices))
       return bad("co-location group " + g.key + " names a missing vertex");
-  if (!check_members(checkpointing.trigger_vertices) || !check_members(checkpointing.ack_vertices) ||
-      !check_members(checkpointing.commit_vertices))
+  if (!check_members(checkpointing.trigger_vertices) || !check_members(checkpointing.ack_vertices)
+      || !check_members(checkpointing.commit_vertices))
     return bad("checkpoint settings name a missing vertex");
   auto sorted = vertices_sorted_topologically();
   if (!sorted)
@@ -89,31 +92,33 @@ expected<unit> job_graph::validate() const {
 
 expected<unit> check_same_program(const job_graph& submitted, const job_graph& rebuilt) {
   auto differs = [](const std::string& what) {
-    return make_error(errc::invalid_argument,
-                      "the rebuilt program differs from the submitted one (graph building must be deterministic): " +
-                          what);
+    return make_error(
+      errc::invalid_argument,
+      "the rebuilt program differs from the submitted one (graph building must be deterministic): "
+        + what);
   };
   if (submitted.vertices.size() != rebuilt.vertices.size())
-    return differs(std::to_string(rebuilt.vertices.size()) + " job vertices instead of " +
-                   std::to_string(submitted.vertices.size()));
+    return differs(std::to_string(rebuilt.vertices.size()) + " job vertices instead of "
+                   + std::to_string(submitted.vertices.size()));
   for (std::size_t v = 0; v < submitted.vertices.size(); ++v) {
     const job_vertex& a = submitted.vertices[v];
     const job_vertex& b = rebuilt.vertices[v];
     if (a.id != b.id || a.name != b.name)
-      return differs("job vertex " + std::to_string(v) + " is '" + b.name + "' (" + b.id.to_string() +
-                     ") instead of '" + a.name + "' (" + a.id.to_string() + ")");
+      return differs("job vertex " + std::to_string(v) + " is '" + b.name + "' (" + b.id.to_string()
+                     + ") instead of '" + a.name + "' (" + a.id.to_string() + ")");
     if (a.parallelism != b.parallelism)
-      return differs("job vertex '" + a.name + "' has parallelism " + std::to_string(b.parallelism) + " instead of " +
-                     std::to_string(a.parallelism));
+      return differs("job vertex '" + a.name + "' has parallelism " + std::to_string(b.parallelism)
+                     + " instead of " + std::to_string(a.parallelism));
     if (a.operators.size() != b.operators.size())
-      return differs("job vertex '" + a.name + "' chains " + std::to_string(b.operators.size()) +
-                     " operators instead of " + std::to_string(a.operators.size()));
+      return differs("job vertex '" + a.name + "' chains " + std::to_string(b.operators.size())
+                     + " operators instead of " + std::to_string(a.operators.size()));
     for (std::size_t o = 0; o < a.operators.size(); ++o) {
       const chained_operator& x = a.operators[o];
       const chained_operator& y = b.operators[o];
       if (x.id != y.id || x.stream_node_id != y.stream_node_id || x.kind != y.kind)
-        return differs("operator '" + x.name + "' (node " + std::to_string(x.stream_node_id) + ", " + x.kind +
-                       ") is '" + y.name + "' (node " + std::to_string(y.stream_node_id) + ", " + y.kind + ")");
+        return differs("operator '" + x.name + "' (node " + std::to_string(x.stream_node_id) + ", "
+                       + x.kind + ") is '" + y.name + "' (node " + std::to_string(y.stream_node_id)
+                       + ", " + y.kind + ")");
     }
   }
   if (submitted.edges != rebuilt.edges || submitted.data_sets.size() != rebuilt.data_sets.size())

@@ -6,7 +6,8 @@
 
 namespace flint::graph {
 
-result_partition_type determine_result_partition_type(const stream_partitioner& partitioner, shuffle_mode mode,
+result_partition_type determine_result_partition_type(const stream_partitioner& partitioner,
+                                                      shuffle_mode mode,
                                                       global_data_exchange_mode global_mode) {
   switch (mode) {
     case shuffle_mode::pipelined: return result_partition_type::pipelined_bounded;
@@ -14,19 +15,22 @@ result_partition_type determine_result_partition_type(const stream_partitioner& 
     case shuffle_mode::undefined: break;
   }
   switch (global_mode) {
-    case global_data_exchange_mode::all_edges_pipelined: return result_partition_type::pipelined_bounded;
+    case global_data_exchange_mode::all_edges_pipelined:
+      return result_partition_type::pipelined_bounded;
     case global_data_exchange_mode::all_edges_blocking: return result_partition_type::blocking;
     case global_data_exchange_mode::forward_edges_pipelined:
-      return partitioner.kind == partitioner_kind::forward ? result_partition_type::pipelined_bounded
-                                                           : result_partition_type::blocking;
+      return partitioner.kind == partitioner_kind::forward
+        ? result_partition_type::pipelined_bounded
+        : result_partition_type::blocking;
     case global_data_exchange_mode::pointwise_edges_pipelined:
-      return partitioner.is_pointwise() ? result_partition_type::pipelined_bounded : result_partition_type::blocking;
+      return partitioner.is_pointwise() ? result_partition_type::pipelined_bounded
+                                        : result_partition_type::blocking;
   }
   return result_partition_type::pipelined_bounded;
 }
 
 job_graph_generator::job_graph_generator(const stream_graph& graph, std::optional<graph::job_id> id)
-    : stream_(graph) {
+  : stream_(graph) {
   job_.job_id = id.value_or(graph::job_id{});
   job_.name = graph.config().job_name;
   job_.execution_config.max_parallelism = graph.config().max_parallelism;
@@ -43,7 +47,8 @@ expected<job_graph> job_graph_generator::create_job_graph() {
   for (const auto& [id, node] : stream_.nodes())
     if (!hashes_.count(id))
       return make_error(errc::invalid_argument,
-                        "StreamNode " + std::to_string(id) + " (" + node.operator_name + ") is not reachable from a source");
+                        "StreamNode " + std::to_string(id) + " (" + node.operator_name
+                          + ") is not reachable from a source");
 
   for (int source : stream_.sources()) {
     auto chained = create_chain(source, 0, source);
@@ -63,7 +68,8 @@ expected<job_graph> job_graph_generator::create_job_graph() {
   return std::move(job_);
 }
 
-expected<std::vector<std::size_t>> job_graph_generator::create_chain(int current, int chain_index, int start) {
+expected<std::vector<std::size_t>> job_graph_generator::create_chain(int current, int chain_index,
+                                                                     int start) {
   std::vector<std::size_t> transitive_out_edges;
   if (built_.count(start))
     return transitive_out_edges;
@@ -113,7 +119,8 @@ expected<std::vector<std::size_t>> job_graph_generator::create_chain(int current
   return transitive_out_edges;
 }
 
-std::string job_graph_generator::create_chained_name(int node, const std::vector<std::size_t>& chainable_outputs) const {
+std::string job_graph_generator::create_chained_name(
+  int node, const std::vector<std::size_t>& chainable_outputs) const {
   const std::string& name = stream_.node(node).operator_name;
   if (chainable_outputs.size() > 1) {
     std::string joined;
@@ -134,7 +141,8 @@ expected<unit> job_graph_generator::create_job_vertex(int start) {
   job_vertex vertex;
   vertex.id = job_vertex_id::from_bytes(hashes_.at(start));
   if (job_.find_vertex(vertex.id))
-    return make_error(errc::invalid_argument, "Two chains share the JobVertex id " + vertex.id.to_string());
+    return make_error(errc::invalid_argument,
+                      "Two chains share the JobVertex id " + vertex.id.to_string());
   vertex.name = chained_names_.at(start);
   vertex.parallelism = head.parallelism;
   vertex.max_parallelism = head.max_parallelism;
@@ -142,7 +150,9 @@ expected<unit> job_graph_generator::create_job_vertex(int start) {
   vertex.operators = std::move(chains_[start]);
   // The recursion appends the tail first; keep the chain head first.
   std::stable_sort(vertex.operators.begin(), vertex.operators.end(),
-                   [](const chained_operator& a, const chained_operator& b) { return a.chain_index < b.chain_index; });
+                   [](const chained_operator& a, const chained_operator& b) {
+                     return a.chain_index < b.chain_index;
+                   });
   vertex_of_head_[start] = job_.vertices.size();
   job_.vertices.push_back(std::move(vertex));
   built_.insert(start);
@@ -153,7 +163,8 @@ expected<unit> job_graph_generator::connect(int head, std::size_t stream_edge_in
   const stream_edge& edge = stream_.edge(stream_edge_index);
   auto down = vertex_of_head_.find(edge.target_id);
   if (down == vertex_of_head_.end())
-    return make_error(errc::internal, "No JobVertex for StreamNode " + std::to_string(edge.target_id));
+    return make_error(errc::internal,
+                      "No JobVertex for StreamNode " + std::to_string(edge.target_id));
   std::size_t producer = vertex_of_head_.at(head);
   job_vertex& head_vertex = job_.vertices[producer];
 
@@ -166,18 +177,19 @@ expected<unit> job_graph_generator::connect(int head, std::size_t stream_edge_in
   intermediate_data_set data_set;
   data_set.id = intermediate_data_set_id::from_bytes(hasher.hash());
   data_set.producer = producer;
-  data_set.result_type =
-      determine_result_partition_type(edge.partitioner, edge.shuffle_mode, stream_.config().exchange_mode);
+  data_set.result_type = determine_result_partition_type(edge.partitioner, edge.shuffle_mode,
+                                                         stream_.config().exchange_mode);
   data_set.consumers.push_back(job_.edges.size());
 
   job_edge job_edge;
   job_edge.source = job_.data_sets.size();
   job_edge.target = down->second;
-  job_edge.pattern = edge.partitioner.is_pointwise() ? distribution_pattern::pointwise : distribution_pattern::all_to_all;
+  job_edge.pattern = edge.partitioner.is_pointwise() ? distribution_pattern::pointwise
+                                                     : distribution_pattern::all_to_all;
   job_edge.ship_strategy_name = std::string(to_string(edge.partitioner.kind));
   job_edge.partitioner = edge.partitioner.kind;
   job_edge.key_group_max_parallelism =
-      edge.partitioner.kind == partitioner_kind::key_group ? edge.partitioner.max_parallelism : 0;
+    edge.partitioner.kind == partitioner_kind::key_group ? edge.partitioner.max_parallelism : 0;
   job_edge.source_node_id = edge.source_id;
   job_edge.target_node_id = edge.target_id;
 
@@ -193,7 +205,8 @@ expected<unit> job_graph_generator::set_slot_sharing_and_co_location() {
   std::map<std::string, std::size_t> group_index;
   for (std::size_t v = 0; v < job_.vertices.size(); ++v) {
     const auto& head = stream_.node(job_.vertices[v].operators.front().stream_node_id);
-    auto [it, fresh] = group_index.emplace(head.slot_sharing_group, job_.slot_sharing_groups.size());
+    auto [it, fresh] =
+      group_index.emplace(head.slot_sharing_group, job_.slot_sharing_groups.size());
     if (fresh)
       job_.slot_sharing_groups.push_back(slot_sharing_group{head.slot_sharing_group, {}});
     job_.slot_sharing_groups[it->second].vertices.push_back(v);
@@ -204,13 +217,15 @@ expected<unit> job_graph_generator::set_slot_sharing_and_co_location() {
     const auto& head = stream_.node(job_.vertices[v].operators.front().stream_node_id);
     if (!head.co_location_group)
       continue;
-    auto [it, fresh] = co_location_index.emplace(*head.co_location_group, job_.co_location_groups.size());
+    auto [it, fresh] =
+      co_location_index.emplace(*head.co_location_group, job_.co_location_groups.size());
     if (fresh) {
       job_.co_location_groups.push_back(co_location_group{*head.co_location_group, {}});
     } else {
       std::size_t first = job_.co_location_groups[it->second].vertices.front();
       if (job_.vertices[first].slot_sharing_group != job_.vertices[v].slot_sharing_group)
-        return make_error(errc::invalid_argument, "Cannot co-locate operators from different slot sharing groups");
+        return make_error(errc::invalid_argument,
+                          "Cannot co-locate operators from different slot sharing groups");
     }
     job_.co_location_groups[it->second].vertices.push_back(v);
     job_.vertices[v].co_location_group = it->second;

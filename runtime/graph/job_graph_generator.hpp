@@ -15,7 +15,8 @@ namespace flint::graph {
 
 /// The ResultPartitionType of a non-chained edge (§3.3): PIPELINED_BOUNDED for PIPELINED,
 /// BLOCKING for BATCH, and for UNDEFINED whatever the global data exchange mode says.
-result_partition_type determine_result_partition_type(const stream_partitioner& partitioner, shuffle_mode mode,
+result_partition_type determine_result_partition_type(const stream_partitioner& partitioner,
+                                                      shuffle_mode mode,
                                                       global_data_exchange_mode global_mode);
 
 /// One-shot generator: construct, call `create_job_graph()` once.
@@ -23,7 +24,8 @@ class job_graph_generator {
 public:
   /// `graph` must outlive the generator. Without `id` the job id is zero; the submitting client
   /// sets a fresh one.
-  explicit job_graph_generator(const stream_graph& graph, std::optional<graph::job_id> id = std::nullopt);
+  explicit job_graph_generator(const stream_graph& graph,
+                               std::optional<graph::job_id> id = std::nullopt);
 
   /// Chains operators into JobVertices, connects them, and sets slot sharing, co-location and
   /// checkpointing.
@@ -32,7 +34,8 @@ public:
 private:
   /// Returns the StreamEdges leaving the chain that `current` belongs to (transitive out edges).
   expected<std::vector<std::size_t>> create_chain(int current, int chain_index, int start);
-  std::string create_chained_name(int node, const std::vector<std::size_t>& chainable_outputs) const;
+  std::string create_chained_name(int node,
+                                  const std::vector<std::size_t>& chainable_outputs) const;
   expected<unit> create_job_vertex(int start);
   expected<unit> connect(int head, std::size_t stream_edge_index);
   expected<unit> set_slot_sharing_and_co_location();
@@ -52,6 +55,7 @@ private:
 };
 
 /// Convenience: `job_graph_generator(graph, id).create_job_graph()`.
-expected<job_graph> create_job_graph(const stream_graph& graph, std::optional<graph::job_id> id = std::nullopt);
+expected<job_graph> create_job_graph(const stream_graph& graph,
+                                     std::optional<graph::job_id> id = std::nullopt);
 
 } // namespace flint::graph

@@ -23,7 +23,8 @@ std::string_view to_string(job_status status) {
 }
 
 bool is_globally_terminal(job_status status) {
-  return status == job_status::finished || status == job_status::canceled || status == job_status::failed;
+  return status == job_status::finished || status == job_status::canceled
+    || status == job_status::failed;
 }
 
 bool is_terminal(job_status status) {
@@ -40,13 +41,17 @@ bool is_legal_transition(job_status from, job_status to) {
   };
   switch (from) {
     case s::initializing: return any({s::created, s::failed, s::canceled, s::suspended});
-    case s::created: return any({s::running, s::failing, s::failed, s::cancelling, s::canceled, s::suspended});
-    case s::running: return any({s::finished, s::failing, s::failed, s::cancelling, s::restarting, s::suspended});
+    case s::created:
+      return any({s::running, s::failing, s::failed, s::cancelling, s::canceled, s::suspended});
+    case s::running:
+      return any({s::finished, s::failing, s::failed, s::cancelling, s::restarting, s::suspended});
     case s::failing: return any({s::failed, s::restarting, s::cancelling, s::suspended});
     case s::cancelling: return any({s::canceled, s::failed, s::suspended});
     case s::restarting:
-      return any({s::created, s::running, s::failing, s::failed, s::cancelling, s::canceled, s::suspended});
-    case s::reconciling: return any({s::running, s::finished, s::failing, s::failed, s::cancelling, s::suspended});
+      return any(
+        {s::created, s::running, s::failing, s::failed, s::cancelling, s::canceled, s::suspended});
+    case s::reconciling:
+      return any({s::running, s::finished, s::failing, s::failed, s::cancelling, s::suspended});
     case s::failed:
     case s::canceled:
     case s::finished:
@@ -59,10 +64,12 @@ expected<unit> check_transition(job_status from, job_status to) {
   if (is_legal_transition(from, to))
     return unit{};
   if (is_terminal(from))
-    return make_error(errc::illegal_state, "Job is trying to leave terminal state " + std::string(to_string(from)) +
-                                               " for " + std::string(to_string(to)) + ".");
-  return make_error(errc::illegal_state, "Illegal job status transition from " + std::string(to_string(from)) +
-                                             " to " + std::string(to_string(to)) + ".");
+    return make_error(errc::illegal_state,
+                      "Job is trying to leave terminal state " + std::string(to_string(from))
+                        + " for " + std::string(to_string(to)) + ".");
+  return make_error(errc::illegal_state,
+                    "Illegal job status transition from " + std::string(to_string(from)) + " to "
+                      + std::string(to_string(to)) + ".");
 }
 
 } // namespace flint::graph

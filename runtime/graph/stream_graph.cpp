@@ -3,8 +3,8 @@
 namespace flint::graph {
 
 std::string stream_edge::edge_id() const {
-  return std::to_string(source_id) + "_" + std::to_string(target_id) + "_" + std::to_string(type_number) + "_" +
-         std::string(to_string(partitioner.kind));
+  return std::to_string(source_id) + "_" + std::to_string(target_id) + "_"
+    + std::to_string(type_number) + "_" + std::string(to_string(partitioner.kind));
 }
 
 std::string_view to_string(chaining_verdict verdict) {
@@ -35,10 +35,13 @@ expected<unit> stream_graph::add_node(stream_node node) {
 }
 
 expected<unit> stream_graph::add_virtual_partition_node(int original_id, int virtual_id,
-                                                        stream_partitioner partitioner, graph::shuffle_mode mode) {
+                                                        stream_partitioner partitioner,
+                                                        graph::shuffle_mode mode) {
   if (nodes_.count(virtual_id) != 0 || virtual_nodes_.count(virtual_id) != 0)
-    return make_error(errc::invalid_argument, "Already has virtual partition node with id " + std::to_string(virtual_id));
-  virtual_nodes_.emplace(virtual_id, virtual_partition_node{original_id, std::move(partitioner), mode});
+    return make_error(errc::invalid_argument,
+                      "Already has virtual partition node with id " + std::to_string(virtual_id));
+  virtual_nodes_.emplace(virtual_id,
+                         virtual_partition_node{original_id, std::move(partitioner), mode});
   return unit{};
 }
 
@@ -58,12 +61,14 @@ expected<unit> stream_graph::add_edge(int upstream_id, int downstream_id, int ty
     current = it->second.original_id;
   }
   if (!nodes_.count(current) || !nodes_.count(downstream_id))
-    return make_error(errc::not_found, "StreamEdge " + std::to_string(upstream_id) + " -> " +
-                                           std::to_string(downstream_id) + " names an unknown node");
+    return make_error(errc::not_found,
+                      "StreamEdge " + std::to_string(upstream_id) + " -> "
+                        + std::to_string(downstream_id) + " names an unknown node");
   if (!partitioner) {
     stream_partitioner chosen;
-    chosen.kind = nodes_.at(current).parallelism == nodes_.at(downstream_id).parallelism ? partitioner_kind::forward
-                                                                                          : partitioner_kind::rebalance;
+    chosen.kind = nodes_.at(current).parallelism == nodes_.at(downstream_id).parallelism
+      ? partitioner_kind::forward
+      : partitioner_kind::rebalance;
     partitioner = std::move(chosen);
   }
   return add_edge(current, downstream_id, type_number, std::move(*partitioner), mode);
@@ -74,9 +79,11 @@ expected<unit> stream_graph::add_edge(int upstream_id, int downstream_id, int ty
   auto up = nodes_.find(upstream_id);
   auto down = nodes_.find(downstream_id);
   if (up == nodes_.end() || down == nodes_.end())
-    return make_error(errc::not_found, "StreamEdge " + std::to_string(upstream_id) + " -> " +
-                                           std::to_string(downstream_id) + " names an unknown node");
-  if (partitioner.kind == partitioner_kind::forward && up->second.parallelism != down->second.parallelism)
+    return make_error(errc::not_found,
+                      "StreamEdge " + std::to_string(upstream_id) + " -> "
+                        + std::to_string(downstream_id) + " names an unknown node");
+  if (partitioner.kind == partitioner_kind::forward
+      && up->second.parallelism != down->second.parallelism)
     return make_error(errc::invalid_argument,
                       "Forward partitioning does not allow change of parallelism. Upstream operation: " +
                           up->second.operator_name + " parallelism: " + std::to_string(up->second.parallelism) +

@@ -65,7 +65,8 @@ public:
   void add_sink(int node_id) { sinks_.insert(node_id); }
 
   /// Lets edges start from `virtual_id` as if from `original_id` through `partitioner`.
-  expected<unit> add_virtual_partition_node(int original_id, int virtual_id, stream_partitioner partitioner,
+  expected<unit> add_virtual_partition_node(int original_id, int virtual_id,
+                                            stream_partitioner partitioner,
                                             graph::shuffle_mode mode);
 
   /// Connects `upstream_id` (possibly virtual) to `downstream_id` (Flink's addEdgeInternal):
@@ -74,8 +75,8 @@ public:
   expected<unit> add_edge(int upstream_id, int downstream_id, int type_number);
 
   /// Like `add_edge` with a given partitioner, for tests and programs that build graphs by hand.
-  expected<unit> add_edge(int upstream_id, int downstream_id, int type_number, stream_partitioner partitioner,
-                          graph::shuffle_mode mode);
+  expected<unit> add_edge(int upstream_id, int downstream_id, int type_number,
+                          stream_partitioner partitioner, graph::shuffle_mode mode);
 
   bool contains(int node_id) const { return nodes_.count(node_id) != 0; }
   /// Precondition: `contains(node_id)`.
@@ -86,13 +87,17 @@ public:
   const std::vector<stream_edge>& edges() const { return edges_; }
   const stream_edge& edge(std::size_t index) const { return edges_[index]; }
   stream_edge& edge(std::size_t index) { return edges_[index]; }
-  const std::map<int, virtual_partition_node>& virtual_partition_nodes() const { return virtual_nodes_; }
+  const std::map<int, virtual_partition_node>& virtual_partition_nodes() const {
+    return virtual_nodes_;
+  }
   const std::set<int>& sources() const { return sources_; }
   const std::set<int>& sinks() const { return sinks_; }
 
   /// Whether `edge` may be chained, and if not the first condition that fails.
   chaining_verdict check_chainable(const stream_edge& edge) const;
-  bool is_chainable(const stream_edge& edge) const { return check_chainable(edge) == chaining_verdict::chainable; }
+  bool is_chainable(const stream_edge& edge) const {
+    return check_chainable(edge) == chaining_verdict::chainable;
+  }
 
 private:
   stream_graph_config config_;

@@ -25,9 +25,10 @@ int max_id(const std::vector<std::shared_ptr<transformation>>& roots) {
 
 } // namespace
 
-stream_graph_generator::stream_graph_generator(std::vector<std::shared_ptr<transformation>> transformations,
-                                               stream_graph_config config)
-    : transformations_(std::move(transformations)), graph_(std::move(config)) {
+stream_graph_generator::stream_graph_generator(
+  std::vector<std::shared_ptr<transformation>> transformations, stream_graph_config config)
+  : transformations_(std::move(transformations)),
+    graph_(std::move(config)) {
   // Flink takes virtual ids from the same global counter; continuing after the largest
   // transformation id keeps them unique and deterministic.
   next_virtual_id_ = max_id(transformations_) + 1;
@@ -46,8 +47,9 @@ expected<stream_graph> stream_graph_generator::generate() {
     if (edge.partitioner.kind != partitioner_kind::key_group)
       continue;
     const auto& target = graph_.node(edge.target_id);
-    edge.partitioner.max_parallelism =
-        target.max_parallelism > 0 ? target.max_parallelism : compute_default_max_parallelism(target.parallelism);
+    edge.partitioner.max_parallelism = target.max_parallelism > 0
+      ? target.max_parallelism
+      : compute_default_max_parallelism(target.parallelism);
   }
   return std::move(graph_);
 }
@@ -59,8 +61,8 @@ int stream_graph_generator::resolve(int id) const {
   return id;
 }
 
-std::string stream_graph_generator::determine_slot_sharing_group(const transformation& t,
-                                                                 const std::vector<int>& input_ids) const {
+std::string stream_graph_generator::determine_slot_sharing_group(
+  const transformation& t, const std::vector<int>& input_ids) const {
   if (t.slot_sharing_group())
     return *t.slot_sharing_group();
   std::optional<std::string> input_group;
@@ -74,7 +76,8 @@ std::string stream_graph_generator::determine_slot_sharing_group(const transform
   return input_group.value_or("default");
 }
 
-expected<std::vector<int>> stream_graph_generator::transform(const std::shared_ptr<transformation>& t) {
+expected<std::vector<int>> stream_graph_generator::transform(
+  const std::shared_ptr<transformation>& t) {
   if (auto it = already_transformed_.find(t.get()); it != already_transformed_.end())
     return it->second;
 
@@ -94,15 +97,14 @@ expected<std::vector<int>> stream_graph_generator::transform(const std::shared_p
     case transformation_kind::partition:
       for (int input : input_ids) {
         int virtual_id = next_virtual_id_++;
-        auto added = graph_.add_virtual_partition_node(input, virtual_id, t->partitioner(), t->shuffle_mode());
+        auto added =
+          graph_.add_virtual_partition_node(input, virtual_id, t->partitioner(), t->shuffle_mode());
         if (!added)
           return added.error();
         result.push_back(virtual_id);
       }
       break;
-    case transformation_kind::union_of:
-      result = input_ids;
-      break;
+    case transformation_kind::union_of: result = input_ids; break;
     case transformation_kind::source:
     case transformation_kind::one_input:
     case transformation_kind::sink: {
@@ -117,8 +119,8 @@ expected<std::vector<int>> stream_graph_generator::transform(const std::shared_p
   return result;
 }
 
-expected<std::vector<int>> stream_graph_generator::transform_operator(const transformation& t,
-                                                                      const std::vector<int>& input_ids) {
+expected<std::vector<int>> stream_graph_generator::transform_operator(
+  const transformation& t, const std::vector<int>& input_ids) {
   if (t.kind() == transformation_kind::source && !input_ids.empty())
     return make_error(errc::invalid_argument, "Source '" + t.name() + "' must not have inputs");
   if (t.kind() != transformation_kind::source && input_ids.empty())
@@ -133,13 +135,15 @@ expected<std::vector<int>> stream_graph_generator::transform_operator(const tran
   }
   node.uid = t.uid();
   node.parallelism = t.parallelism();
-  node.max_parallelism = t.max_parallelism() > 0 ? t.max_parallelism() : graph_.config().max_parallelism;
+  node.max_parallelism =
+    t.max_parallelism() > 0 ? t.max_parallelism() : graph_.config().max_parallelism;
   node.slot_sharing_group = determine_slot_sharing_group(t, input_ids);
   node.co_location_group = t.co_location_group();
   node.chaining_strategy = t.chaining_strategy();
-  node.task_kind =
-      t.kind() == transformation_kind::source ? task_kind::source_stream_task : task_kind::one_input_stream_task;
-  node.buffer_timeout = t.buffer_timeout() >= 0 ? t.buffer_timeout() : graph_.config().buffer_timeout;
+  node.task_kind = t.kind() == transformation_kind::source ? task_kind::source_stream_task
+                                                           : task_kind::one_input_stream_task;
+  node.buffer_timeout =
+    t.buffer_timeout() >= 0 ? t.buffer_timeout() : graph_.config().buffer_timeout;
   node.factory = t.factory();
   auto added = graph_.add_node(std::move(node));
   if (!added)
@@ -154,8 +158,8 @@ expected<std::vector<int>> stream_graph_generator::transform_operator(const tran
   return std::vector<int>{t.id()};
 }
 
-expected<stream_graph> generate_stream_graph(std::vector<std::shared_ptr<transformation>> transformations,
-                                             stream_graph_config config) {
+expected<stream_graph> generate_stream_graph(
+  std::vector<std::shared_ptr<transformation>> transformations, stream_graph_config config) {
   return stream_graph_generator(std::move(transformations), std::move(config)).generate();
 }
 

@@ -16,7 +16,8 @@ class stream_graph_generator {
 public:
   /// `transformations` in the order the program added them (partition transformations are
   /// reached through their consumers, as in Flink).
-  stream_graph_generator(std::vector<std::shared_ptr<transformation>> transformations, stream_graph_config config);
+  stream_graph_generator(std::vector<std::shared_ptr<transformation>> transformations,
+                         stream_graph_config config);
 
   /// Builds the graph, or names the first transformation that could not be placed.
   expected<stream_graph> generate();
@@ -25,8 +26,10 @@ private:
   /// The StreamGraph ids that stand for `t`'s output (several for a union, virtual ids for a
   /// partition).
   expected<std::vector<int>> transform(const std::shared_ptr<transformation>& t);
-  expected<std::vector<int>> transform_operator(const transformation& t, const std::vector<int>& input_ids);
-  std::string determine_slot_sharing_group(const transformation& t, const std::vector<int>& input_ids) const;
+  expected<std::vector<int>> transform_operator(const transformation& t,
+                                                const std::vector<int>& input_ids);
+  std::string determine_slot_sharing_group(const transformation& t,
+                                           const std::vector<int>& input_ids) const;
   int resolve(int id) const;
 
   std::vector<std::shared_ptr<transformation>> transformations_;
@@ -36,7 +39,7 @@ private:
 };
 
 /// Convenience: `stream_graph_generator(transformations, config).generate()`.
-expected<stream_graph> generate_stream_graph(std::vector<std::shared_ptr<transformation>> transformations,
-                                             stream_graph_config config);
+expected<stream_graph> generate_stream_graph(
+  std::vector<std::shared_ptr<transformation>> transformations, stream_graph_config config);
 
 } // namespace flint::graph

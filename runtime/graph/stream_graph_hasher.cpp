@@ -10,7 +10,8 @@ namespace flint::graph {
 namespace {
 
 /// Returns false when an input is not hashed yet; the node is then revisited later.
-expected<bool> hash_node(const stream_graph& graph, const stream_node& node, std::map<int, node_hash>& hashes) {
+expected<bool> hash_node(const stream_graph& graph, const stream_node& node,
+                         std::map<int, node_hash>& hashes) {
   node_hash hash{};
   if (node.uid) {
     detail::murmur3_128 hasher;

@@ -2,9 +2,8 @@
 
 namespace flint::graph {
 
-expected<task_deployment_descriptor> make_task_deployment_descriptor(const execution_graph& graph,
-                                                                     std::uint32_t vertex,
-                                                                     const producer_locator& locate) {
+expected<task_deployment_descriptor> make_task_deployment_descriptor(
+  const execution_graph& graph, std::uint32_t vertex, const producer_locator& locate) {
   if (vertex >= graph.vertices().size())
     return make_error(errc::not_found, "no execution vertex " + std::to_string(vertex));
   const execution_vertex& ev = graph.vertices()[vertex];
@@ -27,7 +26,8 @@ expected<task_deployment_descriptor> make_task_deployment_descriptor(const execu
     produced.result_id = result.id;
     produced.partition_number = ev.subtask_index;
     produced.partition_type = result.result_type;
-    produced.number_of_subpartitions = static_cast<std::int32_t>(graph.number_of_subpartitions(partition));
+    produced.number_of_subpartitions =
+      static_cast<std::int32_t>(graph.number_of_subpartitions(partition));
     // The data set's one consumer edge carries the partitioner.
     for (const auto& data_set : job.data_sets)
       if (data_set.id == result.id) {
@@ -48,7 +48,8 @@ expected<task_deployment_descriptor> make_task_deployment_descriptor(const execu
     // Consumers of a partition are neighbours, so the offset in their group is a unique
     // subpartition index.
     const auto& consumers =
-        graph.consumer_vertex_groups()[graph.partitions()[group.first_partition].consumer_vertex_group];
+      graph
+        .consumer_vertex_groups()[graph.partitions()[group.first_partition].consumer_vertex_group];
     gate.consumed_subpartition_index = static_cast<std::int32_t>(vertex - consumers.first_vertex);
     gate.partition_numbers.reserve(group.size);
     for (std::uint32_t p = 0; p < group.size; ++p) {

@@ -54,7 +54,8 @@ struct input_gate_deployment_descriptor {
   /// location is known (every producer is then in this process).
   std::vector<producer_location> producer_locations;
 
-  friend bool operator==(const input_gate_deployment_descriptor&, const input_gate_deployment_descriptor&) = default;
+  friend bool operator==(const input_gate_deployment_descriptor&,
+                         const input_gate_deployment_descriptor&) = default;
 };
 
 /// Everything about one execution attempt the task side needs; the operators come from the
@@ -70,7 +71,8 @@ struct task_deployment_descriptor {
   std::vector<result_partition_deployment_descriptor> produced_partitions;
   std::vector<input_gate_deployment_descriptor> input_gates;
 
-  friend bool operator==(const task_deployment_descriptor&, const task_deployment_descriptor&) = default;
+  friend bool operator==(const task_deployment_descriptor&,
+                         const task_deployment_descriptor&) = default;
 };
 
 /// Where the execution vertex with this index runs, if it has a slot.
@@ -78,8 +80,7 @@ using producer_locator = std::function<std::optional<producer_location>(std::uin
 
 /// The descriptor of the current attempt of `vertex`. With `locate`, each input gate carries its
 /// producers' locations (a producer without one gets the default: this process).
-expected<task_deployment_descriptor> make_task_deployment_descriptor(const execution_graph& graph,
-                                                                     std::uint32_t vertex,
-                                                                     const producer_locator& locate = {});
+expected<task_deployment_descriptor> make_task_deployment_descriptor(
+  const execution_graph& graph, std::uint32_t vertex, const producer_locator& locate = {});
 
 } // namespace flint::graph

@@ -80,7 +80,9 @@ public:
 
   /// The operator; null for partition and union transformations.
   const std::shared_ptr<const operator_factory>& factory() const { return factory_; }
-  void set_factory(std::shared_ptr<const operator_factory> factory) { factory_ = std::move(factory); }
+  void set_factory(std::shared_ptr<const operator_factory> factory) {
+    factory_ = std::move(factory);
+  }
 
   /// For partition transformations.
   const stream_partitioner& partitioner() const { return partitioner_; }

@@ -63,7 +63,8 @@ std::string_view to_string(task_kind value) {
 std::optional<global_data_exchange_mode> parse_global_data_exchange_mode(std::string_view text) {
   std::string upper;
   for (char c : text)
-    upper.push_back(c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    upper.push_back(c == '-' ? '_'
+                             : static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   for (auto mode : {global_data_exchange_mode::all_edges_blocking,
                     global_data_exchange_mode::forward_edges_pipelined,
                     global_data_exchange_mode::pointwise_edges_pipelined,

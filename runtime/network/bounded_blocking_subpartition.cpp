@@ -12,17 +12,21 @@
 
 namespace flint::network {
 
-bounded_blocking_subpartition::bounded_blocking_subpartition(std::size_t index, std::filesystem::path file,
+bounded_blocking_subpartition::bounded_blocking_subpartition(std::size_t index,
+                                                             std::filesystem::path file,
                                                              std::shared_ptr<memory_budget> budget)
-  : result_subpartition(index), file_(std::move(file)), budget_(std::move(budget)) {}
+  : result_subpartition(index),
+    file_(std::move(file)),
+    budget_(std::move(budget)) {}
 
 bounded_blocking_subpartition::~bounded_blocking_subpartition() {
   release();
 }
 
 error bounded_blocking_subpartition::write_error(const char* what, int code) const {
-  return make_error(errc::internal, std::string{"blocking subpartition "} + std::to_string(index()) + ": cannot " +
-                                      what + " the spill file " + file_.string() + ": " + std::strerror(code));
+  return make_error(errc::internal,
+                    std::string{"blocking subpartition "} + std::to_string(index()) + ": cannot "
+                      + what + " the spill file " + file_.string() + ": " + std::strerror(code));
 }
 
 bool bounded_blocking_subpartition::add(buffer next) {
@@ -117,23 +121,31 @@ void bounded_blocking_subpartition::release() {
 expected<std::unique_ptr<result_subpartition_view>> bounded_blocking_subpartition::create_read_view(
   availability_listener listener) {
   if (is_released())
-    return make_error(errc::illegal_state, "blocking subpartition " + std::to_string(index()) + " is released");
+    return make_error(errc::illegal_state,
+                      "blocking subpartition " + std::to_string(index()) + " is released");
   if (auto failed = failure())
-    return make_error(errc::illegal_state, "blocking subpartition " + std::to_string(index()) +
-                                             " failed while it was written: " + failed->message);
-  return std::unique_ptr<result_subpartition_view>{std::make_unique<bounded_blocking_subpartition_reader>(
-    std::static_pointer_cast<bounded_blocking_subpartition>(shared_from_this()), std::move(listener))};
+    return make_error(errc::illegal_state,
+                      "blocking subpartition " + std::to_string(index())
+                        + " failed while it was written: " + failed->message);
+  return std::unique_ptr<result_subpartition_view>{
+    std::make_unique<bounded_blocking_subpartition_reader>(
+      std::static_pointer_cast<bounded_blocking_subpartition>(shared_from_this()),
+      std::move(listener))};
 }
 
-expected<std::size_t> bounded_blocking_subpartition::read(std::size_t n, std::uint64_t& file_offset, char* into) {
+expected<std::size_t> bounded_blocking_subpartition::read(std::size_t n, std::uint64_t& file_offset,
+                                                          char* into) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (released_)
-    return make_error(errc::illegal_state, "blocking subpartition " + std::to_string(index()) + " is released");
+    return make_error(errc::illegal_state,
+                      "blocking subpartition " + std::to_string(index()) + " is released");
   if (!finished_)
-    return make_error(errc::illegal_state, "blocking subpartition " + std::to_string(index()) + " is still written");
+    return make_error(errc::illegal_state,
+                      "blocking subpartition " + std::to_string(index()) + " is still written");
   if (failure_)
-    return make_error(errc::illegal_state, "blocking subpartition " + std::to_string(index()) +
-                                             " is incomplete: " + failure_->message);
+    return make_error(
+      errc::illegal_state,
+      "blocking subpartition " + std::to_string(index()) + " is incomplete: " + failure_->message);
   if (n < memory_.size()) {
     const auto& kept = memory_[n];
     std::memcpy(into, kept.data(), kept.size());
@@ -141,9 +153,10 @@ expected<std::size_t> bounded_blocking_subpartition::read(std::size_t n, std::ui
   }
   auto in_file = n - memory_.size();
   if (in_file >= file_sizes_.size())
-    return make_error(errc::invalid_argument, "blocking subpartition " + std::to_string(index()) + " has " +
-                                                std::to_string(data_buffers_) + " buffers, no buffer " +
-                                                std::to_string(n));
+    return make_error(errc::invalid_argument,
+                      "blocking subpartition " + std::to_string(index()) + " has "
+                        + std::to_string(data_buffers_) + " buffers, no buffer "
+                        + std::to_string(n));
   std::size_t size = file_sizes_[in_file];
   std::size_t have = 0;
   while (have < size) {
@@ -151,16 +164,18 @@ expected<std::size_t> bounded_blocking_subpartition::read(std::size_t n, std::ui
     if (got < 0 && errno == EINTR)
       continue;
     if (got <= 0)
-      return make_error(errc::internal, "blocking subpartition " + std::to_string(index()) +
-                                          ": cannot read the spill file " + file_.string() + ": " +
-                                          (got < 0 ? std::strerror(errno) : "it is shorter than written"));
+      return make_error(errc::internal,
+                        "blocking subpartition " + std::to_string(index())
+                          + ": cannot read the spill file " + file_.string() + ": "
+                          + (got < 0 ? std::strerror(errno) : "it is shorter than written"));
     have += static_cast<std::size_t>(got);
   }
   file_offset += size;
   return size;
 }
 
-bool bounded_blocking_subpartition::notify_when_finished(std::uint64_t reader, availability_listener listener) {
+bool bounded_blocking_subpartition::notify_when_finished(std::uint64_t reader,
+                                                         availability_listener listener) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (finished_ || released_)
     return false;

@@ -31,7 +31,8 @@ namespace flint::network {
 class bounded_blocking_subpartition final : public result_subpartition {
 public:
   /// Subpartition `index`, keeping up to what `budget` allows in memory and the rest in `file`.
-  bounded_blocking_subpartition(std::size_t index, std::filesystem::path file, std::shared_ptr<memory_budget> budget);
+  bounded_blocking_subpartition(std::size_t index, std::filesystem::path file,
+                                std::shared_ptr<memory_budget> budget);
   ~bounded_blocking_subpartition() override;
 
   /// Copies a data buffer (to memory or the file) and releases it. False once finished,
@@ -42,7 +43,8 @@ public:
   /// Drops the copies, closes and deletes the file; readers get nothing more.
   void release() override;
   /// A reader from the start (bounded_blocking_subpartition_reader).
-  expected<std::unique_ptr<result_subpartition_view>> create_read_view(availability_listener listener) override;
+  expected<std::unique_ptr<result_subpartition_view>> create_read_view(
+    availability_listener listener) override;
 
   /// Data buffers written (what every reader gets).
   std::size_t backlog() const override { return total_data_buffers(); }

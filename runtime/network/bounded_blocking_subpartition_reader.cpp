@@ -12,7 +12,9 @@ namespace flint::network {
 /// reader found none free it is "starved", and the next recycled segment wakes its listener.
 class bounded_blocking_subpartition_reader::read_buffers final : public buffer_recycler {
 public:
-  read_buffers(std::size_t limit, availability_listener listener) : limit_(limit), listener_(std::move(listener)) {}
+  read_buffers(std::size_t limit, availability_listener listener)
+    : limit_(limit),
+      listener_(std::move(listener)) {}
 
   /// A free segment of at least `size` bytes, or nothing (then the reader is starved).
   std::optional<memory_segment> take(std::size_t size) {
@@ -80,9 +82,11 @@ private:
 };
 
 bounded_blocking_subpartition_reader::bounded_blocking_subpartition_reader(
-  std::shared_ptr<bounded_blocking_subpartition> parent, availability_listener listener, std::size_t num_read_buffers)
+  std::shared_ptr<bounded_blocking_subpartition> parent, availability_listener listener,
+  std::size_t num_read_buffers)
   : parent_(std::move(parent)),
-    buffers_(std::make_shared<read_buffers>(num_read_buffers == 0 ? 1 : num_read_buffers, listener)),
+    buffers_(
+      std::make_shared<read_buffers>(num_read_buffers == 0 ? 1 : num_read_buffers, listener)),
     id_(parent_->attach_reader()) {
   // Before finish nothing can be read: the parent wakes the listener once it is finished.
   if (parent_->notify_when_finished(id_, listener))

@@ -30,7 +30,8 @@ public:
                                        std::size_t num_read_buffers = default_read_buffers);
   ~bounded_blocking_subpartition_reader() override;
   bounded_blocking_subpartition_reader(const bounded_blocking_subpartition_reader&) = delete;
-  bounded_blocking_subpartition_reader& operator=(const bounded_blocking_subpartition_reader&) = delete;
+  bounded_blocking_subpartition_reader& operator=(const bounded_blocking_subpartition_reader&) =
+    delete;
 
   /// The next copy (or end-of-partition after the last); nothing while every read buffer is out
   /// (the listener fires when one comes back), before finish, after release or a failed read.

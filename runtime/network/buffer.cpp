@@ -8,16 +8,16 @@ namespace flint::network {
 
 const char* to_string(buffer_kind kind) {
   switch (kind) {
-    case buffer_kind::data:
-      return "data";
-    case buffer_kind::end_of_partition:
-      return "end_of_partition";
+    case buffer_kind::data: return "data";
+    case buffer_kind::end_of_partition: return "end_of_partition";
   }
   return "unknown";
 }
 
 buffer::buffer(memory_segment segment, std::shared_ptr<buffer_recycler> recycler, buffer_kind kind)
-  : segment_(std::move(segment)), recycler_(std::move(recycler)), kind_(kind) {}
+  : segment_(std::move(segment)),
+    recycler_(std::move(recycler)),
+    kind_(kind) {}
 
 buffer buffer::unpooled(std::size_t capacity, buffer_kind kind) {
   return buffer{memory_segment{capacity}, nullptr, kind};

@@ -47,7 +47,9 @@ public:
   ~buffer();
 
   /// True while the buffer holds a segment or is an event.
-  explicit operator bool() const noexcept { return static_cast<bool>(segment_) || kind_ != buffer_kind::data; }
+  explicit operator bool() const noexcept {
+    return static_cast<bool>(segment_) || kind_ != buffer_kind::data;
+  }
 
   buffer_kind kind() const noexcept { return kind_; }
   /// True for data buffers (Flink's isBuffer), false for events.

@@ -6,8 +6,11 @@
 namespace flint::network {
 
 buffer_manager::buffer_manager(std::shared_ptr<network_buffer_pool> global,
-                               std::shared_ptr<local_buffer_pool> floating_pool, std::size_t num_required)
-  : global_(std::move(global)), floating_pool_(std::move(floating_pool)), num_required_(num_required) {}
+                               std::shared_ptr<local_buffer_pool> floating_pool,
+                               std::size_t num_required)
+  : global_(std::move(global)),
+    floating_pool_(std::move(floating_pool)),
+    num_required_(num_required) {}
 
 expected<unit> buffer_manager::request_exclusive_buffers(std::size_t count) {
   if (count == 0)

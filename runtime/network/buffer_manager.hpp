@@ -32,8 +32,8 @@ public:
   using credit_callback = std::function<void(std::size_t)>;
 
   /// A manager aiming at `num_required` available buffers until told otherwise.
-  buffer_manager(std::shared_ptr<network_buffer_pool> global, std::shared_ptr<local_buffer_pool> floating_pool,
-                 std::size_t num_required);
+  buffer_manager(std::shared_ptr<network_buffer_pool> global,
+                 std::shared_ptr<local_buffer_pool> floating_pool, std::size_t num_required);
 
   /// Takes `count` exclusive segments from the global pool.
   expected<unit> request_exclusive_buffers(std::size_t count);

@@ -5,9 +5,12 @@
 
 namespace flint::network {
 
-credit_based_view::credit_based_view(input_channel_id channel, std::unique_ptr<result_subpartition_view> view,
+credit_based_view::credit_based_view(input_channel_id channel,
+                                     std::unique_ptr<result_subpartition_view> view,
                                      std::size_t initial_credit)
-  : channel_(channel), view_(std::move(view)), credits_(initial_credit) {}
+  : channel_(channel),
+    view_(std::move(view)),
+    credits_(initial_credit) {}
 
 void credit_based_view::add_credit(std::size_t credit) {
   credits_ += credit;

@@ -20,7 +20,8 @@ std::string random_suffix() {
 
 } // namespace
 
-file_channel_manager::file_channel_manager(std::vector<std::string> tmp_dirs, const std::string& prefix)
+file_channel_manager::file_channel_manager(std::vector<std::string> tmp_dirs,
+                                           const std::string& prefix)
   : folder_(prefix + "-" + std::to_string(::getpid()) + "-" + random_suffix()) {
   for (auto& dir : tmp_dirs)
     if (!dir.empty())
@@ -45,14 +46,16 @@ expected<std::filesystem::path> file_channel_manager::directory(const std::strin
   // The temp directory itself must exist: a typo in io.tmp.dirs should not grow a new tree.
   if (!made_[i]) {
     if (!std::filesystem::create_directory(folder, ec) && ec)
-      return make_error(errc::invalid_argument, "io.tmp.dirs: cannot create the spill folder " + folder.string() +
-                                                  " in " + tmp_dirs_[i].string() + ": " + ec.message());
+      return make_error(errc::invalid_argument,
+                        "io.tmp.dirs: cannot create the spill folder " + folder.string() + " in "
+                          + tmp_dirs_[i].string() + ": " + ec.message());
     made_[i] = true;
   }
   auto dir = folder / name;
   if (!std::filesystem::create_directory(dir, ec) && ec)
-    return make_error(errc::invalid_argument, "io.tmp.dirs: cannot create the spill folder " + dir.string() + ": " +
-                                                ec.message());
+    return make_error(
+      errc::invalid_argument,
+      "io.tmp.dirs: cannot create the spill folder " + dir.string() + ": " + ec.message());
   return dir;
 }
 

@@ -2,8 +2,11 @@
 
 namespace flint::network {
 
-input_channel::input_channel(std::size_t channel_index, result_partition_id partition, std::size_t subpartition)
-  : channel_index_(channel_index), partition_(partition), subpartition_(subpartition) {}
+input_channel::input_channel(std::size_t channel_index, result_partition_id partition,
+                             std::size_t subpartition)
+  : channel_index_(channel_index),
+    partition_(partition),
+    subpartition_(subpartition) {}
 
 input_channel::~input_channel() = default;
 

@@ -34,7 +34,9 @@ struct input_gate::queue_state {
 };
 
 input_gate::input_gate(std::size_t gate_index, std::shared_ptr<local_buffer_pool> floating_pool)
-  : gate_index_(gate_index), floating_pool_(std::move(floating_pool)), state_(std::make_shared<queue_state>()) {}
+  : gate_index_(gate_index),
+    floating_pool_(std::move(floating_pool)),
+    state_(std::make_shared<queue_state>()) {}
 
 input_gate::~input_gate() {
   release();
@@ -54,16 +56,18 @@ void input_gate::add_channel(std::unique_ptr<input_channel> channel) {
 expected<unit> input_gate::setup() {
   for (auto& channel : channels_)
     if (auto ok = channel->setup(); !ok)
-      return make_error(ok.error().code, "gate " + std::to_string(gate_index_) + " channel " +
-                                           std::to_string(channel->channel_index()) + ": " + ok.error().message);
+      return make_error(ok.error().code,
+                        "gate " + std::to_string(gate_index_) + " channel "
+                          + std::to_string(channel->channel_index()) + ": " + ok.error().message);
   return unit{};
 }
 
 expected<unit> input_gate::request_partitions() {
   for (auto& channel : channels_)
     if (auto ok = channel->request_subpartition(); !ok)
-      return make_error(ok.error().code, "gate " + std::to_string(gate_index_) + " channel " +
-                                           std::to_string(channel->channel_index()) + ": " + ok.error().message);
+      return make_error(ok.error().code,
+                        "gate " + std::to_string(gate_index_) + " channel "
+                          + std::to_string(channel->channel_index()) + ": " + ok.error().message);
   return unit{};
 }
 

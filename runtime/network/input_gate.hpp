@@ -66,7 +66,9 @@ public:
   std::size_t num_channels() const noexcept { return channels_.size(); }
   input_channel& channel(std::size_t index) { return *channels_.at(index); }
   std::size_t num_ended_channels() const;
-  const std::shared_ptr<local_buffer_pool>& floating_pool() const noexcept { return floating_pool_; }
+  const std::shared_ptr<local_buffer_pool>& floating_pool() const noexcept {
+    return floating_pool_;
+  }
 
 private:
   /// The queue of channels with data. Shared with the channels' listeners so that a producer

@@ -32,7 +32,8 @@ public:
   /// from `partitions` (which must outlive the gate), remote ones with their exclusive buffers
   /// taken now and a floating pool of floating-buffers-per-gate shared by them. Nothing is
   /// requested yet. On error whatever setup took is given back.
-  expected<std::unique_ptr<input_gate>> create(std::size_t gate_index, const std::vector<channel_descriptor>& channels,
+  expected<std::unique_ptr<input_gate>> create(std::size_t gate_index,
+                                               const std::vector<channel_descriptor>& channels,
                                                result_partition_manager& partitions) const;
 
 private:

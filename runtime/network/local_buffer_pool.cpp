@@ -7,8 +7,11 @@
 
 namespace flint::network {
 
-local_buffer_pool::local_buffer_pool(std::shared_ptr<network_buffer_pool> global, std::size_t min, std::size_t max)
-  : global_(std::move(global)), min_(min), max_(max) {}
+local_buffer_pool::local_buffer_pool(std::shared_ptr<network_buffer_pool> global, std::size_t min,
+                                     std::size_t max)
+  : global_(std::move(global)),
+    min_(min),
+    max_(max) {}
 
 local_buffer_pool::~local_buffer_pool() {
   destroy();

@@ -23,7 +23,8 @@ class network_buffer_pool;
 ///
 /// Thread-safe. Callbacks and listeners run on the thread that released the buffer, with no pool
 /// lock held; they must be cheap (e.g. send a message) and may call back into the pool.
-class local_buffer_pool final : public buffer_recycler, public std::enable_shared_from_this<local_buffer_pool> {
+class local_buffer_pool final : public buffer_recycler,
+                                public std::enable_shared_from_this<local_buffer_pool> {
 public:
   /// Made by network_buffer_pool::create_buffer_pool, which has reserved `min` segments.
   local_buffer_pool(std::shared_ptr<network_buffer_pool> global, std::size_t min, std::size_t max);

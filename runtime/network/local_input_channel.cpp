@@ -8,8 +8,10 @@
 namespace flint::network {
 
 local_input_channel::local_input_channel(std::size_t channel_index, result_partition_id partition,
-                                         std::size_t subpartition, result_partition_manager& partitions)
-  : input_channel(channel_index, partition, subpartition), partitions_(partitions) {}
+                                         std::size_t subpartition,
+                                         result_partition_manager& partitions)
+  : input_channel(channel_index, partition, subpartition),
+    partitions_(partitions) {}
 
 local_input_channel::~local_input_channel() {
   release();
@@ -18,12 +20,14 @@ local_input_channel::~local_input_channel() {
 expected<unit> local_input_channel::request_subpartition() {
   std::lock_guard<std::mutex> guard{mutex_};
   if (released_)
-    return make_error(errc::illegal_state, "input channel " + std::to_string(channel_index()) + " is released");
+    return make_error(errc::illegal_state,
+                      "input channel " + std::to_string(channel_index()) + " is released");
   if (view_)
     return unit{};
   // The producer thread calls the gate's listener itself rather than through this channel, so
   // a notification in progress never runs into a channel being destroyed.
-  auto view = partitions_.create_subpartition_view(partition_id(), subpartition_index(), data_listener());
+  auto view =
+    partitions_.create_subpartition_view(partition_id(), subpartition_index(), data_listener());
   if (!view)
     return view.error();
   view_ = std::move(*view);

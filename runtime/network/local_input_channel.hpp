@@ -18,8 +18,8 @@ class result_partition_manager;
 class local_input_channel final : public input_channel {
 public:
   /// Reads `subpartition` of `partition`, found in `partitions` (which must outlive the channel).
-  local_input_channel(std::size_t channel_index, result_partition_id partition, std::size_t subpartition,
-                      result_partition_manager& partitions);
+  local_input_channel(std::size_t channel_index, result_partition_id partition,
+                      std::size_t subpartition, result_partition_manager& partitions);
   ~local_input_channel() override;
 
   /// Creates the subpartition view; fails clearly for an unknown partition.

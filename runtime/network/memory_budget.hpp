@@ -24,7 +24,9 @@ public:
     return true;
   }
   /// Gives back `bytes` reserved earlier.
-  void release(std::size_t bytes) noexcept { reserved_.fetch_sub(bytes, std::memory_order_relaxed); }
+  void release(std::size_t bytes) noexcept {
+    reserved_.fetch_sub(bytes, std::memory_order_relaxed);
+  }
 
   std::size_t limit() const noexcept { return limit_; }
   std::size_t reserved() const noexcept { return reserved_.load(std::memory_order_relaxed); }

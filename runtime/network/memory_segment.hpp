@@ -12,11 +12,11 @@ class memory_segment {
 public:
   memory_segment() = default;
   /// Allocates `size` bytes (uninitialised: network buffers are always written before read).
-  explicit memory_segment(std::size_t size)
-    : data_(new char[size]), size_(size) {}
+  explicit memory_segment(std::size_t size) : data_(new char[size]), size_(size) {}
 
   memory_segment(memory_segment&& other) noexcept
-    : data_(std::move(other.data_)), size_(other.size_) {
+    : data_(std::move(other.data_)),
+      size_(other.size_) {
     other.size_ = 0;
   }
   memory_segment& operator=(memory_segment&& other) noexcept {

@@ -7,25 +7,30 @@
 
 namespace flint::network {
 
-std::shared_ptr<network_buffer_pool> network_buffer_pool::make(std::size_t num_segments, std::size_t segment_size) {
+std::shared_ptr<network_buffer_pool> network_buffer_pool::make(std::size_t num_segments,
+                                                               std::size_t segment_size) {
   return std::make_shared<network_buffer_pool>(num_segments, segment_size);
 }
 
 network_buffer_pool::network_buffer_pool(std::size_t num_segments, std::size_t segment_size)
-  : total_(num_segments), segment_size_(segment_size) {}
+  : total_(num_segments),
+    segment_size_(segment_size) {}
 
-expected<std::shared_ptr<local_buffer_pool>> network_buffer_pool::create_buffer_pool(std::size_t min, std::size_t max) {
+expected<std::shared_ptr<local_buffer_pool>> network_buffer_pool::create_buffer_pool(
+  std::size_t min, std::size_t max) {
   if (max < min || max == 0)
-    return make_error(errc::invalid_argument, "a local buffer pool needs 0 < max and min <= max, got min " +
-                                                std::to_string(min) + " max " + std::to_string(max));
+    return make_error(errc::invalid_argument,
+                      "a local buffer pool needs 0 < max and min <= max, got min "
+                        + std::to_string(min) + " max " + std::to_string(max));
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (required_ + min > total_)
-      return make_error(errc::rejected, "insufficient number of network buffers: required " + std::to_string(min) +
-                                          ", but only " + std::to_string(total_ - required_) +
-                                          " available; the total number of network buffers is " +
-                                          std::to_string(total_) + " of " + std::to_string(segment_size_) +
-                                          " bytes each (raise taskmanager.memory.network.max)");
+      return make_error(errc::rejected,
+                        "insufficient number of network buffers: required " + std::to_string(min)
+                          + ", but only " + std::to_string(total_ - required_)
+                          + " available; the total number of network buffers is "
+                          + std::to_string(total_) + " of " + std::to_string(segment_size_)
+                          + " bytes each (raise taskmanager.memory.network.max)");
     required_ += min;
     unmet_minimums_ += min;
   }
@@ -35,15 +40,17 @@ expected<std::shared_ptr<local_buffer_pool>> network_buffer_pool::create_buffer_
 expected<std::vector<memory_segment>> network_buffer_pool::request_segments(std::size_t count) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (required_ + count > total_)
-    return make_error(errc::rejected, "insufficient number of network buffers: required " + std::to_string(count) +
-                                        " exclusive, but only " + std::to_string(total_ - required_) +
-                                        " available; the total number of network buffers is " +
-                                        std::to_string(total_) + " (raise taskmanager.memory.network.max)");
+    return make_error(errc::rejected,
+                      "insufficient number of network buffers: required " + std::to_string(count)
+                        + " exclusive, but only " + std::to_string(total_ - required_)
+                        + " available; the total number of network buffers is "
+                        + std::to_string(total_) + " (raise taskmanager.memory.network.max)");
   auto free = total_ - handed_out_;
   if (free < unmet_minimums_ + count)
-    return make_error(errc::rejected, "network buffers are lent to other pools right now: needed " +
-                                        std::to_string(count) + " exclusive, " + std::to_string(free) + " free, " +
-                                        std::to_string(unmet_minimums_) + " reserved");
+    return make_error(errc::rejected,
+                      "network buffers are lent to other pools right now: needed "
+                        + std::to_string(count) + " exclusive, " + std::to_string(free) + " free, "
+                        + std::to_string(unmet_minimums_) + " reserved");
   required_ += count;
   std::vector<memory_segment> out;
   out.reserve(count);
@@ -106,8 +113,8 @@ std::optional<memory_segment> network_buffer_pool::request_pooled_segment(bool g
   return take_locked();
 }
 
-std::optional<memory_segment> network_buffer_pool::request_or_wait(bool guaranteed,
-                                                                   const std::weak_ptr<local_buffer_pool>& waiter) {
+std::optional<memory_segment> network_buffer_pool::request_or_wait(
+  bool guaranteed, const std::weak_ptr<local_buffer_pool>& waiter) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (!can_grant_locked(guaranteed)) {
     waiters_.push_back(waiter);
@@ -123,7 +130,8 @@ bool network_buffer_pool::can_grant(bool guaranteed) const {
   return can_grant_locked(guaranteed);
 }
 
-bool network_buffer_pool::can_grant_or_wait(bool guaranteed, const std::weak_ptr<local_buffer_pool>& waiter) {
+bool network_buffer_pool::can_grant_or_wait(bool guaranteed,
+                                            const std::weak_ptr<local_buffer_pool>& waiter) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (can_grant_locked(guaranteed))
     return true;
@@ -147,7 +155,8 @@ bool network_buffer_pool::has_waiters() const {
   return !waiters_.empty();
 }
 
-void network_buffer_pool::unregister_pool(std::size_t min, std::size_t unmet, std::vector<memory_segment> returned) {
+void network_buffer_pool::unregister_pool(std::size_t min, std::size_t unmet,
+                                          std::vector<memory_segment> returned) {
   std::deque<std::weak_ptr<local_buffer_pool>> waiters;
   {
     std::lock_guard<std::mutex> guard{mutex_};

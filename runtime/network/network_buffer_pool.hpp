@@ -25,7 +25,8 @@ class local_buffer_pool;
 class network_buffer_pool : public std::enable_shared_from_this<network_buffer_pool> {
 public:
   /// A pool of `num_segments` segments of `segment_size` bytes each.
-  static std::shared_ptr<network_buffer_pool> make(std::size_t num_segments, std::size_t segment_size);
+  static std::shared_ptr<network_buffer_pool> make(std::size_t num_segments,
+                                                   std::size_t segment_size);
 
   network_buffer_pool(std::size_t num_segments, std::size_t segment_size);
   network_buffer_pool(const network_buffer_pool&) = delete;
@@ -57,7 +58,8 @@ private:
   std::optional<memory_segment> request_pooled_segment(bool guaranteed);
   /// Like request_pooled_segment, but on failure registers `waiter` in the same critical section
   /// so that no recycle slips between the check and the registration.
-  std::optional<memory_segment> request_or_wait(bool guaranteed, const std::weak_ptr<local_buffer_pool>& waiter);
+  std::optional<memory_segment> request_or_wait(bool guaranteed,
+                                                const std::weak_ptr<local_buffer_pool>& waiter);
   /// True if a request would succeed now.
   bool can_grant(bool guaranteed) const;
   /// True if a request would succeed now; otherwise registers `waiter` atomically.

@@ -50,7 +50,8 @@ expected<std::size_t> parse_memory(const std::string& key, const std::string& te
 }
 
 /// Flink's Duration syntax: milliseconds by default, ms/s/min.
-expected<std::chrono::milliseconds> parse_duration(const std::string& key, const std::string& text) {
+expected<std::chrono::milliseconds> parse_duration(const std::string& key,
+                                                   const std::string& text) {
   std::uint64_t number = 0;
   std::string unit;
   if (split_number(text, number, unit)) {
@@ -74,7 +75,8 @@ expected<std::size_t> parse_count(const std::string& key, const std::string& tex
 
 } // namespace
 
-expected<network_config> network_config::from_map(const std::map<std::string, std::string>& values) {
+expected<network_config> network_config::from_map(
+  const std::map<std::string, std::string>& values) {
   network_config config;
   auto find = [&](const char* key) -> const std::string* {
     auto it = values.find(key);
@@ -86,7 +88,8 @@ expected<network_config> network_config::from_map(const std::map<std::string, st
       return size.error();
     // The length prefix of a record must fit into one buffer.
     if (*size < 64)
-      return make_error(errc::invalid_argument, "taskmanager.memory.segment-size must be at least 64 bytes");
+      return make_error(errc::invalid_argument,
+                        "taskmanager.memory.segment-size must be at least 64 bytes");
     config.segment_size = *size;
   }
   if (auto* text = find("taskmanager.memory.network.max")) {
@@ -113,8 +116,9 @@ expected<network_config> network_config::from_map(const std::map<std::string, st
       return timeout.error();
     config.buffer_timeout = *timeout;
   }
-  for (auto [key, field] : {std::pair{"taskmanager.network.request-backoff.initial", &config.request_backoff_initial},
-                            std::pair{"taskmanager.network.request-backoff.max", &config.request_backoff_max}}) {
+  for (auto [key, field] :
+       {std::pair{"taskmanager.network.request-backoff.initial", &config.request_backoff_initial},
+        std::pair{"taskmanager.network.request-backoff.max", &config.request_backoff_max}}) {
     if (auto* text = find(key)) {
       auto delay = parse_duration(key, *text);
       if (!delay)
@@ -143,11 +147,13 @@ expected<network_config> network_config::from_map(const std::map<std::string, st
     config.blocking_shuffle_memory = *size;
   }
   if (config.request_backoff_max < config.request_backoff_initial)
-    return make_error(errc::invalid_argument,
-                      "taskmanager.network.request-backoff.max is below taskmanager.network.request-backoff.initial");
+    return make_error(
+      errc::invalid_argument,
+      "taskmanager.network.request-backoff.max is below taskmanager.network.request-backoff.initial");
   if (config.num_segments() == 0)
-    return make_error(errc::invalid_argument,
-                      "taskmanager.memory.network.max is smaller than one segment of taskmanager.memory.segment-size");
+    return make_error(
+      errc::invalid_argument,
+      "taskmanager.memory.network.max is smaller than one segment of taskmanager.memory.segment-size");
   return config;
 }
 

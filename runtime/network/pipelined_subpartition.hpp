@@ -31,7 +31,8 @@ public:
   /// Drops every queued buffer (returning it to its pool) and refuses further adds.
   void release() override;
   /// A pipelined_subpartition_view; the reader drains the queue as the producer fills it.
-  expected<std::unique_ptr<result_subpartition_view>> create_read_view(availability_listener listener) override;
+  expected<std::unique_ptr<result_subpartition_view>> create_read_view(
+    availability_listener listener) override;
 
   /// The next queued buffer, if any, with the backlog behind it.
   std::optional<buffer_and_backlog> poll_buffer();

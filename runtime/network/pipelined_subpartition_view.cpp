@@ -4,8 +4,8 @@
 
 namespace flint::network {
 
-pipelined_subpartition_view::pipelined_subpartition_view(std::shared_ptr<pipelined_subpartition> subpartition,
-                                                         availability_listener listener)
+pipelined_subpartition_view::pipelined_subpartition_view(
+  std::shared_ptr<pipelined_subpartition> subpartition, availability_listener listener)
   : subpartition_(std::move(subpartition)) {
   subpartition_->set_listener(std::move(listener));
 }

@@ -17,7 +17,8 @@ namespace flint::network {
 class pipelined_subpartition_view final : public result_subpartition_view {
 public:
   /// Attaches to `subpartition` and registers `listener` there.
-  pipelined_subpartition_view(std::shared_ptr<pipelined_subpartition> subpartition, availability_listener listener);
+  pipelined_subpartition_view(std::shared_ptr<pipelined_subpartition> subpartition,
+                              availability_listener listener);
   ~pipelined_subpartition_view() override;
   pipelined_subpartition_view(const pipelined_subpartition_view&) = delete;
   pipelined_subpartition_view& operator=(const pipelined_subpartition_view&) = delete;

@@ -30,7 +30,8 @@ serialization_result record_serializer::copy_to(buffer_builder& target) {
       std::memcpy(at + 4, rest_.data(), rest_.size());
     header_position_ = header_.size();
     rest_ = {};
-    return target.is_full() ? serialization_result::full_record_buffer_full : serialization_result::full_record;
+    return target.is_full() ? serialization_result::full_record_buffer_full
+                            : serialization_result::full_record;
   }
   if (header_position_ < header_.size())
     header_position_ += target.append(std::span<const char>{header_}.subspan(header_position_));
@@ -38,11 +39,14 @@ serialization_result record_serializer::copy_to(buffer_builder& target) {
     rest_ = rest_.subspan(target.append(rest_));
   if (has_pending())
     return serialization_result::partial_record_buffer_full;
-  return target.is_full() ? serialization_result::full_record_buffer_full : serialization_result::full_record;
+  return target.is_full() ? serialization_result::full_record_buffer_full
+                          : serialization_result::full_record;
 }
 
 void record_serializer::keep_remaining() {
-  if (rest_.empty() || (!kept_.empty() && rest_.data() >= kept_.data() && rest_.data() < kept_.data() + kept_.size()))
+  if (rest_.empty()
+      || (!kept_.empty() && rest_.data() >= kept_.data()
+          && rest_.data() < kept_.data() + kept_.size()))
     return;
   std::vector<char> copy(rest_.begin(), rest_.end());
   kept_.swap(copy);

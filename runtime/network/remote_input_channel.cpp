@@ -14,7 +14,8 @@ remote_input_channel::remote_input_channel(input_channel_id id, std::size_t chan
   : input_channel(channel_index, partition, subpartition),
     id_(id),
     exclusive_buffers_(exclusive_buffers),
-    manager_(std::make_shared<buffer_manager>(std::move(global), std::move(floating_pool), exclusive_buffers)) {
+    manager_(std::make_shared<buffer_manager>(std::move(global), std::move(floating_pool),
+                                              exclusive_buffers)) {
   // The partition request grants the exclusive buffers as initial credit.
   credit_outstanding_ = exclusive_buffers_;
   credit_batch_ = credit_batch == 0 ? 1 : credit_batch;
@@ -32,7 +33,8 @@ expected<unit> remote_input_channel::setup() {
 expected<unit> remote_input_channel::request_subpartition() {
   std::lock_guard<std::mutex> guard{mutex_};
   if (released_)
-    return make_error(errc::illegal_state, "input channel " + std::to_string(channel_index()) + " is released");
+    return make_error(errc::illegal_state,
+                      "input channel " + std::to_string(channel_index()) + " is released");
   requested_ = true;
   return unit{};
 }
@@ -44,20 +46,24 @@ partition_request remote_input_channel::partition_request() const {
 expected<unit> remote_input_channel::check_sequence(std::uint64_t sequence) const {
   std::lock_guard<std::mutex> guard{mutex_};
   if (sequence != expected_sequence_)
-    return make_error(errc::illegal_state, "buffer re-ordering on channel " + std::to_string(channel_index()) +
-                                             ": expected sequence " + std::to_string(expected_sequence_) +
-                                             ", got " + std::to_string(sequence));
+    return make_error(errc::illegal_state,
+                      "buffer re-ordering on channel " + std::to_string(channel_index())
+                        + ": expected sequence " + std::to_string(expected_sequence_) + ", got "
+                        + std::to_string(sequence));
   return unit{};
 }
 
-expected<buffer> remote_input_channel::copy_into_credited(std::span<const char> bytes, std::uint64_t sequence) {
+expected<buffer> remote_input_channel::copy_into_credited(std::span<const char> bytes,
+                                                          std::uint64_t sequence) {
   auto target = manager_->request_buffer();
   if (!target)
-    return make_error(errc::illegal_state, "data buffer without credit on channel " + std::to_string(channel_index()) +
-                                             " (sequence " + std::to_string(sequence) + ")");
+    return make_error(errc::illegal_state,
+                      "data buffer without credit on channel " + std::to_string(channel_index())
+                        + " (sequence " + std::to_string(sequence) + ")");
   if (bytes.size() > target->capacity())
-    return make_error(errc::invalid_argument, "received buffer of " + std::to_string(bytes.size()) +
-                                                " bytes exceeds the segment size " + std::to_string(target->capacity()));
+    return make_error(errc::invalid_argument,
+                      "received buffer of " + std::to_string(bytes.size())
+                        + " bytes exceeds the segment size " + std::to_string(target->capacity()));
   // Flink copies the payload into the credited buffer too: the consumer's memory stays bounded
   // by its credits, whatever memory the transport received into.
   if (!bytes.empty())
@@ -80,8 +86,8 @@ expected<unit> remote_input_channel::on_buffer(buffer_response response) {
   return enqueue(std::move(*received), response.backlog);
 }
 
-expected<unit> remote_input_channel::on_bytes(std::uint64_t sequence, std::size_t backlog, buffer_kind kind,
-                                              std::span<const char> bytes) {
+expected<unit> remote_input_channel::on_bytes(std::uint64_t sequence, std::size_t backlog,
+                                              buffer_kind kind, std::span<const char> bytes) {
   if (is_released())
     return unit{};
   if (auto ok = check_sequence(sequence); !ok)
@@ -137,8 +143,8 @@ void remote_input_channel::on_new_credit(std::size_t count) {
 bool remote_input_channel::should_announce() const {
   // Batched: one add_credit per `credit_batch_` freed buffers, except when the producer's credit
   // runs low (it holds less than a batch), so it never waits on credit the consumer holds back.
-  return unannounced_credit_ > 0 &&
-         (unannounced_credit_ >= credit_batch_ || credit_outstanding_ < credit_batch_);
+  return unannounced_credit_ > 0
+    && (unannounced_credit_ >= credit_batch_ || credit_outstanding_ < credit_batch_);
 }
 
 void remote_input_channel::set_credit_batch(std::size_t batch) {

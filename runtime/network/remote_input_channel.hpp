@@ -40,9 +40,11 @@ public:
 
   /// `exclusive_buffers` is Flink's buffers-per-channel; floating buffers come from
   /// `floating_pool` (the gate's), exclusive ones from `global`.
-  remote_input_channel(input_channel_id id, std::size_t channel_index, result_partition_id partition,
-                       std::size_t subpartition, std::shared_ptr<network_buffer_pool> global,
-                       std::shared_ptr<local_buffer_pool> floating_pool, std::size_t exclusive_buffers,
+  remote_input_channel(input_channel_id id, std::size_t channel_index,
+                       result_partition_id partition, std::size_t subpartition,
+                       std::shared_ptr<network_buffer_pool> global,
+                       std::shared_ptr<local_buffer_pool> floating_pool,
+                       std::size_t exclusive_buffers,
                        std::size_t credit_batch = default_credit_batch);
   ~remote_input_channel() override;
 

@@ -27,12 +27,17 @@ result_partition::result_partition(result_partition_id id, std::size_t num_subpa
 
 result_partition::result_partition(result_partition_id id,
                                    std::vector<std::shared_ptr<result_subpartition>> subpartitions,
-                                   std::shared_ptr<local_buffer_pool> pool, graph::result_partition_type type)
-  : id_(id), type_(type), pool_(std::move(pool)), subpartitions_(std::move(subpartitions)),
+                                   std::shared_ptr<local_buffer_pool> pool,
+                                   graph::result_partition_type type)
+  : id_(id),
+    type_(type),
+    pool_(std::move(pool)),
+    subpartitions_(std::move(subpartitions)),
     builders_(subpartitions_.size()) {
   for (std::size_t i = 0; i < subpartitions_.size(); ++i)
     if (!subpartitions_[i] || subpartitions_[i]->index() != i)
-      throw std::logic_error("result_partition: subpartition " + std::to_string(i) + " missing or out of order");
+      throw std::logic_error("result_partition: subpartition " + std::to_string(i)
+                             + " missing or out of order");
   // A blocked writer may hold one partly filled buffer per subpartition.
   if (pool_)
     pool_->wake_for_half(subpartitions_.size());
@@ -44,14 +49,15 @@ result_partition::~result_partition() {
 
 void result_partition::check_writable(const char* what) const {
   if (released_ || finished_)
-    throw std::logic_error(std::string{"result_partition: "} + what + " after " +
-                           (released_ ? "release" : "finish"));
+    throw std::logic_error(std::string{"result_partition: "} + what + " after "
+                           + (released_ ? "release" : "finish"));
 }
 
 emit_result result_partition::emit_record(std::span<const char> record, std::size_t target) {
   check_writable("emit_record");
   if (pending_target_)
-    throw std::logic_error("result_partition: emit_record while a blocked record waits; call resume()");
+    throw std::logic_error(
+      "result_partition: emit_record while a blocked record waits; call resume()");
   if (target >= subpartitions_.size())
     throw std::out_of_range("result_partition: no subpartition " + std::to_string(target));
   serializer_.set_record(record);
@@ -153,7 +159,8 @@ void result_partition::release() {
 std::optional<error> result_partition::first_failure() const {
   for (const auto& subpartition : subpartitions_)
     if (auto failed = subpartition->failure())
-      return make_error(failed->code, "result partition " + to_string(id_) + ": " + failed->message);
+      return make_error(failed->code,
+                        "result partition " + to_string(id_) + ": " + failed->message);
   return std::nullopt;
 }
 
@@ -162,9 +169,10 @@ expected<std::unique_ptr<result_subpartition_view>> result_partition::create_sub
   if (released_)
     return make_error(errc::illegal_state, "partition " + to_string(id_) + " is released");
   if (index >= subpartitions_.size())
-    return make_error(errc::invalid_argument, "partition " + to_string(id_) + " has " +
-                                                std::to_string(subpartitions_.size()) + " subpartitions, no index " +
-                                                std::to_string(index));
+    return make_error(errc::invalid_argument,
+                      "partition " + to_string(id_) + " has "
+                        + std::to_string(subpartitions_.size()) + " subpartitions, no index "
+                        + std::to_string(index));
   return subpartitions_[index]->create_read_view(std::move(listener));
 }
 

@@ -47,11 +47,13 @@ class result_partition {
 public:
   /// A pipelined partition with `num_subpartitions` consumers writing into `pool`, which it owns
   /// from now on (destroyed on release).
-  result_partition(result_partition_id id, std::size_t num_subpartitions, std::shared_ptr<local_buffer_pool> pool);
+  result_partition(result_partition_id id, std::size_t num_subpartitions,
+                   std::shared_ptr<local_buffer_pool> pool);
   /// A partition of `type` over `subpartitions` (subpartition i at index i), made by the caller
   /// as Flink's ResultPartitionFactory does: pipelined_subpartition for the pipelined types,
   /// bounded_blocking_subpartition for BLOCKING.
-  result_partition(result_partition_id id, std::vector<std::shared_ptr<result_subpartition>> subpartitions,
+  result_partition(result_partition_id id,
+                   std::vector<std::shared_ptr<result_subpartition>> subpartitions,
                    std::shared_ptr<local_buffer_pool> pool, graph::result_partition_type type);
   ~result_partition();
   result_partition(const result_partition&) = delete;
@@ -64,12 +66,12 @@ public:
   /// unqueued until the caller has written them); null otherwise, or while a record is blocked,
   /// or after finish/release: then call emit_record. Counts the record as emitted.
   char* claim_record(std::size_t size, std::size_t target) noexcept {
-    if (pending_target_ || target >= builders_.size() || finished_.load(std::memory_order_relaxed) ||
-        released_.load(std::memory_order_relaxed))
+    if (pending_target_ || target >= builders_.size() || finished_.load(std::memory_order_relaxed)
+        || released_.load(std::memory_order_relaxed))
       return nullptr;
     auto& builder = builders_[target];
-    if (!builder || builder->writable() <= record_serializer::framed_size(size) ||
-        size > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    if (!builder || builder->writable() <= record_serializer::framed_size(size)
+        || size > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
       return nullptr;
     char* at = builder->claim(record_serializer::framed_size(size));
     record_serializer::write_header(static_cast<std::uint32_t>(size), at);
@@ -107,8 +109,8 @@ public:
   }
 
   /// A reader for subpartition `index`; `listener` hears when data becomes available.
-  expected<std::unique_ptr<result_subpartition_view>> create_subpartition_view(std::size_t index,
-                                                                              availability_listener listener);
+  expected<std::unique_ptr<result_subpartition_view>> create_subpartition_view(
+    std::size_t index, availability_listener listener);
 
   const result_partition_id& id() const noexcept { return id_; }
   graph::result_partition_type type() const noexcept { return type_; }

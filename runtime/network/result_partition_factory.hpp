@@ -26,12 +26,14 @@ class result_partition_factory {
 public:
   /// `files` and `blocking_memory` are shared by every partition made (the owner keeps `files`
   /// alive longer than them).
-  result_partition_factory(const network_config& config, std::shared_ptr<network_buffer_pool> global,
-                           file_channel_manager& files, std::shared_ptr<memory_budget> blocking_memory);
+  result_partition_factory(const network_config& config,
+                           std::shared_ptr<network_buffer_pool> global, file_channel_manager& files,
+                           std::shared_ptr<memory_budget> blocking_memory);
 
   /// A new partition, not registered anywhere. A blocking partition's spill folder is made now,
   /// so an unusable `io.tmp.dirs` fails here with the path in the message.
-  expected<std::shared_ptr<result_partition>> create(const graph::job_id& job, const result_partition_id& id,
+  expected<std::shared_ptr<result_partition>> create(const graph::job_id& job,
+                                                     const result_partition_id& id,
                                                      std::size_t num_subpartitions,
                                                      graph::result_partition_type type) const;
 

@@ -5,13 +5,15 @@
 
 namespace flint::network {
 
-expected<unit> result_partition_manager::register_partition(std::shared_ptr<result_partition> partition) {
+expected<unit> result_partition_manager::register_partition(
+  std::shared_ptr<result_partition> partition) {
   if (!partition)
     return make_error(errc::invalid_argument, "cannot register a null result partition");
   std::lock_guard<std::mutex> guard{mutex_};
   auto [it, inserted] = partitions_.emplace(partition->id(), partition);
   if (!inserted)
-    return make_error(errc::illegal_state, "result partition " + to_string(partition->id()) + " is already registered");
+    return make_error(errc::illegal_state,
+                      "result partition " + to_string(partition->id()) + " is already registered");
   return unit{};
 }
 
@@ -29,7 +31,8 @@ expected<unit> result_partition_manager::release_partition(const result_partitio
   return unit{};
 }
 
-expected<std::shared_ptr<result_partition>> result_partition_manager::find(const result_partition_id& id) const {
+expected<std::shared_ptr<result_partition>> result_partition_manager::find(
+  const result_partition_id& id) const {
   std::lock_guard<std::mutex> guard{mutex_};
   auto it = partitions_.find(id);
   if (it == partitions_.end())
@@ -37,8 +40,10 @@ expected<std::shared_ptr<result_partition>> result_partition_manager::find(const
   return it->second;
 }
 
-expected<std::unique_ptr<result_subpartition_view>> result_partition_manager::create_subpartition_view(
-  const result_partition_id& id, std::size_t subpartition, availability_listener listener) {
+expected<std::unique_ptr<result_subpartition_view>>
+result_partition_manager::create_subpartition_view(const result_partition_id& id,
+                                                   std::size_t subpartition,
+                                                   availability_listener listener) {
   auto partition = find(id);
   if (!partition)
     return partition.error();

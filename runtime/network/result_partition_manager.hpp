@@ -26,9 +26,8 @@ public:
   expected<std::shared_ptr<result_partition>> find(const result_partition_id& id) const;
   /// A view on `subpartition` of partition `id` whose data listener is `listener`; not_found for
   /// an unknown partition, invalid_argument for a bad subpartition index.
-  expected<std::unique_ptr<result_subpartition_view>> create_subpartition_view(const result_partition_id& id,
-                                                                                  std::size_t subpartition,
-                                                                                  availability_listener listener);
+  expected<std::unique_ptr<result_subpartition_view>> create_subpartition_view(
+    const result_partition_id& id, std::size_t subpartition, availability_listener listener);
   /// Releases and forgets every partition (TaskExecutor shutdown).
   void release_all();
   std::size_t num_partitions() const;

@@ -32,7 +32,8 @@ public:
   /// Drops what the subpartition holds and refuses further adds.
   virtual void release() = 0;
   /// A reader whose `listener` hears when something can be read.
-  virtual expected<std::unique_ptr<result_subpartition_view>> create_read_view(availability_listener listener) = 0;
+  virtual expected<std::unique_ptr<result_subpartition_view>> create_read_view(
+    availability_listener listener) = 0;
 
   /// Data buffers a reader attaching now would still get.
   virtual std::size_t backlog() const = 0;

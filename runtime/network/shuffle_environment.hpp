@@ -74,13 +74,13 @@ public:
   /// Creates a partition of `type` with its own bounded pool and makes it reachable; wakes
   /// consumers waiting for it. A BLOCKING one replaces a blocking partition of an earlier attempt
   /// under the same id; an unusable `io.tmp.dirs` fails it with the path in the message.
-  expected<std::shared_ptr<result_partition>>
-  create_partition(const graph::job_id& job, result_partition_id id, std::size_t num_subpartitions,
-                   graph::result_partition_type type = graph::result_partition_type::pipelined_bounded);
+  expected<std::shared_ptr<result_partition>> create_partition(
+    const graph::job_id& job, result_partition_id id, std::size_t num_subpartitions,
+    graph::result_partition_type type = graph::result_partition_type::pipelined_bounded);
   /// The partitions a deployed task produces, one per result partition descriptor, in order
   /// (Flink's NettyShuffleEnvironment#createResultPartitionWriters); on error none stays.
-  expected<std::vector<std::shared_ptr<result_partition>>>
-  create_partitions(const graph::task_deployment_descriptor& tdd);
+  expected<std::vector<std::shared_ptr<result_partition>>> create_partitions(
+    const graph::task_deployment_descriptor& tdd);
   /// The job's partition manager, for its local input channels (kept alive by the pointer).
   std::shared_ptr<result_partition_manager> partitions_of(const graph::job_id& job);
   /// The job's partition manager if the job has partitions here, else null (the partition
@@ -98,7 +98,8 @@ public:
   /// The consumer of `subpartition` is done with it (it read end-of-partition or went away); a
   /// subpartition counts once however often it is reported (a local consumer and the partition
   /// request server may both report it). Blocking partitions do not count consumption.
-  void subpartition_consumed(const graph::job_id& job, const result_partition_id& id, std::size_t subpartition);
+  void subpartition_consumed(const graph::job_id& job, const result_partition_id& id,
+                             std::size_t subpartition);
   /// Releases the named partitions of `job` whatever their type (Flink's
   /// TaskExecutorGateway#releasePartitions, sent by the JobMaster once their consumers are done);
   /// unknown ids are ignored.
@@ -124,8 +125,9 @@ public:
 
   /// A set-up gate of `job` with one channel per descriptor (the gate factory; local channels
   /// read the job's partitions here). Nothing is requested yet.
-  expected<std::unique_ptr<input_gate>> create_input_gate(const graph::job_id& job, std::size_t gate_index,
-                                                          const std::vector<channel_descriptor>& channels);
+  expected<std::unique_ptr<input_gate>> create_input_gate(
+    const graph::job_id& job, std::size_t gate_index,
+    const std::vector<channel_descriptor>& channels);
   /// The input gates of a deployed task, one per input gate descriptor: a local channel per
   /// producer in this process, a remote one per producer elsewhere (Flink's
   /// NettyShuffleEnvironment#createInputGates). `owner` is the consuming task.
@@ -139,8 +141,9 @@ public:
   /// producers on other processes over CAF's middleman (`sys` must have it loaded). Returns the
   /// bound port: the TaskExecutor's data_port, which it advertises with `advertised_host`.
   /// Gates created earlier keep local channels. The environment must be owned by a shared_ptr.
-  expected<std::uint16_t> enable_remote_channels(caf::actor_system& sys, std::string advertised_host,
-                                                 std::uint16_t port, std::string bind_address);
+  expected<std::uint16_t> enable_remote_channels(caf::actor_system& sys,
+                                                 std::string advertised_host, std::uint16_t port,
+                                                 std::string bind_address);
   /// Stops the partition request server and forgets the peers; call it before `sys` goes away
   /// (the destructor does it too, which is fine while `sys` lives).
   void disable_remote_channels();
@@ -200,7 +203,8 @@ private:
 /// `always_copy` sends bytes even to consumers in this actor system (tests of the wire form).
 /// enable_remote_channels spawns and publishes one; tests spawn one to serve without the
 /// middleman.
-caf::actor spawn_partition_server(caf::actor_system& sys, const std::shared_ptr<shuffle_environment>& shuffle,
+caf::actor spawn_partition_server(caf::actor_system& sys,
+                                  const std::shared_ptr<shuffle_environment>& shuffle,
                                   bool always_copy = false);
 
 } // namespace flint::network

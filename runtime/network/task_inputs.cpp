@@ -48,15 +48,16 @@ public:
     for (std::size_t g = 0; g < gates.size() && inputs_.connections_; ++g) {
       for (std::size_t c = 0; c < gates[g].channels.size(); ++c) {
         auto& channel = gates[g].channels[c];
-        if (!channel.client || channel.consumed || channel.client->server().address() != down.source)
+        if (!channel.client || channel.consumed
+            || channel.client->server().address() != down.source)
           continue;
         const auto& producer = inputs_.descriptors_[g].producer_locations.at(c);
         inputs_.connections_->forget(producer);
-        inputs_.fail(make_error(errc::unreachable, "the partition server of " + producer.resource_id + " at " +
-                                                     producer.host + ":" + std::to_string(producer.data_port) +
-                                                     " is gone (" + caf::to_string(down.reason) +
-                                                     ") before partition " + to_string(channel.partition) +
-                                                     " ended"));
+        inputs_.fail(make_error(
+          errc::unreachable,
+          "the partition server of " + producer.resource_id + " at " + producer.host + ":"
+            + std::to_string(producer.data_port) + " is gone (" + caf::to_string(down.reason)
+            + ") before partition " + to_string(channel.partition) + " ended"));
         return;
       }
     }
@@ -66,33 +67,39 @@ private:
   task_inputs& inputs_;
 };
 
-task_inputs::task_inputs(std::shared_ptr<shuffle_environment> shuffle, graph::job_id job, input_owner owner,
+task_inputs::task_inputs(std::shared_ptr<shuffle_environment> shuffle, graph::job_id job,
+                         input_owner owner,
                          std::vector<graph::input_gate_deployment_descriptor> descriptors,
                          std::shared_ptr<result_partition_manager> partitions,
                          std::shared_ptr<transport::connection_cache> connections)
-  : shuffle_(std::move(shuffle)), job_(job), owner_(std::move(owner)), descriptors_(std::move(descriptors)),
-    partitions_(std::move(partitions)), connections_(std::move(connections)), routes_(std::make_unique<routes>(*this)) {}
+  : shuffle_(std::move(shuffle)),
+    job_(job),
+    owner_(std::move(owner)),
+    descriptors_(std::move(descriptors)),
+    partitions_(std::move(partitions)),
+    connections_(std::move(connections)),
+    routes_(std::make_unique<routes>(*this)) {}
 
-expected<std::unique_ptr<task_inputs>> task_inputs::create(std::shared_ptr<shuffle_environment> shuffle,
-                                                          const input_gate_factory& factory,
-                                                          const graph::task_deployment_descriptor& tdd,
-                                                          input_owner owner) {
+expected<std::unique_ptr<task_inputs>> task_inputs::create(
+  std::shared_ptr<shuffle_environment> shuffle, const input_gate_factory& factory,
+  const graph::task_deployment_descriptor& tdd, input_owner owner) {
   auto connections = shuffle->connections();
   auto partitions = shuffle->partitions_of(tdd.job_id);
   auto wake = owner.wake;
   auto task_name = owner.task_name;
-  auto inputs = std::make_unique<task_inputs>(std::move(shuffle), tdd.job_id, std::move(owner), tdd.input_gates,
-                                              partitions, connections);
+  auto inputs = std::make_unique<task_inputs>(std::move(shuffle), tdd.job_id, std::move(owner),
+                                              tdd.input_gates, partitions, connections);
   for (std::size_t g = 0; g < tdd.input_gates.size(); ++g) {
     const auto& descriptor = tdd.input_gates[g];
     std::vector<channel_descriptor> channels;
     for (std::size_t c = 0; c < descriptor.partition_numbers.size(); ++c) {
-      auto producer =
-        c < descriptor.producer_locations.size() ? descriptor.producer_locations[c] : graph::producer_location{};
+      auto producer = c < descriptor.producer_locations.size() ? descriptor.producer_locations[c]
+                                                               : graph::producer_location{};
       // Contract C: local when the producer runs in this process.
-      channels.push_back({result_partition_id{descriptor.consumed_result_id, descriptor.partition_numbers[c]},
-                          static_cast<std::size_t>(descriptor.consumed_subpartition_index),
-                          !connections || connections->is_local(producer)});
+      channels.push_back(
+        {result_partition_id{descriptor.consumed_result_id, descriptor.partition_numbers[c]},
+         static_cast<std::size_t>(descriptor.consumed_subpartition_index),
+         !connections || connections->is_local(producer)});
     }
     auto gate = factory.create(g, channels, *partitions);
     if (!gate)
@@ -134,7 +141,8 @@ expected<unit> task_inputs::request_partitions() {
           break;
         }
         if (ok.error().code != errc::not_found)
-          return make_error(ok.error().code, "task " + owner_.task_name + ": " + ok.error().message);
+          return make_error(ok.error().code,
+                            "task " + owner_.task_name + ": " + ok.error().message);
         // The producer has not registered it yet (Flink retries the partition request); wait
         // for its registration instead of polling.
         if (shuffle_->notify_when_registered(job_, channel.partition, owner_.wake)) {
@@ -150,19 +158,23 @@ expected<unit> task_inputs::request_partitions() {
 expected<unit> task_inputs::connect(std::size_t g, std::size_t c) {
   auto self = owner_.actor ? owner_.actor() : caf::actor{};
   if (!self)
-    return make_error(errc::illegal_state, "task " + owner_.task_name + " has no actor for its remote channels");
+    return make_error(errc::illegal_state,
+                      "task " + owner_.task_name + " has no actor for its remote channels");
   if (!connections_)
-    return make_error(errc::illegal_state, "task " + owner_.task_name + " has a remote channel but no connections");
+    return make_error(errc::illegal_state,
+                      "task " + owner_.task_name + " has a remote channel but no connections");
   const auto& producer = descriptors_.at(g).producer_locations.at(c);
   auto server = connections_->server_of(producer);
   if (!server)
-    return make_error(server.error().code, "task " + owner_.task_name + ": " + server.error().message);
+    return make_error(server.error().code,
+                      "task " + owner_.task_name + ": " + server.error().message);
   // A producer process that dies, or whose node becomes unreachable, fails this task.
   if (!connections_->is_local(producer) && owner_.monitor)
     owner_.monitor(*server);
   auto& remote = static_cast<remote_input_channel&>(gates_[g].gate->channel(c));
   auto& channel = gates_[g].channels[c];
-  channel.client = std::make_unique<transport::remote_channel_client>(self, *server, remote, shuffle_->config(), job_);
+  channel.client = std::make_unique<transport::remote_channel_client>(self, *server, remote,
+                                                                      shuffle_->config(), job_);
   channel.client->request();
   return unit{};
 }
@@ -189,7 +201,8 @@ std::optional<gate_buffer> task_inputs::poll_next() {
 }
 
 bool task_inputs::is_finished() const {
-  return std::all_of(gates_.begin(), gates_.end(), [](const gate_state& s) { return s.gate->is_finished(); });
+  return std::all_of(gates_.begin(), gates_.end(),
+                     [](const gate_state& s) { return s.gate->is_finished(); });
 }
 
 bool task_inputs::on_message(caf::type_erased_tuple& content) {

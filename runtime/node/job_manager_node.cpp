@@ -95,8 +95,8 @@ expected<unit> job_manager_node::start() {
     m.context(resource_manager::endpoint_name), rm_config,
     resource_manager::resource_manager_services{m.rm_election.get(), &m.directory});
   m.publish(resource_manager::endpoint_name, m.resource_manager);
-  m.log->info("Starting RPC endpoint for ResourceManager at flint://{}:{}/{}.", s.rpc_address, m.port,
-              resource_manager::endpoint_name);
+  m.log->info("Starting RPC endpoint for ResourceManager at flint://{}:{}/{}.", s.rpc_address,
+              m.port, resource_manager::endpoint_name);
 
   dispatcher::dispatcher_config d_config;
   d_config.job_master.heartbeat = s.heartbeat;
@@ -108,8 +108,8 @@ expected<unit> job_manager_node::start() {
   d_services.ha = &m.ha;
   d_services.directory = &m.directory;
   d_services.now_ms = [] { return trace::system_now_us() / 1000; };
-  m.dispatcher = m.system->spawn<dispatcher::dispatcher>(m.context(dispatcher::endpoint_name), d_config,
-                                                         std::move(d_services));
+  m.dispatcher = m.system->spawn<dispatcher::dispatcher>(m.context(dispatcher::endpoint_name),
+                                                         d_config, std::move(d_services));
   m.publish(dispatcher::endpoint_name, m.dispatcher);
   m.log->info("Starting RPC endpoint for Dispatcher at flint://{}:{}/{}.", s.rpc_address, m.port,
               dispatcher::endpoint_name);
@@ -117,10 +117,11 @@ expected<unit> job_manager_node::start() {
 #if defined(FLINT_NODE_HAS_BLOB)
   std::error_code ec;
   std::filesystem::create_directories(s.blob_storage_directory, ec);
-  m.blob_server = blob::spawn_blob_server(*m.system, m.context("blob_server"), s.blob_storage_directory);
+  m.blob_server =
+    blob::spawn_blob_server(*m.system, m.context("blob_server"), s.blob_storage_directory);
   m.publish("blob_server", m.blob_server);
-  m.log->info("Started BLOB server at flint://{}:{}/blob_server - storage directory {}.", s.rpc_address,
-              m.port, s.blob_storage_directory.string());
+  m.log->info("Started BLOB server at flint://{}:{}/blob_server - storage directory {}.",
+              s.rpc_address, m.port, s.blob_storage_directory.string());
 #endif
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
   m.trace_server = trace::spawn_trace_server(*m.system, m.context("trace"), *m.recorder);
@@ -180,7 +181,8 @@ rpc::gateway job_manager_node::dispatcher_gateway() const {
   return rpc::gateway(impl_->dispatcher, dispatcher::endpoint_name, leader::standalone_leader_id());
 }
 rpc::gateway job_manager_node::resource_manager_gateway() const {
-  return rpc::gateway(impl_->resource_manager, resource_manager::endpoint_name, leader::standalone_leader_id());
+  return rpc::gateway(impl_->resource_manager, resource_manager::endpoint_name,
+                      leader::standalone_leader_id());
 }
 
 } // namespace flint::node

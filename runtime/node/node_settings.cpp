@@ -19,7 +19,8 @@ namespace {
 
 /// Reads `option` into `out`; the first error wins.
 template <class T, class Out>
-bool read(const config::configuration& cfg, const config::config_option<T>& option, Out& out, error& err) {
+bool read(const config::configuration& cfg, const config::config_option<T>& option, Out& out,
+          error& err) {
   auto v = cfg.get(option);
   if (!v) {
     err = v.error();
@@ -54,13 +55,15 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   std::int64_t threshold = 0;
   config::duration initial{}, max{}, error_delay{}, refused{}, ask{};
   std::string blob_dir;
-  if (!read(cfg, opt::heartbeat_interval, interval, err) || !read(cfg, opt::heartbeat_timeout, timeout, err)
+  if (!read(cfg, opt::heartbeat_interval, interval, err)
+      || !read(cfg, opt::heartbeat_timeout, timeout, err)
       || !read(cfg, opt::heartbeat_rpc_failure_threshold, threshold, err)
       || !read(cfg, opt::cluster_registration_initial_timeout, initial, err)
       || !read(cfg, opt::cluster_registration_max_timeout, max, err)
       || !read(cfg, opt::cluster_registration_error_delay, error_delay, err)
       || !read(cfg, opt::cluster_registration_refused_registration_delay, refused, err)
-      || !read(cfg, opt::rpc_ask_timeout, ask, err) || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err))
+      || !read(cfg, opt::rpc_ask_timeout, ask, err)
+      || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err))
     return err;
   s.heartbeat.interval = duration_cast<milliseconds>(interval);
   s.heartbeat.timeout = duration_cast<milliseconds>(timeout);
@@ -69,8 +72,9 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
     return ok.error();
   s.registration = {initial, max, error_delay, refused};
   s.rpc.ask_timeout = ask;
-  s.blob_storage_directory = blob_dir.empty() ? std::filesystem::temp_directory_path() / "flint-blobs"
-                                              : std::filesystem::path(blob_dir);
+  s.blob_storage_directory = blob_dir.empty()
+    ? std::filesystem::temp_directory_path() / "flint-blobs"
+    : std::filesystem::path(blob_dir);
   return unit{};
 }
 
@@ -109,8 +113,9 @@ expected<task_manager_settings> read_task_manager_settings(const config::configu
       || !read(cfg, opt::taskmanager_slot_timeout, s.slot_timeout, err))
     return err;
   if (slots > 100000)
-    return make_error(errc::invalid_argument, "taskmanager.numberOfTaskSlots: " + std::to_string(slots)
-                                                + " is more than 100000");
+    return make_error(
+      errc::invalid_argument,
+      "taskmanager.numberOfTaskSlots: " + std::to_string(slots) + " is more than 100000");
   s.number_of_slots = static_cast<std::int32_t>(slots);
   // The network stack reads its own keys (unknown ones are ignored).
   std::map<std::string, std::string> values;
@@ -128,7 +133,8 @@ std::string find_connecting_address(const std::string& host, std::uint16_t port)
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_DGRAM;
   addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), std::to_string(port == 0 ? 9 : port).c_str(), &hints, &found) != 0 || !found)
+  if (getaddrinfo(host.c_str(), std::to_string(port == 0 ? 9 : port).c_str(), &hints, &found) != 0
+      || !found)
     return "127.0.0.1";
   std::string out = "127.0.0.1";
   int fd = socket(AF_INET, SOCK_DGRAM, 0);

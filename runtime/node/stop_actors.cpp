@@ -22,12 +22,14 @@ void stop_and_wait(caf::actor_system& sys, const std::vector<caf::actor>& actors
     ++live;
   }
   for (std::size_t i = 0; i < live; ++i)
-    self->receive([](caf::down_msg&) {}, caf::after(std::chrono::seconds(10)) >> [] {
-      make_endpoint_logger("stop_actors")->warn("An endpoint did not stop within 10 s.");
-    });
+    self->receive(
+      [](caf::down_msg&) {},
+      caf::after(std::chrono::seconds(10)) >>
+        [] { make_endpoint_logger("stop_actors")->warn("An endpoint did not stop within 10 s."); });
 }
 
-bool await_detached_actors(caf::actor_system& sys, std::size_t baseline, std::chrono::milliseconds timeout) {
+bool await_detached_actors(caf::actor_system& sys, std::size_t baseline,
+                           std::chrono::milliseconds timeout) {
   // CAF 0.17 signals nothing when a detached actor is destroyed: poll, backing off from 1 ms.
   auto deadline = std::chrono::steady_clock::now() + timeout;
   auto pause = std::chrono::milliseconds{1};

@@ -19,6 +19,7 @@ void stop_and_wait(caf::actor_system& sys, const std::vector<caf::actor>& actors
 /// middleman's broker, which monitors every actor that another node holds a proxy of. CAF 0.17's
 /// actor_system destructor stops the middleman first and then waits for every detached thread,
 /// so destroying the system inside that window can wait forever.
-bool await_detached_actors(caf::actor_system& sys, std::size_t baseline, std::chrono::milliseconds timeout);
+bool await_detached_actors(caf::actor_system& sys, std::size_t baseline,
+                           std::chrono::milliseconds timeout);
 
 } // namespace flint::node

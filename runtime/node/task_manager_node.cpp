@@ -76,9 +76,10 @@ struct task_manager_node::impl {
     task_executor = trace_server = locator = {};
     // Released is not yet destroyed: the system must outlive every task actor (stop_actors.hpp).
     if (system && !await_detached_actors(*system, detached_baseline, std::chrono::seconds(30)))
-      logger()->warn("Task threads were still referenced 30 s after the tasks ended ({} detached actors, {} "
-                   "before any task); stopping the actor system waits for them.",
-                   system->detached_actors(), detached_baseline);
+      logger()->warn(
+        "Task threads were still referenced 30 s after the tasks ended ({} detached actors, {} "
+        "before any task); stopping the actor system waits for them.",
+        system->detached_actors(), detached_baseline);
     if (rpc_port != 0)
       system->middleman().close(rpc_port);
     system.reset();
@@ -86,7 +87,8 @@ struct task_manager_node::impl {
   }
 };
 
-task_manager_node::task_manager_node(task_manager_settings settings, task_manager_node_services services,
+task_manager_node::task_manager_node(task_manager_settings settings,
+                                     task_manager_node_services services,
                                      rpc::node_options caf_options)
   : impl_(std::make_unique<impl>()) {
   impl_->settings = std::move(settings);
@@ -110,11 +112,12 @@ expected<unit> task_manager_node::start() {
   if (m.running)
     return unit{};
   const auto& s = m.settings;
-  logger()->info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.", s.number_of_slots,
-               s.jobmanager_address, s.jobmanager_port);
-  m.host = s.host.empty() ? find_connecting_address(s.jobmanager_address, s.jobmanager_port) : s.host;
-  logger()->info("Using {} address for TaskManager: {}.", s.host.empty() ? "the connecting" : "the configured",
-               m.host);
+  logger()->info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.",
+                 s.number_of_slots, s.jobmanager_address, s.jobmanager_port);
+  m.host =
+    s.host.empty() ? find_connecting_address(s.jobmanager_address, s.jobmanager_port) : s.host;
+  logger()->info("Using {} address for TaskManager: {}.",
+                 s.host.empty() ? "the connecting" : "the configured", m.host);
 
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
@@ -144,8 +147,9 @@ expected<unit> task_manager_node::start() {
   ha_config.jobmanager_port = s.jobmanager_port;
   m.ha = std::make_unique<leader::standalone_ha_services>(*m.system, ha_config);
 
-  m.resource_id = s.resource_id.empty() ? m.host + ":" + std::to_string(m.rpc_port) + "-" + random_suffix()
-                                        : s.resource_id;
+  m.resource_id = s.resource_id.empty()
+    ? m.host + ":" + std::to_string(m.rpc_port) + "-" + random_suffix()
+    : s.resource_id;
   task_executor::task_executor_config te_config;
   te_config.resource_id = std::string(task_executor::endpoint_prefix) + m.resource_id;
   te_config.host = m.host;
@@ -159,18 +163,23 @@ expected<unit> task_manager_node::start() {
   te_services.ha = m.ha.get();
   te_services.directory = &m.directory;
   auto shuffle = m.env->shuffle_ptr();
-  te_services.holds_partitions = [shuffle](const graph::job_id& job) { return shuffle->num_partitions(job) > 0; };
-  te_services.release_job_partitions = [shuffle](const graph::job_id& job) { shuffle->release_job(job); };
-  te_services.release_partitions = [shuffle](const graph::job_id& job,
-                                             const std::vector<graph::intermediate_result_partition_id>& ids) {
-    shuffle->release_partitions(job, ids);
+  te_services.holds_partitions = [shuffle](const graph::job_id& job) {
+    return shuffle->num_partitions(job) > 0;
   };
+  te_services.release_job_partitions = [shuffle](const graph::job_id& job) {
+    shuffle->release_job(job);
+  };
+  te_services.release_partitions =
+    [shuffle](const graph::job_id& job,
+              const std::vector<graph::intermediate_result_partition_id>& ids) {
+      shuffle->release_partitions(job, ids);
+    };
   te_services.invokables = m.services.make_invokables
-                              ? m.services.make_invokables(*m.system, *m.env, m.resource_id)
-                              : streaming::make_stream_task_factory(*m.env);
+    ? m.services.make_invokables(*m.system, *m.env, m.resource_id)
+    : streaming::make_stream_task_factory(*m.env);
   logger()->info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
-  m.task_executor = m.system->spawn<task_executor::task_executor>(m.context(te_config.resource_id), te_config,
-                                                                  std::move(te_services));
+  m.task_executor = m.system->spawn<task_executor::task_executor>(
+    m.context(te_config.resource_id), te_config, std::move(te_services));
   rpc::register_endpoint(m.locator, te_config.resource_id, m.task_executor);
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
   m.trace_server = trace::spawn_trace_server(*m.system, m.context("trace"), *m.recorder);

@@ -38,8 +38,8 @@ struct task_manager_node_services {
   /// Makes the TaskExecutor's task factory from the node's streaming environment and its
   /// resource id. `flint-node` passes the job library factory (api/job_library.hpp: the layer above
   /// the runtime); empty: compiled-in programs of `streaming()`.
-  std::function<task_executor::invokable_factory(caf::actor_system&, streaming::streaming_environment&,
-                                                 const std::string& resource_id)>
+  std::function<task_executor::invokable_factory(
+    caf::actor_system&, streaming::streaming_environment&, const std::string& resource_id)>
     make_invokables;
   /// Where print sinks write (thread-safe); empty: std::cout.
   std::function<void(std::string_view)> write_stdout;
@@ -47,7 +47,8 @@ struct task_manager_node_services {
 
 class task_manager_node {
 public:
-  explicit task_manager_node(task_manager_settings settings, task_manager_node_services services = {},
+  explicit task_manager_node(task_manager_settings settings,
+                             task_manager_node_services services = {},
                              rpc::node_options caf_options = {});
   /// Shuts down if still running.
   ~task_manager_node();

@@ -52,7 +52,8 @@ struct key_group_range {
 };
 
 /// Flink's computeKeyGroupRangeForOperatorIndex.
-inline key_group_range key_group_range_for_operator(int max_parallelism, int parallelism, int index) {
+inline key_group_range key_group_range_for_operator(int max_parallelism, int parallelism,
+                                                    int index) {
   auto mp = static_cast<std::int64_t>(max_parallelism);
   int first = static_cast<int>((index * mp + parallelism - 1) / parallelism);
   int last = static_cast<int>(((index + 1) * mp - 1) / parallelism);

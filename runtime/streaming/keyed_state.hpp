@@ -35,11 +35,11 @@ inline bool same_key(const K& a, const K& b) {
       return word;
     };
     if (n >= 8 && n <= 16)
-      return load(x, std::uint64_t{}) == load(y, std::uint64_t{}) &&
-             load(x + n - 8, std::uint64_t{}) == load(y + n - 8, std::uint64_t{});
+      return load(x, std::uint64_t{}) == load(y, std::uint64_t{})
+        && load(x + n - 8, std::uint64_t{}) == load(y + n - 8, std::uint64_t{});
     if (n >= 4 && n < 8)
-      return load(x, std::uint32_t{}) == load(y, std::uint32_t{}) &&
-             load(x + n - 4, std::uint32_t{}) == load(y + n - 4, std::uint32_t{});
+      return load(x, std::uint32_t{}) == load(y, std::uint32_t{})
+        && load(x + n - 4, std::uint32_t{}) == load(y + n - 4, std::uint32_t{});
     if (n > 16)
       return std::memcmp(x, y, n) == 0;
     for (std::size_t i = 0; i < n; ++i)

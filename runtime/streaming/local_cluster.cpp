@@ -57,19 +57,25 @@ local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_un
     auto shuffle = self->envs[index]->shuffle_ptr();
     minicluster::task_manager_services services;
     services.invokables = make_stream_task_factory(*self->envs[index]);
-    services.holds_partitions = [shuffle](const graph::job_id& job) { return shuffle->num_partitions(job) > 0; };
-    services.release_job_partitions = [shuffle](const graph::job_id& job) { shuffle->release_job(job); };
-    services.release_partitions = [shuffle](const graph::job_id& job,
-                                            const std::vector<graph::intermediate_result_partition_id>& ids) {
-      shuffle->release_partitions(job, ids);
+    services.holds_partitions = [shuffle](const graph::job_id& job) {
+      return shuffle->num_partitions(job) > 0;
     };
+    services.release_job_partitions = [shuffle](const graph::job_id& job) {
+      shuffle->release_job(job);
+    };
+    services.release_partitions =
+      [shuffle](const graph::job_id& job,
+                const std::vector<graph::intermediate_result_partition_id>& ids) {
+        shuffle->release_partitions(job, ids);
+      };
     if (remote) {
       services.host = "127.0.0.1";
       services.data_port = ports[index];
     }
     return services;
   };
-  impl_->cluster = std::make_unique<minicluster::minicluster>(*impl_->system, mc, impl_->recorder.get());
+  impl_->cluster =
+    std::make_unique<minicluster::minicluster>(*impl_->system, mc, impl_->recorder.get());
   impl_->cluster->start();
   impl_->dispatcher = impl_->cluster->await_dispatcher(std::chrono::seconds(30));
 }
@@ -92,19 +98,20 @@ expected<unit> local_cluster::submit(std::shared_ptr<const graph::stream_graph> 
   for (auto& env : impl_->envs)
     env->add_program(stream, job);
   caf::scoped_actor self{*impl_->system, true};
-  auto submitted =
-    impl_->dispatcher->ask_blocking<dispatcher::submit_job>(*self, impl_->who(), dispatcher::submit_job_request{*job});
+  auto submitted = impl_->dispatcher->ask_blocking<dispatcher::submit_job>(
+    *self, impl_->who(), dispatcher::submit_job_request{*job});
   if (!submitted)
     return submitted.error();
   return unit{};
 }
 
-expected<dispatcher::job_result> local_cluster::result(const graph::job_id& job, std::chrono::nanoseconds timeout) {
+expected<dispatcher::job_result> local_cluster::result(const graph::job_id& job,
+                                                       std::chrono::nanoseconds timeout) {
   if (!impl_->dispatcher)
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
   caf::scoped_actor self{*impl_->system, true};
-  auto done = impl_->dispatcher->ask_blocking<dispatcher::request_job_result>(*self, impl_->who(timeout),
-                                                                              dispatcher::job_id_request{job});
+  auto done = impl_->dispatcher->ask_blocking<dispatcher::request_job_result>(
+    *self, impl_->who(timeout), dispatcher::job_id_request{job});
   // The job ended everywhere: its blocking partitions have no reader to wait for. The
   // TaskExecutors release them when the stopping JobMaster disconnects, which is after the result
   // is out; the caller of result() sees them gone already.
@@ -114,9 +121,9 @@ expected<dispatcher::job_result> local_cluster::result(const graph::job_id& job,
   return done;
 }
 
-expected<dispatcher::job_result> local_cluster::execute(std::shared_ptr<const graph::stream_graph> stream,
-                                                        std::shared_ptr<const graph::job_graph> job,
-                                                        std::chrono::nanoseconds timeout) {
+expected<dispatcher::job_result> local_cluster::execute(
+  std::shared_ptr<const graph::stream_graph> stream, std::shared_ptr<const graph::job_graph> job,
+  std::chrono::nanoseconds timeout) {
   auto id = job->job_id;
   if (auto ok = submit(std::move(stream), std::move(job)); !ok)
     return ok.error();
@@ -127,7 +134,8 @@ expected<unit> local_cluster::cancel(const graph::job_id& job) {
   if (!impl_->dispatcher)
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
   caf::scoped_actor self{*impl_->system, true};
-  auto r = impl_->dispatcher->ask_blocking<dispatcher::cancel_job>(*self, impl_->who(), dispatcher::job_id_request{job});
+  auto r = impl_->dispatcher->ask_blocking<dispatcher::cancel_job>(*self, impl_->who(),
+                                                                   dispatcher::job_id_request{job});
   if (!r)
     return r.error();
   return unit{};
@@ -137,8 +145,8 @@ expected<graph::job_status> local_cluster::status(const graph::job_id& job) {
   if (!impl_->dispatcher)
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
   caf::scoped_actor self{*impl_->system, true};
-  auto r = impl_->dispatcher->ask_blocking<dispatcher::request_job_status>(*self, impl_->who(),
-                                                                          dispatcher::job_id_request{job});
+  auto r = impl_->dispatcher->ask_blocking<dispatcher::request_job_status>(
+    *self, impl_->who(), dispatcher::job_id_request{job});
   if (!r)
     return r.error();
   return r->status;

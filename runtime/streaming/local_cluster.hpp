@@ -45,18 +45,20 @@ public:
   local_cluster& operator=(const local_cluster&) = delete;
 
   /// Runs the program to its end (blocking).
-  expected<dispatcher::job_result> execute(std::shared_ptr<const graph::stream_graph> stream,
-                                           std::shared_ptr<const graph::job_graph> job,
-                                           std::chrono::nanoseconds timeout = std::chrono::hours(24));
+  expected<dispatcher::job_result> execute(
+    std::shared_ptr<const graph::stream_graph> stream, std::shared_ptr<const graph::job_graph> job,
+    std::chrono::nanoseconds timeout = std::chrono::hours(24));
   /// Submits without waiting.
-  expected<unit> submit(std::shared_ptr<const graph::stream_graph> stream, std::shared_ptr<const graph::job_graph> job);
+  expected<unit> submit(std::shared_ptr<const graph::stream_graph> stream,
+                        std::shared_ptr<const graph::job_graph> job);
   /// Cancels a job (blocking ask).
   expected<unit> cancel(const graph::job_id& job);
   /// The job's status (blocking ask).
   expected<graph::job_status> status(const graph::job_id& job);
   /// Waits for the job's result, then releases the job's partitions (its blocking ones stay
   /// until then).
-  expected<dispatcher::job_result> result(const graph::job_id& job, std::chrono::nanoseconds timeout);
+  expected<dispatcher::job_result> result(const graph::job_id& job,
+                                          std::chrono::nanoseconds timeout);
 
   /// The streaming environment of TaskExecutor `index` (0-based); all share the first one unless
   /// `remote_channels` is set.

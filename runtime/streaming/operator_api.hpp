@@ -195,7 +195,8 @@ private:
 template <class T>
 class broadcasting_output final : public output<T> {
 public:
-  explicit broadcasting_output(std::vector<std::unique_ptr<output<T>>> outputs) : outputs_(std::move(outputs)) {}
+  explicit broadcasting_output(std::vector<std::unique_ptr<output<T>>> outputs)
+    : outputs_(std::move(outputs)) {}
   void collect(T value) override {
     for (std::size_t i = 0; i + 1 < outputs_.size(); ++i)
       outputs_[i]->collect(value);
@@ -224,8 +225,11 @@ template <class T>
 class record_writer_output final : public output<T> {
 public:
   record_writer_output(const network_output& target, int subtask_index)
-    : writer_(*target.writer), kind_(target.partitioner), max_parallelism_(target.key_group_max_parallelism),
-      channels_(target.writer->num_channels()), rng_(0x5eedULL + static_cast<std::uint64_t>(subtask_index)) {
+    : writer_(*target.writer),
+      kind_(target.partitioner),
+      max_parallelism_(target.key_group_max_parallelism),
+      channels_(target.writer->num_channels()),
+      rng_(0x5eedULL + static_cast<std::uint64_t>(subtask_index)) {
     if (channels_ == 0)
       throw std::logic_error("a network output without channels");
     // RebalancePartitioner starts at a random channel; a subtask-based start spreads the same way
@@ -254,34 +258,33 @@ public:
     auto size = type_serializer<T>::size(value);
     std::size_t channel = 0;
     switch (kind_) {
-    case graph::partitioner_kind::forward:
-    case graph::partitioner_kind::global:
-      break;
-    case graph::partitioner_kind::rebalance:
-      channel = next_;
-      next_ = next_ + 1 == channels_ ? 0 : next_ + 1;
-      break;
-    case graph::partitioner_kind::rescale:
-      next_ = next_ + 1 >= channels_ ? 0 : next_ + 1;
-      channel = next_;
-      break;
-    case graph::partitioner_kind::shuffle:
-      channel = std::uniform_int_distribution<std::size_t>(0, channels_ - 1)(rng_);
-      break;
-    case graph::partitioner_kind::broadcast: {
-      auto record = serialize(value, size);
-      for (std::size_t c = 0; c < channels_; ++c)
-        writer_.emit(record, c);
-      return;
-    }
-    case graph::partitioner_kind::key_group: {
-      // One consumer takes every key group: no need to hash the key here.
-      if (channels_ == 1)
+      case graph::partitioner_kind::forward:
+      case graph::partitioner_kind::global: break;
+      case graph::partitioner_kind::rebalance:
+        channel = next_;
+        next_ = next_ + 1 == channels_ ? 0 : next_ + 1;
         break;
-      int group = assign_to_key_group(key_->key_hash_of(value), max_parallelism_);
-      channel = channel_of_group_[static_cast<std::size_t>(group)];
-      break;
-    }
+      case graph::partitioner_kind::rescale:
+        next_ = next_ + 1 >= channels_ ? 0 : next_ + 1;
+        channel = next_;
+        break;
+      case graph::partitioner_kind::shuffle:
+        channel = std::uniform_int_distribution<std::size_t>(0, channels_ - 1)(rng_);
+        break;
+      case graph::partitioner_kind::broadcast: {
+        auto record = serialize(value, size);
+        for (std::size_t c = 0; c < channels_; ++c)
+          writer_.emit(record, c);
+        return;
+      }
+      case graph::partitioner_kind::key_group: {
+        // One consumer takes every key group: no need to hash the key here.
+        if (channels_ == 1)
+          break;
+        int group = assign_to_key_group(key_->key_hash_of(value), max_parallelism_);
+        channel = channel_of_group_[static_cast<std::size_t>(group)];
+        break;
+      }
     }
     // The common case writes the record once, straight into the channel's buffer; else one pass
     // into the reused scratch array and the writer copies it (across buffers if need be).
@@ -320,8 +323,8 @@ std::unique_ptr<output<T>> make_output(const operator_context& ctx) {
   for (auto* target : ctx.chained_targets) {
     auto* typed = dynamic_cast<one_input_operator<T>*>(target);
     if (!typed)
-      throw std::logic_error("operator " + ctx.operator_name +
-                             " is chained to an operator that takes another record type");
+      throw std::logic_error("operator " + ctx.operator_name
+                             + " is chained to an operator that takes another record type");
     outputs.push_back(std::make_unique<chaining_output<T>>(*typed));
   }
   for (const auto& target : ctx.network_outputs)

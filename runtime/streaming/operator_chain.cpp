@@ -9,15 +9,17 @@
 
 namespace flint::streaming {
 
-expected<operator_chain> build_operator_chain(const job_program& program, const graph::task_deployment_descriptor& tdd,
-                                              const graph::job_vertex& vertex,
-                                              const std::vector<std::unique_ptr<partition_writer>>& writers,
-                                              const chain_hooks& hooks) {
+expected<operator_chain> build_operator_chain(
+  const job_program& program, const graph::task_deployment_descriptor& tdd,
+  const graph::job_vertex& vertex, const std::vector<std::unique_ptr<partition_writer>>& writers,
+  const chain_hooks& hooks) {
   const auto& job = *program.job;
   const auto& stream = *program.stream;
-  int key_groups = tdd.max_parallelism > 0 ? tdd.max_parallelism : default_max_parallelism(tdd.parallelism);
+  int key_groups =
+    tdd.max_parallelism > 0 ? tdd.max_parallelism : default_max_parallelism(tdd.parallelism);
   for (auto e : vertex.inputs)
-    if (job.edges.at(e).partitioner == graph::partitioner_kind::key_group && job.edges[e].key_group_max_parallelism > 0)
+    if (job.edges.at(e).partitioner == graph::partitioner_kind::key_group
+        && job.edges[e].key_group_max_parallelism > 0)
       key_groups = job.edges[e].key_group_max_parallelism;
 
   const auto& chain = vertex.operators;
@@ -27,8 +29,9 @@ expected<operator_chain> build_operator_chain(const job_program& program, const 
   for (std::size_t i = chain.size(); i-- > 0;) {
     const auto& co = chain[i];
     if (!stream.contains(co.stream_node_id))
-      return make_error(errc::invalid_argument, "the program has no operator " + co.name + " (stream node " +
-                                                  std::to_string(co.stream_node_id) + ")");
+      return make_error(errc::invalid_argument,
+                        "the program has no operator " + co.name + " (stream node "
+                          + std::to_string(co.stream_node_id) + ")");
     const auto& node = stream.node(co.stream_node_id);
     if (!node.factory)
       return make_error(errc::invalid_argument, "operator " + co.name + " has no factory");
@@ -47,8 +50,9 @@ expected<operator_chain> build_operator_chain(const job_program& program, const 
     for (int target : co.chained_outputs) {
       auto it = built.find(target);
       if (it == built.end())
-        return make_error(errc::invalid_argument, "operator " + co.name + " is chained to stream node " +
-                                                    std::to_string(target) + ", which is not later in its chain");
+        return make_error(errc::invalid_argument,
+                          "operator " + co.name + " is chained to stream node "
+                            + std::to_string(target) + ", which is not later in its chain");
       ctx.chained_targets.push_back(it->second);
     }
     for (auto e : co.non_chained_outputs) {
@@ -59,8 +63,9 @@ expected<operator_chain> build_operator_chain(const job_program& program, const 
         if (w->partition().id().result == data_set.id)
           writer = w.get();
       if (!writer)
-        return make_error(errc::invalid_argument, "task " + tdd.task_name + " produces no partition of result " +
-                                                    data_set.id.to_string());
+        return make_error(
+          errc::invalid_argument,
+          "task " + tdd.task_name + " produces no partition of result " + data_set.id.to_string());
       network_output out;
       out.writer = writer;
       out.partitioner = edge.partitioner;
@@ -73,19 +78,22 @@ expected<operator_chain> build_operator_chain(const job_program& program, const 
     const auto* runnable = dynamic_cast<const stream_operator_factory*>(node.factory.get());
     auto op = runnable != nullptr ? runnable->create_operator(ctx) : nullptr;
     if (!op)
-      return make_error(errc::invalid_argument, "operator " + co.name + " (" + std::string(node.factory->kind()) +
-                                                  ") cannot run in a stream task");
+      return make_error(errc::invalid_argument,
+                        "operator " + co.name + " (" + std::string(node.factory->kind())
+                          + ") cannot run in a stream task");
     built[co.stream_node_id] = op.get();
     made.operators[i] = std::move(op);
   }
   if (vertex.invokable == graph::task_kind::source_stream_task) {
     made.source = dynamic_cast<source_operator*>(made.operators.front().get());
     if (!made.source)
-      return make_error(errc::invalid_argument, "the head of source task " + tdd.task_name + " is not a source");
+      return make_error(errc::invalid_argument,
+                        "the head of source task " + tdd.task_name + " is not a source");
   } else {
     made.input = dynamic_cast<serialized_input*>(made.operators.front().get());
     if (!made.input)
-      return make_error(errc::invalid_argument, "the head of task " + tdd.task_name + " takes no input");
+      return make_error(errc::invalid_argument,
+                        "the head of task " + tdd.task_name + " takes no input");
   }
   return made;
 }

@@ -44,9 +44,9 @@ struct operator_chain {
 /// Builds `vertex`'s chain tail first, so each operator gets the operators it is chained to; a
 /// non-chained output writes to the writer of its result among `writers` (which must outlive
 /// the chain). Key groups come from the task's max parallelism, or a keyed input edge's.
-expected<operator_chain> build_operator_chain(const job_program& program, const graph::task_deployment_descriptor& tdd,
-                                              const graph::job_vertex& vertex,
-                                              const std::vector<std::unique_ptr<partition_writer>>& writers,
-                                              const chain_hooks& hooks);
+expected<operator_chain> build_operator_chain(
+  const job_program& program, const graph::task_deployment_descriptor& tdd,
+  const graph::job_vertex& vertex, const std::vector<std::unique_ptr<partition_writer>>& writers,
+  const chain_hooks& hooks);
 
 } // namespace flint::streaming

@@ -27,7 +27,9 @@ namespace flint::streaming {
 template <class In, class Out, class Fn = std::function<Out(const In&)>>
 class map_operator final : public one_input_operator<In> {
 public:
-  map_operator(Fn fn, std::unique_ptr<output<Out>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
+  map_operator(Fn fn, std::unique_ptr<output<Out>> out)
+    : fn_(std::move(fn)),
+      out_(std::move(out)) {}
   // The result lives until the outputs return: they only read it (no move into a parameter).
   void process_element(const In& value) override { out_->collect_ref(fn_(value)); }
   void collect_ref(const In& value) override { process_element(value); }
@@ -41,7 +43,9 @@ private:
 template <class In, class Out, class Fn>
 class flat_map_operator final : public one_input_operator<In> {
 public:
-  flat_map_operator(Fn fn, std::unique_ptr<output<Out>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
+  flat_map_operator(Fn fn, std::unique_ptr<output<Out>> out)
+    : fn_(std::move(fn)),
+      out_(std::move(out)) {}
   void process_element(const In& value) override { fn_(value, *out_); }
   void collect_ref(const In& value) override { process_element(value); }
 
@@ -54,7 +58,9 @@ private:
 template <class T, class Fn = std::function<bool(const T&)>>
 class filter_operator final : public one_input_operator<T> {
 public:
-  filter_operator(Fn fn, std::unique_ptr<output<T>> out) : fn_(std::move(fn)), out_(std::move(out)) {}
+  filter_operator(Fn fn, std::unique_ptr<output<T>> out)
+    : fn_(std::move(fn)),
+      out_(std::move(out)) {}
   void process_element(const T& value) override {
     if (fn_(value))
       out_->collect_ref(value);
@@ -84,28 +90,37 @@ class keyed_reduce_operator final : public one_input_operator<T> {
 public:
   keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
                         const operator_context& ctx, std::unique_ptr<output<T>> out)
-    : keyed_reduce_operator(std::move(fn), nullptr, key_extractor<T, K>{std::move(key)}, ctx, std::move(out)) {}
+    : keyed_reduce_operator(std::move(fn), nullptr, key_extractor<T, K>{std::move(key)}, ctx,
+                            std::move(out)) {}
 
-  keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<void(T&, const T&)> fold,
-                        key_extractor<T, K> key, const operator_context& ctx, std::unique_ptr<output<T>> out)
-    : fn_(std::move(fn)), fold_(std::move(fold)), key_(std::move(key)),
-      max_parallelism_(ctx.key_group_max_parallelism), range_(ctx.key_groups), out_(std::move(out)) {}
+  keyed_reduce_operator(std::function<T(const T&, const T&)> fn,
+                        std::function<void(T&, const T&)> fold, key_extractor<T, K> key,
+                        const operator_context& ctx, std::unique_ptr<output<T>> out)
+    : fn_(std::move(fn)),
+      fold_(std::move(fold)),
+      key_(std::move(key)),
+      max_parallelism_(ctx.key_group_max_parallelism),
+      range_(ctx.key_groups),
+      out_(std::move(out)) {}
 
   void process_element(const T& value) override {
     if (key_.field) {
       const K& key = key_.field(value);
       auto hash = key_hash(key);
-      if (auto* current = by_field_.find(hash, [&](const T& entry) { return same_key(key_.field(entry), key); }))
+      if (auto* current =
+            by_field_.find(hash, [&](const T& entry) { return same_key(key_.field(entry), key); }))
         update(*current, value);
       else
         out_->collect_ref(by_field_.insert(hash, key_group_of(hash), value));
     } else {
       K key = key_.select(value);
       auto hash = key_hash(key);
-      if (auto* current = by_selector_.find(hash, [&](const std::pair<K, T>& entry) { return same_key(entry.first, key); }))
+      if (auto* current = by_selector_.find(
+            hash, [&](const std::pair<K, T>& entry) { return same_key(entry.first, key); }))
         update(current->second, value);
       else
-        out_->collect_ref(by_selector_.insert(hash, key_group_of(hash), {std::move(key), value}).second);
+        out_->collect_ref(
+          by_selector_.insert(hash, key_group_of(hash), {std::move(key), value}).second);
     }
   }
 
@@ -119,9 +134,10 @@ private:
   int key_group_of(std::int32_t key_hash) const {
     int group = assign_to_key_group(key_hash, max_parallelism_);
     if (!range_.contains(group))
-      throw std::logic_error("Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup=" +
-                             std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last) +
-                             "}: the record reached the wrong subtask");
+      throw std::logic_error(
+        "Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup="
+        + std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last)
+        + "}: the record reached the wrong subtask");
     return group;
   }
 
@@ -149,9 +165,13 @@ private:
 template <class T>
 class collection_source final : public source_operator {
 public:
-  collection_source(const std::vector<T>& elements, const operator_context& ctx, std::unique_ptr<output<T>> out)
-    : elements_(elements), next_(static_cast<std::size_t>(ctx.subtask_index)),
-      stride_(static_cast<std::size_t>(ctx.parallelism)), yield_(ctx.yield_signal_of()), out_(std::move(out)) {}
+  collection_source(const std::vector<T>& elements, const operator_context& ctx,
+                    std::unique_ptr<output<T>> out)
+    : elements_(elements),
+      next_(static_cast<std::size_t>(ctx.subtask_index)),
+      stride_(static_cast<std::size_t>(ctx.parallelism)),
+      yield_(ctx.yield_signal_of()),
+      out_(std::move(out)) {}
 
   source_status emit_next(std::size_t max_records) override {
     for (std::size_t n = 0; n < max_records && next_ < elements_.size(); ++n) {
@@ -176,7 +196,8 @@ class sequence_source final : public source_operator {
 public:
   sequence_source(std::int64_t from, std::int64_t to, const operator_context& ctx,
                   std::unique_ptr<output<std::int64_t>> out)
-    : yield_(ctx.yield_signal_of()), out_(std::move(out)) {
+    : yield_(ctx.yield_signal_of()),
+      out_(std::move(out)) {
     __int128 total = static_cast<__int128>(to) - from + 1;
     __int128 p = ctx.parallelism, i = ctx.subtask_index;
     next_ = from + total * i / p;
@@ -205,8 +226,12 @@ private:
 /// [i*size/p, (i+1)*size/p).
 class text_file_source final : public source_operator {
 public:
-  text_file_source(std::string path, const operator_context& ctx, std::unique_ptr<output<std::string>> out)
-    : path_(std::move(path)), subtask_(ctx.subtask_index), parallelism_(ctx.parallelism), yield_(ctx.yield_signal_of()),
+  text_file_source(std::string path, const operator_context& ctx,
+                   std::unique_ptr<output<std::string>> out)
+    : path_(std::move(path)),
+      subtask_(ctx.subtask_index),
+      parallelism_(ctx.parallelism),
+      yield_(ctx.yield_signal_of()),
       out_(std::move(out)) {}
   ~text_file_source() override { close(); }
 
@@ -358,7 +383,9 @@ template <class T>
 class text_sink final : public one_input_operator<T> {
 public:
   text_sink(std::string path, const operator_context& ctx)
-    : path_(std::move(path)), subtask_(ctx.subtask_index), parallelism_(ctx.parallelism) {}
+    : path_(std::move(path)),
+      subtask_(ctx.subtask_index),
+      parallelism_(ctx.parallelism) {}
   ~text_sink() override {
     if (file_)
       std::fclose(file_);
@@ -382,7 +409,8 @@ public:
     }
     file_ = std::fopen(target.c_str(), "wb");
     if (!file_)
-      throw std::runtime_error("Cannot open output file " + target.string() + ": " + std::strerror(errno));
+      throw std::runtime_error("Cannot open output file " + target.string() + ": "
+                               + std::strerror(errno));
   }
 
   void process_element(const T& value) override {

@@ -4,9 +4,11 @@
 
 namespace flint::streaming {
 
-partition_writer::partition_writer(std::shared_ptr<network::result_partition> partition, bool* yield,
-                                   bool flush_always)
-  : partition_(std::move(partition)), yield_(yield), flush_always_(flush_always) {}
+partition_writer::partition_writer(std::shared_ptr<network::result_partition> partition,
+                                   bool* yield, bool flush_always)
+  : partition_(std::move(partition)),
+    yield_(yield),
+    flush_always_(flush_always) {}
 
 void partition_writer::emit(std::span<const char> record, std::size_t channel) {
   dirty_ = true;

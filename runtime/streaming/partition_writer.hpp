@@ -19,7 +19,8 @@ namespace flint::streaming {
 class partition_writer final : public record_writer {
 public:
   /// Writes into `partition`; raises `*yield` when out of buffers.
-  partition_writer(std::shared_ptr<network::result_partition> partition, bool* yield, bool flush_always);
+  partition_writer(std::shared_ptr<network::result_partition> partition, bool* yield,
+                   bool flush_always);
 
   void emit(std::span<const char> record, std::size_t channel) override;
   std::size_t num_channels() const override { return partition_->num_subpartitions(); }
@@ -46,7 +47,9 @@ public:
   void flush();
 
   network::result_partition& partition() noexcept { return *partition_; }
-  const std::shared_ptr<network::result_partition>& partition_ptr() const noexcept { return partition_; }
+  const std::shared_ptr<network::result_partition>& partition_ptr() const noexcept {
+    return partition_;
+  }
 
 private:
   struct waiting_record {

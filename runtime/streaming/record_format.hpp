@@ -44,9 +44,11 @@ void format_record(std::string& out, const T& value) {
   } else if constexpr (detail::is_tuple<T>::value) {
     out += '(';
     bool first = true;
-    std::apply([&](const auto&... fields) {
-      ((out += (first ? "" : ","), first = false, format_record(out, fields)), ...);
-    }, value);
+    std::apply(
+      [&](const auto&... fields) {
+        ((out += (first ? "" : ","), first = false, format_record(out, fields)), ...);
+      },
+      value);
     out += ')';
   } else if constexpr (detail::is_vector<T>::value) {
     out += '[';
@@ -56,7 +58,7 @@ void format_record(std::string& out, const T& value) {
       format_record(out, value[i]);
     }
     out += ']';
-  } else if constexpr (requires(std::ostream& os, const T& v) { os << v; }) {
+  } else if constexpr (requires(std::ostream & os, const T& v) { os << v; }) {
     std::ostringstream os;
     os << value;
     out += os.str();

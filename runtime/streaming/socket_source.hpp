@@ -22,7 +22,11 @@ class socket_source final : public source_operator {
 public:
   socket_source(std::string host, int port, char delimiter, const operator_context& ctx,
                 std::unique_ptr<output<std::string>> out)
-    : host_(std::move(host)), port_(port), delimiter_(delimiter), wake_(ctx.wake), yield_(ctx.yield_signal_of()),
+    : host_(std::move(host)),
+      port_(port),
+      delimiter_(delimiter),
+      wake_(ctx.wake),
+      yield_(ctx.yield_signal_of()),
       out_(std::move(out)) {}
   ~socket_source() override { close(); }
 
@@ -31,7 +35,8 @@ public:
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
-    if (int rc = ::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &found); rc != 0)
+    if (int rc = ::getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &found);
+        rc != 0)
       throw std::runtime_error("Cannot resolve " + host_ + ": " + ::gai_strerror(rc));
     for (auto* a = found; a && fd_ < 0; a = a->ai_next) {
       int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);

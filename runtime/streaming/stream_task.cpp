@@ -11,7 +11,9 @@ namespace flint::streaming {
 stream_task::stream_task(job_program program, graph::task_deployment_descriptor tdd,
                          std::shared_ptr<network::shuffle_environment> shuffle,
                          std::function<void(std::string_view)> write_stdout)
-  : program_(std::move(program)), tdd_(std::move(tdd)), shuffle_(std::move(shuffle)),
+  : program_(std::move(program)),
+    tdd_(std::move(tdd)),
+    shuffle_(std::move(shuffle)),
     write_stdout_(std::move(write_stdout)) {
   shuffle_->task_started();
 }
@@ -38,12 +40,14 @@ expected<unit> stream_task::before_invoke() {
     return make_error(errc::invalid_argument, "no program for task " + tdd_.task_name);
   const auto& job = *program_.job;
   if (tdd_.job_id != job.job_id)
-    return make_error(errc::invalid_argument, "task " + tdd_.task_name + " belongs to job " + tdd_.job_id.to_string() +
-                                                " but the program compiled in is job " + job.job_id.to_string());
+    return make_error(errc::invalid_argument,
+                      "task " + tdd_.task_name + " belongs to job " + tdd_.job_id.to_string()
+                        + " but the program compiled in is job " + job.job_id.to_string());
   auto index = job.find_vertex(tdd_.job_vertex_id);
   if (!index)
-    return make_error(errc::not_found, "job " + job.job_id.to_string() + " has no vertex " +
-                                         tdd_.job_vertex_id.to_string());
+    return make_error(
+      errc::not_found,
+      "job " + job.job_id.to_string() + " has no vertex " + tdd_.job_vertex_id.to_string());
   vertex_ = &job.vertices[*index];
   if (vertex_->operators.empty())
     return make_error(errc::invalid_argument, "vertex " + vertex_->name + " has no operators");
@@ -52,13 +56,15 @@ expected<unit> stream_task::before_invoke() {
   buffer_timeout_ms_ = -1;
   for (const auto& op : vertex_->operators)
     if (op.buffer_timeout >= 0)
-      buffer_timeout_ms_ = buffer_timeout_ms_ < 0 ? op.buffer_timeout : std::min(buffer_timeout_ms_, op.buffer_timeout);
+      buffer_timeout_ms_ = buffer_timeout_ms_ < 0 ? op.buffer_timeout
+                                                  : std::min(buffer_timeout_ms_, op.buffer_timeout);
 
   auto partitions = shuffle_->create_partitions(tdd_);
   if (!partitions)
     return partitions.error();
   for (auto& partition : *partitions)
-    writers_.push_back(std::make_unique<partition_writer>(std::move(partition), &yield_, buffer_timeout_ms_ == 0));
+    writers_.push_back(
+      std::make_unique<partition_writer>(std::move(partition), &yield_, buffer_timeout_ms_ == 0));
 
   if (auto built = build_chain(); !built)
     return built;
@@ -72,7 +78,8 @@ expected<unit> stream_task::before_invoke() {
 
 expected<unit> stream_task::create_inputs() {
   network::input_owner owner{
-    tdd_.task_name, waker(), [context = context_] { return context ? context->actor() : caf::actor{}; },
+    tdd_.task_name, waker(),
+    [context = context_] { return context ? context->actor() : caf::actor{}; },
     [context = context_](const caf::actor& whom) {
       if (context)
         context->monitor(whom);
@@ -85,12 +92,14 @@ expected<unit> stream_task::create_inputs() {
   for (std::size_t g = 0; g < deserializers_.size(); ++g)
     deserializers_[g].resize(inputs_->num_channels(g));
   if (!source_ && inputs_->num_gates() == 0)
-    return make_error(errc::invalid_argument, "task " + tdd_.task_name + " has neither a source nor inputs");
+    return make_error(errc::invalid_argument,
+                      "task " + tdd_.task_name + " has neither a source nor inputs");
   return inputs_->request_partitions();
 }
 
 expected<unit> stream_task::build_chain() {
-  auto chain = build_operator_chain(program_, tdd_, *vertex_, writers_, {write_stdout_, waker(), &yield_, interrupt_});
+  auto chain = build_operator_chain(program_, tdd_, *vertex_, writers_,
+                                    {write_stdout_, waker(), &yield_, interrupt_});
   if (!chain)
     return chain.error();
   operators_ = std::move(chain->operators);
@@ -192,7 +201,9 @@ expected<unit> stream_task::run_input() {
     if (next->data.is_event()) {
       if (next->data.buf.kind() == network::buffer_kind::end_of_partition) {
         if (deserializer.has_unfinished_data())
-          return make_error(errc::internal, "task " + tdd_.task_name + ": a record was cut off by end-of-partition");
+          return make_error(
+            errc::internal,
+            "task " + tdd_.task_name + ": a record was cut off by end-of-partition");
         if (inputs_->is_finished()) {
           end_input();
           break;
@@ -235,7 +246,8 @@ expected<bool> stream_task::end_outputs() {
 void stream_task::arm_flush_timer() {
   if (buffer_timeout_ms_ <= 0 || timer_armed_ || !context_)
     return;
-  bool dirty = std::any_of(writers_.begin(), writers_.end(), [](const auto& w) { return w->is_dirty(); });
+  bool dirty =
+    std::any_of(writers_.begin(), writers_.end(), [](const auto& w) { return w->is_dirty(); });
   if (!dirty)
     return;
   timer_armed_ = true;

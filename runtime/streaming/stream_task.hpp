@@ -40,7 +40,8 @@ public:
   static constexpr std::size_t records_per_step = 4096;
 
   stream_task(job_program program, graph::task_deployment_descriptor tdd,
-              std::shared_ptr<network::shuffle_environment> shuffle, std::function<void(std::string_view)> write_stdout);
+              std::shared_ptr<network::shuffle_environment> shuffle,
+              std::function<void(std::string_view)> write_stdout);
   ~stream_task() override;
 
   void attach(std::shared_ptr<task_executor::task_context> context) override;
@@ -50,7 +51,9 @@ public:
   void on_timer(std::uint64_t id) override;
   /// The remote channels' mails (buffers, partition errors, request retries), for the inputs'
   /// router; a mail for a channel already released is dropped.
-  bool on_message(caf::type_erased_tuple& content) override { return inputs_ && inputs_->on_message(content); }
+  bool on_message(caf::type_erased_tuple& content) override {
+    return inputs_ && inputs_->on_message(content);
+  }
 
   /// Remote input channels of this task (0 while every producer is in this process).
   std::size_t num_remote_channels() const { return inputs_ ? inputs_->num_remote_channels() : 0; }

@@ -29,17 +29,24 @@ public:
   /// The process's shuffle: partitions, gates and remote channels
   /// (shuffle().enable_remote_channels(...) serves partitions to other processes).
   network::shuffle_environment& shuffle() noexcept { return *shuffle_; }
-  const std::shared_ptr<network::shuffle_environment>& shuffle_ptr() const noexcept { return shuffle_; }
+  const std::shared_ptr<network::shuffle_environment>& shuffle_ptr() const noexcept {
+    return shuffle_;
+  }
 
   /// Where print sinks write from now on; must be thread-safe.
   void set_stdout(std::function<void(std::string_view)> write) { write_stdout_ = std::move(write); }
-  const std::function<void(std::string_view)>& stdout_writer() const noexcept { return write_stdout_; }
+  const std::function<void(std::string_view)>& stdout_writer() const noexcept {
+    return write_stdout_;
+  }
 
   /// Makes a compiled-in program runnable by the factory of `make_stream_task_factory(env)`.
-  void add_program(std::shared_ptr<const graph::stream_graph> stream, std::shared_ptr<const graph::job_graph> job);
+  void add_program(std::shared_ptr<const graph::stream_graph> stream,
+                   std::shared_ptr<const graph::job_graph> job);
 
   /// Waits (real time) until every stream task released its resources.
-  bool await_tasks_released(std::chrono::milliseconds timeout) const { return shuffle_->await_no_tasks(timeout); }
+  bool await_tasks_released(std::chrono::milliseconds timeout) const {
+    return shuffle_->await_no_tasks(timeout);
+  }
 
 private:
   friend task_executor::invokable_factory make_stream_task_factory(streaming_environment& env);
@@ -53,9 +60,9 @@ private:
 
 /// Stream tasks of one compiled-in job (DESIGN.md "Job code": compiled-in jobs skip the library
 /// step); tasks of any other job fail clearly.
-task_executor::invokable_factory make_stream_task_factory(std::shared_ptr<const graph::stream_graph> stream,
-                                                          std::shared_ptr<const graph::job_graph> job,
-                                                          streaming_environment& env);
+task_executor::invokable_factory make_stream_task_factory(
+  std::shared_ptr<const graph::stream_graph> stream, std::shared_ptr<const graph::job_graph> job,
+  streaming_environment& env);
 
 /// Stream tasks of every program added to `env` with add_program, found by job id.
 task_executor::invokable_factory make_stream_task_factory(streaming_environment& env);

@@ -24,16 +24,20 @@ namespace flint::streaming {
 /// Reads a record's bytes front to back; throws on a truncated record.
 class byte_reader {
 public:
-  explicit byte_reader(std::span<const char> bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+  explicit byte_reader(std::span<const char> bytes)
+    : p_(bytes.data()),
+      end_(bytes.data() + bytes.size()) {}
   void read(void* out, std::size_t n) {
     if (static_cast<std::size_t>(end_ - p_) < n)
-      throw std::runtime_error("record is shorter than its type needs (corrupt or mismatched record)");
+      throw std::runtime_error(
+        "record is shorter than its type needs (corrupt or mismatched record)");
     std::memcpy(out, p_, n);
     p_ += n;
   }
   const char* take(std::size_t n) {
     if (static_cast<std::size_t>(end_ - p_) < n)
-      throw std::runtime_error("record is shorter than its type needs (corrupt or mismatched record)");
+      throw std::runtime_error(
+        "record is shorter than its type needs (corrupt or mismatched record)");
     auto at = p_;
     p_ += n;
     return at;
@@ -71,16 +75,16 @@ constexpr bool serializable() {
   else if constexpr (is_tuple<T>::value)
     return []<std::size_t... I>(std::index_sequence<I...>) {
       return (serializable<std::tuple_element_t<I, T>>() && ...);
-    }(std::make_index_sequence<std::tuple_size_v<T>>{});
-  else if constexpr (is_vector<T>::value)
-    return serializable<typename T::value_type>();
-  else
-    return false;
+    }
+  (std::make_index_sequence<std::tuple_size_v<T>>{});
+  else if constexpr (is_vector<T>::value) return serializable<typename T::value_type>();
+  else return false;
 }
 
 [[noreturn]] inline void unsupported(const char* what, const std::type_info& type) {
-  throw std::runtime_error(std::string("records of type ") + type.name() + " cannot be " + what +
-                           " (supported: numbers, bool, std::string, pair, tuple, vector of these)");
+  throw std::runtime_error(
+    std::string("records of type ") + type.name() + " cannot be " + what
+    + " (supported: numbers, bool, std::string, pair, tuple, vector of these)");
 }
 } // namespace detail
 
@@ -99,12 +103,15 @@ struct type_serializer {
     } else if constexpr (std::is_same_v<T, std::string>) {
       return 4 + value.size();
     } else if constexpr (detail::is_pair<T>::value) {
-      return type_serializer<std::remove_cv_t<typename T::first_type>>::size(value.first) +
-             type_serializer<std::remove_cv_t<typename T::second_type>>::size(value.second);
+      return type_serializer<std::remove_cv_t<typename T::first_type>>::size(value.first)
+        + type_serializer<std::remove_cv_t<typename T::second_type>>::size(value.second);
     } else if constexpr (detail::is_tuple<T>::value) {
-      return std::apply([](const auto&... fields) {
-        return (std::size_t{0} + ... + type_serializer<std::decay_t<decltype(fields)>>::size(fields));
-      }, value);
+      return std::apply(
+        [](const auto&... fields) {
+          return (std::size_t{0} + ...
+                  + type_serializer<std::decay_t<decltype(fields)>>::size(fields));
+        },
+        value);
     } else if constexpr (detail::is_vector<T>::value) {
       if constexpr (std::is_arithmetic_v<typename T::value_type>) {
         return 4 + value.size() * sizeof(typename T::value_type);
@@ -131,11 +138,14 @@ struct type_serializer {
       return out + value.size();
     } else if constexpr (detail::is_pair<T>::value) {
       out = type_serializer<std::remove_cv_t<typename T::first_type>>::write_to(value.first, out);
-      return type_serializer<std::remove_cv_t<typename T::second_type>>::write_to(value.second, out);
+      return type_serializer<std::remove_cv_t<typename T::second_type>>::write_to(value.second,
+                                                                                  out);
     } else if constexpr (detail::is_tuple<T>::value) {
-      std::apply([&](const auto&... fields) {
-        ((out = type_serializer<std::decay_t<decltype(fields)>>::write_to(fields, out)), ...);
-      }, value);
+      std::apply(
+        [&](const auto&... fields) {
+          ((out = type_serializer<std::decay_t<decltype(fields)>>::write_to(fields, out)), ...);
+        },
+        value);
       return out;
     } else if constexpr (detail::is_vector<T>::value) {
       out = type_serializer<std::uint32_t>::write_to(static_cast<std::uint32_t>(value.size()), out);
@@ -176,16 +186,21 @@ struct type_serializer {
       out.clear();
       out.append(in.take(n), n);
     } else if constexpr (detail::is_pair<T>::value) {
-      if constexpr (!std::is_const_v<typename T::first_type> && !std::is_const_v<typename T::second_type>) {
+      if constexpr (!std::is_const_v<
+                      typename T::first_type> && !std::is_const_v<typename T::second_type>) {
         type_serializer<typename T::first_type>::read_into(in, out.first);
         type_serializer<typename T::second_type>::read_into(in, out.second);
       } else {
         out = read(in);
       }
     } else if constexpr (detail::is_tuple<T>::value) {
-      std::apply([&](auto&... fields) {
-        (type_serializer<std::remove_cv_t<std::remove_reference_t<decltype(fields)>>>::read_into(in, fields), ...);
-      }, out);
+      std::apply(
+        [&](auto&... fields) {
+          (type_serializer<std::remove_cv_t<std::remove_reference_t<decltype(fields)>>>::read_into(
+             in, fields),
+           ...);
+        },
+        out);
     } else if constexpr (detail::is_vector<T>::value) {
       auto n = type_serializer<std::uint32_t>::read(in);
       out.resize(n);
@@ -213,7 +228,8 @@ struct type_serializer {
       return [&]<std::size_t... I>(std::index_sequence<I...>) {
         // Braced initialisation evaluates left to right.
         return T{type_serializer<std::tuple_element_t<I, T>>::read(in)...};
-      }(std::make_index_sequence<std::tuple_size_v<T>>{});
+      }
+      (std::make_index_sequence<std::tuple_size_v<T>>{});
     } else if constexpr (detail::is_vector<T>::value) {
       auto n = type_serializer<std::uint32_t>::read(in);
       T out;
@@ -265,8 +281,11 @@ template <class T>
     return static_cast<std::int32_t>(31 * h + static_cast<std::uint32_t>(key_hash(value.second)));
   } else if constexpr (detail::is_tuple<T>::value) {
     std::uint32_t h = 0;
-    std::apply([&](const auto&... fields) { ((h = 31 * h + static_cast<std::uint32_t>(key_hash(fields))), ...); },
-               value);
+    std::apply(
+      [&](const auto&... fields) {
+        ((h = 31 * h + static_cast<std::uint32_t>(key_hash(fields))), ...);
+      },
+      value);
     return static_cast<std::int32_t>(h);
   } else if constexpr (detail::is_vector<T>::value) {
     std::uint32_t h = 1;

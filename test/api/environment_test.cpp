@@ -43,7 +43,8 @@ std::vector<std::string> ids_of_job(const graph::job_graph& job) {
 }
 
 graph::job_graph build_wordcount_in_process(int parallelism) {
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", std::to_string(parallelism)}});
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", std::to_string(parallelism)}});
   examples::build_wordcount(env, {});
   auto job = env.get_job_graph(examples::wordcount_job_name);
   REQUIRE(job.has_value());
@@ -60,12 +61,13 @@ TEST_CASE("the environment reads Flink's configuration keys") {
   CHECK(defaults.buffer_timeout() == 100);
   CHECK(defaults.global_data_exchange_mode() == global_data_exchange_mode::all_edges_pipelined);
 
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", "3"},
-                                         {"pipeline.max-parallelism", "64"},
-                                         {"pipeline.operator-chaining", "false"},
-                                         {"execution.buffer-timeout", "5"},
-                                         {"execution.global-data-exchange-mode", "all_edges_blocking"},
-                                         {"execution.checkpointing.interval", "1000"}});
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", "3"},
+                       {"pipeline.max-parallelism", "64"},
+                       {"pipeline.operator-chaining", "false"},
+                       {"execution.buffer-timeout", "5"},
+                       {"execution.global-data-exchange-mode", "all_edges_blocking"},
+                       {"execution.checkpointing.interval", "1000"}});
   CHECK(env.parallelism() == 3);
   CHECK(env.max_parallelism() == 64);
   CHECK_FALSE(env.is_chaining_enabled());
@@ -81,10 +83,17 @@ TEST_CASE("the environment reads Flink's configuration keys") {
   for (const auto& ds : job->data_sets)
     CHECK(ds.result_type == result_partition_type::blocking);
 
-  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"parallelism.default", "two"}}), std::invalid_argument);
-  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"parallelism.default", "0"}}), std::invalid_argument);
-  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"pipeline.operator-chaining", "maybe"}}), std::invalid_argument);
-  CHECK_THROWS_AS(api::stream_execution_environment(api::configuration{{"execution.global-data-exchange-mode", "x"}}),
+  CHECK_THROWS_AS(
+    api::stream_execution_environment(api::configuration{{"parallelism.default", "two"}}),
+    std::invalid_argument);
+  CHECK_THROWS_AS(
+    api::stream_execution_environment(api::configuration{{"parallelism.default", "0"}}),
+    std::invalid_argument);
+  CHECK_THROWS_AS(
+    api::stream_execution_environment(api::configuration{{"pipeline.operator-chaining", "maybe"}}),
+    std::invalid_argument);
+  CHECK_THROWS_AS(api::stream_execution_environment(
+                    api::configuration{{"execution.global-data-exchange-mode", "x"}}),
                   std::invalid_argument);
 }
 
@@ -92,7 +101,8 @@ TEST_CASE("an empty program has no stream graph") {
   api::stream_execution_environment env;
   auto g = env.get_stream_graph();
   REQUIRE_FALSE(g.has_value());
-  CHECK(g.error().message == "No operators defined in streaming topology. Cannot generate StreamGraph.");
+  CHECK(g.error().message
+        == "No operators defined in streaming topology. Cannot generate StreamGraph.");
 }
 
 TEST_CASE("job vertex ids are equal when the same program is built in two processes") {
@@ -116,15 +126,15 @@ TEST_CASE("job vertex ids change with a uid") {
   auto build = [](const std::string& flat_map_uid, const std::string& map_uid) {
     api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
     env.from_collection(examples::wordcount_default_lines())
-        .flat_map([](const std::string& line) { return examples::split_words(line); })
-        .uid(flat_map_uid)
-        .filter([](const std::string& w) { return !w.empty(); })
-        .uid("filter-1")
-        .map([](const std::string& w) { return std::tuple<std::string, std::int64_t>(w, 1); })
-        .uid(map_uid)
-        .key_by<0>()
-        .sum<1>()
-        .print();
+      .flat_map([](const std::string& line) { return examples::split_words(line); })
+      .uid(flat_map_uid)
+      .filter([](const std::string& w) { return !w.empty(); })
+      .uid("filter-1")
+      .map([](const std::string& w) { return std::tuple<std::string, std::int64_t>(w, 1); })
+      .uid(map_uid)
+      .key_by<0>()
+      .sum<1>()
+      .print();
     auto job = env.get_job_graph();
     REQUIRE(job.has_value());
     return ids_of_job(*job);
@@ -148,21 +158,28 @@ TEST_CASE("job vertex ids change with a uid") {
 
 TEST_CASE("two operators with one uid are refused") {
   api::stream_execution_environment env;
-  env.generate_sequence(0, 1).uid("same").map([](const std::int64_t& x) { return x; }).uid("same").print();
+  env.generate_sequence(0, 1)
+    .uid("same")
+    .map([](const std::int64_t& x) { return x; })
+    .uid("same")
+    .print();
   auto job = env.get_job_graph();
   REQUIRE_FALSE(job.has_value());
-  CHECK(job.error().message.find("Hash collision on user-specified ID \"same\"") != std::string::npos);
+  CHECK(job.error().message.find("Hash collision on user-specified ID \"same\"")
+        != std::string::npos);
 }
 
 TEST_CASE("the wordcount program prints the plan of its file source and text sink") {
-  auto [plan, status] = run(std::string(FLINT_WORDCOUNT_BIN) + " --plan --input /tmp/in.txt --output /tmp/out --parallelism 3");
+  auto [plan, status] = run(std::string(FLINT_WORDCOUNT_BIN)
+                            + " --plan --input /tmp/in.txt --output /tmp/out --parallelism 3");
   REQUIRE(status == 0);
   auto json = nlohmann::json::parse(plan);
   // The file is read in parallel, so the reader chains with the tokenizer.
   REQUIRE(json["nodes"].size() == 2);
   CHECK(json["nodes"][0]["description"] == "aggregation -> Sink: Unnamed");
   CHECK(json["nodes"][0]["parallelism"] == 3);
-  CHECK(json["nodes"][1]["description"] == "Source: Custom File Source -> Flat Map -> Filter -> Map");
+  CHECK(json["nodes"][1]["description"]
+        == "Source: Custom File Source -> Flat Map -> Filter -> Map");
   CHECK(json["nodes"][1]["parallelism"] == 3);
 
   // Without --plan it runs on the embedded MiniCluster: the built-in text, printed with the
@@ -194,7 +211,8 @@ TEST_CASE("a rebuilt program is checked against the submitted job graph") {
   CHECK(refused.error().message.starts_with("the rebuilt program differs from the submitted one"));
 }
 
-TEST_CASE("a job's restart strategy and failover keys become the job's own settings in its JobGraph") {
+TEST_CASE(
+  "a job's restart strategy and failover keys become the job's own settings in its JobGraph") {
   api::configuration config{{"restart-strategy.type", "failure-rate"},
                             {"restart-strategy.failure-rate.delay", "2 s"},
                             {"jobmanager.execution.failover-strategy", "full"},
@@ -211,7 +229,8 @@ TEST_CASE("a job's restart strategy and failover keys become the job's own setti
 
   // set_restart_strategy replaces the whole strategy, keeping the failover key.
   env.set_restart_strategy(api::restart_strategies::exponential_delay_restart(
-    std::chrono::milliseconds(10), std::chrono::milliseconds(100), 2.0, std::chrono::hours(1), 0.0));
+    std::chrono::milliseconds(10), std::chrono::milliseconds(100), 2.0, std::chrono::hours(1),
+    0.0));
   const auto& now = env.job_configuration();
   CHECK(now.at("restart-strategy.type") == "exponential-delay");
   CHECK(now.at("restart-strategy.exponential-delay.initial-backoff") == "10 ms");
@@ -223,16 +242,22 @@ TEST_CASE("a job's restart strategy and failover keys become the job's own setti
   CHECK(env.job_configuration().size() == 2);
 }
 
-TEST_CASE("execution.runtime-mode BATCH makes every exchange blocking, and a bad mode is refused naming the key") {
+TEST_CASE(
+  "execution.runtime-mode BATCH makes every exchange blocking, and a bad mode is refused naming the key") {
   api::stream_execution_environment batch(api::configuration{{"execution.runtime-mode", "batch"}});
   CHECK(batch.global_data_exchange_mode() == graph::global_data_exchange_mode::all_edges_blocking);
-  api::stream_execution_environment streaming(api::configuration{{"execution.runtime-mode", "STREAMING"}});
-  CHECK(streaming.global_data_exchange_mode() == graph::global_data_exchange_mode::all_edges_pipelined);
-  api::stream_execution_environment lower(api::configuration{
-    {"execution.runtime-mode", "BATCH"}, {"execution.global-data-exchange-mode", "FORWARD_EDGES_PIPELINED"}});
-  CHECK(lower.global_data_exchange_mode() == graph::global_data_exchange_mode::forward_edges_pipelined);
+  api::stream_execution_environment streaming(
+    api::configuration{{"execution.runtime-mode", "STREAMING"}});
+  CHECK(streaming.global_data_exchange_mode()
+        == graph::global_data_exchange_mode::all_edges_pipelined);
+  api::stream_execution_environment lower(
+    api::configuration{{"execution.runtime-mode", "BATCH"},
+                       {"execution.global-data-exchange-mode", "FORWARD_EDGES_PIPELINED"}});
+  CHECK(lower.global_data_exchange_mode()
+        == graph::global_data_exchange_mode::forward_edges_pipelined);
   try {
-    api::stream_execution_environment bad(api::configuration{{"execution.runtime-mode", "SOMETIMES"}});
+    api::stream_execution_environment bad(
+      api::configuration{{"execution.runtime-mode", "SOMETIMES"}});
     FAIL("accepted a bad runtime mode");
   } catch (const std::invalid_argument& e) {
     CHECK(std::string(e.what()).find("execution.runtime-mode") != std::string::npos);

@@ -58,7 +58,8 @@ std::shared_ptr<api::job_library> load(const std::string& name) {
   return *library;
 }
 
-graph::job_graph compiled_wordcount(const api::configuration& config, const examples::wordcount_options& options) {
+graph::job_graph compiled_wordcount(const api::configuration& config,
+                                    const examples::wordcount_options& options) {
   api::stream_execution_environment env(config);
   env.set_job_id(fixed_id);
   examples::build_wordcount(env, options);
@@ -97,8 +98,8 @@ TEST_CASE("wordcount.so builds the JobGraph of the compiled-in WordCount, operat
   CHECK(*built->job == compiled);
   CHECK(graph::check_same_program(compiled, *built->job).has_value());
 
-  auto with_files = api::build_job_program(*library, {"--input", "/data/in.txt", "--output", "/data/out"},
-                                                 config, fixed_id);
+  auto with_files = api::build_job_program(
+    *library, {"--input", "/data/in.txt", "--output", "/data/out"}, config, fixed_id);
   REQUIRE(with_files.has_value());
   CHECK(*with_files->job == compiled_wordcount(config, {"/data/in.txt", "/data/out"}));
   // A file source is another operator than the collection source: the ids tell them apart.
@@ -153,7 +154,8 @@ TEST_CASE("an entry point that refuses its arguments or a bad configuration fail
   CHECK(contains(bad_args.error().message, "the entry point of job library"));
   CHECK(contains(bad_args.error().message, "unexpected argument '--bogus'"));
 
-  auto bad_config = api::build_job_program(*library, {}, {{"parallelism.default", "zero"}}, fixed_id);
+  auto bad_config =
+    api::build_job_program(*library, {}, {{"parallelism.default", "zero"}}, fixed_id);
   REQUIRE_FALSE(bad_config.has_value());
   CHECK(bad_config.error().code == errc::invalid_argument);
   CHECK(contains(bad_config.error().message, "parallelism.default"));
@@ -200,7 +202,8 @@ struct blob_node {
     rpc::configure_node(cfg, {});
     sys = std::make_unique<caf::actor_system>(cfg);
     locator = rpc::spawn_endpoint_locator(*sys);
-    server = blob::spawn_blob_server(*sys, rpc::endpoint_context{"blob_server", nullptr, {}}, storage.path);
+    server = blob::spawn_blob_server(*sys, rpc::endpoint_context{"blob_server", nullptr, {}},
+                                     storage.path);
     rpc::register_endpoint(locator, "blob_server", server);
     auto bound = rpc::publish_locator(*sys, locator, 0, "127.0.0.1");
     REQUIRE(bound.has_value());
@@ -253,13 +256,14 @@ struct library_cluster {
 
 /// What `flint run` does: load, build, upload. Returns the submitted JobGraph.
 graph::job_graph client_submits(const blob_node& blobs, const std::string& library_name,
-                                const std::vector<std::string>& args, const api::configuration& config) {
+                                const std::vector<std::string>& args,
+                                const api::configuration& config) {
   auto library = load(library_name);
   graph::job_id id{0xabc, static_cast<std::uint64_t>(std::rand())};
   auto built = api::build_job_program(*library, args, config, id);
   REQUIRE_MESSAGE(built.has_value(), why(built));
-  auto uploaded = api::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args, config,
-                                        *built->job);
+  auto uploaded = api::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args,
+                                  config, *built->job);
   REQUIRE_MESSAGE(uploaded.has_value(), why(uploaded));
   return *built->job;
 }
@@ -274,12 +278,13 @@ TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from t
   auto output = work.path / "out";
   std::string text;
   for (int i = 0; i < 3000; ++i)
-    text += "Line " + std::to_string(i % 97) + ": to be, or NOT to_be; that is the question " +
-            std::to_string(i % 13) + "\n";
+    text += "Line " + std::to_string(i % 97) + ": to be, or NOT to_be; that is the question "
+      + std::to_string(i % 13) + "\n";
   std::ofstream(input) << text;
 
-  auto job = client_submits(blobs, "wordcount.so", {"--input", input.string(), "--output", output.string()},
-                            {{"parallelism.default", "4"}});
+  auto job =
+    client_submits(blobs, "wordcount.so", {"--input", input.string(), "--output", output.string()},
+                   {{"parallelism.default", "4"}});
   auto result = cluster.cluster->execute(job, 4min);
   REQUIRE_MESSAGE(result.has_value(), why(result));
   REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
@@ -288,7 +293,8 @@ TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from t
   CHECK(cluster.cached_libraries() == 1);
 }
 
-TEST_CASE("a TaskExecutor unloads a job's library when the job's last task is gone, and loads it again for the next") {
+TEST_CASE(
+  "a TaskExecutor unloads a job's library when the job's last task is gone, and loads it again for the next") {
   blob_node blobs;
   library_cluster cluster(blobs.port, 1, 2);
   test::temp_directory work{"flint-job-library-unload"};
@@ -298,7 +304,8 @@ TEST_CASE("a TaskExecutor unloads a job's library when the job's last task is go
   for (int run = 1; run <= 2; ++run) {
     CAPTURE(run);
     auto output = work.path / ("out" + std::to_string(run));
-    auto job = client_submits(blobs, "wordcount.so", {"--input", input.string(), "--output", output.string()},
+    auto job = client_submits(blobs, "wordcount.so",
+                              {"--input", input.string(), "--output", output.string()},
                               {{"parallelism.default", "2"}});
     auto result = cluster.cluster->execute(job, 2min);
     REQUIRE_MESSAGE(result.has_value(), why(result));
@@ -317,7 +324,8 @@ TEST_CASE("a TaskExecutor unloads a job's library when the job's last task is go
   CHECK(cluster.cached_libraries() == 1);
 }
 
-TEST_CASE("a TaskExecutor that rebuilds a different program fails the job and names the difference") {
+TEST_CASE(
+  "a TaskExecutor that rebuilds a different program fails the job and names the difference") {
   blob_node blobs;
   library_cluster cluster(blobs.port, 1, 2);
   graph::job_graph job;
@@ -345,8 +353,10 @@ TEST_CASE("a task of a job the blob server does not know fails with the missing 
   auto result = cluster.cluster->execute(*built->job, 2min); // never uploaded
   REQUIRE(result.has_value());
   CHECK(result->status == graph::job_status::failed);
-  CHECK(contains(result->failure_cause, "fetching the package of job " + graph::job_id{0xdead, 0xbeef}.to_string()));
-  CHECK(contains(result->failure_cause, "not_found") + contains(result->failure_cause, "no blob") >= 1);
+  CHECK(contains(result->failure_cause,
+                 "fetching the package of job " + graph::job_id{0xdead, 0xbeef}.to_string()));
+  CHECK(contains(result->failure_cause, "not_found") + contains(result->failure_cause, "no blob")
+        >= 1);
 }
 
 TEST_CASE("a task whose blob server cannot be reached fails with the address named") {

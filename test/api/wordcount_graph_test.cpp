@@ -32,7 +32,8 @@ struct wordcount_fixture {
   }
 };
 
-const stream_edge& edge_between(const stream_graph& g, const std::string& from, const std::string& to) {
+const stream_edge& edge_between(const stream_graph& g, const std::string& from,
+                                const std::string& to) {
   for (const auto& e : g.edges())
     if (g.node(e.source_id).operator_name == from && g.node(e.target_id).operator_name == to)
       return e;
@@ -64,8 +65,9 @@ TEST_CASE_FIXTURE(wordcount_fixture, "wordcount has six stream nodes plus the ke
   std::vector<std::string> names;
   for (const auto& [id, node] : g.nodes())
     names.push_back(node.operator_name);
-  CHECK(names == std::vector<std::string>{"Source: Collection Source", "Flat Map", "Filter", "Map", "aggregation",
-                                          "Sink: Print to Std. Out"});
+  CHECK(names
+        == std::vector<std::string>{"Source: Collection Source", "Flat Map", "Filter", "Map",
+                                    "aggregation", "Sink: Print to Std. Out"});
   REQUIRE(g.virtual_partition_nodes().size() == 1);
   const auto& virtual_node = g.virtual_partition_nodes().begin()->second;
   CHECK(g.node(virtual_node.original_id).operator_name == "Map");
@@ -74,7 +76,8 @@ TEST_CASE_FIXTURE(wordcount_fixture, "wordcount has six stream nodes plus the ke
   CHECK(g.sinks().size() == 1);
 
   CHECK(g.edges().size() == 5);
-  CHECK(edge_between(g, "Source: Collection Source", "Flat Map").partitioner.kind == partitioner_kind::rebalance);
+  CHECK(edge_between(g, "Source: Collection Source", "Flat Map").partitioner.kind
+        == partitioner_kind::rebalance);
   CHECK(edge_between(g, "Flat Map", "Filter").partitioner.kind == partitioner_kind::forward);
   CHECK(edge_between(g, "Filter", "Map").partitioner.kind == partitioner_kind::forward);
   const auto& hash = edge_between(g, "Map", "aggregation");
@@ -83,12 +86,14 @@ TEST_CASE_FIXTURE(wordcount_fixture, "wordcount has six stream nodes plus the ke
   CHECK(hash.partitioner.max_parallelism == 128);
   REQUIRE(hash.partitioner.key);
   CHECK(hash.partitioner.key->description() == "field 0");
-  CHECK(edge_between(g, "aggregation", "Sink: Print to Std. Out").partitioner.kind == partitioner_kind::forward);
+  CHECK(edge_between(g, "aggregation", "Sink: Print to Std. Out").partitioner.kind
+        == partitioner_kind::forward);
 
   for (const auto& [id, node] : g.nodes()) {
     CHECK(node.slot_sharing_group == "default");
-    CHECK(node.task_kind == (node.operator_name.starts_with("Source") ? task_kind::source_stream_task
-                                                                     : task_kind::one_input_stream_task));
+    CHECK(node.task_kind
+          == (node.operator_name.starts_with("Source") ? task_kind::source_stream_task
+                                                       : task_kind::one_input_stream_task));
     CHECK(node.parallelism == (node.operator_name.starts_with("Source") ? 1 : 2));
   }
   CHECK(g.node(2).uid == std::optional<std::string>("flatMap-1"));
@@ -154,11 +159,13 @@ TEST_CASE_FIXTURE(wordcount_fixture, "wordcount's JSON plan has the seed's shape
   std::vector<std::string> keys;
   for (const auto& item : ordered["nodes"][0].items())
     keys.push_back(item.key());
-  CHECK(keys == std::vector<std::string>{"id", "parallelism", "operator", "operator_strategy", "description", "inputs",
-                                         "optimizer_properties"});
+  CHECK(keys
+        == std::vector<std::string>{"id", "parallelism", "operator", "operator_strategy",
+                                    "description", "inputs", "optimizer_properties"});
 }
 
-TEST_CASE_FIXTURE(wordcount_fixture, "wordcount's execution graph has five subtasks and one pipelined region") {
+TEST_CASE_FIXTURE(wordcount_fixture,
+                  "wordcount's execution graph has five subtasks and one pipelined region") {
   auto built = execution_graph::build(job());
   REQUIRE_MESSAGE(built.has_value(), built.error().to_string());
   const auto& eg = *built;
@@ -171,8 +178,10 @@ TEST_CASE_FIXTURE(wordcount_fixture, "wordcount's execution graph has five subta
   CHECK(eg.job_vertex_of(2).name == "aggregation -> Sink: Print to Std. Out");
 
   const auto& agg = eg.job_vertices()[2];
-  CHECK(eg.task_name_with_subtask(agg.first_vertex) == "aggregation -> Sink: Print to Std. Out (1/2)");
-  CHECK(eg.task_name_with_subtask(agg.first_vertex + 1) == "aggregation -> Sink: Print to Std. Out (2/2)");
+  CHECK(eg.task_name_with_subtask(agg.first_vertex)
+        == "aggregation -> Sink: Print to Std. Out (1/2)");
+  CHECK(eg.task_name_with_subtask(agg.first_vertex + 1)
+        == "aggregation -> Sink: Print to Std. Out (2/2)");
   CHECK(eg.task_name_with_subtask(0) == "Source: Collection Source (1/1)");
 
   // Each aggregation subtask consumes both map partitions, through one shared group.
@@ -184,10 +193,11 @@ TEST_CASE_FIXTURE(wordcount_fixture, "wordcount's execution graph has five subta
     CHECK(group.first_partition == map_result.first_partition);
     CHECK(group.size == 2);
     for (std::uint32_t p = 0; p < group.size; ++p)
-      CHECK(eg.partitions()[group.first_partition + p].producer == eg.job_vertices()[1].first_vertex + p);
+      CHECK(eg.partitions()[group.first_partition + p].producer
+            == eg.job_vertices()[1].first_vertex + p);
   }
-  CHECK(eg.vertices()[agg.first_vertex].consumed_partition_groups ==
-        eg.vertices()[agg.first_vertex + 1].consumed_partition_groups);
+  CHECK(eg.vertices()[agg.first_vertex].consumed_partition_groups
+        == eg.vertices()[agg.first_vertex + 1].consumed_partition_groups);
   for (std::uint32_t p = map_result.first_partition; p < map_result.first_partition + 2; ++p)
     CHECK(eg.number_of_subpartitions(p) == 2);
 
@@ -201,15 +211,16 @@ TEST_CASE_FIXTURE(wordcount_fixture, "wordcount's execution graph has five subta
 TEST_CASE("with a parallel source at parallelism 2 the source chains into flat map") {
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
   env.generate_sequence(1, 1000)
-      .flat_map([](const std::int64_t& n) { return examples::split_words("line " + std::to_string(n)); })
-      .uid("flatMap-1")
-      .filter([](const std::string& w) { return !w.empty(); })
-      .uid("filter-1")
-      .map([](const std::string& w) { return std::pair<std::string, int>(w, 1); })
-      .uid("map-1")
-      .key_by<0>()
-      .sum<1>()
-      .print();
+    .flat_map(
+      [](const std::int64_t& n) { return examples::split_words("line " + std::to_string(n)); })
+    .uid("flatMap-1")
+    .filter([](const std::string& w) { return !w.empty(); })
+    .uid("filter-1")
+    .map([](const std::string& w) { return std::pair<std::string, int>(w, 1); })
+    .uid("map-1")
+    .key_by<0>()
+    .sum<1>()
+    .print();
   auto job = env.get_job_graph();
   REQUIRE(job.has_value());
   REQUIRE(job->vertices.size() == 2);
@@ -225,10 +236,12 @@ TEST_CASE("a non-parallel source refuses a parallelism above 1 with Flink's mess
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
   auto words = env.from_elements(std::string("a"), std::string("b"));
   CHECK(words.transformation()->parallelism() == 1);
-  CHECK_THROWS_WITH_AS(words.set_parallelism(2), "The parallelism of non parallel operator must be 1.",
+  CHECK_THROWS_WITH_AS(words.set_parallelism(2),
+                       "The parallelism of non parallel operator must be 1.",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(env.socket_text_stream("localhost", 9999).set_parallelism(3),
-                       "The parallelism of non parallel operator must be 1.", std::invalid_argument);
+                       "The parallelism of non parallel operator must be 1.",
+                       std::invalid_argument);
   // The text file source reads in parallel (one split per subtask).
   CHECK_NOTHROW(env.read_text_file("/tmp/x").set_parallelism(2));
   CHECK_NOTHROW(words.set_parallelism(1));

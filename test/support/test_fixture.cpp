@@ -41,7 +41,8 @@ rpc::endpoint_context test_fixture::context(std::string endpoint_id,
 }
 
 fake_endpoint::fake_endpoint(caf::actor_config& cfg, rpc::endpoint_context ctx, setup_fn setup)
-  : rpc::rpc_endpoint(cfg, std::move(ctx)), setup_(std::move(setup)) {}
+  : rpc::rpc_endpoint(cfg, std::move(ctx)),
+    setup_(std::move(setup)) {}
 
 void fake_endpoint::on_start() {
   if (setup_)

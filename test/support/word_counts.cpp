@@ -36,7 +36,8 @@ std::map<std::string, std::int64_t> plain_count(const std::string& text) {
   std::map<std::string, std::int64_t> counts;
   std::string word;
   for (char c : text) {
-    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool alnum =
+      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (alnum) {
       word += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     } else if (!word.empty()) {

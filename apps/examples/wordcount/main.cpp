@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
     options.output = output;
 
   try {
-    flint::api::stream_execution_environment env({{"parallelism.default", std::to_string(parallelism)}});
+    flint::api::stream_execution_environment env(
+      {{"parallelism.default", std::to_string(parallelism)}});
     flint::examples::build_wordcount(env, options);
     if (plan) {
       auto json = env.get_execution_plan(flint::examples::wordcount_job_name);
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
     if (options.input) {
       std::error_code ec;
       if (!std::filesystem::is_regular_file(*options.input, ec)) {
-        std::cerr << "wordcount: input file " << *options.input << " does not exist or is not a regular file\n";
+        std::cerr << "wordcount: input file " << *options.input
+                  << " does not exist or is not a regular file\n";
         return 1;
       }
     }
@@ -74,8 +76,9 @@ int main(int argc, char** argv) {
     cluster_options.task_managers = task_managers;
     cluster_options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
     flint::streaming::local_cluster cluster(cluster_options);
-    auto result = cluster.execute(std::make_shared<const flint::graph::stream_graph>(std::move(*stream)),
-                                  std::make_shared<const flint::graph::job_graph>(std::move(*job)));
+    auto result =
+      cluster.execute(std::make_shared<const flint::graph::stream_graph>(std::move(*stream)),
+                      std::make_shared<const flint::graph::job_graph>(std::move(*job)));
     if (!result) {
       std::cerr << "wordcount: the job could not run: " << result.error().to_string() << "\n";
       return 1;
@@ -85,8 +88,8 @@ int main(int argc, char** argv) {
                 << (result->failure_cause.empty() ? "" : ": " + result->failure_cause) << "\n";
       return 1;
     }
-    std::cerr << "wordcount: job " << result->job_id.to_string() << " finished in " << result->net_runtime_ms
-              << " ms\n";
+    std::cerr << "wordcount: job " << result->job_id.to_string() << " finished in "
+              << result->net_runtime_ms << " ms\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "wordcount: " << e.what() << "\n";

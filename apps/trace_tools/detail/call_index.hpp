@@ -27,10 +27,10 @@ struct call_index {
       const auto& r = records[i];
       if (r.trace.span_id == 0)
         continue;
-      auto& slot = r.dir == direction::send      ? send
-                   : r.dir == direction::receive ? receive
-                   : r.dir == direction::reply   ? reply
-                                                 : response;
+      auto& slot = r.dir == direction::send ? send
+        : r.dir == direction::receive       ? receive
+        : r.dir == direction::reply         ? reply
+                                            : response;
       slot.emplace(r.trace.span_id, i); // the first wins if a span repeats
     }
   }

@@ -20,12 +20,14 @@ namespace flint::blob {
 inline constexpr std::chrono::seconds default_blob_timeout{60};
 
 /// Stores `bytes` and returns its content key.
-expected<std::string> upload_blob(caf::actor_system& sys, const caf::actor& blob_server, std::string_view bytes,
+expected<std::string> upload_blob(caf::actor_system& sys, const caf::actor& blob_server,
+                                  std::string_view bytes,
                                   std::chrono::nanoseconds timeout = default_blob_timeout);
 
 /// The blob under `key` (a content key or a job package key); a fetched content blob is checked
 /// against its key.
-expected<std::string> fetch_blob(caf::actor_system& sys, const caf::actor& blob_server, const std::string& key,
+expected<std::string> fetch_blob(caf::actor_system& sys, const caf::actor& blob_server,
+                                 const std::string& key,
                                  std::chrono::nanoseconds timeout = default_blob_timeout);
 
 /// Stores a job's package (job_package.hpp) under job_package_key(`job_id_hex`); returns the key.

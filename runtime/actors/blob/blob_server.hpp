@@ -34,6 +34,7 @@ private:
 };
 
 /// Spawns a blob server storing its blobs in `storage_dir` (created when missing).
-caf::actor spawn_blob_server(caf::actor_system& sys, rpc::endpoint_context ctx, std::filesystem::path storage_dir);
+caf::actor spawn_blob_server(caf::actor_system& sys, rpc::endpoint_context ctx,
+                             std::filesystem::path storage_dir);
 
 } // namespace flint::blob

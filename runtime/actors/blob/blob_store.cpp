@@ -22,8 +22,9 @@ expected<fs::path> make_blob_storage_directory() {
     return make_error(errc::internal, "no temporary directory for the blob store: " + ec.message());
   std::string pattern = (base / "flint-blobStore-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr)
-    return make_error(errc::internal, "cannot create a blob store directory under " + base.string() + ": "
-                                        + std::strerror(errno));
+    return make_error(
+      errc::internal,
+      "cannot create a blob store directory under " + base.string() + ": " + std::strerror(errno));
   return fs::path(pattern);
 }
 
@@ -36,10 +37,12 @@ expected<unit> blob_store::write(const std::string& key, std::span<const char> d
   std::error_code ec;
   fs::create_directories(directory_, ec);
   if (ec)
-    return make_error(errc::internal, "cannot create the blob storage directory " + directory_.string() + ": "
-                                        + ec.message());
+    return make_error(
+      errc::internal,
+      "cannot create the blob storage directory " + directory_.string() + ": " + ec.message());
   // A name no other writer uses: this store's process and a counter.
-  auto temp = directory_ / (".incoming-" + key + "-" + std::to_string(::getpid()) + "-" + std::to_string(next_temp_++));
+  auto temp = directory_
+    / (".incoming-" + key + "-" + std::to_string(::getpid()) + "-" + std::to_string(next_temp_++));
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
@@ -53,15 +56,18 @@ expected<unit> blob_store::write(const std::string& key, std::span<const char> d
   if (ec) {
     std::error_code ignored;
     fs::remove(temp, ignored);
-    return make_error(errc::internal, "cannot store blob " + key + " in " + directory_.string() + ": " + ec.message());
+    return make_error(
+      errc::internal,
+      "cannot store blob " + key + " in " + directory_.string() + ": " + ec.message());
   }
   return unit{};
 }
 
 expected<std::string> blob_store::put(std::span<const char> data) {
   if (data.size() > max_blob_size)
-    return make_error(errc::rejected, "a blob of " + std::to_string(data.size()) + " bytes is over the limit of "
-                                        + std::to_string(max_blob_size) + " bytes");
+    return make_error(errc::rejected,
+                      "a blob of " + std::to_string(data.size()) + " bytes is over the limit of "
+                        + std::to_string(max_blob_size) + " bytes");
   auto key = content_key({data.data(), data.size()});
   std::error_code ec;
   if (fs::is_regular_file(directory_ / key, ec))
@@ -71,13 +77,16 @@ expected<std::string> blob_store::put(std::span<const char> data) {
   return key;
 }
 
-expected<std::string> blob_store::put_job_package(std::string_view job_id_hex, std::span<const char> data) {
+expected<std::string> blob_store::put_job_package(std::string_view job_id_hex,
+                                                  std::span<const char> data) {
   auto key = job_package_key(job_id_hex);
   if (!is_valid_key(key) || is_content_key(key))
     return make_error(errc::invalid_argument, "not a job id: '" + std::string(job_id_hex) + "'");
   if (data.size() > max_blob_size)
-    return make_error(errc::rejected, "a job package of " + std::to_string(data.size())
-                                        + " bytes is over the limit of " + std::to_string(max_blob_size) + " bytes");
+    return make_error(errc::rejected,
+                      "a job package of " + std::to_string(data.size())
+                        + " bytes is over the limit of " + std::to_string(max_blob_size)
+                        + " bytes");
   if (auto ok = write(key, data); !ok)
     return ok.error();
   return key;
@@ -95,7 +104,8 @@ expected<std::vector<char>> blob_store::get(std::string_view key) const {
   in.seekg(0, std::ios::beg);
   std::vector<char> data(size);
   if (size > 0 && !in.read(data.data(), static_cast<std::streamsize>(size)))
-    return make_error(errc::internal, "cannot read blob " + std::string(key) + " from " + path.string());
+    return make_error(errc::internal,
+                      "cannot read blob " + std::string(key) + " from " + path.string());
   return data;
 }
 

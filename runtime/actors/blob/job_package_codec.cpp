@@ -37,17 +37,18 @@ std::vector<char> encode_job_package(const job_package& x) {
 }
 
 expected<job_package> decode_job_package(std::span<const char> bytes) {
-  return wire::read<schema::JobPackage>(bytes, "job package", [](schema::JobPackage::Reader r) -> expected<job_package> {
-    job_package out;
-    out.library_key = text(r.getLibraryKey());
-    out.library_name = text(r.getLibraryName());
-    for (auto a : r.getArgs())
-      out.args.push_back(text(a));
-    for (auto e : r.getConfig())
-      out.config[text(e.getKey())] = text(e.getValue());
-    out.job_graph = from_data(r.getJobGraph());
-    return out;
-  });
+  return wire::read<schema::JobPackage>(bytes, "job package",
+                                        [](schema::JobPackage::Reader r) -> expected<job_package> {
+                                          job_package out;
+                                          out.library_key = text(r.getLibraryKey());
+                                          out.library_name = text(r.getLibraryName());
+                                          for (auto a : r.getArgs())
+                                            out.args.push_back(text(a));
+                                          for (auto e : r.getConfig())
+                                            out.config[text(e.getKey())] = text(e.getValue());
+                                          out.job_graph = from_data(r.getJobGraph());
+                                          return out;
+                                        });
 }
 
 } // namespace flint::blob

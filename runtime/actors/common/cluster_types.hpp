@@ -36,8 +36,7 @@ struct resource_profile {
   /// Whether a slot with this profile can serve a request for `required`.
   bool is_matching(const resource_profile& required) const noexcept {
     return required.is_unknown() || is_unknown()
-           || (cpu_cores >= required.cpu_cores
-               && task_heap_memory_mb >= required.task_heap_memory_mb);
+      || (cpu_cores >= required.cpu_cores && task_heap_memory_mb >= required.task_heap_memory_mb);
   }
   std::string to_string() const;
   friend bool operator==(const resource_profile&, const resource_profile&) = default;

@@ -29,8 +29,8 @@ inline std::vector<char> encode_data(const graph::task_deployment_descriptor& td
 }
 
 inline expected<unit> decode_data(capnp::Data::Reader d, graph::task_deployment_descriptor& out) {
-  auto tdd = graph::decode_task_deployment_descriptor(
-    {reinterpret_cast<const char*>(d.begin()), d.size()});
+  auto tdd =
+    graph::decode_task_deployment_descriptor({reinterpret_cast<const char*>(d.begin()), d.size()});
   if (!tdd)
     return tdd.error();
   out = std::move(*tdd);

@@ -6,8 +6,8 @@
 
 namespace flint::dispatcher {
 
-dispatcher::dispatcher(caf::actor_config& cfg, rpc::endpoint_context ctx,
-                       dispatcher_config config, dispatcher_services services)
+dispatcher::dispatcher(caf::actor_config& cfg, rpc::endpoint_context ctx, dispatcher_config config,
+                       dispatcher_services services)
   : rpc::rpc_endpoint(cfg, std::move(ctx)),
     config_(std::move(config)),
     services_(std::move(services)) {}
@@ -37,33 +37,34 @@ rpc::gateway dispatcher::job_master_gateway(const graph::job_id& id, const runni
 void dispatcher::on_start() {
   using rpc::fencing;
 
-  handle_async<submit_job>(fencing::fenced, [this](submit_job_request req,
-                                                   rpc::reply_to<rpc::ack> reply) mutable {
-    auto id = req.job_graph.job_id;
-    // A job whose restart or failover settings are bad is refused here, naming the key.
-    if (auto failover = job_master::make_failover_settings(config_.job_master.configuration, req.job_graph);
-        !failover) {
-      reply(make_error(errc::invalid_argument, "Job " + id.to_string() + " was refused: "
-                                                  + failover.error().message));
-      return;
-    }
-    auto now = services_.now_ms ? services_.now_ms() : 0;
-    if (auto added = state_.add_job(req.job_graph, now); !added) {
-      reply(added.error());
-      return;
-    }
-    auto& job = jobs_[id];
-    job.graph = std::move(req.job_graph);
-    job.runner = std::make_unique<job_master_runner>(
-      *this, "job_master_runner/" + id.to_string(), services_.ha->job_master_election(id),
-      [this, id](const rpc::fencing_token& token) { start_job_master(id, token); },
-      [this, id] {
-        if (auto i = jobs_.find(id); i != jobs_.end() && i->second.job_master)
-          stop_job_master(i->second);
-      });
-    job.runner->start();
-    reply(rpc::ack{});
-  });
+  handle_async<submit_job>(
+    fencing::fenced, [this](submit_job_request req, rpc::reply_to<rpc::ack> reply) mutable {
+      auto id = req.job_graph.job_id;
+      // A job whose restart or failover settings are bad is refused here, naming the key.
+      if (auto failover =
+            job_master::make_failover_settings(config_.job_master.configuration, req.job_graph);
+          !failover) {
+        reply(make_error(errc::invalid_argument,
+                         "Job " + id.to_string() + " was refused: " + failover.error().message));
+        return;
+      }
+      auto now = services_.now_ms ? services_.now_ms() : 0;
+      if (auto added = state_.add_job(req.job_graph, now); !added) {
+        reply(added.error());
+        return;
+      }
+      auto& job = jobs_[id];
+      job.graph = std::move(req.job_graph);
+      job.runner = std::make_unique<job_master_runner>(
+        *this, "job_master_runner/" + id.to_string(), services_.ha->job_master_election(id),
+        [this, id](const rpc::fencing_token& token) { start_job_master(id, token); },
+        [this, id] {
+          if (auto i = jobs_.find(id); i != jobs_.end() && i->second.job_master)
+            stop_job_master(i->second);
+        });
+      job.runner->start();
+      reply(rpc::ack{});
+    });
 
   handle_async<list_jobs>(fencing::fenced, [this](rpc::ack, rpc::reply_to<job_list> reply) mutable {
     // Running jobs report their current status; the reply waits for all of them.
@@ -93,28 +94,28 @@ void dispatcher::on_start() {
     }
   });
 
-  handle_async<cancel_job>(fencing::fenced, [this](job_id_request req,
-                                                   rpc::reply_to<rpc::ack> reply) mutable {
-    auto i = jobs_.find(req.job_id);
-    if (i == jobs_.end()) {
-      if (auto d = state_.details(req.job_id))
-        reply(make_error(errc::illegal_state,
-                         "Job " + req.job_id.to_string() + " is already in terminal state "
-                           + std::string(graph::to_string(d->status)) + "."));
-      else
-        reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
-      return;
-    }
-    if (!i->second.job_master) {
-      // No JobMaster yet: the job ends here.
-      job_reached_terminal_state({req.job_id, graph::job_status::canceled, {}});
-      reply(rpc::ack{});
-      return;
-    }
-    job_master_gateway(req.job_id, i->second)
-      .ask<job_master::cancel>(*this, rpc::ack{},
-                               [reply](expected<rpc::ack> r) mutable { reply(std::move(r)); });
-  });
+  handle_async<cancel_job>(
+    fencing::fenced, [this](job_id_request req, rpc::reply_to<rpc::ack> reply) mutable {
+      auto i = jobs_.find(req.job_id);
+      if (i == jobs_.end()) {
+        if (auto d = state_.details(req.job_id))
+          reply(make_error(errc::illegal_state,
+                           "Job " + req.job_id.to_string() + " is already in terminal state "
+                             + std::string(graph::to_string(d->status)) + "."));
+        else
+          reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
+        return;
+      }
+      if (!i->second.job_master) {
+        // No JobMaster yet: the job ends here.
+        job_reached_terminal_state({req.job_id, graph::job_status::canceled, {}});
+        reply(rpc::ack{});
+        return;
+      }
+      job_master_gateway(req.job_id, i->second)
+        .ask<job_master::cancel>(*this, rpc::ack{},
+                                 [reply](expected<rpc::ack> r) mutable { reply(std::move(r)); });
+    });
 
   handle_async<request_job_status>(
     fencing::fenced,
@@ -140,19 +141,19 @@ void dispatcher::on_start() {
       reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
     });
 
-  handle_async<request_job_result>(fencing::fenced, [this](job_id_request req,
-                                                           rpc::reply_to<job_result> reply) mutable {
-    if (auto r = state_.result(req.job_id)) {
-      reply(*r);
-      return;
-    }
-    auto i = jobs_.find(req.job_id);
-    if (i == jobs_.end()) {
-      reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
-      return;
-    }
-    i->second.waiting_for_result.push_back(std::move(reply));
-  });
+  handle_async<request_job_result>(
+    fencing::fenced, [this](job_id_request req, rpc::reply_to<job_result> reply) mutable {
+      if (auto r = state_.result(req.job_id)) {
+        reply(*r);
+        return;
+      }
+      auto i = jobs_.find(req.job_id);
+      if (i == jobs_.end()) {
+        reply(make_error(errc::not_found, "Job " + req.job_id.to_string() + " not found."));
+        return;
+      }
+      i->second.waiting_for_result.push_back(std::move(reply));
+    });
 
   // Flink's Dispatcher#onStop: stop the running JobMasters and terminate only once they did.
   set_down_handler([this](caf::down_msg& down) {
@@ -199,8 +200,8 @@ void dispatcher::start_job_master(const graph::job_id& id, const rpc::fencing_to
   };
   rpc::endpoint_context ctx{std::string(job_master::endpoint_prefix) + id.to_string(), recorder(),
                             rpc_settings()};
-  job.job_master = spawn<job_master::job_master>(ctx, job.graph, token, config_.job_master,
-                                                 std::move(services));
+  job.job_master =
+    spawn<job_master::job_master>(ctx, job.graph, token, config_.job_master, std::move(services));
   job.job_master_id = token;
   if (services_.directory != nullptr)
     services_.directory->put(ctx.endpoint_id, job.job_master);

@@ -58,4 +58,3 @@ struct request_job_result {
 };
 
 } // namespace flint::dispatcher
-

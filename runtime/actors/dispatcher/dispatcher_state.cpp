@@ -4,11 +4,13 @@ namespace flint::dispatcher {
 
 expected<unit> dispatcher_state::add_job(const graph::job_graph& job, std::int64_t now_ms) {
   if (is_running(job.job_id) || is_archived(job.job_id))
-    return make_error(errc::rejected, "Job has already been submitted: " + job.job_id.to_string()
-                                        + " (" + job.name + ")");
+    return make_error(
+      errc::rejected,
+      "Job has already been submitted: " + job.job_id.to_string() + " (" + job.name + ")");
   if (auto valid = job.validate(); !valid)
-    return make_error(errc::invalid_argument, "The job graph of job " + job.job_id.to_string()
-                                                + " is invalid: " + valid.error().message);
+    return make_error(
+      errc::invalid_argument,
+      "The job graph of job " + job.job_id.to_string() + " is invalid: " + valid.error().message);
   if (job.vertices.empty())
     return make_error(errc::invalid_argument,
                       "The job graph of job " + job.job_id.to_string() + " has no vertices.");
@@ -30,8 +32,9 @@ expected<unit> dispatcher_state::finish_job(const graph::job_id& id, graph::job_
   if (i == running_.end())
     return make_error(errc::not_found, "Job " + id.to_string() + " is not running.");
   if (!graph::is_globally_terminal(status))
-    return make_error(errc::illegal_state, "Job " + id.to_string() + " cannot end in state "
-                                             + std::string(graph::to_string(status)));
+    return make_error(
+      errc::illegal_state,
+      "Job " + id.to_string() + " cannot end in state " + std::string(graph::to_string(status)));
   archived a;
   a.details = i->second;
   a.details.status = status;
@@ -42,14 +45,16 @@ expected<unit> dispatcher_state::finish_job(const graph::job_id& id, graph::job_
   return unit{};
 }
 
-void dispatcher_state::set_final_report(const graph::job_id& id, job_master::job_status_response report) {
+void dispatcher_state::set_final_report(const graph::job_id& id,
+                                        job_master::job_status_response report) {
   if (auto i = archive_.find(id); i != archive_.end()) {
     report.status = i->second.details.status;
     i->second.report = std::move(report);
   }
 }
 
-std::optional<job_master::job_status_response> dispatcher_state::final_report(const graph::job_id& id) const {
+std::optional<job_master::job_status_response> dispatcher_state::final_report(
+  const graph::job_id& id) const {
   auto i = archive_.find(id);
   if (i == archive_.end())
     return std::nullopt;

@@ -14,8 +14,7 @@ expected<long long> parse_integer(const std::string& key, const std::string& tex
   long long value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc{} || end != text.data() + text.size())
-    return make_error(errc::invalid_argument,
-                      key + ": '" + text + "' is not an integer");
+    return make_error(errc::invalid_argument, key + ": '" + text + "' is not an integer");
   return value;
 }
 
@@ -23,11 +22,11 @@ expected<long long> parse_integer(const std::string& key, const std::string& tex
 
 expected<unit> heartbeat_config::validate() const {
   if (interval.count() <= 0)
-    return make_error(errc::invalid_argument, std::string(interval_key) + " must be positive, got "
-                                                + ms(interval));
+    return make_error(errc::invalid_argument,
+                      std::string(interval_key) + " must be positive, got " + ms(interval));
   if (timeout.count() <= 0)
-    return make_error(errc::invalid_argument, std::string(timeout_key) + " must be positive, got "
-                                                + ms(timeout));
+    return make_error(errc::invalid_argument,
+                      std::string(timeout_key) + " must be positive, got " + ms(timeout));
   if (timeout <= interval)
     return make_error(errc::invalid_argument,
                       std::string(timeout_key) + " (" + ms(timeout) + ") must be larger than "
@@ -60,8 +59,8 @@ expected<heartbeat_config> heartbeat_config::from_settings(
     if (!v)
       return v.error();
     if (*v < -1 || *v > 1'000'000)
-      return make_error(errc::invalid_argument, std::string(rpc_failure_threshold_key)
-                                                  + " out of range: " + i->second);
+      return make_error(errc::invalid_argument,
+                        std::string(rpc_failure_threshold_key) + " out of range: " + i->second);
     config.rpc_failure_threshold = static_cast<int>(*v);
   }
   if (auto ok = config.validate(); !ok)

@@ -31,7 +31,8 @@ struct heartbeat_config {
 
   /// Reads the three keys (durations as integer milliseconds, as Flink writes them) from
   /// `settings`, keeping the defaults of absent keys, then validates the result.
-  static expected<heartbeat_config> from_settings(const std::map<std::string, std::string>& settings);
+  static expected<heartbeat_config> from_settings(
+    const std::map<std::string, std::string>& settings);
 };
 
 } // namespace flint::heartbeat

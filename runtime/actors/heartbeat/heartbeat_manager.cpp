@@ -11,7 +11,11 @@ namespace flint::heartbeat {
 struct heartbeat_manager::core : std::enable_shared_from_this<core> {
   core(heartbeat_role r, resource_id own, heartbeat_config cfg, heartbeat_listener& l,
        std::shared_ptr<main_thread_executor> exec)
-    : role(r), own_id(std::move(own)), config(cfg), listener(l), executor(std::move(exec)) {}
+    : role(r),
+      own_id(std::move(own)),
+      config(cfg),
+      listener(l),
+      executor(std::move(exec)) {}
 
   heartbeat_role role;
   resource_id own_id;
@@ -137,8 +141,9 @@ void heartbeat_manager::monitor_target(const resource_id& id, heartbeat_target t
   if (core_->stopped || core_->monitors.contains(id))
     return;
   core_->monitors.emplace(
-    id, heartbeat_monitor::start(id, std::move(target), core_->executor, core_->listener,
-                                 core_->config.timeout, core_->config.rpc_failure_threshold));
+    id,
+    heartbeat_monitor::start(id, std::move(target), core_->executor, core_->listener,
+                             core_->config.timeout, core_->config.rpc_failure_threshold));
 }
 
 void heartbeat_manager::unmonitor_target(const resource_id& id) {
@@ -169,7 +174,8 @@ std::optional<time_point> heartbeat_manager::last_heartbeat_from(const resource_
   return std::nullopt;
 }
 
-std::shared_ptr<const heartbeat_monitor> heartbeat_manager::monitor_of(const resource_id& id) const {
+std::shared_ptr<const heartbeat_monitor> heartbeat_manager::monitor_of(
+  const resource_id& id) const {
   return core_->find(id);
 }
 

@@ -15,8 +15,8 @@ std::shared_ptr<heartbeat_monitor> heartbeat_monitor::start(
 
 heartbeat_monitor::heartbeat_monitor(passkey, resource_id id, heartbeat_target target,
                                      std::shared_ptr<main_thread_executor> executor,
-                                     heartbeat_listener& listener,
-                                     std::chrono::nanoseconds timeout, int rpc_failure_threshold)
+                                     heartbeat_listener& listener, std::chrono::nanoseconds timeout,
+                                     int rpc_failure_threshold)
   : id_(std::move(id)),
     target_(std::move(target)),
     executor_(std::move(executor)),

@@ -50,8 +50,9 @@ heartbeat_target::call_fn gateway_call(rpc::gateway gw, rpc::rpc_endpoint& self,
 /// `ReceiveMethod`.
 template <class RequestMethod = request_heartbeat_method,
           class ReceiveMethod = receive_heartbeat_method>
-heartbeat_target make_heartbeat_target(rpc::gateway gw, rpc::rpc_endpoint& self,
-                                       std::optional<std::chrono::nanoseconds> timeout = std::nullopt) {
+heartbeat_target make_heartbeat_target(
+  rpc::gateway gw, rpc::rpc_endpoint& self,
+  std::optional<std::chrono::nanoseconds> timeout = std::nullopt) {
   heartbeat_target target;
   target.request_heartbeat = detail::gateway_call<RequestMethod>(gw, self, timeout);
   target.receive_heartbeat = detail::gateway_call<ReceiveMethod>(std::move(gw), self, timeout);

@@ -19,10 +19,13 @@ public:
   /// `timed_out` starts the timeout cause, `peer` names the peer in the unreachable one: with
   /// ("The heartbeat of TaskManager", "TaskManager") a lost `id` is reported as "The heartbeat of
   /// TaskManager with id <id> timed out." or "TaskManager with id <id> is no longer reachable."
-  peer_heartbeat_listener(std::string timed_out, std::string peer, lost_fn lost, report_fn report = {},
-                          retrieve_fn retrieve = {})
-    : timed_out_(std::move(timed_out)), peer_(std::move(peer)), lost_(std::move(lost)),
-      report_(std::move(report)), retrieve_(std::move(retrieve)) {}
+  peer_heartbeat_listener(std::string timed_out, std::string peer, lost_fn lost,
+                          report_fn report = {}, retrieve_fn retrieve = {})
+    : timed_out_(std::move(timed_out)),
+      peer_(std::move(peer)),
+      lost_(std::move(lost)),
+      report_(std::move(report)),
+      retrieve_(std::move(retrieve)) {}
 
   void notify_heartbeat_timeout(const resource_id& id) override {
     lost_(id, timed_out_ + " with id " + id + " timed out.");
@@ -34,7 +37,9 @@ public:
     if (report_)
       report_(id, data);
   }
-  payload retrieve_payload(const resource_id& id) override { return retrieve_ ? retrieve_(id) : payload{}; }
+  payload retrieve_payload(const resource_id& id) override {
+    return retrieve_ ? retrieve_(id) : payload{};
+  }
 
 private:
   std::string timed_out_;

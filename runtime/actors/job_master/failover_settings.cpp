@@ -4,7 +4,8 @@
 
 namespace flint::job_master {
 
-config::configuration job_configuration(const config::configuration& cluster, const graph::job_graph& job) {
+config::configuration job_configuration(const config::configuration& cluster,
+                                        const graph::job_graph& job) {
   auto merged = cluster;
   const bool job_sets_restart = std::any_of(
     job.execution_config.job_configuration.begin(), job.execution_config.job_configuration.end(),

@@ -16,7 +16,8 @@ struct failover_settings {
 };
 
 /// The cluster's configuration with the job's `job_configuration` entries over it.
-config::configuration job_configuration(const config::configuration& cluster, const graph::job_graph& job);
+config::configuration job_configuration(const config::configuration& cluster,
+                                        const graph::job_graph& job);
 
 /// Both strategies of `job`; errc::invalid_argument naming the key when a setting is bad (an
 /// unknown strategy, negative attempts, a malformed duration). The Dispatcher calls it at

@@ -22,9 +22,12 @@ using graph::job_status;
 // -- listeners ----------------------------------------------------------------------------------------
 
 /// Leader retrieval calls from any thread: hop into the main thread first.
-class job_master::resource_manager_leader_listener final : public leader::leader_retrieval_listener {
+class job_master::resource_manager_leader_listener final
+  : public leader::leader_retrieval_listener {
 public:
-  explicit resource_manager_leader_listener(job_master& self) : self_(self), handle_(self.address()) {}
+  explicit resource_manager_leader_listener(job_master& self)
+    : self_(self),
+      handle_(self.address()) {}
   void notify_leader_address(const leader::leader_address& address,
                              const rpc::fencing_token& session_id) override {
     auto handle = caf::actor_cast<caf::actor>(handle_);
@@ -79,12 +82,12 @@ void job_master::on_start() {
   logger_->info("Initializing job " + job_graph_.name + " (" + job_id_.to_string() + ").");
   auto failover = make_failover_settings(config_.configuration, job_graph_);
   if (!failover) {
-    fail_before_start("Could not start job " + job_id_.to_string() + ": " + failover.error().message);
+    fail_before_start("Could not start job " + job_id_.to_string() + ": "
+                      + failover.error().message);
     return;
   }
-  logger_->info("Using restart back off time strategy "
-                + failover->restart_strategy->description() + " for " + job_graph_.name + " ("
-                + job_id_.to_string() + ").");
+  logger_->info("Using restart back off time strategy " + failover->restart_strategy->description()
+                + " for " + job_graph_.name + " (" + job_id_.to_string() + ").");
   auto graph = graph::execution_graph::build(std::move(job_graph_));
   if (!graph) {
     fail_before_start("Could not create the ExecutionGraph of job " + job_id_.to_string() + ": "
@@ -104,27 +107,31 @@ void job_master::on_start() {
   settings.failover_strategy = std::move(failover->failover_strategy);
   settings.clock = [this] {
     return epoch_at_start_
-           + std::chrono::duration_cast<std::chrono::nanoseconds>(clock().now() - clock_at_start_);
+      + std::chrono::duration_cast<std::chrono::nanoseconds>(clock().now() - clock_at_start_);
   };
-  state_.set_scheduler(std::make_unique<scheduler>(std::move(*graph), std::move(settings),
-                                                   static_cast<scheduler_actions&>(*this), logger_));
+  state_.set_scheduler(std::make_unique<scheduler>(
+    std::move(*graph), std::move(settings), static_cast<scheduler_actions&>(*this), logger_));
   start_job_master_services();
-  logger_->info("Starting execution of job " + state_.job_scheduler()->graph().job_graph().name + " ("
-                + job_id_.to_string() + ") under job master id " + token().to_string() + ".");
+  logger_->info("Starting execution of job " + state_.job_scheduler()->graph().job_graph().name
+                + " (" + job_id_.to_string() + ") under job master id " + token().to_string()
+                + ".");
   reset_and_start_scheduler();
 }
 
 void job_master::fail_before_start(const std::string& cause) {
   logger_->error(cause);
   state_.fail_before_start(cause);
-  run_async([this] { job_reached_terminal_state(job_status::failed, state_.result()->failure_cause); });
+  run_async(
+    [this] { job_reached_terminal_state(job_status::failed, state_.result()->failure_cause); });
 }
 
 void job_master::start_job_master_services() {
   // Heartbeats: we request from TaskExecutors, the ResourceManager requests from us.
   tm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
     "Heartbeat of TaskManager", "TaskManager",
-    [this](const heartbeat::resource_id& id, const std::string& cause) { disconnect_task_manager(id, cause); });
+    [this](const heartbeat::resource_id& id, const std::string& cause) {
+      disconnect_task_manager(id, cause);
+    });
   rm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
     "The heartbeat of ResourceManager", "ResourceManager",
     [this](const heartbeat::resource_id&, const std::string& cause) {
@@ -143,8 +150,8 @@ void job_master::start_job_master_services() {
   pool_config.rpc_timeout = rpc_settings().ask_timeout;
   pool_config.job_master_address = endpoint_id();
   auto pool_id = slot_pool::endpoint_prefix + job_id_.to_string();
-  pool_config.logger = std::make_shared<spdlog::logger>(pool_id, logger_->sinks().begin(),
-                                                        logger_->sinks().end());
+  pool_config.logger =
+    std::make_shared<spdlog::logger>(pool_id, logger_->sinks().begin(), logger_->sinks().end());
   pool_config.logger->set_level(logger_->level());
   rpc::endpoint_context pool_ctx{slot_pool::endpoint_prefix + job_id_.to_string(), recorder(),
                                  rpc_settings()};
@@ -210,67 +217,70 @@ void job_master::on_exit() {
 void job_master::register_methods() {
   using rpc::fencing;
 
-  handle<register_task_manager>(fencing::fenced, [this](register_task_manager_request req)
-                                                   -> expected<task_manager_registration_response> {
-    const auto& id = req.location.id;
-    if (state_.is_registered_task_manager(id))
+  handle<register_task_manager>(
+    fencing::fenced,
+    [this](register_task_manager_request req) -> expected<task_manager_registration_response> {
+      const auto& id = req.location.id;
+      if (state_.is_registered_task_manager(id))
+        return task_manager_registration_response{task_manager_registration_success{endpoint_id()}};
+      if (!slot_pool_ || !state_.accepts_task_managers())
+        return task_manager_registration_response{registration::registration_decline{
+          "The JobMaster of job " + job_id_.to_string() + " is not running."}};
+      auto peer = caller();
+      if (!peer && services_.directory != nullptr)
+        peer = services_.directory->lookup(req.task_executor_address).value_or(caf::actor{});
+      if (!peer)
+        return task_manager_registration_response{registration::registration_decline{
+          "no handle for TaskExecutor " + req.task_executor_address}};
+      if (services_.directory != nullptr)
+        services_.directory->put(req.task_executor_address, peer);
+      rpc::gateway te(peer, req.task_executor_address, token(), job_id_.to_string());
+      state_.add_task_manager(
+        id, task_manager_connection{req.task_executor_address, req.location, te}, peer.address());
+      // A TaskExecutor whose process or link goes away is noticed when CAF drops its connection,
+      // not only at the heartbeat timeout (Flink needs heartbeat.timeout; FLINK-23209).
+      monitor(peer);
+      slot_pool_gateway().ask<slot_pool::register_task_manager>(
+        *this, slot_pool::register_task_manager_request{id}, [this, id](expected<rpc::ack> r) {
+          if (!r)
+            logger_->warn("Could not register TaskManager " + id
+                          + " at the SlotPool: " + r.error().to_string());
+        });
+      tm_heartbeats_->monitor_target(
+        id,
+        heartbeat::make_heartbeat_target<task_executor::heartbeat_from_job_manager,
+                                         task_executor::heartbeat_from_job_manager>(te, *this));
+      logger_->info("Registered TaskManager " + id + " (" + req.task_executor_address + ") for job "
+                    + job_id_.to_string() + ".");
       return task_manager_registration_response{task_manager_registration_success{endpoint_id()}};
-    if (!slot_pool_ || !state_.accepts_task_managers())
-      return task_manager_registration_response{
-        registration::registration_decline{"The JobMaster of job " + job_id_.to_string()
-                                           + " is not running."}};
-    auto peer = caller();
-    if (!peer && services_.directory != nullptr)
-      peer = services_.directory->lookup(req.task_executor_address).value_or(caf::actor{});
-    if (!peer)
-      return task_manager_registration_response{registration::registration_decline{
-        "no handle for TaskExecutor " + req.task_executor_address}};
-    if (services_.directory != nullptr)
-      services_.directory->put(req.task_executor_address, peer);
-    rpc::gateway te(peer, req.task_executor_address, token(), job_id_.to_string());
-    state_.add_task_manager(id, task_manager_connection{req.task_executor_address, req.location, te},
-                            peer.address());
-    // A TaskExecutor whose process or link goes away is noticed when CAF drops its connection,
-    // not only at the heartbeat timeout (Flink needs heartbeat.timeout; FLINK-23209).
-    monitor(peer);
-    slot_pool_gateway().ask<slot_pool::register_task_manager>(
-      *this, slot_pool::register_task_manager_request{id}, [this, id](expected<rpc::ack> r) {
-        if (!r)
-          logger_->warn("Could not register TaskManager " + id + " at the SlotPool: "
-                        + r.error().to_string());
-      });
-    tm_heartbeats_->monitor_target(
-      id, heartbeat::make_heartbeat_target<task_executor::heartbeat_from_job_manager,
-                                           task_executor::heartbeat_from_job_manager>(te, *this));
-    logger_->info("Registered TaskManager " + id + " (" + req.task_executor_address + ") for job "
-                  + job_id_.to_string() + ".");
-    return task_manager_registration_response{task_manager_registration_success{endpoint_id()}};
-  });
+    });
 
-  handle_async<offer_slots>(fencing::fenced, [this](offer_slots_request req,
-                                                    rpc::reply_to<offer_slots_response> reply) mutable {
-    auto tm = state_.known_task_manager(req.task_manager);
-    if (!tm) {
-      reply(tm.error());
-      return;
-    }
-    slot_pool::offer_slots_request forward{(*tm)->location, (*tm)->address, req.offers};
-    slot_pool_gateway().ask<slot_pool::offer_slots>(
-      *this, forward,
-      [reply](expected<offer_slots_response> accepted) mutable { reply(std::move(accepted)); });
-  });
+  handle_async<offer_slots>(
+    fencing::fenced,
+    [this](offer_slots_request req, rpc::reply_to<offer_slots_response> reply) mutable {
+      auto tm = state_.known_task_manager(req.task_manager);
+      if (!tm) {
+        reply(tm.error());
+        return;
+      }
+      slot_pool::offer_slots_request forward{(*tm)->location, (*tm)->address, req.offers};
+      slot_pool_gateway().ask<slot_pool::offer_slots>(
+        *this, forward,
+        [reply](expected<offer_slots_response> accepted) mutable { reply(std::move(accepted)); });
+    });
 
-  handle<update_task_execution_state>(fencing::fenced, [this](cluster::task_execution_state state)
-                                                         -> expected<rpc::ack> {
-    auto* scheduler = state_.job_scheduler();
-    if (scheduler == nullptr)
-      return make_error(errc::illegal_state, "The JobMaster of job " + job_id_.to_string()
-                                               + " has no ExecutionGraph.");
-    auto updated = scheduler->update_task_execution_state(state);
-    if (!updated)
-      return updated.error();
-    return rpc::ack{};
-  });
+  handle<update_task_execution_state>(
+    fencing::fenced, [this](cluster::task_execution_state state) -> expected<rpc::ack> {
+      auto* scheduler = state_.job_scheduler();
+      if (scheduler == nullptr)
+        return make_error(
+          errc::illegal_state,
+          "The JobMaster of job " + job_id_.to_string() + " has no ExecutionGraph.");
+      auto updated = scheduler->update_task_execution_state(state);
+      if (!updated)
+        return updated.error();
+      return rpc::ack{};
+    });
 
   handle<cancel>(fencing::fenced, [this](rpc::ack) -> expected<rpc::ack> {
     if (auto* scheduler = state_.job_scheduler())
@@ -282,32 +292,32 @@ void job_master::register_methods() {
     return state_.status_report();
   });
 
-  handle<heartbeat_from_task_manager>(fencing::fenced, [this](heartbeat::heartbeat_request req)
-                                                         -> expected<rpc::ack> {
-    if (tm_heartbeats_)
-      tm_heartbeats_->receive_heartbeat(req.origin, std::move(req.data));
-    return rpc::ack{};
-  });
+  handle<heartbeat_from_task_manager>(
+    fencing::fenced, [this](heartbeat::heartbeat_request req) -> expected<rpc::ack> {
+      if (tm_heartbeats_)
+        tm_heartbeats_->receive_heartbeat(req.origin, std::move(req.data));
+      return rpc::ack{};
+    });
 
-  handle<heartbeat_from_resource_manager>(fencing::unfenced, [this](heartbeat::heartbeat_request req)
-                                                               -> expected<rpc::ack> {
-    if (rm_heartbeats_)
-      rm_heartbeats_->request_heartbeat(req.origin, std::move(req.data));
-    return rpc::ack{};
-  });
+  handle<heartbeat_from_resource_manager>(
+    fencing::unfenced, [this](heartbeat::heartbeat_request req) -> expected<rpc::ack> {
+      if (rm_heartbeats_)
+        rm_heartbeats_->request_heartbeat(req.origin, std::move(req.data));
+      return rpc::ack{};
+    });
 
-  handle<flint::job_master::disconnect_task_manager>(fencing::fenced, [this](disconnect_task_manager_request req)
-                                                     -> expected<rpc::ack> {
-    disconnect_task_manager(req.resource_id, req.cause);
-    return rpc::ack{};
-  });
+  handle<flint::job_master::disconnect_task_manager>(
+    fencing::fenced, [this](disconnect_task_manager_request req) -> expected<rpc::ack> {
+      disconnect_task_manager(req.resource_id, req.cause);
+      return rpc::ack{};
+    });
 
-  handle<disconnect_resource_manager>(fencing::fenced, [this](disconnect_resource_manager_request req)
-                                                         -> expected<rpc::ack> {
-    if (state_.is_resource_manager(req.resource_manager_id))
-      reconnect_to_resource_manager(req.cause);
-    return rpc::ack{};
-  });
+  handle<disconnect_resource_manager>(
+    fencing::fenced, [this](disconnect_resource_manager_request req) -> expected<rpc::ack> {
+      if (state_.is_resource_manager(req.resource_manager_id))
+        reconnect_to_resource_manager(req.cause);
+      return rpc::ack{};
+    });
 
   handle<fail_slot>(fencing::fenced, [this](fail_slot_request req) -> expected<rpc::ack> {
     // An empty TaskManager id is the ResourceManager's notifyAllocationFailure.
@@ -318,8 +328,8 @@ void job_master::register_methods() {
       slot_pool_gateway().tell<slot_pool::fail_allocation>(
         *this, slot_pool::fail_allocation_request{req.allocation_id, req.cause});
     if (auto* scheduler = state_.job_scheduler())
-      scheduler->fail_slot(req.allocation_id, "Slot " + req.allocation_id.to_string()
-                                                 + " failed: " + req.cause);
+      scheduler->fail_slot(req.allocation_id,
+                           "Slot " + req.allocation_id.to_string() + " failed: " + req.cause);
     return rpc::ack{};
   });
 }
@@ -330,14 +340,11 @@ void job_master::notify_resource_manager_leader(const leader::leader_address& ad
                                                 const cluster::resource_manager_id& id) {
   switch (state_.notify_resource_manager_leader(address, id)) {
     case resource_manager_leader_change::ignore:
-    case resource_manager_leader_change::unchanged:
-      return;
+    case resource_manager_leader_change::unchanged: return;
     case resource_manager_leader_change::lost:
       close_resource_manager_connection("ResourceManager leader lost.", false);
       return;
-    case resource_manager_leader_change::connect:
-      connect_to_resource_manager(address, id);
-      return;
+    case resource_manager_leader_change::connect: connect_to_resource_manager(address, id); return;
   }
 }
 
@@ -356,7 +363,8 @@ void job_master::connect_to_resource_manager(const leader::leader_address& addre
   // The SlotPool resolves the ResourceManager through the directory.
   if (services_.directory != nullptr && !services_.directory->lookup(address.endpoint_id))
     services_.directory->put(address.endpoint_id, handle);
-  logger_->info("Connecting to ResourceManager " + address.endpoint_id + "(" + id.to_string() + ")");
+  logger_->info("Connecting to ResourceManager " + address.endpoint_id + "(" + id.to_string()
+                + ")");
   rpc::gateway gw(handle, address.endpoint_id, id);
   auto generation = state_.begin_resource_manager_connection(gw, id, address.endpoint_id);
   resource_manager::job_master_registration_request req{token(), endpoint_id(), endpoint_id(),
@@ -367,11 +375,10 @@ void job_master::connect_to_resource_manager(const leader::leader_address& addre
     registration::retrying_registration<resource_manager::job_master_registration_success>>(
     *this, "ResourceManager", config_.registration,
     [this, gw, req, attempts](std::chrono::nanoseconds timeout, auto done) {
-      logger_->info("Registration at ResourceManager attempt " + std::to_string(++*attempts)
-                    + " (timeout="
-                    + std::to_string(
-                      std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count())
-                    + "ms)");
+      logger_->info(
+        "Registration at ResourceManager attempt " + std::to_string(++*attempts) + " (timeout="
+        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count())
+        + "ms)");
       gw.ask<resource_manager::register_job_manager>(*this, req, std::move(done), timeout);
     },
     [this, generation](resource_manager::job_master_registration_success success) {
@@ -390,7 +397,8 @@ void job_master::on_registered_at_resource_manager(
   rm_heartbeats_->monitor_target(
     rm.resource_id,
     heartbeat::make_heartbeat_target<resource_manager::heartbeat_from_job_manager,
-                                     resource_manager::heartbeat_from_job_manager>(rm.gateway, *this));
+                                     resource_manager::heartbeat_from_job_manager>(rm.gateway,
+                                                                                   *this));
   slot_pool_gateway().ask<slot_pool::connect_to_resource_manager>(
     *this, slot_pool::connect_to_resource_manager_request{rm.id, rm.address},
     [this](expected<rpc::ack> r) {
@@ -465,8 +473,8 @@ void job_master::allocate_slot(const slot_pool::slot_request_id& request,
 }
 
 void job_master::release_slot(const slot_pool::slot_request_id& request, const std::string& cause) {
-  slot_pool_gateway().tell<slot_pool::release_slot>(*this,
-                                                    slot_pool::release_slot_request{request, cause});
+  slot_pool_gateway().tell<slot_pool::release_slot>(
+    *this, slot_pool::release_slot_request{request, cause});
 }
 
 void job_master::submit_task(const graph::execution_attempt_id& attempt,
@@ -476,8 +484,9 @@ void job_master::submit_task(const graph::execution_attempt_id& attempt,
   if (!te) {
     run_async([this, attempt, address = slot.task_executor_address] {
       if (auto* scheduler = state_.job_scheduler())
-        scheduler->on_submit_result(attempt, make_error(errc::unreachable,
-                                                        "TaskExecutor " + address + " is not registered."));
+        scheduler->on_submit_result(
+          attempt,
+          make_error(errc::unreachable, "TaskExecutor " + address + " is not registered."));
     });
     return;
   }
@@ -502,7 +511,8 @@ void job_master::cancel_task(const graph::execution_attempt_id& attempt,
   if (!te) {
     run_async([this, attempt] {
       if (auto* scheduler = state_.job_scheduler())
-        scheduler->on_cancel_result(attempt, make_error(errc::unreachable, "TaskExecutor is not registered."));
+        scheduler->on_cancel_result(
+          attempt, make_error(errc::unreachable, "TaskExecutor is not registered."));
     });
     return;
   }
@@ -520,8 +530,9 @@ void job_master::cancel_task(const graph::execution_attempt_id& attempt,
     rpc_settings().ask_timeout);
 }
 
-void job_master::release_partitions(const cluster::resource_id& task_manager,
-                                    std::vector<graph::intermediate_result_partition_id> partitions) {
+void job_master::release_partitions(
+  const cluster::resource_id& task_manager,
+  std::vector<graph::intermediate_result_partition_id> partitions) {
   const auto* tm = state_.task_manager(task_manager);
   if (tm == nullptr)
     return; // gone: its partitions went with it
@@ -563,9 +574,10 @@ void job_master::job_reached_terminal_state(job_status status, const std::string
   for (const auto& [id, connection] : task_managers)
     slot_pool_gateway().ask<slot_pool::release_task_manager>(
       *this,
-      slot_pool::release_task_manager_request{id, "Job " + job_id_.to_string()
-                                                    + " reached the terminal state "
-                                                    + std::string(to_string(status)) + "."},
+      slot_pool::release_task_manager_request{id,
+                                              "Job " + job_id_.to_string()
+                                                + " reached the terminal state "
+                                                + std::string(to_string(status)) + "."},
       [pending, report](expected<rpc::ack>) {
         if (--*pending == 0)
           report();

@@ -48,7 +48,7 @@
 namespace flint::heartbeat {
 class heartbeat_manager;
 class peer_heartbeat_listener;
-}
+} // namespace flint::heartbeat
 
 namespace spdlog {
 class logger;
@@ -120,8 +120,8 @@ private:
                                       const cluster::resource_manager_id& id);
   void connect_to_resource_manager(const leader::leader_address& address,
                                    const cluster::resource_manager_id& id);
-  void on_registered_at_resource_manager(std::uint64_t generation,
-                                         const resource_manager::job_master_registration_success& s);
+  void on_registered_at_resource_manager(
+    std::uint64_t generation, const resource_manager::job_master_registration_success& s);
   /// Closes the ResourceManager connection; with `notify_resource_manager` the RM is told.
   void close_resource_manager_connection(const std::string& cause, bool notify_resource_manager);
   void reconnect_to_resource_manager(const std::string& cause);
@@ -134,7 +134,8 @@ private:
   void allocate_slot(const slot_pool::slot_request_id& request,
                      const cluster::resource_profile& profile) override;
   void release_slot(const slot_pool::slot_request_id& request, const std::string& cause) override;
-  void submit_task(const graph::execution_attempt_id& attempt, const slot_pool::allocated_slot& slot,
+  void submit_task(const graph::execution_attempt_id& attempt,
+                   const slot_pool::allocated_slot& slot,
                    graph::task_deployment_descriptor tdd) override;
   void cancel_task(const graph::execution_attempt_id& attempt,
                    const slot_pool::allocated_slot& slot) override;
@@ -164,7 +165,8 @@ private:
   std::unique_ptr<resource_manager_leader_listener> rm_leader_listener_;
   std::unique_ptr<leader::leader_retrieval_service> rm_retrieval_;
   /// The registration at the current ResourceManager connection, while it retries.
-  std::unique_ptr<registration::retrying_registration<resource_manager::job_master_registration_success>>
+  std::unique_ptr<
+    registration::retrying_registration<resource_manager::job_master_registration_success>>
     rm_registration_;
   /// The wall clock at start and CAF's clock then: the scheduler's clock is CAF's (manual in
   /// tests) shifted to the epoch, for the exception history's timestamps.

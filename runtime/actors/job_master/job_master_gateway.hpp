@@ -98,4 +98,3 @@ struct fail_slot {
 };
 
 } // namespace flint::job_master
-

@@ -53,8 +53,9 @@ job_status_response job_master_state::status_report() const {
   r.slots_needed = static_cast<std::int32_t>(scheduler_->shared_slot_count());
   r.slots_assigned = r.slots_needed - static_cast<std::int32_t>(pending.size());
   for (const auto& [request, age] : pending)
-    r.pending_slot_requests.push_back(pending_slot_request{
-      slot_pool::to_string(request), std::chrono::duration_cast<std::chrono::milliseconds>(age).count()});
+    r.pending_slot_requests.push_back(
+      pending_slot_request{slot_pool::to_string(request),
+                           std::chrono::duration_cast<std::chrono::milliseconds>(age).count()});
   return r;
 }
 
@@ -64,26 +65,28 @@ bool job_master_state::accepts_task_managers() const {
   return scheduler_ && !is_globally_terminated();
 }
 
-void job_master_state::add_task_manager(const cluster::resource_id& id, task_manager_connection connection,
+void job_master_state::add_task_manager(const cluster::resource_id& id,
+                                        task_manager_connection connection,
                                         const caf::actor_addr& watched) {
   task_managers_.emplace(id, std::move(connection));
   watched_task_managers_[watched] = id;
 }
 
-expected<const task_manager_connection*>
-job_master_state::known_task_manager(const cluster::resource_id& id) const {
+expected<const task_manager_connection*> job_master_state::known_task_manager(
+  const cluster::resource_id& id) const {
   if (const auto* c = task_manager(id))
     return c;
   return make_error(errc::rejected, "Unknown TaskManager " + id);
 }
 
-const task_manager_connection* job_master_state::task_manager(const cluster::resource_id& id) const {
+const task_manager_connection* job_master_state::task_manager(
+  const cluster::resource_id& id) const {
   auto i = task_managers_.find(id);
   return i == task_managers_.end() ? nullptr : &i->second;
 }
 
-std::optional<job_master_state::removed_task_manager>
-job_master_state::remove_task_manager(const cluster::resource_id& id) {
+std::optional<job_master_state::removed_task_manager> job_master_state::remove_task_manager(
+  const cluster::resource_id& id) {
   auto i = task_managers_.find(id);
   if (i == task_managers_.end())
     return std::nullopt;
@@ -98,7 +101,8 @@ job_master_state::remove_task_manager(const cluster::resource_id& id) {
   return out;
 }
 
-std::optional<cluster::resource_id> job_master_state::task_manager_down(const caf::actor_addr& actor) {
+std::optional<cluster::resource_id> job_master_state::task_manager_down(
+  const caf::actor_addr& actor) {
   auto i = watched_task_managers_.find(actor);
   if (i == watched_task_managers_.end())
     return std::nullopt;
@@ -109,9 +113,8 @@ std::optional<cluster::resource_id> job_master_state::task_manager_down(const ca
 
 // -- resource manager ---------------------------------------------------------------------------
 
-resource_manager_leader_change
-job_master_state::notify_resource_manager_leader(const leader::leader_address& address,
-                                                 const cluster::resource_manager_id& id) {
+resource_manager_leader_change job_master_state::notify_resource_manager_leader(
+  const leader::leader_address& address, const cluster::resource_manager_id& id) {
   if (is_globally_terminated())
     return resource_manager_leader_change::ignore;
   if (address.empty() || id.is_nil()) {
@@ -124,9 +127,8 @@ job_master_state::notify_resource_manager_leader(const leader::leader_address& a
   return resource_manager_leader_change::connect;
 }
 
-std::uint64_t job_master_state::begin_resource_manager_connection(rpc::gateway gateway,
-                                                                  const cluster::resource_manager_id& id,
-                                                                  const std::string& address) {
+std::uint64_t job_master_state::begin_resource_manager_connection(
+  rpc::gateway gateway, const cluster::resource_manager_id& id, const std::string& address) {
   rm_.emplace(resource_manager_connection{std::move(gateway), id, address, {}, false});
   return ++rm_generation_;
 }

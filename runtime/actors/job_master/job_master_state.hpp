@@ -119,23 +119,30 @@ public:
 
   /// A ResourceManager leader was retrieved (empty or nil: none). The leader is remembered for
   /// reconnects unless the answer is `ignore`, `lost` forgets it.
-  resource_manager_leader_change notify_resource_manager_leader(const leader::leader_address& address,
-                                                                const cluster::resource_manager_id& id);
+  resource_manager_leader_change notify_resource_manager_leader(
+    const leader::leader_address& address, const cluster::resource_manager_id& id);
   /// A connection to `address` under `id` starts (not yet registered). Returns its generation:
   /// a registration answer of another one is stale.
-  std::uint64_t begin_resource_manager_connection(rpc::gateway gateway, const cluster::resource_manager_id& id,
+  std::uint64_t begin_resource_manager_connection(rpc::gateway gateway,
+                                                  const cluster::resource_manager_id& id,
                                                   const std::string& address);
   /// The registration of `generation` succeeded at the RM `resource_id`. False when stale.
-  bool resource_manager_registered(std::uint64_t generation, const cluster::resource_id& resource_id);
+  bool resource_manager_registered(std::uint64_t generation,
+                                   const cluster::resource_id& resource_id);
   /// Ends the connection (any registration answer becomes stale). Returns it, if there was one.
   std::optional<resource_manager_connection> close_resource_manager_connection();
   /// The connection (being registered or established), or null.
-  const resource_manager_connection* resource_manager() const noexcept { return rm_ ? &*rm_ : nullptr; }
+  const resource_manager_connection* resource_manager() const noexcept {
+    return rm_ ? &*rm_ : nullptr;
+  }
   bool is_connected_to_resource_manager() const noexcept { return rm_ && rm_->established; }
   /// Whether the connection (if any) is to the leader `id`.
-  bool is_resource_manager(const cluster::resource_manager_id& id) const noexcept { return rm_ && rm_->id == id; }
+  bool is_resource_manager(const cluster::resource_manager_id& id) const noexcept {
+    return rm_ && rm_->id == id;
+  }
   /// Where a reconnect goes: the last leader retrieved, unless the job is done.
-  std::optional<std::pair<leader::leader_address, cluster::resource_manager_id>> reconnect_target() const;
+  std::optional<std::pair<leader::leader_address, cluster::resource_manager_id>> reconnect_target()
+    const;
 
   /// Drops every peer handle (TaskExecutors, the ResourceManager and its leader), at shutdown.
   void drop_peers();

@@ -23,9 +23,11 @@ public:
   virtual std::unique_ptr<leader_election_service> dispatcher_election() = 0;
   virtual std::unique_ptr<leader_retrieval_service> dispatcher_retrieval() = 0;
   /// The election of `job`'s JobMaster (its runner contends).
-  virtual std::unique_ptr<leader_election_service> job_master_election(const graph::job_id& job) = 0;
+  virtual std::unique_ptr<leader_election_service> job_master_election(
+    const graph::job_id& job) = 0;
   /// Who leads `job` (TaskExecutors' job leader service follows it).
-  virtual std::unique_ptr<leader_retrieval_service> job_master_retrieval(const graph::job_id& job) = 0;
+  virtual std::unique_ptr<leader_retrieval_service> job_master_retrieval(
+    const graph::job_id& job) = 0;
 };
 
 /// Everything in one process (Flink's EmbeddedHaServices).
@@ -48,14 +50,17 @@ public:
   std::unique_ptr<leader_election_service> job_master_election(const graph::job_id& job) override {
     return job_service(job).create_election_service();
   }
-  std::unique_ptr<leader_retrieval_service> job_master_retrieval(const graph::job_id& job) override {
+  std::unique_ptr<leader_retrieval_service> job_master_retrieval(
+    const graph::job_id& job) override {
     return job_service(job).create_retrieval_service();
   }
 
   /// The leadership of one component, to revoke in tests and drills.
   embedded_leader_service& resource_manager_leadership() { return resource_manager_; }
   embedded_leader_service& dispatcher_leadership() { return dispatcher_; }
-  embedded_leader_service& job_master_leadership(const graph::job_id& job) { return job_service(job); }
+  embedded_leader_service& job_master_leadership(const graph::job_id& job) {
+    return job_service(job);
+  }
 
 private:
   embedded_leader_service& job_service(const graph::job_id& job) {

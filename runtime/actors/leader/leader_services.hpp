@@ -18,8 +18,8 @@ namespace flint::leader {
 /// Where a leader can be reached: a handle in this process, or host/port/name across processes.
 struct leader_address {
   std::string endpoint_id;
-  caf::actor handle;   ///< set when the leader lives in this actor system
-  std::string host;    ///< set for a remote leader (standalone mode)
+  caf::actor handle; ///< set when the leader lives in this actor system
+  std::string host; ///< set for a remote leader (standalone mode)
   std::uint16_t port = 0;
 
   bool empty() const noexcept { return endpoint_id.empty() && !handle && host.empty(); }

@@ -131,7 +131,9 @@ private:
 class remote_retrieval final : public leader_retrieval_service {
 public:
   remote_retrieval(caf::actor_system& sys, standalone_ha_config config, std::string endpoint_id)
-    : sys_(sys), config_(std::move(config)), endpoint_id_(std::move(endpoint_id)),
+    : sys_(sys),
+      config_(std::move(config)),
+      endpoint_id_(std::move(endpoint_id)),
       shared_(std::make_shared<shared>()) {}
   ~remote_retrieval() override { stop(); }
 
@@ -245,25 +247,30 @@ private:
 standalone_ha_services::standalone_ha_services() = default;
 
 standalone_ha_services::standalone_ha_services(caf::actor_system& sys, standalone_ha_config config)
-  : sys_(&sys), config_(std::move(config)) {}
+  : sys_(&sys),
+    config_(std::move(config)) {}
 
 standalone_ha_services::~standalone_ha_services() = default;
 
-std::shared_ptr<standalone_ha_services::slot> standalone_ha_services::slot_of(const std::string& endpoint_id) {
+std::shared_ptr<standalone_ha_services::slot> standalone_ha_services::slot_of(
+  const std::string& endpoint_id) {
   std::lock_guard<std::mutex> guard(mtx_);
   auto& s = slots_[endpoint_id];
   if (!s)
     s = std::make_shared<slot>();
   // Slots of ended jobs that nobody holds any more are dropped.
-  std::erase_if(slots_, [&](const auto& kv) { return kv.first != endpoint_id && kv.second.use_count() == 1; });
+  std::erase_if(
+    slots_, [&](const auto& kv) { return kv.first != endpoint_id && kv.second.use_count() == 1; });
   return s;
 }
 
-std::unique_ptr<leader_election_service> standalone_ha_services::election(const std::string& endpoint_id) {
+std::unique_ptr<leader_election_service> standalone_ha_services::election(
+  const std::string& endpoint_id) {
   return std::make_unique<fixed_election>(slot_of(endpoint_id));
 }
 
-std::unique_ptr<leader_retrieval_service> standalone_ha_services::retrieval(const std::string& endpoint_id) {
+std::unique_ptr<leader_retrieval_service> standalone_ha_services::retrieval(
+  const std::string& endpoint_id) {
   if (sys_ != nullptr)
     return std::make_unique<remote_retrieval>(*sys_, config_, endpoint_id);
   return std::make_unique<local_retrieval>(slot_of(endpoint_id));
@@ -281,10 +288,12 @@ std::unique_ptr<leader_election_service> standalone_ha_services::dispatcher_elec
 std::unique_ptr<leader_retrieval_service> standalone_ha_services::dispatcher_retrieval() {
   return retrieval(dispatcher_id);
 }
-std::unique_ptr<leader_election_service> standalone_ha_services::job_master_election(const graph::job_id& job) {
+std::unique_ptr<leader_election_service> standalone_ha_services::job_master_election(
+  const graph::job_id& job) {
   return election(std::string(job_master_prefix) + job.to_string());
 }
-std::unique_ptr<leader_retrieval_service> standalone_ha_services::job_master_retrieval(const graph::job_id& job) {
+std::unique_ptr<leader_retrieval_service> standalone_ha_services::job_master_retrieval(
+  const graph::job_id& job) {
   return retrieval(std::string(job_master_prefix) + job.to_string());
 }
 

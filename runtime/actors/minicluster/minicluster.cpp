@@ -95,7 +95,8 @@ void minicluster::start() {
 caf::actor minicluster::add_task_manager() {
   auto index = task_managers_.size() + 1;
   task_executor::task_executor_config te_config;
-  te_config.resource_id = std::string(task_executor::endpoint_prefix) + "tm-" + std::to_string(index);
+  te_config.resource_id =
+    std::string(task_executor::endpoint_prefix) + "tm-" + std::to_string(index);
   te_config.host = "localhost";
   te_config.data_port = 0;
   te_config.number_of_slots = config_.number_of_slots_per_task_manager;
@@ -106,8 +107,8 @@ caf::actor minicluster::add_task_manager() {
   te_services.ha = &ha_;
   te_services.directory = &directory_;
   te_services.invokables = config_.invokables
-                              ? config_.invokables
-                              : task_executor::make_invokable_factory<task_executor::noop_invokable>();
+    ? config_.invokables
+    : task_executor::make_invokable_factory<task_executor::noop_invokable>();
   if (config_.task_manager) {
     auto own = config_.task_manager(static_cast<int>(index));
     te_config.host = own.host;
@@ -141,8 +142,8 @@ expected<dispatcher::job_result> minicluster::execute(const graph::job_graph& jo
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
   caf::scoped_actor self{sys_, true};
   rpc::client_identity who{"minicluster_client", recorder_, config_.rpc.ask_timeout};
-  auto submitted = gw->ask_blocking<dispatcher::submit_job>(*self, who,
-                                                            dispatcher::submit_job_request{job});
+  auto submitted =
+    gw->ask_blocking<dispatcher::submit_job>(*self, who, dispatcher::submit_job_request{job});
   if (!submitted)
     return submitted.error();
   who.ask_timeout = timeout;

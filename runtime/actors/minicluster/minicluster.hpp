@@ -44,7 +44,8 @@ struct task_manager_services {
   /// The TaskExecutor's view of its shuffle's partitions (see task_executor_services).
   std::function<bool(const graph::job_id&)> holds_partitions;
   std::function<void(const graph::job_id&)> release_job_partitions;
-  std::function<void(const graph::job_id&, const std::vector<graph::intermediate_result_partition_id>&)>
+  std::function<void(const graph::job_id&,
+                     const std::vector<graph::intermediate_result_partition_id>&)>
     release_partitions;
   /// The TaskManagerLocation it advertises; data_port 0: its producers are in this process.
   std::string host = "localhost";

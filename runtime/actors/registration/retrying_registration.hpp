@@ -41,9 +41,15 @@ public:
   retrying_registration(rpc::rpc_endpoint& owner, std::string target_name,
                         retrying_registration_config config, attempt_fn attempt,
                         success_fn on_success)
-    : state_(std::make_shared<state>(state{owner, std::move(target_name), config,
-                                           std::move(attempt), std::move(on_success), false,
-                                           false, 0, {}})) {}
+    : state_(std::make_shared<state>(state{owner,
+                                           std::move(target_name),
+                                           config,
+                                           std::move(attempt),
+                                           std::move(on_success),
+                                           false,
+                                           false,
+                                           0,
+                                           {}})) {}
 
   ~retrying_registration() { cancel(); }
   retrying_registration(const retrying_registration&) = delete;

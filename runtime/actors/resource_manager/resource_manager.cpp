@@ -59,13 +59,14 @@ private:
 struct resource_manager::wiring {
   explicit wiring(resource_manager& rm)
     : executor(rm),
-      tm_listener("The heartbeat of TaskManager", "TaskManager",
-                  [&rm](const heartbeat::resource_id& id, const std::string& cause) {
-                    rm.close_task_manager_connection(id, cause, true);
-                  },
-                  [&rm](const heartbeat::resource_id& id, const heartbeat::payload& data) {
-                    rm.task_manager_heartbeat_payload(id, data);
-                  }),
+      tm_listener(
+        "The heartbeat of TaskManager", "TaskManager",
+        [&rm](const heartbeat::resource_id& id, const std::string& cause) {
+          rm.close_task_manager_connection(id, cause, true);
+        },
+        [&rm](const heartbeat::resource_id& id, const heartbeat::payload& data) {
+          rm.task_manager_heartbeat_payload(id, data);
+        }),
       jm_listener("The heartbeat of JobManager", "JobManager",
                   [&rm](const heartbeat::resource_id& id, const std::string& cause) {
                     if (const auto* reg = rm.state_->job_manager_by_resource(id)) {
@@ -116,7 +117,8 @@ void resource_manager::grant_leadership(const rpc::fencing_token& session_id) {
 
 void resource_manager::revoke_leadership() {
   run_async([this] {
-    log_->info("ResourceManager " + endpoint_id() + " was revoked leadership. Clearing fencing token.");
+    log_->info("ResourceManager " + endpoint_id()
+               + " was revoked leadership. Clearing fencing token.");
     set_token({});
     clear_state();
   });
@@ -156,8 +158,8 @@ void resource_manager::on_start() {
     if (!state_)
       return;
     if (auto lost = state_->task_executor_of(down.source))
-      close_task_manager_connection(*lost, "TaskManager with id " + *lost + " is no longer reachable.",
-                                    false);
+      close_task_manager_connection(
+        *lost, "TaskManager with id " + *lost + " is no longer reachable.", false);
   });
   auto self = caf::actor_cast<caf::actor>(this);
   if (services_.directory != nullptr)
@@ -184,8 +186,9 @@ void resource_manager::accept_leadership(const rpc::fencing_token& session_id) {
   log_->info("ResourceManager " + endpoint_id() + " was granted leadership with fencing token "
              + session_id.to_string());
   auto& w = *wiring_;
-  state_->start_leading(slot_manager_config{config_.slot_request_timeout, config_.task_manager_timeout},
-                        w.executor, w.slot_actions);
+  state_->start_leading(
+    slot_manager_config{config_.slot_request_timeout, config_.task_manager_timeout}, w.executor,
+    w.slot_actions);
   w.tm_heartbeats.emplace(heartbeat::heartbeat_role::sender, endpoint_id(), config_.heartbeat,
                           w.tm_listener, *this);
   w.jm_heartbeats.emplace(heartbeat::heartbeat_role::sender, endpoint_id(), config_.heartbeat,
@@ -211,73 +214,79 @@ void resource_manager::clear_state() {
 void resource_manager::register_methods() {
   using rpc::fencing;
 
-  handle<register_task_executor>(fencing::fenced, [this](task_executor_registration_request req)
-                                                    -> expected<task_executor_registration_response> {
-    if (!state_->is_leading())
-      return make_error(errc::illegal_state, no_leader_text("register TaskExecutors"));
-    auto peer = caller();
-    if (!peer && services_.directory != nullptr)
-      peer = services_.directory->lookup(req.task_executor_address).value_or(caf::actor{});
-    if (!peer)
-      return task_executor_registration_response{registration::registration_decline{
-        "no handle for TaskExecutor " + req.task_executor_address}};
-    log_->info("Registering TaskManager with ResourceID " + req.resource_id + " ("
-               + req.task_executor_address + ") at ResourceManager");
-    auto registered = state_->register_task_executor(req, peer);
-    if (registered.replaced) {
-      // Flink: "Replacing old registration of TaskExecutor": its slots go, the new report
-      // brings them back; the TaskExecutor itself is not told.
-      log_->debug("Replacing old registration of TaskExecutor " + req.resource_id + ".");
-      wiring_->tm_heartbeats->unmonitor_target(req.resource_id);
-    }
-    monitor(peer);
-    rpc::gateway gw(peer, req.task_executor_address, token(), task_executor::rm_scope);
-    wiring_->tm_heartbeats->monitor_target(
-      req.resource_id,
-      heartbeat::make_heartbeat_target<task_executor::heartbeat_from_resource_manager,
-                                       task_executor::heartbeat_from_resource_manager>(gw, *this));
-    return task_executor_registration_response{task_executor_registration_success{
-      registered.instance, endpoint_id(),
-      std::chrono::duration_cast<std::chrono::milliseconds>(config_.heartbeat.interval).count()}};
-  });
+  handle<register_task_executor>(
+    fencing::fenced,
+    [this](
+      task_executor_registration_request req) -> expected<task_executor_registration_response> {
+      if (!state_->is_leading())
+        return make_error(errc::illegal_state, no_leader_text("register TaskExecutors"));
+      auto peer = caller();
+      if (!peer && services_.directory != nullptr)
+        peer = services_.directory->lookup(req.task_executor_address).value_or(caf::actor{});
+      if (!peer)
+        return task_executor_registration_response{registration::registration_decline{
+          "no handle for TaskExecutor " + req.task_executor_address}};
+      log_->info("Registering TaskManager with ResourceID " + req.resource_id + " ("
+                 + req.task_executor_address + ") at ResourceManager");
+      auto registered = state_->register_task_executor(req, peer);
+      if (registered.replaced) {
+        // Flink: "Replacing old registration of TaskExecutor": its slots go, the new report
+        // brings them back; the TaskExecutor itself is not told.
+        log_->debug("Replacing old registration of TaskExecutor " + req.resource_id + ".");
+        wiring_->tm_heartbeats->unmonitor_target(req.resource_id);
+      }
+      monitor(peer);
+      rpc::gateway gw(peer, req.task_executor_address, token(), task_executor::rm_scope);
+      wiring_->tm_heartbeats->monitor_target(
+        req.resource_id,
+        heartbeat::make_heartbeat_target<task_executor::heartbeat_from_resource_manager,
+                                         task_executor::heartbeat_from_resource_manager>(gw,
+                                                                                         *this));
+      return task_executor_registration_response{task_executor_registration_success{
+        registered.instance, endpoint_id(),
+        std::chrono::duration_cast<std::chrono::milliseconds>(config_.heartbeat.interval).count()}};
+    });
 
-  handle<send_slot_report>(fencing::fenced, [this](send_slot_report_request req) -> expected<rpc::ack> {
-    if (auto r = state_->report_slots(req.resource_id, req.registration_id, req.report); !r)
-      return r.error();
-    return rpc::ack{};
-  });
+  handle<send_slot_report>(
+    fencing::fenced, [this](send_slot_report_request req) -> expected<rpc::ack> {
+      if (auto r = state_->report_slots(req.resource_id, req.registration_id, req.report); !r)
+        return r.error();
+      return rpc::ack{};
+    });
 
-  handle<register_job_manager>(fencing::fenced, [this](job_master_registration_request req)
-                                                  -> expected<job_master_registration_response> {
-    if (!state_->is_leading())
-      return make_error(errc::illegal_state, no_leader_text("register JobMasters"));
-    auto peer = caller();
-    if (!peer && services_.directory != nullptr)
-      peer = services_.directory->lookup(req.job_master_address).value_or(caf::actor{});
-    if (!peer)
-      return job_master_registration_response{registration::registration_decline{
-        "no handle for JobMaster " + req.job_master_address}};
-    log_->info("Registering job manager " + req.job_master_id.to_string() + "@"
-               + req.job_master_address + " for job " + req.job_id.to_string() + ".");
-    auto registered = state_->register_job_manager(job_manager_registration{
-      req.job_id, req.job_master_id, req.job_master_resource_id, req.job_master_address, peer});
-    if (registered.previous_closed)
-      job_manager_connection_closed(*registered.previous,
-                                    "JobMaster " + registered.previous->job_master_id.to_string()
-                                      + " of job " + req.job_id.to_string() + " was replaced by "
-                                      + req.job_master_id.to_string() + ".",
-                                    true);
-    else if (registered.previous)
-      wiring_->jm_heartbeats->unmonitor_target(registered.previous->resource_id);
-    rpc::gateway gw(peer, req.job_master_address, req.job_master_id);
-    wiring_->jm_heartbeats->monitor_target(
-      req.job_master_resource_id,
-      heartbeat::make_heartbeat_target<job_master::heartbeat_from_resource_manager,
-                                       job_master::heartbeat_from_resource_manager>(gw, *this));
-    log_->info("Registered job manager " + req.job_master_id.to_string() + "@"
-               + req.job_master_address + " for job " + req.job_id.to_string() + ".");
-    return job_master_registration_response{job_master_registration_success{token(), endpoint_id()}};
-  });
+  handle<register_job_manager>(
+    fencing::fenced,
+    [this](job_master_registration_request req) -> expected<job_master_registration_response> {
+      if (!state_->is_leading())
+        return make_error(errc::illegal_state, no_leader_text("register JobMasters"));
+      auto peer = caller();
+      if (!peer && services_.directory != nullptr)
+        peer = services_.directory->lookup(req.job_master_address).value_or(caf::actor{});
+      if (!peer)
+        return job_master_registration_response{
+          registration::registration_decline{"no handle for JobMaster " + req.job_master_address}};
+      log_->info("Registering job manager " + req.job_master_id.to_string() + "@"
+                 + req.job_master_address + " for job " + req.job_id.to_string() + ".");
+      auto registered = state_->register_job_manager(job_manager_registration{
+        req.job_id, req.job_master_id, req.job_master_resource_id, req.job_master_address, peer});
+      if (registered.previous_closed)
+        job_manager_connection_closed(*registered.previous,
+                                      "JobMaster " + registered.previous->job_master_id.to_string()
+                                        + " of job " + req.job_id.to_string() + " was replaced by "
+                                        + req.job_master_id.to_string() + ".",
+                                      true);
+      else if (registered.previous)
+        wiring_->jm_heartbeats->unmonitor_target(registered.previous->resource_id);
+      rpc::gateway gw(peer, req.job_master_address, req.job_master_id);
+      wiring_->jm_heartbeats->monitor_target(
+        req.job_master_resource_id,
+        heartbeat::make_heartbeat_target<job_master::heartbeat_from_resource_manager,
+                                         job_master::heartbeat_from_resource_manager>(gw, *this));
+      log_->info("Registered job manager " + req.job_master_id.to_string() + "@"
+                 + req.job_master_address + " for job " + req.job_id.to_string() + ".");
+      return job_master_registration_response{
+        job_master_registration_success{token(), endpoint_id()}};
+    });
 
   handle<request_slot>(fencing::fenced, [this](request_slot_request req) -> expected<rpc::ack> {
     if (auto r = state_->check_slot_request(req.request.job_id, req.job_master_id); !r)
@@ -292,51 +301,54 @@ void resource_manager::register_methods() {
     return rpc::ack{};
   });
 
-  handle<cancel_slot_request>(fencing::fenced, [this](cancel_slot_request_request req) -> expected<rpc::ack> {
-    state_->cancel_slot_request(req.allocation_id);
-    return rpc::ack{};
-  });
+  handle<cancel_slot_request>(fencing::fenced,
+                              [this](cancel_slot_request_request req) -> expected<rpc::ack> {
+                                state_->cancel_slot_request(req.allocation_id);
+                                return rpc::ack{};
+                              });
 
-  handle<notify_slot_available>(fencing::fenced, [this](notify_slot_available_request req)
-                                                   -> expected<rpc::ack> {
-    if (auto r = state_->notify_slot_available(req.registration_id, req.slot, req.allocation_id); !r)
-      return r.error();
-    return rpc::ack{};
-  });
+  handle<notify_slot_available>(
+    fencing::fenced, [this](notify_slot_available_request req) -> expected<rpc::ack> {
+      if (auto r = state_->notify_slot_available(req.registration_id, req.slot, req.allocation_id);
+          !r)
+        return r.error();
+      return rpc::ack{};
+    });
 
-  handle<heartbeat_from_task_manager>(fencing::fenced, [this](heartbeat::heartbeat_request req)
-                                                         -> expected<rpc::ack> {
-    if (wiring_->tm_heartbeats)
-      wiring_->tm_heartbeats->receive_heartbeat(req.origin, std::move(req.data));
-    return rpc::ack{};
-  });
+  handle<heartbeat_from_task_manager>(
+    fencing::fenced, [this](heartbeat::heartbeat_request req) -> expected<rpc::ack> {
+      if (wiring_->tm_heartbeats)
+        wiring_->tm_heartbeats->receive_heartbeat(req.origin, std::move(req.data));
+      return rpc::ack{};
+    });
 
-  handle<heartbeat_from_job_manager>(fencing::fenced, [this](heartbeat::heartbeat_request req)
-                                                        -> expected<rpc::ack> {
-    if (wiring_->jm_heartbeats)
-      wiring_->jm_heartbeats->receive_heartbeat(req.origin, std::move(req.data));
-    return rpc::ack{};
-  });
+  handle<heartbeat_from_job_manager>(
+    fencing::fenced, [this](heartbeat::heartbeat_request req) -> expected<rpc::ack> {
+      if (wiring_->jm_heartbeats)
+        wiring_->jm_heartbeats->receive_heartbeat(req.origin, std::move(req.data));
+      return rpc::ack{};
+    });
 
-  handle<disconnect_task_manager>(fencing::fenced, [this](disconnect_task_manager_request req)
-                                                     -> expected<rpc::ack> {
-    if (state_->task_executor(req.resource_id) == nullptr)
-      return make_error(errc::not_found, "Unknown TaskManager " + req.resource_id + ".");
-    close_task_manager_connection(req.resource_id, req.cause, false);
-    return rpc::ack{};
-  });
+  handle<disconnect_task_manager>(
+    fencing::fenced, [this](disconnect_task_manager_request req) -> expected<rpc::ack> {
+      if (state_->task_executor(req.resource_id) == nullptr)
+        return make_error(errc::not_found, "Unknown TaskManager " + req.resource_id + ".");
+      close_task_manager_connection(req.resource_id, req.cause, false);
+      return rpc::ack{};
+    });
 
-  handle<disconnect_job_manager>(fencing::fenced, [this](disconnect_job_manager_request req)
-                                                    -> expected<rpc::ack> {
-    if (state_->job_manager(req.job_id) == nullptr)
-      return make_error(errc::not_found, "Unknown JobMaster of job " + req.job_id.to_string() + ".");
-    close_job_manager_connection(req.job_id, req.cause, false);
-    return rpc::ack{};
-  });
+  handle<disconnect_job_manager>(
+    fencing::fenced, [this](disconnect_job_manager_request req) -> expected<rpc::ack> {
+      if (state_->job_manager(req.job_id) == nullptr)
+        return make_error(errc::not_found,
+                          "Unknown JobMaster of job " + req.job_id.to_string() + ".");
+      close_job_manager_connection(req.job_id, req.cause, false);
+      return rpc::ack{};
+    });
 
-  handle<request_resource_overview>(fencing::fenced, [this](rpc::ack) -> expected<resource_overview> {
-    return state_->overview();
-  });
+  handle<request_resource_overview>(
+    fencing::fenced,
+    [this](rpc::ack) -> expected<resource_overview> { return state_->overview(); });
 }
 
 // -- connections ----------------------------------------------------------------------------------
@@ -353,9 +365,11 @@ void resource_manager::close_task_manager_connection(const cluster::resource_id&
   // Each JobMaster that held slots there learns that the TaskExecutor is gone.
   for (const auto& jm : closed->job_managers)
     rpc::gateway(jm.handle, jm.address, jm.job_master_id)
-      .tell<job_master::disconnect_task_manager>(*this, job_master::disconnect_task_manager_request{id, cause});
+      .tell<job_master::disconnect_task_manager>(
+        *this, job_master::disconnect_task_manager_request{id, cause});
   if (notify_task_manager)
-    rpc::gateway(closed->registration.handle, closed->registration.address, token(), task_executor::rm_scope)
+    rpc::gateway(closed->registration.handle, closed->registration.address, token(),
+                 task_executor::rm_scope)
       .tell<task_executor::disconnect_resource_manager>(
         *this, task_executor::disconnect_resource_manager_request{cause});
 }
@@ -368,7 +382,8 @@ void resource_manager::close_job_manager_connection(const graph::job_id& job,
 }
 
 void resource_manager::job_manager_connection_closed(const job_manager_registration& reg,
-                                                     const std::string& cause, bool notify_job_manager) {
+                                                     const std::string& cause,
+                                                     bool notify_job_manager) {
   log_->info("Disconnect job manager " + reg.job_master_id.to_string() + "@" + reg.address
              + " for job " + reg.job.to_string() + " from the resource manager: " + cause);
   if (wiring_->jm_heartbeats)
@@ -388,16 +403,18 @@ void resource_manager::allocate_slot(const cluster::instance_id& instance,
   if (target == nullptr) {
     run_async([this, epoch = state_->epoch(), allocation = request.allocation_id, slot] {
       if (state_->is_current_epoch(epoch))
-        state_->complete_allocation(allocation, slot, make_error(errc::not_found, "TaskExecutor is gone"));
+        state_->complete_allocation(allocation, slot,
+                                    make_error(errc::not_found, "TaskExecutor is gone"));
     });
     return;
   }
-  task_executor::request_slot_request req{slot,          request.job_id,         request.allocation_id,
-                                          request.profile, request.target_address, token()};
+  task_executor::request_slot_request req{
+    slot, request.job_id, request.allocation_id, request.profile, request.target_address, token()};
   rpc::gateway(target->handle, target->address, token(), task_executor::rm_scope)
     .ask<task_executor::request_slot>(
       *this, req,
-      [this, epoch = state_->epoch(), allocation = request.allocation_id, slot](expected<rpc::ack> r) {
+      [this, epoch = state_->epoch(), allocation = request.allocation_id,
+       slot](expected<rpc::ack> r) {
         if (!state_->is_current_epoch(epoch))
           return;
         if (r) {
@@ -408,10 +425,11 @@ void resource_manager::allocate_slot(const cluster::instance_id& instance,
         if (code == errc::unreachable || code == errc::fencing_token_mismatch) {
           // The TaskExecutor is gone or no longer ours: retrying on it would loop. Dropping it
           // moves the request to another slot (it registers again if it is alive).
-          close_task_manager_connection(slot.owner, "TaskExecutor " + slot.owner
-                                                      + " refused or missed a slot request: "
-                                                      + r.error().to_string(),
-                                        true);
+          close_task_manager_connection(
+            slot.owner,
+            "TaskExecutor " + slot.owner
+              + " refused or missed a slot request: " + r.error().to_string(),
+            true);
           return;
         }
         log_->warn("Slot request with allocation id " + allocation.to_string() + " at slot "
@@ -429,7 +447,8 @@ void resource_manager::notify_allocation_failure(const graph::job_id& job,
   log_->warn(cause.message);
   // Flink's notifyAllocationFailure: the JobMaster fails the allocation in its SlotPool.
   rpc::gateway(jm->handle, jm->address, jm->job_master_id)
-    .tell<job_master::fail_slot>(*this, job_master::fail_slot_request{{}, allocation, cause.message});
+    .tell<job_master::fail_slot>(*this,
+                                 job_master::fail_slot_request{{}, allocation, cause.message});
 }
 
 void resource_manager::release_resource(const cluster::instance_id&,

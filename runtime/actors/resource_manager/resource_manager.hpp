@@ -59,8 +59,8 @@ struct resource_manager_services {
 
 class resource_manager : public rpc::rpc_endpoint, public leader::leader_contender {
 public:
-  resource_manager(caf::actor_config& cfg, rpc::endpoint_context ctx, resource_manager_config config,
-                   resource_manager_services services);
+  resource_manager(caf::actor_config& cfg, rpc::endpoint_context ctx,
+                   resource_manager_config config, resource_manager_services services);
   ~resource_manager() override;
 
   // -- leader_contender (any thread) -----------------------------------------------------------
@@ -86,7 +86,8 @@ protected:
 private:
   struct wiring;
   /// A TaskExecutor's heartbeat carried its slot report.
-  void task_manager_heartbeat_payload(const std::string& resource_id, const std::vector<char>& data);
+  void task_manager_heartbeat_payload(const std::string& resource_id,
+                                      const std::vector<char>& data);
   class actions;
 
   void register_methods();
@@ -103,8 +104,8 @@ private:
                      const cluster::slot_id& slot, const slot_request& request);
   void notify_allocation_failure(const graph::job_id& job, const cluster::allocation_id& allocation,
                                  const std::string& target_address, const error& cause);
-  void release_resource(const cluster::instance_id& instance, const cluster::resource_id& task_manager,
-                        const std::string& cause);
+  void release_resource(const cluster::instance_id& instance,
+                        const cluster::resource_id& task_manager, const std::string& cause);
 
   resource_manager_config config_;
   resource_manager_services services_;

@@ -109,4 +109,3 @@ struct request_resource_overview {
 };
 
 } // namespace flint::resource_manager
-

@@ -25,21 +25,21 @@ void resource_manager_state::stop_leading() {
 
 // -- task executors -----------------------------------------------------------------------------
 
-resource_manager_state::task_executor_registered
-resource_manager_state::register_task_executor(const task_executor_registration_request& req,
-                                               caf::actor handle) {
+resource_manager_state::task_executor_registered resource_manager_state::register_task_executor(
+  const task_executor_registration_request& req, caf::actor handle) {
   task_executor_registered out;
   if (!slots_)
     return out;
   if (auto old = task_executors_.find(req.resource_id); old != task_executors_.end()) {
-    (void) slots_->unregister_task_manager(old->second.instance);
+    (void)slots_->unregister_task_manager(old->second.instance);
     by_instance_.erase(old->second.instance);
     task_executors_.erase(old);
     out.replaced = true;
   }
   out.instance = cluster::instance_id{rng_(), rng_()};
-  task_executors_[req.resource_id] = task_executor_registration{
-    req.resource_id, out.instance, req.task_executor_address, std::move(handle), req.data_port, false};
+  task_executors_[req.resource_id] =
+    task_executor_registration{req.resource_id,   out.instance,  req.task_executor_address,
+                               std::move(handle), req.data_port, false};
   by_instance_[out.instance] = req.resource_id;
   return out;
 }
@@ -59,8 +59,9 @@ expected<unit> resource_manager_state::report_slots(const cluster::resource_id& 
                                                     const cluster::slot_report& report) {
   auto i = task_executors_.find(id);
   if (i == task_executors_.end() || i->second.instance != registration)
-    return make_error(errc::not_found, "Unknown TaskManager registration id " + registration.to_string()
-                                         + " of " + id + ".");
+    return make_error(
+      errc::not_found,
+      "Unknown TaskManager registration id " + registration.to_string() + " of " + id + ".");
   apply_slot_report(i->second, report);
   return unit{};
 }
@@ -71,13 +72,14 @@ void resource_manager_state::heartbeat_slot_report(const cluster::resource_id& i
     apply_slot_report(i->second, report);
 }
 
-expected<unit> resource_manager_state::notify_slot_available(const cluster::instance_id& registration,
-                                                             const cluster::slot_id& slot,
-                                                             const cluster::allocation_id& allocation) {
+expected<unit> resource_manager_state::notify_slot_available(
+  const cluster::instance_id& registration, const cluster::slot_id& slot,
+  const cluster::allocation_id& allocation) {
   const auto* reg = task_executor_by_instance(registration);
   if (reg == nullptr || reg->id != slot.owner || !slots_)
-    return make_error(errc::not_found, "Unknown TaskManager registration id " + registration.to_string()
-                                         + " for slot " + slot.to_string() + ".");
+    return make_error(errc::not_found,
+                      "Unknown TaskManager registration id " + registration.to_string()
+                        + " for slot " + slot.to_string() + ".");
   slots_->free_slot(slot, allocation);
   return unit{};
 }
@@ -104,35 +106,36 @@ resource_manager_state::close_task_manager_connection(const cluster::resource_id
   return out;
 }
 
-const task_executor_registration* resource_manager_state::task_executor(const cluster::resource_id& id) const {
+const task_executor_registration* resource_manager_state::task_executor(
+  const cluster::resource_id& id) const {
   auto i = task_executors_.find(id);
   return i == task_executors_.end() ? nullptr : &i->second;
 }
 
-const task_executor_registration*
-resource_manager_state::task_executor_by_instance(const cluster::instance_id& instance) const {
+const task_executor_registration* resource_manager_state::task_executor_by_instance(
+  const cluster::instance_id& instance) const {
   auto i = by_instance_.find(instance);
   return i == by_instance_.end() ? nullptr : task_executor(i->second);
 }
 
-std::optional<cluster::resource_id> resource_manager_state::task_executor_of(const caf::actor_addr& handle) const {
+std::optional<cluster::resource_id> resource_manager_state::task_executor_of(
+  const caf::actor_addr& handle) const {
   for (const auto& [id, reg] : task_executors_)
     if (reg.handle.address() == handle)
       return id;
   return std::nullopt;
 }
 
-const task_executor_registration*
-resource_manager_state::allocation_target(const cluster::instance_id& instance,
-                                          const cluster::resource_id& task_manager) const {
+const task_executor_registration* resource_manager_state::allocation_target(
+  const cluster::instance_id& instance, const cluster::resource_id& task_manager) const {
   const auto* reg = task_executor(task_manager);
   return reg != nullptr && reg->instance == instance ? reg : nullptr;
 }
 
 // -- job managers -------------------------------------------------------------------------------
 
-resource_manager_state::job_manager_registered
-resource_manager_state::register_job_manager(job_manager_registration registration) {
+resource_manager_state::job_manager_registered resource_manager_state::register_job_manager(
+  job_manager_registration registration) {
   job_manager_registered out;
   if (!slots_)
     return out;
@@ -154,10 +157,12 @@ expected<unit> resource_manager_state::check_slot_request(const graph::job_id& j
                                                           const cluster::job_master_id& id) const {
   const auto* jm = job_manager(job);
   if (jm == nullptr)
-    return make_error(errc::not_found, "Could not find registered job manager for job " + job.to_string() + ".");
+    return make_error(errc::not_found,
+                      "Could not find registered job manager for job " + job.to_string() + ".");
   if (jm->job_master_id != id)
-    return make_error(errc::rejected, "The job leader's id " + jm->job_master_id.to_string()
-                                        + " does not match the received id " + id.to_string() + ".");
+    return make_error(errc::rejected,
+                      "The job leader's id " + jm->job_master_id.to_string()
+                        + " does not match the received id " + id.to_string() + ".");
   return unit{};
 }
 
@@ -169,8 +174,8 @@ bool resource_manager_state::cancel_slot_request(const cluster::allocation_id& a
   return slots_ && slots_->unregister_slot_request(allocation);
 }
 
-std::optional<job_manager_registration>
-resource_manager_state::close_job_manager_connection(const graph::job_id& job) {
+std::optional<job_manager_registration> resource_manager_state::close_job_manager_connection(
+  const graph::job_id& job) {
   auto i = job_managers_.find(job);
   if (i == job_managers_.end())
     return std::nullopt;
@@ -181,13 +186,14 @@ resource_manager_state::close_job_manager_connection(const graph::job_id& job) {
   return out;
 }
 
-const job_manager_registration* resource_manager_state::job_manager(const graph::job_id& job) const {
+const job_manager_registration* resource_manager_state::job_manager(
+  const graph::job_id& job) const {
   auto i = job_managers_.find(job);
   return i == job_managers_.end() ? nullptr : &i->second;
 }
 
-const job_manager_registration*
-resource_manager_state::job_manager_by_resource(const cluster::resource_id& id) const {
+const job_manager_registration* resource_manager_state::job_manager_by_resource(
+  const cluster::resource_id& id) const {
   for (const auto& [job, reg] : job_managers_)
     if (reg.resource_id == id)
       return &reg;
@@ -197,7 +203,8 @@ resource_manager_state::job_manager_by_resource(const cluster::resource_id& id) 
 // -- slots --------------------------------------------------------------------------------------
 
 void resource_manager_state::complete_allocation(const cluster::allocation_id& allocation,
-                                                 const cluster::slot_id& slot, const expected<unit>& result) {
+                                                 const cluster::slot_id& slot,
+                                                 const expected<unit>& result) {
   if (slots_)
     slots_->complete_allocation(allocation, slot, result);
 }
@@ -208,7 +215,8 @@ resource_overview resource_manager_state::overview() const {
   if (slots_) {
     out.number_registered_slots = static_cast<std::int32_t>(slots_->number_of_registered_slots());
     out.number_free_slots = static_cast<std::int32_t>(slots_->number_of_free_slots());
-    out.number_pending_slot_requests = static_cast<std::int32_t>(slots_->number_of_pending_requests());
+    out.number_pending_slot_requests =
+      static_cast<std::int32_t>(slots_->number_of_pending_requests());
   }
   return out;
 }

@@ -57,7 +57,8 @@ public:
 
   /// Leadership granted: a fresh SlotManager (on `executor`, asking `actions`; both must outlive
   /// it). Returns the new epoch.
-  std::uint64_t start_leading(const slot_manager_config& config, heartbeat::main_thread_executor& executor,
+  std::uint64_t start_leading(const slot_manager_config& config,
+                              heartbeat::main_thread_executor& executor,
                               slot_manager_actions& actions);
   /// Leadership lost (or the actor stops): the SlotManager and every registration are forgotten,
   /// answers of the ending epoch become stale.
@@ -65,7 +66,9 @@ public:
   bool is_leading() const noexcept { return slots_.has_value(); }
   std::uint64_t epoch() const noexcept { return epoch_; }
   /// Whether an answer of `epoch` still counts: the same leadership, still leading.
-  bool is_current_epoch(std::uint64_t epoch) const noexcept { return epoch == epoch_ && is_leading(); }
+  bool is_current_epoch(std::uint64_t epoch) const noexcept {
+    return epoch == epoch_ && is_leading();
+  }
   /// The SlotManager; null while not leading.
   slot_manager* slots() noexcept { return slots_ ? &*slots_ : nullptr; }
   const slot_manager* slots() const noexcept { return slots_ ? &*slots_ : nullptr; }
@@ -85,7 +88,8 @@ public:
   /// A slot report of a registration (send_slot_report): the first registers the slots at the
   /// SlotManager, later ones update them. not_found for an unknown TaskExecutor or a stale
   /// registration id.
-  expected<unit> report_slots(const cluster::resource_id& id, const cluster::instance_id& registration,
+  expected<unit> report_slots(const cluster::resource_id& id,
+                              const cluster::instance_id& registration,
                               const cluster::slot_report& report);
   /// A slot report carried by a heartbeat; ignored for an unknown TaskExecutor.
   void heartbeat_slot_report(const cluster::resource_id& id, const cluster::slot_report& report);
@@ -93,7 +97,8 @@ public:
   /// A TaskExecutor freed `slot` of `allocation`: not_found unless `registration` is the current
   /// registration of the slot's owner.
   expected<unit> notify_slot_available(const cluster::instance_id& registration,
-                                       const cluster::slot_id& slot, const cluster::allocation_id& allocation);
+                                       const cluster::slot_id& slot,
+                                       const cluster::allocation_id& allocation);
 
   struct closed_task_executor {
     task_executor_registration registration;
@@ -105,13 +110,14 @@ public:
   std::optional<closed_task_executor> close_task_manager_connection(const cluster::resource_id& id);
 
   const task_executor_registration* task_executor(const cluster::resource_id& id) const;
-  const task_executor_registration* task_executor_by_instance(const cluster::instance_id& instance) const;
+  const task_executor_registration* task_executor_by_instance(
+    const cluster::instance_id& instance) const;
   /// The TaskExecutor whose actor is `handle`, if registered.
   std::optional<cluster::resource_id> task_executor_of(const caf::actor_addr& handle) const;
   /// Where the SlotManager's allocation for `instance` goes: the TaskExecutor `task_manager`, if
   /// it is still registered under that registration id.
-  const task_executor_registration* allocation_target(const cluster::instance_id& instance,
-                                                      const cluster::resource_id& task_manager) const;
+  const task_executor_registration* allocation_target(
+    const cluster::instance_id& instance, const cluster::resource_id& task_manager) const;
   std::size_t number_of_task_executors() const noexcept { return task_executors_.size(); }
 
   // -- job managers -----------------------------------------------------------------------------
@@ -128,7 +134,8 @@ public:
 
   /// Whether a JobMaster may request slots for `job`: not_found if none is registered for it,
   /// rejected if the registered one has another JobMasterId.
-  expected<unit> check_slot_request(const graph::job_id& job, const cluster::job_master_id& id) const;
+  expected<unit> check_slot_request(const graph::job_id& job,
+                                    const cluster::job_master_id& id) const;
   /// Hands a slot request to the SlotManager; false for a duplicate (ignored).
   bool register_slot_request(const slot_request& request);
   /// Withdraws a pending slot request; false if it is not pending (or not leading).

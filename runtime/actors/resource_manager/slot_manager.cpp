@@ -23,7 +23,9 @@ std::string millis(std::chrono::nanoseconds d) {
 
 slot_manager::slot_manager(slot_manager_config config, heartbeat::main_thread_executor& executor,
                            slot_manager_actions& actions)
-  : config_(config), executor_(executor), actions_(actions) {}
+  : config_(config),
+    executor_(executor),
+    actions_(actions) {}
 
 slot_manager::~slot_manager() = default;
 
@@ -45,8 +47,8 @@ bool slot_manager::register_task_manager(const cluster::instance_id& instance,
   return true;
 }
 
-expected<std::vector<removed_allocation>>
-slot_manager::unregister_task_manager(const cluster::instance_id& instance) {
+expected<std::vector<removed_allocation>> slot_manager::unregister_task_manager(
+  const cluster::instance_id& instance) {
   auto i = task_managers_.find(instance);
   if (i == task_managers_.end())
     return make_error(errc::not_found,
@@ -107,7 +109,8 @@ bool slot_manager::unregister_slot_request(const cluster::allocation_id& allocat
   pending_index_.erase(allocation);
   if (assigned) {
     // The TaskExecutor may still allocate it; its next slot report tells.
-    if (auto s = slots_.find(*assigned); s != slots_.end() && s->second.state == slot_state::pending) {
+    if (auto s = slots_.find(*assigned);
+        s != slots_.end() && s->second.state == slot_state::pending) {
       handle_free_slot(s->second);
       check_idle(s->second.instance);
     }
@@ -156,7 +159,8 @@ void slot_manager::complete_allocation(const cluster::allocation_id& allocation,
   check_idle(slot.instance);
 }
 
-bool slot_manager::free_slot(const cluster::slot_id& slot_id, const cluster::allocation_id& allocation) {
+bool slot_manager::free_slot(const cluster::slot_id& slot_id,
+                             const cluster::allocation_id& allocation) {
   auto s = slots_.find(slot_id);
   if (s == slots_.end())
     return false;
@@ -196,7 +200,8 @@ bool slot_manager::is_pending(const cluster::allocation_id& allocation) const {
   return pending_index_.contains(allocation);
 }
 
-std::optional<cluster::slot_id> slot_manager::assigned_slot(const cluster::allocation_id& allocation) const {
+std::optional<cluster::slot_id> slot_manager::assigned_slot(
+  const cluster::allocation_id& allocation) const {
   auto i = pending_index_.find(allocation);
   if (i == pending_index_.end())
     return std::nullopt;
@@ -223,7 +228,8 @@ std::vector<cluster::slot_id> slot_manager::free_slots() const {
   return out;
 }
 
-std::optional<heartbeat::time_point> slot_manager::idle_since(const cluster::instance_id& instance) const {
+std::optional<heartbeat::time_point> slot_manager::idle_since(
+  const cluster::instance_id& instance) const {
   auto i = task_managers_.find(instance);
   if (i == task_managers_.end())
     return std::nullopt;
@@ -388,10 +394,11 @@ void slot_manager::timeout_request(const cluster::allocation_id& allocation, std
   unregister_slot_request(allocation);
   actions_.notify_allocation_failure(
     request.job_id, allocation, request.target_address,
-    make_error(errc::timeout, "Slot request with allocation id " + allocation.to_string()
-                                + " for job " + request.job_id.to_string() + " timed out after "
-                                + millis(config_.slot_request_timeout)
-                                + " (slot.request.timeout): no matching slot became available."));
+    make_error(errc::timeout,
+               "Slot request with allocation id " + allocation.to_string() + " for job "
+                 + request.job_id.to_string() + " timed out after "
+                 + millis(config_.slot_request_timeout)
+                 + " (slot.request.timeout): no matching slot became available."));
 }
 
 void slot_manager::check_idle(const cluster::instance_id& instance) {
@@ -425,7 +432,8 @@ void slot_manager::timeout_idle(const cluster::instance_id& instance, std::uint6
   actions_.release_resource(instance, reg->task_manager, "TaskExecutor exceeded the idle timeout.");
 }
 
-slot_manager::pending_request* slot_manager::find_pending(const cluster::allocation_id& allocation) {
+slot_manager::pending_request* slot_manager::find_pending(
+  const cluster::allocation_id& allocation) {
   auto i = pending_index_.find(allocation);
   return i == pending_index_.end() ? nullptr : &pending_.at(i->second);
 }

@@ -42,8 +42,7 @@ public:
   /// A pending request failed for good (it timed out): its JobMaster must learn of it.
   virtual void notify_allocation_failure(const graph::job_id& job,
                                          const cluster::allocation_id& allocation,
-                                         const std::string& target_address,
-                                         const error& cause) = 0;
+                                         const std::string& target_address, const error& cause) = 0;
 
   /// A TaskExecutor has been idle for `task_manager_timeout`.
   virtual void release_resource(const cluster::instance_id& instance,
@@ -110,7 +109,8 @@ public:
   /// Removes a TaskExecutor and its slots. Requests assigned to its slots go back to pending
   /// and are retried elsewhere. Returns the allocations it held (their JobMasters lose them);
   /// not_found if `instance` is unknown.
-  expected<std::vector<removed_allocation>> unregister_task_manager(const cluster::instance_id& instance);
+  expected<std::vector<removed_allocation>> unregister_task_manager(
+    const cluster::instance_id& instance);
 
   /// Updates the slots of a registered TaskExecutor from a slot report (heartbeat payload).
   /// False when `instance` is unknown.

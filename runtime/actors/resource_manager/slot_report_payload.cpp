@@ -12,12 +12,12 @@ std::vector<char> encode_slot_report(const cluster::slot_report& report) {
 }
 
 expected<cluster::slot_report> decode_slot_report(std::span<const char> bytes) {
-  return wire::read<schema::SlotReport>(bytes, "slot report",
-                                        [](schema::SlotReport::Reader r) -> expected<cluster::slot_report> {
-                                          cluster::slot_report out;
-                                          (void)wire::get(r, out); // a slot report cannot fail to read
-                                          return out;
-                                        });
+  return wire::read<schema::SlotReport>(
+    bytes, "slot report", [](schema::SlotReport::Reader r) -> expected<cluster::slot_report> {
+      cluster::slot_report out;
+      (void)wire::get(r, out); // a slot report cannot fail to read
+      return out;
+    });
 }
 
 } // namespace flint::resource_manager

@@ -5,7 +5,8 @@
 namespace flint::rpc {
 
 echo_endpoint::echo_endpoint(caf::actor_config& cfg, endpoint_context ctx, fencing_token token)
-  : rpc_endpoint(cfg, std::move(ctx)), initial_token_(token) {}
+  : rpc_endpoint(cfg, std::move(ctx)),
+    initial_token_(token) {}
 
 void echo_endpoint::on_start() {
   set_token(initial_token_);

@@ -129,15 +129,16 @@ void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const cha
                           std::optional<std::chrono::nanoseconds> timeout,
                           std::function<void(expected<std::span<const char>>)> k) const {
   auto* rec = self.recorder();
-  auto out = make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id,
-                           write, request);
+  auto out =
+    make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id, write, request);
   auto wait = timeout.value_or(self.rpc_settings().ask_timeout);
   auto sent_us = rec != nullptr ? rec->now_us() : 0;
   if (!valid()) {
-    record(rec, trace::direction::send, out.header, target_id_, method_name, true,
-           out.bytes.size(), trace::outcome::unreachable, -1, "no target");
-    k(make_error(errc::unreachable, std::string("ask ") + method_name + ": gateway to "
-                                      + target_id_ + " has no target"));
+    record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
+           trace::outcome::unreachable, -1, "no target");
+    k(make_error(
+      errc::unreachable,
+      std::string("ask ") + method_name + ": gateway to " + target_id_ + " has no target"));
     return;
   }
   record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
@@ -163,15 +164,15 @@ void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const cha
 void gateway::tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                            request_writer write, const void* request) const {
   auto* rec = self.recorder();
-  auto out = make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id,
-                           write, request);
+  auto out =
+    make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id, write, request);
   if (!valid()) {
     record(rec, trace::direction::send, out.header, target_id_, method_name, false,
            out.bytes.size(), trace::outcome::unreachable, -1, "no target");
     return;
   }
-  record(rec, trace::direction::send, out.header, target_id_, method_name, false,
-         out.bytes.size(), trace::outcome::ok, -1, {});
+  record(rec, trace::direction::send, out.header, target_id_, method_name, false, out.bytes.size(),
+         trace::outcome::ok, -1, {});
   self.send(target_, tell_atom::value, std::move(out.bytes));
 }
 
@@ -181,14 +182,15 @@ void gateway::ask_blocking_encoded(
   const std::function<void(expected<std::span<const char>>)>& k) const {
   auto out = make_outgoing(*this, who.recorder, who.id, {}, method_id, write, request);
   if (!valid()) {
-    k(make_error(errc::unreachable, std::string("ask ") + method_name + ": gateway to "
-                                      + target_id_ + " has no target"));
+    k(make_error(
+      errc::unreachable,
+      std::string("ask ") + method_name + ": gateway to " + target_id_ + " has no target"));
     return;
   }
   auto* rec = who.recorder;
   auto sent_us = rec != nullptr ? rec->now_us() : 0;
-  record(rec, trace::direction::send, out.header, target_id_, method_name, true,
-         out.bytes.size(), trace::outcome::ok, -1, {});
+  record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
+         trace::outcome::ok, -1, {});
   self.request(target_, who.ask_timeout, ask_atom::value, std::move(out.bytes))
     .receive(
       [&](std::vector<char>& bytes) {
@@ -203,8 +205,7 @@ void gateway::ask_blocking_encoded(
 }
 
 void gateway::ask_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
-                      std::vector<char> payload,
-                      std::optional<std::chrono::nanoseconds> timeout,
+                      std::vector<char> payload, std::optional<std::chrono::nanoseconds> timeout,
                       std::function<void(expected<std::vector<char>>)> k) const {
   ask_encoded(self, method_id, method_name, &write_raw, &payload, timeout,
               [k = std::move(k)](expected<std::span<const char>> reply) {

@@ -71,8 +71,7 @@ public:
 
   /// Asks from a blocking actor (CLI, benchmark, integration-test driver): waits for the answer.
   template <class M>
-  expected<typename M::response> ask_blocking(caf::blocking_actor& self,
-                                              const client_identity& who,
+  expected<typename M::response> ask_blocking(caf::blocking_actor& self, const client_identity& who,
                                               const typename M::request& req) const {
     expected<typename M::response> result = make_error(errc::internal, "no answer");
     ask_blocking_encoded(self, who, M::id, M::name, &write_request<typename M::request>, &req,
@@ -93,8 +92,8 @@ public:
   void tell_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                 std::vector<char> payload) const;
   expected<std::vector<char>> ask_raw_blocking(caf::blocking_actor& self,
-                                               const client_identity& who,
-                                               std::uint32_t method_id, const char* method_name,
+                                               const client_identity& who, std::uint32_t method_id,
+                                               const char* method_name,
                                                std::vector<char> payload) const;
 
   /// Appends a request message to a call's bytes, right after its envelope header.
@@ -114,8 +113,8 @@ private:
   void tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                     request_writer write, const void* request) const;
   void ask_blocking_encoded(caf::blocking_actor& self, const client_identity& who,
-                            std::uint32_t method_id, const char* method_name,
-                            request_writer write, const void* request,
+                            std::uint32_t method_id, const char* method_name, request_writer write,
+                            const void* request,
                             const std::function<void(expected<std::span<const char>>)>& k) const;
 
 private:

@@ -20,17 +20,17 @@ namespace flint::rpc {
 
 template <class T>
 struct codec; // specialize: static std::vector<char> encode(const T&);
-              //             static void encode_to(std::vector<char>& out, const T&); (appends)
-              //             static expected<T> decode(std::span<const char>);
+  //             static void encode_to(std::vector<char>& out, const T&); (appends)
+  //             static expected<T> decode(std::span<const char>);
 
 /// Declares `codec<T>` for a message type. flint-capnpc writes these for every message of a
 /// schema (schemas/gen/flint_capnpc.cpp) and defines them; code does not write codecs by hand.
-#define FLINT_DECLARE_CODEC(T)                                                                    \
-  template <>                                                                                     \
-  struct codec<T> {                                                                               \
-    static std::vector<char> encode(const T& x);                                                  \
-    static void encode_to(std::vector<char>& out, const T& x);                                    \
-    static expected<T> decode(std::span<const char> bytes);                                       \
+#define FLINT_DECLARE_CODEC(T)                                 \
+  template <>                                                  \
+  struct codec<T> {                                            \
+    static std::vector<char> encode(const T& x);               \
+    static void encode_to(std::vector<char>& out, const T& x); \
+    static expected<T> decode(std::span<const char> bytes);    \
   };
 
 /// The empty answer of methods that only confirm.

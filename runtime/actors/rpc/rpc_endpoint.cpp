@@ -69,7 +69,8 @@ void responder::deliver(expected<std::vector<char>> result) {
 // -- rpc_endpoint ---------------------------------------------------------------------------------
 
 rpc_endpoint::rpc_endpoint(caf::actor_config& cfg, endpoint_context ctx)
-  : caf::event_based_actor(cfg), ctx_(std::move(ctx)) {}
+  : caf::event_based_actor(cfg),
+    ctx_(std::move(ctx)) {}
 
 rpc_endpoint::~rpc_endpoint() = default;
 
@@ -88,8 +89,7 @@ bool rpc_endpoint::runs_in_main_thread() const noexcept {
 
 void rpc_endpoint::validate_runs_in_main_thread() const {
   if (!runs_in_main_thread())
-    throw std::logic_error("endpoint " + endpoint_id()
-                           + ": called outside its main thread");
+    throw std::logic_error("endpoint " + endpoint_id() + ": called outside its main thread");
 }
 
 void rpc_endpoint::run_async(std::function<void()> f) {
@@ -184,9 +184,9 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   st->trace = env.trace;
   auto i = methods_.find(env.method_id);
   if (i == methods_.end()) {
-    auto err = make_error(errc::unknown_method, "endpoint " + endpoint_id()
-                                                  + " has no method with id "
-                                                  + std::to_string(env.method_id));
+    auto err = make_error(
+      errc::unknown_method,
+      "endpoint " + endpoint_id() + " has no method with id " + std::to_string(env.method_id));
     record_receive(&env, trace::outcome::unknown_method, err.message);
     st->method = method_name(env.method_id);
     r.deliver(std::move(err));
@@ -199,14 +199,12 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
     if (expected.is_nil() || env.token != expected) {
       // Flink's FencedAkkaRpcActor wording, with both tokens named.
       auto text = expected.is_nil()
-                    ? "Fencing token not set: Ignoring message " + entry.name
-                        + " carrying fencing token " + env.token.to_string()
-                        + " because the expected fencing token is " + expected.to_string()
-                        + " (not the leader) at " + endpoint_id() + "."
-                    : "Fencing token mismatch: Ignoring message " + entry.name
-                        + " because the fencing token " + env.token.to_string()
-                        + " did not match the expected fencing token " + expected.to_string()
-                        + " at " + endpoint_id() + ".";
+        ? "Fencing token not set: Ignoring message " + entry.name + " carrying fencing token "
+          + env.token.to_string() + " because the expected fencing token is " + expected.to_string()
+          + " (not the leader) at " + endpoint_id() + "."
+        : "Fencing token mismatch: Ignoring message " + entry.name + " because the fencing token "
+          + env.token.to_string() + " did not match the expected fencing token "
+          + expected.to_string() + " at " + endpoint_id() + ".";
       record_receive(&env, trace::outcome::rejected, text);
       r.deliver(make_error(errc::fencing_token_mismatch, std::move(text)));
       return answer;
@@ -219,8 +217,8 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
     entry.fn(call, r);
   } catch (const std::exception& e) {
     // A handler that throws has a bug; answer so the caller is not left waiting, keep serving.
-    r.deliver(make_error(errc::internal, entry.name + " failed at " + endpoint_id() + ": "
-                                           + e.what()));
+    r.deliver(
+      make_error(errc::internal, entry.name + " failed at " + endpoint_id() + ": " + e.what()));
   }
   current_trace_ = previous_trace;
   st->sync_slot = nullptr;
@@ -251,7 +249,8 @@ void rpc_endpoint::on_exit() {
     if (!st || st->delivered)
       continue;
     // Flink fails the open calls of a stopped endpoint rather than leaving them to time out.
-    responder(st).deliver(make_error(errc::unreachable, "endpoint " + endpoint_id() + " is stopped"));
+    responder(st).deliver(
+      make_error(errc::unreachable, "endpoint " + endpoint_id() + " is stopped"));
     st->self = nullptr; // responders kept elsewhere must not reach this actor any more
   }
   methods_.clear();

@@ -32,16 +32,17 @@ error from_caf_error(const caf::error& err, const char* method, const std::strin
       return make_error(errc::malformed_message,
                         "rpc reply: unknown error code " + std::to_string(code));
     const auto& ctx = err.context();
-    std::string text = ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0)
-                                                          : std::string();
+    std::string text =
+      ctx.match_elements<std::string>() ? ctx.get_as<std::string>(0) : std::string();
     return make_error(static_cast<errc>(code), std::move(text));
   }
   if (err == caf::sec::request_timeout)
-    return make_error(errc::timeout, std::string("ask ") + method + " to " + target
-                                       + " timed out after " + describe(timeout)
-                                       + " (rpc.ask.timeout)");
-  return make_error(errc::unreachable, std::string("ask ") + method + " to " + target
-                                         + " failed: " + caf::to_string(err));
+    return make_error(errc::timeout,
+                      std::string("ask ") + method + " to " + target + " timed out after "
+                        + describe(timeout) + " (rpc.ask.timeout)");
+  return make_error(
+    errc::unreachable,
+    std::string("ask ") + method + " to " + target + " failed: " + caf::to_string(err));
 }
 
 } // namespace flint::rpc

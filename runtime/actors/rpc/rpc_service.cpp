@@ -22,7 +22,8 @@ struct locator_state {
   static inline const char* name = "flint.endpoint_locator";
 };
 
-caf::behavior locator(caf::stateful_actor<locator_state>* self, const endpoint_directory* fallback) {
+caf::behavior locator(caf::stateful_actor<locator_state>* self,
+                      const endpoint_directory* fallback) {
   self->state.fallback = fallback;
   return {
     [self](register_atom, const std::string& id, const caf::actor& endpoint) {
@@ -73,9 +74,9 @@ expected<std::uint16_t> publish_locator(caf::actor_system& sys, const caf::actor
   auto res = sys.middleman().publish(locator, port,
                                      bind_address.empty() ? nullptr : bind_address.c_str(), true);
   if (!res)
-    return make_error(errc::unreachable, "cannot listen on " + (bind_address.empty() ? std::string("*") : bind_address)
-                                           + ":" + std::to_string(port) + ": "
-                                           + sys.render(res.error()));
+    return make_error(errc::unreachable,
+                      "cannot listen on " + (bind_address.empty() ? std::string("*") : bind_address)
+                        + ":" + std::to_string(port) + ": " + sys.render(res.error()));
   return *res;
 }
 
@@ -85,8 +86,8 @@ expected<caf::actor> connect_endpoint(caf::actor_system& sys, const std::string&
   auto where = host + ":" + std::to_string(port);
   auto node = sys.middleman().remote_actor(host, port);
   if (!node)
-    return make_error(errc::unreachable, "cannot reach a Flint node at " + where + ": "
-                                           + sys.render(node.error()));
+    return make_error(errc::unreachable,
+                      "cannot reach a Flint node at " + where + ": " + sys.render(node.error()));
   caf::scoped_actor self{sys, true};
   std::optional<expected<caf::actor>> result;
   self->request(*node, timeout, lookup_atom::value, endpoint_id)
@@ -95,12 +96,13 @@ expected<caf::actor> connect_endpoint(caf::actor_system& sys, const std::string&
         if (a)
           result.emplace(std::move(a));
         else
-          result.emplace(make_error(errc::not_found, "the node at " + where
-                                                       + " has no endpoint '" + endpoint_id + "'"));
+          result.emplace(make_error(
+            errc::not_found, "the node at " + where + " has no endpoint '" + endpoint_id + "'"));
       },
       [&](caf::error& err) {
-        result.emplace(make_error(errc::unreachable, "looking up '" + endpoint_id + "' at "
-                                                       + where + " failed: " + sys.render(err)));
+        result.emplace(make_error(
+          errc::unreachable,
+          "looking up '" + endpoint_id + "' at " + where + " failed: " + sys.render(err)));
       });
   return std::move(*result);
 }

@@ -34,7 +34,8 @@ caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const no
 /// there is looked up in `fallback` (the node's endpoint directory, which must outlive the
 /// locator), so endpoints created later — a JobMaster per submitted job, "job_master/<job>" —
 /// are found by peers without being registered one by one.
-caf::actor spawn_endpoint_locator(caf::actor_system& sys, const endpoint_directory* fallback = nullptr);
+caf::actor spawn_endpoint_locator(caf::actor_system& sys,
+                                  const endpoint_directory* fallback = nullptr);
 
 /// Makes `endpoint` findable as `endpoint_id` through `locator` (local, asynchronous).
 void register_endpoint(const caf::actor& locator, const std::string& endpoint_id,

@@ -23,8 +23,8 @@ slot_pool::slot_pool(caf::actor_config& cfg, rpc::endpoint_context ctx, graph::j
     logger_(config_.logger ? config_.logger : make_endpoint_logger(endpoint_id())) {
   state_ = std::make_unique<slot_pool_state>(
     job_, slot_pool_settings{config_.slot_request_timeout, config_.slot_idle_timeout},
-    static_cast<slot_pool_actions&>(*this),
-    logger_, token.hi ^ (token.lo * 0x9e3779b97f4a7c15ULL) ^ job.lower());
+    static_cast<slot_pool_actions&>(*this), logger_,
+    token.hi ^ (token.lo * 0x9e3779b97f4a7c15ULL) ^ job.lower());
 }
 
 slot_pool::~slot_pool() = default;
@@ -47,13 +47,13 @@ void slot_pool::on_start() {
   set_token(initial_token_);
 
   handle<connect_to_resource_manager>(
-    rpc::fencing::fenced,
-    [this](connect_to_resource_manager_request req) -> expected<rpc::ack> {
-      auto handle = directory_ != nullptr ? directory_->lookup(req.resource_manager_address)
-                                          : std::nullopt;
+    rpc::fencing::fenced, [this](connect_to_resource_manager_request req) -> expected<rpc::ack> {
+      auto handle =
+        directory_ != nullptr ? directory_->lookup(req.resource_manager_address) : std::nullopt;
       if (!handle)
-        return make_error(errc::not_found, "ResourceManager " + req.resource_manager_address
-                                             + " is not in the endpoint directory");
+        return make_error(
+          errc::not_found,
+          "ResourceManager " + req.resource_manager_address + " is not in the endpoint directory");
       resource_manager_ =
         rpc::gateway(*handle, req.resource_manager_address, req.resource_manager_id);
       logger_->info("Connecting to ResourceManager " + req.resource_manager_address + " ("
@@ -69,38 +69,39 @@ void slot_pool::on_start() {
   });
 
   handle_async<allocate_slot>(
-    rpc::fencing::fenced,
-    [this](allocate_slot_request req, rpc::reply_to<allocated_slot> reply) {
+    rpc::fencing::fenced, [this](allocate_slot_request req, rpc::reply_to<allocated_slot> reply) {
       if (replies_.count(req.request_id) != 0) {
-        reply(make_error(errc::invalid_argument, "slot request " + to_string(req.request_id)
-                                                   + " is already being served"));
+        reply(make_error(errc::invalid_argument,
+                         "slot request " + to_string(req.request_id) + " is already being served"));
         return;
       }
       replies_.emplace(req.request_id, std::move(reply));
       auto generation = state_->allocate(req.request_id, req.profile, req.allow_queued, now());
       if (generation != 0) {
         auto id = req.request_id;
-        schedule_run_async([this, id, generation] { state_->check_request_timeout(id, generation); },
-                           config_.slot_request_timeout);
+        schedule_run_async(
+          [this, id, generation] { state_->check_request_timeout(id, generation); },
+          config_.slot_request_timeout);
       }
     });
 
-  handle<release_slot>(rpc::fencing::fenced, [this](release_slot_request req) -> expected<rpc::ack> {
-    state_->release(req.request_id, req.cause, now());
-    return rpc::ack{};
-  });
+  handle<release_slot>(rpc::fencing::fenced,
+                       [this](release_slot_request req) -> expected<rpc::ack> {
+                         state_->release(req.request_id, req.cause, now());
+                         return rpc::ack{};
+                       });
 
-  handle<register_task_manager>(
-    rpc::fencing::fenced, [this](register_task_manager_request req) -> expected<rpc::ack> {
-      state_->register_task_manager(req.resource_id);
-      return rpc::ack{};
-    });
+  handle<register_task_manager>(rpc::fencing::fenced,
+                                [this](register_task_manager_request req) -> expected<rpc::ack> {
+                                  state_->register_task_manager(req.resource_id);
+                                  return rpc::ack{};
+                                });
 
-  handle<release_task_manager>(
-    rpc::fencing::fenced, [this](release_task_manager_request req) -> expected<rpc::ack> {
-      state_->release_task_manager(req.resource_id, req.cause);
-      return rpc::ack{};
-    });
+  handle<release_task_manager>(rpc::fencing::fenced,
+                               [this](release_task_manager_request req) -> expected<rpc::ack> {
+                                 state_->release_task_manager(req.resource_id, req.cause);
+                                 return rpc::ack{};
+                               });
 
   handle<offer_slots>(
     rpc::fencing::fenced,
@@ -111,11 +112,11 @@ void slot_pool::on_start() {
       return resp;
     });
 
-  handle<fail_allocation>(
-    rpc::fencing::fenced, [this](fail_allocation_request req) -> expected<rpc::ack> {
-      state_->fail_allocation(req.allocation_id, req.cause);
-      return rpc::ack{};
-    });
+  handle<fail_allocation>(rpc::fencing::fenced,
+                          [this](fail_allocation_request req) -> expected<rpc::ack> {
+                            state_->fail_allocation(req.allocation_id, req.cause);
+                            return rpc::ack{};
+                          });
 
   handle<suspend>(rpc::fencing::fenced, [this](rpc::ack) -> expected<rpc::ack> {
     logger_->info("Suspending SlotPool.");
@@ -148,8 +149,8 @@ void slot_pool::request_slot_from_resource_manager(const slot_request_id& reques
   }
   resource_manager::request_slot_request req;
   req.job_master_id = token();
-  req.request = resource_manager::slot_request{job_, allocation, profile,
-                                               config_.job_master_address};
+  req.request =
+    resource_manager::slot_request{job_, allocation, profile, config_.job_master_address};
   resource_manager_->ask<resource_manager::request_slot>(
     *this, req,
     [this, request, allocation](expected<rpc::ack> reply) {

@@ -90,4 +90,3 @@ struct suspend {
 };
 
 } // namespace flint::slot_pool
-

@@ -11,9 +11,13 @@ std::string to_string(const slot_request_id& id) {
 }
 
 slot_pool_state::slot_pool_state(graph::job_id job, slot_pool_settings settings,
-                                 slot_pool_actions& actions,
-                                 std::shared_ptr<spdlog::logger> logger, std::uint64_t seed)
-  : job_(job), settings_(settings), actions_(actions), logger_(std::move(logger)), rng_(seed) {}
+                                 slot_pool_actions& actions, std::shared_ptr<spdlog::logger> logger,
+                                 std::uint64_t seed)
+  : job_(job),
+    settings_(settings),
+    actions_(actions),
+    logger_(std::move(logger)),
+    rng_(seed) {}
 
 void slot_pool_state::log_info(const std::string& text) const {
   if (logger_)
@@ -74,23 +78,27 @@ void slot_pool_state::resource_manager_request_failed(const slot_request_id& req
   pending_by_allocation_.erase(allocation);
   pending_.erase(i);
   actions_.complete_request(
-    request, make_error(cause.code, "No pooled slot available and request to ResourceManager for "
-                                    "new slot failed: " + cause.message));
+    request,
+    make_error(cause.code,
+               "No pooled slot available and request to ResourceManager for "
+               "new slot failed: "
+                 + cause.message));
 }
 
 // -- requests ---------------------------------------------------------------------------------------
 
 std::uint64_t slot_pool_state::allocate(const slot_request_id& request,
-                                        const cluster::resource_profile& profile,
-                                        bool allow_queued, time_point now) {
-  (void) now;
+                                        const cluster::resource_profile& profile, bool allow_queued,
+                                        time_point now) {
+  (void)now;
   bool known = pending_.count(request) != 0 || allocated_by_request_.count(request) != 0
-               || std::any_of(waiting_.begin(), waiting_.end(),
-                              [&](const pending_request& p) { return p.id == request; });
+    || std::any_of(waiting_.begin(), waiting_.end(),
+                   [&](const pending_request& p) { return p.id == request; });
   if (known) {
-    actions_.complete_request(request, make_error(errc::invalid_argument,
-                                                  "slot request " + to_string(request)
-                                                    + " is already known to the SlotPool"));
+    actions_.complete_request(
+      request,
+      make_error(errc::invalid_argument,
+                 "slot request " + to_string(request) + " is already known to the SlotPool"));
     return 0;
   }
   // An available slot first: the oldest that fits.
@@ -104,11 +112,11 @@ std::uint64_t slot_pool_state::allocate(const slot_request_id& request,
     return 0;
   }
   if (!allow_queued) {
-    actions_.complete_request(request, make_error(errc::rejected,
-                                                  "Could not allocate a slot for "
-                                                    + to_string(request)
-                                                    + ": no slot available and queued scheduling "
-                                                      "is not allowed"));
+    actions_.complete_request(request,
+                              make_error(errc::rejected,
+                                         "Could not allocate a slot for " + to_string(request)
+                                           + ": no slot available and queued scheduling "
+                                             "is not allowed"));
     return 0;
   }
   pending_request req{request, profile, std::nullopt, next_generation_++};
@@ -142,12 +150,13 @@ void slot_pool_state::check_request_timeout(const slot_request_id& request,
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(settings_.slot_request_timeout);
   log_info("Pending slot request [" + to_string(request) + "] timed out.");
   actions_.complete_request(
-    request, make_error(errc::timeout,
-                        "Could not allocate the required slot within slot request timeout of "
-                          + std::to_string(ms.count()) + " ms for " + to_string(request)
-                          + " of job " + job_.to_string()
-                          + ": no TaskExecutor offered a matching slot (the job may need more "
-                            "slots than the cluster has)."));
+    request,
+    make_error(errc::timeout,
+               "Could not allocate the required slot within slot request timeout of "
+                 + std::to_string(ms.count()) + " ms for " + to_string(request) + " of job "
+                 + job_.to_string()
+                 + ": no TaskExecutor offered a matching slot (the job may need more "
+                   "slots than the cluster has)."));
 }
 
 void slot_pool_state::release(const slot_request_id& request, const std::string& cause,
@@ -168,16 +177,18 @@ void slot_pool_state::release(const slot_request_id& request, const std::string&
     pending_by_allocation_.erase(allocation);
     pending_.erase(i);
     actions_.cancel_slot_request_at_resource_manager(allocation);
-    fail(request, make_error(errc::rejected, "Slot request " + to_string(request)
-                                               + " was released: " + cause));
+    fail(
+      request,
+      make_error(errc::rejected, "Slot request " + to_string(request) + " was released: " + cause));
     return;
   }
   if (auto w = std::find_if(waiting_.begin(), waiting_.end(),
                             [&](const pending_request& p) { return p.id == request; });
       w != waiting_.end()) {
     waiting_.erase(w);
-    fail(request, make_error(errc::rejected, "Slot request " + to_string(request)
-                                               + " was released: " + cause));
+    fail(
+      request,
+      make_error(errc::rejected, "Slot request " + to_string(request) + " was released: " + cause));
   }
 }
 
@@ -195,7 +206,8 @@ void slot_pool_state::fulfill_or_make_available(slot_entry& entry, time_point no
   // Requests sent to the RM first (oldest first), then those still waiting for one.
   pending_request* best = nullptr;
   for (auto& [id, req] : pending_)
-    if (entry.profile.is_matching(req.profile) && (best == nullptr || req.generation < best->generation))
+    if (entry.profile.is_matching(req.profile)
+        && (best == nullptr || req.generation < best->generation))
       best = &req;
   if (best != nullptr) {
     auto id = best->id;
@@ -267,7 +279,8 @@ std::vector<cluster::slot_offer> slot_pool_state::offer_slots(
       continue;
     }
     slot_entry entry;
-    entry.slot = allocated_slot{offer.allocation, offer.slot_index, location, task_executor_address};
+    entry.slot =
+      allocated_slot{offer.allocation, offer.slot_index, location, task_executor_address};
     entry.profile = offer.profile;
     auto& stored = slots_.emplace(offer.allocation, std::move(entry)).first->second;
     accepted.push_back(offer);
@@ -289,8 +302,8 @@ std::optional<slot_request_id> slot_pool_state::fail_allocation(
     auto request = p->second;
     pending_by_allocation_.erase(p);
     pending_.erase(request);
-    fail(request, make_error(errc::rejected, "Allocation " + allocation.to_string()
-                                               + " failed: " + cause));
+    fail(request,
+         make_error(errc::rejected, "Allocation " + allocation.to_string() + " failed: " + cause));
     return std::nullopt;
   }
   auto s = slots_.find(allocation);

@@ -40,12 +40,14 @@ public:
                                                   const cluster::allocation_id& allocation,
                                                   const cluster::resource_profile& profile) = 0;
   /// Withdraw a request sent to the RM (`resource_manager::cancel_slot_request`).
-  virtual void cancel_slot_request_at_resource_manager(const cluster::allocation_id& allocation) = 0;
+  virtual void cancel_slot_request_at_resource_manager(
+    const cluster::allocation_id& allocation) = 0;
   /// Free a slot at its TaskExecutor (`task_executor::free_slot`); a failed call comes back
   /// through `slot_pool_state::free_slot_failed`.
   virtual void free_slot_at_task_executor(const allocated_slot& slot, const std::string& cause) = 0;
   /// Answer the allocate_slot call of `request`: a slot, or why there is none.
-  virtual void complete_request(const slot_request_id& request, expected<allocated_slot> result) = 0;
+  virtual void complete_request(const slot_request_id& request,
+                                expected<allocated_slot> result) = 0;
 };
 
 /// Settings of the pool (Flink's keys and defaults).

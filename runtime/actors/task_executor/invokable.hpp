@@ -94,7 +94,9 @@ private:
 /// Done after `steps` steps, or fails at step `fail_at` (1-based; 0 = never) with `cause`.
 struct counting_invokable : invokable {
   explicit counting_invokable(int steps, int fail_at = 0, std::string cause = "invokable failed")
-    : steps_(steps), fail_at_(fail_at), cause_(std::move(cause)) {}
+    : steps_(steps),
+      fail_at_(fail_at),
+      cause_(std::move(cause)) {}
   expected<bool> step() override {
     ++done_;
     if (done_ == fail_at_)

@@ -22,7 +22,9 @@ struct job_leader_service::job_state : leader::leader_retrieval_listener,
   std::unique_ptr<leader::leader_retrieval_service> retrieval;
   leader::leader_address address;
   cluster::job_master_id leader_id;
-  std::unique_ptr<registration::retrying_registration<job_master::task_manager_registration_success>> registration;
+  std::unique_ptr<
+    registration::retrying_registration<job_master::task_manager_registration_success>>
+    registration;
   bool registered = false;
 };
 

@@ -23,10 +23,10 @@ class job_leader_listener {
 public:
   virtual ~job_leader_listener() = default;
   /// Registered at `job`'s leader `address` under `job_master_id`.
-  virtual void job_manager_gained_leadership(const graph::job_id& job,
-                                             const cluster::job_master_id& job_master_id,
-                                             const leader::leader_address& address,
-                                             const job_master::task_manager_registration_success& success) = 0;
+  virtual void job_manager_gained_leadership(
+    const graph::job_id& job, const cluster::job_master_id& job_master_id,
+    const leader::leader_address& address,
+    const job_master::task_manager_registration_success& success) = 0;
   /// The leader we were registered at (or registering with) is no longer the leader.
   virtual void job_manager_lost_leadership(const graph::job_id& job,
                                            const cluster::job_master_id& job_master_id) = 0;

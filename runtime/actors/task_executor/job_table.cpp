@@ -50,7 +50,8 @@ std::optional<cluster::job_master_id> job_table::job_master_id_of(const graph::j
   return e->connection->job_master_id;
 }
 
-std::optional<graph::job_id> job_table::job_of_job_master(const cluster::resource_id& job_master) const {
+std::optional<graph::job_id> job_table::job_of_job_master(
+  const cluster::resource_id& job_master) const {
   for (const auto& [id, e] : jobs_)
     if (e.connection && e.connection->job_master_resource_id == job_master)
       return id;

@@ -32,7 +32,8 @@ struct job_entry {
 class job_table {
 public:
   /// The entry of `job`, created if missing (the bool says whether it was).
-  std::pair<job_entry*, bool> get_or_create(const graph::job_id& job, const std::string& target_address);
+  std::pair<job_entry*, bool> get_or_create(const graph::job_id& job,
+                                            const std::string& target_address);
   job_entry* get(const graph::job_id& job);
   const job_entry* get(const graph::job_id& job) const;
   bool remove(const graph::job_id& job);

@@ -33,7 +33,9 @@ void run_as_batch_thread() {
 class task::context final : public task_context {
 public:
   context(caf::actor_addr self, task* owner, std::shared_ptr<std::atomic<bool>> interrupt)
-    : self_(std::move(self)), owner_(owner), interrupt_(std::move(interrupt)) {}
+    : self_(std::move(self)),
+      owner_(owner),
+      interrupt_(std::move(interrupt)) {}
 
   void wake() override {
     if (pending_.exchange(true))
@@ -71,7 +73,9 @@ private:
 };
 
 task::task(caf::actor_config& cfg, task_setup setup)
-  : caf::event_based_actor(cfg), setup_(std::move(setup)), attempt_(attempt_of(setup_.tdd)) {}
+  : caf::event_based_actor(cfg),
+    setup_(std::move(setup)),
+    attempt_(attempt_of(setup_.tdd)) {}
 
 task::~task() = default;
 
@@ -89,11 +93,12 @@ caf::behavior task::make_behavior() {
     auto msg = caf::make_message(std::move(down));
     offer_to_invokable(msg.content());
   });
-  set_default_handler([this](caf::scheduled_actor* self, caf::message_view& x) -> caf::result<caf::message> {
-    if (offer_to_invokable(x.content()))
-      return caf::message{};
-    return caf::drop(self, x);
-  });
+  set_default_handler(
+    [this](caf::scheduled_actor* self, caf::message_view& x) -> caf::result<caf::message> {
+      if (offer_to_invokable(x.content()))
+        return caf::message{};
+      return caf::drop(self, x);
+    });
   send(this, init_atom::value);
   return {
     [this](init_atom) { start_invokable(); },
@@ -189,7 +194,7 @@ void task::start_invokable() {
   }
   if (!invokable_) {
     end_with(graph::execution_state::failed,
-           "No invokable for task " + setup_.tdd.task_name + " (" + attempt_.to_string() + ").");
+             "No invokable for task " + setup_.tdd.task_name + " (" + attempt_.to_string() + ").");
     return;
   }
   invokable_->attach(context_);

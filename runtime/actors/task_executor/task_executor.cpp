@@ -39,8 +39,7 @@ void stop_task(const task_record& t, const std::string& cause = {}) {
     caf::anon_send(t.handle, task_fail_atom::value, cause);
 }
 
-using rm_registration =
-  registration::retrying_registration<rm::task_executor_registration_success>;
+using rm_registration = registration::retrying_registration<rm::task_executor_registration_success>;
 
 } // namespace
 
@@ -52,7 +51,8 @@ public:
   // Any thread: into the main thread first.
   void notify_leader_address(const leader::leader_address& address,
                              const rpc::fencing_token& id) override {
-    te_.run_async([te = &te_, address, id] { te->notify_of_new_resource_manager_leader(address, id); });
+    te_.run_async(
+      [te = &te_, address, id] { te->notify_of_new_resource_manager_leader(address, id); });
   }
 
 private:
@@ -62,12 +62,14 @@ private:
 class task_executor::job_leader_events final : public job_leader_listener {
 public:
   explicit job_leader_events(task_executor& te) : te_(te) {}
-  void job_manager_gained_leadership(const graph::job_id& job, const cluster::job_master_id& id,
-                                     const leader::leader_address& address,
-                                     const job_master::task_manager_registration_success& success) override {
+  void job_manager_gained_leadership(
+    const graph::job_id& job, const cluster::job_master_id& id,
+    const leader::leader_address& address,
+    const job_master::task_manager_registration_success& success) override {
     te_.establish_job_manager_connection(job, id, address, success.job_master_resource_id);
   }
-  void job_manager_lost_leadership(const graph::job_id& job, const cluster::job_master_id&) override {
+  void job_manager_lost_leadership(const graph::job_id& job,
+                                   const cluster::job_master_id&) override {
     te_.job_manager_lost(job, "JobManager for job " + job.to_string() + " lost leadership.",
                          "JobManager lost leadership");
   }
@@ -82,14 +84,15 @@ private:
 struct task_executor::wiring {
   explicit wiring(task_executor& te)
     : rm_listener(te),
-      rm_hb_listener("The heartbeat of ResourceManager", "ResourceManager",
-                     [&te](const heartbeat::resource_id&, const std::string& cause) {
-                       te.reconnect_to_resource_manager(cause);
-                     },
-                     {},
-                     [&te](const heartbeat::resource_id&) {
-                       return rm::encode_slot_report(te.state_->slots().create_slot_report());
-                     }),
+      rm_hb_listener(
+        "The heartbeat of ResourceManager", "ResourceManager",
+        [&te](const heartbeat::resource_id&, const std::string& cause) {
+          te.reconnect_to_resource_manager(cause);
+        },
+        {},
+        [&te](const heartbeat::resource_id&) {
+          return rm::encode_slot_report(te.state_->slots().create_slot_report());
+        }),
       jm_hb_listener("The heartbeat of JobManager", "JobManager",
                      [&te](const heartbeat::resource_id& id, const std::string& cause) {
                        if (auto job = te.state_->jobs().job_of_job_master(id)) {
@@ -166,23 +169,26 @@ rpc::fencing_token task_executor::expected_token(const rpc::envelope& e) const {
 }
 
 void task_executor::on_start() {
-  state_ = std::make_unique<task_executor_state>(config_.resource_id, config_.number_of_slots,
-                                                 config_.default_slot_profile, services_.holds_partitions);
+  state_ =
+    std::make_unique<task_executor_state>(config_.resource_id, config_.number_of_slots,
+                                          config_.default_slot_profile, services_.holds_partitions);
   wiring_ = std::make_unique<wiring>(*this);
   auto& w = *wiring_;
-  w.rm_heartbeat.emplace(heartbeat::heartbeat_role::receiver, config_.resource_id, config_.heartbeat,
-                         w.rm_hb_listener, *this);
-  w.jm_heartbeat.emplace(heartbeat::heartbeat_role::receiver, config_.resource_id, config_.heartbeat,
-                         w.jm_hb_listener, *this);
+  w.rm_heartbeat.emplace(heartbeat::heartbeat_role::receiver, config_.resource_id,
+                         config_.heartbeat, w.rm_hb_listener, *this);
+  w.jm_heartbeat.emplace(heartbeat::heartbeat_role::receiver, config_.resource_id,
+                         config_.heartbeat, w.jm_hb_listener, *this);
   register_methods();
   if (services_.directory != nullptr)
     services_.directory->put(endpoint_id(), caf::actor_cast<caf::actor>(this));
   if (services_.ha != nullptr) {
     job_master::register_task_manager_request registration{
-      endpoint_id(), cluster::task_manager_location{config_.resource_id, config_.host, config_.data_port}};
+      endpoint_id(),
+      cluster::task_manager_location{config_.resource_id, config_.host, config_.data_port}};
     auto* directory = services_.directory;
     w.job_leaders.emplace(*this, *services_.ha, config_.registration, std::move(registration),
-                          w.job_events, [directory](const std::string& id) -> std::optional<caf::actor> {
+                          w.job_events,
+                          [directory](const std::string& id) -> std::optional<caf::actor> {
                             if (directory == nullptr)
                               return std::nullopt;
                             return directory->lookup(id);
@@ -261,8 +267,8 @@ void task_executor::register_methods() {
     auto attempt = task::attempt_of(tdd);
     if (auto r = state_->accept_task(tdd.job_id, req.job_master_id, req.allocation_id, attempt); !r)
       return r.error();
-    log_->info("Received task " + tdd.task_name + " (" + attempt.to_string() + "), deploy into slot with allocation id "
-               + req.allocation_id.to_string() + ".");
+    log_->info("Received task " + tdd.task_name + " (" + attempt.to_string()
+               + "), deploy into slot with allocation id " + req.allocation_id.to_string() + ".");
     auto te_addr = address();
     auto* self = this;
     auto interrupt = std::make_shared<std::atomic<bool>>(false);
@@ -270,15 +276,17 @@ void task_executor::register_methods() {
                      [te_addr, self](const cluster::task_execution_state& s) {
                        // The closure runs only if the TaskExecutor still lives: in its thread.
                        if (auto te = caf::actor_cast<caf::actor>(te_addr))
-                         caf::anon_send(te, rpc::run_atom::value,
-                                        std::function<void()>([self, s] { self->on_task_state(s); }));
+                         caf::anon_send(te, rpc::run_atom::value, std::function<void()>([self, s] {
+                                          self->on_task_state(s);
+                                        }));
                      },
                      interrupt};
     auto handle = config_.detached_tasks
-                    ? home_system().spawn<task, caf::detached>(std::move(setup))
-                    : home_system().spawn<task>(std::move(setup));
-    state_->add_task(attempt, task_record{handle, tdd.task_name, tdd.job_id, req.allocation_id,
-                                          graph::execution_state::created, interrupt});
+      ? home_system().spawn<task, caf::detached>(std::move(setup))
+      : home_system().spawn<task>(std::move(setup));
+    state_->add_task(attempt,
+                     task_record{handle, tdd.task_name, tdd.job_id, req.allocation_id,
+                                 graph::execution_state::created, interrupt});
     return rpc::ack{};
   });
 
@@ -298,40 +306,44 @@ void task_executor::register_methods() {
     return rpc::ack{};
   });
 
-  handle<heartbeat_from_resource_manager>(fencing::fenced, heartbeat::serve_request_heartbeat(*wiring_->rm_heartbeat));
-  handle<heartbeat_from_job_manager>(fencing::fenced, heartbeat::serve_request_heartbeat(*wiring_->jm_heartbeat));
+  handle<heartbeat_from_resource_manager>(
+    fencing::fenced, heartbeat::serve_request_heartbeat(*wiring_->rm_heartbeat));
+  handle<heartbeat_from_job_manager>(fencing::fenced,
+                                     heartbeat::serve_request_heartbeat(*wiring_->jm_heartbeat));
 
-  handle<disconnect_job_manager>(fencing::fenced, [this](disconnect_job_manager_request req)
-                                                    -> expected<rpc::ack> {
-    // The JobMaster is gone: stop following it, fail its tasks, free its slots.
-    close_job_manager_connection(req.job_id, req.cause, false);
-    if (wiring_->job_leaders)
-      wiring_->job_leaders->remove_job(req.job_id);
-    for (const auto& allocation : state_->slots().allocations_of(req.job_id))
-      free_slot_internal(allocation, req.cause);
-    state_->remove_job_if_no_slots(req.job_id);
-    release_partitions_of(req.job_id);
-    return rpc::ack{};
-  });
+  handle<disconnect_job_manager>(
+    fencing::fenced, [this](disconnect_job_manager_request req) -> expected<rpc::ack> {
+      // The JobMaster is gone: stop following it, fail its tasks, free its slots.
+      close_job_manager_connection(req.job_id, req.cause, false);
+      if (wiring_->job_leaders)
+        wiring_->job_leaders->remove_job(req.job_id);
+      for (const auto& allocation : state_->slots().allocations_of(req.job_id))
+        free_slot_internal(allocation, req.cause);
+      state_->remove_job_if_no_slots(req.job_id);
+      release_partitions_of(req.job_id);
+      return rpc::ack{};
+    });
 
-  handle<release_partitions>(fencing::fenced, [this](release_partitions_request req) -> expected<rpc::ack> {
-    if (services_.release_partitions) {
-      log_->info("Releasing " + std::to_string(req.partitions.size()) + " result partition(s) of job "
-                 + req.job_id.to_string() + ": their consumers are done.");
-      services_.release_partitions(req.job_id, req.partitions);
-    }
-    close_job_manager_connection_if_no_allocated_resources(req.job_id);
-    return rpc::ack{};
-  });
+  handle<release_partitions>(
+    fencing::fenced, [this](release_partitions_request req) -> expected<rpc::ack> {
+      if (services_.release_partitions) {
+        log_->info("Releasing " + std::to_string(req.partitions.size())
+                   + " result partition(s) of job " + req.job_id.to_string()
+                   + ": their consumers are done.");
+        services_.release_partitions(req.job_id, req.partitions);
+      }
+      close_job_manager_connection_if_no_allocated_resources(req.job_id);
+      return rpc::ack{};
+    });
 
   handle<request_slot_report>(fencing::fenced, [this](rpc::ack) -> expected<slot_report_response> {
     return slot_report_response{config_.resource_id, state_->slots().create_slot_report()};
   });
-  handle<disconnect_resource_manager>(fencing::fenced, [this](disconnect_resource_manager_request req)
-                                                         -> expected<rpc::ack> {
-    reconnect_to_resource_manager(req.cause);
-    return rpc::ack{};
-  });
+  handle<disconnect_resource_manager>(
+    fencing::fenced, [this](disconnect_resource_manager_request req) -> expected<rpc::ack> {
+      reconnect_to_resource_manager(req.cause);
+      return rpc::ack{};
+    });
 }
 
 // -- ResourceManager connection ---------------------------------------------------------------------
@@ -340,9 +352,9 @@ void task_executor::notify_of_new_resource_manager_leader(const leader::leader_a
                                                           const rpc::fencing_token& id) {
   if (state_->is_current_resource_manager_leader(address, id))
     return;
-  close_resource_manager_connection("ResourceManager leader changed to new address "
-                                    + (address.endpoint_id.empty() ? std::string("<none>") : address.endpoint_id)
-                                    + ".");
+  close_resource_manager_connection(
+    "ResourceManager leader changed to new address "
+    + (address.endpoint_id.empty() ? std::string("<none>") : address.endpoint_id) + ".");
   state_->set_resource_manager_leader(address, id);
   if (state_->has_resource_manager_leader())
     connect_to_resource_manager();
@@ -355,13 +367,14 @@ void task_executor::connect_to_resource_manager() {
   auto peer = address.handle;
   if (!peer && services_.directory != nullptr)
     peer = services_.directory->lookup(address.endpoint_id).value_or(caf::actor{});
-  rm::task_executor_registration_request req{endpoint_id(),          config_.resource_id,
-                                             config_.data_port,      config_.host,
-                                             config_.default_slot_profile, config_.number_of_slots};
+  rm::task_executor_registration_request req{
+    endpoint_id(), config_.resource_id,          config_.data_port,
+    config_.host,  config_.default_slot_profile, config_.number_of_slots};
   log_->info("Connecting to ResourceManager " + address.endpoint_id + "(" + id.to_string() + ").");
   wiring_->rm_registration_ = std::make_unique<rm_registration>(
     *this, "ResourceManager " + address.endpoint_id, config_.registration,
-    [this, peer, address, id, req](std::chrono::nanoseconds timeout, rm_registration::done_fn done) {
+    [this, peer, address, id, req](std::chrono::nanoseconds timeout,
+                                   rm_registration::done_fn done) {
       if (!peer) {
         done(make_error(errc::unreachable, "no handle for ResourceManager " + address.endpoint_id));
         return;
@@ -371,17 +384,20 @@ void task_executor::connect_to_resource_manager() {
     },
     [this, epoch, peer, address, id](rm::task_executor_registration_success success) {
       auto& st = *state_;
-      if (!st.resource_manager_registered(epoch, resource_manager_connection{
-                                                   success.registration_id, success.resource_manager_resource_id,
-                                                   rpc::gateway(peer, address.endpoint_id, id)}))
+      if (!st.resource_manager_registered(
+            epoch,
+            resource_manager_connection{success.registration_id,
+                                        success.resource_manager_resource_id,
+                                        rpc::gateway(peer, address.endpoint_id, id)}))
         return;
       log_->info("Successful registration at resource manager " + address.endpoint_id
                  + " under registration id " + success.registration_id.to_string() + ".");
       const auto& rm_connection = *st.resource_manager();
       wiring_->rm_heartbeat->monitor_target(
         rm_connection.resource_manager_resource_id,
-        heartbeat::make_heartbeat_target<rm::heartbeat_from_task_manager, rm::heartbeat_from_task_manager>(
-          rm_connection.gateway, *this));
+        heartbeat::make_heartbeat_target<rm::heartbeat_from_task_manager,
+                                         rm::heartbeat_from_task_manager>(rm_connection.gateway,
+                                                                          *this));
       rm_connection.gateway.ask<rm::send_slot_report>(
         *this,
         rm::send_slot_report_request{config_.resource_id, rm_connection.registration_id,
@@ -401,7 +417,8 @@ void task_executor::close_resource_manager_connection(const std::string& cause) 
     wiring_->rm_registration_->cancel();
   wiring_->rm_registration_.reset();
   if (closed) {
-    log_->info("Close ResourceManager connection " + closed->resource_manager_resource_id + ": " + cause);
+    log_->info("Close ResourceManager connection " + closed->resource_manager_resource_id + ": "
+               + cause);
     wiring_->rm_heartbeat->unmonitor_target(closed->resource_manager_resource_id);
     closed->gateway.tell<rm::disconnect_task_manager>(
       *this, rm::disconnect_task_manager_request{config_.resource_id, cause});
@@ -416,19 +433,16 @@ void task_executor::reconnect_to_resource_manager(const std::string& cause) {
 
 // -- JobMaster connections ------------------------------------------------------------------------
 
-void task_executor::establish_job_manager_connection(const graph::job_id& job,
-                                                     const cluster::job_master_id& id,
-                                                     const leader::leader_address& address,
-                                                     const cluster::resource_id& job_master_resource_id) {
+void task_executor::establish_job_manager_connection(
+  const graph::job_id& job, const cluster::job_master_id& id, const leader::leader_address& address,
+  const cluster::resource_id& job_master_resource_id) {
   switch (state_->job_manager_gained_leadership(job, id)) {
     case job_manager_connection_change::unknown_job: // its slots were freed meanwhile
-    case job_manager_connection_change::unchanged:
-      return;
+    case job_manager_connection_change::unchanged: return;
     case job_manager_connection_change::replace:
       close_job_manager_connection(job, "JobManager leader changed", false);
       break;
-    case job_manager_connection_change::connect:
-      break;
+    case job_manager_connection_change::connect: break;
   }
   auto peer = address.handle;
   if (!peer && services_.directory != nullptr)
@@ -490,15 +504,16 @@ void task_executor::offer_slots_to_job_manager(const graph::job_id& job) {
         return;
       }
       for (const auto& o : state_->accept_offers(job, offers, r->accepted))
-        free_slot_internal(o.allocation, "The slot " + std::to_string(o.slot_index)
-                                           + " was rejected by the JobMaster of job " + job.to_string()
-                                           + ".");
+        free_slot_internal(o.allocation,
+                           "The slot " + std::to_string(o.slot_index)
+                             + " was rejected by the JobMaster of job " + job.to_string() + ".");
     });
 }
 
 // -- slots and tasks ------------------------------------------------------------------------------
 
-void task_executor::fail_tasks_of(const cluster::allocation_id& allocation, const std::string& cause) {
+void task_executor::fail_tasks_of(const cluster::allocation_id& allocation,
+                                  const std::string& cause) {
   for (const auto* t : state_->tasks_of(allocation))
     stop_task(*t, cause);
 }
@@ -532,18 +547,21 @@ void task_executor::mark_slot_inactive(const cluster::allocation_id& allocation)
 void task_executor::after_slot_freed(const freed_slot& slot) {
   if (const auto* rm_connection = state_->resource_manager())
     rm_connection->gateway.tell<rm::notify_slot_available>(
-      *this, rm::notify_slot_available_request{rm_connection->registration_id,
-                                               cluster::slot_id{config_.resource_id, slot.index},
-                                               slot.allocation});
+      *this,
+      rm::notify_slot_available_request{rm_connection->registration_id,
+                                        cluster::slot_id{config_.resource_id, slot.index},
+                                        slot.allocation});
   close_job_manager_connection_if_no_allocated_resources(slot.job);
 }
 
-void task_executor::close_job_manager_connection_if_no_allocated_resources(const graph::job_id& job) {
+void task_executor::close_job_manager_connection_if_no_allocated_resources(
+  const graph::job_id& job) {
   if (state_->has_allocated_resources(job))
     return;
-  close_job_manager_connection(job, "TaskExecutor " + config_.resource_id
-                                      + " has no more allocated slots or partitions for job " + job.to_string()
-                                      + ".",
+  close_job_manager_connection(job,
+                               "TaskExecutor " + config_.resource_id
+                                 + " has no more allocated slots or partitions for job "
+                                 + job.to_string() + ".",
                                true);
 }
 
@@ -552,9 +570,9 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
   if (t == nullptr)
     return;
   auto from = *state_->switch_task_state(s.attempt, s.state);
-  log_->info(t->name + " (" + s.attempt.to_string() + ") switched from " + std::string(graph::to_string(from))
-             + " to " + std::string(graph::to_string(s.state)) + "."
-             + (s.failure_cause.empty() ? std::string() : " Cause: " + s.failure_cause));
+  log_->info(t->name + " (" + s.attempt.to_string() + ") switched from "
+             + std::string(graph::to_string(from)) + " to " + std::string(graph::to_string(s.state))
+             + "." + (s.failure_cause.empty() ? std::string() : " Cause: " + s.failure_cause));
   if (auto* entry = state_->jobs().get(s.job); entry != nullptr && entry->connection)
     entry->connection->gateway.ask<job_master::update_task_execution_state>(
       *this, s, [this, attempt = s.attempt](expected<rpc::ack> r) {

@@ -73,7 +73,8 @@ struct task_executor_services {
   std::function<bool(const graph::job_id&)> holds_partitions;
   std::function<void(const graph::job_id&)> release_job_partitions;
   /// Releases some partitions of a job (the JobMaster's release_partitions). Null: ignored.
-  std::function<void(const graph::job_id&, const std::vector<graph::intermediate_result_partition_id>&)>
+  std::function<void(const graph::job_id&,
+                     const std::vector<graph::intermediate_result_partition_id>&)>
     release_partitions;
   /// Where Flink's log lines go; null: `make_endpoint_logger(<endpoint id>)` when the endpoint is
   /// made, on the sinks and at the level `configure_logging` set (stderr from info if never called).

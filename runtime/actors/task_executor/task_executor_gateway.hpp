@@ -110,4 +110,3 @@ struct request_slot_report {
 };
 
 } // namespace flint::task_executor
-

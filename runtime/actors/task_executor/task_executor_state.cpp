@@ -4,7 +4,8 @@
 
 namespace flint::task_executor {
 
-task_executor_state::task_executor_state(cluster::resource_id resource_id, std::int32_t number_of_slots,
+task_executor_state::task_executor_state(cluster::resource_id resource_id,
+                                         std::int32_t number_of_slots,
                                          cluster::resource_profile default_slot_profile,
                                          std::function<bool(const graph::job_id&)> holds_partitions)
   : slots_(std::move(resource_id), number_of_slots, std::move(default_slot_profile)),
@@ -44,7 +45,8 @@ bool task_executor_state::resource_manager_registered(std::uint64_t epoch,
   return true;
 }
 
-std::optional<resource_manager_connection> task_executor_state::close_resource_manager_connection() {
+std::optional<resource_manager_connection>
+task_executor_state::close_resource_manager_connection() {
   ++rm_epoch_;
   auto out = std::move(rm_connection_);
   rm_connection_.reset();
@@ -57,17 +59,19 @@ cluster::resource_manager_id task_executor_state::resource_manager_id() const {
 
 // -- slots --------------------------------------------------------------------------------------
 
-expected<task_executor_state::slot_reserved>
-task_executor_state::request_slot(const request_slot_request& req) {
+expected<task_executor_state::slot_reserved> task_executor_state::request_slot(
+  const request_slot_request& req) {
   if (!rm_connection_ || req.resource_manager_id != rm_id_)
     return make_error(errc::fencing_token_mismatch,
                       "TaskManager " + resource_id() + " is not connected to the resource manager "
                         + req.resource_manager_id.to_string() + ".");
   if (req.slot.owner != resource_id())
-    return make_error(errc::invalid_argument, "slot " + req.slot.to_string()
-                                                + " does not belong to TaskExecutor " + resource_id()
-                                                + ".");
-  if (auto r = slots_.allocate_slot(req.slot.slot_number, req.job_id, req.allocation_id, req.profile); !r)
+    return make_error(
+      errc::invalid_argument,
+      "slot " + req.slot.to_string() + " does not belong to TaskExecutor " + resource_id() + ".");
+  if (auto r =
+        slots_.allocate_slot(req.slot.slot_number, req.job_id, req.allocation_id, req.profile);
+      !r)
     return r.error();
   slot_reserved out;
   out.awaits_acceptance = slots_.slot_of(req.allocation_id)->state == task_slot_state::allocated;
@@ -76,15 +80,17 @@ task_executor_state::request_slot(const request_slot_request& req) {
   return out;
 }
 
-expected<unit> task_executor_state::check_free_slot(const graph::job_id& job,
-                                                    const cluster::allocation_id& allocation) const {
+expected<unit> task_executor_state::check_free_slot(
+  const graph::job_id& job, const cluster::allocation_id& allocation) const {
   const auto* s = slots_.slot_of(allocation);
   if (s == nullptr)
-    return make_error(errc::not_found, "TaskExecutor " + resource_id() + " has no slot allocated under "
-                                         + allocation.to_string() + ".");
+    return make_error(errc::not_found,
+                      "TaskExecutor " + resource_id() + " has no slot allocated under "
+                        + allocation.to_string() + ".");
   if (s->job != job)
-    return make_error(errc::rejected, "The slot of allocation " + allocation.to_string()
-                                        + " belongs to another job than " + job.to_string() + ".");
+    return make_error(errc::rejected,
+                      "The slot of allocation " + allocation.to_string()
+                        + " belongs to another job than " + job.to_string() + ".");
   return unit{};
 }
 
@@ -113,10 +119,11 @@ std::vector<cluster::slot_offer> task_executor_state::accept_offers(
     const auto* s = slots_.slot_of(o.allocation);
     if (s == nullptr || s->job != job)
       continue; // freed meanwhile
-    bool ok = std::any_of(accepted.begin(), accepted.end(),
-                          [&](const cluster::slot_offer& a) { return a.allocation == o.allocation; });
+    bool ok = std::any_of(accepted.begin(), accepted.end(), [&](const cluster::slot_offer& a) {
+      return a.allocation == o.allocation;
+    });
     if (ok) {
-      (void) slots_.mark_slot_active(o.allocation);
+      (void)slots_.mark_slot_active(o.allocation);
       disarm_slot_timeout(o.allocation);
     } else {
       rejected.push_back(o);
@@ -154,11 +161,13 @@ expected<unit> task_executor_state::accept_task(const graph::job_id& job,
   if (entry->connection->job_master_id != job_master_id)
     return make_error(errc::fencing_token_mismatch,
                       "Rejecting the task submission because the job manager leader id "
-                        + job_master_id.to_string() + " does not match the expected job manager leader id "
+                        + job_master_id.to_string()
+                        + " does not match the expected job manager leader id "
                         + entry->connection->job_master_id.to_string() + ".");
   if (!slots_.try_mark_slot_active(job, allocation))
-    return make_error(errc::not_found, "No task slot allocated for job ID " + job.to_string()
-                                         + " and allocation ID " + allocation.to_string() + ".");
+    return make_error(errc::not_found,
+                      "No task slot allocated for job ID " + job.to_string() + " and allocation ID "
+                        + allocation.to_string() + ".");
   disarm_slot_timeout(allocation);
   return slots_.add_task(attempt, job, allocation);
 }
@@ -171,8 +180,9 @@ expected<const task_record*> task_executor_state::task_to_cancel(
   const graph::job_id& job, const graph::execution_attempt_id& attempt) const {
   auto i = tasks_.find(attempt);
   if (i == tasks_.end() || i->second.job != job)
-    return make_error(errc::not_found, "Cannot find task to cancel for execution " + attempt.to_string()
-                                         + " of job " + job.to_string() + ".");
+    return make_error(errc::not_found,
+                      "Cannot find task to cancel for execution " + attempt.to_string() + " of job "
+                        + job.to_string() + ".");
   return &i->second;
 }
 
@@ -181,7 +191,8 @@ const task_record* task_executor_state::task(const graph::execution_attempt_id& 
   return i == tasks_.end() ? nullptr : &i->second;
 }
 
-std::vector<const task_record*> task_executor_state::tasks_of(const cluster::allocation_id& allocation) const {
+std::vector<const task_record*> task_executor_state::tasks_of(
+  const cluster::allocation_id& allocation) const {
   std::vector<const task_record*> out;
   for (const auto& attempt : slots_.tasks_of(allocation))
     if (const auto* t = task(attempt))
@@ -189,16 +200,16 @@ std::vector<const task_record*> task_executor_state::tasks_of(const cluster::all
   return out;
 }
 
-std::optional<graph::execution_state>
-task_executor_state::switch_task_state(const graph::execution_attempt_id& attempt,
-                                       graph::execution_state to) {
+std::optional<graph::execution_state> task_executor_state::switch_task_state(
+  const graph::execution_attempt_id& attempt, graph::execution_state to) {
   auto i = tasks_.find(attempt);
   if (i == tasks_.end())
     return std::nullopt;
   return std::exchange(i->second.state, to);
 }
 
-std::optional<freed_slot> task_executor_state::remove_task(const graph::execution_attempt_id& attempt) {
+std::optional<freed_slot> task_executor_state::remove_task(
+  const graph::execution_attempt_id& attempt) {
   auto i = tasks_.find(attempt);
   if (i == tasks_.end())
     return std::nullopt;
@@ -213,9 +224,8 @@ std::optional<freed_slot> task_executor_state::remove_task(const graph::executio
 
 // -- jobs ---------------------------------------------------------------------------------------
 
-job_manager_connection_change
-task_executor_state::job_manager_gained_leadership(const graph::job_id& job,
-                                                   const cluster::job_master_id& id) const {
+job_manager_connection_change task_executor_state::job_manager_gained_leadership(
+  const graph::job_id& job, const cluster::job_master_id& id) const {
   const auto* entry = jobs_.get(job);
   if (entry == nullptr)
     return job_manager_connection_change::unknown_job;
@@ -225,7 +235,8 @@ task_executor_state::job_manager_gained_leadership(const graph::job_id& job,
                                                 : job_manager_connection_change::replace;
 }
 
-bool task_executor_state::is_connected_to(const graph::job_id& job, const cluster::job_master_id& id) const {
+bool task_executor_state::is_connected_to(const graph::job_id& job,
+                                          const cluster::job_master_id& id) const {
   auto current = jobs_.job_master_id_of(job);
   return current && *current == id;
 }

@@ -129,7 +129,8 @@ public:
 
   /// Whether the JobMaster of `job` may free the slot of `allocation`: not_found for an unknown
   /// allocation, rejected for another job's slot.
-  expected<unit> check_free_slot(const graph::job_id& job, const cluster::allocation_id& allocation) const;
+  expected<unit> check_free_slot(const graph::job_id& job,
+                                 const cluster::allocation_id& allocation) const;
 
   /// Frees the slot of `allocation`. The slot when it is free now; nothing when it is unknown or
   /// still holds tasks (releasing until they are gone).
@@ -149,7 +150,9 @@ public:
   std::uint64_t arm_slot_timeout(const cluster::allocation_id& allocation);
   /// The timer of `ticket` fired: true (and disarmed) if it is still the slot's current one.
   bool slot_timeout_elapsed(const cluster::allocation_id& allocation, std::uint64_t ticket);
-  void disarm_slot_timeout(const cluster::allocation_id& allocation) { slot_timeouts_.erase(allocation); }
+  void disarm_slot_timeout(const cluster::allocation_id& allocation) {
+    slot_timeouts_.erase(allocation);
+  }
   bool has_slot_timeout(const cluster::allocation_id& allocation) const {
     return slot_timeouts_.count(allocation) != 0;
   }
@@ -171,18 +174,20 @@ public:
   /// The tasks running in the slot of `allocation`.
   std::vector<const task_record*> tasks_of(const cluster::allocation_id& allocation) const;
   /// A task reports `to`: returns the state it was in, or nothing for an unknown attempt.
-  std::optional<graph::execution_state> switch_task_state(const graph::execution_attempt_id& attempt,
-                                                          graph::execution_state to);
+  std::optional<graph::execution_state> switch_task_state(
+    const graph::execution_attempt_id& attempt, graph::execution_state to);
   /// Forgets a task that reached a final state; returns its slot if that became free.
   std::optional<freed_slot> remove_task(const graph::execution_attempt_id& attempt);
-  const std::map<graph::execution_attempt_id, task_record>& tasks() const noexcept { return tasks_; }
+  const std::map<graph::execution_attempt_id, task_record>& tasks() const noexcept {
+    return tasks_;
+  }
   void clear_tasks() { tasks_.clear(); }
 
   // -- jobs and their JobMaster connections -----------------------------------------------------
 
   /// What a registration at `job`'s JobMaster leader `id` changes.
-  job_manager_connection_change job_manager_gained_leadership(const graph::job_id& job,
-                                                              const cluster::job_master_id& id) const;
+  job_manager_connection_change job_manager_gained_leadership(
+    const graph::job_id& job, const cluster::job_master_id& id) const;
   /// Whether `id` is the leader `job` is connected to (an answer of an older connection is not).
   bool is_connected_to(const graph::job_id& job, const cluster::job_master_id& id) const;
   /// The connections to JobMasters, for the goodbye at shutdown.

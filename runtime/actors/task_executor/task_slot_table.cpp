@@ -16,7 +16,8 @@ const char* to_string(task_slot_state s) {
 
 task_slot_table::task_slot_table(cluster::resource_id owner, std::int32_t number_of_slots,
                                  cluster::resource_profile default_profile)
-  : owner_(std::move(owner)), default_profile_(default_profile) {
+  : owner_(std::move(owner)),
+    default_profile_(default_profile) {
   slots_.resize(static_cast<std::size_t>(std::max(number_of_slots, 0)));
   for (std::int32_t i = 0; i < number_of_slots; ++i) {
     slots_[i].index = i;
@@ -29,22 +30,23 @@ expected<unit> task_slot_table::allocate_slot(std::int32_t index, const graph::j
                                               const cluster::resource_profile& profile) {
   if (index < 0 || index >= number_of_slots())
     return make_error(errc::invalid_argument,
-                      "TaskExecutor " + owner_ + " has no slot " + std::to_string(index) + " (it has "
-                        + std::to_string(number_of_slots()) + " slots)");
+                      "TaskExecutor " + owner_ + " has no slot " + std::to_string(index)
+                        + " (it has " + std::to_string(number_of_slots()) + " slots)");
   auto& s = slots_[index];
   if (s.state != task_slot_state::free) {
     if (s.allocation == allocation && s.job == job)
       return unit{};
-    return make_error(errc::rejected, "The slot " + owner_ + "_" + std::to_string(index)
-                                        + " has already been allocated for a different job "
-                                        + (s.job ? s.job->to_string() : "?") + " under allocation "
-                                        + (s.allocation ? s.allocation->to_string() : "?") + ".");
+    return make_error(errc::rejected,
+                      "The slot " + owner_ + "_" + std::to_string(index)
+                        + " has already been allocated for a different job "
+                        + (s.job ? s.job->to_string() : "?") + " under allocation "
+                        + (s.allocation ? s.allocation->to_string() : "?") + ".");
   }
   if (auto other = by_allocation_.find(allocation); other != by_allocation_.end())
-    return make_error(errc::rejected, "Could not allocate slot " + std::to_string(index)
-                                        + ": allocation " + allocation.to_string()
-                                        + " already holds slot " + std::to_string(other->second)
-                                        + ".");
+    return make_error(errc::rejected,
+                      "Could not allocate slot " + std::to_string(index) + ": allocation "
+                        + allocation.to_string() + " already holds slot "
+                        + std::to_string(other->second) + ".");
   s.state = task_slot_state::allocated;
   s.job = job;
   s.allocation = allocation;
@@ -61,8 +63,9 @@ expected<bool> task_slot_table::mark_slot_active(const cluster::allocation_id& a
     case task_slot_state::allocated: s->state = task_slot_state::active; return true;
     case task_slot_state::active: return false;
     default:
-      return make_error(errc::illegal_state, "slot " + std::to_string(s->index) + " is "
-                                               + to_string(s->state) + ", cannot mark it active");
+      return make_error(errc::illegal_state,
+                        "slot " + std::to_string(s->index) + " is " + to_string(s->state)
+                          + ", cannot mark it active");
   }
 }
 
@@ -74,8 +77,9 @@ expected<bool> task_slot_table::mark_slot_inactive(const cluster::allocation_id&
     case task_slot_state::active: s->state = task_slot_state::allocated; return true;
     case task_slot_state::allocated: return false;
     default:
-      return make_error(errc::illegal_state, "slot " + std::to_string(s->index) + " is "
-                                               + to_string(s->state) + ", cannot mark it inactive");
+      return make_error(errc::illegal_state,
+                        "slot " + std::to_string(s->index) + " is " + to_string(s->state)
+                          + ", cannot mark it inactive");
   }
 }
 
@@ -88,11 +92,13 @@ bool task_slot_table::try_mark_slot_active(const graph::job_id& job,
   return r.has_value();
 }
 
-expected<std::optional<std::int32_t>> task_slot_table::free_slot(const cluster::allocation_id& allocation) {
+expected<std::optional<std::int32_t>> task_slot_table::free_slot(
+  const cluster::allocation_id& allocation) {
   auto* s = find(allocation);
   if (s == nullptr)
-    return make_error(errc::not_found, "TaskExecutor " + owner_ + " has no slot allocated under "
-                                         + allocation.to_string());
+    return make_error(
+      errc::not_found,
+      "TaskExecutor " + owner_ + " has no slot allocated under " + allocation.to_string());
   if (!s->tasks.empty()) {
     s->state = task_slot_state::releasing;
     return std::optional<std::int32_t>{};
@@ -107,12 +113,14 @@ expected<unit> task_slot_table::add_task(const graph::execution_attempt_id& atte
                                          const cluster::allocation_id& allocation) {
   auto* s = find(allocation);
   if (s == nullptr)
-    return make_error(errc::not_found, "No task slot allocated for job ID " + job.to_string()
-                                         + " and allocation ID " + allocation.to_string() + ".");
+    return make_error(errc::not_found,
+                      "No task slot allocated for job ID " + job.to_string() + " and allocation ID "
+                        + allocation.to_string() + ".");
   if (s->job != job || s->state != task_slot_state::active)
-    return make_error(errc::illegal_state, "The task slot of allocation " + allocation.to_string()
-                                             + " is not active for job " + job.to_string()
-                                             + " (state " + to_string(s->state) + ").");
+    return make_error(errc::illegal_state,
+                      "The task slot of allocation " + allocation.to_string()
+                        + " is not active for job " + job.to_string() + " (state "
+                        + to_string(s->state) + ").");
   if (tasks_.contains(attempt))
     return make_error(errc::rejected, "Task " + attempt.to_string() + " is already registered.");
   s->tasks.insert(attempt);
@@ -120,8 +128,8 @@ expected<unit> task_slot_table::add_task(const graph::execution_attempt_id& atte
   return unit{};
 }
 
-std::optional<task_slot_table::removed_task>
-task_slot_table::remove_task(const graph::execution_attempt_id& attempt) {
+std::optional<task_slot_table::removed_task> task_slot_table::remove_task(
+  const graph::execution_attempt_id& attempt) {
   auto i = tasks_.find(attempt);
   if (i == tasks_.end())
     return std::nullopt;
@@ -157,7 +165,7 @@ bool task_slot_table::is_allocated(std::int32_t index, const graph::job_id& job,
                                    const cluster::allocation_id& allocation) const {
   const auto* s = slot(index);
   return s != nullptr && s->state != task_slot_state::free && s->job == job
-         && s->allocation == allocation;
+    && s->allocation == allocation;
 }
 
 bool task_slot_table::has_allocated_slots(const graph::job_id& job) const {
@@ -167,7 +175,8 @@ bool task_slot_table::has_allocated_slots(const graph::job_id& job) const {
   return false;
 }
 
-std::vector<cluster::allocation_id> task_slot_table::allocations_of(const graph::job_id& job) const {
+std::vector<cluster::allocation_id> task_slot_table::allocations_of(
+  const graph::job_id& job) const {
   std::vector<cluster::allocation_id> out;
   for (const auto& s : slots_)
     if (s.state != task_slot_state::free && s.job == job)
@@ -183,16 +192,16 @@ std::vector<cluster::slot_offer> task_slot_table::offers_for(const graph::job_id
   return out;
 }
 
-std::vector<graph::execution_attempt_id>
-task_slot_table::tasks_of(const cluster::allocation_id& allocation) const {
+std::vector<graph::execution_attempt_id> task_slot_table::tasks_of(
+  const cluster::allocation_id& allocation) const {
   const auto* s = slot_of(allocation);
   if (s == nullptr)
     return {};
   return {s->tasks.begin(), s->tasks.end()};
 }
 
-std::optional<cluster::allocation_id>
-task_slot_table::allocation_of_task(const graph::execution_attempt_id& attempt) const {
+std::optional<cluster::allocation_id> task_slot_table::allocation_of_task(
+  const graph::execution_attempt_id& attempt) const {
   auto i = tasks_.find(attempt);
   if (i == tasks_.end())
     return std::nullopt;

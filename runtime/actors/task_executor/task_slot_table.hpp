@@ -89,7 +89,8 @@ public:
   /// Slots of `job` in state ALLOCATED (reserved, not yet accepted): what gets offered.
   std::vector<cluster::slot_offer> offers_for(const graph::job_id& job) const;
   std::vector<graph::execution_attempt_id> tasks_of(const cluster::allocation_id& allocation) const;
-  std::optional<cluster::allocation_id> allocation_of_task(const graph::execution_attempt_id& attempt) const;
+  std::optional<cluster::allocation_id> allocation_of_task(
+    const graph::execution_attempt_id& attempt) const;
   std::size_t number_of_free_slots() const;
 
   /// Every slot with its allocation (Flink's createSlotReport).

@@ -20,20 +20,20 @@
 namespace flint::trace {
 
 enum class direction : std::uint8_t {
-  send,     ///< the caller put an envelope on the wire (ask or tell)
-  receive,  ///< the callee took it from its mailbox
-  reply,    ///< the callee answered an ask
+  send, ///< the caller put an envelope on the wire (ask or tell)
+  receive, ///< the callee took it from its mailbox
+  reply, ///< the callee answered an ask
   response, ///< the caller got the answer (or its error, or its timeout)
 };
 
 enum class outcome : std::uint8_t {
   ok,
-  rejected,       ///< fencing token missing or different: not executed
-  malformed,      ///< bytes that do not decode
+  rejected, ///< fencing token missing or different: not executed
+  malformed, ///< bytes that do not decode
   unknown_method, ///< no such method at the receiver
-  failed,         ///< the handler answered with an error
-  timeout,        ///< no answer within the ask timeout
-  unreachable,    ///< the receiver is gone
+  failed, ///< the handler answered with an error
+  timeout, ///< no answer within the ask timeout
+  unreachable, ///< the receiver is gone
 };
 
 const char* to_string(direction d);
@@ -51,8 +51,8 @@ struct record {
   std::uint32_t bytes = 0;
   outcome result = outcome::ok;
   std::int64_t latency_us = -1; ///< for responses: send to answer; -1 when not applicable
-  std::string detail;           ///< error text, when there is one
-  std::uint64_t sequence = 0;   ///< position in this node's stream of records
+  std::string detail; ///< error text, when there is one
+  std::uint64_t sequence = 0; ///< position in this node's stream of records
 };
 
 /// One JSON object (no trailing newline) with the fields above, always valid UTF-8: a byte of a

@@ -40,8 +40,7 @@ expected<unit> get(schema::TraceRecord::Reader r, trace::record& out) {
   out.to = text(r.getTo());
   out.method = text(r.getMethod());
   out.token = {r.getToken().getHi(), r.getToken().getLo()};
-  out.trace = {r.getTrace().getTraceId(), r.getTrace().getSpanId(),
-               r.getTrace().getParentSpanId()};
+  out.trace = {r.getTrace().getTraceId(), r.getTrace().getSpanId(), r.getTrace().getParentSpanId()};
   out.is_ask = r.getIsAsk();
   out.bytes = r.getBytes();
   out.result = static_cast<trace::outcome>(r.getOutcome());

@@ -73,12 +73,14 @@ std::vector<char> to_bytes(capnp::MessageBuilder& message) {
 /// Reads a message with root `Root` from untrusted, possibly misaligned bytes and converts it
 /// with `fn`; every failure becomes `malformed_message` naming `what`.
 template <class Root, class Fn>
-auto read_message(std::span<const char> bytes, const char* what, Fn&& fn) -> decltype(fn(std::declval<typename Root::Reader>())) {
+auto read_message(std::span<const char> bytes, const char* what, Fn&& fn)
+  -> decltype(fn(std::declval<typename Root::Reader>())) {
   auto malformed = [what](const std::string& detail) {
     return make_error(errc::malformed_message, std::string("malformed ") + what + ": " + detail);
   };
   if (bytes.empty() || bytes.size() % sizeof(capnp::word) != 0)
-    return malformed(std::to_string(bytes.size()) + " bytes is not a whole number of Cap'n Proto words");
+    return malformed(std::to_string(bytes.size())
+                     + " bytes is not a whole number of Cap'n Proto words");
   try {
     // Cap'n Proto reads words in place; a copy makes any input alignment safe.
     auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
@@ -129,12 +131,14 @@ std::vector<char> encode_job_graph(const job_graph& graph) {
       auto chained = op_out.initChainedOutputs(static_cast<unsigned>(op.chained_outputs.size()));
       for (unsigned i = 0; i < op.chained_outputs.size(); ++i)
         chained.set(i, op.chained_outputs[i]);
-      write_indices(op_out.initNonChainedOutputs(static_cast<unsigned>(op.non_chained_outputs.size())),
-                    op.non_chained_outputs);
+      write_indices(
+        op_out.initNonChainedOutputs(static_cast<unsigned>(op.non_chained_outputs.size())),
+        op.non_chained_outputs);
       op_out.setBufferTimeout(op.buffer_timeout);
     }
     write_indices(out.initInputs(static_cast<unsigned>(in.inputs.size())), in.inputs);
-    write_indices(out.initProducedDataSets(static_cast<unsigned>(in.produced_data_sets.size())), in.produced_data_sets);
+    write_indices(out.initProducedDataSets(static_cast<unsigned>(in.produced_data_sets.size())),
+                  in.produced_data_sets);
     out.setSlotSharingGroup(static_cast<std::uint32_t>(in.slot_sharing_group));
     out.setHasCoLocationGroup(in.co_location_group.has_value());
     out.setCoLocationGroup(static_cast<std::uint32_t>(in.co_location_group.value_or(0)));
@@ -167,29 +171,35 @@ std::vector<char> encode_job_graph(const job_graph& graph) {
   auto ssgs = root.initSlotSharingGroups(static_cast<unsigned>(graph.slot_sharing_groups.size()));
   for (unsigned g = 0; g < graph.slot_sharing_groups.size(); ++g) {
     ssgs[g].setName(graph.slot_sharing_groups[g].name);
-    write_indices(ssgs[g].initVertices(static_cast<unsigned>(graph.slot_sharing_groups[g].vertices.size())),
-                  graph.slot_sharing_groups[g].vertices);
+    write_indices(
+      ssgs[g].initVertices(static_cast<unsigned>(graph.slot_sharing_groups[g].vertices.size())),
+      graph.slot_sharing_groups[g].vertices);
   }
   auto clgs = root.initCoLocationGroups(static_cast<unsigned>(graph.co_location_groups.size()));
   for (unsigned g = 0; g < graph.co_location_groups.size(); ++g) {
     clgs[g].setKey(graph.co_location_groups[g].key);
-    write_indices(clgs[g].initVertices(static_cast<unsigned>(graph.co_location_groups[g].vertices.size())),
-                  graph.co_location_groups[g].vertices);
+    write_indices(
+      clgs[g].initVertices(static_cast<unsigned>(graph.co_location_groups[g].vertices.size())),
+      graph.co_location_groups[g].vertices);
   }
 
   auto checkpointing = root.initCheckpointing();
   checkpointing.setInterval(graph.checkpointing.interval);
   const auto& cp = graph.checkpointing;
-  write_indices(checkpointing.initTriggerVertices(static_cast<unsigned>(cp.trigger_vertices.size())), cp.trigger_vertices);
-  write_indices(checkpointing.initAckVertices(static_cast<unsigned>(cp.ack_vertices.size())), cp.ack_vertices);
-  write_indices(checkpointing.initCommitVertices(static_cast<unsigned>(cp.commit_vertices.size())), cp.commit_vertices);
+  write_indices(
+    checkpointing.initTriggerVertices(static_cast<unsigned>(cp.trigger_vertices.size())),
+    cp.trigger_vertices);
+  write_indices(checkpointing.initAckVertices(static_cast<unsigned>(cp.ack_vertices.size())),
+                cp.ack_vertices);
+  write_indices(checkpointing.initCommitVertices(static_cast<unsigned>(cp.commit_vertices.size())),
+                cp.commit_vertices);
 
   auto config = root.initExecutionConfig();
   config.setMaxParallelism(graph.execution_config.max_parallelism);
   config.setBufferTimeout(graph.execution_config.buffer_timeout);
   config.setChainingEnabled(graph.execution_config.chaining_enabled);
-  config.setExchangeMode(
-      write_enum<global_data_exchange_mode, schema::GlobalDataExchangeMode>(graph.execution_config.exchange_mode));
+  config.setExchangeMode(write_enum<global_data_exchange_mode, schema::GlobalDataExchangeMode>(
+    graph.execution_config.exchange_mode));
   const auto& job_configuration = graph.execution_config.job_configuration;
   auto entries = config.initJobConfiguration(static_cast<unsigned>(job_configuration.size()));
   unsigned e = 0;
@@ -202,82 +212,88 @@ std::vector<char> encode_job_graph(const job_graph& graph) {
 }
 
 expected<job_graph> decode_job_graph(std::span<const char> bytes) {
-  return read_message<schema::JobGraph>(bytes, "job graph", [](schema::JobGraph::Reader root) -> expected<job_graph> {
-    job_graph graph;
-    graph.job_id = read_id<graph::job_id>(root.getJobId());
-    graph.name = root.getName().cStr();
-    for (auto in : root.getVertices()) {
-      job_vertex v;
-      v.id = read_id<job_vertex_id>(in.getId());
-      v.name = in.getName().cStr();
-      v.parallelism = in.getParallelism();
-      v.max_parallelism = in.getMaxParallelism();
-      v.invokable = read_enum(in.getInvokable(), task_kind::one_input_stream_task, "task kind");
-      for (auto op_in : in.getOperators()) {
-        chained_operator op;
-        op.stream_node_id = op_in.getStreamNodeId();
-        op.id = read_id<operator_id>(op_in.getOperatorId());
-        op.name = op_in.getName().cStr();
-        if (op_in.getHasUid())
-          op.uid = op_in.getUid().cStr();
-        op.kind = op_in.getKind().cStr();
-        op.chain_index = op_in.getChainIndex();
-        for (auto out : op_in.getChainedOutputs())
-          op.chained_outputs.push_back(out);
-        op.non_chained_outputs = read_indices(op_in.getNonChainedOutputs());
-        op.buffer_timeout = op_in.getBufferTimeout();
-        v.operators.push_back(std::move(op));
+  return read_message<schema::JobGraph>(
+    bytes, "job graph", [](schema::JobGraph::Reader root) -> expected<job_graph> {
+      job_graph graph;
+      graph.job_id = read_id<graph::job_id>(root.getJobId());
+      graph.name = root.getName().cStr();
+      for (auto in : root.getVertices()) {
+        job_vertex v;
+        v.id = read_id<job_vertex_id>(in.getId());
+        v.name = in.getName().cStr();
+        v.parallelism = in.getParallelism();
+        v.max_parallelism = in.getMaxParallelism();
+        v.invokable = read_enum(in.getInvokable(), task_kind::one_input_stream_task, "task kind");
+        for (auto op_in : in.getOperators()) {
+          chained_operator op;
+          op.stream_node_id = op_in.getStreamNodeId();
+          op.id = read_id<operator_id>(op_in.getOperatorId());
+          op.name = op_in.getName().cStr();
+          if (op_in.getHasUid())
+            op.uid = op_in.getUid().cStr();
+          op.kind = op_in.getKind().cStr();
+          op.chain_index = op_in.getChainIndex();
+          for (auto out : op_in.getChainedOutputs())
+            op.chained_outputs.push_back(out);
+          op.non_chained_outputs = read_indices(op_in.getNonChainedOutputs());
+          op.buffer_timeout = op_in.getBufferTimeout();
+          v.operators.push_back(std::move(op));
+        }
+        v.inputs = read_indices(in.getInputs());
+        v.produced_data_sets = read_indices(in.getProducedDataSets());
+        v.slot_sharing_group = in.getSlotSharingGroup();
+        if (in.getHasCoLocationGroup())
+          v.co_location_group = in.getCoLocationGroup();
+        graph.vertices.push_back(std::move(v));
       }
-      v.inputs = read_indices(in.getInputs());
-      v.produced_data_sets = read_indices(in.getProducedDataSets());
-      v.slot_sharing_group = in.getSlotSharingGroup();
-      if (in.getHasCoLocationGroup())
-        v.co_location_group = in.getCoLocationGroup();
-      graph.vertices.push_back(std::move(v));
-    }
-    for (auto in : root.getDataSets()) {
-      intermediate_data_set d;
-      d.id = read_id<intermediate_data_set_id>(in.getId());
-      d.producer = in.getProducer();
-      d.result_type = read_enum(in.getResultType(), result_partition_type::pipelined_bounded, "result partition type");
-      d.consumers = read_indices(in.getConsumers());
-      graph.data_sets.push_back(std::move(d));
-    }
-    for (auto in : root.getEdges()) {
-      job_edge e;
-      e.source = in.getSource();
-      e.target = in.getTarget();
-      e.pattern = read_enum(in.getPattern(), distribution_pattern::all_to_all, "distribution pattern");
-      e.ship_strategy_name = in.getShipStrategyName().cStr();
-      e.partitioner = read_enum(in.getPartitioner(), partitioner_kind::key_group, "partitioner");
-      e.key_group_max_parallelism = in.getKeyGroupMaxParallelism();
-      e.source_node_id = in.getSourceNodeId();
-      e.target_node_id = in.getTargetNodeId();
-      graph.edges.push_back(std::move(e));
-    }
-    for (auto in : root.getSlotSharingGroups())
-      graph.slot_sharing_groups.push_back(slot_sharing_group{in.getName().cStr(), read_indices(in.getVertices())});
-    for (auto in : root.getCoLocationGroups())
-      graph.co_location_groups.push_back(co_location_group{in.getKey().cStr(), read_indices(in.getVertices())});
-    auto cp = root.getCheckpointing();
-    graph.checkpointing.interval = cp.getInterval();
-    graph.checkpointing.trigger_vertices = read_indices(cp.getTriggerVertices());
-    graph.checkpointing.ack_vertices = read_indices(cp.getAckVertices());
-    graph.checkpointing.commit_vertices = read_indices(cp.getCommitVertices());
-    auto config = root.getExecutionConfig();
-    graph.execution_config.max_parallelism = config.getMaxParallelism();
-    graph.execution_config.buffer_timeout = config.getBufferTimeout();
-    graph.execution_config.chaining_enabled = config.getChainingEnabled();
-    graph.execution_config.exchange_mode =
-        read_enum(config.getExchangeMode(), global_data_exchange_mode::all_edges_pipelined, "global data exchange mode");
-    for (auto entry : config.getJobConfiguration())
-      graph.execution_config.job_configuration[entry.getKey().cStr()] = entry.getValue().cStr();
+      for (auto in : root.getDataSets()) {
+        intermediate_data_set d;
+        d.id = read_id<intermediate_data_set_id>(in.getId());
+        d.producer = in.getProducer();
+        d.result_type = read_enum(in.getResultType(), result_partition_type::pipelined_bounded,
+                                  "result partition type");
+        d.consumers = read_indices(in.getConsumers());
+        graph.data_sets.push_back(std::move(d));
+      }
+      for (auto in : root.getEdges()) {
+        job_edge e;
+        e.source = in.getSource();
+        e.target = in.getTarget();
+        e.pattern =
+          read_enum(in.getPattern(), distribution_pattern::all_to_all, "distribution pattern");
+        e.ship_strategy_name = in.getShipStrategyName().cStr();
+        e.partitioner = read_enum(in.getPartitioner(), partitioner_kind::key_group, "partitioner");
+        e.key_group_max_parallelism = in.getKeyGroupMaxParallelism();
+        e.source_node_id = in.getSourceNodeId();
+        e.target_node_id = in.getTargetNodeId();
+        graph.edges.push_back(std::move(e));
+      }
+      for (auto in : root.getSlotSharingGroups())
+        graph.slot_sharing_groups.push_back(
+          slot_sharing_group{in.getName().cStr(), read_indices(in.getVertices())});
+      for (auto in : root.getCoLocationGroups())
+        graph.co_location_groups.push_back(
+          co_location_group{in.getKey().cStr(), read_indices(in.getVertices())});
+      auto cp = root.getCheckpointing();
+      graph.checkpointing.interval = cp.getInterval();
+      graph.checkpointing.trigger_vertices = read_indices(cp.getTriggerVertices());
+      graph.checkpointing.ack_vertices = read_indices(cp.getAckVertices());
+      graph.checkpointing.commit_vertices = read_indices(cp.getCommitVertices());
+      auto config = root.getExecutionConfig();
+      graph.execution_config.max_parallelism = config.getMaxParallelism();
+      graph.execution_config.buffer_timeout = config.getBufferTimeout();
+      graph.execution_config.chaining_enabled = config.getChainingEnabled();
+      graph.execution_config.exchange_mode =
+        read_enum(config.getExchangeMode(), global_data_exchange_mode::all_edges_pipelined,
+                  "global data exchange mode");
+      for (auto entry : config.getJobConfiguration())
+        graph.execution_config.job_configuration[entry.getKey().cStr()] = entry.getValue().cStr();
 
-    // Decoded indices are untrusted until they hold together.
-    if (auto valid = graph.validate(); !valid)
-      return make_error(errc::malformed_message, "malformed job graph: " + valid.error().message);
-    return graph;
-  });
+      // Decoded indices are untrusted until they hold together.
+      if (auto valid = graph.validate(); !valid)
+        return make_error(errc::malformed_message, "malformed job graph: " + valid.error().message);
+      return graph;
+    });
 }
 
 std::vector<char> encode_task_deployment_descriptor(const task_deployment_descriptor& tdd) {
@@ -290,7 +306,8 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
   root.setParallelism(tdd.parallelism);
   root.setMaxParallelism(tdd.max_parallelism);
   root.setAttemptNumber(tdd.attempt_number);
-  auto produced = root.initProducedPartitions(static_cast<unsigned>(tdd.produced_partitions.size()));
+  auto produced =
+    root.initProducedPartitions(static_cast<unsigned>(tdd.produced_partitions.size()));
   for (unsigned i = 0; i < tdd.produced_partitions.size(); ++i) {
     const auto& in = tdd.produced_partitions[i];
     auto out = produced[i];
@@ -321,51 +338,58 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
   return to_bytes(message);
 }
 
-expected<task_deployment_descriptor> decode_task_deployment_descriptor(std::span<const char> bytes) {
+expected<task_deployment_descriptor> decode_task_deployment_descriptor(
+  std::span<const char> bytes) {
   return read_message<schema::TaskDeploymentDescriptor>(
-      bytes, "task deployment descriptor",
-      [](schema::TaskDeploymentDescriptor::Reader root) -> expected<task_deployment_descriptor> {
-        task_deployment_descriptor tdd;
-        tdd.job_id = read_id<graph::job_id>(root.getJobId());
-        tdd.job_vertex_id = read_id<graph::job_vertex_id>(root.getJobVertexId());
-        tdd.task_name = root.getTaskName().cStr();
-        tdd.subtask_index = root.getSubtaskIndex();
-        tdd.parallelism = root.getParallelism();
-        tdd.max_parallelism = root.getMaxParallelism();
-        tdd.attempt_number = root.getAttemptNumber();
-        for (auto in : root.getProducedPartitions()) {
-          result_partition_deployment_descriptor p;
-          p.result_id = read_id<intermediate_data_set_id>(in.getResultId());
-          p.partition_number = in.getPartitionNumber();
-          p.partition_type = read_enum(in.getPartitionType(), result_partition_type::pipelined_bounded, "result partition type");
-          p.number_of_subpartitions = in.getNumberOfSubpartitions();
-          p.partitioner = read_enum(in.getPartitioner(), partitioner_kind::key_group, "partitioner");
-          p.key_group_max_parallelism = in.getKeyGroupMaxParallelism();
-          tdd.produced_partitions.push_back(p);
-        }
-        for (auto in : root.getInputGates()) {
-          input_gate_deployment_descriptor g;
-          g.consumed_result_id = read_id<intermediate_data_set_id>(in.getConsumedResultId());
-          g.partition_type = read_enum(in.getPartitionType(), result_partition_type::pipelined_bounded, "result partition type");
-          g.consumed_subpartition_index = in.getConsumedSubpartitionIndex();
-          for (auto n : in.getPartitionNumbers())
-            g.partition_numbers.push_back(n);
-          for (auto l : in.getProducerLocations())
-            g.producer_locations.push_back(producer_location{
-              std::string(l.getResourceId().cStr(), l.getResourceId().size()),
-              std::string(l.getHost().cStr(), l.getHost().size()), l.getDataPort()});
-          if (!g.producer_locations.empty() && g.producer_locations.size() != g.partition_numbers.size())
-            return make_error(errc::malformed_message,
-                              "malformed task deployment descriptor: " + std::to_string(g.producer_locations.size()) +
-                                " producer locations for " + std::to_string(g.partition_numbers.size()) + " channels");
-          tdd.input_gates.push_back(std::move(g));
-        }
-        if (tdd.subtask_index < 0 || tdd.subtask_index >= tdd.parallelism)
-          return make_error(errc::malformed_message, "malformed task deployment descriptor: subtask " +
-                                                         std::to_string(tdd.subtask_index) + " of " +
-                                                         std::to_string(tdd.parallelism));
-        return tdd;
-      });
+    bytes, "task deployment descriptor",
+    [](schema::TaskDeploymentDescriptor::Reader root) -> expected<task_deployment_descriptor> {
+      task_deployment_descriptor tdd;
+      tdd.job_id = read_id<graph::job_id>(root.getJobId());
+      tdd.job_vertex_id = read_id<graph::job_vertex_id>(root.getJobVertexId());
+      tdd.task_name = root.getTaskName().cStr();
+      tdd.subtask_index = root.getSubtaskIndex();
+      tdd.parallelism = root.getParallelism();
+      tdd.max_parallelism = root.getMaxParallelism();
+      tdd.attempt_number = root.getAttemptNumber();
+      for (auto in : root.getProducedPartitions()) {
+        result_partition_deployment_descriptor p;
+        p.result_id = read_id<intermediate_data_set_id>(in.getResultId());
+        p.partition_number = in.getPartitionNumber();
+        p.partition_type = read_enum(
+          in.getPartitionType(), result_partition_type::pipelined_bounded, "result partition type");
+        p.number_of_subpartitions = in.getNumberOfSubpartitions();
+        p.partitioner = read_enum(in.getPartitioner(), partitioner_kind::key_group, "partitioner");
+        p.key_group_max_parallelism = in.getKeyGroupMaxParallelism();
+        tdd.produced_partitions.push_back(p);
+      }
+      for (auto in : root.getInputGates()) {
+        input_gate_deployment_descriptor g;
+        g.consumed_result_id = read_id<intermediate_data_set_id>(in.getConsumedResultId());
+        g.partition_type = read_enum(
+          in.getPartitionType(), result_partition_type::pipelined_bounded, "result partition type");
+        g.consumed_subpartition_index = in.getConsumedSubpartitionIndex();
+        for (auto n : in.getPartitionNumbers())
+          g.partition_numbers.push_back(n);
+        for (auto l : in.getProducerLocations())
+          g.producer_locations.push_back(producer_location{
+            std::string(l.getResourceId().cStr(), l.getResourceId().size()),
+            std::string(l.getHost().cStr(), l.getHost().size()), l.getDataPort()});
+        if (!g.producer_locations.empty()
+            && g.producer_locations.size() != g.partition_numbers.size())
+          return make_error(
+            errc::malformed_message,
+            "malformed task deployment descriptor: " + std::to_string(g.producer_locations.size())
+              + " producer locations for " + std::to_string(g.partition_numbers.size())
+              + " channels");
+        tdd.input_gates.push_back(std::move(g));
+      }
+      if (tdd.subtask_index < 0 || tdd.subtask_index >= tdd.parallelism)
+        return make_error(errc::malformed_message,
+                          "malformed task deployment descriptor: subtask "
+                            + std::to_string(tdd.subtask_index) + " of "
+                            + std::to_string(tdd.parallelism));
+      return tdd;
+    });
 }
 
 } // namespace flint::graph

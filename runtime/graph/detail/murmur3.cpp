@@ -7,7 +7,9 @@ namespace {
 constexpr std::uint64_t c1 = 0x87c37b91114253d5ULL;
 constexpr std::uint64_t c2 = 0x4cf5ad432745937fULL;
 
-std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+std::uint64_t rotl(std::uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
 
 std::uint64_t fmix(std::uint64_t k) {
   k ^= k >> 33;
@@ -25,8 +27,12 @@ std::uint64_t load_le(const std::uint8_t* p, std::size_t n) {
   return v;
 }
 
-std::uint64_t mix_k1(std::uint64_t k1) { return rotl(k1 * c1, 31) * c2; }
-std::uint64_t mix_k2(std::uint64_t k2) { return rotl(k2 * c2, 33) * c1; }
+std::uint64_t mix_k1(std::uint64_t k1) {
+  return rotl(k1 * c1, 31) * c2;
+}
+std::uint64_t mix_k2(std::uint64_t k2) {
+  return rotl(k2 * c2, 33) * c1;
+}
 
 } // namespace
 

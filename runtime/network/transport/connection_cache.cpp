@@ -4,7 +4,10 @@ namespace flint::network::transport {
 
 connection_cache::connection_cache(std::string host, std::uint16_t data_port, caf::actor own_server,
                                    connector connect)
-  : host_(std::move(host)), data_port_(data_port), own_server_(std::move(own_server)), connect_(std::move(connect)) {}
+  : host_(std::move(host)),
+    data_port_(data_port),
+    own_server_(std::move(own_server)),
+    connect_(std::move(connect)) {}
 
 bool connection_cache::is_local(const graph::producer_location& producer) const {
   return producer.data_port == 0 || (producer.data_port == data_port_ && producer.host == host_);
@@ -24,9 +27,10 @@ expected<caf::actor> connection_cache::server_of(const graph::producer_location&
     return make_error(errc::unreachable, "no connector for remote channels");
   auto peer = connect_(producer.host, producer.data_port);
   if (!peer)
-    return make_error(peer.error().code, "cannot reach the partition server of " + producer.resource_id + " at " +
-                                           producer.host + ":" + std::to_string(producer.data_port) + ": " +
-                                           peer.error().message);
+    return make_error(peer.error().code,
+                      "cannot reach the partition server of " + producer.resource_id + " at "
+                        + producer.host + ":" + std::to_string(producer.data_port) + ": "
+                        + peer.error().message);
   std::lock_guard<std::mutex> guard{mutex_};
   // A concurrent connect to the same address may have won; both handles reach the same server.
   return peers_.emplace(address, std::move(*peer)).first->second;

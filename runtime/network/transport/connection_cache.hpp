@@ -20,10 +20,12 @@ class connection_cache {
 public:
   /// Reaches the partition request server published at host:port (blocking: the middleman's
   /// connect_partition_server in production, anything in tests).
-  using connector = std::function<expected<caf::actor>(const std::string& host, std::uint16_t port)>;
+  using connector =
+    std::function<expected<caf::actor>(const std::string& host, std::uint16_t port)>;
 
   /// This process publishes `own_server` at host:data_port (the cache does not stop it).
-  connection_cache(std::string host, std::uint16_t data_port, caf::actor own_server, connector connect);
+  connection_cache(std::string host, std::uint16_t data_port, caf::actor own_server,
+                   connector connect);
   connection_cache(const connection_cache&) = delete;
   connection_cache& operator=(const connection_cache&) = delete;
 

@@ -12,32 +12,40 @@
 
 namespace flint::network::transport {
 
-expected<std::unique_ptr<connection_manager>> connection_manager::start(caf::actor_system& sys, caf::actor server,
-                                                                        std::string advertised_host,
-                                                                        std::uint16_t port,
-                                                                        const std::string& bind_address) {
+expected<std::unique_ptr<connection_manager>> connection_manager::start(
+  caf::actor_system& sys, caf::actor server, std::string advertised_host, std::uint16_t port,
+  const std::string& bind_address) {
   if (!sys.has_middleman()) {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-    return make_error(errc::invalid_argument, "remote channels need an actor system with CAF's middleman");
+    return make_error(errc::invalid_argument,
+                      "remote channels need an actor system with CAF's middleman");
   }
-  auto bound = sys.middleman().publish(server, port, bind_address.empty() ? nullptr : bind_address.c_str(), true);
+  auto bound = sys.middleman().publish(server, port,
+                                       bind_address.empty() ? nullptr : bind_address.c_str(), true);
   if (!bound) {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
-    return make_error(errc::unreachable, "cannot listen for partition requests on " +
-                                           (bind_address.empty() ? std::string("*") : bind_address) + ":" +
-                                           std::to_string(port) + ": " + sys.render(bound.error()));
+    return make_error(errc::unreachable,
+                      "cannot listen for partition requests on "
+                        + (bind_address.empty() ? std::string("*") : bind_address) + ":"
+                        + std::to_string(port) + ": " + sys.render(bound.error()));
   }
   auto* system = &sys;
   auto connect = [system](const std::string& host, std::uint16_t peer_port) {
     return connect_partition_server(*system, host, peer_port);
   };
-  auto connections = std::make_shared<connection_cache>(std::move(advertised_host), *bound, server, connect);
-  return std::unique_ptr<connection_manager>(new connection_manager(sys, std::move(server), *bound, connections));
+  auto connections =
+    std::make_shared<connection_cache>(std::move(advertised_host), *bound, server, connect);
+  return std::unique_ptr<connection_manager>(
+    new connection_manager(sys, std::move(server), *bound, connections));
 }
 
-connection_manager::connection_manager(caf::actor_system& sys, caf::actor server, std::uint16_t port,
+connection_manager::connection_manager(caf::actor_system& sys, caf::actor server,
+                                       std::uint16_t port,
                                        std::shared_ptr<connection_cache> connections)
-  : system_(&sys), server_(std::move(server)), port_(port), connections_(std::move(connections)) {}
+  : system_(&sys),
+    server_(std::move(server)),
+    port_(port),
+    connections_(std::move(connections)) {}
 
 connection_manager::~connection_manager() {
   stop();

@@ -22,8 +22,10 @@ public:
   /// of `sys`, which must have the middleman; consumers reach other processes' servers through
   /// connect_partition_server. The manager stops `server` when it stops, and at once when
   /// publishing fails.
-  static expected<std::unique_ptr<connection_manager>> start(caf::actor_system& sys, caf::actor server,
-                                                             std::string advertised_host, std::uint16_t port,
+  static expected<std::unique_ptr<connection_manager>> start(caf::actor_system& sys,
+                                                             caf::actor server,
+                                                             std::string advertised_host,
+                                                             std::uint16_t port,
                                                              const std::string& bind_address);
   /// stop()
   ~connection_manager();

@@ -71,8 +71,7 @@ bool route_to_consumer(caf::type_erased_tuple& content, consumer_routes& to) {
             client->retry();
         },
         fail);
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -91,8 +90,7 @@ bool route_to_server(caf::type_erased_tuple& content, server_routes& to) {
     case cancel_request_atom::uint_value():
       return parse_and<cancel_request_message>(
         content, [&](const cancel_request_message& msg) { to.on_cancel(msg); }, malformed);
-    default:
-      return false;
+    default: return false;
   }
 }
 

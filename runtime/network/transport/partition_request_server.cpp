@@ -65,8 +65,8 @@ struct server_state {
 
 using server_actor = caf::stateful_actor<server_state>;
 
-void count(const std::shared_ptr<server_stats>& stats, std::atomic<std::uint64_t> server_stats::*field,
-           std::uint64_t n = 1) {
+void count(const std::shared_ptr<server_stats>& stats,
+           std::atomic<std::uint64_t> server_stats::*field, std::uint64_t n = 1) {
   if (stats)
     (stats.get()->*field).fetch_add(n, std::memory_order_relaxed);
 }
@@ -81,7 +81,8 @@ void drop_reader(server_actor* self, std::uint64_t id, bool consumed) {
   auto job = i->second.job;
   auto partition = i->second.partition;
   auto subpartition = i->second.subpartition;
-  self->state.by_channel.erase(reader_key{i->second.consumer.address(), i->second.channel.gate, i->second.channel.channel});
+  self->state.by_channel.erase(
+    reader_key{i->second.consumer.address(), i->second.channel.gate, i->second.channel.channel});
   // Erased before reporting: the reader's reference to the job's partitions is gone when the
   // environment releases the partition (and may drop the job's empty manager).
   self->state.readers.erase(i);
@@ -108,12 +109,15 @@ void drain(server_actor* self, std::uint64_t id) {
     }
     if (r.local && !self->state.options.always_copy) {
       send_from(self, r.consumer,
-                local_buffer_message{r.channel, response->sequence, static_cast<wire_u64>(response->backlog),
+                local_buffer_message{r.channel, response->sequence,
+                                     static_cast<wire_u64>(response->backlog),
                                      shared_buffer{std::make_shared<buffer>(std::move(buf))}});
     } else {
-      send_from(self, r.consumer,
-                buffer_message{r.channel, response->sequence, static_cast<wire_u64>(response->backlog),
-                               static_cast<wire_kind>(buf.kind()), std::span<const char>(buf.data(), buf.size())});
+      send_from(
+        self, r.consumer,
+        buffer_message{r.channel, response->sequence, static_cast<wire_u64>(response->backlog),
+                       static_cast<wire_kind>(buf.kind()),
+                       std::span<const char>(buf.data(), buf.size())});
       // The producer's pool gets the segment back before the bytes even leave.
       buf.release();
     }
@@ -143,9 +147,10 @@ public:
       count(st.options.stats, &server_stats::refused_requests);
       send_from(self_, consumer,
                 partition_error_message{request.channel, static_cast<wire_i32>(code),
-                                        "partition request for " + to_string(partition) + " subpartition " +
-                                          std::to_string(request.subpartition) + " of job " + job.to_string() +
-                                          " refused by " + caf::to_string(self_->node()) + ": " + reason});
+                                        "partition request for " + to_string(partition)
+                                          + " subpartition " + std::to_string(request.subpartition)
+                                          + " of job " + job.to_string() + " refused by "
+                                          + caf::to_string(self_->node()) + ": " + reason});
     };
     auto manager = st.lookup ? st.lookup(job) : nullptr;
     if (!manager) {
@@ -175,7 +180,8 @@ public:
     r.consumer = consumer;
     r.channel = request.channel;
     r.local = consumer.node() == self_->node();
-    r.view = std::make_unique<credit_based_view>(r.channel, std::move(*view), request.initial_credit);
+    r.view =
+      std::make_unique<credit_based_view>(r.channel, std::move(*view), request.initial_credit);
     r.wake_pending = wake_pending;
     st.readers.emplace(id, std::move(r));
     st.by_channel.emplace(key, id);
@@ -187,7 +193,8 @@ public:
 
   void on_credit(const add_credit_message& credit) override {
     auto& st = self_->state;
-    auto i = st.by_channel.find(reader_key{credit.consumer.address(), credit.channel.gate, credit.channel.channel});
+    auto i = st.by_channel.find(
+      reader_key{credit.consumer.address(), credit.channel.gate, credit.channel.channel});
     // Credit for a dropped reader (finished or cancelled) is stale: ignore it.
     if (i == st.by_channel.end())
       return;
@@ -197,7 +204,8 @@ public:
 
   void on_cancel(const cancel_request_message& cancel) override {
     auto& st = self_->state;
-    auto i = st.by_channel.find(reader_key{cancel.consumer.address(), cancel.channel.gate, cancel.channel.channel});
+    auto i = st.by_channel.find(
+      reader_key{cancel.consumer.address(), cancel.channel.gate, cancel.channel.channel});
     if (i != st.by_channel.end()) {
       drop_reader(self_, i->second, true);
     } else if (st.options.on_consumed) {
@@ -219,7 +227,8 @@ private:
   std::optional<error> malformed_;
 };
 
-caf::behavior partition_request_server(server_actor* self, partition_lookup lookup, server_options options) {
+caf::behavior partition_request_server(server_actor* self, partition_lookup lookup,
+                                       server_options options) {
   self->state.lookup = std::move(lookup);
   self->state.options = std::move(options);
   self->set_down_handler([self](caf::down_msg& down) {
@@ -257,14 +266,16 @@ caf::behavior partition_request_server(server_actor* self, partition_lookup look
 
 } // namespace
 
-caf::actor spawn_partition_request_server(caf::actor_system& sys, partition_lookup lookup, server_options options) {
+caf::actor spawn_partition_request_server(caf::actor_system& sys, partition_lookup lookup,
+                                          server_options options) {
   return sys.spawn(partition_request_server, std::move(lookup), std::move(options));
 }
 
 caf::actor spawn_partition_request_server(caf::actor_system& sys, result_partition_manager& manager,
                                           server_options options) {
   // Not owned: the caller keeps the manager alive longer than the server.
-  std::shared_ptr<result_partition_manager> shared{std::shared_ptr<result_partition_manager>{}, &manager};
+  std::shared_ptr<result_partition_manager> shared{std::shared_ptr<result_partition_manager>{},
+                                                   &manager};
   return spawn_partition_request_server(
     sys, [shared](const graph::job_id&) { return shared; }, std::move(options));
 }

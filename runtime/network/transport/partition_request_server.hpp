@@ -42,12 +42,14 @@ struct server_options {
   /// was sent, the consumer cancelled it or the consumer died; and for a cancel of a channel that
   /// never got a reader. The shuffle environment counts the subpartition consumed (Flink releases
   /// a pipelined partition once all its subpartitions are consumed).
-  std::function<void(const graph::job_id&, const result_partition_id&, std::size_t subpartition)> on_consumed;
+  std::function<void(const graph::job_id&, const result_partition_id&, std::size_t subpartition)>
+    on_consumed;
 };
 
 /// Finds the partitions of a job (shuffle_environment::partitions_of); null when the job has none
 /// here. Called on the server's thread.
-using partition_lookup = std::function<std::shared_ptr<result_partition_manager>(const graph::job_id&)>;
+using partition_lookup =
+  std::function<std::shared_ptr<result_partition_manager>(const graph::job_id&)>;
 
 /// Spawns the partition request server of a TaskExecutor (or of a process): a request names the
 /// job, whose partitions `lookup` gives (result ids are deterministic per program, so two jobs of

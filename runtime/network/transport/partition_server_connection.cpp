@@ -34,8 +34,8 @@ std::optional<std::string> round_trip(caf::actor_system& sys, const caf::actor& 
 
 } // namespace
 
-expected<caf::actor> connect_partition_server(caf::actor_system& sys, const std::string& host, std::uint16_t port,
-                                              const connect_options& options) {
+expected<caf::actor> connect_partition_server(caf::actor_system& sys, const std::string& host,
+                                              std::uint16_t port, const connect_options& options) {
   auto where = host + ":" + std::to_string(port);
   std::minstd_rand random{std::random_device{}()};
   std::uniform_int_distribution<long> pause_ms{1, std::max<long>(1, options.max_pause.count())};
@@ -52,15 +52,17 @@ expected<caf::actor> connect_partition_server(caf::actor_system& sys, const std:
       return *server;
     last_failure = *failure;
     if (attempt < attempts) {
-      logger()->warn("The partition server at {} did not answer on the new connection ({}); "
-                   "connecting again ({} of {}).",
-                   where, last_failure, attempt + 1, attempts);
+      logger()->warn(
+        "The partition server at {} did not answer on the new connection ({}); "
+        "connecting again ({} of {}).",
+        where, last_failure, attempt + 1, attempts);
       std::this_thread::sleep_for(std::chrono::milliseconds{pause_ms(random)});
       timeout *= 2;
     }
   }
-  return make_error(errc::unreachable, "no answer on any of " + std::to_string(attempts) +
-                                         " connections (last: " + last_failure + ")");
+  return make_error(errc::unreachable,
+                    "no answer on any of " + std::to_string(attempts)
+                      + " connections (last: " + last_failure + ")");
 }
 
 } // namespace flint::network::transport

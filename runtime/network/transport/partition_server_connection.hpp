@@ -34,7 +34,8 @@ struct connect_options {
 
 /// The partition request server published at host:port, reached over a connection that carried
 /// one round trip. Blocks; errors say what failed (the caller names the server).
-expected<caf::actor> connect_partition_server(caf::actor_system& sys, const std::string& host, std::uint16_t port,
+expected<caf::actor> connect_partition_server(caf::actor_system& sys, const std::string& host,
+                                              std::uint16_t port,
                                               const connect_options& options = {});
 
 } // namespace flint::network::transport

@@ -12,7 +12,8 @@ std::optional<caf::atom_value> leading_atom(const caf::type_erased_tuple& conten
 
 namespace detail {
 
-error malformed(std::string_view name, caf::atom_value atom, const std::vector<std::string_view>& fields,
+error malformed(std::string_view name, caf::atom_value atom,
+                const std::vector<std::string_view>& fields,
                 const caf::type_erased_tuple& content) {
   std::string expected = "(" + caf::to_string(atom);
   for (auto field : fields)
@@ -22,10 +23,10 @@ error malformed(std::string_view name, caf::atom_value atom, const std::vector<s
   auto got = content.stringify();
   if (got.size() > 200)
     got = got.substr(0, 200) + "...";
-  return make_error(errc::malformed_message, "malformed " + std::string(name) + " message: expected " + expected +
-                                               " (" + std::to_string(fields.size() + 1) + " elements), got " +
-                                               got + " (" + std::to_string(content.size()) +
-                                               " elements)");
+  return make_error(errc::malformed_message,
+                    "malformed " + std::string(name) + " message: expected " + expected + " ("
+                      + std::to_string(fields.size() + 1) + " elements), got " + got + " ("
+                      + std::to_string(content.size()) + " elements)");
 }
 
 } // namespace detail

@@ -87,8 +87,8 @@ using wire_refs = typename wire_refs_of<Wire>::type;
 struct partition_request_message {
   using atom = partition_request_atom;
   static constexpr std::string_view name = "partition request";
-  using wire = std::tuple<caf::actor, wire_u64, wire_u64, wire_u64, wire_u64, wire_i32, wire_u64, wire_u32, wire_u32,
-                          wire_u64>;
+  using wire = std::tuple<caf::actor, wire_u64, wire_u64, wire_u64, wire_u64, wire_i32, wire_u64,
+                          wire_u32, wire_u32, wire_u64>;
 
   caf::actor consumer;
   graph::job_id job;
@@ -112,7 +112,8 @@ struct partition_request_message {
   static partition_request_message from_wire(const wire_refs<wire>& w) {
     return {std::get<0>(w),
             graph::job_id{std::get<1>(w), std::get<2>(w)},
-            result_partition_id{graph::intermediate_data_set_id{std::get<3>(w), std::get<4>(w)}, std::get<5>(w)},
+            result_partition_id{graph::intermediate_data_set_id{std::get<3>(w), std::get<4>(w)},
+                                std::get<5>(w)},
             static_cast<std::size_t>(std::get<6>(w)),
             input_channel_id{std::get<7>(w), std::get<8>(w)},
             static_cast<std::size_t>(std::get<9>(w))};
@@ -135,12 +136,14 @@ struct buffer_message {
   std::span<const char> bytes;
 
   wire to_wire() const {
-    return {channel.gate, channel.channel, sequence, backlog, kind, std::vector<char>(bytes.begin(), bytes.end())};
+    return {channel.gate, channel.channel,
+            sequence,     backlog,
+            kind,         std::vector<char>(bytes.begin(), bytes.end())};
   }
   static buffer_message from_wire(const wire_refs<wire>& w) {
     const auto& b = std::get<5>(w);
-    return {input_channel_id{std::get<0>(w), std::get<1>(w)}, std::get<2>(w), std::get<3>(w), std::get<4>(w),
-            std::span<const char>(b.data(), b.size())};
+    return {input_channel_id{std::get<0>(w), std::get<1>(w)}, std::get<2>(w), std::get<3>(w),
+            std::get<4>(w), std::span<const char>(b.data(), b.size())};
   }
 };
 
@@ -157,7 +160,8 @@ struct local_buffer_message {
 
   wire to_wire() const { return {channel.gate, channel.channel, sequence, backlog, holder}; }
   static local_buffer_message from_wire(const wire_refs<wire>& w) {
-    return {input_channel_id{std::get<0>(w), std::get<1>(w)}, std::get<2>(w), std::get<3>(w), std::get<4>(w)};
+    return {input_channel_id{std::get<0>(w), std::get<1>(w)}, std::get<2>(w), std::get<3>(w),
+            std::get<4>(w)};
   }
 };
 
@@ -199,7 +203,8 @@ struct partition_error_message {
 struct cancel_request_message {
   using atom = cancel_request_atom;
   static constexpr std::string_view name = "cancel request";
-  using wire = std::tuple<caf::actor, wire_u32, wire_u32, wire_u64, wire_u64, wire_u64, wire_u64, wire_i32, wire_u64>;
+  using wire = std::tuple<caf::actor, wire_u32, wire_u32, wire_u64, wire_u64, wire_u64, wire_u64,
+                          wire_i32, wire_u64>;
 
   caf::actor consumer;
   input_channel_id channel;
@@ -221,7 +226,8 @@ struct cancel_request_message {
   static cancel_request_message from_wire(const wire_refs<wire>& w) {
     return {std::get<0>(w), input_channel_id{std::get<1>(w), std::get<2>(w)},
             graph::job_id{std::get<3>(w), std::get<4>(w)},
-            result_partition_id{graph::intermediate_data_set_id{std::get<5>(w), std::get<6>(w)}, std::get<7>(w)},
+            result_partition_id{graph::intermediate_data_set_id{std::get<5>(w), std::get<6>(w)},
+                                std::get<7>(w)},
             static_cast<std::size_t>(std::get<8>(w))};
   }
 };
@@ -251,7 +257,8 @@ struct wire_layout<std::tuple<Ts...>> {
     return content.match_elements<Atom, Ts...>();
   }
   template <std::size_t... Is>
-  static std::tuple<const Ts&...> refs(const caf::type_erased_tuple& content, std::index_sequence<Is...>) {
+  static std::tuple<const Ts&...> refs(const caf::type_erased_tuple& content,
+                                       std::index_sequence<Is...>) {
     return std::tuple<const Ts&...>{content.template get_as<Ts>(Is + 1)...};
   }
 };
@@ -281,8 +288,8 @@ std::vector<std::string_view> wire_names(std::tuple<Ts...>*) {
   return {wire_name<Ts>()...};
 }
 /// The error of a message that is not a well-formed `name` message.
-error malformed(std::string_view name, caf::atom_value atom, const std::vector<std::string_view>& fields,
-                const caf::type_erased_tuple& content);
+error malformed(std::string_view name, caf::atom_value atom,
+                const std::vector<std::string_view>& fields, const caf::type_erased_tuple& content);
 
 } // namespace detail
 
@@ -302,34 +309,40 @@ expected<Msg> from_message(const caf::type_erased_tuple& content) {
   using layout = detail::wire_layout<typename Msg::wire>;
   if (!layout::template matches<typename Msg::atom>(content))
     return detail::malformed(Msg::name, Msg::atom::value,
-                             detail::wire_names(static_cast<typename Msg::wire*>(nullptr)), content);
-  return Msg::from_wire(layout::refs(content, std::make_index_sequence<std::tuple_size_v<typename Msg::wire>>{}));
+                             detail::wire_names(static_cast<typename Msg::wire*>(nullptr)),
+                             content);
+  return Msg::from_wire(
+    layout::refs(content, std::make_index_sequence<std::tuple_size_v<typename Msg::wire>>{}));
 }
 
 /// `msg` as a CAF message: its atom, then the elements of its wire tuple.
 template <class Msg>
 caf::message to_message(const Msg& msg) {
-  return std::apply([](auto&&... xs) { return caf::make_message(Msg::atom::value, std::move(xs)...); },
-                    msg.to_wire());
+  return std::apply(
+    [](auto&&... xs) { return caf::make_message(Msg::atom::value, std::move(xs)...); },
+    msg.to_wire());
 }
 
 /// Sends `msg` to `to` without a sender.
 template <class Msg>
 void send(const caf::actor& to, const Msg& msg) {
-  std::apply([&](auto&&... xs) { caf::anon_send(to, Msg::atom::value, std::move(xs)...); }, msg.to_wire());
+  std::apply([&](auto&&... xs) { caf::anon_send(to, Msg::atom::value, std::move(xs)...); },
+             msg.to_wire());
 }
 
 /// Sends `msg` from the actor `self`.
 template <class Self, class Msg>
 void send_from(Self* self, const caf::actor& to, const Msg& msg) {
-  std::apply([&](auto&&... xs) { self->send(to, Msg::atom::value, std::move(xs)...); }, msg.to_wire());
+  std::apply([&](auto&&... xs) { self->send(to, Msg::atom::value, std::move(xs)...); },
+             msg.to_wire());
 }
 
 /// Sends `msg` to `to` after `delay` (the actor's clock: the test coordinator drives it).
 template <class Msg>
 void delayed_send(const caf::actor& to, std::chrono::milliseconds delay, const Msg& msg) {
-  std::apply([&](auto&&... xs) { caf::delayed_anon_send(to, delay, Msg::atom::value, std::move(xs)...); },
-             msg.to_wire());
+  std::apply(
+    [&](auto&&... xs) { caf::delayed_anon_send(to, delay, Msg::atom::value, std::move(xs)...); },
+    msg.to_wire());
 }
 
 } // namespace flint::network::transport

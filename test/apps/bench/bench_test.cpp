@@ -23,11 +23,12 @@ const std::string bench = FLINT_BENCH_BIN;
 
 } // namespace
 
-TEST_CASE("flint-bench wordcount counts every update of a generated Zipf text and prints the floor beside it") {
+TEST_CASE(
+  "flint-bench wordcount counts every update of a generated Zipf text and prints the floor beside it") {
   flint::test::temp_directory dir{"flint-bench-test"};
   auto input = (dir.path / "zipf.txt").string();
-  auto run = flint::test::run_command({bench, "wordcount", "--generate", "1", "--input", input, "--parallelism", "2"},
-                                      120s);
+  auto run = flint::test::run_command(
+    {bench, "wordcount", "--generate", "1", "--input", input, "--parallelism", "2"}, 120s);
   REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
   auto json = nlohmann::json::parse(run.out);
   CHECK(json["bench"] == "wordcount");
@@ -48,15 +49,18 @@ TEST_CASE("flint-bench wordcount refuses a missing input and a missing file with
   auto no_input = flint::test::run_command({bench, "wordcount", "--parallelism", "2"}, 30s);
   CHECK(no_input.exit_code == 2);
   CHECK(no_input.err.find("--input FILE is required") != std::string::npos);
-  auto missing = flint::test::run_command({bench, "wordcount", "--input", "/nonexistent/flint-bench-input.txt"}, 30s);
+  auto missing = flint::test::run_command(
+    {bench, "wordcount", "--input", "/nonexistent/flint-bench-input.txt"}, 30s);
   CHECK(missing.exit_code == 1);
   CHECK(missing.err.find("cannot read /nonexistent/flint-bench-input.txt") != std::string::npos);
-  auto bad_flag = flint::test::run_command({bench, "wordcount", "--input", "x", "--frobnicate"}, 30s);
+  auto bad_flag =
+    flint::test::run_command({bench, "wordcount", "--input", "x", "--frobnicate"}, 30s);
   CHECK(bad_flag.exit_code == 2);
   CHECK(bad_flag.err.find("usage: flint-bench wordcount") != std::string::npos);
 }
 
-TEST_CASE("flint-bench exchange moves every byte through one remote channel and through bare messages") {
+TEST_CASE(
+  "flint-bench exchange moves every byte through one remote channel and through bare messages") {
   auto run = flint::test::run_command({bench, "exchange", "--mb", "2", "--rounds", "2"}, 120s);
   REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
   // One JSON line per round and kind, then the summary.
@@ -81,7 +85,8 @@ TEST_CASE("flint-bench exchange moves every byte through one remote channel and 
   CHECK(summary["ratio"].get<double>() > 0);
 }
 
-TEST_CASE("flint-bench failover brings the job back after a killed and after a stopped TaskManager") {
+TEST_CASE(
+  "flint-bench failover brings the job back after a killed and after a stopped TaskManager") {
   // It spawns flint-node and flint beside itself and jobs/endless.so: built with every target.
   std::filesystem::path bin = std::filesystem::path(bench).parent_path();
   if (!std::filesystem::exists(bin / "flint-node") || !std::filesystem::exists(bin / "flint")

@@ -63,7 +63,8 @@ TEST_CASE("flint without an action prints the usage and exits 2") {
 TEST_CASE("flint --help prints the actions and exits 0") {
   auto r = run_flint({"--help"});
   CHECK_MESSAGE(r.exit_code == 0, describe(r));
-  for (const char* action : {"\"run\"", "\"info\"", "\"list\"", "\"status\"", "\"cancel\"", "\"trace\""})
+  for (const char* action :
+       {"\"run\"", "\"info\"", "\"list\"", "\"status\"", "\"cancel\"", "\"trace\""})
     CHECK(contains(r.out, action));
 }
 
@@ -108,7 +109,8 @@ TEST_CASE("flint list against a closed port fails fast with a clear message and 
   auto r = run_flint({"list", "-m", closed.address()}, 15s);
   CHECK_FALSE(r.timed_out);
   CHECK_MESSAGE(r.exit_code == 1, describe(r));
-  CHECK_MESSAGE(contains(r.err, "Could not connect to the JobManager at " + closed.address()), describe(r));
+  CHECK_MESSAGE(contains(r.err, "Could not connect to the JobManager at " + closed.address()),
+                describe(r));
   CHECK(r.elapsed < 5s);
 }
 
@@ -132,13 +134,15 @@ TEST_CASE("a node that accepts connections but never answers is given up on afte
   auto r = run_flint({"list", "-m", mute.address(), "--timeout", "1 s"}, 20s);
   CHECK_FALSE(r.timed_out);
   CHECK_MESSAGE(r.exit_code == 1, describe(r));
-  CHECK_MESSAGE(contains(r.err, "Could not connect to the JobManager at " + mute.address()), describe(r));
+  CHECK_MESSAGE(contains(r.err, "Could not connect to the JobManager at " + mute.address()),
+                describe(r));
   CHECK(r.elapsed < 8s);
 }
 
 TEST_CASE("the default JobManager address comes from the configuration file") {
   local_socket closed(false);
-  auto dir = std::filesystem::temp_directory_path() / ("flint_cli_conf_" + std::to_string(getpid()));
+  auto dir =
+    std::filesystem::temp_directory_path() / ("flint_cli_conf_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   {
     std::ofstream conf(dir / "flink-conf.yaml");
@@ -152,7 +156,8 @@ TEST_CASE("the default JobManager address comes from the configuration file") {
   auto env = run_command({flint_bin, "list"}, 20s, {"FLINT_CONF_DIR=" + dir.string()});
   CHECK_MESSAGE(contains(env.err, "at " + closed.address()), describe(env));
   // -D over the file
-  auto over = run_flint({"list", "--config", (dir / "flink-conf.yaml").string(), "-D", "jobmanager.rpc.port=1"});
+  auto over = run_flint(
+    {"list", "--config", (dir / "flink-conf.yaml").string(), "-D", "jobmanager.rpc.port=1"});
   CHECK_MESSAGE(contains(over.err, "at 127.0.0.1:1"), describe(over));
   // A configuration file that does not exist is a failure naming it.
   auto missing = run_flint({"list", "--config", (dir / "nope.yaml").string()});

@@ -17,7 +17,8 @@ using namespace flint::cli;
 
 namespace {
 
-dispatcher::job_details job(std::uint64_t id, const char* name, graph::job_status status, std::int64_t start_ms) {
+dispatcher::job_details job(std::uint64_t id, const char* name, graph::job_status status,
+                            std::int64_t start_ms) {
   dispatcher::job_details d;
   d.job_id = graph::job_id{0, id};
   d.name = name;
@@ -61,7 +62,8 @@ TEST_CASE("flint list -a adds the terminated jobs and empty sections say so") {
 
 TEST_CASE("flint's options come before the job library and everything after it is the job's") {
   std::vector<std::string> values = {"-p", "-m", "--timeout", "--config", "-D"};
-  auto s = split_at_library({"-p", "2", "-d", "-m", "h:1", "-Dk=v", "job.so", "--input", "F", "-p", "3"}, values);
+  auto s = split_at_library(
+    {"-p", "2", "-d", "-m", "h:1", "-Dk=v", "job.so", "--input", "F", "-p", "3"}, values);
   CHECK(s.own == std::vector<std::string>{"-p", "2", "-d", "-m", "h:1", "-Dk=v", "job.so"});
   CHECK(s.job_args == std::vector<std::string>{"--input", "F", "-p", "3"});
 
@@ -74,8 +76,10 @@ TEST_CASE("flint's options come before the job library and everything after it i
   CHECK(none.job_args.empty());
 }
 
-TEST_CASE("the configuration is --config, else $FLINT_CONF_DIR, else deploy/ of the build's repository") {
-  auto root = std::filesystem::temp_directory_path() / ("flint_cli_unit_" + std::to_string(getpid()));
+TEST_CASE(
+  "the configuration is --config, else $FLINT_CONF_DIR, else deploy/ of the build's repository") {
+  auto root =
+    std::filesystem::temp_directory_path() / ("flint_cli_unit_" + std::to_string(getpid()));
   std::filesystem::create_directories(root / "repo" / "build" / "bin");
   std::filesystem::create_directories(root / "repo" / "deploy");
   std::filesystem::create_directories(root / "conf");
@@ -116,11 +120,13 @@ TEST_CASE("the configuration is --config, else $FLINT_CONF_DIR, else deploy/ of 
   std::filesystem::remove_all(root);
 }
 
-TEST_CASE("flint status prints a job's restarts, failures newest first, and the slots a waiting job lacks") {
+TEST_CASE(
+  "flint status prints a job's restarts, failures newest first, and the slots a waiting job lacks") {
   job_master::job_status_response r;
   r.status = graph::job_status::running;
   r.restarts = 1;
-  r.failures = {job_master::job_failure{1'764'417'300'000, "Map (2/2)", "task_executor/tm-2 @ host-2 (dataPort=6121)",
+  r.failures = {job_master::job_failure{1'764'417'300'000, "Map (2/2)",
+                                        "task_executor/tm-2 @ host-2 (dataPort=6121)",
                                         "TaskManager with id tm-2 is no longer reachable."},
                 job_master::job_failure{1'764'417'200'000, "", "", "no slot"}};
   r.tasks = 4;

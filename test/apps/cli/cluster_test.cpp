@@ -83,12 +83,14 @@ struct cluster {
   std::vector<std::unique_ptr<node_process>> tms;
 
   cluster() {
-    jm = std::make_unique<node_process>(std::vector<std::string>{
-      "jobmanager", "--host", "127.0.0.1", "--bind-host", "127.0.0.1", "--rpc-port", "0", "--log-level", "warn"});
+    jm = std::make_unique<node_process>(
+      std::vector<std::string>{"jobmanager", "--host", "127.0.0.1", "--bind-host", "127.0.0.1",
+                               "--rpc-port", "0", "--log-level", "warn"});
     for (int i = 0; i < 2; ++i)
-      tms.push_back(std::make_unique<node_process>(std::vector<std::string>{
-        "taskmanager", "--jobmanager", jm->address(), "--host", "127.0.0.1", "--bind-host", "127.0.0.1",
-        "--rpc-port", "0", "--data-port", "0", "--slots", "1", "--log-level", "warn"}));
+      tms.push_back(std::make_unique<node_process>(
+        std::vector<std::string>{"taskmanager", "--jobmanager", jm->address(), "--host",
+                                 "127.0.0.1", "--bind-host", "127.0.0.1", "--rpc-port", "0",
+                                 "--data-port", "0", "--slots", "1", "--log-level", "warn"}));
   }
 
   std::string address() const { return jm->address(); }
@@ -124,7 +126,8 @@ struct temp_dir {
 
 } // namespace
 
-TEST_CASE("flint run executes WordCount on a JobManager and two TaskManager processes and list and status show it") {
+TEST_CASE(
+  "flint run executes WordCount on a JobManager and two TaskManager processes and list and status show it") {
   auto& c = the_cluster();
   temp_dir dir("flint_cluster_wordcount");
   auto text = flint::test::sample_text(300'000);
@@ -171,7 +174,8 @@ TEST_CASE("flint run -d returns once submitted and the job still finishes") {
       std::this_thread::sleep_for(100ms); // real processes: wait on the condition, bounded
   }
   CHECK(finished);
-  CHECK(flint::test::read_counts(dir.path / "out") == std::map<std::string, std::int64_t>{{"be", 2}, {"not", 1}, {"or", 1}, {"to", 2}});
+  CHECK(flint::test::read_counts(dir.path / "out")
+        == std::map<std::string, std::int64_t>{{"be", 2}, {"not", 1}, {"or", 1}, {"to", 2}});
 }
 
 TEST_CASE("status and cancel of an unknown job id fail with a clear message and exit 1") {
@@ -207,7 +211,8 @@ TEST_CASE("flint trace of the JobManager and of a TaskManager show the slot prot
     if (!first.count(name) || e["ts"].get<double>() < first[name])
       first[name] = e["ts"].get<double>();
   }
-  std::vector<std::string> order = {"request_slot", "offer_slots", "submit_task", "update_task_execution_state"};
+  std::vector<std::string> order = {"request_slot", "offer_slots", "submit_task",
+                                    "update_task_execution_state"};
   for (const auto& m : order)
     REQUIRE_MESSAGE(first.count(m) == 1, m);
   for (std::size_t i = 1; i < order.size(); ++i) {
@@ -223,7 +228,8 @@ TEST_CASE("flint trace of the JobManager and of a TaskManager show the slot prot
   CHECK(contains(lines.out, "register_task_executor"));
 }
 
-TEST_CASE("a running job shows in flint list and flint cancel ends it while the attached client reports it") {
+TEST_CASE(
+  "a running job shows in flint list and flint cancel ends it while the attached client reports it") {
   auto& c = the_cluster();
   // The attached client waits in the background for the job it submits.
   child_process attached({flint_bin, "run", "-m", c.address(), jobs_dir + "/cli_endless.so"});
@@ -237,7 +243,7 @@ TEST_CASE("a running job shows in flint list and flint cancel ends it while the 
     auto l = run_flint({"list", "-m", c.address()});
     REQUIRE_MESSAGE(l.exit_code == 0, describe(l));
     running = contains(l.out, "------------------ Running/Restarting Jobs -------------------\n")
-              && contains(l.out, " : " + id + " : Endless Sequence (RUNNING)");
+      && contains(l.out, " : " + id + " : Endless Sequence (RUNNING)");
     if (!running)
       std::this_thread::sleep_for(100ms); // real processes: wait on the condition, bounded
   }
@@ -254,9 +260,11 @@ TEST_CASE("a running job shows in flint list and flint cancel ends it while the 
   CHECK_MESSAGE(contains(status.out, "is CANCELED."), describe(status));
 }
 
-TEST_CASE("flint run --timeout gives up waiting with exit 1 while the job keeps running until cancelled") {
+TEST_CASE(
+  "flint run --timeout gives up waiting with exit 1 while the job keeps running until cancelled") {
   auto& c = the_cluster();
-  auto r = run_flint({"run", "-m", c.address(), "--timeout", "2 s", jobs_dir + "/cli_endless.so"}, 60s);
+  auto r =
+    run_flint({"run", "-m", c.address(), "--timeout", "2 s", jobs_dir + "/cli_endless.so"}, 60s);
   CHECK_MESSAGE(r.exit_code == 1, describe(r));
   auto id = submitted_job_id(r.out);
   CHECK_MESSAGE(contains(r.err, "did not finish within 2 s"), describe(r));
@@ -266,10 +274,12 @@ TEST_CASE("flint run --timeout gives up waiting with exit 1 while the job keeps 
   CHECK_MESSAGE(cancel.exit_code == 0, describe(cancel));
 }
 
-TEST_CASE("flint status of a job starved of slots lists its pending slot requests, their age and the cluster's free slots") {
+TEST_CASE(
+  "flint status of a job starved of slots lists its pending slot requests, their age and the cluster's free slots") {
   auto& c = the_cluster();
   // Three slots needed, two exist (one per TaskManager): one request waits.
-  auto r = run_flint({"run", "-d", "-m", c.address(), "-p", "3", jobs_dir + "/cli_endless.so"}, 60s);
+  auto r =
+    run_flint({"run", "-d", "-m", c.address(), "-p", "3", jobs_dir + "/cli_endless.so"}, 60s);
   REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
   auto id = submitted_job_id(r.out);
   command_result status;
@@ -277,13 +287,14 @@ TEST_CASE("flint status of a job starved of slots lists its pending slot request
   for (int i = 0; i < 100 && !waiting; ++i) {
     status = run_flint({"status", "-m", c.address(), id});
     waiting = contains(status.out, "slots assigned: 2 of 3 needed")
-              && contains(status.out, "Cluster: 0 of 2 slots free on 2 TaskManagers; 1 more needed");
+      && contains(status.out, "Cluster: 0 of 2 slots free on 2 TaskManagers; 1 more needed");
     if (!waiting)
       std::this_thread::sleep_for(100ms); // real processes: wait on the condition, bounded
   }
   CHECK_MESSAGE(waiting, describe(status));
   CHECK_MESSAGE(contains(status.out, "is RUNNING."), describe(status));
-  CHECK_MESSAGE(contains(status.out, "waiting for a slot: request SlotRequestId{"), describe(status));
+  CHECK_MESSAGE(contains(status.out, "waiting for a slot: request SlotRequestId{"),
+                describe(status));
   CHECK_MESSAGE(contains(status.out, " ms\n"), describe(status));
   auto cancel = run_flint({"cancel", "-m", c.address(), id});
   CHECK_MESSAGE(cancel.exit_code == 0, describe(cancel));

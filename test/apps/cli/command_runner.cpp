@@ -46,7 +46,8 @@ command_result run_command(const std::vector<std::string>& argv, std::chrono::mi
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
   int open_fds = 2;
   while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       kill(pid, SIGKILL);
@@ -73,14 +74,15 @@ command_result run_command(const std::vector<std::string>& argv, std::chrono::mi
       close(f.fd);
   int status = 0;
   waitpid(pid, &status, 0);
-  result.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  result.elapsed =
+    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
 
 std::string describe(const command_result& r) {
-  return "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (timed out)" : "") + "\n--- stdout ---\n" + r.out
-         + "--- stderr ---\n" + r.err;
+  return "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (timed out)" : "")
+    + "\n--- stdout ---\n" + r.out + "--- stderr ---\n" + r.err;
 }
 
 } // namespace flint::test

@@ -57,22 +57,27 @@ struct temp_dir {
 
 } // namespace
 
-TEST_CASE("flint info prints the JSON plan of wordcount naming its operators, and submits nothing") {
-  auto r = run_flint({"info", jobs_dir + "/wordcount.so", "--input", "/in.txt", "--output", "/out"});
+TEST_CASE(
+  "flint info prints the JSON plan of wordcount naming its operators, and submits nothing") {
+  auto r =
+    run_flint({"info", jobs_dir + "/wordcount.so", "--input", "/in.txt", "--output", "/out"});
   REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
   CHECK(contains(r.out, "----------------------- Execution Plan -----------------------"));
   auto plan = plan_of(r.out);
   CHECK(plan["name"] == "Streaming WordCount");
   std::string operators;
   for (const auto& node : plan["nodes"])
-    operators += node["operator"].get<std::string>() + " | " + node["description"].get<std::string>() + "\n";
+    operators +=
+      node["operator"].get<std::string>() + " | " + node["description"].get<std::string>() + "\n";
   CAPTURE(operators);
-  for (const char* name : {"Source: Custom File Source", "Flat Map", "Filter", "Map", "aggregation", "Sink"})
+  for (const char* name :
+       {"Source: Custom File Source", "Flat Map", "Filter", "Map", "aggregation", "Sink"})
     CHECK_MESSAGE(contains(operators, name), name);
 }
 
 TEST_CASE("flint info -p sets the plan's parallelism") {
-  auto r = run_flint({"info", "-p", "3", jobs_dir + "/wordcount.so", "--input", "/in.txt", "--output", "/out"});
+  auto r = run_flint(
+    {"info", "-p", "3", jobs_dir + "/wordcount.so", "--input", "/in.txt", "--output", "/out"});
   REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
   auto plan = plan_of(r.out);
   std::set<int> parallelisms;
@@ -87,8 +92,8 @@ TEST_CASE("flint run --local counts words like an independent count") {
   auto input = dir.path / "in.txt";
   std::ofstream(input, std::ios::binary) << text;
   auto output = dir.path / "out";
-  auto r = run_flint({"run", "--local", "-p", "2", jobs_dir + "/wordcount.so", "--input", input.string(), "--output",
-                  output.string()});
+  auto r = run_flint({"run", "--local", "-p", "2", jobs_dir + "/wordcount.so", "--input",
+                      input.string(), "--output", output.string()});
   REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
   CHECK(contains(r.out, "Job has been submitted with JobID "));
   CHECK(contains(r.out, "Program execution finished"));
@@ -98,7 +103,8 @@ TEST_CASE("flint run --local counts words like an independent count") {
   CHECK(counted == flint::test::plain_count(text));
 }
 
-TEST_CASE("flint run refuses a job whose restart setting is bad, naming the key, and runs the next") {
+TEST_CASE(
+  "flint run refuses a job whose restart setting is bad, naming the key, and runs the next") {
   temp_dir dir("flint_cli_bad_restart");
   auto input = dir.path / "in.txt";
   std::ofstream(input, std::ios::binary) << "to be or not to be\n";
@@ -108,27 +114,30 @@ TEST_CASE("flint run refuses a job whose restart setting is bad, naming the key,
     {"restart-strategy.fixed-delay.delay=soon", "restart-strategy.fixed-delay.delay"}};
   for (const auto& [setting, key] : bad) {
     CAPTURE(setting);
-    const std::string strategy =
-      key == "restart-strategy.type" ? "parallelism.default=1" : "restart-strategy.type=fixed-delay";
-    auto r = run_flint({"run", "--local", "-D", strategy, "-D", setting, jobs_dir + "/wordcount.so", "--input",
-                        input.string()});
+    const std::string strategy = key == "restart-strategy.type"
+      ? "parallelism.default=1"
+      : "restart-strategy.type=fixed-delay";
+    auto r = run_flint({"run", "--local", "-D", strategy, "-D", setting, jobs_dir + "/wordcount.so",
+                        "--input", input.string()});
     CHECK_MESSAGE(r.exit_code == 1, describe(r));
     CHECK_MESSAGE(contains(r.err, key), describe(r));
   }
-  auto ok = run_flint({"run", "--local", "-D", "restart-strategy.type=fixed-delay", jobs_dir + "/wordcount.so",
-                       "--input", input.string()});
+  auto ok = run_flint({"run", "--local", "-D", "restart-strategy.type=fixed-delay",
+                       jobs_dir + "/wordcount.so", "--input", input.string()});
   CHECK_MESSAGE(ok.exit_code == 0, describe(ok));
 }
 
-TEST_CASE("a BATCH WordCount through flint run --local finishes and counts like an independent count") {
+TEST_CASE(
+  "a BATCH WordCount through flint run --local finishes and counts like an independent count") {
   temp_dir dir("flint_cli_batch");
   auto text = flint::test::sample_text(2'000'000);
   auto input = dir.path / "in.txt";
   std::ofstream(input, std::ios::binary) << text;
   auto output = dir.path / "out";
-  auto r = run_flint({"run", "--local", "-D", "execution.global-data-exchange-mode=ALL_EDGES_BLOCKING", "-p", "2",
-                      jobs_dir + "/wordcount.so", "--input", input.string(), "--output", output.string()},
-                     120s);
+  auto r = run_flint(
+    {"run", "--local", "-D", "execution.global-data-exchange-mode=ALL_EDGES_BLOCKING", "-p", "2",
+     jobs_dir + "/wordcount.so", "--input", input.string(), "--output", output.string()},
+    120s);
   REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
   CHECK(flint::test::read_counts(output) == flint::test::plain_count(text));
 }

@@ -91,7 +91,8 @@ struct traced_node {
 };
 
 std::string temp_file(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()))).string();
+  return (std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid())))
+    .string();
 }
 
 std::string read_file(const std::string& path) {
@@ -152,7 +153,8 @@ TEST_CASE("flint trace --export mermaid writes a sequence diagram of one job") {
   auto job2 = test::three_vertex_job(2, 2).job_id.to_string();
   auto job1 = test::three_vertex_job(2, 1).job_id.to_string();
   auto file = temp_file("flint_trace.mmd");
-  auto r = run_command({flint_bin, "trace", "-m", node.address(), "--job", job2, "--export", "mermaid", file}, 30s);
+  auto r = run_command(
+    {flint_bin, "trace", "-m", node.address(), "--job", job2, "--export", "mermaid", file}, 30s);
   REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
   auto text = read_file(file);
   std::filesystem::remove(file);
@@ -162,10 +164,12 @@ TEST_CASE("flint trace --export mermaid writes a sequence diagram of one job") {
   CHECK_FALSE(contains(text, job1));
 }
 
-TEST_CASE("flint trace --no-follow prints the records the node has, filtered by method and endpoint") {
+TEST_CASE(
+  "flint trace --no-follow prints the records the node has, filtered by method and endpoint") {
   traced_node node;
   node.run_job(1);
-  auto r = run_command({flint_bin, "trace", "-m", node.address(), "--no-follow", "--method", "offer_slots"}, 30s);
+  auto r = run_command(
+    {flint_bin, "trace", "-m", node.address(), "--no-follow", "--method", "offer_slots"}, 30s);
   REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
   std::istringstream lines(r.out);
   std::string line;
@@ -176,8 +180,8 @@ TEST_CASE("flint trace --no-follow prints the records the node has, filtered by 
   }
   CHECK(n >= 4); // send, receive, reply, response of at least one offer
 
-  auto tm = run_command({flint_bin, "trace", "-m", node.address(), "--no-follow", "--json", "--endpoint",
-                         "task_executor/"},
+  auto tm = run_command({flint_bin, "trace", "-m", node.address(), "--no-follow", "--json",
+                         "--endpoint", "task_executor/"},
                         30s);
   REQUIRE_MESSAGE(tm.exit_code == 0, describe(tm));
   std::istringstream json_lines(tm.out);
@@ -194,7 +198,8 @@ TEST_CASE("flint trace --no-follow prints the records the node has, filtered by 
 TEST_CASE("flint trace follows a node live and stops cleanly on SIGINT") {
   traced_node node;
   node.run_job(1);
-  flint::test::child_process tail({flint_bin, "trace", "-m", node.address(), "--method", "offer_slots"});
+  flint::test::child_process tail(
+    {flint_bin, "trace", "-m", node.address(), "--method", "offer_slots"});
   REQUIRE(tail.started());
   // The first job's offers show that the tail is up and has caught up with the ring.
   auto first = tail.read_line(20s);

@@ -26,7 +26,8 @@ namespace {
 const std::string node_bin = FLINT_NODE_BIN;
 
 std::filesystem::path temp_dir(const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("flint_node_app_" + std::to_string(::getpid()) + "_" + name);
+  auto p = std::filesystem::temp_directory_path()
+    / ("flint_node_app_" + std::to_string(::getpid()) + "_" + name);
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
   return p;
@@ -48,10 +49,12 @@ std::map<std::string, std::string> parse_ready(const std::string& line) {
 }
 
 /// Reads stdout lines until the ready line (logs go to stderr or the log file).
-std::map<std::string, std::string> await_ready(child_process& p, std::chrono::milliseconds timeout = 20s) {
+std::map<std::string, std::string> await_ready(child_process& p,
+                                               std::chrono::milliseconds timeout = 20s) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    auto line = p.read_line(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+    auto line = p.read_line(std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now()));
     if (!line)
       break;
     if (auto r = parse_ready(*line); !r.empty())
@@ -100,14 +103,15 @@ std::pair<int, std::string> run_to_end(const std::vector<std::string>& args) {
 
 } // namespace
 
-TEST_CASE("a TaskManager process registers at a JobManager process and SIGTERM stops both with exit 0") {
+TEST_CASE(
+  "a TaskManager process registers at a JobManager process and SIGTERM stops both with exit 0") {
   auto dir = temp_dir("register");
   auto jm_log = dir / "jm.log";
   auto tm_log = dir / "tm.log";
   auto jm_trace = dir / "jm.trace.jsonl";
-  child_process jm({node_bin, "jobmanager", "--rpc-port", "0", "--host", "127.0.0.1", "--bind-host", "127.0.0.1",
-                    "-D", "blob.storage.directory=" + (dir / "blobs").string(), "--log-file", jm_log.string(),
-                    "--trace-file", jm_trace.string()});
+  child_process jm({node_bin, "jobmanager", "--rpc-port", "0", "--host", "127.0.0.1", "--bind-host",
+                    "127.0.0.1", "-D", "blob.storage.directory=" + (dir / "blobs").string(),
+                    "--log-file", jm_log.string(), "--trace-file", jm_trace.string()});
   REQUIRE(jm.started());
   auto jm_ready = await_ready(jm);
   REQUIRE(jm_ready["role"] == "jobmanager");
@@ -118,8 +122,9 @@ TEST_CASE("a TaskManager process registers at a JobManager process and SIGTERM s
   CHECK(std::stoi(jm_ready["pid"]) == jm.pid());
   auto port = jm_ready["rpc_port"];
 
-  child_process tm({node_bin, "taskmanager", "-m", "127.0.0.1:" + port, "--slots", "3", "--host", "127.0.0.1",
-                    "-Dtaskmanager.resource-id=tm-one", "--log-file", tm_log.string()});
+  child_process tm({node_bin, "taskmanager", "-m", "127.0.0.1:" + port, "--slots", "3", "--host",
+                    "127.0.0.1", "-Dtaskmanager.resource-id=tm-one", "--log-file",
+                    tm_log.string()});
   REQUIRE(tm.started());
   auto tm_ready = await_ready(tm);
   REQUIRE(tm_ready["role"] == "taskmanager");
@@ -129,7 +134,8 @@ TEST_CASE("a TaskManager process registers at a JobManager process and SIGTERM s
   CHECK(tm_ready["rpc_port"] != "0");
 
   // Flink's lines on both sides.
-  CHECK(file_eventually_contains(jm_log, "Registering TaskManager with ResourceID task_executor/tm-one"));
+  CHECK(file_eventually_contains(jm_log,
+                                 "Registering TaskManager with ResourceID task_executor/tm-one"));
   CHECK(file_eventually_contains(tm_log, "Successful registration at resource manager"));
   // The JobManager's message trace went to its file too.
   CHECK(file_eventually_contains(jm_trace, "register_task_executor"));
@@ -149,15 +155,17 @@ TEST_CASE("a TaskManager started before its JobManager registers once the JobMan
   // Learn a free port: a JobManager on port 0, stopped again.
   std::string port;
   {
-    child_process probe({node_bin, "jobmanager", "--rpc-port", "0", "--bind-host", "127.0.0.1", "--log-level", "off"});
+    child_process probe({node_bin, "jobmanager", "--rpc-port", "0", "--bind-host", "127.0.0.1",
+                         "--log-level", "off"});
     port = await_ready(probe)["rpc_port"];
     REQUIRE(!port.empty());
     REQUIRE(terminate(probe) == 0);
   }
-  child_process tm({node_bin, "taskmanager", "-m", "127.0.0.1:" + port, "--host", "127.0.0.1", "--log-level", "warn"});
+  child_process tm({node_bin, "taskmanager", "-m", "127.0.0.1:" + port, "--host", "127.0.0.1",
+                    "--log-level", "warn"});
   REQUIRE(!await_ready(tm).empty());
-  child_process jm({node_bin, "jobmanager", "--rpc-port", port, "--bind-host", "127.0.0.1", "--log-file",
-                    jm_log.string()});
+  child_process jm({node_bin, "jobmanager", "--rpc-port", port, "--bind-host", "127.0.0.1",
+                    "--log-file", jm_log.string()});
   REQUIRE(await_ready(jm)["rpc_port"] == port);
   CHECK(file_eventually_contains(jm_log, "Registering TaskManager with ResourceID"));
   CHECK(terminate(tm) == 0);
@@ -171,12 +179,12 @@ TEST_CASE("a configuration file is read and flags override it") {
   {
     std::ofstream f(conf);
     f << "jobmanager.rpc.address: 127.0.0.1\n"
-         "jobmanager.rpc.port: 1\n"  // overridden by --rpc-port
+         "jobmanager.rpc.port: 1\n" // overridden by --rpc-port
          "taskmanager.numberOfTaskSlots: 2\n"
          "heartbeat:\n  interval: 2 s\n  timeout: 20 s\n";
   }
-  child_process jm({node_bin, "jobmanager", "--config", conf.string(), "--rpc-port", "0", "--bind-host", "127.0.0.1",
-                    "--log-level", "off"});
+  child_process jm({node_bin, "jobmanager", "--config", conf.string(), "--rpc-port", "0",
+                    "--bind-host", "127.0.0.1", "--log-level", "off"});
   auto ready = await_ready(jm);
   REQUIRE(ready["role"] == "jobmanager");
   CHECK(ready["host"] == "127.0.0.1");
@@ -219,7 +227,8 @@ TEST_CASE("bad configuration, values and flags fail with a clear message and exi
     CHECK(out3.find("--slots") != std::string::npos);
   }
   SUBCASE("a port in use") {
-    child_process jm({node_bin, "jobmanager", "--rpc-port", "0", "--bind-host", "127.0.0.1", "--log-level", "off"});
+    child_process jm({node_bin, "jobmanager", "--rpc-port", "0", "--bind-host", "127.0.0.1",
+                      "--log-level", "off"});
     auto port = await_ready(jm)["rpc_port"];
     REQUIRE(!port.empty());
     auto [code, out] = run_to_end({"jobmanager", "--rpc-port", port, "--bind-host", "127.0.0.1"});

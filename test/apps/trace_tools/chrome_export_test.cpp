@@ -196,8 +196,7 @@ TEST_CASE("asks of one endpoint that overlap without nesting go on separate lane
   for (const auto& e : events)
     if (e["ph"] == "M" && e["name"] == "process_name")
       processes.insert(e["args"]["name"].get<std::string>());
-  CHECK(processes
-        == std::set<std::string>{"JobManager", "TaskManager tm-1", "TaskManager tm-2"});
+  CHECK(processes == std::set<std::string>{"JobManager", "TaskManager tm-1", "TaskManager tm-2"});
 }
 
 TEST_CASE("bytes that are not UTF-8 in a record still give valid JSON, as U+FFFD") {

@@ -83,8 +83,8 @@ TEST_CASE("an ask refused for its fencing token is annotated once, at its receip
   b.records[1].detail = "Fencing token mismatch";
   auto text = trace::export_mermaid(b.records);
   auto refused = text.find("resource_manager-xtask_executor_tm_1: request_slot\n");
-  auto note = text.find(
-    "Note over task_executor_tm_1: request_slot rejected - Fencing token mismatch\n");
+  auto note =
+    text.find("Note over task_executor_tm_1: request_slot rejected - Fencing token mismatch\n");
   auto answer = text.find("task_executor_tm_1--xresource_manager: request_slot\n");
   REQUIRE(refused != std::string::npos);
   REQUIRE(note != std::string::npos);
@@ -101,8 +101,8 @@ TEST_CASE("calls whose receipt is on another node are drawn at send and at respo
   auto text = trace::export_mermaid(caller_side);
   auto call = text.find("task_executor_tm_1->>resource_manager: register_task_executor\n");
   auto answer = text.find("resource_manager--xtask_executor_tm_1: register_task_executor\n");
-  auto note = text.find(
-    "Note over task_executor_tm_1: register_task_executor timeout - no answer in 10 s\n");
+  auto note =
+    text.find("Note over task_executor_tm_1: register_task_executor timeout - no answer in 10 s\n");
   REQUIRE(call != std::string::npos);
   REQUIRE(answer != std::string::npos);
   REQUIRE(note != std::string::npos);

@@ -72,7 +72,7 @@ inline const std::string te = "task_executor/tm-1";
 trace_builder slot_protocol_trace();
 
 inline const std::vector<std::string> slot_protocol_methods = {
-  "register_task_executor", "send_slot_report", "register_job_manager", "request_slot",
-  "request_slot", "register_task_manager", "offer_slots", "submit_task"};
+  "register_task_executor", "send_slot_report",      "register_job_manager", "request_slot",
+  "request_slot",           "register_task_manager", "offer_slots",          "submit_task"};
 
 } // namespace flint::trace_test

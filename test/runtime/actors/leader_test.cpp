@@ -58,7 +58,8 @@ struct follower : leader_retrieval_listener {
 
 } // namespace
 
-TEST_CASE_FIXTURE(test_fixture, "after a new leader session id, calls carrying the old token fail") {
+TEST_CASE_FIXTURE(test_fixture,
+                  "after a new leader session id, calls carrying the old token fail") {
   embedded_leader_service service(7);
   auto executed = std::make_shared<int>(0);
   auto server = spawn<fake_endpoint>(context("dispatcher"), [executed](fake_endpoint& ep) {
@@ -147,7 +148,8 @@ TEST_CASE("a second contender leads only when the first steps down") {
   eb->stop();
 }
 
-TEST_CASE("stopping a retrieval waits for a notification under way: a stopped listener is never called") {
+TEST_CASE(
+  "stopping a retrieval waits for a notification under way: a stopped listener is never called") {
   embedded_leader_service service(1);
   struct recording : leader_contender {
     std::vector<fencing_token> grants;
@@ -174,7 +176,9 @@ TEST_CASE("stopping a retrieval waits for a notification under way: a stopped li
   REQUIRE(contender.grants.size() == 1);
   auto retrieval = service.create_retrieval_service();
   retrieval->start(listener);
-  std::thread notifier([&] { election->confirm_leadership(contender.grants[0], {"leader", {}, {}, 0}); });
+  std::thread notifier([&] {
+    election->confirm_leadership(contender.grants[0], {"leader", {}, {}, 0});
+  });
   listener.entered.get_future().wait();
   std::atomic<bool> stopped{false};
   std::thread stopper([&] {

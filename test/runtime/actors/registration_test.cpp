@@ -31,24 +31,27 @@ struct registration_fixture : test_fixture {
   std::optional<std::string> registered;
   std::unique_ptr<retrying_registration<std::string>> reg;
 
-  caf::actor target = spawn<fake_endpoint>(context("resource_manager"), [this](fake_endpoint& self) {
-    self.on_async<echo_method>(fencing::unfenced, [this](echo_request req,
-                                                         reply_to<echo_response> reply) mutable {
-      attempt_times.push_back(sched.clock().now().time_since_epoch());
-      auto a = last;
-      if (!script.empty()) {
-        a = script.front();
-        script.pop_front();
-      }
-      last = a;
-      switch (a) {
-        case answer::silent: break; // never answers: the attempt times out
-        case answer::decline: reply(echo_response{"decline", {}, "rm"}); break;
-        case answer::error: reply(make_error(errc::internal, "resource manager is starting")); break;
-        case answer::accept: reply(echo_response{"ok:" + req.text, {}, "rm"}); break;
-      }
+  caf::actor target =
+    spawn<fake_endpoint>(context("resource_manager"), [this](fake_endpoint& self) {
+      self.on_async<echo_method>(
+        fencing::unfenced, [this](echo_request req, reply_to<echo_response> reply) mutable {
+          attempt_times.push_back(sched.clock().now().time_since_epoch());
+          auto a = last;
+          if (!script.empty()) {
+            a = script.front();
+            script.pop_front();
+          }
+          last = a;
+          switch (a) {
+            case answer::silent: break; // never answers: the attempt times out
+            case answer::decline: reply(echo_response{"decline", {}, "rm"}); break;
+            case answer::error:
+              reply(make_error(errc::internal, "resource manager is starting"));
+              break;
+            case answer::accept: reply(echo_response{"ok:" + req.text, {}, "rm"}); break;
+          }
+        });
     });
-  });
   caf::actor owner = spawn<fake_endpoint>(context("task_executor"));
 
   registration_fixture() { run(); }
@@ -83,7 +86,8 @@ struct registration_fixture : test_fixture {
 
 } // namespace
 
-TEST_CASE_FIXTURE(registration_fixture, "timed-out attempts retry at once with a doubling timeout capped at 30 s") {
+TEST_CASE_FIXTURE(registration_fixture,
+                  "timed-out attempts retry at once with a doubling timeout capped at 30 s") {
   last = answer::silent;
   start();
   std::vector<std::chrono::nanoseconds> expected_timeouts;
@@ -105,7 +109,8 @@ TEST_CASE_FIXTURE(registration_fixture, "timed-out attempts retry at once with a
   CHECK_FALSE(registered.has_value());
 }
 
-TEST_CASE_FIXTURE(registration_fixture, "a declined attempt retries after 30 s and an error after 10 s") {
+TEST_CASE_FIXTURE(registration_fixture,
+                  "a declined attempt retries after 30 s and an error after 10 s") {
   script = {answer::decline, answer::error, answer::accept};
   start();
   REQUIRE(attempt_times.size() == 1);

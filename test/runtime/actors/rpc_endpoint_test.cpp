@@ -27,10 +27,11 @@ std::mt19937_64 rng{42};
 caf::actor spawn_echo(test_fixture& fx, fencing_token token, std::shared_ptr<int> executed) {
   return fx.spawn<fake_endpoint>(fx.context("echo_server"), [token, executed](fake_endpoint& self) {
     self.set_token(token);
-    self.on<echo_method>(fencing::fenced, [&self, executed](echo_request req) -> expected<echo_response> {
-      ++*executed;
-      return echo_response{req.text, req.data, self.endpoint_id()};
-    });
+    self.on<echo_method>(fencing::fenced,
+                         [&self, executed](echo_request req) -> expected<echo_response> {
+                           ++*executed;
+                           return echo_response{req.text, req.data, self.endpoint_id()};
+                         });
   });
 }
 
@@ -74,10 +75,11 @@ TEST_CASE_FIXTURE(rpc_fixture, "a fenced ask with the right token runs and answe
   CHECK((*r)->data == std::vector<char>{'a', 'b'});
   CHECK((*r)->responder == "echo_server");
   CHECK(*executed == 1);
-  CHECK(test::contains_in_order(trace(), {{trace::direction::send, "echo"},
-                                          {trace::direction::receive, "echo"},
-                                          {trace::direction::reply, "echo"},
-                                          {trace::direction::response, "echo"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{trace::direction::send, "echo"},
+                                 {trace::direction::receive, "echo"},
+                                 {trace::direction::reply, "echo"},
+                                 {trace::direction::response, "echo"}}));
 }
 
 TEST_CASE_FIXTURE(rpc_fixture, "a fenced ask with a wrong token is not run and names both tokens") {
@@ -106,7 +108,8 @@ TEST_CASE_FIXTURE(rpc_fixture, "a fenced ask without a token is not run") {
   CHECK(*executed == 0);
 }
 
-TEST_CASE_FIXTURE(rpc_fixture, "a fenced tell with a wrong token is dropped and traced as rejected") {
+TEST_CASE_FIXTURE(rpc_fixture,
+                  "a fenced tell with a wrong token is dropped and traced as rejected") {
   auto wrong = fencing_token::generate(rng);
   in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
     gateway(server, "echo_server", wrong).tell<echo_method>(self, echo_request{"x", {}});
@@ -117,7 +120,8 @@ TEST_CASE_FIXTURE(rpc_fixture, "a fenced tell with a wrong token is dropped and 
   int rejected_tells = 0;
   int replies = 0;
   for (auto& rec : records) {
-    if (rec.dir == trace::direction::receive && rec.result == trace::outcome::rejected && !rec.is_ask)
+    if (rec.dir == trace::direction::receive && rec.result == trace::outcome::rejected
+        && !rec.is_ask)
       ++rejected_tells;
     if (rec.dir == trace::direction::reply)
       ++replies;
@@ -146,7 +150,8 @@ TEST_CASE_FIXTURE(rpc_fixture, "after a leadership change calls with the old tok
   CHECK(*executed == 1);
 }
 
-TEST_CASE_FIXTURE(test_fixture, "run_async and schedule_run_async run in the endpoint's main thread") {
+TEST_CASE_FIXTURE(test_fixture,
+                  "run_async and schedule_run_async run in the endpoint's main thread") {
   auto ep = spawn<fake_endpoint>(context("ep"));
   run();
   auto& self = deref<fake_endpoint>(ep);
@@ -176,7 +181,8 @@ TEST_CASE_FIXTURE(test_fixture, "run_async and schedule_run_async run in the end
   CHECK(ran_later);
 }
 
-TEST_CASE_FIXTURE(test_fixture, "call_async runs in the other endpoint and continues in the caller") {
+TEST_CASE_FIXTURE(test_fixture,
+                  "call_async runs in the other endpoint and continues in the caller") {
   auto a = spawn<fake_endpoint>(context("a"));
   auto b = spawn<fake_endpoint>(context("b"));
   run();
@@ -199,7 +205,8 @@ TEST_CASE_FIXTURE(test_fixture, "call_async runs in the other endpoint and conti
   CHECK(**got == 7);
 }
 
-TEST_CASE_FIXTURE(test_fixture, "an ask to an endpoint that never answers times out at the configured time") {
+TEST_CASE_FIXTURE(test_fixture,
+                  "an ask to an endpoint that never answers times out at the configured time") {
   // The silent endpoint parks every request and never delivers.
   auto silent = spawn<fake_endpoint>(context("silent"), [](fake_endpoint& self) {
     self.on_async<echo_method>(fencing::unfenced, [](echo_request, reply_to<echo_response>) {});
@@ -208,8 +215,9 @@ TEST_CASE_FIXTURE(test_fixture, "an ask to an endpoint that never answers times 
   run();
   std::optional<expected<echo_response>> result;
   in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
-    gateway(silent, "silent").ask<echo_method>(self, echo_request{"?", {}},
-                                               [&](expected<echo_response> r) { result.emplace(r); });
+    gateway(silent, "silent")
+      .ask<echo_method>(self, echo_request{"?", {}},
+                        [&](expected<echo_response> r) { result.emplace(r); });
   });
   run();
   CHECK_FALSE(result.has_value());
@@ -226,19 +234,23 @@ TEST_CASE_FIXTURE(test_fixture, "an ask to an endpoint that never answers times 
   CHECK(traced);
 }
 
-TEST_CASE_FIXTURE(test_fixture, "an endpoint that stops fails its open calls at once instead of leaving them to time out") {
+TEST_CASE_FIXTURE(
+  test_fixture,
+  "an endpoint that stops fails its open calls at once instead of leaving them to time out") {
   // The endpoint parks the request (an answer it would give later), then is stopped.
   auto parked = std::make_shared<std::vector<reply_to<echo_response>>>();
   auto parking = spawn<fake_endpoint>(context("parking"), [parked](fake_endpoint& self) {
-    self.on_async<echo_method>(fencing::unfenced,
-                               [parked](echo_request, reply_to<echo_response> reply) { parked->push_back(reply); });
+    self.on_async<echo_method>(
+      fencing::unfenced,
+      [parked](echo_request, reply_to<echo_response> reply) { parked->push_back(reply); });
   });
   auto client = spawn<fake_endpoint>(context("client", 10s));
   run();
   std::optional<expected<echo_response>> result;
   in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
-    gateway(parking, "parking").ask<echo_method>(self, echo_request{"?", {}},
-                                                 [&](expected<echo_response> r) { result.emplace(r); });
+    gateway(parking, "parking")
+      .ask<echo_method>(self, echo_request{"?", {}},
+                        [&](expected<echo_response> r) { result.emplace(r); });
   });
   run();
   CHECK_FALSE(result.has_value());
@@ -250,7 +262,8 @@ TEST_CASE_FIXTURE(test_fixture, "an endpoint that stops fails its open calls at 
   CHECK(result->error().message.find("endpoint parking is stopped") != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(rpc_fixture, "malformed messages get a clear error and the endpoint keeps serving") {
+TEST_CASE_FIXTURE(rpc_fixture,
+                  "malformed messages get a clear error and the endpoint keeps serving") {
   SUBCASE("random bytes") {
     std::vector<char> junk(40);
     for (auto& c : junk)
@@ -331,8 +344,8 @@ TEST_CASE("envelope and error answer round trip losslessly") {
   auto err = from_caf_error(to_caf_error(make_error(errc::rejected, "no")), "m", "t", 1s);
   CHECK(err == make_error(errc::rejected, "no"));
   // A code past the last errc from a broken peer is no valid answer.
-  auto bad = from_caf_error(caf::error(200, caf::atom("flint"), caf::make_message(std::string("x"))),
-                            "m", "t", 1s);
+  auto bad = from_caf_error(
+    caf::error(200, caf::atom("flint"), caf::make_message(std::string("x"))), "m", "t", 1s);
   CHECK(bad.code == errc::malformed_message);
   // Misaligned input decodes too (Cap'n Proto needs words; the codec copies).
   auto bytes = encode_envelope(env);

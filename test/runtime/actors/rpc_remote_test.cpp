@@ -26,7 +26,8 @@ namespace {
 struct remote_fixture {
   std::mt19937_64 rng{std::random_device{}()};
   fencing_token token = fencing_token::generate(rng);
-  test::child_process peer{{FLINT_TEST_RPC_PEER, std::to_string(token.hi), std::to_string(token.lo)}};
+  test::child_process peer{
+    {FLINT_TEST_RPC_PEER, std::to_string(token.hi), std::to_string(token.lo)}};
   std::uint16_t port = 0;
   caf::actor_system_config cfg;
   caf::actor_system sys{configure_node(cfg, {})};
@@ -58,8 +59,8 @@ TEST_CASE_FIXTURE(remote_fixture, "a blocking gateway ask reaches an endpoint in
   CHECK(r->text == "over the wire");
   CHECK(r->data == std::vector<char>{'\0', '\1'});
   CHECK(r->responder == "echo_server");
-  CHECK(test::contains_in_order(recorder.snapshot(), {{trace::direction::send, "echo"},
-                                                      {trace::direction::response, "echo"}}));
+  CHECK(test::contains_in_order(
+    recorder.snapshot(), {{trace::direction::send, "echo"}, {trace::direction::response, "echo"}}));
 }
 
 TEST_CASE_FIXTURE(remote_fixture, "fencing holds across processes") {
@@ -76,7 +77,8 @@ TEST_CASE_FIXTURE(remote_fixture, "fencing holds across processes") {
   CHECK(records.back().result == trace::outcome::rejected);
 }
 
-TEST_CASE_FIXTURE(remote_fixture, "an endpoint asks an endpoint in another process on the same code path") {
+TEST_CASE_FIXTURE(remote_fixture,
+                  "an endpoint asks an endpoint in another process on the same code path") {
   auto gw = connect(token);
   endpoint_context ctx{"client_endpoint", &recorder, {}};
   auto client = sys.spawn<test::fake_endpoint>(ctx);
@@ -94,7 +96,8 @@ TEST_CASE_FIXTURE(remote_fixture, "an endpoint asks an endpoint in another proce
   caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE_FIXTURE(remote_fixture, "malformed bytes across processes get an error and the peer keeps serving") {
+TEST_CASE_FIXTURE(remote_fixture,
+                  "malformed bytes across processes get an error and the peer keeps serving") {
   auto gw = connect(token);
   caf::scoped_actor self{sys, true};
   auto garbage = gw.ask_raw_blocking(*self, who, echo_method::id, "echo", {'n', 'o', 'p', 'e'});

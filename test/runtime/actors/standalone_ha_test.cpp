@@ -198,7 +198,8 @@ TEST_CASE("job master elections are per job") {
   CHECK(fb.count() == 0);
 }
 
-TEST_CASE_FIXTURE(two_nodes, "a remote retrieval resolves the leader once its endpoint is registered") {
+TEST_CASE_FIXTURE(two_nodes,
+                  "a remote retrieval resolves the leader once its endpoint is registered") {
   standalone_ha_services ha(tm, ha_config());
   CHECK(ha.remote());
   graph::job_id job{11, 22};

@@ -78,17 +78,18 @@ TEST_CASE("to_json keeps well-formed UTF-8 and writes each other byte as U+FFFD"
   const std::string rc = "\xef\xbf\xbd"; // U+FFFD as UTF-8
   auto r = make("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); // 2-, 3- and 4-byte sequences
   r.from = "task_executor/\xfe";
-  r.detail = "a\x80"           // a lone continuation byte
-             "b\xc0\xaf"       // an overlong '/'
-             "c\xed\xa0\x80"   // a UTF-16 surrogate
-             "d\xf4\x90\x80\x80" // above U+10FFFF
-             "e\xff"           // never in UTF-8
-             "f\xe2\x82";      // cut off at the end
+  r.detail =
+    "a\x80" // a lone continuation byte
+    "b\xc0\xaf" // an overlong '/'
+    "c\xed\xa0\x80" // a UTF-16 surrogate
+    "d\xf4\x90\x80\x80" // above U+10FFFF
+    "e\xff" // never in UTF-8
+    "f\xe2\x82"; // cut off at the end
   auto line = trace::to_json(r);
   CHECK(line.find("\"method\":\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"") != std::string::npos);
   CHECK(line.find("\"from\":\"task_executor/" + rc + "\"") != std::string::npos);
-  CHECK(line.find("\"detail\":\"a" + rc + "b" + rc + rc + "c" + rc + rc + rc + "d" + rc + rc + rc + rc
-                  + "e" + rc + "f" + rc + rc + "\"}")
+  CHECK(line.find("\"detail\":\"a" + rc + "b" + rc + rc + "c" + rc + rc + rc + "d" + rc + rc + rc
+                  + rc + "e" + rc + "f" + rc + rc + "\"}")
         != std::string::npos);
 }
 

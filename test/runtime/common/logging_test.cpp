@@ -97,7 +97,8 @@ TEST_CASE("configure_logging and set_logging_level leave spdlog's default logger
   CHECK(configured.out.str().empty());
 }
 
-TEST_CASE("loggers keep what they were made with, set_logging_level changes the level of later ones") {
+TEST_CASE(
+  "loggers keep what they were made with, set_logging_level changes the level of later ones") {
   captured_sink first;
   captured_sink second;
   configure_logging({first.sink}, spdlog::level::warn);

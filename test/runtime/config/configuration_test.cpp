@@ -106,8 +106,8 @@ TEST_CASE("integers, booleans and host:port addresses") {
   REQUIRE(v6);
   CHECK(v6->host == "fd00::1");
   CHECK(v6->to_string() == "[fd00::1]:8081");
-  for (const char* bad_text : {"jm.lan", ":6123", "jm.lan:", "jm.lan:70000", "jm.lan:x",
-                               "fd00::1:80", "[fd00::1]"}) {
+  for (const char* bad_text :
+       {"jm.lan", ":6123", "jm.lan:", "jm.lan:70000", "jm.lan:x", "fd00::1:80", "[fd00::1]"}) {
     CAPTURE(bad_text);
     CHECK_FALSE(parse_host_port(bad_text));
   }
@@ -221,9 +221,9 @@ classloader.parent-first-patterns.additional: [org.a, org.b]
   CHECK_FALSE(cfg->contains("taskmanager.host")); // empty values are unset, as in Flink
   CHECK(cfg->get_raw("classloader.parent-first-patterns.additional") == "org.a;org.b");
   CHECK(cfg->origin("heartbeat.interval") == "conf.yaml:6");
-  CHECK(unknown_keys(*cfg)
-        == std::vector<std::string>{"classloader.parent-first-patterns.additional",
-                                    "env.java.opts"});
+  CHECK(
+    unknown_keys(*cfg)
+    == std::vector<std::string>{"classloader.parent-first-patterns.additional", "env.java.opts"});
   CHECK(validate(*cfg));
   CHECK(parse_yaml("").value().empty());
   CHECK(parse_yaml("# only comments\n").value().empty());
@@ -275,9 +275,15 @@ TEST_CASE("files: a good one loads, a missing one is a clear not_found") {
 TEST_CASE("-D pairs override the file, the other arguments are kept in order") {
   auto file = parse_yaml("heartbeat.interval: 10 s\nparallelism.default: 2\n", "conf.yaml");
   REQUIRE(file);
-  std::vector<std::string> args = {"run", "-Dparallelism.default=4", "job.so", "-D",
-                                    "heartbeat.interval=1 s", "-Denv.opts=a=b", "--",
-                                    "-Dnot.mine=1", "--input"};
+  std::vector<std::string> args = {"run",
+                                   "-Dparallelism.default=4",
+                                   "job.so",
+                                   "-D",
+                                   "heartbeat.interval=1 s",
+                                   "-Denv.opts=a=b",
+                                   "--",
+                                   "-Dnot.mine=1",
+                                   "--input"};
   auto cli = extract_dynamic_properties(args);
   REQUIRE_MESSAGE(cli, (cli ? "" : cli.error().to_string()));
   CHECK(cli->rest == std::vector<std::string>{"run", "job.so", "-Dnot.mine=1", "--input"});
@@ -289,14 +295,14 @@ TEST_CASE("-D pairs override the file, the other arguments are kept in order") {
   CHECK(cfg.get(options::heartbeat_interval).value() == 1s);
   CHECK(cfg.origin("parallelism.default") == "-Dparallelism.default");
 
-  cfg.merge(extract_dynamic_properties(std::vector<std::string>{"-Drpc.ask.timeout=never"})
-              ->overrides);
+  cfg.merge(
+    extract_dynamic_properties(std::vector<std::string>{"-Drpc.ask.timeout=never"})->overrides);
   auto bad_value = cfg.get(options::rpc_ask_timeout);
   REQUIRE_FALSE(bad_value);
   CHECK(mentions(bad_value.error(), "'never' for configuration key 'rpc.ask.timeout' (set in -D"));
 
-  for (const auto& bad_args : std::vector<std::vector<std::string>>{
-         {"-D"}, {"-Dnovalue"}, {"-D", "novalue"}, {"-D=1"}}) {
+  for (const auto& bad_args :
+       std::vector<std::vector<std::string>>{{"-D"}, {"-Dnovalue"}, {"-D", "novalue"}, {"-D=1"}}) {
     auto r = extract_dynamic_properties(bad_args);
     REQUIRE_FALSE(r);
     CHECK(r.error().code == errc::invalid_argument);
@@ -338,7 +344,8 @@ TEST_CASE("the shipped deploy/flink-conf.yaml lists every option with its defaul
   }
 }
 
-TEST_CASE("the node keys: TaskManager ports default to any free port, bind hosts and ids are unset") {
+TEST_CASE(
+  "the node keys: TaskManager ports default to any free port, bind hosts and ids are unset") {
   configuration cfg;
   CHECK(cfg.get(options::taskmanager_rpc_port).value() == 0);
   CHECK(cfg.get(options::taskmanager_data_port).value() == 0);

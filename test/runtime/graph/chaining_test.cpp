@@ -11,15 +11,17 @@
 using namespace flint;
 using namespace flint::graph;
 using flint::test::value_of;
-using flint::test::vertex_names;
 using flint::test::verdicts;
+using flint::test::vertex_names;
 
 namespace {
 
 constexpr const char* src = "Source: Sequence Source";
 constexpr const char* sink = "Sink: Print to Std. Out";
 
-std::int64_t plus_one(const std::int64_t& x) { return x + 1; }
+std::int64_t plus_one(const std::int64_t& x) {
+  return x + 1;
+}
 
 /// Every edge chains except `broken`, which fails with `why`.
 void check_only_broken(const stream_graph& g, const std::string& broken, chaining_verdict why) {
@@ -47,7 +49,13 @@ TEST_CASE("the base pipeline chains into one job vertex") {
 TEST_CASE("chaining condition 1: a downstream node with two inputs starts a chain") {
   api::stream_execution_environment env(test::parallelism(2));
   auto other = env.generate_sequence(100, 199).name("Other Source");
-  env.generate_sequence(0, 99).union_with(other).map(plus_one).name("a").map(plus_one).name("b").print();
+  env.generate_sequence(0, 99)
+    .union_with(other)
+    .map(plus_one)
+    .name("a")
+    .map(plus_one)
+    .name("b")
+    .print();
   auto g = value_of(env.get_stream_graph());
   auto all = verdicts(g);
   CHECK(all.at(std::string(src) + " -> a") == chaining_verdict::downstream_has_several_inputs);
@@ -55,19 +63,26 @@ TEST_CASE("chaining condition 1: a downstream node with two inputs starts a chai
   CHECK(all.at("a -> b") == chaining_verdict::chainable);
   CHECK(all.at(std::string("b -> ") + sink) == chaining_verdict::chainable);
   auto job = value_of(create_job_graph(g));
-  CHECK(vertex_names(job) ==
-        std::vector<std::string>{std::string("a -> b -> ") + sink, "Source: Other Source", src});
+  CHECK(vertex_names(job)
+        == std::vector<std::string>{std::string("a -> b -> ") + sink, "Source: Other Source", src});
 }
 
 TEST_CASE("chaining condition 2: different slot sharing groups do not chain") {
   api::stream_execution_environment env(test::parallelism(2));
-  env.generate_sequence(0, 99).map(plus_one).name("a").map(plus_one).name("b").slot_sharing_group("other").print();
+  env.generate_sequence(0, 99)
+    .map(plus_one)
+    .name("a")
+    .map(plus_one)
+    .name("b")
+    .slot_sharing_group("other")
+    .print();
   auto g = value_of(env.get_stream_graph());
   check_only_broken(g, "a -> b", chaining_verdict::different_slot_sharing_groups);
   // The sink inherits its input's group.
   CHECK(g.node(4).slot_sharing_group == "other");
   auto job = value_of(create_job_graph(g));
-  CHECK(vertex_names(job) == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
+  CHECK(vertex_names(job)
+        == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
   REQUIRE(job.slot_sharing_groups.size() == 2);
   CHECK(job.slot_sharing_groups[job.vertices[0].slot_sharing_group].name == "other");
   CHECK(job.slot_sharing_groups[job.vertices[1].slot_sharing_group].name == "default");
@@ -75,7 +90,13 @@ TEST_CASE("chaining condition 2: different slot sharing groups do not chain") {
 
 TEST_CASE("chaining condition 3: an upstream operator that never chains ends its chain") {
   api::stream_execution_environment env(test::parallelism(2));
-  env.generate_sequence(0, 99).disable_chaining().map(plus_one).name("a").map(plus_one).name("b").print();
+  env.generate_sequence(0, 99)
+    .disable_chaining()
+    .map(plus_one)
+    .name("a")
+    .map(plus_one)
+    .name("b")
+    .print();
   auto g = value_of(env.get_stream_graph());
   check_only_broken(g, std::string(src) + " -> a", chaining_verdict::upstream_never_chains);
   auto job = value_of(create_job_graph(g));
@@ -84,11 +105,18 @@ TEST_CASE("chaining condition 3: an upstream operator that never chains ends its
 
 TEST_CASE("chaining condition 4: a downstream operator that is not ALWAYS starts a chain") {
   api::stream_execution_environment env(test::parallelism(2));
-  env.generate_sequence(0, 99).map(plus_one).name("a").map(plus_one).name("b").start_new_chain().print();
+  env.generate_sequence(0, 99)
+    .map(plus_one)
+    .name("a")
+    .map(plus_one)
+    .name("b")
+    .start_new_chain()
+    .print();
   auto g = value_of(env.get_stream_graph());
   check_only_broken(g, "a -> b", chaining_verdict::downstream_not_always);
   auto job = value_of(create_job_graph(g));
-  CHECK(vertex_names(job) == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
+  CHECK(vertex_names(job)
+        == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
   REQUIRE(job.edges.size() == 1);
   CHECK(job.edges[0].ship_strategy_name == "FORWARD");
   CHECK(job.edges[0].pattern == distribution_pattern::pointwise);
@@ -100,7 +128,8 @@ TEST_CASE("chaining condition 5: a partitioner other than FORWARD does not chain
   auto g = value_of(env.get_stream_graph());
   check_only_broken(g, "a -> b", chaining_verdict::partitioner_not_forward);
   auto job = value_of(create_job_graph(g));
-  CHECK(vertex_names(job) == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
+  CHECK(vertex_names(job)
+        == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
   REQUIRE(job.edges.size() == 1);
   CHECK(job.edges[0].ship_strategy_name == "REBALANCE");
   CHECK(job.edges[0].pattern == distribution_pattern::all_to_all);
@@ -109,16 +138,17 @@ TEST_CASE("chaining condition 5: a partitioner other than FORWARD does not chain
 TEST_CASE("chaining condition 6: a BATCH shuffle does not chain") {
   api::stream_execution_environment env(test::parallelism(2));
   env.generate_sequence(0, 99)
-      .map(plus_one)
-      .name("a")
-      .partition({partitioner_kind::forward}, shuffle_mode::batch)
-      .map(plus_one)
-      .name("b")
-      .print();
+    .map(plus_one)
+    .name("a")
+    .partition({partitioner_kind::forward}, shuffle_mode::batch)
+    .map(plus_one)
+    .name("b")
+    .print();
   auto g = value_of(env.get_stream_graph());
   check_only_broken(g, "a -> b", chaining_verdict::shuffle_mode_batch);
   auto job = value_of(create_job_graph(g));
-  CHECK(vertex_names(job) == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
+  CHECK(vertex_names(job)
+        == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
   REQUIRE(job.data_sets.size() == 1);
   CHECK(job.data_sets[0].result_type == result_partition_type::blocking);
 }
@@ -135,7 +165,8 @@ TEST_CASE("chaining condition 7: different parallelisms do not chain") {
   g.node(print.id()).parallelism = 3;
   check_only_broken(g, "a -> b", chaining_verdict::parallelism_differs);
   auto job = value_of(create_job_graph(g));
-  CHECK(vertex_names(job) == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
+  CHECK(vertex_names(job)
+        == std::vector<std::string>{std::string("b -> ") + sink, std::string(src) + " -> a"});
   CHECK(job.vertices[0].parallelism == 3);
   CHECK(job.vertices[1].parallelism == 2);
 }
@@ -157,7 +188,8 @@ TEST_CASE("an operator with two chainable outputs names both branches") {
   a.filter([](const std::int64_t& x) { return x > 0; }).print();
   auto job = value_of(create_job_graph(value_of(env.get_stream_graph())));
   REQUIRE(job.vertices.size() == 1);
-  CHECK(job.vertices[0].name == std::string(src) + " -> a -> (b -> " + sink + ", Filter -> " + sink + ")");
+  CHECK(job.vertices[0].name
+        == std::string(src) + " -> a -> (b -> " + sink + ", Filter -> " + sink + ")");
   CHECK(job.vertices[0].operators.size() == 6);
   CHECK(job.vertices[0].operators[0].chain_index == 0);
 }

@@ -12,7 +12,9 @@ using flint::test::value_of;
 
 namespace {
 
-std::int64_t plus_one(const std::int64_t& x) { return x + 1; }
+std::int64_t plus_one(const std::int64_t& x) {
+  return x + 1;
+}
 
 /// Source -FORWARD-> a -RESCALE-> b -HASH-> Keyed Reduce -> Sink, every exchange non-chained,
 /// parallelism 2 throughout.
@@ -20,15 +22,15 @@ graph::job_graph three_exchanges(global_data_exchange_mode mode) {
   api::stream_execution_environment env(test::parallelism(2));
   env.set_global_data_exchange_mode(mode);
   env.generate_sequence(0, 99)
-      .map(plus_one)
-      .name("a")
-      .start_new_chain()
-      .rescale()
-      .map(plus_one)
-      .name("b")
-      .key_by([](const std::int64_t& x) { return x % 7; })
-      .reduce([](const std::int64_t& x, const std::int64_t& y) { return x + y; })
-      .print();
+    .map(plus_one)
+    .name("a")
+    .start_new_chain()
+    .rescale()
+    .map(plus_one)
+    .name("b")
+    .key_by([](const std::int64_t& x) { return x % 7; })
+    .reduce([](const std::int64_t& x, const std::int64_t& y) { return x + y; })
+    .print();
   return value_of(env.get_job_graph());
 }
 
@@ -47,16 +49,18 @@ constexpr auto blocking = result_partition_type::blocking;
 
 TEST_CASE("the pipeline under test has a FORWARD, a RESCALE and a HASH exchange") {
   auto job = three_exchanges(global_data_exchange_mode::all_edges_pipelined);
-  CHECK(test::vertex_names(job) == std::vector<std::string>{"Keyed Reduce -> Sink: Print to Std. Out", "b", "a",
-                                                            "Source: Sequence Source"});
+  CHECK(test::vertex_names(job)
+        == std::vector<std::string>{"Keyed Reduce -> Sink: Print to Std. Out", "b", "a",
+                                    "Source: Sequence Source"});
   auto types = types_by_strategy(job);
   REQUIRE(types.size() == 3);
   CHECK(types.count("FORWARD") == 1);
   CHECK(types.count("RESCALE") == 1);
   CHECK(types.count("HASH") == 1);
   for (const auto& edge : job.edges)
-    CHECK(edge.pattern == (edge.ship_strategy_name == "HASH" ? distribution_pattern::all_to_all
-                                                             : distribution_pattern::pointwise));
+    CHECK(edge.pattern
+          == (edge.ship_strategy_name == "HASH" ? distribution_pattern::all_to_all
+                                                : distribution_pattern::pointwise));
 }
 
 TEST_CASE("ALL_EDGES_PIPELINED pipelines every edge into one region") {
@@ -111,18 +115,22 @@ TEST_CASE("POINTWISE_EDGES_PIPELINED pipelines FORWARD and RESCALE edges") {
 
 TEST_CASE("an explicit shuffle mode overrides the global data exchange mode") {
   stream_partitioner rebalance{partitioner_kind::rebalance};
-  for (auto mode : {global_data_exchange_mode::all_edges_blocking, global_data_exchange_mode::all_edges_pipelined,
+  for (auto mode : {global_data_exchange_mode::all_edges_blocking,
+                    global_data_exchange_mode::all_edges_pipelined,
                     global_data_exchange_mode::forward_edges_pipelined,
                     global_data_exchange_mode::pointwise_edges_pipelined}) {
     CHECK(determine_result_partition_type(rebalance, shuffle_mode::pipelined, mode) == pipelined);
     CHECK(determine_result_partition_type(rebalance, shuffle_mode::batch, mode) == blocking);
   }
   CHECK(determine_result_partition_type(rebalance, shuffle_mode::undefined,
-                                        global_data_exchange_mode::all_edges_pipelined) == pipelined);
+                                        global_data_exchange_mode::all_edges_pipelined)
+        == pipelined);
 
   api::stream_execution_environment env(test::parallelism(2));
   env.set_global_data_exchange_mode(global_data_exchange_mode::all_edges_blocking);
-  env.generate_sequence(0, 9).partition({partitioner_kind::rebalance}, shuffle_mode::pipelined).print();
+  env.generate_sequence(0, 9)
+    .partition({partitioner_kind::rebalance}, shuffle_mode::pipelined)
+    .print();
   auto job = value_of(env.get_job_graph());
   REQUIRE(job.data_sets.size() == 1);
   CHECK(job.data_sets[0].result_type == pipelined);
@@ -132,11 +140,11 @@ TEST_CASE("wordcount with blocking edges has one region per subtask") {
   api::stream_execution_environment env(test::parallelism(2));
   env.set_global_data_exchange_mode(global_data_exchange_mode::all_edges_blocking);
   env.from_elements(std::string("to be"), std::string("or not"))
-      .flat_map([](const std::string& s) { return std::vector<std::string>{s}; })
-      .map([](const std::string& w) { return std::pair<std::string, int>(w, 1); })
-      .key_by<0>()
-      .sum<1>()
-      .print();
+    .flat_map([](const std::string& s) { return std::vector<std::string>{s}; })
+    .map([](const std::string& w) { return std::pair<std::string, int>(w, 1); })
+    .key_by<0>()
+    .sum<1>()
+    .print();
   auto eg = value_of(execution_graph::build(value_of(env.get_job_graph())));
   CHECK(eg.vertices().size() == 5);
   CHECK(eg.regions().size() == 5);

@@ -14,7 +14,9 @@ using flint::test::value_of;
 
 namespace {
 
-std::int64_t plus_one(const std::int64_t& x) { return x + 1; }
+std::int64_t plus_one(const std::int64_t& x) {
+  return x + 1;
+}
 
 /// Source (p = producers) -> exchange -> Map (p = consumers) -> Sink.
 execution_graph two_vertices(int producers, int consumers, bool pointwise) {
@@ -35,7 +37,8 @@ std::vector<std::vector<int>> inputs_of_consumers(const execution_graph& eg) {
     for (std::uint32_t g : ev.consumed_partition_groups) {
       const auto& group = eg.consumed_partition_groups()[g];
       for (std::uint32_t p = 0; p < group.size; ++p)
-        producers.push_back(eg.vertices()[eg.partitions()[group.first_partition + p].producer].subtask_index);
+        producers.push_back(
+          eg.vertices()[eg.partitions()[group.first_partition + p].producer].subtask_index);
     }
     out.push_back(producers);
   }
@@ -71,7 +74,10 @@ TEST_CASE("POINTWISE with more consumers shares each partition among neighbours"
     auto tdd = value_of(make_task_deployment_descriptor(eg, v));
     REQUIRE(tdd.input_gates.size() == 1);
     REQUIRE(tdd.input_gates[0].partition_numbers.size() == 1);
-    CHECK(read.emplace(tdd.input_gates[0].partition_numbers[0], tdd.input_gates[0].consumed_subpartition_index).second);
+    CHECK(read
+            .emplace(tdd.input_gates[0].partition_numbers[0],
+                     tdd.input_gates[0].consumed_subpartition_index)
+            .second);
   }
   CHECK(read.size() == 5);
 }
@@ -150,8 +156,9 @@ TEST_CASE("illegal execution state transitions are refused") {
   auto refused = eg.transition_execution(0, execution_state::running);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == errc::illegal_state);
-  CHECK(refused.error().message ==
-        "Source: Sequence Source (1/1): Illegal execution state transition from CREATED to RUNNING.");
+  CHECK(
+    refused.error().message
+    == "Source: Sequence Source (1/1): Illegal execution state transition from CREATED to RUNNING.");
   CHECK(eg.vertices()[0].current_execution.state() == execution_state::created);
 
   CHECK_FALSE(eg.transition_execution(0, execution_state::finished).has_value());
@@ -161,8 +168,9 @@ TEST_CASE("illegal execution state transitions are refused") {
   REQUIRE(eg.transition_execution(0, execution_state::failed).has_value());
   auto from_terminal = eg.transition_execution(0, execution_state::running);
   REQUIRE_FALSE(from_terminal.has_value());
-  CHECK(from_terminal.error().message ==
-        "Source: Sequence Source (1/1): Cannot leave terminal state FAILED to transition to RUNNING.");
+  CHECK(
+    from_terminal.error().message
+    == "Source: Sequence Source (1/1): Cannot leave terminal state FAILED to transition to RUNNING.");
 
   CHECK_FALSE(is_legal_transition(execution_state::scheduled, execution_state::running));
   CHECK_FALSE(is_legal_transition(execution_state::canceling, execution_state::running));
@@ -194,7 +202,8 @@ TEST_CASE("illegal job status transitions are refused") {
   CHECK(eg.transition_state(job_status::finished).has_value());
   auto from_terminal = eg.transition_state(job_status::running);
   REQUIRE_FALSE(from_terminal.has_value());
-  CHECK(from_terminal.error().message == "Job is trying to leave terminal state FINISHED for RUNNING.");
+  CHECK(from_terminal.error().message
+        == "Job is trying to leave terminal state FINISHED for RUNNING.");
 
   CHECK_FALSE(is_legal_transition(job_status::failing, job_status::finished));
   CHECK_FALSE(is_legal_transition(job_status::cancelling, job_status::running));

@@ -13,13 +13,16 @@
 
 namespace flint::test {
 
-inline api::configuration parallelism(int p) { return api::configuration{{"parallelism.default", std::to_string(p)}}; }
+inline api::configuration parallelism(int p) {
+  return api::configuration{{"parallelism.default", std::to_string(p)}};
+}
 
 /// "from -> to" of every StreamEdge, with its chaining verdict.
 inline std::map<std::string, graph::chaining_verdict> verdicts(const graph::stream_graph& g) {
   std::map<std::string, graph::chaining_verdict> out;
   for (const auto& e : g.edges())
-    out[g.node(e.source_id).operator_name + " -> " + g.node(e.target_id).operator_name] = g.check_chainable(e);
+    out[g.node(e.source_id).operator_name + " -> " + g.node(e.target_id).operator_name] =
+      g.check_chainable(e);
   return out;
 }
 

@@ -26,20 +26,24 @@ graph::job_graph wordcount_job() {
 graph::job_graph busy_job() {
   api::stream_execution_environment env(test::parallelism(3));
   env.enable_checkpointing(1000).set_max_parallelism(256);
-  env.set_restart_strategy(api::restart_strategies::fixed_delay_restart(3, std::chrono::milliseconds(10)));
+  env.set_restart_strategy(
+    api::restart_strategies::fixed_delay_restart(3, std::chrono::milliseconds(10)));
   env.set_global_data_exchange_mode(global_data_exchange_mode::forward_edges_pipelined);
   auto src = env.generate_sequence(0, 99).co_location_group("c").set_buffer_timeout(7);
-  auto a = src.rescale().map([](const std::int64_t& x) { return x; }).uid("a-uid").co_location_group("c");
+  auto a =
+    src.rescale().map([](const std::int64_t& x) { return x; }).uid("a-uid").co_location_group("c");
   a.filter([](const std::int64_t& x) { return x > 1; }).set_parallelism(2).print();
   a.key_by([](const std::int64_t& x) { return x % 5; })
-      .reduce([](const std::int64_t& x, const std::int64_t& y) { return x + y; })
-      .slot_sharing_group("other")
-      .write_as_text("/tmp/out");
+    .reduce([](const std::int64_t& x, const std::int64_t& y) { return x + y; })
+    .slot_sharing_group("other")
+    .write_as_text("/tmp/out");
   a.map([](const std::int64_t& x) { return x; }).print();
   return value_of(env.get_job_graph("busy"));
 }
 
-std::span<const char> view(const std::vector<char>& bytes) { return {bytes.data(), bytes.size()}; }
+std::span<const char> view(const std::vector<char>& bytes) {
+  return {bytes.data(), bytes.size()};
+}
 
 } // namespace
 
@@ -87,7 +91,8 @@ TEST_CASE("producer locations reach the consumer's descriptor and survive a roun
   auto locate = [](std::uint32_t producer) -> std::optional<producer_location> {
     if (producer == 0)
       return std::nullopt;
-    return producer_location{"tm-" + std::to_string(producer), std::string("host\0") + std::to_string(producer),
+    return producer_location{"tm-" + std::to_string(producer),
+                             std::string("host\0") + std::to_string(producer),
                              static_cast<std::uint16_t>(40000 + producer)};
   };
   bool some_gate = false;
@@ -126,27 +131,32 @@ TEST_CASE("a descriptor whose producer locations do not match its channels is ma
       with_gate = tdd;
   }
   REQUIRE(with_gate);
-  with_gate->input_gates[0].producer_locations.assign(with_gate->input_gates[0].partition_numbers.size() + 1,
-                                                      producer_location{"tm", "h", 1});
-  auto decoded = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(*with_gate)));
+  with_gate->input_gates[0].producer_locations.assign(
+    with_gate->input_gates[0].partition_numbers.size() + 1, producer_location{"tm", "h", 1});
+  auto decoded =
+    decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(*with_gate)));
   REQUIRE_FALSE(decoded.has_value());
   CHECK(decoded.error().code == errc::malformed_message);
-  CHECK_MESSAGE(decoded.error().message.find("producer locations for") != std::string::npos, decoded.error().message);
+  CHECK_MESSAGE(decoded.error().message.find("producer locations for") != std::string::npos,
+                decoded.error().message);
 }
 
 TEST_CASE("malformed bytes give a clear error") {
-  auto check_malformed = [](const expected<graph::job_graph>& decoded, const std::string& fragment) {
+  auto check_malformed = [](const expected<graph::job_graph>& decoded,
+                            const std::string& fragment) {
     REQUIRE_FALSE(decoded.has_value());
     CHECK(decoded.error().code == errc::malformed_message);
     CHECK(decoded.error().message.starts_with("malformed job graph: "));
-    CHECK_MESSAGE(decoded.error().message.find(fragment) != std::string::npos, decoded.error().message);
+    CHECK_MESSAGE(decoded.error().message.find(fragment) != std::string::npos,
+                  decoded.error().message);
   };
   check_malformed(decode_job_graph({}), "0 bytes is not a whole number");
   std::vector<char> seven(7, 'x');
   check_malformed(decode_job_graph(view(seven)), "7 bytes");
 
   auto bytes = encode_job_graph(wordcount_job());
-  std::vector<char> truncated(bytes.begin(), bytes.begin() + static_cast<long>(bytes.size() / 2 / 8 * 8));
+  std::vector<char> truncated(bytes.begin(),
+                              bytes.begin() + static_cast<long>(bytes.size() / 2 / 8 * 8));
   check_malformed(decode_job_graph(view(truncated)), "");
 
   std::vector<char> longer = bytes;
@@ -167,7 +177,8 @@ TEST_CASE("malformed bytes give a clear error") {
   // Well-formed Cap'n Proto whose indices do not hold together.
   auto broken = wordcount_job();
   broken.edges[0].target = 17;
-  check_malformed(decode_job_graph(view(encode_job_graph(broken))), "an edge points outside the graph");
+  check_malformed(decode_job_graph(view(encode_job_graph(broken))),
+                  "an edge points outside the graph");
 
   auto tdd = decode_task_deployment_descriptor(view(seven));
   REQUIRE_FALSE(tdd.has_value());

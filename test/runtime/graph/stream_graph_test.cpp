@@ -11,13 +11,15 @@ using flint::test::value_of;
 
 namespace {
 
-stream_node make_node(int id, std::string name, int parallelism, task_kind kind = task_kind::one_input_stream_task) {
+stream_node make_node(int id, std::string name, int parallelism,
+                      task_kind kind = task_kind::one_input_stream_task) {
   stream_node node;
   node.id = id;
   node.operator_name = std::move(name);
   node.parallelism = parallelism;
   node.task_kind = kind;
-  node.chaining_strategy = kind == task_kind::source_stream_task ? chaining_strategy::head : chaining_strategy::always;
+  node.chaining_strategy =
+    kind == task_kind::source_stream_task ? chaining_strategy::head : chaining_strategy::always;
   return node;
 }
 
@@ -42,10 +44,12 @@ TEST_CASE("an explicit FORWARD between different parallelisms is refused") {
   stream_graph g;
   REQUIRE(g.add_node(make_node(1, "Source: s", 1, task_kind::source_stream_task)).has_value());
   REQUIRE(g.add_node(make_node(2, "a", 2)).has_value());
-  REQUIRE(g.add_virtual_partition_node(1, 10, {partitioner_kind::forward}, shuffle_mode::undefined).has_value());
+  REQUIRE(g.add_virtual_partition_node(1, 10, {partitioner_kind::forward}, shuffle_mode::undefined)
+            .has_value());
   auto refused = g.add_edge(10, 2, 0);
   REQUIRE_FALSE(refused.has_value());
-  CHECK(refused.error().message.starts_with("Forward partitioning does not allow change of parallelism."));
+  CHECK(refused.error().message.starts_with(
+    "Forward partitioning does not allow change of parallelism."));
   CHECK(g.edges().empty());
   CHECK_FALSE(g.add_edge(1, 99, 0).has_value());
   CHECK_FALSE(g.add_node(make_node(2, "again", 1)).has_value());
@@ -55,7 +59,8 @@ TEST_CASE("a virtual partition node resolves to its original node with its parti
   stream_graph g;
   REQUIRE(g.add_node(make_node(1, "Source: s", 2, task_kind::source_stream_task)).has_value());
   REQUIRE(g.add_node(make_node(2, "a", 2)).has_value());
-  REQUIRE(g.add_virtual_partition_node(1, 10, {partitioner_kind::broadcast}, shuffle_mode::batch).has_value());
+  REQUIRE(g.add_virtual_partition_node(1, 10, {partitioner_kind::broadcast}, shuffle_mode::batch)
+            .has_value());
   REQUIRE(g.add_edge(10, 2, 0).has_value());
   REQUIRE(g.edges().size() == 1);
   CHECK(g.edges()[0].source_id == 1);
@@ -101,11 +106,11 @@ TEST_CASE("slot sharing groups are inherited from inputs and default otherwise")
 TEST_CASE("co-location groups gather vertices of one slot sharing group") {
   api::stream_execution_environment env(test::parallelism(2));
   env.generate_sequence(0, 9)
-      .co_location_group("together")
-      .rebalance()
-      .map([](const std::int64_t& x) { return x; })
-      .co_location_group("together")
-      .print();
+    .co_location_group("together")
+    .rebalance()
+    .map([](const std::int64_t& x) { return x; })
+    .co_location_group("together")
+    .print();
   auto job = value_of(env.get_job_graph());
   REQUIRE(job.co_location_groups.size() == 1);
   CHECK(job.co_location_groups[0].key == "together");
@@ -115,12 +120,12 @@ TEST_CASE("co-location groups gather vertices of one slot sharing group") {
 
   api::stream_execution_environment split(test::parallelism(2));
   split.generate_sequence(0, 9)
-      .co_location_group("together")
-      .rebalance()
-      .map([](const std::int64_t& x) { return x; })
-      .slot_sharing_group("elsewhere")
-      .co_location_group("together")
-      .print();
+    .co_location_group("together")
+    .rebalance()
+    .map([](const std::int64_t& x) { return x; })
+    .slot_sharing_group("elsewhere")
+    .co_location_group("together")
+    .print();
   auto refused = split.get_job_graph();
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().message == "Cannot co-locate operators from different slot sharing groups");
@@ -128,9 +133,12 @@ TEST_CASE("co-location groups gather vertices of one slot sharing group") {
 
 TEST_CASE("checkpointing triggers at input vertices and is acknowledged by all") {
   api::stream_execution_environment env(test::parallelism(2));
-  env.enable_checkpointing(5);  // below Flink's 10 ms minimum: off
+  env.enable_checkpointing(5); // below Flink's 10 ms minimum: off
   auto other = env.generate_sequence(0, 9);
-  env.generate_sequence(0, 9).union_with(other).map([](const std::int64_t& x) { return x; }).print();
+  env.generate_sequence(0, 9)
+    .union_with(other)
+    .map([](const std::int64_t& x) { return x; })
+    .print();
   auto job = value_of(env.get_job_graph());
   CHECK(job.checkpointing.interval == -1);
   REQUIRE(job.vertices.size() == 3);

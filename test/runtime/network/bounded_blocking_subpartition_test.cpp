@@ -34,7 +34,8 @@ namespace {
 struct temp_dir {
   std::filesystem::path path;
   explicit temp_dir(const std::string& name)
-    : path(std::filesystem::temp_directory_path() / ("flint_net_" + std::to_string(::getpid()) + "_" + name)) {
+    : path(std::filesystem::temp_directory_path()
+           / ("flint_net_" + std::to_string(::getpid()) + "_" + name)) {
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
@@ -55,16 +56,18 @@ struct blocking_fixture {
 
   blocking_fixture(const std::string& name, std::size_t num_subpartitions, std::size_t memory,
                    std::size_t pool_max = 4)
-    : dir(name), budget(std::make_shared<memory_budget>(memory)) {
+    : dir(name),
+      budget(std::make_shared<memory_budget>(memory)) {
     std::vector<std::shared_ptr<result_subpartition>> all;
     for (std::size_t i = 0; i < num_subpartitions; ++i) {
       subpartitions.push_back(std::make_shared<bounded_blocking_subpartition>(
         i, dir.path / ("p1-0." + std::to_string(i) + ".spill"), budget));
       all.push_back(subpartitions.back());
     }
-    partition = std::make_shared<result_partition>(test::partition_id(1, 0), std::move(all),
-                                                   *global->create_buffer_pool(num_subpartitions + 1, pool_max),
-                                                   graph::result_partition_type::blocking);
+    partition = std::make_shared<result_partition>(
+      test::partition_id(1, 0), std::move(all),
+      *global->create_buffer_pool(num_subpartitions + 1, pool_max),
+      graph::result_partition_type::blocking);
   }
 };
 
@@ -96,7 +99,8 @@ std::vector<std::string> records(std::size_t n, std::size_t size) {
 
 } // namespace
 
-TEST_CASE("a blocking partition takes far more than its pool without blocking and spills beyond its memory budget") {
+TEST_CASE(
+  "a blocking partition takes far more than its pool without blocking and spills beyond its memory budget") {
   blocking_fixture f{"spill", 1, 640};
   auto written = records(2000, 40);
   for (const auto& r : written)
@@ -150,7 +154,8 @@ TEST_CASE("two readers of a blocking subpartition read the same bytes, each from
   bool end_a = false;
   bool end_b = false;
   while (!end_a || !end_b) {
-    for (auto [view, bytes, end] : {std::tuple{a.get(), &bytes_a, &end_a}, std::tuple{b.get(), &bytes_b, &end_b}}) {
+    for (auto [view, bytes, end] :
+         {std::tuple{a.get(), &bytes_a, &end_a}, std::tuple{b.get(), &bytes_b, &end_b}}) {
       if (*end)
         continue;
       auto next = view->get_next_buffer();
@@ -252,7 +257,8 @@ TEST_CASE("releasing a blocking partition deletes its spill files and gives its 
   CHECK(late.error().code == errc::illegal_state);
 }
 
-TEST_CASE("a spill file that cannot be created fails the partition with its path, without crashing") {
+TEST_CASE(
+  "a spill file that cannot be created fails the partition with its path, without crashing") {
   blocking_fixture f{"unwritable", 1, 0};
   std::filesystem::remove_all(f.dir.path); // the folder went away under the partition
   for (std::size_t i = 0; i < 20; ++i)
@@ -269,14 +275,16 @@ TEST_CASE("a spill file that cannot be created fails the partition with its path
   CHECK(view.error().message.find(f.subpartitions[0]->file().string()) != std::string::npos);
 }
 
-TEST_CASE("a credit-based view sends a blocking subpartition against credit and ends with end-of-partition") {
+TEST_CASE(
+  "a credit-based view sends a blocking subpartition against credit and ends with end-of-partition") {
   blocking_fixture f{"credit", 1, 64 * 2};
   auto written = records(40, 55);
   for (const auto& r : written)
     REQUIRE(f.partition->emit_record(r, 0) == emit_result::written);
   f.partition->finish();
   int woken = 0;
-  credit_based_view sender{input_channel_id{0, 0}, *f.partition->create_subpartition_view(0, [&] { ++woken; }), 1};
+  credit_based_view sender{input_channel_id{0, 0},
+                           *f.partition->create_subpartition_view(0, [&] { ++woken; }), 1};
   std::vector<buffer> in_flight;
   std::vector<std::string> received;
   record_deserializer deserializer;
@@ -315,7 +323,9 @@ TEST_CASE("the spill folders live in io.tmp.dirs, one per manager, and go on clo
   REQUIRE(job_a);
   CHECK(job_a->parent_path() == files.root(0));
   CHECK(files.root(0).parent_path() == tmp.path);
-  CHECK(files.root(0).filename().string().rfind("flint-netty-shuffle-" + std::to_string(::getpid()) + "-", 0) == 0);
+  CHECK(files.root(0).filename().string().rfind(
+          "flint-netty-shuffle-" + std::to_string(::getpid()) + "-", 0)
+        == 0);
   auto job_b = files.directory("job-b");
   REQUIRE(job_b);
   std::ofstream(*job_a / "x.spill") << "data";
@@ -354,12 +364,15 @@ TEST_CASE("io.tmp.dirs and the blocking-shuffle memory budget are read from thei
   auto defaults = network_config{};
   CHECK(defaults.tmp_dirs.empty());
   CHECK(defaults.blocking_shuffle_memory == 32 * 1024 * 1024);
-  auto config = network_config::from_map({{"io.tmp.dirs", "/data/a, /data/b:/data/c"},
-                                          {"taskmanager.network.blocking-shuffle.memory-budget", "1 mb"}});
+  auto config =
+    network_config::from_map({{"io.tmp.dirs", "/data/a, /data/b:/data/c"},
+                              {"taskmanager.network.blocking-shuffle.memory-budget", "1 mb"}});
   REQUIRE(config);
   CHECK(config->tmp_dirs == std::vector<std::string>{"/data/a", "/data/b", "/data/c"});
   CHECK(config->blocking_shuffle_memory == 1024 * 1024);
-  auto bad = network_config::from_map({{"taskmanager.network.blocking-shuffle.memory-budget", "lots"}});
+  auto bad =
+    network_config::from_map({{"taskmanager.network.blocking-shuffle.memory-budget", "lots"}});
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message.find("taskmanager.network.blocking-shuffle.memory-budget") != std::string::npos);
+  CHECK(bad.error().message.find("taskmanager.network.blocking-shuffle.memory-budget")
+        != std::string::npos);
 }

@@ -150,7 +150,8 @@ TEST_CASE("the global pool guarantees every local pool its minimum") {
   auto too_much = global->create_buffer_pool(2, 2);
   REQUIRE_FALSE(too_much);
   CHECK(too_much.error().code == errc::rejected);
-  CHECK(too_much.error().message.find("insufficient number of network buffers") != std::string::npos);
+  CHECK(too_much.error().message.find("insufficient number of network buffers")
+        != std::string::npos);
 }
 
 TEST_CASE("a pool above its minimum gives segments back while another pool waits") {
@@ -177,7 +178,8 @@ struct recording_listener : buffer_listener {
   std::size_t wanted = 1;
   buffer_listener_result notify_buffer_available(buffer& offered) override {
     taken.push_back(std::move(offered));
-    return taken.size() < wanted ? buffer_listener_result::used_need_more : buffer_listener_result::used_no_need_more;
+    return taken.size() < wanted ? buffer_listener_result::used_need_more
+                                 : buffer_listener_result::used_no_need_more;
   }
 };
 
@@ -234,14 +236,15 @@ TEST_CASE("network config reads Flink's keys") {
   CHECK(defaults.floating_buffers_per_gate == 8);
   CHECK(defaults.buffer_timeout == std::chrono::milliseconds(100));
 
-  auto config = network_config::from_map({{"taskmanager.memory.segment-size", "16kb"},
-                                          {"taskmanager.memory.network.max", "8 mb"},
-                                          {"taskmanager.network.memory.buffers-per-channel", "4"},
-                                          {"taskmanager.network.memory.floating-buffers-per-gate", "16"},
-                                          {"execution.buffer-timeout", "5 s"},
-                                          {"taskmanager.network.request-backoff.initial", "50ms"},
-                                          {"taskmanager.network.request-backoff.max", "1 min"},
-                                          {"unrelated.key", "x"}});
+  auto config =
+    network_config::from_map({{"taskmanager.memory.segment-size", "16kb"},
+                              {"taskmanager.memory.network.max", "8 mb"},
+                              {"taskmanager.network.memory.buffers-per-channel", "4"},
+                              {"taskmanager.network.memory.floating-buffers-per-gate", "16"},
+                              {"execution.buffer-timeout", "5 s"},
+                              {"taskmanager.network.request-backoff.initial", "50ms"},
+                              {"taskmanager.network.request-backoff.max", "1 min"},
+                              {"unrelated.key", "x"}});
   REQUIRE(config);
   CHECK(config->segment_size == 16 * 1024);
   CHECK(config->num_segments() == 512);

@@ -42,12 +42,13 @@ struct credit_harness {
   explicit credit_harness(std::size_t producer_pool_max)
     : config(small_config()),
       global(network_buffer_pool::make(256, config.segment_size)),
-      partition(std::make_shared<result_partition>(test::partition_id(1, 0), 1,
-                                                   *global->create_buffer_pool(config.partition_pool_min(1),
-                                                                               producer_pool_max))),
+      partition(std::make_shared<result_partition>(
+        test::partition_id(1, 0), 1,
+        *global->create_buffer_pool(config.partition_pool_min(1), producer_pool_max))),
       gate(0, *global->create_buffer_pool(0, config.floating_buffers_per_gate)) {
-    auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, partition->id(), 0, global,
-                                                         gate.floating_pool(), config.buffers_per_channel);
+    auto remote =
+      std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, partition->id(), 0, global,
+                                             gate.floating_pool(), config.buffers_per_channel);
     channel = remote.get();
     channel->set_credit_listener([this] { credit_available = true; });
     gate.add_channel(std::move(remote));
@@ -56,9 +57,11 @@ struct credit_harness {
     // The producer's TaskExecutor answers the partition request.
     auto request = channel->partition_request();
     CHECK(request.initial_credit == 2);
-    auto view = partition->create_subpartition_view(request.subpartition, [this] { data_available = true; });
+    auto view =
+      partition->create_subpartition_view(request.subpartition, [this] { data_available = true; });
     REQUIRE(view);
-    sender = std::make_unique<credit_based_view>(request.channel, std::move(*view), request.initial_credit);
+    sender = std::make_unique<credit_based_view>(request.channel, std::move(*view),
+                                                 request.initial_credit);
     granted = request.initial_credit;
   }
 
@@ -68,7 +71,9 @@ struct credit_harness {
     return c;
   }
 
-  std::size_t budget() const { return config.buffers_per_channel + config.floating_buffers_per_gate; }
+  std::size_t budget() const {
+    return config.buffers_per_channel + config.floating_buffers_per_gate;
+  }
 
   void check_invariants() {
     // Never more data buffers sent than credit granted.
@@ -133,7 +138,8 @@ struct credit_harness {
 
 } // namespace
 
-TEST_CASE("a producer never sends more buffers than credits granted, backlog drives floating buffers") {
+TEST_CASE(
+  "a producer never sends more buffers than credits granted, backlog drives floating buffers") {
   credit_harness h{40};
   // 60-byte records fill one 64-byte buffer each.
   std::vector<std::string> records;
@@ -191,7 +197,8 @@ TEST_CASE("a producer never sends more buffers than credits granted, backlog dri
   CHECK(h.max_held_by_consumer == 10);
 }
 
-TEST_CASE("a slow consumer keeps buffers in flight within budget and nothing is lost when it resumes") {
+TEST_CASE(
+  "a slow consumer keeps buffers in flight within budget and nothing is lost when it resumes") {
   credit_harness h{network_config{}.partition_pool_max(1)};
   test::rng random;
   std::vector<std::string> records;
@@ -359,7 +366,8 @@ std::size_t run_listener_driven(credit_harness& h, const std::vector<std::string
 
 } // namespace
 
-TEST_CASE("credit is announced in batches while the producer holds enough, at once when it runs low") {
+TEST_CASE(
+  "credit is announced in batches while the producer holds enough, at once when it runs low") {
   std::vector<std::string> records;
   for (std::size_t i = 0; i < 30; ++i)
     records.push_back(make_record(i, 60));
@@ -376,7 +384,8 @@ TEST_CASE("credit is announced in batches while the producer holds enough, at on
   // in one go; batches of 4 need about a quarter of that.
   CHECK(one_by_one >= 20);
   CHECK(batched * 3 <= one_by_one);
-  MESSAGE("add_credit messages: " << one_by_one << " one by one, " << batched << " in batches of 4");
+  MESSAGE("add_credit messages: " << one_by_one << " one by one, " << batched
+                                  << " in batches of 4");
 }
 
 TEST_CASE("credit held back for a batch goes out once the producer's credit runs low") {
@@ -400,13 +409,16 @@ TEST_CASE("credit held back for a batch goes out once the producer's credit runs
 TEST_CASE("data arriving as bytes is copied once into a credited buffer") {
   credit_harness h{40};
   std::string payload = "0123456789";
-  REQUIRE(h.channel->on_bytes(0, 0, buffer_kind::data, std::span<const char>{payload.data(), payload.size()}));
+  REQUIRE(h.channel->on_bytes(0, 0, buffer_kind::data,
+                              std::span<const char>{payload.data(), payload.size()}));
   CHECK(h.channel->manager().num_exclusive_available() == 1);
-  auto wrong = h.channel->on_bytes(5, 0, buffer_kind::data, std::span<const char>{payload.data(), payload.size()});
+  auto wrong = h.channel->on_bytes(5, 0, buffer_kind::data,
+                                   std::span<const char>{payload.data(), payload.size()});
   REQUIRE_FALSE(wrong);
   CHECK(wrong.error().message.find("expected sequence 1, got 5") != std::string::npos);
   std::string too_big(h.config.segment_size + 1, 'x');
-  auto big = h.channel->on_bytes(1, 0, buffer_kind::data, std::span<const char>{too_big.data(), too_big.size()});
+  auto big = h.channel->on_bytes(1, 0, buffer_kind::data,
+                                 std::span<const char>{too_big.data(), too_big.size()});
   REQUIRE_FALSE(big);
   CHECK(big.error().code == errc::invalid_argument);
   REQUIRE(h.channel->on_bytes(1, 0, buffer_kind::end_of_partition, {}));

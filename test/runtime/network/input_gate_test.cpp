@@ -31,7 +31,8 @@ struct local_fixture {
   explicit local_fixture(std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
       auto id = test::partition_id(7, static_cast<std::int32_t>(i));
-      producers.push_back(std::make_shared<result_partition>(id, 1, *global->create_buffer_pool(2, 10)));
+      producers.push_back(
+        std::make_shared<result_partition>(id, 1, *global->create_buffer_pool(2, 10)));
       REQUIRE(partitions.register_partition(producers.back()));
       gate.add_channel(std::make_unique<local_input_channel>(i, id, 0, partitions));
     }
@@ -148,8 +149,8 @@ TEST_CASE("records of several producers arrive complete and in order per channel
     while (f.producers[producer]->emit_record(sent[producer].back(), 0) == emit_result::blocked) {
       // The local producer's pool is the backpressure: the consumer frees it.
       drain();
-      while (f.producers[producer]->has_pending_record() &&
-             f.producers[producer]->resume() == emit_result::blocked)
+      while (f.producers[producer]->has_pending_record()
+             && f.producers[producer]->resume() == emit_result::blocked)
         drain();
       break;
     }

@@ -19,7 +19,8 @@ namespace flint::network::test {
 struct temp_path {
   std::filesystem::path path;
   explicit temp_path(const std::string& name)
-    : path(std::filesystem::temp_directory_path() / ("flint_net_" + std::to_string(::getpid()) + "_" + name)) {
+    : path(std::filesystem::temp_directory_path()
+           / ("flint_net_" + std::to_string(::getpid()) + "_" + name)) {
     std::filesystem::remove_all(path);
   }
   ~temp_path() {

@@ -63,11 +63,12 @@ TEST_CASE("a record larger than one buffer crosses intact") {
   constexpr std::size_t segment = 64;
   // Around every boundary: empty, tiny, exactly filling one buffer with its length, one byte
   // over, several buffers exactly, and far larger than a buffer.
-  for (std::size_t size : {std::size_t{0}, std::size_t{1}, segment - 5, segment - 4, segment - 3, segment,
-                           segment + 1, 2 * segment - 4, 2 * segment, 3 * segment - 4, 3 * segment + 17,
-                           std::size_t{100000}}) {
+  for (std::size_t size :
+       {std::size_t{0}, std::size_t{1}, segment - 5, segment - 4, segment - 3, segment, segment + 1,
+        2 * segment - 4, 2 * segment, 3 * segment - 4, 3 * segment + 17, std::size_t{100000}}) {
     CAPTURE(size);
-    std::vector<std::string> records{make_record(1, size), make_record(2, 10), make_record(3, size)};
+    std::vector<std::string> records{make_record(1, size), make_record(2, 10),
+                                     make_record(3, size)};
     auto buffers = serialize(records, segment);
     std::size_t total = 0;
     for (auto& b : buffers) {
@@ -92,7 +93,8 @@ TEST_CASE("a length prefix split across buffers is reassembled") {
   // The first record leaves 1, 2 or 3 bytes: the next length straddles the boundary.
   for (std::size_t left : {1, 2, 3}) {
     CAPTURE(left);
-    std::vector<std::string> records{make_record(1, segment - 4 - left), make_record(2, 5), make_record(3, 200)};
+    std::vector<std::string> records{make_record(1, segment - 4 - left), make_record(2, 5),
+                                     make_record(3, 200)};
     CHECK(deserialize(serialize(records, segment)) == records);
   }
 }
@@ -108,7 +110,8 @@ TEST_CASE("many records round-trip in order") {
   test::rng random;
   std::vector<std::string> records;
   for (std::size_t i = 0; i < 20000; ++i)
-    records.push_back(make_record(i, random.below(10) == 0 ? random.below(1000) : random.below(40)));
+    records.push_back(
+      make_record(i, random.below(10) == 0 ? random.below(1000) : random.below(40)));
   for (std::size_t segment : {std::size_t{64}, std::size_t{128}, std::size_t{32 * 1024}}) {
     CAPTURE(segment);
     CHECK(deserialize(serialize(records, segment)) == records);

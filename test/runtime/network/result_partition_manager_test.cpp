@@ -47,8 +47,7 @@ TEST_CASE("unknown partition ids give clear errors") {
   auto view = manager.create_subpartition_view(unknown, 0, [] {});
   REQUIRE_FALSE(view);
   CHECK(view.error().code == errc::not_found);
-  CHECK(view.error().message ==
-        "result partition " + unknown.result.to_string() + "#2 not found");
+  CHECK(view.error().message == "result partition " + unknown.result.to_string() + "#2 not found");
 
   auto wrong_number = manager.create_subpartition_view(test::partition_id(3, 1), 0, [] {});
   REQUIRE_FALSE(wrong_number);
@@ -76,8 +75,10 @@ TEST_CASE("unknown partition ids give clear errors") {
 TEST_CASE("release_all releases every partition") {
   auto global = network_buffer_pool::make(16, 64);
   result_partition_manager manager;
-  auto a = std::make_shared<result_partition>(test::partition_id(1, 0), 1, *global->create_buffer_pool(2, 4));
-  auto b = std::make_shared<result_partition>(test::partition_id(1, 1), 1, *global->create_buffer_pool(2, 4));
+  auto a = std::make_shared<result_partition>(test::partition_id(1, 0), 1,
+                                              *global->create_buffer_pool(2, 4));
+  auto b = std::make_shared<result_partition>(test::partition_id(1, 1), 1,
+                                              *global->create_buffer_pool(2, 4));
   REQUIRE(manager.register_partition(a));
   REQUIRE(manager.register_partition(b));
   manager.release_all();

@@ -60,13 +60,14 @@ TEST_CASE("records stay in the partly filled buffer until flush, which wakes the
   CHECK(woken == 1);
   CHECK((*view)->is_available(1));
   CHECK_FALSE((*view)->is_available(0)); // data needs credit
-  f.partition->flush(1);                 // nothing new: no empty buffer, no wake-up
+  f.partition->flush(1); // nothing new: no empty buffer, no wake-up
   CHECK(f.partition->subpartition(1).queued() == 1);
   CHECK(woken == 1);
   CHECK(f.partition->subpartition(0).queued() == 0);
 
   record_deserializer deserializer;
-  CHECK(drain(**view, deserializer) == std::vector<std::string>{make_record(1, 10), make_record(2, 10)});
+  CHECK(drain(**view, deserializer)
+        == std::vector<std::string>{make_record(1, 10), make_record(2, 10)});
 }
 
 TEST_CASE("each polled buffer carries the backlog behind it") {
@@ -97,7 +98,7 @@ TEST_CASE("finish flushes and ends every subpartition with end-of-partition") {
   CHECK(f.partition->emit_record(make_record(0, 5), 0) == emit_result::written);
   f.partition->finish();
   CHECK(f.partition->is_finished());
-  CHECK_THROWS_AS((void) f.partition->emit_record(make_record(1, 5), 0), std::logic_error);
+  CHECK_THROWS_AS((void)f.partition->emit_record(make_record(1, 5), 0), std::logic_error);
 
   for (std::size_t i = 0; i < 3; ++i) {
     record_deserializer deserializer;
@@ -120,7 +121,7 @@ TEST_CASE("an exhausted pool blocks the record and resumes when a consumer relea
   CHECK(f.partition->emit_record(big, 0) == emit_result::blocked);
   CHECK(f.partition->has_pending_record());
   CHECK_FALSE(f.partition->is_available());
-  CHECK_THROWS_AS((void) f.partition->emit_record(make_record(1, 1), 0), std::logic_error);
+  CHECK_THROWS_AS((void)f.partition->emit_record(make_record(1, 1), 0), std::logic_error);
 
   int woken = 0;
   REQUIRE(f.partition->notify_when_available([&] { ++woken; }));

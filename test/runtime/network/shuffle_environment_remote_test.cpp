@@ -35,7 +35,8 @@ TEST_CASE("a channel is local when its producer has this process's data address 
   CHECK(server.error().code == errc::unreachable);
 }
 
-TEST_CASE("enable_remote_channels: a partition of system A is read from system B over the middleman") {
+TEST_CASE(
+  "enable_remote_channels: a partition of system A is read from system B over the middleman") {
   auto make_config = [](caf::actor_system_config& cfg) -> caf::actor_system_config& {
     cfg.load<caf::io::middleman>();
     cfg.set("logger.file-verbosity", caf::atom("quiet"));
@@ -81,10 +82,13 @@ TEST_CASE("enable_remote_channels: a partition of system A is read from system B
   });
 
   // System B's consumer asks for A's server as a task of B would: by A's data address.
-  auto server = env_b.connections()->server_of(graph::producer_location{"tm-a", "127.0.0.1", *port_a});
+  auto server =
+    env_b.connections()->server_of(graph::producer_location{"tm-a", "127.0.0.1", *port_a});
   REQUIRE_MESSAGE(server.has_value(), server.error().to_string());
   CHECK(env_b.connections()->num_connections() == 1);
-  CHECK(env_b.connections()->server_of(graph::producer_location{"tm-a", "127.0.0.1", *port_a}).has_value());
+  CHECK(env_b.connections()
+          ->server_of(graph::producer_location{"tm-a", "127.0.0.1", *port_a})
+          .has_value());
   CHECK(env_b.connections()->num_connections() == 1);
 
   std::mutex mutex;
@@ -121,4 +125,3 @@ TEST_CASE("enable_remote_channels: a partition of system A is read from system B
   env_b.disable_remote_channels();
   CHECK(env_a.data_port() == 0);
 }
-

@@ -30,7 +30,8 @@ struct shuffle_fixture {
   network::test::temp_path tmp;
   std::shared_ptr<network::shuffle_environment> shuffle;
 
-  explicit shuffle_fixture(const std::string& name, std::size_t memory = 0) : tmp("shuffle_" + name) {
+  explicit shuffle_fixture(const std::string& name, std::size_t memory = 0)
+    : tmp("shuffle_" + name) {
     std::filesystem::create_directories(tmp.path);
     network::network_config config;
     config.segment_size = 1024;
@@ -43,20 +44,26 @@ struct shuffle_fixture {
   /// A finished blocking partition of `job` with `n` records in each of `subpartitions`.
   std::shared_ptr<network::result_partition> write_blocking(const graph::job_id& of,
                                                             const network::result_partition_id& pid,
-                                                            std::size_t subpartitions, std::size_t n) {
-    auto partition = shuffle->create_partition(of, pid, subpartitions, graph::result_partition_type::blocking);
+                                                            std::size_t subpartitions,
+                                                            std::size_t n) {
+    auto partition =
+      shuffle->create_partition(of, pid, subpartitions, graph::result_partition_type::blocking);
     REQUIRE_MESSAGE(partition.has_value(), partition.error().to_string());
     for (std::size_t i = 0; i < n * subpartitions; ++i)
-      REQUIRE((*partition)->emit_record(record(i), i % subpartitions) == network::emit_result::written);
+      REQUIRE((*partition)->emit_record(record(i), i % subpartitions)
+              == network::emit_result::written);
     (*partition)->finish();
     shuffle->producer_finished(of, pid);
     return *partition;
   }
 
-  static std::string record(std::size_t i) { return "record-" + std::to_string(i) + std::string(i % 300, 'x'); }
+  static std::string record(std::size_t i) {
+    return "record-" + std::to_string(i) + std::string(i % 300, 'x');
+  }
 
   /// What a local input channel of a consumer of `job` reads from `subpartition`.
-  std::vector<std::string> read_locally(const graph::job_id& of, const network::result_partition_id& pid,
+  std::vector<std::string> read_locally(const graph::job_id& of,
+                                        const network::result_partition_id& pid,
                                         std::size_t subpartition) {
     network::local_input_channel channel{0, pid, subpartition, *shuffle->partitions_of(of)};
     int woken = 0;
@@ -94,7 +101,8 @@ network::network_config small_config() {
   return config;
 }
 
-std::vector<std::string> expected_records(std::size_t subpartition, std::size_t subpartitions, std::size_t n) {
+std::vector<std::string> expected_records(std::size_t subpartition, std::size_t subpartitions,
+                                          std::size_t n) {
   std::vector<std::string> out;
   for (std::size_t i = subpartition; i < n * subpartitions; i += subpartitions)
     out.push_back(shuffle_fixture::record(i));
@@ -103,7 +111,8 @@ std::vector<std::string> expected_records(std::size_t subpartition, std::size_t 
 
 } // namespace
 
-TEST_CASE("a blocking partition outlives its consumers and a restarted consumer reads it again from the start") {
+TEST_CASE(
+  "a blocking partition outlives its consumers and a restarted consumer reads it again from the start") {
   shuffle_fixture f{"reread"};
   auto partition = f.write_blocking(job, id, 2, 500);
   CHECK(f.spill_files() == 2);
@@ -117,11 +126,13 @@ TEST_CASE("a blocking partition outlives its consumers and a restarted consumer 
   CHECK(f.shuffle->buffer_pool().available_segments() == f.shuffle->buffer_pool().total_segments());
 }
 
-TEST_CASE("a pipelined partition is still released once its producer finished and every subpartition was consumed") {
+TEST_CASE(
+  "a pipelined partition is still released once its producer finished and every subpartition was consumed") {
   shuffle_fixture f{"pipelined"};
   auto partition = f.shuffle->create_partition(job, id, 1);
   REQUIRE(partition.has_value());
-  REQUIRE((*partition)->emit_record(shuffle_fixture::record(1), 0) == network::emit_result::written);
+  REQUIRE((*partition)->emit_record(shuffle_fixture::record(1), 0)
+          == network::emit_result::written);
   (*partition)->finish();
   f.shuffle->producer_finished(job, id);
   CHECK(f.read_locally(job, id, 0) == std::vector<std::string>{shuffle_fixture::record(1)});
@@ -129,7 +140,8 @@ TEST_CASE("a pipelined partition is still released once its producer finished an
   CHECK(f.spill_files() == 0);
 }
 
-TEST_CASE("release_partitions and release_job release blocking partitions and delete their spill files") {
+TEST_CASE(
+  "release_partitions and release_job release blocking partitions and delete their spill files") {
   shuffle_fixture f{"release"};
   network::result_partition_id second{graph::intermediate_data_set_id{7, 8}, 1};
   f.write_blocking(job, id, 1, 200);
@@ -138,7 +150,8 @@ TEST_CASE("release_partitions and release_job release blocking partitions and de
   CHECK(f.shuffle->num_partitions() == 3);
   CHECK(f.spill_files() == 3);
 
-  f.shuffle->release_partitions(job, {id, network::result_partition_id{graph::intermediate_data_set_id{9, 9}, 0}});
+  f.shuffle->release_partitions(
+    job, {id, network::result_partition_id{graph::intermediate_data_set_id{9, 9}, 0}});
   CHECK(f.shuffle->num_partitions(job) == 1);
   CHECK(f.spill_files() == 2);
   auto gone = f.shuffle->partitions_of(job)->create_subpartition_view(id, 0, [] {});
@@ -149,7 +162,8 @@ TEST_CASE("release_partitions and release_job release blocking partitions and de
   CHECK(f.shuffle->num_partitions(job) == 0);
   CHECK(f.shuffle->num_partitions(other_job) == 1);
   CHECK(f.spill_files() == 1);
-  CHECK_FALSE(std::filesystem::exists(f.shuffle->spill_files().root(0) / ("job-" + job.to_string())));
+  CHECK_FALSE(
+    std::filesystem::exists(f.shuffle->spill_files().root(0) / ("job-" + job.to_string())));
   // The other job reads on.
   CHECK(f.read_locally(other_job, id, 0) == expected_records(0, 1, 200));
 }
@@ -159,7 +173,8 @@ TEST_CASE("a failed producer's blocking partition is released at once") {
   auto partition = f.shuffle->create_partition(job, id, 2, graph::result_partition_type::blocking);
   REQUIRE(partition.has_value());
   for (std::size_t i = 0; i < 400; ++i)
-    REQUIRE((*partition)->emit_record(shuffle_fixture::record(i), i % 2) == network::emit_result::written);
+    REQUIRE((*partition)->emit_record(shuffle_fixture::record(i), i % 2)
+            == network::emit_result::written);
   CHECK(f.spill_files() == 2);
   f.shuffle->producer_failed(job, id);
   CHECK(f.shuffle->num_partitions() == 0);
@@ -182,7 +197,8 @@ TEST_CASE("a new attempt of a blocking producer replaces the partition of the ea
   CHECK(f.read_locally(job, id, 0) == std::vector<std::string>{"new"});
 }
 
-TEST_CASE("an unusable io.tmp.dirs fails a blocking partition with the path, and pipelined ones never touch it") {
+TEST_CASE(
+  "an unusable io.tmp.dirs fails a blocking partition with the path, and pipelined ones never touch it") {
   network::test::temp_path tmp("shuffle_bad_tmp");
   std::filesystem::create_directories(tmp.path);
   auto not_a_dir = tmp.path / "a-file";
@@ -197,7 +213,8 @@ TEST_CASE("an unusable io.tmp.dirs fails a blocking partition with the path, and
     auto blocking = shuffle.create_partition(job, id, 1, graph::result_partition_type::blocking);
     REQUIRE_FALSE(blocking.has_value());
     CHECK(blocking.error().code == errc::invalid_argument);
-    CHECK_MESSAGE(blocking.error().message.find(dir.string()) != std::string::npos, blocking.error().message);
+    CHECK_MESSAGE(blocking.error().message.find(dir.string()) != std::string::npos,
+                  blocking.error().message);
     CHECK_MESSAGE(blocking.error().message.find(network::to_string(id)) != std::string::npos,
                   blocking.error().message);
     CHECK(shuffle.num_partitions() == 0);
@@ -281,7 +298,8 @@ TEST_CASE("a gate whose exclusive buffers do not fit fails clearly") {
   config.buffers_per_channel = 40;
   network::shuffle_environment env{config};
   auto gate = env.create_input_gate(
-    job, 0, {{network::test::partition_id(1, 0), 0, false}, {network::test::partition_id(1, 1), 0, false}});
+    job, 0,
+    {{network::test::partition_id(1, 0), 0, false}, {network::test::partition_id(1, 1), 0, false}});
   REQUIRE_FALSE(gate);
   CHECK(gate.error().code == errc::rejected);
   CHECK(gate.error().message.find("gate 0 channel 1") != std::string::npos);

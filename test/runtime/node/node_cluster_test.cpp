@@ -34,7 +34,8 @@ namespace {
 struct temp_path {
   std::filesystem::path path;
   explicit temp_path(const std::string& name)
-    : path(std::filesystem::temp_directory_path() / ("flint_node_" + std::to_string(::getpid()) + "_" + name)) {
+    : path(std::filesystem::temp_directory_path()
+           / ("flint_node_" + std::to_string(::getpid()) + "_" + name)) {
     std::filesystem::remove_all(path);
   }
   ~temp_path() {
@@ -75,7 +76,8 @@ struct three_nodes {
   std::unique_ptr<node::task_manager_node> tm_a;
   std::unique_ptr<node::task_manager_node> tm_b;
 
-  explicit three_nodes(std::chrono::milliseconds hb_interval = 1s, std::chrono::milliseconds hb_timeout = 10s) {
+  explicit three_nodes(std::chrono::milliseconds hb_interval = 1s,
+                       std::chrono::milliseconds hb_timeout = 10s) {
     node::job_manager_settings js;
     js.rpc_address = "127.0.0.1";
     js.bind_host = "127.0.0.1";
@@ -97,7 +99,8 @@ struct three_nodes {
     jm.reset();
   }
 
-  std::unique_ptr<node::task_manager_node> make_tm(const std::string& id, std::chrono::milliseconds hb_interval,
+  std::unique_ptr<node::task_manager_node> make_tm(const std::string& id,
+                                                   std::chrono::milliseconds hb_interval,
                                                    std::chrono::milliseconds hb_timeout) {
     node::task_manager_settings ts;
     ts.jobmanager_address = "127.0.0.1";
@@ -109,7 +112,8 @@ struct three_nodes {
     ts.heartbeat.interval = hb_interval;
     ts.heartbeat.timeout = hb_timeout;
     node::task_manager_node_services services;
-    services.make_invokables = [](caf::actor_system&, streaming::streaming_environment& env, const std::string&) {
+    services.make_invokables = [](caf::actor_system&, streaming::streaming_environment& env,
+                                  const std::string&) {
       return streaming::make_stream_task_factory(env);
     };
     services.write_stdout = [](std::string_view) {};
@@ -125,8 +129,8 @@ struct three_nodes {
 
   expected<resource_manager::resource_overview> overview() {
     caf::scoped_actor self{jm->system(), true};
-    return jm->resource_manager_gateway().ask_blocking<resource_manager::request_resource_overview>(*self, who(),
-                                                                                                    rpc::ack{});
+    return jm->resource_manager_gateway().ask_blocking<resource_manager::request_resource_overview>(
+      *self, who(), rpc::ack{});
   }
 
   /// Both TaskManagers registered their slots at the ResourceManager.
@@ -146,23 +150,24 @@ struct three_nodes {
 
   expected<unit> submit(const program& p) {
     caf::scoped_actor self{jm->system(), true};
-    auto r = jm->dispatcher_gateway().ask_blocking<dispatcher::submit_job>(*self, who(),
-                                                                          dispatcher::submit_job_request{*p.job});
+    auto r = jm->dispatcher_gateway().ask_blocking<dispatcher::submit_job>(
+      *self, who(), dispatcher::submit_job_request{*p.job});
     if (!r)
       return r.error();
     return unit{};
   }
 
-  expected<dispatcher::job_result> result(const graph::job_id& id, std::chrono::nanoseconds timeout) {
+  expected<dispatcher::job_result> result(const graph::job_id& id,
+                                          std::chrono::nanoseconds timeout) {
     caf::scoped_actor self{jm->system(), true};
-    return jm->dispatcher_gateway().ask_blocking<dispatcher::request_job_result>(*self, who(timeout),
-                                                                                dispatcher::job_id_request{id});
+    return jm->dispatcher_gateway().ask_blocking<dispatcher::request_job_result>(
+      *self, who(timeout), dispatcher::job_id_request{id});
   }
 
   expected<graph::job_status> status(const graph::job_id& id) {
     caf::scoped_actor self{jm->system(), true};
-    auto r = jm->dispatcher_gateway().ask_blocking<dispatcher::request_job_status>(*self, who(),
-                                                                                  dispatcher::job_id_request{id});
+    auto r = jm->dispatcher_gateway().ask_blocking<dispatcher::request_job_status>(
+      *self, who(), dispatcher::job_id_request{id});
     if (!r)
       return r.error();
     return r->status;
@@ -184,7 +189,8 @@ TEST_CASE("TaskManagers in their own actor systems register at the JobManager's 
   auto endpoints = cluster.jm->endpoints();
   CHECK(std::find(endpoints.begin(), endpoints.end(), "dispatcher") != endpoints.end());
   CHECK(std::find(endpoints.begin(), endpoints.end(), "resource_manager") != endpoints.end());
-  auto d = rpc::connect_endpoint(cluster.tm_a->system(), "127.0.0.1", cluster.jm->rpc_port(), "dispatcher", 5s);
+  auto d = rpc::connect_endpoint(cluster.tm_a->system(), "127.0.0.1", cluster.jm->rpc_port(),
+                                 "dispatcher", 5s);
   CHECK(d.has_value());
 }
 
@@ -202,7 +208,8 @@ TEST_CASE("TaskManagers register again at a JobManager restarted on the same por
   cluster.await_registered(4);
 }
 
-TEST_CASE("wordcount at parallelism 4 over two TaskManager nodes with two slots each counts like a plain count") {
+TEST_CASE(
+  "wordcount at parallelism 4 over two TaskManager nodes with two slots each counts like a plain count") {
   if (!node::task_manager_node::remote_channels_available()) {
     MESSAGE("skipped: this build has no remote data channels (contract C)");
     return;
@@ -262,14 +269,17 @@ program start_endless_job(three_nodes& cluster) {
       return s && *s == graph::job_status::running && o && o->number_free_slots == 0;
     },
     30s));
-  REQUIRE(eventually([&] { return cluster.tm_a->streaming().shuffle().num_partitions() > 0; }, 30s));
-  REQUIRE(eventually([&] { return cluster.tm_b->streaming().shuffle().num_partitions() > 0; }, 30s));
+  REQUIRE(
+    eventually([&] { return cluster.tm_a->streaming().shuffle().num_partitions() > 0; }, 30s));
+  REQUIRE(
+    eventually([&] { return cluster.tm_b->streaming().shuffle().num_partitions() > 0; }, 30s));
   return p;
 }
 
 } // namespace
 
-TEST_CASE("a TaskManager node shut down mid-run fails the job with a clear cause, without hanging") {
+TEST_CASE(
+  "a TaskManager node shut down mid-run fails the job with a clear cause, without hanging") {
   // Short heartbeats: the JobManager must notice the loss within about a second.
   three_nodes cluster(200ms, 1s);
   auto p = start_endless_job(cluster);
@@ -286,7 +296,8 @@ TEST_CASE("a TaskManager node shut down mid-run fails the job with a clear cause
   CHECK(took < 30s);
 }
 
-TEST_CASE("a JobManager node shut down mid-run makes the TaskManagers fail the job's tasks and release them") {
+TEST_CASE(
+  "a JobManager node shut down mid-run makes the TaskManagers fail the job's tasks and release them") {
   three_nodes cluster(200ms, 1s);
   start_endless_job(cluster);
   cluster.jm->shutdown();

@@ -39,7 +39,9 @@ struct endless_job {
 endless_job endless_keyed_count() {
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
   auto counts = env.generate_sequence(0, std::numeric_limits<std::int64_t>::max())
-                  .map([](const std::int64_t& x) { return std::tuple<std::int64_t, std::int64_t>(x % 1000, 1); })
+                  .map([](const std::int64_t& x) {
+                    return std::tuple<std::int64_t, std::int64_t>(x % 1000, 1);
+                  })
                   .key_by<0>()
                   .sum<1>();
   auto into = test::collect(counts);
@@ -169,9 +171,12 @@ TEST_CASE("rebalance, broadcast, rescale and forward deliver every record where 
 TEST_CASE("a reduce keeps one value per key across subtasks") {
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "3"}});
   auto sums = env.generate_sequence(1, 30000)
-                .map([](const std::int64_t& x) { return std::pair<std::string, std::int64_t>("k" + std::to_string(x % 7), x); })
+                .map([](const std::int64_t& x) {
+                  return std::pair<std::string, std::int64_t>("k" + std::to_string(x % 7), x);
+                })
                 .key_by([](const std::pair<std::string, std::int64_t>& p) { return p.first; })
-                .reduce([](const std::pair<std::string, std::int64_t>& a, const std::pair<std::string, std::int64_t>& b) {
+                .reduce([](const std::pair<std::string, std::int64_t>& a,
+                           const std::pair<std::string, std::int64_t>& b) {
                   return std::pair<std::string, std::int64_t>(a.first, a.second + b.second);
                 });
   auto into = test::collect(sums);
@@ -219,7 +224,10 @@ TEST_CASE("a socket source reads lines until the peer closes") {
   });
 
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
-  auto into = test::collect(env.socket_text_stream("127.0.0.1", port).rebalance().map([](const std::string& s) { return s; }));
+  auto into = test::collect(
+    env.socket_text_stream("127.0.0.1", port).rebalance().map([](const std::string& s) {
+      return s;
+    }));
   auto program = test::graphs_of(env);
   streaming::local_cluster cluster(two_slots());
   auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
@@ -270,11 +278,14 @@ TEST_CASE("a record larger than one buffer crosses a remote channel intact") {
   std::vector<std::string> expected{"small", big, "after", big + big};
   std::sort(expected.begin(), expected.end());
   CHECK(values == expected);
-  CHECK(test::remote_connections(cluster.streaming(0)) + test::remote_connections(cluster.streaming(1)) > 0);
+  CHECK(test::remote_connections(cluster.streaming(0))
+          + test::remote_connections(cluster.streaming(1))
+        > 0);
   test::check_resources_released(cluster);
 }
 
-TEST_CASE("a slow consumer behind a remote channel: memory stays within the credit budget, nothing is lost") {
+TEST_CASE(
+  "a slow consumer behind a remote channel: memory stays within the credit budget, nothing is lost") {
   const std::int64_t n = 200000;
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "1"}});
   // The source and the slow map in different slot sharing groups: different TaskExecutors.
@@ -292,7 +303,8 @@ TEST_CASE("a slow consumer behind a remote channel: memory stays within the cred
   // Buffers in use per environment, sampled while the job runs: at most the producer's partition
   // pool (2 per subpartition + 8) or the consumer's credit (2 exclusive + 8 floating).
   const auto& config = cluster.streaming(0).shuffle().config();
-  const std::size_t budget = std::max(config.partition_pool_max(1), config.buffers_per_channel + config.floating_buffers_per_gate);
+  const std::size_t budget = std::max(
+    config.partition_pool_max(1), config.buffers_per_channel + config.floating_buffers_per_gate);
   std::atomic<bool> done{false};
   std::size_t max_in_use[2] = {0, 0};
   std::thread sampler([&] {
@@ -313,7 +325,9 @@ TEST_CASE("a slow consumer behind a remote channel: memory stays within the cred
   REQUIRE(values.size() == static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i)
     REQUIRE(values[static_cast<std::size_t>(i)] == i + 1);
-  CHECK(test::remote_connections(cluster.streaming(0)) + test::remote_connections(cluster.streaming(1)) >= 1);
+  CHECK(test::remote_connections(cluster.streaming(0))
+          + test::remote_connections(cluster.streaming(1))
+        >= 1);
   for (std::size_t i = 0; i < 2; ++i) {
     CHECK(max_in_use[i] > 0);
     CHECK(max_in_use[i] <= budget);
@@ -333,8 +347,8 @@ TEST_CASE("cancelling a running job with remote channels stops every task and fr
   // producer went away, so this is checked before.)
   auto running_remotely = [&] {
     std::lock_guard<std::mutex> guard{into->mutex};
-    return into->values.size() > 10000 && test::remote_connections(cluster.streaming(0)) > 0 &&
-           test::remote_connections(cluster.streaming(1)) > 0;
+    return into->values.size() > 10000 && test::remote_connections(cluster.streaming(0)) > 0
+      && test::remote_connections(cluster.streaming(1)) > 0;
   };
   for (int i = 0; i < 6000 && !running_remotely(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -349,7 +363,8 @@ TEST_CASE("cancelling a running job with remote channels stops every task and fr
 TEST_CASE("a BATCH job whose io.tmp.dirs is unusable fails, naming the path") {
   api::stream_execution_environment env(api::configuration{
     {"parallelism.default", "2"}, {"execution.global-data-exchange-mode", "ALL_EDGES_BLOCKING"}});
-  test::collect(env.generate_sequence(1, 10000).rebalance().map([](const std::int64_t& x) { return x; }));
+  test::collect(
+    env.generate_sequence(1, 10000).rebalance().map([](const std::int64_t& x) { return x; }));
   auto program = test::graphs_of(env);
   test::temp_path missing("no_such_tmp_dir");
   streaming::local_cluster_options options = two_slots();
@@ -358,8 +373,10 @@ TEST_CASE("a BATCH job whose io.tmp.dirs is unusable fails, naming the path") {
   auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
   REQUIRE(result.has_value());
   CHECK(result->status == graph::job_status::failed);
-  CHECK_MESSAGE(result->failure_cause.find(missing.path.string()) != std::string::npos, result->failure_cause);
-  CHECK_MESSAGE(result->failure_cause.find("io.tmp.dirs") != std::string::npos, result->failure_cause);
+  CHECK_MESSAGE(result->failure_cause.find(missing.path.string()) != std::string::npos,
+                result->failure_cause);
+  CHECK_MESSAGE(result->failure_cause.find("io.tmp.dirs") != std::string::npos,
+                result->failure_cause);
   CHECK_FALSE(std::filesystem::exists(missing.path));
   test::check_resources_released(cluster);
 }

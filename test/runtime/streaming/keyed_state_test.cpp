@@ -21,7 +21,9 @@ namespace {
 
 using record = std::tuple<std::string, std::int64_t>;
 
-const std::string& word_of(const record& r) { return std::get<0>(r); }
+const std::string& word_of(const record& r) {
+  return std::get<0>(r);
+}
 
 record* find(keyed_value_table<record>& table, const std::string& word) {
   return table.find(key_hash(word), [&](const record& r) { return same_key(word_of(r), word); });
@@ -55,7 +57,8 @@ TEST_CASE("same_key agrees with string equality at every length") {
   CHECK_FALSE(same_key(42, 43));
 }
 
-TEST_CASE("the keyed state table finds every key again after growing and lists keys per key group") {
+TEST_CASE(
+  "the keyed state table finds every key again after growing and lists keys per key group") {
   keyed_value_table<record> table;
   std::map<std::string, int> groups;
   for (int i = 0; i < 5000; ++i) {
@@ -110,8 +113,8 @@ TEST_CASE("a keyed sum emits every running total and refuses a key of another su
   key_extractor<record, std::string> key;
   key.field = &word_of;
   keyed_reduce_operator<record, std::string> sum(
-      nullptr, [](record& acc, const record& next) { std::get<1>(acc) += std::get<1>(next); }, key, ctx,
-      std::move(out));
+    nullptr, [](record& acc, const record& next) { std::get<1>(acc) += std::get<1>(next); }, key,
+    ctx, std::move(out));
   // Words of this subtask's key groups, and one of the other subtask's.
   std::vector<std::string> mine;
   std::string other;
@@ -131,7 +134,7 @@ TEST_CASE("a keyed sum emits every running total and refuses a key of another su
   CHECK(seen->values[3] == record{mine[0], 3});
   CHECK(seen->values[8] == record{mine[2], 6});
   CHECK(sum.num_keys() == 3);
-  CHECK_THROWS_WITH_AS(sum.process_element(record{other, 1}), doctest::Contains("the record reached the wrong subtask"),
-                       std::logic_error);
+  CHECK_THROWS_WITH_AS(sum.process_element(record{other, 1}),
+                       doctest::Contains("the record reached the wrong subtask"), std::logic_error);
   CHECK(sum.num_keys() == 3);
 }

@@ -120,23 +120,27 @@ TEST_CASE("channel selectors pick Flink's channels") {
   }
   SUBCASE("broadcast sends to every channel, forward to the one") {
     recording_writer w(3);
-    record_writer_output<std::int64_t> out(network_output{&w, graph::partitioner_kind::broadcast, nullptr, 128}, 0);
+    record_writer_output<std::int64_t> out(
+      network_output{&w, graph::partitioner_kind::broadcast, nullptr, 128}, 0);
     out.collect(1);
     CHECK(w.picked == std::vector<std::size_t>{0, 1, 2});
     recording_writer f(1);
-    record_writer_output<std::int64_t> fwd(network_output{&f, graph::partitioner_kind::forward, nullptr, 128}, 3);
+    record_writer_output<std::int64_t> fwd(
+      network_output{&f, graph::partitioner_kind::forward, nullptr, 128}, 3);
     fwd.collect(1);
     CHECK(f.picked == std::vector<std::size_t>{0});
   }
 }
 
 TEST_CASE("a text file split among subtasks yields every line once") {
-  auto path = std::filesystem::temp_directory_path() / ("flint_split_" + std::to_string(::getpid()) + ".txt");
+  auto path =
+    std::filesystem::temp_directory_path() / ("flint_split_" + std::to_string(::getpid()) + ".txt");
   std::vector<std::string> lines;
   {
     std::ofstream f(path, std::ios::binary);
     for (int i = 0; i < 1000; ++i) {
-      lines.push_back(std::string(static_cast<std::size_t>(i % 37), 'a' + static_cast<char>(i % 26)) + std::to_string(i));
+      lines.push_back(std::string(static_cast<std::size_t>(i % 37), 'a' + static_cast<char>(i % 26))
+                      + std::to_string(i));
       f << lines.back() << (i % 5 == 0 ? "\r\n" : "\n");
     }
     f << "last line without newline";
@@ -161,7 +165,8 @@ TEST_CASE("a text file split among subtasks yields every line once") {
   std::filesystem::remove(path);
 
   operator_context ctx;
-  text_file_source missing("/nonexistent/flint/input.txt", ctx, std::make_unique<vector_output<std::string>>());
+  text_file_source missing("/nonexistent/flint/input.txt", ctx,
+                           std::make_unique<vector_output<std::string>>());
   CHECK_THROWS_WITH_AS(missing.open(), doctest::Contains("does not exist"), std::runtime_error);
 }
 
@@ -181,7 +186,8 @@ TEST_CASE("a sequence is split into one range per subtask") {
   CHECK(all == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
 }
 
-TEST_CASE("a source stops between two records once the task's interrupt flag is raised from outside") {
+TEST_CASE(
+  "a source stops between two records once the task's interrupt flag is raised from outside") {
   // The TaskExecutor raises the flag before its cancel mail: a step of a source (4096 records at
   // most) ends at the next record instead of running to its end first.
   std::atomic<bool> interrupt{false};
@@ -223,10 +229,12 @@ TEST_CASE("a source stops between two records once the task's interrupt flag is 
   CHECK(quiet.must_yield());
 }
 
-TEST_CASE("a chained operator is its upstream's output: records reach it with no forwarding call between") {
+TEST_CASE(
+  "a chained operator is its upstream's output: records reach it with no forwarding call between") {
   auto sink = std::make_unique<vector_output<std::string>>();
   auto* seen = sink.get();
-  filter_operator<std::string> keep_long([](const std::string& s) { return s.size() > 2; }, std::move(sink));
+  filter_operator<std::string> keep_long([](const std::string& s) { return s.size() > 2; },
+                                         std::move(sink));
   operator_context ctx;
   ctx.chained_targets.push_back(&keep_long);
   output_ref<std::string> out(make_output<std::string>(ctx));
@@ -240,7 +248,8 @@ TEST_CASE("a chained operator is its upstream's output: records reach it with no
   CHECK(drop.target() == &drop);
 }
 
-TEST_CASE("string keys hash to Java's String.hashCode at every length, whatever their buffer held before") {
+TEST_CASE(
+  "string keys hash to Java's String.hashCode at every length, whatever their buffer held before") {
   auto reference = [](const std::string& s) {
     std::uint32_t h = 0;
     for (unsigned char c : s)

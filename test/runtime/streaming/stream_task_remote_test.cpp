@@ -47,9 +47,12 @@ namespace {
 struct consumer_task_fixture {
   caf::actor_system_config cfg;
   caf::actor_system sys{flint::test::deterministic_config(cfg)};
-  caf::scheduler::test_coordinator& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
-  std::shared_ptr<network::shuffle_environment> consumer_env = std::make_shared<network::shuffle_environment>();
-  std::shared_ptr<network::shuffle_environment> producer_env = std::make_shared<network::shuffle_environment>();
+  caf::scheduler::test_coordinator& sched =
+    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  std::shared_ptr<network::shuffle_environment> consumer_env =
+    std::make_shared<network::shuffle_environment>();
+  std::shared_ptr<network::shuffle_environment> producer_env =
+    std::make_shared<network::shuffle_environment>();
   caf::actor server;
   std::vector<caf::actor> actors;
   std::vector<cluster::task_execution_state> states;
@@ -59,7 +62,8 @@ struct consumer_task_fixture {
     server = network::spawn_partition_server(sys, producer_env, true);
     actors.push_back(server);
     consumer_env->set_connections(std::make_shared<network::transport::connection_cache>(
-      "consumer-host", 7001, caf::actor{}, [this](const std::string& host, std::uint16_t port) -> expected<caf::actor> {
+      "consumer-host", 7001, caf::actor{},
+      [this](const std::string& host, std::uint16_t port) -> expected<caf::actor> {
         ++connects;
         CHECK(host == "producer-host");
         CHECK(port == 7002);
@@ -108,11 +112,13 @@ struct consumer_task_fixture {
   bool ended() const { return !states.empty() && graph::is_terminal(states.back().state); }
 };
 
-flint::test::program rebalanced_program(std::shared_ptr<test::collected<std::int64_t>>* into = nullptr) {
+flint::test::program rebalanced_program(
+  std::shared_ptr<test::collected<std::int64_t>>* into = nullptr) {
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "1"}});
   // rebalance is never chained: the map's task has an input gate.
-  auto sink = test::collect(env.from_collection(std::vector<std::int64_t>{1, 2, 3}).rebalance().map(
-    [](const std::int64_t& x) { return x; }));
+  auto sink = test::collect(env.from_collection(std::vector<std::int64_t>{1, 2, 3})
+                              .rebalance()
+                              .map([](const std::int64_t& x) { return x; }));
   if (into)
     *into = sink;
   return test::graphs_of(env);
@@ -120,8 +126,9 @@ flint::test::program rebalanced_program(std::shared_ptr<test::collected<std::int
 
 } // namespace
 
-TEST_CASE_FIXTURE(consumer_task_fixture,
-                  "a consumer whose remote producer never registers fails with the back-off error after 12.7 s") {
+TEST_CASE_FIXTURE(
+  consumer_task_fixture,
+  "a consumer whose remote producer never registers fails with the back-off error after 12.7 s") {
   auto program = rebalanced_program();
   deploy_consumer(program);
   sched.run();
@@ -149,10 +156,13 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
   CHECK_MESSAGE(cause.find(program.job->job_id.to_string()) != std::string::npos, cause);
   // Its buffers went back and it counted itself ended; the consumer's cancel was heard.
   CHECK(consumer_env->running_tasks() == 0);
-  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  CHECK(consumer_env->buffer_pool().available_segments()
+        == consumer_env->buffer_pool().total_segments());
 }
 
-TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer reads a remote partition, then its mails for a released channel are dropped") {
+TEST_CASE_FIXTURE(
+  consumer_task_fixture,
+  "a consumer reads a remote partition, then its mails for a released channel are dropped") {
   auto program = rebalanced_program();
   // The producer's partition, as its source task would write it: the records 1, 2, 3.
   auto eg = graph::execution_graph::build(*program.job);
@@ -177,20 +187,24 @@ TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer reads a remote partition, t
   producer_env->producer_finished(program.job->job_id, id);
   sched.run();
   REQUIRE(ended());
-  CHECK_MESSAGE(states.back().state == graph::execution_state::finished, states.back().failure_cause);
+  CHECK_MESSAGE(states.back().state == graph::execution_state::finished,
+                states.back().failure_cause);
   // The server counted the subpartition consumed: the producer's partition is released.
   CHECK(producer_env->num_partitions() == 0);
-  CHECK(producer_env->buffer_pool().available_segments() == producer_env->buffer_pool().total_segments());
+  CHECK(producer_env->buffer_pool().available_segments()
+        == producer_env->buffer_pool().total_segments());
   CHECK(consumer_env->running_tasks() == 0);
-  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  CHECK(consumer_env->buffer_pool().available_segments()
+        == consumer_env->buffer_pool().total_segments());
   // A late buffer for the ended task goes nowhere and breaks nothing.
   std::vector<char> late(16, 'x');
   network::transport::send(task, network::transport::buffer_message{{0, 0}, 9, 0, 0, late});
   sched.run();
 }
 
-TEST_CASE_FIXTURE(consumer_task_fixture,
-                  "remote consumers read a blocking partition one after another, each from the start, and it stays") {
+TEST_CASE_FIXTURE(
+  consumer_task_fixture,
+  "remote consumers read a blocking partition one after another, each from the start, and it stays") {
   std::shared_ptr<test::collected<std::int64_t>> into;
   auto program = rebalanced_program(&into);
   auto eg = graph::execution_graph::build(*program.job);
@@ -199,8 +213,8 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
   REQUIRE(producer_tdd.has_value());
   const auto& produced = producer_tdd->produced_partitions.at(0);
   network::result_partition_id id{produced.result_id, produced.partition_number};
-  auto partition =
-    producer_env->create_partition(program.job->job_id, id, 1, graph::result_partition_type::blocking);
+  auto partition = producer_env->create_partition(program.job->job_id, id, 1,
+                                                  graph::result_partition_type::blocking);
   REQUIRE_MESSAGE(partition.has_value(), partition.error().to_string());
   const std::int64_t n = 20000;
   for (std::int64_t x = 1; x <= n; ++x) {
@@ -219,7 +233,8 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
     deploy_consumer(program);
     sched.run();
     REQUIRE(ended());
-    CHECK_MESSAGE(states.back().state == graph::execution_state::finished, states.back().failure_cause);
+    CHECK_MESSAGE(states.back().state == graph::execution_state::finished,
+                  states.back().failure_cause);
     // Read over the wire form (bytes copied into messages) and counted consumed, yet kept.
     CHECK(producer_env->num_partitions() == 1);
     std::vector<std::int64_t> expected;
@@ -228,13 +243,16 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
     CHECK(into->values == expected);
   }
   CHECK(consumer_env->running_tasks() == 0);
-  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  CHECK(consumer_env->buffer_pool().available_segments()
+        == consumer_env->buffer_pool().total_segments());
   producer_env->release_job(program.job->job_id);
   CHECK(producer_env->num_partitions() == 0);
-  CHECK(producer_env->buffer_pool().available_segments() == producer_env->buffer_pool().total_segments());
+  CHECK(producer_env->buffer_pool().available_segments()
+        == producer_env->buffer_pool().total_segments());
 }
 
-TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer that gets a malformed transport message fails, saying so") {
+TEST_CASE_FIXTURE(consumer_task_fixture,
+                  "a consumer that gets a malformed transport message fails, saying so") {
   auto program = rebalanced_program();
   auto eg = graph::execution_graph::build(*program.job);
   REQUIRE(eg.has_value());
@@ -255,11 +273,13 @@ TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer that gets a malformed trans
   const auto& cause = states.back().failure_cause;
   CHECK_MESSAGE(cause.find("malformed buffer message") != std::string::npos, cause);
   CHECK(consumer_env->running_tasks() == 0);
-  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  CHECK(consumer_env->buffer_pool().available_segments()
+        == consumer_env->buffer_pool().total_segments());
   producer_env->producer_failed(program.job->job_id, id);
 }
 
-TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer whose producer's partition server goes away fails, naming it") {
+TEST_CASE_FIXTURE(consumer_task_fixture,
+                  "a consumer whose producer's partition server goes away fails, naming it") {
   auto program = rebalanced_program();
   auto eg = graph::execution_graph::build(*program.job);
   REQUIRE(eg.has_value());
@@ -278,11 +298,13 @@ TEST_CASE_FIXTURE(consumer_task_fixture, "a consumer whose producer's partition 
   REQUIRE(ended());
   CHECK(states.back().state == graph::execution_state::failed);
   const auto& cause = states.back().failure_cause;
-  CHECK_MESSAGE(cause.find("the partition server of tm-producer at producer-host:7002 is gone") != std::string::npos,
+  CHECK_MESSAGE(cause.find("the partition server of tm-producer at producer-host:7002 is gone")
+                  != std::string::npos,
                 cause);
   CHECK_MESSAGE(cause.find(network::to_string(id)) != std::string::npos, cause);
   CHECK(consumer_env->running_tasks() == 0);
-  CHECK(consumer_env->buffer_pool().available_segments() == consumer_env->buffer_pool().total_segments());
+  CHECK(consumer_env->buffer_pool().available_segments()
+        == consumer_env->buffer_pool().total_segments());
   // The dead peer is forgotten: the next task would connect again.
   CHECK(consumer_env->connections()->num_connections() == 0);
   producer_env->producer_failed(program.job->job_id, id);
@@ -330,7 +352,8 @@ TEST_CASE("a stream task in system B reads its remote producer's partition in sy
   streaming::job_program compiled{program.stream, program.job};
   auto shuffle_b = env_b.shuffle_ptr();
   setup.invokables = [compiled, shuffle_b](const graph::task_deployment_descriptor& tdd) {
-    return std::make_unique<streaming::stream_task>(compiled, tdd, shuffle_b, [](std::string_view) {});
+    return std::make_unique<streaming::stream_task>(compiled, tdd, shuffle_b,
+                                                    [](std::string_view) {});
   };
   setup.report = [&](const cluster::task_execution_state& s) {
     std::lock_guard<std::mutex> guard{mutex};
@@ -360,13 +383,15 @@ TEST_CASE("a stream task in system B reads its remote producer's partition in sy
   bool ended = false;
   {
     std::unique_lock<std::mutex> lock{mutex};
-    ended = changed.wait_for(lock, 60s, [&] { return !states.empty() && graph::is_terminal(states.back().state); });
+    ended = changed.wait_for(
+      lock, 60s, [&] { return !states.empty() && graph::is_terminal(states.back().state); });
   }
   writer.join();
   REQUIRE(ended);
   {
     std::lock_guard<std::mutex> guard{mutex};
-    CHECK_MESSAGE(states.back().state == graph::execution_state::finished, states.back().failure_cause);
+    CHECK_MESSAGE(states.back().state == graph::execution_state::finished,
+                  states.back().failure_cause);
   }
   std::vector<std::int64_t> values = into->values;
   REQUIRE(values.size() == static_cast<std::size_t>(n));
@@ -374,7 +399,8 @@ TEST_CASE("a stream task in system B reads its remote producer's partition in sy
     REQUIRE(values[static_cast<std::size_t>(x - 1)] == x);
   CHECK(test::remote_connections(env_b) == 1);
   REQUIRE(env_b.await_tasks_released(30s));
-  CHECK(env_b.shuffle().buffer_pool().available_segments() == env_b.shuffle().buffer_pool().total_segments());
+  CHECK(env_b.shuffle().buffer_pool().available_segments()
+        == env_b.shuffle().buffer_pool().total_segments());
   for (int i = 0; i < 3000 && env_a.shuffle().num_partitions() != 0; ++i)
     std::this_thread::sleep_for(10ms);
   CHECK(env_a.shuffle().num_partitions() == 0);

@@ -20,7 +20,8 @@ namespace flint::test {
 struct temp_path {
   std::filesystem::path path;
   explicit temp_path(const std::string& name)
-    : path(std::filesystem::temp_directory_path() / ("flint_" + std::to_string(::getpid()) + "_" + name)) {
+    : path(std::filesystem::temp_directory_path()
+           / ("flint_" + std::to_string(::getpid()) + "_" + name)) {
     std::filesystem::remove_all(path);
   }
   ~temp_path() {
@@ -59,8 +60,10 @@ template <class T>
 class collecting_sink_factory final : public api::named_operator_factory {
 public:
   explicit collecting_sink_factory(std::shared_ptr<collected<T>> into)
-    : api::named_operator_factory("sink.collect"), into_(std::move(into)) {}
-  std::unique_ptr<streaming::stream_operator> create_operator(streaming::operator_context&) const override {
+    : api::named_operator_factory("sink.collect"),
+      into_(std::move(into)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context&) const override {
     return std::make_unique<collecting_operator<T>>(into_);
   }
 
@@ -103,7 +106,8 @@ inline void check_resources_released(streaming::local_cluster& cluster) {
     CHECK(shuffle.num_partitions() == 0);
     // So may a buffer a remote channel's server or consumer was handing on when the job was
     // cancelled: it comes back within milliseconds (a leak would not come back at all).
-    for (int wait = 0; wait < 500 && shuffle.buffer_pool().available_segments() != shuffle.buffer_pool().total_segments();
+    for (int wait = 0; wait < 500
+         && shuffle.buffer_pool().available_segments() != shuffle.buffer_pool().total_segments();
          ++wait)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     CHECK(shuffle.buffer_pool().available_segments() == shuffle.buffer_pool().total_segments());

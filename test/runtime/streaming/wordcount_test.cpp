@@ -33,7 +33,8 @@ std::string generate_text(std::size_t bytes) {
       w += letters[rng() % letters.size()];
     vocabulary.push_back(w);
   }
-  const std::vector<std::string> separators = {" ", " ", " ", ", ", "--", "; ", "'", " \xc3\xa9 ", "!  ", "\t"};
+  const std::vector<std::string> separators = {" ",  " ", " ",          ", ",  "--",
+                                               "; ", "'", " \xc3\xa9 ", "!  ", "\t"};
   std::string text;
   text.reserve(bytes + 256);
   std::size_t on_line = 0;
@@ -52,7 +53,8 @@ std::string generate_text(std::size_t bytes) {
 }
 
 /// An independent count: a word is a run of ASCII letters, digits and '_', lower-cased.
-std::unordered_map<std::string, std::int64_t> plain_count(const std::string& text, std::int64_t& words) {
+std::unordered_map<std::string, std::int64_t> plain_count(const std::string& text,
+                                                          std::int64_t& words) {
   std::unordered_map<std::string, std::int64_t> counts;
   std::string word;
   words = 0;
@@ -64,7 +66,8 @@ std::unordered_map<std::string, std::int64_t> plain_count(const std::string& tex
     }
   };
   for (char c : text) {
-    bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool alnum =
+      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (alnum)
       word += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     else
@@ -76,7 +79,8 @@ std::unordered_map<std::string, std::int64_t> plain_count(const std::string& tex
 
 } // namespace
 
-TEST_CASE("WordCount's tokenizer splits as Java's \\W+ after lower-casing, reusing one word buffer") {
+TEST_CASE(
+  "WordCount's tokenizer splits as Java's \\W+ after lower-casing, reusing one word buffer") {
   auto words_of = [](std::string_view text) {
     std::vector<std::string> words;
     std::string word;
@@ -85,10 +89,11 @@ TEST_CASE("WordCount's tokenizer splits as Java's \\W+ after lower-casing, reusi
   };
   CHECK(words_of("").empty());
   CHECK(words_of(" --, ").empty());
-  CHECK(words_of("To be,--or NOT_2 b\xc3\xa9!") == std::vector<std::string>{"to", "be", "or", "not_2", "b"});
+  CHECK(words_of("To be,--or NOT_2 b\xc3\xa9!")
+        == std::vector<std::string>{"to", "be", "or", "not_2", "b"});
   // Longer than a string's inline buffer, then short again: the buffer shrinks with the word.
-  CHECK(words_of("Supercalifragilisticexpialidocious_XX a") ==
-        std::vector<std::string>{"supercalifragilisticexpialidocious_xx", "a"});
+  CHECK(words_of("Supercalifragilisticexpialidocious_XX a")
+        == std::vector<std::string>{"supercalifragilisticexpialidocious_xx", "a"});
   CHECK(words_of("\ttab\r\nend") == std::vector<std::string>{"tab", "end"});
   // Java's split yields one empty string for a line without words; the job filters it out.
   CHECK(examples::split_words("") == std::vector<std::string>{""});
@@ -153,8 +158,8 @@ void run_wordcount(int parallelism, int task_managers, bool remote = false, bool
   static std::int64_t words = 0;
   static const auto expected = plain_count(text, words);
 
-  auto suffix = std::to_string(parallelism) + "_" + std::to_string(task_managers) + (remote ? "_remote" : "") +
-                (batch ? "_batch" : "");
+  auto suffix = std::to_string(parallelism) + "_" + std::to_string(task_managers)
+    + (remote ? "_remote" : "") + (batch ? "_batch" : "");
   test::temp_path input("wordcount_in_" + suffix);
   test::temp_path output("wordcount_out_" + suffix);
   test::temp_path spill("wordcount_spill_" + suffix);
@@ -216,7 +221,8 @@ void run_wordcount(int parallelism, int task_managers, bool remote = false, bool
       auto& shuffle = cluster.streaming(i).shuffle();
       CHECK(shuffle.blocking_memory().reserved() == 0);
       auto root = shuffle.spill_files().root(0);
-      CHECK_MESSAGE((!std::filesystem::exists(root) || std::filesystem::is_empty(root)), root.string());
+      CHECK_MESSAGE((!std::filesystem::exists(root) || std::filesystem::is_empty(root)),
+                    root.string());
     }
   }
 }
@@ -242,17 +248,20 @@ TEST_CASE("wordcount at parallelism 4 on two TaskExecutors counts like a plain c
   run_wordcount(4, 2);
 }
 
-TEST_CASE("wordcount at parallelism 2 over remote channels between two TaskExecutors counts like a plain count") {
+TEST_CASE(
+  "wordcount at parallelism 2 over remote channels between two TaskExecutors counts like a plain count") {
   run_wordcount(2, 2, true);
 }
-TEST_CASE("wordcount at parallelism 4 over remote channels between two TaskExecutors counts like a plain count") {
+TEST_CASE(
+  "wordcount at parallelism 4 over remote channels between two TaskExecutors counts like a plain count") {
   run_wordcount(4, 2, true);
 }
 
 TEST_CASE("a BATCH wordcount over twelve times its network memory counts like a plain count") {
   run_wordcount(2, 1, false, true);
 }
-TEST_CASE("a BATCH wordcount over remote channels between two TaskExecutors counts like a plain count") {
+TEST_CASE(
+  "a BATCH wordcount over remote channels between two TaskExecutors counts like a plain count") {
   run_wordcount(2, 2, true, true);
 }
 

@@ -56,8 +56,8 @@ restart_pipelined_region_failover_strategy::restart_pipelined_region_failover_st
         if (graph::is_pipelined(results[result].result_type))
           continue;
         // A producer subtask writes partition number `subtask_index` of each of its results.
-        const auto& partition =
-          partitions[results[result].first_partition + static_cast<std::uint32_t>(vertex.subtask_index)];
+        const auto& partition = partitions[results[result].first_partition
+                                           + static_cast<std::uint32_t>(vertex.subtask_index)];
         if (consumer_stamp[partition.consumer_vertex_group] == r)
           continue;
         consumer_stamp[partition.consumer_vertex_group] = r;
@@ -117,8 +117,7 @@ std::string restart_pipelined_region_failover_strategy::name() const {
 // -- all -----------------------------------------------------------------------------------------
 
 restart_all_failover_strategy::restart_all_failover_strategy(const graph::execution_graph& graph)
-  : graph_(&graph) {
-}
+  : graph_(&graph) {}
 
 std::vector<std::uint32_t> restart_all_failover_strategy::tasks_needing_restart(
   std::uint32_t, const partition_availability&) const {

@@ -52,8 +52,8 @@ std::string no_restart_backoff_time_strategy::description() const {
 
 fixed_delay_restart_backoff_time_strategy::fixed_delay_restart_backoff_time_strategy(
   std::int32_t max_attempts, milliseconds backoff)
-  : max_attempts_(max_attempts), backoff_(backoff) {
-}
+  : max_attempts_(max_attempts),
+    backoff_(backoff) {}
 
 bool fixed_delay_restart_backoff_time_strategy::notify_failure(std::chrono::nanoseconds) {
   ++attempt_;
@@ -70,16 +70,16 @@ milliseconds fixed_delay_restart_backoff_time_strategy::backoff_time() const {
 
 std::string fixed_delay_restart_backoff_time_strategy::description() const {
   return "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts="
-         + std::to_string(max_attempts_) + ", backoffTimeMS=" + std::to_string(backoff_.count())
-         + ")";
+    + std::to_string(max_attempts_) + ", backoffTimeMS=" + std::to_string(backoff_.count()) + ")";
 }
 
 // -- failure rate --------------------------------------------------------------------------------
 
 failure_rate_restart_backoff_time_strategy::failure_rate_restart_backoff_time_strategy(
   std::int32_t max_failures_per_interval, milliseconds failures_interval, milliseconds backoff)
-  : max_failures_(max_failures_per_interval), interval_(failures_interval), backoff_(backoff) {
-}
+  : max_failures_(max_failures_per_interval),
+    interval_(failures_interval),
+    backoff_(backoff) {}
 
 bool failure_rate_restart_backoff_time_strategy::notify_failure(std::chrono::nanoseconds now) {
   now_ = to_ms(now);
@@ -104,23 +104,23 @@ milliseconds failure_rate_restart_backoff_time_strategy::backoff_time() const {
 std::string failure_rate_restart_backoff_time_strategy::description() const {
   // Flink repeats the class name inside the parentheses; that slip is not kept.
   return "FailureRateRestartBackoffTimeStrategy(failuresIntervalMS="
-         + std::to_string(interval_.count()) + ",backoffTimeMS=" + std::to_string(backoff_.count())
-         + ",maxFailuresPerInterval=" + std::to_string(max_failures_) + ")";
+    + std::to_string(interval_.count()) + ",backoffTimeMS=" + std::to_string(backoff_.count())
+    + ",maxFailuresPerInterval=" + std::to_string(max_failures_) + ")";
 }
 
 // -- exponential delay ---------------------------------------------------------------------------
 
 exponential_delay_restart_backoff_time_strategy::exponential_delay_restart_backoff_time_strategy(
   exponential_delay_options options, random_source random)
-  : options_(options), random_(std::move(random)) {
+  : options_(options),
+    random_(std::move(random)) {
   if (!random_) {
     auto engine = std::make_shared<std::mt19937_64>(std::random_device{}());
     random_ = [engine] { return std::uniform_real_distribution<double>(0.0, 1.0)(*engine); };
   }
 }
 
-bool exponential_delay_restart_backoff_time_strategy::notify_failure(
-  std::chrono::nanoseconds now) {
+bool exponential_delay_restart_backoff_time_strategy::notify_failure(std::chrono::nanoseconds now) {
   now_ = to_ms(now);
   // Tasks failing together (a lost TaskManager) make one attempt, not one per task.
   if (next_restart_ && now_ <= *next_restart_)
@@ -165,14 +165,13 @@ std::string exponential_delay_restart_backoff_time_strategy::description() const
   // Flink prints Integer.MIN_VALUE before the first failure.
   auto next = next_restart_ ? *next_restart_ : std::numeric_limits<std::int32_t>::min();
   return "ExponentialDelayRestartBackoffTimeStrategy(initialBackoffMS="
-         + std::to_string(options_.initial_backoff.count())
-         + ", maxBackoffMS=" + std::to_string(options_.max_backoff.count())
-         + ", backoffMultiplier=" + java_double(options_.backoff_multiplier)
-         + ", resetBackoffThresholdMS=" + std::to_string(options_.reset_backoff_threshold.count())
-         + ", jitterFactor=" + java_double(options_.jitter_factor)
-         + ", attemptsBeforeResetBackoff=" + std::to_string(options_.attempts_before_reset_backoff)
-         + ", currentRestartAttempt=" + std::to_string(attempt_)
-         + ", nextRestartTimestamp=" + std::to_string(next) + ")";
+    + std::to_string(options_.initial_backoff.count())
+    + ", maxBackoffMS=" + std::to_string(options_.max_backoff.count())
+    + ", backoffMultiplier=" + java_double(options_.backoff_multiplier)
+    + ", resetBackoffThresholdMS=" + std::to_string(options_.reset_backoff_threshold.count())
+    + ", jitterFactor=" + java_double(options_.jitter_factor) + ", attemptsBeforeResetBackoff="
+    + std::to_string(options_.attempts_before_reset_backoff) + ", currentRestartAttempt="
+    + std::to_string(attempt_) + ", nextRestartTimestamp=" + std::to_string(next) + ")";
 }
 
 // -- loader --------------------------------------------------------------------------------------
@@ -209,8 +208,8 @@ using config::trim;
 /// Worded as configuration's own errors, for the checks it cannot express.
 error invalid(const config::configuration& config, std::string_view key, std::string_view value,
               std::string_view problem) {
-  std::string message = "invalid value '" + std::string(value) + "' for configuration key '"
-                        + std::string(key) + "'";
+  std::string message =
+    "invalid value '" + std::string(value) + "' for configuration key '" + std::string(key) + "'";
   if (auto from = config.origin(key); !from.empty())
     message += " (set in " + from + ")";
   message += ": ";
@@ -246,8 +245,7 @@ expected<milliseconds> read_duration(const config::configuration& config, std::s
     return parsed.error();
   auto ms = std::chrono::duration_cast<milliseconds>(*parsed);
   if (ms < minimum)
-    return invalid(config, key, *raw,
-                   "must be at least " + config::format_duration(minimum));
+    return invalid(config, key, *raw, "must be at least " + config::format_duration(minimum));
   return ms;
 }
 
@@ -274,7 +272,8 @@ expected<strategy_ptr> make_fixed_delay(const config::configuration& config) {
   auto delay = read_duration(config, fixed_delay_delay_key, milliseconds{1000}, milliseconds{0});
   if (!delay)
     return delay.error();
-  return strategy_ptr{std::make_unique<fixed_delay_restart_backoff_time_strategy>(*attempts, *delay)};
+  return strategy_ptr{
+    std::make_unique<fixed_delay_restart_backoff_time_strategy>(*attempts, *delay)};
 }
 
 expected<strategy_ptr> make_failure_rate(const config::configuration& config) {
@@ -288,8 +287,8 @@ expected<strategy_ptr> make_failure_rate(const config::configuration& config) {
   auto delay = read_duration(config, failure_rate_delay_key, milliseconds{1000}, milliseconds{0});
   if (!delay)
     return delay.error();
-  return strategy_ptr{std::make_unique<failure_rate_restart_backoff_time_strategy>(
-    *max_failures, *interval, *delay)};
+  return strategy_ptr{
+    std::make_unique<failure_rate_restart_backoff_time_strategy>(*max_failures, *interval, *delay)};
 }
 
 expected<strategy_ptr> make_exponential_delay(const config::configuration& config,
@@ -342,8 +341,7 @@ expected<strategy_ptr> make_exponential_delay(const config::configuration& confi
 } // namespace
 
 expected<std::unique_ptr<restart_backoff_time_strategy>> make_restart_backoff_time_strategy(
-  const config::configuration& config, bool checkpointing_enabled,
-  std::function<double()> random) {
+  const config::configuration& config, bool checkpointing_enabled, std::function<double()> random) {
   // Flink reads the older key only when the new one is unset (withDeprecatedKeys).
   std::string_view key = type_key;
   auto raw = config.get_raw(type_key);
@@ -370,8 +368,9 @@ expected<std::unique_ptr<restart_backoff_time_strategy>> make_restart_backoff_ti
   std::string message = "Unknown restart strategy '" + *raw + "' in " + std::string(key);
   if (auto from = config.origin(key); !from.empty())
     message += " (set in " + from + ")";
-  message += "; use none, off, disable, fixed-delay, fixeddelay, failure-rate, failurerate, "
-             "exponential-delay or exponentialdelay";
+  message +=
+    "; use none, off, disable, fixed-delay, fixeddelay, failure-rate, failurerate, "
+    "exponential-delay or exponentialdelay";
   return make_error(errc::invalid_argument, std::move(message));
 }
 

@@ -101,8 +101,7 @@ struct exponential_delay_options {
 /// Restarts with a delay that grows by `backoff_multiplier` per attempt up to `max_backoff`,
 /// back to `initial_backoff` once no failure came for `reset_backoff_threshold` after the last
 /// restart. Failures before the pending restart is due are merged into it.
-class exponential_delay_restart_backoff_time_strategy final
-  : public restart_backoff_time_strategy {
+class exponential_delay_restart_backoff_time_strategy final : public restart_backoff_time_strategy {
 public:
   /// Uniform doubles in [0, 1).
   using random_source = std::function<double()>;

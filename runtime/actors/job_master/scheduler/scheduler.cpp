@@ -31,8 +31,8 @@ scheduler::scheduler(graph::execution_graph graph, scheduler_settings settings,
       if (is_cross_region_group(g))
         ++consumers_of_group_[g];
   failover_strategy_ = settings_.failover_strategy
-                         ? settings_.failover_strategy(graph_)
-                         : failover::make_failover_strategy(failover::failover_strategy_kind::region, graph_);
+    ? settings_.failover_strategy(graph_)
+    : failover::make_failover_strategy(failover::failover_strategy_kind::region, graph_);
 }
 
 std::chrono::nanoseconds scheduler::now() const {
@@ -52,7 +52,8 @@ void scheduler::compute_region_order() {
   // not per producer x consumer.
   const auto& regions = graph_.regions();
   region_inputs_.assign(regions.size(), {});
-  std::vector<std::vector<std::uint32_t>> producers_of_group(graph_.consumed_partition_groups().size());
+  std::vector<std::vector<std::uint32_t>> producers_of_group(
+    graph_.consumed_partition_groups().size());
   std::vector<bool> group_done(producers_of_group.size(), false);
   for (std::uint32_t r = 0; r < regions.size(); ++r) {
     std::set<std::uint32_t> groups;
@@ -119,7 +120,8 @@ std::vector<std::uint32_t> scheduler::produced_partitions(std::uint32_t vertex) 
   const auto& ev = graph_.vertices()[vertex];
   std::vector<std::uint32_t> out;
   for (std::uint32_t r : graph_.job_vertices()[ev.job_vertex].produced_results)
-    out.push_back(graph_.results()[r].first_partition + static_cast<std::uint32_t>(ev.subtask_index));
+    out.push_back(graph_.results()[r].first_partition
+                  + static_cast<std::uint32_t>(ev.subtask_index));
   return out;
 }
 
@@ -222,10 +224,11 @@ void scheduler::on_slot_allocated(const slot_pool::slot_request_id& request,
     for (auto v : users)
       if (!is_terminal(graph_.vertices()[v].current_execution.state())) {
         auto text = "Could not allocate a slot for " + graph_.task_name_with_subtask(v) + ": "
-                    + "NoResourceAvailableException: " + cause;
+          + "NoResourceAvailableException: " + cause;
         if (transition(v, execution_state::failed, text))
           vertex_terminal(v);
-        history_.add(failover::exception_entry{now_ms(), graph_.task_name_with_subtask(v), {}, text, false});
+        history_.add(
+          failover::exception_entry{now_ms(), graph_.task_name_with_subtask(v), {}, text, false});
         fail_job(graph_.task_name_with_subtask(v) + " failed: " + text);
         break; // the others are canceled with the job
       }
@@ -248,7 +251,7 @@ void scheduler::deploy_ready_batches() {
     bool ready = std::all_of(b->begin(), b->end(), [&](std::uint32_t v) {
       auto* s = slot_record(v);
       return s == nullptr || s->slot.has_value()
-             || graph_.vertices()[v].current_execution.state() != execution_state::scheduled;
+        || graph_.vertices()[v].current_execution.state() != execution_state::scheduled;
     });
     if (!ready) {
       ++b;
@@ -268,7 +271,7 @@ void scheduler::deploy_ready_batches() {
 
 std::string scheduler::location_text(const slot_pool::allocated_slot& slot) const {
   return slot.location.id + " @ " + (slot.location.host.empty() ? "localhost" : slot.location.host)
-         + " (dataPort=" + std::to_string(slot.location.data_port) + ")";
+    + " (dataPort=" + std::to_string(slot.location.data_port) + ")";
 }
 
 void scheduler::deploy(std::uint32_t vertex) {
@@ -284,8 +287,9 @@ void scheduler::deploy(std::uint32_t vertex) {
   }
   auto previous = graph_.vertices()[vertex].current_execution.state();
   if (previous != execution_state::scheduled && previous != execution_state::created) {
-    mark_failed(vertex, "The vertex must be in CREATED or SCHEDULED state to be deployed. Found state "
-                          + std::string(to_string(previous)));
+    mark_failed(vertex,
+                "The vertex must be in CREATED or SCHEDULED state to be deployed. Found state "
+                  + std::string(to_string(previous)));
     return;
   }
   if (!transition(vertex, execution_state::deploying))
@@ -295,7 +299,8 @@ void scheduler::deploy(std::uint32_t vertex) {
   auto attempt = graph_.attempt_id(vertex);
   log_info("Deploying " + graph_.task_name_with_subtask(vertex) + " (attempt #"
            + std::to_string(attempt.attempt_number) + ") with attempt id " + attempt.to_string()
-           + " to " + location_text(slot) + " with allocation id " + slot.allocation_id.to_string());
+           + " to " + location_text(slot) + " with allocation id "
+           + slot.allocation_id.to_string());
   // Flink's ShuffleDescriptor: each consumed partition names its producer's TaskExecutor and data
   // address, so the consumer knows whether to read it locally or ask that TaskExecutor for it.
   // A finished producer of a blocking result gave its slot back: its partition stays where it ran.
@@ -315,7 +320,8 @@ void scheduler::deploy(std::uint32_t vertex) {
   actions_.submit_task(attempt, slot, std::move(*tdd));
 }
 
-void scheduler::on_submit_result(const graph::execution_attempt_id& attempt, expected<unit> result) {
+void scheduler::on_submit_result(const graph::execution_attempt_id& attempt,
+                                 expected<unit> result) {
   if (result)
     return;
   auto v = vertex_of(attempt);
@@ -326,19 +332,21 @@ void scheduler::on_submit_result(const graph::execution_attempt_id& attempt, exp
     auto* shared = slot_record(*v);
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(settings_.rpc_timeout).count();
     cause = "Cannot deploy task " + graph_.task_name_with_subtask(*v) + " (" + attempt.to_string()
-            + ") - TaskManager (" + (shared && shared->slot ? location_text(*shared->slot) : "?")
-            + ") not responding after a rpcTimeout of " + std::to_string(ms) + " ms";
+      + ") - TaskManager (" + (shared && shared->slot ? location_text(*shared->slot) : "?")
+      + ") not responding after a rpcTimeout of " + std::to_string(ms) + " ms";
   }
   mark_failed(*v, cause);
 }
 
-void scheduler::on_cancel_result(const graph::execution_attempt_id& attempt, expected<unit> result) {
+void scheduler::on_cancel_result(const graph::execution_attempt_id& attempt,
+                                 expected<unit> result) {
   if (result)
     return;
   auto v = vertex_of(attempt);
   if (!v || graph_.vertices()[*v].current_execution.state() != execution_state::canceling)
     return;
-  if (transition(*v, execution_state::failed, "Task could not be canceled: " + result.error().message)) {
+  if (transition(*v, execution_state::failed,
+                 "Task could not be canceled: " + result.error().message)) {
     vertex_terminal(*v);
     check_job_terminal();
     maybe_restart();
@@ -347,7 +355,8 @@ void scheduler::on_cancel_result(const graph::execution_attempt_id& attempt, exp
 
 // -- task states ----------------------------------------------------------------------------------
 
-std::optional<std::uint32_t> scheduler::vertex_of(const graph::execution_attempt_id& attempt) const {
+std::optional<std::uint32_t> scheduler::vertex_of(
+  const graph::execution_attempt_id& attempt) const {
   auto ejv = graph_.find_job_vertex(attempt.job_vertex);
   if (!ejv)
     return std::nullopt;
@@ -371,13 +380,13 @@ std::optional<slot_pool::allocated_slot> scheduler::slot_of(std::uint32_t vertex
 
 expected<unit> scheduler::update_task_execution_state(const cluster::task_execution_state& state) {
   if (state.job != graph_.job_graph().job_id)
-    return make_error(errc::not_found, "Task execution state of job " + state.job.to_string()
-                                         + " sent to the JobMaster of job "
-                                         + graph_.job_graph().job_id.to_string());
+    return make_error(errc::not_found,
+                      "Task execution state of job " + state.job.to_string()
+                        + " sent to the JobMaster of job " + graph_.job_graph().job_id.to_string());
   auto v = vertex_of(state.attempt);
   if (!v)
-    return make_error(errc::not_found, "Cannot find execution with attempt id "
-                                         + state.attempt.to_string() + ".");
+    return make_error(errc::not_found,
+                      "Cannot find execution with attempt id " + state.attempt.to_string() + ".");
   auto current = graph_.vertices()[*v].current_execution.state();
   // A terminal execution stays as it is; a repeated state (a task reporting DEPLOYING after the
   // JobMaster moved it there) changes nothing.
@@ -414,7 +423,8 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
       }
       return unit{};
     case execution_state::failed: {
-      auto cause = state.failure_cause.empty() ? std::string("unknown failure") : state.failure_cause;
+      auto cause =
+        state.failure_cause.empty() ? std::string("unknown failure") : state.failure_cause;
       if (transition(*v, execution_state::failed, cause)) {
         vertex_terminal(*v);
         if (current == execution_state::canceling)
@@ -433,13 +443,14 @@ expected<unit> scheduler::update_task_execution_state(const cluster::task_execut
           maybe_restart();
         }
       } else {
-        mark_failed(*v, "Task " + graph_.task_name_with_subtask(*v) + " was canceled unexpectedly.");
+        mark_failed(*v,
+                    "Task " + graph_.task_name_with_subtask(*v) + " was canceled unexpectedly.");
       }
       return unit{};
     default:
       if (auto legal = graph::check_transition(current, state.state); !legal)
-        return make_error(errc::illegal_state, graph_.task_name_with_subtask(*v) + ": "
-                                                 + legal.error().message);
+        return make_error(errc::illegal_state,
+                          graph_.task_name_with_subtask(*v) + ": " + legal.error().message);
       transition(*v, state.state);
       return unit{};
   }
@@ -455,8 +466,7 @@ bool scheduler::transition(std::uint32_t vertex, execution_state to, const std::
   }
   if (logger_) {
     auto line = graph_.task_name_with_subtask(vertex) + " (" + graph_.attempt_id(vertex).to_string()
-                + ") switched from " + std::string(to_string(from)) + " to "
-                + std::string(to_string(to));
+      + ") switched from " + std::string(to_string(from)) + " to " + std::string(to_string(to));
     if (to == execution_state::failed && deployed_to_[vertex])
       line += " on " + location_text(*deployed_to_[vertex]);
     if (to == execution_state::failed && !cause.empty())
@@ -475,8 +485,7 @@ void scheduler::transition_job(job_status to, const std::string& cause) {
     return;
   }
   auto line = "Job " + graph_.job_graph().name + " (" + graph_.job_graph().job_id.to_string()
-              + ") switched from state " + std::string(to_string(from)) + " to "
-              + std::string(to_string(to));
+    + ") switched from state " + std::string(to_string(from)) + " to " + std::string(to_string(to));
   log_info(cause.empty() ? line + "." : line + ": " + cause);
   actions_.job_status_changed(from, to, cause);
 }
@@ -571,9 +580,9 @@ void scheduler::check_job_terminal() {
       return;
   auto s = status();
   if (s == job_status::running && pending_restart_.empty()) {
-    bool all_finished = std::all_of(graph_.vertices().begin(), graph_.vertices().end(), [](const auto& ev) {
-      return ev.current_execution.state() == execution_state::finished;
-    });
+    bool all_finished = std::all_of(
+      graph_.vertices().begin(), graph_.vertices().end(),
+      [](const auto& ev) { return ev.current_execution.state() == execution_state::finished; });
     if (!all_finished)
       return;
     release_all_slots("The job finished.");
@@ -601,17 +610,18 @@ std::size_t scheduler::fail_task_manager(const cluster::resource_id& task_manage
   // Its blocking partitions are gone with it: consumers that still need them make their
   // producers restart too (partition_available).
   lost_task_managers_.insert(task_manager);
-  return fail_slots_where([&](const slot_pool::allocated_slot& slot) { return slot.location.id == task_manager; },
-                          cause);
+  return fail_slots_where(
+    [&](const slot_pool::allocated_slot& slot) { return slot.location.id == task_manager; }, cause);
 }
 
-std::size_t scheduler::fail_slot(const cluster::allocation_id& allocation, const std::string& cause) {
-  return fail_slots_where([&](const slot_pool::allocated_slot& slot) { return slot.allocation_id == allocation; },
-                          cause);
+std::size_t scheduler::fail_slot(const cluster::allocation_id& allocation,
+                                 const std::string& cause) {
+  return fail_slots_where(
+    [&](const slot_pool::allocated_slot& slot) { return slot.allocation_id == allocation; }, cause);
 }
 
-std::size_t scheduler::fail_slots_where(const std::function<bool(const slot_pool::allocated_slot&)>& lost,
-                                        const std::string& cause) {
+std::size_t scheduler::fail_slots_where(
+  const std::function<bool(const slot_pool::allocated_slot&)>& lost, const std::string& cause) {
   std::vector<std::uint32_t> victims;
   for (auto& [key, shared] : shared_slots_)
     if (shared.slot && lost(*shared.slot)) {
@@ -656,8 +666,8 @@ void scheduler::handle_task_failure(std::uint32_t vertex, const std::string& cau
   }
   if (pending_restart_.count(vertex) != 0)
     return; // cancelled for a restart already: that restart recovers it
-  history_.add(failover::exception_entry{now_ms(), graph_.task_name_with_subtask(vertex), location_of(vertex),
-                                         cause, false});
+  history_.add(failover::exception_entry{now_ms(), graph_.task_name_with_subtask(vertex),
+                                         location_of(vertex), cause, false});
   auto job_cause = graph_.task_name_with_subtask(vertex) + " failed: " + cause;
   if (!settings_.restart_strategy || !failover_strategy_) {
     if (logger_)
@@ -715,7 +725,8 @@ void scheduler::maybe_restart() {
     partitions_rewritten(v);
     consumer_restarts(v);
     if (auto reset = graph_.reset_for_new_execution(v); !reset) {
-      fail_job("Could not restart " + graph_.task_name_with_subtask(v) + ": " + reset.error().message);
+      fail_job("Could not restart " + graph_.task_name_with_subtask(v) + ": "
+               + reset.error().message);
       return;
     }
     region_scheduled_[graph_.vertices()[v].region] = false;

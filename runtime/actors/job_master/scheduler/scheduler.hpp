@@ -44,7 +44,8 @@ public:
   virtual void allocate_slot(const slot_pool::slot_request_id& request,
                              const cluster::resource_profile& profile) = 0;
   /// SlotPool `release_slot` (a pending request is withdrawn).
-  virtual void release_slot(const slot_pool::slot_request_id& request, const std::string& cause) = 0;
+  virtual void release_slot(const slot_pool::slot_request_id& request,
+                            const std::string& cause) = 0;
   /// TaskExecutor `submit_task`; answer with `scheduler::on_submit_result`.
   virtual void submit_task(const graph::execution_attempt_id& attempt,
                            const slot_pool::allocated_slot& slot,
@@ -58,8 +59,9 @@ public:
   /// Calls `scheduler::on_restart_delay_elapsed(restart)` after `delay`, from the main thread.
   virtual void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) = 0;
   /// TaskExecutor `release_partitions`: every consumer of these blocking partitions there is done.
-  virtual void release_partitions(const cluster::resource_id& task_manager,
-                                  std::vector<graph::intermediate_result_partition_id> partitions) = 0;
+  virtual void release_partitions(
+    const cluster::resource_id& task_manager,
+    std::vector<graph::intermediate_result_partition_id> partitions) = 0;
 };
 
 /// Builds the failover strategy over the scheduler's own ExecutionGraph.
@@ -133,7 +135,8 @@ public:
   /// Tasks cancelled for a restart that has not happened yet.
   std::size_t tasks_pending_restart() const noexcept { return pending_restart_.size(); }
   /// Slot requests not served yet, with how long each has waited (per the scheduler's clock).
-  std::vector<std::pair<slot_pool::slot_request_id, std::chrono::nanoseconds>> pending_slot_requests() const;
+  std::vector<std::pair<slot_pool::slot_request_id, std::chrono::nanoseconds>>
+  pending_slot_requests() const;
   /// Physical slots held or requested (one per sharing group and subtask index in use).
   std::size_t shared_slot_count() const noexcept { return shared_slots_.size(); }
   /// The regions in the order they are scheduled (indices into graph().regions()).

@@ -70,7 +70,8 @@ TEST_CASE("a client in another actor system uploads and fetches a library-sized 
   REQUIRE(back);
   CHECK(*back == library);
 
-  auto job = upload_job_package(*client.sys, *server, "0123456789abcdef0123456789abcdef", "package");
+  auto job =
+    upload_job_package(*client.sys, *server, "0123456789abcdef0123456789abcdef", "package");
   REQUIRE(job);
   auto package = fetch_blob(*client.sys, *server, *job);
   REQUIRE(package);
@@ -81,7 +82,8 @@ TEST_CASE("a client in another actor system uploads and fetches a library-sized 
   CHECK(missing.error().code == errc::not_found);
 }
 
-TEST_CASE("a blob server that is gone fails the client's call within its timeout, and an empty port at once") {
+TEST_CASE(
+  "a blob server that is gone fails the client's call within its timeout, and an empty port at once") {
   client_node client;
   caf::actor server;
   {

@@ -16,7 +16,8 @@ TEST_CASE("content keys are the SHA-256 of the bytes") {
   // Two blocks of message (the padding spills into a third).
   CHECK(content_key("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
         == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  CHECK(content_key(std::string(1000000, 'a')) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  CHECK(content_key(std::string(1000000, 'a'))
+        == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   // Lengths around the padding boundary all differ.
   CHECK(content_key(std::string(55, 'x')) != content_key(std::string(56, 'x')));
   CHECK(content_key(std::string(63, 'x')) != content_key(std::string(64, 'x')));

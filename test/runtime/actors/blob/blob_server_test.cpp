@@ -40,7 +40,8 @@ struct blob_fixture : test_fixture {
     return result;
   }
 
-  std::optional<expected<std::vector<char>>> ask_raw(std::uint32_t method, std::vector<char> payload) {
+  std::optional<expected<std::vector<char>>> ask_raw(std::uint32_t method,
+                                                     std::vector<char> payload) {
     std::optional<expected<std::vector<char>>> result;
     in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
       gw.ask_raw(self, method, "raw", std::move(payload), std::nullopt,
@@ -68,10 +69,11 @@ TEST_CASE_FIXTURE(blob_fixture, "a blob put is answered with its content key and
   REQUIRE(got);
   REQUIRE(*got);
   CHECK((*got)->data == bytes("hello blobs"));
-  CHECK(test::contains_in_order(trace(), {{trace::direction::send, "put_blob"},
-                                          {trace::direction::receive, "put_blob"},
-                                          {trace::direction::send, "get_blob"},
-                                          {trace::direction::reply, "get_blob"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{trace::direction::send, "put_blob"},
+                                 {trace::direction::receive, "put_blob"},
+                                 {trace::direction::send, "get_blob"},
+                                 {trace::direction::reply, "get_blob"}}));
 }
 
 TEST_CASE_FIXTURE(blob_fixture, "putting the same bytes twice stores one blob") {
@@ -100,7 +102,8 @@ TEST_CASE_FIXTURE(blob_fixture, "an unknown key is not found and a key that is n
   CHECK(escape->error().code == errc::invalid_argument);
 }
 
-TEST_CASE_FIXTURE(blob_fixture, "a job package is stored under the job's key and replaced by a newer one") {
+TEST_CASE_FIXTURE(blob_fixture,
+                  "a job package is stored under the job's key and replaced by a newer one") {
   std::string job = "00112233445566778899aabbccddeeff";
   auto first = ask<put_job_package>({job, bytes("package v1")});
   REQUIRE((first && *first));
@@ -117,7 +120,8 @@ TEST_CASE_FIXTURE(blob_fixture, "a job package is stored under the job's key and
   CHECK(bad->error().code == errc::invalid_argument);
 }
 
-TEST_CASE_FIXTURE(blob_fixture, "a malformed request is answered with an error and the server keeps serving") {
+TEST_CASE_FIXTURE(blob_fixture,
+                  "a malformed request is answered with an error and the server keeps serving") {
   auto junk = ask_raw(put_blob::id, std::vector<char>(40, '\x5a'));
   REQUIRE(junk);
   REQUIRE_FALSE(*junk);

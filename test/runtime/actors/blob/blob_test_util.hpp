@@ -12,7 +12,8 @@ struct temp_directory {
 
   explicit temp_directory(const std::string& prefix) {
     std::random_device device;
-    path = std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(device()) + std::to_string(device()));
+    path = std::filesystem::temp_directory_path()
+      / (prefix + "-" + std::to_string(device()) + std::to_string(device()));
     std::filesystem::create_directories(path);
   }
   ~temp_directory() {

@@ -72,7 +72,8 @@ private:
 struct heartbeat_fixture : test_fixture {
   time_point start = sched.clock().now();
   caf::actor rm = spawn<heartbeat_endpoint>(context("resource_manager"), heartbeat_role::sender);
-  caf::actor tm = spawn<heartbeat_endpoint>(context("task_executor/tm-1"), heartbeat_role::receiver);
+  caf::actor tm =
+    spawn<heartbeat_endpoint>(context("task_executor/tm-1"), heartbeat_role::receiver);
 
   heartbeat_fixture() { run(); }
 
@@ -84,9 +85,8 @@ struct heartbeat_fixture : test_fixture {
                std::optional<heartbeat_target> target = std::nullopt) {
     auto other_id = ep(other).endpoint_id();
     in_main_thread<heartbeat_endpoint>(self, [other, other_id, target](heartbeat_endpoint& s) {
-      s.manager->monitor_target(other_id,
-                                target ? *target
-                                       : make_heartbeat_target(rpc::gateway(other, other_id), s));
+      s.manager->monitor_target(
+        other_id, target ? *target : make_heartbeat_target(rpc::gateway(other, other_id), s));
     });
     run();
   }
@@ -116,7 +116,8 @@ struct heartbeat_fixture : test_fixture {
   int count(trace::direction dir, const std::string& method, const std::string& from = {},
             std::chrono::nanoseconds since = 0s,
             std::optional<trace::outcome> result = std::nullopt) const {
-    auto since_us = start_us() + std::chrono::duration_cast<std::chrono::microseconds>(since).count();
+    auto since_us =
+      start_us() + std::chrono::duration_cast<std::chrono::microseconds>(since).count();
     int n = 0;
     for (auto& r : trace())
       if (r.dir == dir && r.method == method && (from.empty() || r.from == from)
@@ -131,7 +132,8 @@ const std::string tm_id = "task_executor/tm-1";
 
 } // namespace
 
-TEST_CASE_FIXTURE(heartbeat_fixture, "a target that keeps answering is never reported and payloads travel both ways") {
+TEST_CASE_FIXTURE(heartbeat_fixture,
+                  "a target that keeps answering is never reported and payloads travel both ways") {
   monitor(rm, tm);
   monitor(tm, rm);
   step_to(300s);
@@ -158,15 +160,18 @@ TEST_CASE_FIXTURE(heartbeat_fixture, "a target that keeps answering is never rep
   CHECK(count(direction::receive, "request_heartbeat", rm_id) == 30);
   CHECK(count(direction::send, "receive_heartbeat", tm_id) == 30);
   CHECK(count(direction::response, "receive_heartbeat", tm_id, 0s, trace::outcome::ok) == 30);
-  CHECK(flint::test::contains_in_order(trace(), {{direction::send, "request_heartbeat"},
-                                                 {direction::receive, "request_heartbeat"},
-                                                 {direction::send, "receive_heartbeat"},
-                                                 {direction::receive, "receive_heartbeat"},
-                                                 {direction::response, "request_heartbeat"},
-                                                 {direction::response, "receive_heartbeat"}}));
+  CHECK(flint::test::contains_in_order(trace(),
+                                       {{direction::send, "request_heartbeat"},
+                                        {direction::receive, "request_heartbeat"},
+                                        {direction::send, "receive_heartbeat"},
+                                        {direction::receive, "receive_heartbeat"},
+                                        {direction::response, "request_heartbeat"},
+                                        {direction::response, "receive_heartbeat"}}));
 }
 
-TEST_CASE_FIXTURE(heartbeat_fixture, "a target that stops answering is reported after exactly the timeout, not before") {
+TEST_CASE_FIXTURE(
+  heartbeat_fixture,
+  "a target that stops answering is reported after exactly the timeout, not before") {
   monitor(rm, tm);
   monitor(tm, rm);
   step_to(35s);
@@ -192,7 +197,8 @@ TEST_CASE_FIXTURE(heartbeat_fixture, "a target that stops answering is reported 
   CHECK(count(direction::send, "receive_heartbeat", tm_id) == 3);
 }
 
-TEST_CASE_FIXTURE(heartbeat_fixture, "a receiver reports a sender that stops requesting after exactly the timeout") {
+TEST_CASE_FIXTURE(heartbeat_fixture,
+                  "a receiver reports a sender that stops requesting after exactly the timeout") {
   monitor(rm, tm);
   monitor(tm, rm);
   step_to(35s);
@@ -208,7 +214,8 @@ TEST_CASE_FIXTURE(heartbeat_fixture, "a receiver reports a sender that stops req
   CHECK(count(trace::direction::receive, "receive_heartbeat", tm_id) == 3);
 }
 
-TEST_CASE_FIXTURE(heartbeat_fixture, "consecutive failed heartbeat rpcs to a dead target report it unreachable") {
+TEST_CASE_FIXTURE(heartbeat_fixture,
+                  "consecutive failed heartbeat rpcs to a dead target report it unreachable") {
   monitor(rm, tm);
   step_to(5s);
   caf::anon_send_exit(tm, caf::exit_reason::kill);
@@ -226,12 +233,13 @@ TEST_CASE_FIXTURE(heartbeat_fixture, "consecutive failed heartbeat rpcs to a dea
   step_to(120s);
   CHECK(ep(rm).listener.unreachable.size() == 1);
   CHECK(ep(rm).listener.timeouts.empty());
-  CHECK(count(trace::direction::response, "request_heartbeat", rm_id, 0s,
-              trace::outcome::unreachable)
-        >= 2);
+  CHECK(
+    count(trace::direction::response, "request_heartbeat", rm_id, 0s, trace::outcome::unreachable)
+    >= 2);
 }
 
-TEST_CASE_FIXTURE(heartbeat_fixture, "a successful heartbeat rpc between failures resets the count") {
+TEST_CASE_FIXTURE(heartbeat_fixture,
+                  "a successful heartbeat rpc between failures resets the count") {
   auto dead = spawn<heartbeat_endpoint>(context("task_executor/dead"), heartbeat_role::receiver);
   run();
   caf::anon_send_exit(dead, caf::exit_reason::kill);
@@ -261,11 +269,10 @@ TEST_CASE_FIXTURE(heartbeat_fixture, "a successful heartbeat rpc between failure
   REQUIRE(ep(rm).listener.unreachable.size() == 1);
   CHECK(at(ep(rm).listener.unreachable[0]) == 80s);
   CHECK(ep(rm).listener.timeouts.empty());
-  CHECK(count(trace::direction::response, "request_heartbeat", rm_id, 0s,
-              trace::outcome::unreachable)
-        == 5);
-  CHECK(count(trace::direction::response, "request_heartbeat", rm_id, 0s, trace::outcome::ok)
-        == 3);
+  CHECK(
+    count(trace::direction::response, "request_heartbeat", rm_id, 0s, trace::outcome::unreachable)
+    == 5);
+  CHECK(count(trace::direction::response, "request_heartbeat", rm_id, 0s, trace::outcome::ok) == 3);
 }
 
 TEST_CASE_FIXTURE(heartbeat_fixture, "heartbeat rpcs that time out do not count as unreachable") {
@@ -279,8 +286,7 @@ TEST_CASE_FIXTURE(heartbeat_fixture, "heartbeat rpcs that time out do not count 
   CHECK(at(ep(rm).listener.timeouts[0]) == 50s);
   step_to(100s);
   CHECK(ep(rm).listener.unreachable.empty());
-  CHECK(count(trace::direction::response, "request_heartbeat", rm_id, 0s,
-              trace::outcome::timeout)
+  CHECK(count(trace::direction::response, "request_heartbeat", rm_id, 0s, trace::outcome::timeout)
         >= 3);
 }
 
@@ -303,7 +309,8 @@ TEST_CASE_FIXTURE(heartbeat_fixture, "an unmonitored target is neither asked nor
   CHECK_FALSE(ep(rm).manager->last_heartbeat_from(tm_id).has_value());
 }
 
-TEST_CASE_FIXTURE(test_fixture, "the heartbeat manager must be used from its endpoint's main thread") {
+TEST_CASE_FIXTURE(test_fixture,
+                  "the heartbeat manager must be used from its endpoint's main thread") {
   auto rm = spawn<heartbeat_endpoint>(context("resource_manager"), heartbeat_role::sender);
   run();
   auto& self = deref<heartbeat_endpoint>(rm);

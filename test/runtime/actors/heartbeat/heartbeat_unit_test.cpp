@@ -96,7 +96,8 @@ TEST_CASE("heartbeat configuration defaults to Flink's values") {
         == "heartbeat.rpc-failure-threshold");
 }
 
-TEST_CASE("heartbeat configuration refuses a timeout not above the interval and non-positive values") {
+TEST_CASE(
+  "heartbeat configuration refuses a timeout not above the interval and non-positive values") {
   auto refused = [](heartbeat_config c, std::string mentions) {
     auto r = c.validate();
     REQUIRE_FALSE(r.has_value());
@@ -205,7 +206,8 @@ TEST_CASE_FIXTURE(unit_fixture, "a heartbeat re-arms the monitor and stale timer
   CHECK(at(listener.timeouts[0]) == 80s);
 }
 
-TEST_CASE_FIXTURE(unit_fixture, "consecutive rpc failures report unreachable, a success resets the run") {
+TEST_CASE_FIXTURE(unit_fixture,
+                  "consecutive rpc failures report unreachable, a success resets the run") {
   auto m = heartbeat_monitor::start("tm-1", {}, exec, listener, 50s, 2);
   m->report_rpc_failure();
   m->report_rpc_success();
@@ -253,7 +255,8 @@ TEST_CASE_FIXTURE(unit_fixture, "timers of a destroyed monitor do nothing") {
 
 // -- manager, sender role -------------------------------------------------------------------------
 
-TEST_CASE_FIXTURE(unit_fixture, "a sender requests heartbeats from every target every interval with its payload") {
+TEST_CASE_FIXTURE(
+  unit_fixture, "a sender requests heartbeats from every target every interval with its payload") {
   heartbeat_manager mgr(heartbeat_role::sender, "rm", config, listener, exec);
   auto a = target();
   auto b = target();
@@ -276,7 +279,8 @@ TEST_CASE_FIXTURE(unit_fixture, "a sender requests heartbeats from every target 
   CHECK_FALSE(mgr.last_heartbeat_from("unknown").has_value());
 }
 
-TEST_CASE_FIXTURE(unit_fixture, "a sender reports answers' payloads and the target that stops answering") {
+TEST_CASE_FIXTURE(unit_fixture,
+                  "a sender reports answers' payloads and the target that stops answering") {
   heartbeat_manager mgr(heartbeat_role::sender, "rm", config, listener, exec);
   auto a = target();
   auto b = target();
@@ -310,14 +314,15 @@ TEST_CASE_FIXTURE(unit_fixture, "a sender reports answers' payloads and the targ
   CHECK(mgr.last_heartbeat_from("tm-a") == time_point{} + 380s);
 }
 
-TEST_CASE_FIXTURE(unit_fixture, "only unreachable rpc failures count, and a success in between resets them") {
+TEST_CASE_FIXTURE(unit_fixture,
+                  "only unreachable rpc failures count, and a success in between resets them") {
   heartbeat_manager mgr(heartbeat_role::sender, "rm", config, listener, exec);
   auto a = target();
   auto unreachable = [] { return expected<unit>(make_error(errc::unreachable, "gone")); };
   auto timeout = [] { return expected<unit>(make_error(errc::timeout, "slow")); };
   // Rounds at 0..60 s: fail, ok, fail, ok, timeout, timeout, fail, fail.
-  a->script = {unreachable(), unit{}, unreachable(), unit{}, timeout(), timeout(),
-               unreachable(), unreachable()};
+  a->script = {unreachable(), unit{},    unreachable(), unit{},
+               timeout(),     timeout(), unreachable(), unreachable()};
   a->on_request = [&](const scripted_target::call&) { mgr.receive_heartbeat("tm-a", {}); };
   mgr.monitor_target("tm-a", scripted_target::make(a));
   exec->run();
@@ -333,7 +338,8 @@ TEST_CASE_FIXTURE(unit_fixture, "only unreachable rpc failures count, and a succ
   CHECK(listener.timeouts.empty());
 }
 
-TEST_CASE_FIXTURE(unit_fixture, "unmonitoring stops requests and reports, unmonitored origins are ignored") {
+TEST_CASE_FIXTURE(unit_fixture,
+                  "unmonitoring stops requests and reports, unmonitored origins are ignored") {
   heartbeat_manager mgr(heartbeat_role::sender, "rm", config, listener, exec);
   auto a = target();
   a->script = {make_error(errc::unreachable, "gone")};
@@ -352,7 +358,8 @@ TEST_CASE_FIXTURE(unit_fixture, "unmonitoring stops requests and reports, unmoni
   CHECK(a->answers.empty());
 }
 
-TEST_CASE_FIXTURE(unit_fixture, "a listener may unmonitor and monitor again from inside a notification") {
+TEST_CASE_FIXTURE(unit_fixture,
+                  "a listener may unmonitor and monitor again from inside a notification") {
   heartbeat_manager mgr(heartbeat_role::sender, "rm", config, listener, exec);
   auto a = target();
   listener.on_timeout = [&](const resource_id& id) {
@@ -404,7 +411,8 @@ TEST_CASE_FIXTURE(unit_fixture, "timers of a destroyed manager do nothing") {
 
 // -- manager, receiver role -----------------------------------------------------------------------
 
-TEST_CASE_FIXTURE(unit_fixture, "a receiver answers requests with its payload and reports a sender that stops") {
+TEST_CASE_FIXTURE(unit_fixture,
+                  "a receiver answers requests with its payload and reports a sender that stops") {
   recording_listener tm_listener("tm-1", [e = exec.get()] { return e->now(); });
   heartbeat_manager mgr(heartbeat_role::receiver, "tm-1", config, tm_listener, exec);
   auto rm = target();
@@ -449,15 +457,21 @@ TEST_CASE_FIXTURE(unit_fixture, "a receiver counts unreachable answers too") {
   CHECK(tm_listener.unreachable[0].id == "rm");
 }
 
-TEST_CASE("the peer heartbeat listener reports a lost peer with Flink's texts and passes payloads on") {
+TEST_CASE(
+  "the peer heartbeat listener reports a lost peer with Flink's texts and passes payloads on") {
   std::vector<std::pair<std::string, std::string>> lost;
-  peer_heartbeat_listener quiet("The heartbeat of JobManager", "JobManager",
-                                [&](const resource_id& id, const std::string& cause) { lost.emplace_back(id, cause); });
+  peer_heartbeat_listener quiet(
+    "The heartbeat of JobManager", "JobManager",
+    [&](const resource_id& id, const std::string& cause) { lost.emplace_back(id, cause); });
   quiet.notify_heartbeat_timeout("jm-1");
   quiet.notify_target_unreachable("jm-2");
   REQUIRE(lost.size() == 2);
-  CHECK(lost[0] == std::pair<std::string, std::string>{"jm-1", "The heartbeat of JobManager with id jm-1 timed out."});
-  CHECK(lost[1] == std::pair<std::string, std::string>{"jm-2", "JobManager with id jm-2 is no longer reachable."});
+  CHECK(lost[0]
+        == std::pair<std::string, std::string>{
+          "jm-1", "The heartbeat of JobManager with id jm-1 timed out."});
+  CHECK(lost[1]
+        == std::pair<std::string, std::string>{"jm-2",
+                                               "JobManager with id jm-2 is no longer reachable."});
   // Without payload functions nothing is sent and a received payload is dropped.
   CHECK(quiet.retrieve_payload("jm-1").empty());
   quiet.report_payload("jm-1", payload{'x'});

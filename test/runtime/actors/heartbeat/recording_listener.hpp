@@ -35,7 +35,8 @@ public:
 
   /// `own_id` names the payloads; `clock` stamps the events.
   recording_listener(std::string own_id, std::function<time_point()> clock)
-    : own_id_(std::move(own_id)), clock_(std::move(clock)) {}
+    : own_id_(std::move(own_id)),
+      clock_(std::move(clock)) {}
 
   void notify_heartbeat_timeout(const resource_id& id) override {
     timeouts.push_back({id, clock_()});

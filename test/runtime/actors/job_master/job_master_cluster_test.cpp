@@ -52,9 +52,8 @@ struct cluster_fixture : test_fixture {
     resource_manager::resource_manager_services rm_services;
     rm_services.election = rm_election.get();
     rm_services.directory = &directory;
-    rm = spawn<resource_manager::resource_manager>(context("resource_manager"),
-                                                   resource_manager::resource_manager_config{},
-                                                   rm_services);
+    rm = spawn<resource_manager::resource_manager>(
+      context("resource_manager"), resource_manager::resource_manager_config{}, rm_services);
     te = spawn_task_executor(tm_id, slots_of_first);
     run();
   }
@@ -70,7 +69,8 @@ struct cluster_fixture : test_fixture {
     te_services.ha = &ha;
     te_services.directory = &directory;
     te_services.invokables =
-      [this](const graph::task_deployment_descriptor&) -> std::unique_ptr<task_executor::invokable> {
+      [this](
+        const graph::task_deployment_descriptor&) -> std::unique_ptr<task_executor::invokable> {
       if (blocking_tasks)
         return std::make_unique<task_executor::blocking_invokable>();
       return std::make_unique<task_executor::noop_invokable>();
@@ -83,14 +83,14 @@ struct cluster_fixture : test_fixture {
   void submit(graph::job_graph g) {
     jm_election->start(runner);
     REQUIRE(!runner.granted.is_nil());
-    job_master::job_master_services services{
-      &ha, &directory,
-      [this](job_master::job_master_result r) {
-        results.push_back(std::move(r));
-        if (stop_on_terminal) // as the Dispatcher does
-          caf::anon_send_exit(jm, caf::exit_reason::user_shutdown);
-      },
-      nullptr};
+    job_master::job_master_services services{&ha, &directory,
+                                             [this](job_master::job_master_result r) {
+                                               results.push_back(std::move(r));
+                                               if (stop_on_terminal) // as the Dispatcher does
+                                                 caf::anon_send_exit(
+                                                   jm, caf::exit_reason::user_shutdown);
+                                             },
+                                             nullptr};
     jm = spawn<job_master::job_master>(context(jm_id), std::move(g), runner.granted,
                                        job_master::job_master_config{}, services);
     jm_election->confirm_leadership(runner.granted, leader::leader_address{jm_id, jm, {}, 0});
@@ -113,7 +113,8 @@ struct cluster_fixture : test_fixture {
 
 } // namespace
 
-TEST_CASE_FIXTURE(cluster_fixture, "a 3 x 2 job runs to FINISHED on one task executor with two slots") {
+TEST_CASE_FIXTURE(cluster_fixture,
+                  "a 3 x 2 job runs to FINISHED on one task executor with two slots") {
   REQUIRE(executor().is_connected_to_resource_manager());
   submit(test::chain_job(job, {2, 2, 2}));
   CHECK(master().status() == job_status::finished);
@@ -122,21 +123,24 @@ TEST_CASE_FIXTURE(cluster_fixture, "a 3 x 2 job runs to FINISHED on one task exe
   CHECK(executor().slot_table().number_of_free_slots() == 2);
   // Every call of the flow was accepted (no refused token, no unknown attempt or state).
   for (const auto& r : trace())
-    if (r.dir == direction::reply && r.method != "request_heartbeat" && r.method != "receive_heartbeat")
+    if (r.dir == direction::reply && r.method != "request_heartbeat"
+        && r.method != "receive_heartbeat")
       CHECK_MESSAGE(r.result == trace::outcome::ok, (r.method + ": " + r.detail));
-  CHECK(flint::test::contains_in_order(trace(), {{direction::receive, "register_task_executor"},
-                                                 {direction::receive, "allocate_slot"},
-                                                 {direction::receive, "register_job_manager"},
-                                                 {direction::receive, "request_slot"},
-                                                 {direction::receive, "request_slot"},
-                                                 {direction::receive, "register_task_manager"},
-                                                 {direction::receive, "offer_slots"},
-                                                 {direction::receive, "submit_task"},
-                                                 {direction::receive, "update_task_execution_state"},
-                                                 {direction::receive, "free_slot"}}));
+  CHECK(flint::test::contains_in_order(trace(),
+                                       {{direction::receive, "register_task_executor"},
+                                        {direction::receive, "allocate_slot"},
+                                        {direction::receive, "register_job_manager"},
+                                        {direction::receive, "request_slot"},
+                                        {direction::receive, "request_slot"},
+                                        {direction::receive, "register_task_manager"},
+                                        {direction::receive, "offer_slots"},
+                                        {direction::receive, "submit_task"},
+                                        {direction::receive, "update_task_execution_state"},
+                                        {direction::receive, "free_slot"}}));
 }
 
-TEST_CASE_FIXTURE(cluster_fixture, "cancel while running ends CANCELED with every slot free again") {
+TEST_CASE_FIXTURE(cluster_fixture,
+                  "cancel while running ends CANCELED with every slot free again") {
   blocking_tasks = true;
   submit(test::chain_job(job, {2, 2, 2}));
   REQUIRE(master().status() == job_status::running);
@@ -167,7 +171,8 @@ TEST_CASE_FIXTURE(cluster_fixture, "heartbeats keep a long-running job alive") {
   CHECK(results.empty());
 }
 
-TEST_CASE_FIXTURE(cluster_fixture, "with too few slots the job waits, and a second task executor lets it run") {
+TEST_CASE_FIXTURE(cluster_fixture,
+                  "with too few slots the job waits, and a second task executor lets it run") {
   blocking_tasks = true;
   // Two vertices at parallelism 3 need three slots; the first TE has two.
   submit(test::chain_job(job, {3, 3}));
@@ -177,7 +182,8 @@ TEST_CASE_FIXTURE(cluster_fixture, "with too few slots the job waits, and a seco
   advance(10s);
   te2 = spawn_task_executor("task_executor/tm-2", 2);
   run();
-  CHECK(executor().number_of_running_tasks() + deref<task_executor::task_executor>(te2).number_of_running_tasks()
+  CHECK(executor().number_of_running_tasks()
+          + deref<task_executor::task_executor>(te2).number_of_running_tasks()
         == 6);
   CHECK(results.empty());
 }
@@ -195,7 +201,9 @@ TEST_CASE_FIXTURE(cluster_fixture, "a task executor that dies fails the job, nam
   CHECK(results[0].failure_cause.find(tm_id) != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(cluster_fixture, "slots are free again even when the job master is stopped as soon as the job ends") {
+TEST_CASE_FIXTURE(
+  cluster_fixture,
+  "slots are free again even when the job master is stopped as soon as the job ends") {
   stop_on_terminal = true;
   submit(test::chain_job(job, {2, 2, 2}));
   REQUIRE(results.size() == 1);

@@ -75,7 +75,8 @@ struct job_master_fixture : test_fixture {
             resource_manager::job_master_registration_success{rm_token, "resource_manager"}};
         });
       self.on<resource_manager::request_slot>(
-        rpc::fencing::fenced, [this](resource_manager::request_slot_request r) -> expected<rpc::ack> {
+        rpc::fencing::fenced,
+        [this](resource_manager::request_slot_request r) -> expected<rpc::ack> {
           slot_requests.push_back(r);
           return rpc::ack{};
         });
@@ -117,20 +118,22 @@ struct job_master_fixture : test_fixture {
           return rpc::ack{};
         });
       self.on<task_executor::heartbeat_from_job_manager>(
-        rpc::fencing::fenced, [](heartbeat::heartbeat_request) -> expected<rpc::ack> { return rpc::ack{}; });
+        rpc::fencing::fenced,
+        [](heartbeat::heartbeat_request) -> expected<rpc::ack> { return rpc::ack{}; });
     });
     run();
   }
 
   void confirm_resource_manager() {
-    election->confirm_leadership(contender.granted, leader::leader_address{"resource_manager", rm, {}, 0});
+    election->confirm_leadership(contender.granted,
+                                 leader::leader_address{"resource_manager", rm, {}, 0});
     run();
   }
 
-  void start_job_master(graph::job_graph g = test::chain_job(job, {2, 2, 2}), job_master_config cfg = {}) {
-    job_master_services services{&ha, &directory,
-                                 [this](job_master_result r) { results.push_back(std::move(r)); },
-                                 nullptr};
+  void start_job_master(graph::job_graph g = test::chain_job(job, {2, 2, 2}),
+                        job_master_config cfg = {}) {
+    job_master_services services{
+      &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr};
     jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
     run();
   }
@@ -173,8 +176,8 @@ struct job_master_fixture : test_fixture {
     REQUIRE(std::holds_alternative<task_manager_registration_success>(*reg));
     std::vector<cluster::slot_offer> offers;
     for (std::size_t i = 0; i < slot_requests.size(); ++i)
-      offers.push_back(cluster::slot_offer{slot_requests[i].request.allocation_id,
-                                           static_cast<std::int32_t>(i), {}});
+      offers.push_back(cluster::slot_offer{
+        slot_requests[i].request.allocation_id, static_cast<std::int32_t>(i), {}});
     auto accepted = te_call<offer_slots>({tm_id, offers});
     REQUIRE(accepted.has_value());
     CHECK(accepted->accepted.size() == offers.size());
@@ -182,8 +185,8 @@ struct job_master_fixture : test_fixture {
 
   void report_all(execution_state state) {
     for (auto& s : submitted) {
-      cluster::task_execution_state tes{job, {s.tdd.job_vertex_id, s.tdd.subtask_index,
-                                              s.tdd.attempt_number}, state, {}};
+      cluster::task_execution_state tes{
+        job, {s.tdd.job_vertex_id, s.tdd.subtask_index, s.tdd.attempt_number}, state, {}};
       auto r = te_call<update_task_execution_state>(tes);
       REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
     }
@@ -209,7 +212,9 @@ struct job_master_fixture : test_fixture {
 
 } // namespace
 
-TEST_CASE_FIXTURE(job_master_fixture, "a job runs: JM registers at the RM, slots are requested, offered, deployed in order and the job finishes") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "a job runs: JM registers at the RM, slots are requested, offered, deployed in order and the job finishes") {
   confirm_resource_manager();
   start_job_master();
   REQUIRE(registrations.size() == 1);
@@ -227,9 +232,9 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job runs: JM registers at the RM, slots
   register_and_offer();
   CHECK(master().is_registered_task_manager(tm_id));
   REQUIRE(submitted.size() == 6);
-  CHECK(submitted_names() == std::vector<std::string>{"Source: numbers (1/2)", "Source: numbers (2/2)",
-                                                      "Map (1/2)", "Map (2/2)",
-                                                      "Sink: collect (1/2)", "Sink: collect (2/2)"});
+  CHECK(submitted_names()
+        == std::vector<std::string>{"Source: numbers (1/2)", "Source: numbers (2/2)", "Map (1/2)",
+                                    "Map (2/2)", "Sink: collect (1/2)", "Sink: collect (2/2)"});
   CHECK(submitted[0].job_master_id == jm_token);
   CHECK(submitted[0].allocation_id == slot_requests[0].request.allocation_id);
   CHECK(submitted[1].allocation_id == slot_requests[1].request.allocation_id);
@@ -244,21 +249,24 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job runs: JM registers at the RM, slots
   // Both slots are freed at the TaskExecutor once the job is over.
   CHECK(freed.size() == 2);
 
-  CHECK(flint::test::contains_in_order(trace(), {{direction::receive, "allocate_slot"},
-                                                 {direction::receive, "register_job_manager"},
-                                                 {direction::receive, "connect_to_resource_manager"},
-                                                 {direction::receive, "request_slot"},
-                                                 {direction::receive, "register_task_manager"},
-                                                 {direction::receive, "offer_slots"},
-                                                 {direction::receive, "submit_task"},
-                                                 {direction::receive, "update_task_execution_state"},
-                                                 {direction::receive, "free_slot"}}));
+  CHECK(flint::test::contains_in_order(trace(),
+                                       {{direction::receive, "allocate_slot"},
+                                        {direction::receive, "register_job_manager"},
+                                        {direction::receive, "connect_to_resource_manager"},
+                                        {direction::receive, "request_slot"},
+                                        {direction::receive, "register_task_manager"},
+                                        {direction::receive, "offer_slots"},
+                                        {direction::receive, "submit_task"},
+                                        {direction::receive, "update_task_execution_state"},
+                                        {direction::receive, "free_slot"}}));
   auto status = te_call<request_job_status>(rpc::ack{});
   REQUIRE(status.has_value());
   CHECK(status->status == job_status::finished);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "slot requests made before any resource manager is known wait and are sent once one is") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "slot requests made before any resource manager is known wait and are sent once one is") {
   start_job_master();
   CHECK(registrations.empty());
   CHECK(slot_requests.empty());
@@ -271,7 +279,8 @@ TEST_CASE_FIXTURE(job_master_fixture, "slot requests made before any resource ma
   CHECK(submitted.size() == 6);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "cancel while running ends CANCELED with every slot released") {
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "cancel while running ends CANCELED with every slot released") {
   run_job();
   auto ack = te_call<flint::job_master::cancel>(rpc::ack{});
   REQUIRE(ack.has_value());
@@ -288,7 +297,8 @@ TEST_CASE_FIXTURE(job_master_fixture, "cancel while running ends CANCELED with e
 
 TEST_CASE_FIXTURE(job_master_fixture, "a task executor that disconnects fails the job, naming it") {
   run_job();
-  auto ack = te_call<flint::job_master::disconnect_task_manager>({tm_id, "TaskExecutor is shutting down."});
+  auto ack =
+    te_call<flint::job_master::disconnect_task_manager>({tm_id, "TaskExecutor is shutting down."});
   REQUIRE(ack.has_value());
   CHECK(master().status() == job_status::failed);
   REQUIRE(results.size() == 1);
@@ -299,7 +309,8 @@ TEST_CASE_FIXTURE(job_master_fixture, "a task executor that disconnects fails th
   CHECK(te_disconnects.size() == 1);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a task executor whose heartbeats stop fails the job after heartbeat.timeout") {
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a task executor whose heartbeats stop fails the job after heartbeat.timeout") {
   run_job();
   // The fake TE confirms heartbeat requests but never answers them.
   for (int i = 0; i < 5; ++i)
@@ -310,7 +321,9 @@ TEST_CASE_FIXTURE(job_master_fixture, "a task executor whose heartbeats stop fai
         != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a deployment the task executor never confirms fails its execution after the rpc timeout") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "a deployment the task executor never confirms fails its execution after the rpc timeout") {
   park_submits = true;
   confirm_resource_manager();
   start_job_master(test::chain_job(job, {1}));
@@ -321,10 +334,12 @@ TEST_CASE_FIXTURE(job_master_fixture, "a deployment the task executor never conf
   advance(9s);
   CHECK(vertex.current_execution.state() == execution_state::deploying);
   advance(1s);
-  CHECK(master().job_scheduler()->graph().vertices()[0].current_execution.state() == execution_state::failed);
+  CHECK(master().job_scheduler()->graph().vertices()[0].current_execution.state()
+        == execution_state::failed);
   CHECK(master().status() == job_status::failed);
   REQUIRE(results.size() == 1);
-  CHECK(results[0].failure_cause.find("not responding after a rpcTimeout of 10000 ms") != std::string::npos);
+  CHECK(results[0].failure_cause.find("not responding after a rpcTimeout of 10000 ms")
+        != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(job_master_fixture, "a call carrying an old JobMasterId is refused") {
@@ -337,7 +352,8 @@ TEST_CASE_FIXTURE(job_master_fixture, "a call carrying an old JobMasterId is ref
   CHECK(!master().is_registered_task_manager(tm_id));
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a job graph that cannot be built fails the job with a clear cause") {
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a job graph that cannot be built fails the job with a clear cause") {
   confirm_resource_manager();
   auto bad = test::chain_job(job, {1, 1});
   bad.vertices[1].inputs.push_back(42);
@@ -351,7 +367,8 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job graph that cannot be built fails th
   CHECK(status->status == job_status::failed);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a job that needs more slots than ever come fails after slot.request.timeout") {
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a job that needs more slots than ever come fails after slot.request.timeout") {
   confirm_resource_manager();
   start_job_master();
   REQUIRE(slot_requests.size() == 2);
@@ -365,12 +382,15 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job that needs more slots than ever com
   CHECK(results[0].failure_cause.find("slot request timeout of 300000 ms") != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a disconnect from the resource manager makes the job master register again and resend its requests") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "a disconnect from the resource manager makes the job master register again and resend its requests") {
   confirm_resource_manager();
   start_job_master();
   REQUIRE(registrations.size() == 1);
   REQUIRE(slot_requests.size() == 2);
-  auto ack = te_call<flint::job_master::disconnect_resource_manager>({contender.granted, "RM restarted"});
+  auto ack =
+    te_call<flint::job_master::disconnect_resource_manager>({contender.granted, "RM restarted"});
   REQUIRE(ack.has_value());
   CHECK(registrations.size() == 2);
   REQUIRE(slot_requests.size() == 4);
@@ -382,18 +402,23 @@ TEST_CASE_FIXTURE(job_master_fixture, "a disconnect from the resource manager ma
   CHECK(submitted.size() == 6);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "an allocation the resource manager reports as failed fails the job with its cause") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "an allocation the resource manager reports as failed fails the job with its cause") {
   confirm_resource_manager();
   start_job_master();
   REQUIRE(slot_requests.size() == 2);
-  auto ack = te_call<fail_slot>({"", slot_requests[0].request.allocation_id, "TaskExecutor refused the slot"});
+  auto ack = te_call<fail_slot>(
+    {"", slot_requests[0].request.allocation_id, "TaskExecutor refused the slot"});
   REQUIRE(ack.has_value());
   REQUIRE(results.size() == 1);
   CHECK(results[0].status == job_status::failed);
   CHECK(results[0].failure_cause.find("TaskExecutor refused the slot") != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a job master stopped while its job runs tells its task executors and the resource manager") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "a job master stopped while its job runs tells its task executors and the resource manager") {
   run_job();
   caf::anon_send_exit(jm, caf::exit_reason::user_shutdown);
   jm = caf::actor{};
@@ -405,7 +430,9 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job master stopped while its job runs t
   CHECK(rm_disconnects[0].job_id == job);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "under fixed-delay a failed task's region is cancelled and deployed again as attempt #1 after the delay") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "under fixed-delay a failed task's region is cancelled and deployed again as attempt #1 after the delay") {
   job_master_config cfg;
   cfg.configuration.set("restart-strategy.type", "fixed-delay");
   cfg.configuration.set("restart-strategy.fixed-delay.attempts", "2");
@@ -451,7 +478,9 @@ TEST_CASE_FIXTURE(job_master_fixture, "under fixed-delay a failed task's region 
   CHECK(results[0].status == job_status::finished);
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a task executor whose actor goes away is disconnected at once, not at the heartbeat timeout") {
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "a task executor whose actor goes away is disconnected at once, not at the heartbeat timeout") {
   run_job();
   caf::anon_send_exit(te, caf::exit_reason::kill);
   te = caf::actor{};
@@ -463,7 +492,8 @@ TEST_CASE_FIXTURE(job_master_fixture, "a task executor whose actor goes away is 
   CHECK(!master().is_registered_task_manager(tm_id));
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a job whose restart strategy is unknown fails at its start naming the key") {
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a job whose restart strategy is unknown fails at its start naming the key") {
   confirm_resource_manager();
   auto bad = test::chain_job(job, {1});
   bad.execution_config.job_configuration["restart-strategy.type"] = "sometimes";
@@ -474,7 +504,8 @@ TEST_CASE_FIXTURE(job_master_fixture, "a job whose restart strategy is unknown f
   CHECK(slot_requests.empty());
 }
 
-TEST_CASE_FIXTURE(job_master_fixture, "a waiting job's status names its pending slot requests and their age") {
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a waiting job's status names its pending slot requests and their age") {
   confirm_resource_manager();
   start_job_master();
   advance(3s);

@@ -16,7 +16,8 @@ namespace {
 
 struct quiet_actions : scheduler_actions {
   std::vector<slot_pool::slot_request_id> allocations;
-  void allocate_slot(const slot_pool::slot_request_id& r, const cluster::resource_profile&) override {
+  void allocate_slot(const slot_pool::slot_request_id& r,
+                     const cluster::resource_profile&) override {
     allocations.push_back(r);
   }
   void release_slot(const slot_pool::slot_request_id&, const std::string&) override {}
@@ -27,7 +28,8 @@ struct quiet_actions : scheduler_actions {
   void cancel_task(const graph::execution_attempt_id&, const slot_pool::allocated_slot&) override {}
   void job_status_changed(job_status, job_status, const std::string&) override {}
   void schedule_restart(std::chrono::milliseconds, std::uint64_t) override {}
-  void release_partitions(const cluster::resource_id&, std::vector<graph::intermediate_result_partition_id>) override {}
+  void release_partitions(const cluster::resource_id&,
+                          std::vector<graph::intermediate_result_partition_id>) override {}
   std::vector<graph::execution_attempt_id> submits;
 };
 
@@ -44,9 +46,9 @@ task_manager_connection tm_connection(const cluster::resource_id& id) {
 }
 
 slot_pool::allocated_slot slot(int index) {
-  return slot_pool::allocated_slot{cluster::allocation_id{0xa, static_cast<std::uint64_t>(index)}, index,
-                                   cluster::task_manager_location{"task_executor/tm-1", "localhost", 0},
-                                   "task_executor/tm-1"};
+  return slot_pool::allocated_slot{
+    cluster::allocation_id{0xa, static_cast<std::uint64_t>(index)}, index,
+    cluster::task_manager_location{"task_executor/tm-1", "localhost", 0}, "task_executor/tm-1"};
 }
 
 struct jm_fixture {
@@ -57,7 +59,8 @@ struct jm_fixture {
   scheduler& with_scheduler(std::vector<int> parallelisms) {
     auto graph = graph::execution_graph::build(test::chain_job(job, std::move(parallelisms)));
     REQUIRE(graph.has_value());
-    st.set_scheduler(std::make_unique<scheduler>(std::move(*graph), scheduler_settings{}, actions, nullptr));
+    st.set_scheduler(
+      std::make_unique<scheduler>(std::move(*graph), scheduler_settings{}, actions, nullptr));
     return *st.job_scheduler();
   }
 };
@@ -102,7 +105,8 @@ TEST_CASE("the terminal state is recorded once, with the exception history and r
   REQUIRE(f.actions.submits.size() == 1);
   auto attempt = f.actions.submits[0];
   REQUIRE(s.update_task_execution_state({job, attempt, execution_state::running, {}}).has_value());
-  REQUIRE(s.update_task_execution_state({job, attempt, execution_state::failed, "boom"}).has_value());
+  REQUIRE(
+    s.update_task_execution_state({job, attempt, execution_state::failed, "boom"}).has_value());
   REQUIRE(s.status() == job_status::failed);
 
   CHECK(f.st.reach_terminal_state(job_status::failed, "Source: numbers (1/1) failed: boom"));
@@ -122,7 +126,8 @@ TEST_CASE("the status report counts tasks, slots and registered task executors")
   auto bare = f.st.status_report();
   CHECK(bare.status == job_status::created);
   CHECK(bare.tasks == 0);
-  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"), caf::actor_addr{});
+  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"),
+                        caf::actor_addr{});
   CHECK(f.st.status_report().registered_task_managers == 1);
 
   auto& s = f.with_scheduler({2, 2});
@@ -148,7 +153,8 @@ TEST_CASE("task executors register once, are found by id, and a refusal names th
   CHECK(unknown.error().message == "Unknown TaskManager task_executor/tm-1");
   CHECK(f.st.task_manager("task_executor/tm-1") == nullptr);
 
-  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"), caf::actor_addr{});
+  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"),
+                        caf::actor_addr{});
   CHECK(f.st.is_registered_task_manager("task_executor/tm-1"));
   auto known = f.st.known_task_manager("task_executor/tm-1");
   REQUIRE(known.has_value());
@@ -157,12 +163,14 @@ TEST_CASE("task executors register once, are found by id, and a refusal names th
   CHECK(f.st.task_managers().size() == 1);
 }
 
-TEST_CASE("a removed task executor is no longer watched, and a down actor names its task executor once") {
+TEST_CASE(
+  "a removed task executor is no longer watched, and a down actor names its task executor once") {
   jm_fixture f;
   CHECK_FALSE(f.st.remove_task_manager("task_executor/tm-1").has_value());
   CHECK_FALSE(f.st.task_manager_down(caf::actor_addr{}).has_value());
 
-  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"), caf::actor_addr{});
+  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"),
+                        caf::actor_addr{});
   auto removed = f.st.remove_task_manager("task_executor/tm-1");
   REQUIRE(removed.has_value());
   CHECK(removed->connection.address == "task_executor/tm-1");
@@ -171,7 +179,8 @@ TEST_CASE("a removed task executor is no longer watched, and a down actor names 
   CHECK_FALSE(f.st.task_manager_down(caf::actor_addr{}).has_value());
 
   // Down first: the TaskExecutor is still registered, but no longer watched.
-  f.st.add_task_manager("task_executor/tm-2", tm_connection("task_executor/tm-2"), caf::actor_addr{});
+  f.st.add_task_manager("task_executor/tm-2", tm_connection("task_executor/tm-2"),
+                        caf::actor_addr{});
   CHECK(f.st.task_manager_down(caf::actor_addr{}) == cluster::resource_id{"task_executor/tm-2"});
   CHECK_FALSE(f.st.task_manager_down(caf::actor_addr{}).has_value());
   auto after_down = f.st.remove_task_manager("task_executor/tm-2");
@@ -179,24 +188,30 @@ TEST_CASE("a removed task executor is no longer watched, and a down actor names 
   CHECK_FALSE(after_down->watched.has_value());
 }
 
-TEST_CASE("a retrieved resource manager leader connects, is kept, is lost, or is ignored once the job is done") {
+TEST_CASE(
+  "a retrieved resource manager leader connects, is kept, is lost, or is ignored once the job is done") {
   jm_fixture f;
-  CHECK(f.st.notify_resource_manager_leader(rm_address(), rm_id) == resource_manager_leader_change::connect);
+  CHECK(f.st.notify_resource_manager_leader(rm_address(), rm_id)
+        == resource_manager_leader_change::connect);
   CHECK(f.st.reconnect_target().has_value());
   f.st.begin_resource_manager_connection({}, rm_id, "resource_manager/rm");
-  CHECK(f.st.notify_resource_manager_leader(rm_address(), rm_id) == resource_manager_leader_change::unchanged);
-  CHECK(f.st.notify_resource_manager_leader(rm_address(), other_rm_id) == resource_manager_leader_change::connect);
+  CHECK(f.st.notify_resource_manager_leader(rm_address(), rm_id)
+        == resource_manager_leader_change::unchanged);
+  CHECK(f.st.notify_resource_manager_leader(rm_address(), other_rm_id)
+        == resource_manager_leader_change::connect);
   CHECK(f.st.reconnect_target()->second == other_rm_id);
   CHECK(f.st.notify_resource_manager_leader(rm_address("resource_manager/other"), rm_id)
         == resource_manager_leader_change::connect);
 
   CHECK(f.st.notify_resource_manager_leader({}, rm_id) == resource_manager_leader_change::lost);
   CHECK_FALSE(f.st.reconnect_target().has_value());
-  CHECK(f.st.notify_resource_manager_leader(rm_address(), {}) == resource_manager_leader_change::lost);
+  CHECK(f.st.notify_resource_manager_leader(rm_address(), {})
+        == resource_manager_leader_change::lost);
 
   f.st.notify_resource_manager_leader(rm_address(), rm_id);
   f.st.fail_before_start("stop");
-  CHECK(f.st.notify_resource_manager_leader(rm_address(), other_rm_id) == resource_manager_leader_change::ignore);
+  CHECK(f.st.notify_resource_manager_leader(rm_address(), other_rm_id)
+        == resource_manager_leader_change::ignore);
   // A finished job reconnects nowhere.
   CHECK_FALSE(f.st.reconnect_target().has_value());
 }
@@ -236,7 +251,8 @@ TEST_CASE("closing the resource manager connection returns it once and outdates 
 
 TEST_CASE("dropping the peers forgets task executors, the resource manager and its leader") {
   jm_fixture f;
-  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"), caf::actor_addr{});
+  f.st.add_task_manager("task_executor/tm-1", tm_connection("task_executor/tm-1"),
+                        caf::actor_addr{});
   f.st.notify_resource_manager_leader(rm_address(), rm_id);
   f.st.begin_resource_manager_connection({}, rm_id, "resource_manager/rm");
   f.st.drop_peers();

@@ -30,7 +30,8 @@ struct recording_actions : scheduler_actions {
   std::string last_cause;
   std::vector<std::pair<std::chrono::milliseconds, std::uint64_t>> restarts;
 
-  void allocate_slot(const slot_pool::slot_request_id& r, const cluster::resource_profile&) override {
+  void allocate_slot(const slot_pool::slot_request_id& r,
+                     const cluster::resource_profile&) override {
     allocations.push_back(r);
   }
   void release_slot(const slot_pool::slot_request_id& r, const std::string&) override {
@@ -41,7 +42,8 @@ struct recording_actions : scheduler_actions {
     submits.emplace_back(a, s);
     descriptors.push_back(std::move(tdd));
   }
-  void cancel_task(const graph::execution_attempt_id& a, const slot_pool::allocated_slot&) override {
+  void cancel_task(const graph::execution_attempt_id& a,
+                   const slot_pool::allocated_slot&) override {
     cancels.push_back(a);
   }
   void job_status_changed(job_status, job_status to, const std::string& cause) override {
@@ -51,9 +53,11 @@ struct recording_actions : scheduler_actions {
   void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) override {
     restarts.emplace_back(delay, restart);
   }
-  std::vector<std::pair<cluster::resource_id, std::vector<graph::intermediate_result_partition_id>>> released;
-  void release_partitions(const cluster::resource_id& tm,
-                          std::vector<graph::intermediate_result_partition_id> partitions) override {
+  std::vector<std::pair<cluster::resource_id, std::vector<graph::intermediate_result_partition_id>>>
+    released;
+  void release_partitions(
+    const cluster::resource_id& tm,
+    std::vector<graph::intermediate_result_partition_id> partitions) override {
     released.emplace_back(tm, std::move(partitions));
   }
 };
@@ -125,12 +129,15 @@ struct scheduler_fixture {
 
 } // namespace
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a pipelined job is one region: two shared slots, deployed once both are there, finished when every task is") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "a pipelined job is one region: two shared slots, deployed once both are there, finished when every task is") {
   auto s = make(test::chain_job(job, {2, 2, 2}));
   CHECK(s->graph().regions().size() == 1);
   s->start_scheduling();
   CHECK(s->status() == job_status::running);
-  CHECK(logged("Job test job (00000000000000110000000000000022) switched from state CREATED to RUNNING."));
+  CHECK(logged(
+    "Job test job (00000000000000110000000000000022) switched from state CREATED to RUNNING."));
   // Slot sharing: subtask i of every vertex shares physical slot i.
   REQUIRE(actions.allocations.size() == 2);
   CHECK(s->shared_slot_count() == 2);
@@ -160,7 +167,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a pipelined job is one region: two shared 
   CHECK(s->shared_slot_count() == 0);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "each consumed partition names the TaskExecutor and data port of its producer's slot") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "each consumed partition names the TaskExecutor and data port of its producer's slot") {
   auto s = make(test::chain_job(job, {2, 2, 2}));
   s->start_scheduling();
   REQUIRE(actions.allocations.size() == 2);
@@ -179,9 +188,10 @@ TEST_CASE_FIXTURE(scheduler_fixture, "each consumed partition names the TaskExec
       for (std::size_t c = 0; c < gate.partition_numbers.size(); ++c) {
         // Partition n is written by producer subtask n, which runs in slot n.
         auto n = gate.partition_numbers[c];
-        CHECK(gate.producer_locations[c] == graph::producer_location{"task_executor/tm-" + std::to_string(n + 1),
-                                                                     "host-" + std::to_string(n + 1),
-                                                                     static_cast<std::uint16_t>(6000 + n)});
+        CHECK(gate.producer_locations[c]
+              == graph::producer_location{"task_executor/tm-" + std::to_string(n + 1),
+                                          "host-" + std::to_string(n + 1),
+                                          static_cast<std::uint16_t>(6000 + n)});
         ++channels;
       }
     }
@@ -189,7 +199,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "each consumed partition names the TaskExec
   CHECK(channels > 0);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a blocking exchange splits regions: the consumer region is scheduled once its input is finished") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "a blocking exchange splits regions: the consumer region is scheduled once its input is finished") {
   auto s = make(test::chain_job(job, {2, 2}, {result_partition_type::blocking}));
   REQUIRE(s->graph().regions().size() == 4);
   s->start_scheduling();
@@ -206,13 +218,16 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a blocking exchange splits regions: the co
   // Producer regions come before consumer regions in the order.
   auto& order = s->region_order();
   auto pos = [&](std::uint32_t vertex) {
-    return std::find(order.begin(), order.end(), s->graph().vertices()[vertex].region) - order.begin();
+    return std::find(order.begin(), order.end(), s->graph().vertices()[vertex].region)
+      - order.begin();
   };
   CHECK(pos(0) < pos(2));
   CHECK(pos(1) < pos(3));
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "cancel while running cancels every deployed task and ends CANCELED with its slots released") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "cancel while running cancels every deployed task and ends CANCELED with its slots released") {
   auto s = make(test::chain_job(job, {2, 2, 2}));
   s->start_scheduling();
   serve_all(*s);
@@ -228,7 +243,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "cancel while running cancels every deploye
   CHECK(actions.statuses.back() == job_status::canceled);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "cancel before the slots arrive cancels at once and withdraws the requests") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "cancel before the slots arrive cancels at once and withdraws the requests") {
   auto s = make(test::chain_job(job, {2, 2, 2}));
   s->start_scheduling();
   s->cancel();
@@ -241,7 +257,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "cancel before the slots arrive cancels at 
   CHECK(actions.submits.empty());
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a failed task fails the job with its cause and the other tasks are canceled") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a failed task fails the job with its cause and the other tasks are canceled") {
   auto s = make(test::chain_job(job, {2, 2, 2}));
   s->start_scheduling();
   serve_all(*s);
@@ -257,7 +274,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a failed task fails the job with its cause
   CHECK(actions.last_cause == "Map (1/2) failed: boom");
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a task that finishes while its cancel is on the way completes the cancellation") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "a task that finishes while its cancel is on the way completes the cancellation") {
   auto s = make(test::chain_job(job, {2, 2, 2}));
   s->start_scheduling();
   serve_all(*s);
@@ -273,7 +292,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a task that finishes while its cancel is o
   CHECK(s->failure_cause() == "Map (1/2) failed: boom");
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a submit time-out marks the execution FAILED with Flink's message") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a submit time-out marks the execution FAILED with Flink's message") {
   auto s = make(test::chain_job(job, {1}));
   s->start_scheduling();
   serve_all(*s);
@@ -282,20 +302,23 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a submit time-out marks the execution FAIL
   s->on_submit_result(attempt, make_error(errc::timeout, "ask timed out"));
   CHECK(s->graph().vertices()[0].current_execution.state() == execution_state::failed);
   CHECK(s->status() == job_status::failed);
-  CHECK(s->failure_cause().find("Cannot deploy task Source: numbers (1/1) (" + attempt.to_string()
-                                + ") - TaskManager (task_executor/tm-1 @ localhost (dataPort=0)) not "
-                                  "responding after a rpcTimeout of 10000 ms")
-        != std::string::npos);
+  CHECK(
+    s->failure_cause().find("Cannot deploy task Source: numbers (1/1) (" + attempt.to_string()
+                            + ") - TaskManager (task_executor/tm-1 @ localhost (dataPort=0)) not "
+                              "responding after a rpcTimeout of 10000 ms")
+    != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a lost task executor fails the executions in its slots and the job names it") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a lost task executor fails the executions in its slots and the job names it") {
   auto s = make(test::chain_job(job, {2, 2}));
   s->start_scheduling();
   s->on_slot_allocated(actions.allocations[0], slot(0, "task_executor/tm-1"));
   s->on_slot_allocated(actions.allocations[1], slot(1, "task_executor/tm-2"));
   for (auto& [a, sl] : actions.submits)
     report(*s, a, execution_state::running);
-  auto n = s->fail_task_manager("task_executor/tm-2", "TaskManager task_executor/tm-2 disconnected: gone");
+  auto n =
+    s->fail_task_manager("task_executor/tm-2", "TaskManager task_executor/tm-2 disconnected: gone");
   CHECK(n == 2);
   CHECK(s->status() == job_status::failing);
   CHECK(actions.cancels.size() == 2); // only the tasks on tm-1
@@ -305,10 +328,12 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a lost task executor fails the executions 
   CHECK(s->failure_cause().find("task_executor/tm-2") != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a slot request that fails fails the job with the pool's reason") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a slot request that fails fails the job with the pool's reason") {
   auto s = make(test::chain_job(job, {1, 1}));
   s->start_scheduling();
-  s->on_slot_allocated(actions.allocations[0], make_error(errc::timeout, "no slot within 300000 ms"));
+  s->on_slot_allocated(actions.allocations[0],
+                       make_error(errc::timeout, "no slot within 300000 ms"));
   CHECK(s->status() == job_status::failed);
   CHECK(s->failure_cause().find("no slot within 300000 ms") != std::string::npos);
 }
@@ -319,12 +344,14 @@ TEST_CASE_FIXTURE(scheduler_fixture, "states of unknown or old attempts are refu
   serve_all(*s);
   auto a = actions.submits[0].first;
   a.attempt_number = 3;
-  auto r = s->update_task_execution_state(cluster::task_execution_state{job, a, execution_state::running, {}});
+  auto r = s->update_task_execution_state(
+    cluster::task_execution_state{job, a, execution_state::running, {}});
   CHECK(!r.has_value());
   CHECK(r.error().code == errc::not_found);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a 1000-task job needs one slot per subtask index and deploys every task") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a 1000-task job needs one slot per subtask index and deploys every task") {
   logger->set_level(spdlog::level::warn);
   auto s = make(test::chain_job(job, {250, 250, 250, 250}));
   s->start_scheduling();
@@ -339,7 +366,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a 1000-task job needs one slot per subtask
   CHECK(actions.releases.size() == 250);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a wide blocking exchange is scheduled region by region without per-edge work") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a wide blocking exchange is scheduled region by region without per-edge work") {
   logger->set_level(spdlog::level::warn);
   auto s = make(test::chain_job(job, {500, 500}, {result_partition_type::blocking}));
   CHECK(s->region_order().size() == 1000);
@@ -352,7 +380,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a wide blocking exchange is scheduled regi
   CHECK(actions.submits.size() == 1000);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a task repeating its current state is acknowledged and changes nothing") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a task repeating its current state is acknowledged and changes nothing") {
   auto s = make(test::chain_job(job, {1}));
   s->start_scheduling();
   serve_all(*s);
@@ -404,7 +433,9 @@ graph::job_graph two_pipelines(graph::job_id id) {
 
 } // namespace
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a TaskManager lost while the job is failing ends the job FAILED instead of leaving it FAILING") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "a TaskManager lost while the job is failing ends the job FAILED instead of leaving it FAILING") {
   // One-slot TaskManagers: every task of subtask 1 is on tm-2. A task on tm-1 fails first (its
   // channel from tm-2 broke), the job cancels tm-2's tasks, which never answer: tm-2 is dead,
   // and its heartbeat times out later.
@@ -429,7 +460,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a TaskManager lost while the job is failin
   CHECK(actions.statuses.back() == job_status::failed);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "under fixed-delay a task that fails once restarts its region: RESTARTING, RUNNING, FINISHED") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "under fixed-delay a task that fails once restarts its region: RESTARTING, RUNNING, FINISHED") {
   auto s = make_restarting(test::chain_job(job, {1, 1}),
                            {{"restart-strategy.type", "fixed-delay"},
                             {"restart-strategy.fixed-delay.attempts", "3"},
@@ -442,8 +475,10 @@ TEST_CASE_FIXTURE(scheduler_fixture, "under fixed-delay a task that fails once r
   report(*s, actions.submits[1].first, execution_state::failed, "java.lang.RuntimeException: boom");
   // One region holds every task: the whole job restarts.
   CHECK(s->status() == job_status::restarting);
-  CHECK(logged("Job test job (00000000000000110000000000000022) switched from state RUNNING to RESTARTING"));
-  CHECK(logged("2 tasks will be restarted to recover the failed task " + actions.submits[1].first.to_string()));
+  CHECK(logged(
+    "Job test job (00000000000000110000000000000022) switched from state RUNNING to RESTARTING"));
+  CHECK(logged("2 tasks will be restarted to recover the failed task "
+               + actions.submits[1].first.to_string()));
   REQUIRE(actions.cancels.size() == 1);
   REQUIRE(actions.restarts.size() == 1);
   CHECK(actions.restarts[0].first == std::chrono::milliseconds(10));
@@ -467,8 +502,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "under fixed-delay a task that fails once r
     report(*s, actions.submits[i].first, execution_state::finished);
   }
   CHECK(s->status() == job_status::finished);
-  CHECK(actions.statuses == std::vector<job_status>{job_status::running, job_status::restarting,
-                                                    job_status::running, job_status::finished});
+  CHECK(actions.statuses
+        == std::vector<job_status>{job_status::running, job_status::restarting, job_status::running,
+                                   job_status::finished});
   REQUIRE(s->exception_history().entries().size() == 1);
   const auto& failure = s->exception_history().entries().front();
   CHECK(failure.task_name == "Map (1/1)");
@@ -478,7 +514,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "under fixed-delay a task that fails once r
   CHECK(s->exception_history().restarts() == 1);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "under none a failed task fails the job with its cause and the history keeps it") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "under none a failed task fails the job with its cause and the history keeps it") {
   auto s = make_restarting(test::chain_job(job, {1, 1}), {{"restart-strategy.type", "none"}});
   s->start_scheduling();
   serve_all(*s);
@@ -496,7 +534,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "under none a failed task fails the job wit
   CHECK(s->exception_history().restarts() == 0);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "fixed-delay gives up after its attempts and the job fails with the last cause") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "fixed-delay gives up after its attempts and the job fails with the last cause") {
   auto s = make_restarting(test::chain_job(job, {1}),
                            {{"restart-strategy.type", "fixed-delay"},
                             {"restart-strategy.fixed-delay.attempts", "2"},
@@ -521,10 +560,12 @@ TEST_CASE_FIXTURE(scheduler_fixture, "fixed-delay gives up after its attempts an
   CHECK(s->exception_history().restarts() == 2);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a failure in one of two disconnected pipelines restarts only its own region") {
-  auto s = make_restarting(two_pipelines(job), {{"restart-strategy.type", "fixed-delay"},
-                                                {"restart-strategy.fixed-delay.attempts", "1"},
-                                                {"restart-strategy.fixed-delay.delay", "0 ms"}});
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a failure in one of two disconnected pipelines restarts only its own region") {
+  auto s = make_restarting(two_pipelines(job),
+                           {{"restart-strategy.type", "fixed-delay"},
+                            {"restart-strategy.fixed-delay.attempts", "1"},
+                            {"restart-strategy.fixed-delay.delay", "0 ms"}});
   REQUIRE(s->graph().regions().size() == 2);
   s->start_scheduling();
   serve_all(*s);
@@ -557,7 +598,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a failure in one of two disconnected pipel
   CHECK(s->status() == job_status::finished);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "in a BATCH job a consumer failure restarts only the consumer and its producers are not run again") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "in a BATCH job a consumer failure restarts only the consumer and its producers are not run again") {
   auto s = make_restarting(test::chain_job(job, {2, 2}, {result_partition_type::blocking}),
                            {{"restart-strategy.type", "fixed-delay"},
                             {"restart-strategy.fixed-delay.attempts", "1"},
@@ -598,7 +641,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "in a BATCH job a consumer failure restarts
   CHECK(s->graph().vertices()[1].current_execution.attempt_number() == 0);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "in a BATCH job a consumer whose producer's TaskManager is gone restarts that producer too") {
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "in a BATCH job a consumer whose producer's TaskManager is gone restarts that producer too") {
   auto s = make_restarting(test::chain_job(job, {2, 2}, {result_partition_type::blocking}),
                            {{"restart-strategy.type", "fixed-delay"},
                             {"restart-strategy.fixed-delay.attempts", "2"},
@@ -615,7 +660,9 @@ TEST_CASE_FIXTURE(scheduler_fixture, "in a BATCH job a consumer whose producer's
   report(*s, actions.submits[2].first, execution_state::running);
   report(*s, actions.submits[3].first, execution_state::running);
   // tm-2 held producer 2's partition and runs nothing now: losing it fails no task ...
-  CHECK(s->fail_task_manager("task_executor/tm-2", "TaskManager with id tm-2 is no longer reachable.") == 0);
+  CHECK(
+    s->fail_task_manager("task_executor/tm-2", "TaskManager with id tm-2 is no longer reachable.")
+    == 0);
   // ... but the consumer that reads it fails, and both regions reading it restart with producer 2.
   report(*s, actions.submits[2].first, execution_state::failed, "Partition not found");
   CHECK(actions.cancels.size() == 1);
@@ -633,9 +680,10 @@ TEST_CASE_FIXTURE(scheduler_fixture, "in a BATCH job a consumer whose producer's
 }
 
 TEST_CASE_FIXTURE(scheduler_fixture, "a restart delay that a later failure replaced is ignored") {
-  auto s = make_restarting(two_pipelines(job), {{"restart-strategy.type", "fixed-delay"},
-                                                {"restart-strategy.fixed-delay.attempts", "5"},
-                                                {"restart-strategy.fixed-delay.delay", "10 ms"}});
+  auto s = make_restarting(two_pipelines(job),
+                           {{"restart-strategy.type", "fixed-delay"},
+                            {"restart-strategy.fixed-delay.attempts", "5"},
+                            {"restart-strategy.fixed-delay.delay", "10 ms"}});
   s->start_scheduling();
   serve_all(*s);
   for (auto& [a, sl] : actions.submits)
@@ -654,7 +702,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a restart delay that a later failure repla
   CHECK(s->exception_history().entries().size() == 2);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a waiting job lists its pending slot requests with their age") {
+TEST_CASE_FIXTURE(scheduler_fixture,
+                  "a waiting job lists its pending slot requests with their age") {
   auto s = make_restarting(test::chain_job(job, {2}), {{"restart-strategy.type", "none"}});
   s->start_scheduling();
   clock += std::chrono::seconds(7);
@@ -665,22 +714,31 @@ TEST_CASE_FIXTURE(scheduler_fixture, "a waiting job lists its pending slot reque
   CHECK(s->pending_slot_requests().size() == 1);
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "a slot that never comes fails the job with NoResourceAvailableException whatever the restart strategy") {
-  auto s = make_restarting(test::chain_job(job, {1}), {{"restart-strategy.type", "fixed-delay"},
-                                                       {"restart-strategy.fixed-delay.attempts", "100"}});
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "a slot that never comes fails the job with NoResourceAvailableException whatever the restart strategy") {
+  auto s = make_restarting(
+    test::chain_job(job, {1}),
+    {{"restart-strategy.type", "fixed-delay"}, {"restart-strategy.fixed-delay.attempts", "100"}});
   s->start_scheduling();
-  s->on_slot_allocated(actions.allocations[0],
-                       make_error(errc::timeout, "Could not allocate the required slot within slot request timeout of 300000 ms."));
+  s->on_slot_allocated(
+    actions.allocations[0],
+    make_error(errc::timeout,
+               "Could not allocate the required slot within slot request timeout of 300000 ms."));
   CHECK(s->status() == job_status::failed);
   CHECK(s->failure_cause().find("NoResourceAvailableException") != std::string::npos);
   CHECK(actions.restarts.empty());
 }
 
-TEST_CASE_FIXTURE(scheduler_fixture, "blocking partitions are released at their TaskExecutors once every consumer finished, and a released one makes its producer run again") {
-  auto s = make_restarting(test::chain_job(job, {2, 2, 1}, {result_partition_type::blocking, result_partition_type::blocking}),
-                           {{"restart-strategy.type", "fixed-delay"},
-                            {"restart-strategy.fixed-delay.attempts", "2"},
-                            {"restart-strategy.fixed-delay.delay", "0 ms"}});
+TEST_CASE_FIXTURE(
+  scheduler_fixture,
+  "blocking partitions are released at their TaskExecutors once every consumer finished, and a released one makes its producer run again") {
+  auto s = make_restarting(
+    test::chain_job(job, {2, 2, 1},
+                    {result_partition_type::blocking, result_partition_type::blocking}),
+    {{"restart-strategy.type", "fixed-delay"},
+     {"restart-strategy.fixed-delay.attempts", "2"},
+     {"restart-strategy.fixed-delay.delay", "0 ms"}});
   s->start_scheduling();
   s->on_slot_allocated(actions.allocations[0], slot(0, "task_executor/tm-1"));
   s->on_slot_allocated(actions.allocations[1], slot(1, "task_executor/tm-2"));
@@ -712,7 +770,8 @@ TEST_CASE_FIXTURE(scheduler_fixture, "blocking partitions are released at their 
     CHECK(logged("1 tasks will be restarted to recover the failed task"));
     CHECK(s->tasks_pending_restart() == 1);
   }
-  SUBCASE("stage 2's TaskManager is gone: stage 2 runs again, and stage 1, whose partitions were released") {
+  SUBCASE(
+    "stage 2's TaskManager is gone: stage 2 runs again, and stage 1, whose partitions were released") {
     s->fail_task_manager("task_executor/tm-1", "TaskManager with id tm-1 is no longer reachable.");
     CHECK(s->tasks_pending_restart() == 5);
   }

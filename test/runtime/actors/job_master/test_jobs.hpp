@@ -23,7 +23,8 @@ inline graph::job_graph chain_job(graph::job_id id, std::vector<int> parallelism
     v.id = graph::job_vertex_id{0xabc0 + i, 0x1000 + i};
     v.name = i < 5 ? names[i] : "Vertex " + std::to_string(i);
     v.parallelism = parallelisms[i];
-    v.invokable = i == 0 ? graph::task_kind::source_stream_task : graph::task_kind::one_input_stream_task;
+    v.invokable =
+      i == 0 ? graph::task_kind::source_stream_task : graph::task_kind::one_input_stream_task;
     v.slot_sharing_group = 0;
     job.vertices.push_back(v);
     job.slot_sharing_groups[0].vertices.push_back(i);
@@ -32,7 +33,8 @@ inline graph::job_graph chain_job(graph::job_id id, std::vector<int> parallelism
     graph::intermediate_data_set ds;
     ds.id = graph::intermediate_data_set_id{0xd5, i};
     ds.producer = i;
-    ds.result_type = i < exchanges.size() ? exchanges[i] : graph::result_partition_type::pipelined_bounded;
+    ds.result_type =
+      i < exchanges.size() ? exchanges[i] : graph::result_partition_type::pipelined_bounded;
     ds.consumers = {job.edges.size()};
     graph::job_edge e;
     e.source = job.data_sets.size();

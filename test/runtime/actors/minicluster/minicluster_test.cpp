@@ -28,16 +28,15 @@ struct cluster_fixture : test_fixture {
   std::optional<minicluster::minicluster> cluster;
   caf::actor client;
 
-  void start(int task_managers, int slots,
-             task_executor::invokable_factory invokables = {},
+  void start(int task_managers, int slots, task_executor::invokable_factory invokables = {},
              std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5),
              config::configuration configuration = {}) {
     minicluster::minicluster_config cfg;
     cfg.configuration = std::move(configuration);
     cfg.number_of_task_managers = task_managers;
     cfg.number_of_slots_per_task_manager = slots;
-    cfg.detached_tasks = false;      // tasks on the deterministic scheduler
-    cfg.blocking_shutdown = false;   // the test runs the scheduler itself
+    cfg.detached_tasks = false; // tasks on the deterministic scheduler
+    cfg.blocking_shutdown = false; // the test runs the scheduler itself
     cfg.invokables = std::move(invokables);
     cfg.slot_request_timeout = slot_request_timeout;
     cluster.emplace(sys, cfg, &recorder);
@@ -121,15 +120,16 @@ struct cluster_fixture : test_fixture {
 bool has_record(const std::vector<trace::record>& records, const std::string& to_prefix,
                 const std::string& method) {
   for (auto& r : records)
-    if (r.dir == trace::direction::receive && r.method == method
-        && r.to.rfind(to_prefix, 0) == 0)
+    if (r.dir == trace::direction::receive && r.method == method && r.to.rfind(to_prefix, 0) == 0)
       return true;
   return false;
 }
 
 } // namespace
 
-TEST_CASE_FIXTURE(cluster_fixture, "a 3-vertex job at parallelism 2 on one TaskExecutor with 2 slots runs to FINISHED through the slot protocol") {
+TEST_CASE_FIXTURE(
+  cluster_fixture,
+  "a 3-vertex job at parallelism 2 on one TaskExecutor with 2 slots runs to FINISHED through the slot protocol") {
   start(1, 2);
   auto job = test::three_vertex_job(2);
   REQUIRE(job.vertices.size() == 3);
@@ -170,10 +170,12 @@ TEST_CASE_FIXTURE(cluster_fixture, "a 3-vertex job at parallelism 2 on one TaskE
   CHECK(running_tasks() == 0);
   // Every slot is free again once the job is over.
   auto& te = deref<task_executor::task_executor>(cluster->task_managers().front());
-  CHECK(te.slot_table().number_of_free_slots() == static_cast<std::size_t>(te.slot_table().number_of_slots()));
+  CHECK(te.slot_table().number_of_free_slots()
+        == static_cast<std::size_t>(te.slot_table().number_of_slots()));
 }
 
-TEST_CASE_FIXTURE(cluster_fixture, "too few slots: the job waits until a second TaskExecutor registers") {
+TEST_CASE_FIXTURE(cluster_fixture,
+                  "too few slots: the job waits until a second TaskExecutor registers") {
   start(1, 1); // the job needs 2 slots (parallelism 2, one sharing group)
   auto job = test::three_vertex_job(2, 2);
   auto submitted = ask<dispatcher::submit_job>(dispatcher::submit_job_request{job});
@@ -205,13 +207,15 @@ TEST_CASE_FIXTURE(cluster_fixture, "cancel while RUNNING ends CANCELED with ever
   CHECK((**result)->status == graph::job_status::canceled);
   CHECK(running_tasks() == 0);
   auto& te = deref<task_executor::task_executor>(cluster->task_managers().front());
-  CHECK(te.slot_table().number_of_free_slots() == static_cast<std::size_t>(te.slot_table().number_of_slots()));
+  CHECK(te.slot_table().number_of_free_slots()
+        == static_cast<std::size_t>(te.slot_table().number_of_slots()));
   CHECK(has_record(trace(), "task_executor/", "cancel_task"));
 }
 
 TEST_CASE_FIXTURE(cluster_fixture, "a failing task fails the job with its cause") {
-  start(1, 2, task_executor::make_invokable_factory<task_executor::counting_invokable>(
-                3, 2, std::string("user function threw: boom")));
+  start(1, 2,
+        task_executor::make_invokable_factory<task_executor::counting_invokable>(
+          3, 2, std::string("user function threw: boom")));
   auto job = test::three_vertex_job(2, 4);
   REQUIRE(ask<dispatcher::submit_job>(dispatcher::submit_job_request{job})->has_value());
   auto result = await_result(job.job_id);
@@ -221,18 +225,23 @@ TEST_CASE_FIXTURE(cluster_fixture, "a failing task fails the job with its cause"
   CHECK((**result)->failure_cause.find("boom") != std::string::npos);
 }
 
-TEST_CASE_FIXTURE(cluster_fixture, "a task that fails on its first attempt restarts under fixed-delay and the job finishes") {
+TEST_CASE_FIXTURE(
+  cluster_fixture,
+  "a task that fails on its first attempt restarts under fixed-delay and the job finishes") {
   config::configuration configuration;
   configuration.set("restart-strategy.type", "fixed-delay");
   configuration.set("restart-strategy.fixed-delay.attempts", "3");
   configuration.set("restart-strategy.fixed-delay.delay", "10 ms");
   auto attempts = std::make_shared<std::vector<int>>();
   task_executor::invokable_factory invokables =
-    [attempts](const graph::task_deployment_descriptor& tdd) -> std::unique_ptr<task_executor::invokable> {
+    [attempts](
+      const graph::task_deployment_descriptor& tdd) -> std::unique_ptr<task_executor::invokable> {
     attempts->push_back(tdd.attempt_number);
     // Subtask 1 of the middle vertex throws on its first attempt only.
-    bool fail = tdd.attempt_number == 0 && tdd.subtask_index == 1 && tdd.task_name.rfind("Map", 0) == 0;
-    return std::make_unique<task_executor::counting_invokable>(3, fail ? 2 : 0, "user function threw: boom");
+    bool fail =
+      tdd.attempt_number == 0 && tdd.subtask_index == 1 && tdd.task_name.rfind("Map", 0) == 0;
+    return std::make_unique<task_executor::counting_invokable>(3, fail ? 2 : 0,
+                                                               "user function threw: boom");
   };
   start(1, 2, std::move(invokables), std::chrono::minutes(5), configuration);
   auto job = test::three_vertex_job(2, 77);

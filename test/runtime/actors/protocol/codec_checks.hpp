@@ -134,7 +134,9 @@ inline cluster::slot_report sample_slot_report() {
   cluster::slot_report r;
   r.slots.push_back({sample_slot_id(0), sample_profile(), sample_id<cluster::allocation_id>(1),
                      sample_id<graph::job_id>(2)});
-  r.slots.push_back({sample_slot_id(1), {1.0, 1024}, sample_id<cluster::allocation_id>(3),
+  r.slots.push_back({sample_slot_id(1),
+                     {1.0, 1024},
+                     sample_id<cluster::allocation_id>(3),
                      sample_id<graph::job_id>(4)});
   r.slots.push_back({sample_slot_id(2), {0.25, 128}, std::nullopt, std::nullopt});
   return r;

@@ -44,126 +44,127 @@ fail_slot_request sample_fail_slot() {
 } // namespace
 
 TEST_SUITE("job master codecs") {
-
-TEST_CASE("a register task manager request round-trips") {
-  check_round_trip(sample_register_tm());
-}
-
-TEST_CASE("a task manager registration success round-trips") {
-  check_round_trip(task_manager_registration_response{
-    task_manager_registration_success{sample_text("job_master/0123")}});
-}
-
-TEST_CASE("a task manager registration decline round-trips") {
-  check_round_trip(task_manager_registration_response{
-    registration::registration_decline{sample_text("unknown job")}});
-}
-
-TEST_CASE("an offer slots request round-trips") {
-  check_round_trip(sample_offer_slots());
-  check_round_trip(offer_slots_request{"task_executor/tm-0", {}});
-}
-
-TEST_CASE("an offer slots response round-trips") {
-  check_round_trip(sample_accepted());
-  check_round_trip(offer_slots_response{});
-}
-
-TEST_CASE("a task execution state round-trips in every state") {
-  check_round_trip(sample_task_state());
-  for (int s = 0; s <= static_cast<int>(graph::execution_state::reconciling); ++s) {
-    auto state = sample_task_state();
-    state.state = static_cast<graph::execution_state>(s);
-    CAPTURE(s);
-    check_round_trip(state);
+  TEST_CASE("a register task manager request round-trips") {
+    check_round_trip(sample_register_tm());
   }
-}
 
-TEST_CASE("a job status response round-trips in every status") {
-  for (int s = 0; s <= static_cast<int>(graph::job_status::reconciling); ++s) {
-    CAPTURE(s);
-    check_round_trip(job_status_response{static_cast<graph::job_status>(s)});
+  TEST_CASE("a task manager registration success round-trips") {
+    check_round_trip(task_manager_registration_response{
+      task_manager_registration_success{sample_text("job_master/0123")}});
   }
-}
 
-TEST_CASE("a job status response with its exception history and pending slot requests round-trips") {
-  job_status_response r;
-  r.status = graph::job_status::restarting;
-  r.failures = {job_failure{1700000000123, "Map (1/2)", "task_executor/tm-1 @ host (dataPort=6121)", "boom"},
-                job_failure{1700000000000, "", "", "global: no slot"}};
-  r.restarts = 3;
-  r.tasks = 6;
-  r.tasks_running = 2;
-  r.slots_needed = 2;
-  r.slots_assigned = 1;
-  r.pending_slot_requests = {pending_slot_request{"SlotRequestId{ab}", 4200}};
-  r.registered_task_managers = 1;
-  check_round_trip(r);
-}
-
-TEST_CASE("a job master disconnect task manager request round-trips") {
-  check_round_trip(sample_disconnect_tm());
-}
-
-TEST_CASE("a job master disconnect resource manager request round-trips") {
-  check_round_trip(sample_disconnect_rm());
-}
-
-TEST_CASE("a fail slot request round-trips") {
-  check_round_trip(sample_fail_slot());
-}
-
-TEST_CASE("truncated job master messages are refused as malformed") {
-  check_truncated_refused(sample_register_tm());
-  check_truncated_refused(task_manager_registration_response{
-    task_manager_registration_success{"job_master/0123"}});
-  check_truncated_refused(
-    task_manager_registration_response{registration::registration_decline{"no"}});
-  check_truncated_refused(sample_offer_slots());
-  check_truncated_refused(sample_accepted());
-  check_truncated_refused(sample_task_state());
-  check_truncated_refused(job_status_response{graph::job_status::running});
-  check_truncated_refused(sample_disconnect_tm());
-  check_truncated_refused(sample_disconnect_rm());
-  check_truncated_refused(sample_fail_slot());
-}
-
-TEST_CASE("random bytes are refused as malformed by every job master codec") {
-  check_random_refused<register_task_manager_request>();
-  check_random_refused<task_manager_registration_response>();
-  check_random_refused<offer_slots_request>();
-  check_random_refused<offer_slots_response>();
-  check_random_refused<cluster::task_execution_state>();
-  check_random_refused<job_status_response>();
-  check_random_refused<disconnect_task_manager_request>();
-  check_random_refused<disconnect_resource_manager_request>();
-  check_random_refused<fail_slot_request>();
-}
-
-TEST_CASE("a job status number past the enum is refused as malformed") {
-  for (int bad : {static_cast<int>(graph::job_status::reconciling) + 1, 0x7f, 0xff}) {
-    CAPTURE(bad);
-    auto bytes = with_enum_byte(job_status_response{graph::job_status::running},
-                                job_status_response{graph::job_status::failed},
-                                static_cast<std::uint8_t>(bad));
-    auto decoded = rpc::codec<job_status_response>::decode(bytes);
-    check_refused(decoded);
-    CHECK(decoded.error().message.find("job status") != std::string::npos);
+  TEST_CASE("a task manager registration decline round-trips") {
+    check_round_trip(task_manager_registration_response{
+      registration::registration_decline{sample_text("unknown job")}});
   }
-}
 
-TEST_CASE("an execution state number past the enum is refused as malformed") {
-  auto running = sample_task_state();
-  running.state = graph::execution_state::running;
-  auto finished = running;
-  finished.state = graph::execution_state::finished;
-  for (int bad : {static_cast<int>(graph::execution_state::reconciling) + 1, 0xff}) {
-    CAPTURE(bad);
-    auto decoded = rpc::codec<cluster::task_execution_state>::decode(
-      with_enum_byte(running, finished, static_cast<std::uint8_t>(bad)));
-    check_refused(decoded);
-    CHECK(decoded.error().message.find("state") != std::string::npos);
+  TEST_CASE("an offer slots request round-trips") {
+    check_round_trip(sample_offer_slots());
+    check_round_trip(offer_slots_request{"task_executor/tm-0", {}});
   }
-}
+
+  TEST_CASE("an offer slots response round-trips") {
+    check_round_trip(sample_accepted());
+    check_round_trip(offer_slots_response{});
+  }
+
+  TEST_CASE("a task execution state round-trips in every state") {
+    check_round_trip(sample_task_state());
+    for (int s = 0; s <= static_cast<int>(graph::execution_state::reconciling); ++s) {
+      auto state = sample_task_state();
+      state.state = static_cast<graph::execution_state>(s);
+      CAPTURE(s);
+      check_round_trip(state);
+    }
+  }
+
+  TEST_CASE("a job status response round-trips in every status") {
+    for (int s = 0; s <= static_cast<int>(graph::job_status::reconciling); ++s) {
+      CAPTURE(s);
+      check_round_trip(job_status_response{static_cast<graph::job_status>(s)});
+    }
+  }
+
+  TEST_CASE(
+    "a job status response with its exception history and pending slot requests round-trips") {
+    job_status_response r;
+    r.status = graph::job_status::restarting;
+    r.failures = {
+      job_failure{1700000000123, "Map (1/2)", "task_executor/tm-1 @ host (dataPort=6121)", "boom"},
+      job_failure{1700000000000, "", "", "global: no slot"}};
+    r.restarts = 3;
+    r.tasks = 6;
+    r.tasks_running = 2;
+    r.slots_needed = 2;
+    r.slots_assigned = 1;
+    r.pending_slot_requests = {pending_slot_request{"SlotRequestId{ab}", 4200}};
+    r.registered_task_managers = 1;
+    check_round_trip(r);
+  }
+
+  TEST_CASE("a job master disconnect task manager request round-trips") {
+    check_round_trip(sample_disconnect_tm());
+  }
+
+  TEST_CASE("a job master disconnect resource manager request round-trips") {
+    check_round_trip(sample_disconnect_rm());
+  }
+
+  TEST_CASE("a fail slot request round-trips") {
+    check_round_trip(sample_fail_slot());
+  }
+
+  TEST_CASE("truncated job master messages are refused as malformed") {
+    check_truncated_refused(sample_register_tm());
+    check_truncated_refused(
+      task_manager_registration_response{task_manager_registration_success{"job_master/0123"}});
+    check_truncated_refused(
+      task_manager_registration_response{registration::registration_decline{"no"}});
+    check_truncated_refused(sample_offer_slots());
+    check_truncated_refused(sample_accepted());
+    check_truncated_refused(sample_task_state());
+    check_truncated_refused(job_status_response{graph::job_status::running});
+    check_truncated_refused(sample_disconnect_tm());
+    check_truncated_refused(sample_disconnect_rm());
+    check_truncated_refused(sample_fail_slot());
+  }
+
+  TEST_CASE("random bytes are refused as malformed by every job master codec") {
+    check_random_refused<register_task_manager_request>();
+    check_random_refused<task_manager_registration_response>();
+    check_random_refused<offer_slots_request>();
+    check_random_refused<offer_slots_response>();
+    check_random_refused<cluster::task_execution_state>();
+    check_random_refused<job_status_response>();
+    check_random_refused<disconnect_task_manager_request>();
+    check_random_refused<disconnect_resource_manager_request>();
+    check_random_refused<fail_slot_request>();
+  }
+
+  TEST_CASE("a job status number past the enum is refused as malformed") {
+    for (int bad : {static_cast<int>(graph::job_status::reconciling) + 1, 0x7f, 0xff}) {
+      CAPTURE(bad);
+      auto bytes = with_enum_byte(job_status_response{graph::job_status::running},
+                                  job_status_response{graph::job_status::failed},
+                                  static_cast<std::uint8_t>(bad));
+      auto decoded = rpc::codec<job_status_response>::decode(bytes);
+      check_refused(decoded);
+      CHECK(decoded.error().message.find("job status") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("an execution state number past the enum is refused as malformed") {
+    auto running = sample_task_state();
+    running.state = graph::execution_state::running;
+    auto finished = running;
+    finished.state = graph::execution_state::finished;
+    for (int bad : {static_cast<int>(graph::execution_state::reconciling) + 1, 0xff}) {
+      CAPTURE(bad);
+      auto decoded = rpc::codec<cluster::task_execution_state>::decode(
+        with_enum_byte(running, finished, static_cast<std::uint8_t>(bad)));
+      check_refused(decoded);
+      CHECK(decoded.error().message.find("state") != std::string::npos);
+    }
+  }
 
 } // TEST_SUITE

@@ -16,15 +16,16 @@ struct recording_actions : slot_manager_actions {
   std::vector<std::pair<cluster::resource_id, cluster::slot_id>> allocations;
   std::vector<cluster::allocation_id> failures;
 
-  void allocate_slot(const cluster::instance_id&, const cluster::resource_id& tm, const cluster::slot_id& slot,
-                     const slot_request&) override {
+  void allocate_slot(const cluster::instance_id&, const cluster::resource_id& tm,
+                     const cluster::slot_id& slot, const slot_request&) override {
     allocations.emplace_back(tm, slot);
   }
   void notify_allocation_failure(const graph::job_id&, const cluster::allocation_id& allocation,
                                  const std::string&, const error&) override {
     failures.push_back(allocation);
   }
-  void release_resource(const cluster::instance_id&, const cluster::resource_id&, const std::string&) override {}
+  void release_resource(const cluster::instance_id&, const cluster::resource_id&,
+                        const std::string&) override {}
 };
 
 const cluster::resource_id tm_1 = "task_executor/tm-1";
@@ -37,7 +38,8 @@ const cluster::job_master_id other_jm_id{21, 2};
 cluster::slot_report free_slots(const cluster::resource_id& tm, int n) {
   cluster::slot_report r;
   for (int i = 0; i < n; ++i)
-    r.slots.push_back(cluster::slot_status{cluster::slot_id{tm, i}, {}, std::nullopt, std::nullopt});
+    r.slots.push_back(
+      cluster::slot_status{cluster::slot_id{tm, i}, {}, std::nullopt, std::nullopt});
   return r;
 }
 
@@ -71,7 +73,8 @@ struct rm_fixture {
 
 } // namespace
 
-TEST_CASE("each leadership of the resource manager state is a new epoch with a fresh slot manager") {
+TEST_CASE(
+  "each leadership of the resource manager state is a new epoch with a fresh slot manager") {
   heartbeat::test::manual_executor executor;
   recording_actions actions;
   resource_manager_state st{1};
@@ -108,7 +111,8 @@ TEST_CASE("losing leadership forgets every registration") {
   CHECK(f.st.job_manager(job_a) == nullptr);
 }
 
-TEST_CASE("a task executor registers under a fresh registration id, and again replacing the old one") {
+TEST_CASE(
+  "a task executor registers under a fresh registration id, and again replacing the old one") {
   rm_fixture f;
   auto first = f.st.register_task_executor(te_request(tm_1), {});
   CHECK_FALSE(first.replaced);
@@ -168,12 +172,16 @@ TEST_CASE("a freed slot counts only from the current registration of its owner")
   f.st.complete_allocation(cluster::allocation_id{99, 1}, {tm_1, 0}, unit{});
   CHECK(f.st.slots()->number_of_free_slots() == 0);
 
-  CHECK(f.st.notify_slot_available(cluster::instance_id{3, 3}, {tm_1, 0}, cluster::allocation_id{99, 1})
-          .error().code == errc::not_found);
+  CHECK(
+    f.st.notify_slot_available(cluster::instance_id{3, 3}, {tm_1, 0}, cluster::allocation_id{99, 1})
+      .error()
+      .code
+    == errc::not_found);
   CHECK(f.st.notify_slot_available(instance, {tm_2, 0}, cluster::allocation_id{99, 1}).error().code
         == errc::not_found);
   CHECK(f.st.slots()->number_of_free_slots() == 0);
-  REQUIRE(f.st.notify_slot_available(instance, {tm_1, 0}, cluster::allocation_id{99, 1}).has_value());
+  REQUIRE(
+    f.st.notify_slot_available(instance, {tm_1, 0}, cluster::allocation_id{99, 1}).has_value());
   CHECK(f.st.slots()->number_of_free_slots() == 1);
 }
 
@@ -200,7 +208,8 @@ TEST_CASE("a lost task executor names the job masters whose slots were there") {
   CHECK_FALSE(f.st.close_task_manager_connection(lost_tm).has_value());
 }
 
-TEST_CASE("an allocation goes only to the task executor still registered under the slot manager's id") {
+TEST_CASE(
+  "an allocation goes only to the task executor still registered under the slot manager's id") {
   rm_fixture f;
   auto old_instance = f.register_te(tm_1);
   CHECK(f.st.allocation_target(old_instance, tm_1) == f.st.task_executor(tm_1));
@@ -250,7 +259,8 @@ TEST_CASE("slot requests need the registered job master and its id") {
   auto unknown = f.st.check_slot_request(job_a, jm_id);
   REQUIRE_FALSE(unknown.has_value());
   CHECK(unknown.error().code == errc::not_found);
-  CHECK(unknown.error().message == "Could not find registered job manager for job " + job_a.to_string() + ".");
+  CHECK(unknown.error().message
+        == "Could not find registered job manager for job " + job_a.to_string() + ".");
   f.st.register_job_manager(jm(job_a, jm_id));
   CHECK(f.st.check_slot_request(job_a, other_jm_id).error().code == errc::rejected);
   CHECK(f.st.check_slot_request(job_a, jm_id).has_value());

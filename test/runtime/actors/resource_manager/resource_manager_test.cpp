@@ -61,7 +61,8 @@ struct jm_peer {
 cluster::slot_report free_report(const std::string& owner, int n) {
   cluster::slot_report r;
   for (int i = 0; i < n; ++i)
-    r.slots.push_back(cluster::slot_status{cluster::slot_id{owner, i}, {}, std::nullopt, std::nullopt});
+    r.slots.push_back(
+      cluster::slot_status{cluster::slot_id{owner, i}, {}, std::nullopt, std::nullopt});
   return r;
 }
 
@@ -94,7 +95,9 @@ struct rm_fixture : test_fixture {
   rm::resource_manager& rmx() { return deref<rm::resource_manager>(rm); }
   const rm::slot_manager& slots() { return *rmx().slots(); }
 
-  std::chrono::nanoseconds elapsed() const { return sched.clock().now().time_since_epoch() - start_time; }
+  std::chrono::nanoseconds elapsed() const {
+    return sched.clock().now().time_since_epoch() - start_time;
+  }
   /// Moves time to `t` in steps, so that every periodic timer fires at its own time.
   void step_to(std::chrono::nanoseconds t, std::chrono::nanoseconds step = 1s) {
     while (elapsed() < t)
@@ -110,30 +113,32 @@ struct rm_fixture : test_fixture {
     peer->rm = rm;
     auto handle = spawn<fake_endpoint>(context(id), [peer](fake_endpoint& self) {
       using rpc::fencing;
-      self.on<te::request_slot>(fencing::unfenced, [peer](te::request_slot_request req) -> expected<rpc::ack> {
-        peer->slot_requests.push_back(req);
-        if (peer->request_slot_answer != errc::none)
-          return make_error(peer->request_slot_answer, "refused by the test");
-        for (auto& s : peer->report.slots)
-          if (s.id == req.slot) {
-            s.allocation = req.allocation_id;
-            s.job = req.job_id;
-          }
-        return rpc::ack{};
-      });
-      self.on<te::heartbeat_from_resource_manager>(fencing::unfenced, [peer, &self](heartbeat::heartbeat_request)
-                                                                        -> expected<rpc::ack> {
-        if (peer->answer_heartbeats)
-          rpc::gateway(peer->rm, rm_name, peer->rm_token)
-            .tell<rm::heartbeat_from_task_manager>(
-              self, heartbeat::heartbeat_request{peer->id, rm::encode_slot_report(peer->report)});
-        return rpc::ack{};
-      });
-      self.on<te::disconnect_resource_manager>(fencing::unfenced, [peer](te::disconnect_resource_manager_request req)
-                                                                    -> expected<rpc::ack> {
-        peer->disconnects.push_back(req);
-        return rpc::ack{};
-      });
+      self.on<te::request_slot>(
+        fencing::unfenced, [peer](te::request_slot_request req) -> expected<rpc::ack> {
+          peer->slot_requests.push_back(req);
+          if (peer->request_slot_answer != errc::none)
+            return make_error(peer->request_slot_answer, "refused by the test");
+          for (auto& s : peer->report.slots)
+            if (s.id == req.slot) {
+              s.allocation = req.allocation_id;
+              s.job = req.job_id;
+            }
+          return rpc::ack{};
+        });
+      self.on<te::heartbeat_from_resource_manager>(
+        fencing::unfenced, [peer, &self](heartbeat::heartbeat_request) -> expected<rpc::ack> {
+          if (peer->answer_heartbeats)
+            rpc::gateway(peer->rm, rm_name, peer->rm_token)
+              .tell<rm::heartbeat_from_task_manager>(
+                self, heartbeat::heartbeat_request{peer->id, rm::encode_slot_report(peer->report)});
+          return rpc::ack{};
+        });
+      self.on<te::disconnect_resource_manager>(
+        fencing::unfenced,
+        [peer](te::disconnect_resource_manager_request req) -> expected<rpc::ack> {
+          peer->disconnects.push_back(req);
+          return rpc::ack{};
+        });
     });
     handles_.push_back(handle);
     run();
@@ -141,14 +146,18 @@ struct rm_fixture : test_fixture {
   }
 
   /// The fake TaskExecutor `peer` (the last spawned one by default) registers and reports.
-  expected<rm::task_executor_registration_response> register_task_executor(const std::shared_ptr<te_peer>& peer,
-                                                                           rpc::fencing_token with) {
+  expected<rm::task_executor_registration_response> register_task_executor(
+    const std::shared_ptr<te_peer>& peer, rpc::fencing_token with) {
     std::optional<expected<rm::task_executor_registration_response>> result;
     in_main_thread<fake_endpoint>(handle_of(peer->id), [&](fake_endpoint& self) {
       rpc::gateway(rm, rm_name, with)
         .ask<rm::register_task_executor>(
-          self, rm::task_executor_registration_request{peer->id, peer->id, 6121, "", {}, static_cast<std::int32_t>(peer->report.slots.size())},
-          [&](expected<rm::task_executor_registration_response> r) { result.emplace(std::move(r)); });
+          self,
+          rm::task_executor_registration_request{
+            peer->id, peer->id, 6121, "", {}, static_cast<std::int32_t>(peer->report.slots.size())},
+          [&](expected<rm::task_executor_registration_response> r) {
+            result.emplace(std::move(r));
+          });
     });
     run();
     REQUIRE(result.has_value());
@@ -161,7 +170,8 @@ struct rm_fixture : test_fixture {
     auto* success = std::get_if<rm::task_executor_registration_success>(&*r);
     REQUIRE(success != nullptr);
     auto instance = success->registration_id;
-    auto ack = ask_from<rm::send_slot_report>(handle_of(peer->id), rm::send_slot_report_request{peer->id, instance, peer->report});
+    auto ack = ask_from<rm::send_slot_report>(
+      handle_of(peer->id), rm::send_slot_report_request{peer->id, instance, peer->report});
     REQUIRE(ack.has_value());
     return instance;
   }
@@ -172,30 +182,34 @@ struct rm_fixture : test_fixture {
     peer->rm_token = token;
     jm_ = spawn<fake_endpoint>(context(jm_name), [peer](fake_endpoint& self) {
       using rpc::fencing;
-      self.on<jm::heartbeat_from_resource_manager>(fencing::unfenced, [peer, &self](heartbeat::heartbeat_request)
-                                                                        -> expected<rpc::ack> {
-        if (peer->answer_heartbeats)
-          rpc::gateway(peer->rm, rm_name, peer->rm_token)
-            .tell<rm::heartbeat_from_job_manager>(self, heartbeat::heartbeat_request{jm_name, {}});
-        return rpc::ack{};
-      });
-      self.on<jm::disconnect_task_manager>(fencing::unfenced, [peer](jm::disconnect_task_manager_request req)
-                                                                -> expected<rpc::ack> {
-        peer->lost_task_managers.push_back(req);
-        return rpc::ack{};
-      });
-      self.on<jm::fail_slot>(fencing::unfenced, [peer](jm::fail_slot_request req) -> expected<rpc::ack> {
-        peer->failed_slots.push_back(req);
-        return rpc::ack{};
-      });
-      self.on<jm::disconnect_resource_manager>(fencing::unfenced, [peer](jm::disconnect_resource_manager_request req)
-                                                                    -> expected<rpc::ack> {
-        peer->disconnects.push_back(req);
-        return rpc::ack{};
-      });
+      self.on<jm::heartbeat_from_resource_manager>(
+        fencing::unfenced, [peer, &self](heartbeat::heartbeat_request) -> expected<rpc::ack> {
+          if (peer->answer_heartbeats)
+            rpc::gateway(peer->rm, rm_name, peer->rm_token)
+              .tell<rm::heartbeat_from_job_manager>(self,
+                                                    heartbeat::heartbeat_request{jm_name, {}});
+          return rpc::ack{};
+        });
+      self.on<jm::disconnect_task_manager>(
+        fencing::unfenced, [peer](jm::disconnect_task_manager_request req) -> expected<rpc::ack> {
+          peer->lost_task_managers.push_back(req);
+          return rpc::ack{};
+        });
+      self.on<jm::fail_slot>(fencing::unfenced,
+                             [peer](jm::fail_slot_request req) -> expected<rpc::ack> {
+                               peer->failed_slots.push_back(req);
+                               return rpc::ack{};
+                             });
+      self.on<jm::disconnect_resource_manager>(
+        fencing::unfenced,
+        [peer](jm::disconnect_resource_manager_request req) -> expected<rpc::ack> {
+          peer->disconnects.push_back(req);
+          return rpc::ack{};
+        });
     });
     run();
-    auto r = ask_from<rm::register_job_manager>(jm_, rm::job_master_registration_request{jm_token, jm_name, jm_name, job_a});
+    auto r = ask_from<rm::register_job_manager>(
+      jm_, rm::job_master_registration_request{jm_token, jm_name, jm_name, job_a});
     REQUIRE(r.has_value());
     REQUIRE(std::holds_alternative<rm::job_master_registration_success>(*r));
     CHECK(std::get<rm::job_master_registration_success>(*r).resource_manager_id == token);
@@ -208,17 +222,22 @@ struct rm_fixture : test_fixture {
     std::optional<expected<typename M::response>> result;
     auto t = with.value_or(token);
     in_main_thread<fake_endpoint>(from, [&, req, t](fake_endpoint& self) {
-      rpc::gateway(rm, rm_name, t).ask<M>(self, req, [&](expected<typename M::response> r) { result.emplace(std::move(r)); });
+      rpc::gateway(rm, rm_name, t).ask<M>(self, req, [&](expected<typename M::response> r) {
+        result.emplace(std::move(r));
+      });
     });
     run();
     REQUIRE(result.has_value());
     return *result;
   }
 
-  expected<rpc::ack> request_slot(std::uint64_t allocation, cluster::job_master_id with_jm = jm_token,
+  expected<rpc::ack> request_slot(std::uint64_t allocation,
+                                  cluster::job_master_id with_jm = jm_token,
                                   graph::job_id job = job_a) {
     return ask_from<rm::request_slot>(
-      jm_, rm::request_slot_request{with_jm, rm::slot_request{job, cluster::allocation_id{0xa11, allocation}, {}, jm_name}});
+      jm_,
+      rm::request_slot_request{
+        with_jm, rm::slot_request{job, cluster::allocation_id{0xa11, allocation}, {}, jm_name}});
   }
 
   caf::actor handle_of(const std::string& id) {
@@ -240,14 +259,16 @@ const cluster::slot_id slot0{"task_executor/tm-1", 0};
 
 } // namespace
 
-TEST_CASE_FIXTURE(rm_fixture, "the ResourceManager leads under its session id and confirms with its handle") {
+TEST_CASE_FIXTURE(rm_fixture,
+                  "the ResourceManager leads under its session id and confirms with its handle") {
   CHECK_FALSE(token.is_nil());
   CHECK(rmx().token() == token);
   CHECK(directory.lookup(rm_name).has_value());
   REQUIRE(rmx().slots() != nullptr);
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor registers with its slot report and its slots become free slots") {
+TEST_CASE_FIXTURE(rm_fixture,
+                  "a TaskExecutor registers with its slot report and its slots become free slots") {
   auto tm = spawn_task_executor("task_executor/tm-1", 2);
   auto r = register_task_executor(tm, token);
   REQUIRE(r.has_value());
@@ -257,25 +278,28 @@ TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor registers with its slot report and
   CHECK(success->heartbeat_interval_ms == 10000);
   CHECK(rmx().is_registered_task_executor("task_executor/tm-1"));
   CHECK(slots().number_of_registered_slots() == 0); // the report brings the slots
-  auto ack = ask_from<rm::send_slot_report>(handle_of(tm->id),
-                                            rm::send_slot_report_request{tm->id, success->registration_id, tm->report});
+  auto ack = ask_from<rm::send_slot_report>(
+    handle_of(tm->id), rm::send_slot_report_request{tm->id, success->registration_id, tm->report});
   CHECK(ack.has_value());
   CHECK(slots().number_of_registered_slots() == 2);
   CHECK(slots().number_of_free_slots() == 2);
   auto overview = ask_from<rm::request_resource_overview>(handle_of(tm->id), rpc::ack{});
   REQUIRE(overview.has_value());
   CHECK(*overview == rm::resource_overview{1, 2, 2, 0});
-  CHECK(test::contains_in_order(trace(), {{direction::receive, "register_task_executor"},
-                                          {direction::reply, "register_task_executor"},
-                                          {direction::receive, "send_slot_report"},
-                                          {direction::reply, "send_slot_report"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::receive, "register_task_executor"},
+                                 {direction::reply, "register_task_executor"},
+                                 {direction::receive, "send_slot_report"},
+                                 {direction::reply, "send_slot_report"}}));
   // A report under a registration id the RM never gave is refused.
-  auto bad = ask_from<rm::send_slot_report>(handle_of(tm->id),
-                                            rm::send_slot_report_request{tm->id, cluster::instance_id{9, 9}, tm->report});
+  auto bad = ask_from<rm::send_slot_report>(
+    handle_of(tm->id),
+    rm::send_slot_report_request{tm->id, cluster::instance_id{9, 9}, tm->report});
   CHECK(bad.error().code == errc::not_found);
 }
 
-TEST_CASE("two runs of a ResourceManager with the same name give a TaskExecutor different registration ids") {
+TEST_CASE(
+  "two runs of a ResourceManager with the same name give a TaskExecutor different registration ids") {
   // Flink's InstanceID is random: a restarted ResourceManager must not reissue its predecessor's
   // ids, or a TaskExecutor's stale registration would pass for the current one.
   auto registration_id = [] {
@@ -299,7 +323,9 @@ TEST_CASE_FIXTURE(rm_fixture, "calls carrying an old ResourceManagerId are refus
   CHECK(rmx().number_of_task_executors() == 0);
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a JobMaster's slot request is served from a free slot: the RM asks the TaskExecutor under its own id") {
+TEST_CASE_FIXTURE(
+  rm_fixture,
+  "a JobMaster's slot request is served from a free slot: the RM asks the TaskExecutor under its own id") {
   auto tm = spawn_task_executor("task_executor/tm-1", 2);
   auto instance = register_and_report(tm);
   auto jmp = spawn_job_master();
@@ -323,16 +349,18 @@ TEST_CASE_FIXTURE(rm_fixture, "a JobMaster's slot request is served from a free 
   CHECK(s->state == rm::slot_state::allocated);
   CHECK(s->job == job_a);
   CHECK(slots().number_of_free_slots() == 1);
-  CHECK(test::contains_in_order(trace(), {{direction::receive, "register_task_executor"},
-                                          {direction::receive, "register_job_manager"},
-                                          {direction::receive, "request_slot"},
-                                          {direction::send, "request_slot"},
-                                          {direction::response, "request_slot"}}));
-  (void) instance;
-  (void) jmp;
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::receive, "register_task_executor"},
+                                 {direction::receive, "register_job_manager"},
+                                 {direction::receive, "request_slot"},
+                                 {direction::send, "request_slot"},
+                                 {direction::response, "request_slot"}}));
+  (void)instance;
+  (void)jmp;
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a slot request waits until a TaskExecutor registers, then is served") {
+TEST_CASE_FIXTURE(rm_fixture,
+                  "a slot request waits until a TaskExecutor registers, then is served") {
   auto jmp = spawn_job_master();
   CHECK(request_slot(1).has_value());
   CHECK(slots().number_of_pending_requests() == 1);
@@ -341,10 +369,11 @@ TEST_CASE_FIXTURE(rm_fixture, "a slot request waits until a TaskExecutor registe
   REQUIRE(tm->slot_requests.size() == 1);
   CHECK(tm->slot_requests[0].allocation_id == cluster::allocation_id{0xa11, 1});
   CHECK(slots().number_of_pending_requests() == 0);
-  (void) jmp;
+  (void)jmp;
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor refusing a slot as occupied makes the request move to another slot") {
+TEST_CASE_FIXTURE(
+  rm_fixture, "a TaskExecutor refusing a slot as occupied makes the request move to another slot") {
   auto tm1 = spawn_task_executor("task_executor/tm-1", 1);
   register_and_report(tm1);
   tm1->request_slot_answer = errc::rejected;
@@ -356,10 +385,11 @@ TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor refusing a slot as occupied makes 
   register_and_report(tm2);
   REQUIRE(tm2->slot_requests.size() == 1);
   CHECK(slots().number_of_pending_requests() == 0);
-  (void) jmp;
+  (void)jmp;
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "slot requests of unknown JobMasters or with a wrong JobMasterId get clear errors") {
+TEST_CASE_FIXTURE(
+  rm_fixture, "slot requests of unknown JobMasters or with a wrong JobMasterId get clear errors") {
   auto jmp = spawn_job_master();
   auto unknown = request_slot(1, jm_token, graph::job_id{7, 7});
   REQUIRE_FALSE(unknown.has_value());
@@ -373,7 +403,7 @@ TEST_CASE_FIXTURE(rm_fixture, "slot requests of unknown JobMasters or with a wro
   // The RM keeps serving.
   CHECK(request_slot(3).has_value());
   CHECK(slots().number_of_pending_requests() == 1);
-  (void) jmp;
+  (void)jmp;
 }
 
 TEST_CASE_FIXTURE(rm_fixture, "slot reports in heartbeats keep the slot manager current") {
@@ -386,10 +416,11 @@ TEST_CASE_FIXTURE(rm_fixture, "slot reports in heartbeats keep the slot manager 
   tm->report = free_report(tm->id, 1);
   step_to(10s);
   CHECK(slots().number_of_free_slots() == 1);
-  (void) jmp;
+  (void)jmp;
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor whose heartbeats stop loses its slots and its JobMaster is told") {
+TEST_CASE_FIXTURE(
+  rm_fixture, "a TaskExecutor whose heartbeats stop loses its slots and its JobMaster is told") {
   auto tm = spawn_task_executor("task_executor/tm-1", 2);
   register_and_report(tm);
   auto jmp = spawn_job_master();
@@ -410,14 +441,17 @@ TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor whose heartbeats stop loses its sl
   REQUIRE(tm->disconnects.size() == 1);
   bool fenced_with_jm_id = false;
   for (auto& rec : trace())
-    if (rec.dir == direction::receive && rec.method == "disconnect_task_manager" && rec.to == jm_name)
+    if (rec.dir == direction::receive && rec.method == "disconnect_task_manager"
+        && rec.to == jm_name)
       fenced_with_jm_id = rec.token == jm_token;
   CHECK(fenced_with_jm_id);
   // The JobMaster itself kept answering: still registered.
   CHECK(rmx().is_registered_job_manager(job_a));
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a request still pending after slot.request.timeout fails and its JobMaster learns of it") {
+TEST_CASE_FIXTURE(
+  rm_fixture,
+  "a request still pending after slot.request.timeout fails and its JobMaster learns of it") {
   auto jmp = spawn_job_master();
   CHECK(request_slot(1).has_value());
   step_to(299s, 10s);
@@ -429,7 +463,8 @@ TEST_CASE_FIXTURE(rm_fixture, "a request still pending after slot.request.timeou
   CHECK(slots().number_of_pending_requests() == 0);
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a JobMaster whose heartbeats stop is dropped with its pending requests") {
+TEST_CASE_FIXTURE(rm_fixture,
+                  "a JobMaster whose heartbeats stop is dropped with its pending requests") {
   auto jmp = spawn_job_master();
   CHECK(request_slot(1).has_value());
   jmp->answer_heartbeats = false;
@@ -440,7 +475,8 @@ TEST_CASE_FIXTURE(rm_fixture, "a JobMaster whose heartbeats stop is dropped with
   CHECK(jmp->disconnects[0].resource_manager_id == token);
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "an idle TaskExecutor is reported after resourcemanager.taskmanager-timeout") {
+TEST_CASE_FIXTURE(rm_fixture,
+                  "an idle TaskExecutor is reported after resourcemanager.taskmanager-timeout") {
   auto tm = spawn_task_executor("task_executor/tm-1", 1);
   register_and_report(tm);
   step_to(29s);
@@ -451,21 +487,26 @@ TEST_CASE_FIXTURE(rm_fixture, "an idle TaskExecutor is reported after resourcema
   CHECK(rmx().is_registered_task_executor(tm->id));
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor that disconnects loses its slots, and its JobMasters are told") {
+TEST_CASE_FIXTURE(rm_fixture,
+                  "a TaskExecutor that disconnects loses its slots, and its JobMasters are told") {
   auto tm = spawn_task_executor("task_executor/tm-1", 1);
   register_and_report(tm);
   auto jmp = spawn_job_master();
   CHECK(request_slot(1).has_value());
-  auto r = ask_from<rm::disconnect_task_manager>(handle_of(tm->id), rm::disconnect_task_manager_request{tm->id, "shutting down"});
+  auto r = ask_from<rm::disconnect_task_manager>(
+    handle_of(tm->id), rm::disconnect_task_manager_request{tm->id, "shutting down"});
   CHECK(r.has_value());
   CHECK(slots().number_of_registered_slots() == 0);
   REQUIRE(jmp->lost_task_managers.size() == 1);
   CHECK(jmp->lost_task_managers[0].cause == "shutting down");
-  auto again = ask_from<rm::disconnect_task_manager>(handle_of(tm->id), rm::disconnect_task_manager_request{tm->id, "x"});
+  auto again = ask_from<rm::disconnect_task_manager>(
+    handle_of(tm->id), rm::disconnect_task_manager_request{tm->id, "x"});
   CHECK(again.error().code == errc::not_found);
 }
 
-TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor that refuses a slot request as not ours is dropped instead of asked again and again") {
+TEST_CASE_FIXTURE(
+  rm_fixture,
+  "a TaskExecutor that refuses a slot request as not ours is dropped instead of asked again and again") {
   auto tm = spawn_task_executor("task_executor/tm-1", 1);
   register_and_report(tm);
   tm->request_slot_answer = errc::fencing_token_mismatch;
@@ -475,5 +516,5 @@ TEST_CASE_FIXTURE(rm_fixture, "a TaskExecutor that refuses a slot request as not
   CHECK_FALSE(rmx().is_registered_task_executor(tm->id));
   CHECK(slots().number_of_pending_requests() == 1);
   REQUIRE(tm->disconnects.size() == 1);
-  (void) jmp;
+  (void)jmp;
 }

@@ -57,7 +57,8 @@ const cluster::instance_id tm2_instance{10, 2};
 cluster::slot_report free_slots(const std::string& tm, int n) {
   cluster::slot_report r;
   for (int i = 0; i < n; ++i)
-    r.slots.push_back(cluster::slot_status{cluster::slot_id{tm, i}, {}, std::nullopt, std::nullopt});
+    r.slots.push_back(
+      cluster::slot_status{cluster::slot_id{tm, i}, {}, std::nullopt, std::nullopt});
   return r;
 }
 
@@ -181,7 +182,9 @@ TEST_CASE_FIXTURE(fixture, "free_slot frees only the slot held by that allocatio
   CHECK(sm.number_of_free_slots() == 1);
 }
 
-TEST_CASE_FIXTURE(fixture, "removing a TaskExecutor removes its slots, reports its allocations and retries in-flight requests") {
+TEST_CASE_FIXTURE(
+  fixture,
+  "removing a TaskExecutor removes its slots, reports its allocations and retries in-flight requests") {
   sm.register_task_manager(tm1_instance, "task_executor/tm-1", free_slots("task_executor/tm-1", 2));
   sm.register_slot_request(request_for(job_a, 1));
   sm.complete_allocation(cluster::allocation_id{99, 1}, {"task_executor/tm-1", 0}, unit{});
@@ -217,7 +220,9 @@ TEST_CASE_FIXTURE(fixture, "a request still pending after slot.request.timeout f
   CHECK(sm.number_of_pending_requests() == 0);
 }
 
-TEST_CASE_FIXTURE(fixture, "a request fulfilled in time does not time out, and an in-flight one that times out frees its slot") {
+TEST_CASE_FIXTURE(
+  fixture,
+  "a request fulfilled in time does not time out, and an in-flight one that times out frees its slot") {
   sm.register_task_manager(tm1_instance, "task_executor/tm-1", free_slots("task_executor/tm-1", 1));
   sm.register_slot_request(request_for(job_a, 1));
   sm.complete_allocation(cluster::allocation_id{99, 1}, {"task_executor/tm-1", 0}, unit{});
@@ -229,7 +234,8 @@ TEST_CASE_FIXTURE(fixture, "a request fulfilled in time does not time out, and a
   CHECK(sm.slot({"task_executor/tm-1", 0})->state == slot_state::free);
 }
 
-TEST_CASE_FIXTURE(fixture, "a TaskExecutor idle for resourcemanager.taskmanager-timeout is reported once") {
+TEST_CASE_FIXTURE(fixture,
+                  "a TaskExecutor idle for resourcemanager.taskmanager-timeout is reported once") {
   sm.register_task_manager(tm1_instance, "task_executor/tm-1", free_slots("task_executor/tm-1", 1));
   CHECK(sm.idle_since(tm1_instance) == clock.now());
   clock.advance(20s);

@@ -42,7 +42,9 @@ struct pool_fixture : test_fixture {
       });
     self.on<resource_manager::cancel_slot_request>(
       rpc::fencing::fenced,
-      [](resource_manager::cancel_slot_request_request) -> expected<rpc::ack> { return rpc::ack{}; });
+      [](resource_manager::cancel_slot_request_request) -> expected<rpc::ack> {
+        return rpc::ack{};
+      });
   });
   caf::actor tm = spawn<fake_endpoint>(context(tm_id), [this](fake_endpoint& self) {
     self.set_token(jm_token);
@@ -98,7 +100,9 @@ const slot_request_id r1{5, 1};
 
 } // namespace
 
-TEST_CASE_FIXTURE(pool_fixture, "a slot request made before any resource manager is known waits and is served once one connects") {
+TEST_CASE_FIXTURE(
+  pool_fixture,
+  "a slot request made before any resource manager is known waits and is served once one connects") {
   std::optional<expected<allocated_slot>> slot;
   ask<allocate_slot>(allocate_slot_request{r1, {}, true}, slot);
   CHECK(!slot.has_value());
@@ -124,11 +128,12 @@ TEST_CASE_FIXTURE(pool_fixture, "a slot request made before any resource manager
   CHECK((*slot)->task_executor_address == tm_id);
 
   using trace::direction;
-  CHECK(flint::test::contains_in_order(trace(), {{direction::receive, "allocate_slot"},
-                                                 {direction::receive, "connect_to_resource_manager"},
-                                                 {direction::send, "request_slot"},
-                                                 {direction::receive, "offer_slots"},
-                                                 {direction::reply, "allocate_slot"}}));
+  CHECK(flint::test::contains_in_order(trace(),
+                                       {{direction::receive, "allocate_slot"},
+                                        {direction::receive, "connect_to_resource_manager"},
+                                        {direction::send, "request_slot"},
+                                        {direction::receive, "offer_slots"},
+                                        {direction::reply, "allocate_slot"}}));
 }
 
 TEST_CASE_FIXTURE(pool_fixture, "a call carrying an old JobMasterId is refused and not executed") {
@@ -144,7 +149,8 @@ TEST_CASE_FIXTURE(pool_fixture, "a call carrying an old JobMasterId is refused a
   CHECK(state().waiting_for_resource_manager_count() == 0);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "a pending request fails with a clear time-out after slot.request.timeout") {
+TEST_CASE_FIXTURE(pool_fixture,
+                  "a pending request fails with a clear time-out after slot.request.timeout") {
   CHECK(call<connect_to_resource_manager>({rm_token, "resource_manager"}).has_value());
   std::optional<expected<allocated_slot>> slot;
   ask<allocate_slot>(allocate_slot_request{r1, {}, true}, slot);
@@ -159,13 +165,15 @@ TEST_CASE_FIXTURE(pool_fixture, "a pending request fails with a clear time-out a
   CHECK(state().pending_count() == 0);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "a released slot stays available and is freed at its task executor once idle") {
+TEST_CASE_FIXTURE(pool_fixture,
+                  "a released slot stays available and is freed at its task executor once idle") {
   CHECK(call<connect_to_resource_manager>({rm_token, "resource_manager"}).has_value());
   std::optional<expected<allocated_slot>> slot;
   ask<allocate_slot>(allocate_slot_request{r1, {}, true}, slot);
   CHECK(call<register_task_manager>({tm_id}).has_value());
   auto allocation = rm_requests[0].request.allocation_id;
-  CHECK(call<offer_slots>({location(), tm_id, {cluster::slot_offer{allocation, 0, {}}}}).has_value());
+  CHECK(
+    call<offer_slots>({location(), tm_id, {cluster::slot_offer{allocation, 0, {}}}}).has_value());
   REQUIRE(slot.has_value());
   CHECK(call<release_slot>({r1, "done"}).has_value());
   CHECK(state().available_count() == 1);
@@ -186,7 +194,8 @@ TEST_CASE_FIXTURE(pool_fixture, "releasing a task executor frees its slots there
   ask<allocate_slot>(allocate_slot_request{r1, {}, true}, slot);
   CHECK(call<register_task_manager>({tm_id}).has_value());
   auto allocation = rm_requests[0].request.allocation_id;
-  CHECK(call<offer_slots>({location(), tm_id, {cluster::slot_offer{allocation, 0, {}}}}).has_value());
+  CHECK(
+    call<offer_slots>({location(), tm_id, {cluster::slot_offer{allocation, 0, {}}}}).has_value());
   CHECK(call<release_task_manager>({tm_id, "job finished"}).has_value());
   REQUIRE(freed.size() == 1);
   CHECK(freed[0].cause == "job finished");

@@ -69,18 +69,22 @@ const slot_request_id r3{7, 3};
 
 } // namespace
 
-TEST_CASE_FIXTURE(pool_fixture, "a request made before any resource manager is known waits and is sent once one connects") {
+TEST_CASE_FIXTURE(
+  pool_fixture,
+  "a request made before any resource manager is known waits and is sent once one connects") {
   pool.allocate(r1, {}, true, t0);
   CHECK(actions.rm_requests.empty());
   CHECK(pool.waiting_for_resource_manager_count() == 1);
-  CHECK(logged("Cannot serve slot request, no ResourceManager connected. Adding as pending request "
-               "[SlotRequestId{00000000000000070000000000000001}]"));
+  CHECK(
+    logged("Cannot serve slot request, no ResourceManager connected. Adding as pending request "
+           "[SlotRequestId{00000000000000070000000000000001}]"));
   pool.connect_resource_manager();
   REQUIRE(actions.rm_requests.size() == 1);
   CHECK(actions.rm_requests[0].request == r1);
   CHECK(pool.waiting_for_resource_manager_count() == 0);
   CHECK(pool.pending_count() == 1);
-  CHECK(logged("Requesting new slot [SlotRequestId{00000000000000070000000000000001}] and profile"));
+  CHECK(
+    logged("Requesting new slot [SlotRequestId{00000000000000070000000000000001}] and profile"));
   CHECK(logged("from resource manager."));
   // Served once the TaskExecutor offers the slot the RM assigned.
   pool.register_task_manager(tm1.id);
@@ -114,7 +118,9 @@ TEST_CASE_FIXTURE(pool_fixture, "offers are matched to requests by allocation id
   CHECK(actions.completed[1].second->allocation_id == a1);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "an offer nobody asked for serves another pending request, then the late slot becomes available") {
+TEST_CASE_FIXTURE(
+  pool_fixture,
+  "an offer nobody asked for serves another pending request, then the late slot becomes available") {
   pool.connect_resource_manager();
   pool.allocate(r1, {}, true, t0);
   auto a1 = actions.rm_requests[0].allocation;
@@ -136,7 +142,9 @@ TEST_CASE_FIXTURE(pool_fixture, "an offer nobody asked for serves another pendin
   CHECK(actions.completed[1].second->allocation_id == a1);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "offers from an unregistered task executor and conflicting allocation ids are refused") {
+TEST_CASE_FIXTURE(
+  pool_fixture,
+  "offers from an unregistered task executor and conflicting allocation ids are refused") {
   pool.connect_resource_manager();
   pool.allocate(r1, {}, true, t0);
   auto a1 = actions.rm_requests[0].allocation;
@@ -151,7 +159,8 @@ TEST_CASE_FIXTURE(pool_fixture, "offers from an unregistered task executor and c
   CHECK(actions.completed.size() == 1);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "an idle available slot is freed at its task executor after the idle timeout") {
+TEST_CASE_FIXTURE(pool_fixture,
+                  "an idle available slot is freed at its task executor after the idle timeout") {
   pool.connect_resource_manager();
   pool.allocate(r1, {}, true, t0);
   auto a1 = actions.rm_requests[0].allocation;
@@ -182,7 +191,8 @@ TEST_CASE_FIXTURE(pool_fixture, "a slot released while a request is parked serve
   CHECK(actions.completed[1].second->allocation_id == a1);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "a request nobody serves fails after the slot request timeout with a clear error") {
+TEST_CASE_FIXTURE(
+  pool_fixture, "a request nobody serves fails after the slot request timeout with a clear error") {
   auto generation = pool.allocate(r1, {}, true, t0);
   REQUIRE(generation != 0);
   pool.check_request_timeout(r1, generation + 1); // a stale timer does nothing
@@ -202,7 +212,8 @@ TEST_CASE_FIXTURE(pool_fixture, "a request nobody serves fails after the slot re
   CHECK(actions.completed.back().second.error().code == errc::timeout);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "releasing a task executor removes and frees its slots and names their users") {
+TEST_CASE_FIXTURE(pool_fixture,
+                  "releasing a task executor removes and frees its slots and names their users") {
   pool.connect_resource_manager();
   pool.allocate(r1, {}, true, t0);
   pool.allocate(r2, {}, true, t0);
@@ -218,7 +229,9 @@ TEST_CASE_FIXTURE(pool_fixture, "releasing a task executor removes and frees its
   CHECK(!pool.is_registered(tm1.id));
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "a failed resource manager request or allocation fails its request, suspend fails the rest") {
+TEST_CASE_FIXTURE(
+  pool_fixture,
+  "a failed resource manager request or allocation fails its request, suspend fails the rest") {
   pool.connect_resource_manager();
   pool.allocate(r1, {}, true, t0);
   pool.allocate(r2, {}, true, t0);
@@ -236,7 +249,8 @@ TEST_CASE_FIXTURE(pool_fixture, "a failed resource manager request or allocation
   CHECK(!pool.resource_manager_connected());
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "a request without queueing fails at once when no slot is available") {
+TEST_CASE_FIXTURE(pool_fixture,
+                  "a request without queueing fails at once when no slot is available") {
   pool.allocate(r1, {}, false, t0);
   REQUIRE(actions.completed.size() == 1);
   CHECK(actions.completed[0].second.error().code == errc::rejected);
@@ -245,7 +259,9 @@ TEST_CASE_FIXTURE(pool_fixture, "a request without queueing fails at once when n
   CHECK(actions.completed.back().second.error().code == errc::invalid_argument);
 }
 
-TEST_CASE_FIXTURE(pool_fixture, "requests sent to an earlier resource manager connection are sent again with the same allocation id") {
+TEST_CASE_FIXTURE(
+  pool_fixture,
+  "requests sent to an earlier resource manager connection are sent again with the same allocation id") {
   pool.connect_resource_manager();
   pool.allocate(r1, {}, true, t0);
   pool.disconnect_resource_manager();

@@ -75,9 +75,10 @@ struct flow_fixture : test_fixture {
     tcfg.resource_id = te_name;
     tcfg.number_of_slots = 2;
     tcfg.detached_tasks = false;
-    tm = spawn<te::task_executor>(context(te_name), tcfg,
-                                  te::task_executor_services{&ha, &directory,
-                                                             te::make_invokable_factory<te::noop_invokable>()});
+    tm = spawn<te::task_executor>(
+      context(te_name), tcfg,
+      te::task_executor_services{&ha, &directory,
+                                 te::make_invokable_factory<te::noop_invokable>()});
     run();
 
     jm_election->start(jm_contender);
@@ -86,33 +87,36 @@ struct flow_fixture : test_fixture {
     jm = spawn<fake_endpoint>(context(jm_name), [token, log](fake_endpoint& self) {
       self.set_token(token);
       using rpc::fencing;
-      self.on<jm::register_task_manager>(fencing::fenced, [](jm::register_task_manager_request)
-                                                            -> expected<jm::task_manager_registration_response> {
-        return jm::task_manager_registration_response{jm::task_manager_registration_success{jm_name}};
-      });
-      self.on<jm::offer_slots>(fencing::fenced, [log](jm::offer_slots_request req) -> expected<jm::offer_slots_response> {
-        log->offers.push_back(req);
-        return jm::offer_slots_response{req.offers};
-      });
-      self.on<jm::update_task_execution_state>(fencing::fenced, [log](cluster::task_execution_state s)
-                                                                  -> expected<rpc::ack> {
-        log->states.push_back(s);
-        return rpc::ack{};
-      });
-      self.on<jm::heartbeat_from_resource_manager>(fencing::unfenced, [log, &self](heartbeat::heartbeat_request)
-                                                                        -> expected<rpc::ack> {
-        rpc::gateway(log->rm, rm_name, log->rm_token)
-          .tell<rm::heartbeat_from_job_manager>(self, heartbeat::heartbeat_request{jm_name, {}});
-        return rpc::ack{};
-      });
-      self.on<jm::heartbeat_from_task_manager>(fencing::fenced, [](heartbeat::heartbeat_request) -> expected<rpc::ack> {
-        return rpc::ack{};
-      });
-      self.on<jm::disconnect_task_manager>(fencing::fenced, [log](jm::disconnect_task_manager_request req)
-                                                              -> expected<rpc::ack> {
-        log->lost_task_managers.push_back(req);
-        return rpc::ack{};
-      });
+      self.on<jm::register_task_manager>(
+        fencing::fenced,
+        [](jm::register_task_manager_request) -> expected<jm::task_manager_registration_response> {
+          return jm::task_manager_registration_response{
+            jm::task_manager_registration_success{jm_name}};
+        });
+      self.on<jm::offer_slots>(
+        fencing::fenced, [log](jm::offer_slots_request req) -> expected<jm::offer_slots_response> {
+          log->offers.push_back(req);
+          return jm::offer_slots_response{req.offers};
+        });
+      self.on<jm::update_task_execution_state>(
+        fencing::fenced, [log](cluster::task_execution_state s) -> expected<rpc::ack> {
+          log->states.push_back(s);
+          return rpc::ack{};
+        });
+      self.on<jm::heartbeat_from_resource_manager>(
+        fencing::unfenced, [log, &self](heartbeat::heartbeat_request) -> expected<rpc::ack> {
+          rpc::gateway(log->rm, rm_name, log->rm_token)
+            .tell<rm::heartbeat_from_job_manager>(self, heartbeat::heartbeat_request{jm_name, {}});
+          return rpc::ack{};
+        });
+      self.on<jm::heartbeat_from_task_manager>(
+        fencing::fenced,
+        [](heartbeat::heartbeat_request) -> expected<rpc::ack> { return rpc::ack{}; });
+      self.on<jm::disconnect_task_manager>(
+        fencing::fenced, [log](jm::disconnect_task_manager_request req) -> expected<rpc::ack> {
+          log->lost_task_managers.push_back(req);
+          return rpc::ack{};
+        });
     });
     run();
     jm_election->confirm_leadership(token, leader::leader_address{jm_name, jm, {}, 0});
@@ -131,7 +135,8 @@ struct flow_fixture : test_fixture {
   te::task_executor& tex() { return deref<te::task_executor>(tm); }
 
   template <class M>
-  expected<typename M::response> ask(const caf::actor& from, rpc::gateway gw, typename M::request req) {
+  expected<typename M::response> ask(const caf::actor& from, rpc::gateway gw,
+                                     typename M::request req) {
     std::optional<expected<typename M::response>> result;
     in_main_thread<fake_endpoint>(from, [&, gw, req](fake_endpoint& self) {
       gw.ask<M>(self, req, [&](expected<typename M::response> r) { result.emplace(std::move(r)); });
@@ -142,8 +147,9 @@ struct flow_fixture : test_fixture {
   }
 
   void register_job_master() {
-    auto r = ask<rm::register_job_manager>(jm, rpc::gateway(rm, rm_name, rm_token()),
-                                           rm::job_master_registration_request{jm_token(), jm_name, jm_name, job_a});
+    auto r = ask<rm::register_job_manager>(
+      jm, rpc::gateway(rm, rm_name, rm_token()),
+      rm::job_master_registration_request{jm_token(), jm_name, jm_name, job_a});
     REQUIRE(r.has_value());
     REQUIRE(std::holds_alternative<rm::job_master_registration_success>(*r));
   }
@@ -151,7 +157,8 @@ struct flow_fixture : test_fixture {
   expected<rpc::ack> request_slot(std::uint64_t n) {
     return ask<rm::request_slot>(
       jm, rpc::gateway(rm, rm_name, rm_token()),
-      rm::request_slot_request{jm_token(), rm::slot_request{job_a, cluster::allocation_id{0xa11, n}, {}, jm_name}});
+      rm::request_slot_request{
+        jm_token(), rm::slot_request{job_a, cluster::allocation_id{0xa11, n}, {}, jm_name}});
   }
 
   expected<rpc::ack> submit(int subtask, std::uint64_t allocation) {
@@ -161,14 +168,16 @@ struct flow_fixture : test_fixture {
     tdd.task_name = "Source: noop (" + std::to_string(subtask + 1) + "/2)";
     tdd.subtask_index = subtask;
     tdd.parallelism = 2;
-    return ask<te::submit_task>(jm, rpc::gateway(tm, te_name, jm_token(), job_a.to_string()),
-                                te::submit_task_request{tdd, jm_token(), cluster::allocation_id{0xa11, allocation}});
+    return ask<te::submit_task>(
+      jm, rpc::gateway(tm, te_name, jm_token(), job_a.to_string()),
+      te::submit_task_request{tdd, jm_token(), cluster::allocation_id{0xa11, allocation}});
   }
 };
 
 } // namespace
 
-TEST_CASE_FIXTURE(flow_fixture, "the slot flow of section 6.1 runs message by message between the real RM and TE") {
+TEST_CASE_FIXTURE(
+  flow_fixture, "the slot flow of section 6.1 runs message by message between the real RM and TE") {
   // The TaskExecutor found the RM leader, registered and reported its two free slots.
   CHECK(tex().is_connected_to_resource_manager());
   CHECK(rmx().slots()->number_of_free_slots() == 2);
@@ -194,22 +203,25 @@ TEST_CASE_FIXTURE(flow_fixture, "the slot flow of section 6.1 runs message by me
     finished += s.state == graph::execution_state::finished ? 1 : 0;
   CHECK(finished == 2);
 
-  CHECK(test::contains_in_order(trace(), {{direction::send, "register_task_executor"},
-                                          {direction::receive, "register_task_executor"},
-                                          {direction::receive, "send_slot_report"},
-                                          {direction::receive, "register_job_manager"},
-                                          {direction::receive, "request_slot"},
-                                          {direction::send, "request_slot"},
-                                          {direction::send, "register_task_manager"},
-                                          {direction::receive, "register_task_manager"},
-                                          {direction::send, "offer_slots"},
-                                          {direction::receive, "offer_slots"},
-                                          {direction::receive, "submit_task"},
-                                          {direction::send, "update_task_execution_state"},
-                                          {direction::receive, "update_task_execution_state"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::send, "register_task_executor"},
+                                 {direction::receive, "register_task_executor"},
+                                 {direction::receive, "send_slot_report"},
+                                 {direction::receive, "register_job_manager"},
+                                 {direction::receive, "request_slot"},
+                                 {direction::send, "request_slot"},
+                                 {direction::send, "register_task_manager"},
+                                 {direction::receive, "register_task_manager"},
+                                 {direction::send, "offer_slots"},
+                                 {direction::receive, "offer_slots"},
+                                 {direction::receive, "submit_task"},
+                                 {direction::send, "update_task_execution_state"},
+                                 {direction::receive, "update_task_execution_state"}}));
 }
 
-TEST_CASE_FIXTURE(flow_fixture, "after a ResourceManager leadership change the TaskExecutor registers under the new id and refuses the old one") {
+TEST_CASE_FIXTURE(
+  flow_fixture,
+  "after a ResourceManager leadership change the TaskExecutor registers under the new id and refuses the old one") {
   auto old = rm_token();
   ha.resource_manager_leadership().revoke_and_regrant();
   run();
@@ -223,13 +235,16 @@ TEST_CASE_FIXTURE(flow_fixture, "after a ResourceManager leadership change the T
 
   auto refused = ask<te::request_slot>(
     jm, rpc::gateway(tm, te_name, old, te::rm_scope),
-    te::request_slot_request{cluster::slot_id{te_name, 0}, job_a, cluster::allocation_id{0xa11, 9}, {}, jm_name, old});
+    te::request_slot_request{
+      cluster::slot_id{te_name, 0}, job_a, cluster::allocation_id{0xa11, 9}, {}, jm_name, old});
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code == errc::fencing_token_mismatch);
   CHECK(tex().slot_table().is_slot_free(0));
 }
 
-TEST_CASE_FIXTURE(flow_fixture, "a TaskExecutor that goes away loses its slots at the RM, and the JobMaster is told") {
+TEST_CASE_FIXTURE(
+  flow_fixture,
+  "a TaskExecutor that goes away loses its slots at the RM, and the JobMaster is told") {
   register_job_master();
   seen->rm_token = rm_token();
   CHECK(request_slot(1).has_value());
@@ -248,7 +263,9 @@ TEST_CASE_FIXTURE(flow_fixture, "a TaskExecutor that goes away loses its slots a
     CHECK(lost.resource_id == te_name);
 }
 
-TEST_CASE_FIXTURE(flow_fixture, "heartbeats between the real RM and TE keep them connected and carry the slot report") {
+TEST_CASE_FIXTURE(
+  flow_fixture,
+  "heartbeats between the real RM and TE keep them connected and carry the slot report") {
   for (int i = 0; i < 120; ++i)
     advance(1s);
   CHECK(tex().is_connected_to_resource_manager());
@@ -257,9 +274,11 @@ TEST_CASE_FIXTURE(flow_fixture, "heartbeats between the real RM and TE keep them
   int requests = 0;
   int answers = 0;
   for (auto& r : trace()) {
-    if (r.dir == direction::receive && r.method == "heartbeat_from_resource_manager" && r.result == trace::outcome::ok)
+    if (r.dir == direction::receive && r.method == "heartbeat_from_resource_manager"
+        && r.result == trace::outcome::ok)
       ++requests;
-    if (r.dir == direction::receive && r.method == "heartbeat_from_task_manager" && r.result == trace::outcome::ok)
+    if (r.dir == direction::receive && r.method == "heartbeat_from_task_manager"
+        && r.result == trace::outcome::ok)
       ++answers;
   }
   CHECK(requests >= 11);

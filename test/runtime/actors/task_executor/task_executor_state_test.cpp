@@ -32,20 +32,23 @@ leader::leader_address rm_address(const std::string& id = "resource_manager/rm")
 
 struct te_fixture {
   std::set<graph::job_id> partitions_held;
-  task_executor_state st{this_tm, 2, cluster::resource_profile{1, 256},
-                         [this](const graph::job_id& job) { return partitions_held.count(job) != 0; }};
+  task_executor_state st{
+    this_tm, 2, cluster::resource_profile{1, 256},
+    [this](const graph::job_id& job) { return partitions_held.count(job) != 0; }};
 
   /// Follows `rm_id` and registers there under `registration`.
   void connect_rm(cluster::instance_id registration = {5, 5}) {
     st.set_resource_manager_leader(rm_address(), rm_id);
     auto epoch = st.begin_resource_manager_registration();
-    REQUIRE(st.resource_manager_registered(epoch, resource_manager_connection{registration, "rm", {}}));
+    REQUIRE(
+      st.resource_manager_registered(epoch, resource_manager_connection{registration, "rm", {}}));
   }
 
   request_slot_request slot_request(std::int32_t index, const graph::job_id& job,
                                     const cluster::allocation_id& allocation,
                                     const rpc::fencing_token& id = rm_id) const {
-    return request_slot_request{cluster::slot_id{this_tm, index}, job, allocation, {}, "job_master/x", id};
+    return request_slot_request{
+      cluster::slot_id{this_tm, index}, job, allocation, {}, "job_master/x", id};
   }
 
   /// Slot `index` reserved for `job` under `allocation`, the job connected to `jm_id`.
@@ -59,8 +62,13 @@ struct te_fixture {
   void deploy(const graph::execution_attempt_id& a, const graph::job_id& job,
               const cluster::allocation_id& allocation) {
     REQUIRE(st.accept_task(job, jm_id, allocation, a).has_value());
-    st.add_task(a, task_record{{}, "task " + std::to_string(a.subtask_index), job, allocation,
-                               graph::execution_state::created, {}});
+    st.add_task(a,
+                task_record{{},
+                            "task " + std::to_string(a.subtask_index),
+                            job,
+                            allocation,
+                            graph::execution_state::created,
+                            {}});
   }
 };
 
@@ -92,7 +100,8 @@ TEST_CASE("a resource manager registration of an older attempt is refused") {
   auto second = f.st.begin_resource_manager_registration();
   CHECK_FALSE(f.st.is_current_resource_manager_epoch(first));
   CHECK(f.st.is_current_resource_manager_epoch(second));
-  CHECK_FALSE(f.st.resource_manager_registered(first, resource_manager_connection{{5, 5}, "rm", {}}));
+  CHECK_FALSE(
+    f.st.resource_manager_registered(first, resource_manager_connection{{5, 5}, "rm", {}}));
   CHECK_FALSE(f.st.is_connected_to_resource_manager());
   CHECK(f.st.resource_manager() == nullptr);
   CHECK(f.st.resource_manager_id().is_nil());
@@ -119,7 +128,8 @@ TEST_CASE("closing the resource manager connection returns it once and outdates 
   CHECK(f.st.has_resource_manager_leader());
 }
 
-TEST_CASE("calls are fenced by the resource manager id for rm_scope and by the job master id per job") {
+TEST_CASE(
+  "calls are fenced by the resource manager id for rm_scope and by the job master id per job") {
   te_fixture f;
   CHECK(f.st.expected_token(rm_scope).is_nil());
   f.connect_rm();
@@ -136,7 +146,8 @@ TEST_CASE("a slot request is refused unless it comes from the resource manager r
   auto unconnected = f.st.request_slot(f.slot_request(0, job_a, alloc_1));
   REQUIRE_FALSE(unconnected.has_value());
   CHECK(unconnected.error().code == errc::fencing_token_mismatch);
-  CHECK(unconnected.error().message.find("is not connected to the resource manager") != std::string::npos);
+  CHECK(unconnected.error().message.find("is not connected to the resource manager")
+        != std::string::npos);
 
   f.connect_rm();
   auto stale = f.st.request_slot(f.slot_request(0, job_a, alloc_1, other_rm_id));
@@ -166,7 +177,7 @@ TEST_CASE("a slot request reserves the slot for its job, once") {
   CHECK(f.st.jobs().get(job_b) == nullptr);
   // Once the job is connected and the slot accepted, a repeated request neither waits nor is new.
   f.st.jobs().connect(job_a, job_master_connection{jm_id, "jm", {}});
-  (void) f.st.slots().mark_slot_active(alloc_1);
+  (void)f.st.slots().mark_slot_active(alloc_1);
   auto again = f.st.request_slot(f.slot_request(0, job_a, alloc_1));
   REQUIRE(again.has_value());
   CHECK_FALSE(again->awaits_acceptance);
@@ -224,7 +235,7 @@ TEST_CASE("only an active slot becomes inactive and waits again") {
   CHECK_FALSE(f.st.mark_slot_inactive(alloc_1));
   f.reserve_connected(0, job_a, alloc_1);
   CHECK_FALSE(f.st.mark_slot_inactive(alloc_1)); // allocated, not active
-  (void) f.st.slots().mark_slot_active(alloc_1);
+  (void)f.st.slots().mark_slot_active(alloc_1);
   CHECK(f.st.mark_slot_inactive(alloc_1));
   CHECK(f.st.slots().slot_of(alloc_1)->state == task_slot_state::allocated);
 }
@@ -238,7 +249,8 @@ TEST_CASE("a job master's answer activates the accepted offers and returns the r
   f.st.arm_slot_timeout(alloc_2);
   auto offers = f.st.slots().offers_for(job_a);
   REQUIRE(offers.size() == 2);
-  auto accepted_1 = std::vector<cluster::slot_offer>{offers[0].allocation == alloc_1 ? offers[0] : offers[1]};
+  auto accepted_1 =
+    std::vector<cluster::slot_offer>{offers[0].allocation == alloc_1 ? offers[0] : offers[1]};
   auto rejected = f.st.accept_offers(job_a, offers, accepted_1);
   REQUIRE(rejected.size() == 1);
   CHECK(rejected[0].allocation == alloc_2);
@@ -247,12 +259,13 @@ TEST_CASE("a job master's answer activates the accepted offers and returns the r
   CHECK(f.st.slots().slot_of(alloc_2)->state == task_slot_state::allocated);
   CHECK(f.st.has_slot_timeout(alloc_2));
   // A slot freed meanwhile, or an answer about another job, changes nothing.
-  (void) f.st.free_slot(alloc_2);
+  (void)f.st.free_slot(alloc_2);
   CHECK(f.st.accept_offers(job_a, offers, {}).size() == 1); // alloc_1 only; alloc_2 is gone
   CHECK(f.st.accept_offers(job_b, offers, offers).empty());
 }
 
-TEST_CASE("a task is accepted only for a connected job, its job master's id and an allocated slot") {
+TEST_CASE(
+  "a task is accepted only for a connected job, its job master's id and an allocated slot") {
   te_fixture f;
   f.connect_rm();
   REQUIRE(f.st.request_slot(f.slot_request(0, job_a, alloc_1)).has_value());
@@ -309,14 +322,17 @@ TEST_CASE("tasks are found by attempt and slot, switch state, and leave at the e
 
 TEST_CASE("a job master's registration connects, is ignored, or replaces the connection") {
   te_fixture f;
-  CHECK(f.st.job_manager_gained_leadership(job_a, jm_id) == job_manager_connection_change::unknown_job);
+  CHECK(f.st.job_manager_gained_leadership(job_a, jm_id)
+        == job_manager_connection_change::unknown_job);
   f.connect_rm();
   REQUIRE(f.st.request_slot(f.slot_request(0, job_a, alloc_1)).has_value());
   CHECK(f.st.job_manager_gained_leadership(job_a, jm_id) == job_manager_connection_change::connect);
   CHECK_FALSE(f.st.is_connected_to(job_a, jm_id));
   f.st.jobs().connect(job_a, job_master_connection{jm_id, "jm", {}});
-  CHECK(f.st.job_manager_gained_leadership(job_a, jm_id) == job_manager_connection_change::unchanged);
-  CHECK(f.st.job_manager_gained_leadership(job_a, other_jm_id) == job_manager_connection_change::replace);
+  CHECK(f.st.job_manager_gained_leadership(job_a, jm_id)
+        == job_manager_connection_change::unchanged);
+  CHECK(f.st.job_manager_gained_leadership(job_a, other_jm_id)
+        == job_manager_connection_change::replace);
   CHECK(f.st.is_connected_to(job_a, jm_id));
   CHECK_FALSE(f.st.is_connected_to(job_a, other_jm_id));
   CHECK_FALSE(f.st.is_connected_to(job_b, jm_id));
@@ -349,7 +365,7 @@ TEST_CASE("a job stays while a slot or a partition of it is here") {
   CHECK(f.st.jobs().get(job_a) != nullptr);
 
   f.partitions_held.insert(job_a);
-  (void) f.st.free_slot(alloc_1);
+  (void)f.st.free_slot(alloc_1);
   CHECK(f.st.holds_partitions_of(job_a));
   CHECK(f.st.has_allocated_resources(job_a));
   f.partitions_held.clear();

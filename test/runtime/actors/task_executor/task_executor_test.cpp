@@ -109,61 +109,68 @@ struct te_fixture : test_fixture {
     rm = spawn<fake_endpoint>(context(rm_id_text), [token, seen](fake_endpoint& self) {
       self.set_token(token);
       using rpc::fencing;
-      self.on<rm::register_task_executor>(fencing::fenced, [seen](rm::task_executor_registration_request req)
-                                                             -> expected<rm::task_executor_registration_response> {
-        seen->registrations.push_back(req);
-        return rm::task_executor_registration_response{
-          rm::task_executor_registration_success{cluster::instance_id{1, 2}, rm_id_text, 10000}};
-      });
-      self.on<rm::send_slot_report>(fencing::fenced, [seen](rm::send_slot_report_request req) -> expected<rpc::ack> {
-        seen->reports.push_back(req);
-        return rpc::ack{};
-      });
-      self.on<rm::notify_slot_available>(fencing::fenced, [seen](rm::notify_slot_available_request req)
-                                                            -> expected<rpc::ack> {
-        seen->available.push_back(req);
-        return rpc::ack{};
-      });
-      self.on<rm::disconnect_task_manager>(fencing::fenced, [seen](rm::disconnect_task_manager_request req)
-                                                              -> expected<rpc::ack> {
-        seen->disconnects.push_back(req);
-        return rpc::ack{};
-      });
-      self.on<rm::heartbeat_from_task_manager>(fencing::fenced, [seen](heartbeat::heartbeat_request)
-                                                                  -> expected<rpc::ack> {
-        ++seen->heartbeats;
-        return rpc::ack{};
-      });
+      self.on<rm::register_task_executor>(
+        fencing::fenced,
+        [seen](rm::task_executor_registration_request req)
+          -> expected<rm::task_executor_registration_response> {
+          seen->registrations.push_back(req);
+          return rm::task_executor_registration_response{
+            rm::task_executor_registration_success{cluster::instance_id{1, 2}, rm_id_text, 10000}};
+        });
+      self.on<rm::send_slot_report>(fencing::fenced,
+                                    [seen](rm::send_slot_report_request req) -> expected<rpc::ack> {
+                                      seen->reports.push_back(req);
+                                      return rpc::ack{};
+                                    });
+      self.on<rm::notify_slot_available>(
+        fencing::fenced, [seen](rm::notify_slot_available_request req) -> expected<rpc::ack> {
+          seen->available.push_back(req);
+          return rpc::ack{};
+        });
+      self.on<rm::disconnect_task_manager>(
+        fencing::fenced, [seen](rm::disconnect_task_manager_request req) -> expected<rpc::ack> {
+          seen->disconnects.push_back(req);
+          return rpc::ack{};
+        });
+      self.on<rm::heartbeat_from_task_manager>(
+        fencing::fenced, [seen](heartbeat::heartbeat_request) -> expected<rpc::ack> {
+          ++seen->heartbeats;
+          return rpc::ack{};
+        });
     });
     auto jm_tok = jm_token();
     auto jseen = jm_seen;
     jm = spawn<fake_endpoint>(context(jm_address), [jm_tok, jseen](fake_endpoint& self) {
       self.set_token(jm_tok);
       using rpc::fencing;
-      self.on<jm::register_task_manager>(fencing::fenced, [jseen](jm::register_task_manager_request req)
-                                                            -> expected<jm::task_manager_registration_response> {
-        jseen->registrations.push_back(req);
-        return jm::task_manager_registration_response{jm::task_manager_registration_success{jm_address}};
-      });
-      self.on<jm::offer_slots>(fencing::fenced, [jseen](jm::offer_slots_request req) -> expected<jm::offer_slots_response> {
-        jseen->offers.push_back(req);
-        if (!jseen->accept_offers)
-          return jm::offer_slots_response{};
-        return jm::offer_slots_response{req.offers};
-      });
-      self.on<jm::update_task_execution_state>(fencing::fenced, [jseen](cluster::task_execution_state s)
-                                                                  -> expected<rpc::ack> {
-        jseen->states.push_back(s);
-        return rpc::ack{};
-      });
-      self.on<jm::heartbeat_from_task_manager>(fencing::fenced, [](heartbeat::heartbeat_request) -> expected<rpc::ack> {
-        return rpc::ack{};
-      });
-      self.on<jm::disconnect_task_manager>(fencing::fenced, [jseen](jm::disconnect_task_manager_request req)
-                                                              -> expected<rpc::ack> {
-        jseen->disconnects.push_back(req);
-        return rpc::ack{};
-      });
+      self.on<jm::register_task_manager>(fencing::fenced,
+                                         [jseen](jm::register_task_manager_request req)
+                                           -> expected<jm::task_manager_registration_response> {
+                                           jseen->registrations.push_back(req);
+                                           return jm::task_manager_registration_response{
+                                             jm::task_manager_registration_success{jm_address}};
+                                         });
+      self.on<jm::offer_slots>(
+        fencing::fenced,
+        [jseen](jm::offer_slots_request req) -> expected<jm::offer_slots_response> {
+          jseen->offers.push_back(req);
+          if (!jseen->accept_offers)
+            return jm::offer_slots_response{};
+          return jm::offer_slots_response{req.offers};
+        });
+      self.on<jm::update_task_execution_state>(
+        fencing::fenced, [jseen](cluster::task_execution_state s) -> expected<rpc::ack> {
+          jseen->states.push_back(s);
+          return rpc::ack{};
+        });
+      self.on<jm::heartbeat_from_task_manager>(
+        fencing::fenced,
+        [](heartbeat::heartbeat_request) -> expected<rpc::ack> { return rpc::ack{}; });
+      self.on<jm::disconnect_task_manager>(
+        fencing::fenced, [jseen](jm::disconnect_task_manager_request req) -> expected<rpc::ack> {
+          jseen->disconnects.push_back(req);
+          return rpc::ack{};
+        });
     });
     run();
     rm_election->confirm_leadership(rm_token(), leader::leader_address{rm_id_text, rm, {}, 0});
@@ -186,16 +193,19 @@ struct te_fixture : test_fixture {
     cfg.number_of_slots = slots;
     cfg.detached_tasks = false;
     te::task_executor_services services{&ha, &directory, invokables};
-    services.holds_partitions = [this](const graph::job_id& job) { return held_partitions.count(job) != 0; };
+    services.holds_partitions = [this](const graph::job_id& job) {
+      return held_partitions.count(job) != 0;
+    };
     services.release_job_partitions = [this](const graph::job_id& job) {
       released_jobs.push_back(job);
       held_partitions.erase(job);
     };
-    services.release_partitions = [this](const graph::job_id& job,
-                                         const std::vector<graph::intermediate_result_partition_id>& ids) {
-      released_partitions.insert(released_partitions.end(), ids.begin(), ids.end());
-      held_partitions.erase(job);
-    };
+    services.release_partitions =
+      [this](const graph::job_id& job,
+             const std::vector<graph::intermediate_result_partition_id>& ids) {
+        released_partitions.insert(released_partitions.end(), ids.begin(), ids.end());
+        held_partitions.erase(job);
+      };
     tm = spawn<te::task_executor>(context(te_id), cfg, services);
     run();
   }
@@ -222,8 +232,11 @@ struct te_fixture : test_fixture {
   }
 
   te::request_slot_request slot_request(int index, std::uint64_t allocation) const {
-    return te::request_slot_request{cluster::slot_id{te_id, index}, job_a,
-                                    cluster::allocation_id{0xa11, allocation}, {}, jm_address,
+    return te::request_slot_request{cluster::slot_id{te_id, index},
+                                    job_a,
+                                    cluster::allocation_id{0xa11, allocation},
+                                    {},
+                                    jm_address,
                                     rm_token()};
   }
 
@@ -238,9 +251,9 @@ struct te_fixture : test_fixture {
   std::optional<expected<rpc::ack>> submit(int subtask, std::uint64_t allocation,
                                            std::optional<rpc::fencing_token> token = std::nullopt) {
     auto t = token.value_or(jm_token());
-    return ask_te<te::submit_task>(jm, te_from_jm(t),
-                                   te::submit_task_request{tdd_for(subtask), t,
-                                                           cluster::allocation_id{0xa11, allocation}});
+    return ask_te<te::submit_task>(
+      jm, te_from_jm(t),
+      te::submit_task_request{tdd_for(subtask), t, cluster::allocation_id{0xa11, allocation}});
   }
 
   std::vector<graph::execution_state> states_of(int subtask) const {
@@ -254,7 +267,9 @@ struct te_fixture : test_fixture {
 
 } // namespace
 
-TEST_CASE_FIXTURE(te_fixture, "a TaskExecutor registers at the ResourceManager leader it retrieves and sends its slot report") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "a TaskExecutor registers at the ResourceManager leader it retrieves and sends its slot report") {
   start_task_executor(2);
   CHECK(tex().is_connected_to_resource_manager());
   CHECK(tex().resource_manager_id() == rm_token());
@@ -268,29 +283,35 @@ TEST_CASE_FIXTURE(te_fixture, "a TaskExecutor registers at the ResourceManager l
   REQUIRE(rm_seen->reports[0].report.slots.size() == 2);
   CHECK(rm_seen->reports[0].report.slots[1].id == cluster::slot_id{te_id, 1});
   CHECK_FALSE(rm_seen->reports[0].report.slots[1].allocation.has_value());
-  CHECK(test::contains_in_order(trace(), {{direction::send, "register_task_executor"},
-                                          {direction::receive, "register_task_executor"},
-                                          {direction::response, "register_task_executor"},
-                                          {direction::send, "send_slot_report"},
-                                          {direction::receive, "send_slot_report"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::send, "register_task_executor"},
+                                 {direction::receive, "register_task_executor"},
+                                 {direction::response, "register_task_executor"},
+                                 {direction::send, "send_slot_report"},
+                                 {direction::receive, "send_slot_report"}}));
   // Both carried the retrieved leader id.
   for (auto& r : trace())
     if (r.dir == direction::receive && r.to == rm_id_text)
       CHECK(r.token == rm_token());
 }
 
-TEST_CASE_FIXTURE(te_fixture, "the ResourceManager's heartbeat request is answered with the slot report as payload") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "the ResourceManager's heartbeat request is answered with the slot report as payload") {
   start_task_executor(1);
-  auto r = ask_te<te::heartbeat_from_resource_manager>(rm, te_from_rm(rm_token()),
-                                                      heartbeat::heartbeat_request{rm_id_text, {}});
+  auto r = ask_te<te::heartbeat_from_resource_manager>(
+    rm, te_from_rm(rm_token()), heartbeat::heartbeat_request{rm_id_text, {}});
   REQUIRE(r.has_value());
   CHECK(r->has_value());
   CHECK(rm_seen->heartbeats == 1);
-  CHECK(test::contains_in_order(trace(), {{direction::receive, "heartbeat_from_resource_manager"},
-                                          {direction::send, "heartbeat_from_task_manager"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::receive, "heartbeat_from_resource_manager"},
+                                 {direction::send, "heartbeat_from_task_manager"}}));
 }
 
-TEST_CASE_FIXTURE(te_fixture, "request_slot_report answers the ResourceManager with every slot, allocated ones with their job") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "request_slot_report answers the ResourceManager with every slot, allocated ones with their job") {
   start_task_executor(2);
   auto empty = ask_te<te::request_slot_report>(rm, te_from_rm(rm_token()), rpc::ack{});
   REQUIRE(empty.has_value());
@@ -309,18 +330,22 @@ TEST_CASE_FIXTURE(te_fixture, "request_slot_report answers the ResourceManager w
   CHECK(slots[1].job == job_a);
   CHECK_FALSE(slots[0].allocation.has_value());
   // A caller without the ResourceManager's token is refused.
-  auto refused = ask_te<te::request_slot_report>(rm, te_from_rm(rpc::fencing_token{9, 9}), rpc::ack{});
+  auto refused =
+    ask_te<te::request_slot_report>(rm, te_from_rm(rpc::fencing_token{9, 9}), rpc::ack{});
   REQUIRE(refused.has_value());
   REQUIRE_FALSE(refused->has_value());
   CHECK(refused->error().code == errc::fencing_token_mismatch);
 }
 
-TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at the job's leader and offer the slot, and accepted slots become active") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "request_slot makes the TaskExecutor register at the job's leader and offer the slot, and accepted slots become active") {
   start_task_executor(2);
   request_slot(1, 1);
   REQUIRE(jm_seen->registrations.size() == 1);
   CHECK(jm_seen->registrations[0].task_executor_address == te_id);
-  CHECK(jm_seen->registrations[0].location == cluster::task_manager_location{te_id, "localhost", 6121});
+  CHECK(jm_seen->registrations[0].location
+        == cluster::task_manager_location{te_id, "localhost", 6121});
   REQUIRE(jm_seen->offers.size() == 1);
   CHECK(jm_seen->offers[0].task_manager == te_id);
   REQUIRE(jm_seen->offers[0].offers.size() == 1);
@@ -328,12 +353,13 @@ TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at t
   CHECK(jm_seen->offers[0].offers[0].slot_index == 1);
   CHECK(tex().slot_table().slot(1)->state == te::task_slot_state::active);
   CHECK(tex().jobs().job_master_id_of(job_a) == jm_token());
-  CHECK(test::contains_in_order(trace(), {{direction::receive, "request_slot"},
-                                          {direction::send, "register_task_manager"},
-                                          {direction::receive, "register_task_manager"},
-                                          {direction::send, "offer_slots"},
-                                          {direction::receive, "offer_slots"},
-                                          {direction::response, "offer_slots"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::receive, "request_slot"},
+                                 {direction::send, "register_task_manager"},
+                                 {direction::receive, "register_task_manager"},
+                                 {direction::send, "offer_slots"},
+                                 {direction::receive, "offer_slots"},
+                                 {direction::response, "offer_slots"}}));
   for (auto& r : trace())
     if (r.dir == direction::receive && r.to == jm_address)
       CHECK(r.token == jm_token());
@@ -345,7 +371,8 @@ TEST_CASE_FIXTURE(te_fixture, "request_slot makes the TaskExecutor register at t
   CHECK(jm_seen->offers[1].offers[0].allocation == cluster::allocation_id{0xa11, 2});
 }
 
-TEST_CASE_FIXTURE(te_fixture, "a TaskExecutor that stops tells its JobMasters and the ResourceManager at once") {
+TEST_CASE_FIXTURE(
+  te_fixture, "a TaskExecutor that stops tells its JobMasters and the ResourceManager at once") {
   start_task_executor(2);
   request_slot(0, 1);
   REQUIRE(jm_seen->registrations.size() == 1);
@@ -364,7 +391,8 @@ TEST_CASE_FIXTURE(te_fixture, "a TaskExecutor that stops tells its JobMasters an
   tm = caf::actor{};
 }
 
-TEST_CASE_FIXTURE(te_fixture, "a slot the JobMaster rejects is freed and the ResourceManager told") {
+TEST_CASE_FIXTURE(te_fixture,
+                  "a slot the JobMaster rejects is freed and the ResourceManager told") {
   jm_seen->accept_offers = false;
   start_task_executor(1);
   request_slot(0, 1);
@@ -375,7 +403,8 @@ TEST_CASE_FIXTURE(te_fixture, "a slot the JobMaster rejects is freed and the Res
   CHECK(tex().jobs().size() == 0);
 }
 
-TEST_CASE_FIXTURE(te_fixture, "calls with an old ResourceManagerId or an old JobMasterId are refused") {
+TEST_CASE_FIXTURE(te_fixture,
+                  "calls with an old ResourceManagerId or an old JobMasterId are refused") {
   start_task_executor(2);
   std::mt19937_64 rng{3};
   auto old_rm = rpc::fencing_token::generate(rng);
@@ -396,27 +425,31 @@ TEST_CASE_FIXTURE(te_fixture, "calls with an old ResourceManagerId or an old Job
   CHECK(tex().number_of_running_tasks() == 0);
 
   // A job the TaskExecutor serves no JobMaster for has no token at all.
-  auto f = ask_te<te::free_slot>(jm, rpc::gateway(tm, te_id, jm_token(), graph::job_id{9, 9}.to_string()),
-                                 te::free_slot_request{graph::job_id{9, 9}, cluster::allocation_id{0xa11, 1}, "x"});
+  auto f = ask_te<te::free_slot>(
+    jm, rpc::gateway(tm, te_id, jm_token(), graph::job_id{9, 9}.to_string()),
+    te::free_slot_request{graph::job_id{9, 9}, cluster::allocation_id{0xa11, 1}, "x"});
   REQUIRE(f.has_value());
   CHECK(f->error().code == errc::fencing_token_mismatch);
   CHECK_FALSE(tex().slot_table().is_slot_free(0));
 }
 
-TEST_CASE_FIXTURE(te_fixture, "a task reports DEPLOYING, INITIALIZING, RUNNING and FINISHED to its JobMaster") {
+TEST_CASE_FIXTURE(te_fixture,
+                  "a task reports DEPLOYING, INITIALIZING, RUNNING and FINISHED to its JobMaster") {
   start_task_executor(1);
   request_slot(0, 1);
   auto r = submit(0, 1);
   REQUIRE(r.has_value());
   CHECK(r->has_value());
   using graph::execution_state;
-  CHECK(states_of(0) == std::vector<execution_state>{execution_state::deploying, execution_state::initializing,
-                                                     execution_state::running, execution_state::finished});
+  CHECK(states_of(0)
+        == std::vector<execution_state>{execution_state::deploying, execution_state::initializing,
+                                        execution_state::running, execution_state::finished});
   CHECK(tex().number_of_running_tasks() == 0);
   CHECK(tex().slot_table().tasks_of(cluster::allocation_id{0xa11, 1}).empty());
-  CHECK(test::contains_in_order(trace(), {{direction::receive, "submit_task"},
-                                          {direction::send, "update_task_execution_state"},
-                                          {direction::receive, "update_task_execution_state"}}));
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::receive, "submit_task"},
+                                 {direction::send, "update_task_execution_state"},
+                                 {direction::receive, "update_task_execution_state"}}));
 }
 
 TEST_CASE_FIXTURE(te_fixture, "cancel_task ends a running task CANCELED") {
@@ -425,15 +458,18 @@ TEST_CASE_FIXTURE(te_fixture, "cancel_task ends a running task CANCELED") {
   request_slot(0, 1);
   REQUIRE(submit(0, 1)->has_value());
   using graph::execution_state;
-  CHECK(states_of(0) == std::vector<execution_state>{execution_state::deploying, execution_state::initializing,
-                                                     execution_state::running});
+  CHECK(states_of(0)
+        == std::vector<execution_state>{execution_state::deploying, execution_state::initializing,
+                                        execution_state::running});
   CHECK(tex().number_of_running_tasks() == 1);
-  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(0)});
+  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()),
+                                   te::cancel_task_request{job_a, attempt_for(0)});
   REQUIRE(c.has_value());
   CHECK(c->has_value());
   CHECK(states_of(0).back() == execution_state::canceled);
   CHECK(tex().number_of_running_tasks() == 0);
-  auto again = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(0)});
+  auto again = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()),
+                                       te::cancel_task_request{job_a, attempt_for(0)});
   CHECK(again->error().code == errc::not_found);
 }
 
@@ -445,9 +481,10 @@ TEST_CASE_FIXTURE(te_fixture, "a cancel mail interleaves with a task's steps") {
   request_slot(0, 1);
   // Submit without draining: step the scheduler a bounded number of times, then cancel.
   in_main_thread<fake_endpoint>(jm, [&](fake_endpoint& self) {
-    te_from_jm(jm_token()).ask<te::submit_task>(
-      self, te::submit_task_request{tdd_for(0), jm_token(), cluster::allocation_id{0xa11, 1}},
-      [](expected<rpc::ack>) {});
+    te_from_jm(jm_token())
+      .ask<te::submit_task>(
+        self, te::submit_task_request{tdd_for(0), jm_token(), cluster::allocation_id{0xa11, 1}},
+        [](expected<rpc::ack>) {});
   });
   for (int i = 0; i < 50; ++i)
     run_once();
@@ -459,26 +496,31 @@ TEST_CASE_FIXTURE(te_fixture, "a cancel mail interleaves with a task's steps") {
   CHECK(tex().number_of_running_tasks() == 0);
 }
 
-TEST_CASE_FIXTURE(te_fixture, "cancel_task raises the task's interrupt flag before its cancel mail is handled") {
+TEST_CASE_FIXTURE(
+  te_fixture, "cancel_task raises the task's interrupt flag before its cancel mail is handled") {
   // What the flag said when the task handled its cancel mail (in the task's thread).
   auto raised_at_cancel = std::make_shared<std::optional<bool>>();
   struct watching : te::blocking_invokable {
     std::shared_ptr<std::optional<bool>> out;
     const std::atomic<bool>* flag = nullptr;
     explicit watching(std::shared_ptr<std::optional<bool>> o) : out(std::move(o)) {}
-    void attach(std::shared_ptr<te::task_context> context) override { flag = context->interrupt_flag(); }
+    void attach(std::shared_ptr<te::task_context> context) override {
+      flag = context->interrupt_flag();
+    }
     void cancel() override {
       *out = flag != nullptr && flag->load();
       blocking_invokable::cancel();
     }
   };
-  invokables = [raised_at_cancel](const graph::task_deployment_descriptor&) -> std::unique_ptr<te::invokable> {
+  invokables =
+    [raised_at_cancel](const graph::task_deployment_descriptor&) -> std::unique_ptr<te::invokable> {
     return std::make_unique<watching>(raised_at_cancel);
   };
   start_task_executor(1);
   request_slot(0, 1);
   REQUIRE(submit(0, 1)->has_value());
-  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(0)});
+  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()),
+                                   te::cancel_task_request{job_a, attempt_for(0)});
   REQUIRE(c.has_value());
   CHECK(c->has_value());
   REQUIRE(raised_at_cancel->has_value());
@@ -487,7 +529,8 @@ TEST_CASE_FIXTURE(te_fixture, "cancel_task raises the task's interrupt flag befo
 }
 
 TEST_CASE_FIXTURE(te_fixture, "a failing invokable ends FAILED with its cause") {
-  invokables = te::make_invokable_factory<te::counting_invokable>(5, 2, std::string("boom at step 2"));
+  invokables =
+    te::make_invokable_factory<te::counting_invokable>(5, 2, std::string("boom at step 2"));
   start_task_executor(1);
   request_slot(0, 1);
   REQUIRE(submit(0, 1)->has_value());
@@ -496,12 +539,14 @@ TEST_CASE_FIXTURE(te_fixture, "a failing invokable ends FAILED with its cause") 
   CHECK(jm_seen->states.back().failure_cause == "boom at step 2");
 }
 
-TEST_CASE_FIXTURE(te_fixture, "free_slot frees the slot, tells the ResourceManager and ends the job's connection") {
+TEST_CASE_FIXTURE(
+  te_fixture, "free_slot frees the slot, tells the ResourceManager and ends the job's connection") {
   start_task_executor(1);
   request_slot(0, 1);
   REQUIRE(submit(0, 1)->has_value());
-  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
-                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "job done"});
+  auto f = ask_te<te::free_slot>(
+    jm, te_from_jm(jm_token()),
+    te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "job done"});
   REQUIRE(f.has_value());
   CHECK(f->has_value());
   CHECK(tex().slot_table().is_slot_free(0));
@@ -510,13 +555,16 @@ TEST_CASE_FIXTURE(te_fixture, "free_slot frees the slot, tells the ResourceManag
   CHECK(tex().jobs().size() == 0);
 }
 
-TEST_CASE_FIXTURE(te_fixture, "freeing a slot with a running task fails the task first and frees the slot after it") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "freeing a slot with a running task fails the task first and frees the slot after it") {
   invokables = te::make_invokable_factory<te::blocking_invokable>();
   start_task_executor(1);
   request_slot(0, 1);
   REQUIRE(submit(0, 1)->has_value());
-  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
-                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "slot released"});
+  auto f = ask_te<te::free_slot>(
+    jm, te_from_jm(jm_token()),
+    te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "slot released"});
   REQUIRE(f->has_value());
   CHECK(tex().slot_table().is_slot_free(0));
   CHECK(tex().number_of_running_tasks() == 0);
@@ -539,16 +587,19 @@ TEST_CASE_FIXTURE(te_fixture, "bad input gets clear errors") {
   CHECK(unknown->error().code == errc::not_found);
   CHECK(unknown->error().message.find("No task slot allocated") != std::string::npos);
   // Freeing an unknown allocation, cancelling an unknown task.
-  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
-                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 42}, "x"});
+  auto f =
+    ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                          te::free_slot_request{job_a, cluster::allocation_id{0xa11, 42}, "x"});
   CHECK(f->error().code == errc::not_found);
-  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()), te::cancel_task_request{job_a, attempt_for(1)});
+  auto c = ask_te<te::cancel_task>(jm, te_from_jm(jm_token()),
+                                   te::cancel_task_request{job_a, attempt_for(1)});
   CHECK(c->error().code == errc::not_found);
   // Malformed bytes never reach a handler.
   std::optional<expected<std::vector<char>>> raw;
   in_main_thread<fake_endpoint>(rm, [&](fake_endpoint& self) {
-    te_from_rm(rm_token()).ask_raw(self, te::request_slot::id, "request_slot", {'x', 'y'}, std::nullopt,
-                                   [&](expected<std::vector<char>> r) { raw.emplace(std::move(r)); });
+    te_from_rm(rm_token())
+      .ask_raw(self, te::request_slot::id, "request_slot", {'x', 'y'}, std::nullopt,
+               [&](expected<std::vector<char>> r) { raw.emplace(std::move(r)); });
   });
   run();
   REQUIRE(raw.has_value());
@@ -559,7 +610,7 @@ TEST_CASE_FIXTURE(te_fixture, "bad input gets clear errors") {
 TEST_CASE_FIXTURE(te_fixture, "disconnect_resource_manager makes the TaskExecutor register again") {
   start_task_executor(1);
   auto r = ask_te<te::disconnect_resource_manager>(rm, te_from_rm(rm_token()),
-                                                  te::disconnect_resource_manager_request{"test"});
+                                                   te::disconnect_resource_manager_request{"test"});
   REQUIRE(r.has_value());
   CHECK(r->has_value());
   CHECK(rm_seen->disconnects.size() == 1);
@@ -568,7 +619,8 @@ TEST_CASE_FIXTURE(te_fixture, "disconnect_resource_manager makes the TaskExecuto
   CHECK(tex().is_connected_to_resource_manager());
 }
 
-TEST_CASE_FIXTURE(te_fixture, "a slot whose JobMaster lost leadership is freed after taskmanager.slot.timeout") {
+TEST_CASE_FIXTURE(
+  te_fixture, "a slot whose JobMaster lost leadership is freed after taskmanager.slot.timeout") {
   start_task_executor(1);
   request_slot(0, 1);
   CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::active);
@@ -586,7 +638,9 @@ TEST_CASE_FIXTURE(te_fixture, "a slot whose JobMaster lost leadership is freed a
   CHECK(tex().jobs().size() == 0);
 }
 
-TEST_CASE_FIXTURE(te_fixture, "a slot for a job whose JobMaster never shows up is freed after taskmanager.slot.timeout") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "a slot for a job whose JobMaster never shows up is freed after taskmanager.slot.timeout") {
   start_task_executor(1);
   auto req = slot_request(0, 1);
   req.job_id = graph::job_id{0xb, 2};
@@ -605,8 +659,8 @@ TEST_CASE_FIXTURE(te_fixture, "disconnect_job_manager fails the job's tasks and 
   request_slot(1, 2);
   REQUIRE(submit(0, 1)->has_value());
   CHECK(tex().number_of_running_tasks() == 1);
-  auto r = ask_te<te::disconnect_job_manager>(jm, te_from_jm(jm_token()),
-                                              te::disconnect_job_manager_request{job_a, "job master stopped"});
+  auto r = ask_te<te::disconnect_job_manager>(
+    jm, te_from_jm(jm_token()), te::disconnect_job_manager_request{job_a, "job master stopped"});
   REQUIRE(r.has_value());
   CHECK(r->has_value());
   CHECK(tex().number_of_running_tasks() == 0);
@@ -614,12 +668,15 @@ TEST_CASE_FIXTURE(te_fixture, "disconnect_job_manager fails the job's tasks and 
   CHECK(rm_seen->available.size() == 2);
   CHECK(tex().jobs().size() == 0);
   // Calls about the job are refused from now on: no JobMasterId is known for it.
-  auto again = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
-                                     te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "x"});
+  auto again =
+    ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                          te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "x"});
   CHECK(again->error().code == errc::fencing_token_mismatch);
 }
 
-TEST_CASE_FIXTURE(te_fixture, "a JobMaster whose heartbeat requests stop is registered at again and offered the slots anew") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "a JobMaster whose heartbeat requests stop is registered at again and offered the slots anew") {
   start_task_executor(1);
   request_slot(0, 1);
   REQUIRE(jm_seen->registrations.size() == 1);
@@ -638,18 +695,22 @@ TEST_CASE_FIXTURE(te_fixture, "a JobMaster whose heartbeat requests stop is regi
   CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::active);
 }
 
-TEST_CASE_FIXTURE(te_fixture, "a job whose blocking partitions are here stays after its last slot is freed, until the JobMaster releases them") {
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "a job whose blocking partitions are here stays after its last slot is freed, until the JobMaster releases them") {
   start_task_executor(1);
   request_slot(0, 1);
   held_partitions.insert(job_a);
-  auto f = ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
-                                 te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "idle"});
+  auto f =
+    ask_te<te::free_slot>(jm, te_from_jm(jm_token()),
+                          te::free_slot_request{job_a, cluster::allocation_id{0xa11, 1}, "idle"});
   REQUIRE(f->has_value());
   // No slot left, but its consumers still need the partitions: the JobMaster connection stays.
   CHECK(tex().jobs().job_master_id_of(job_a) == jm_token());
   CHECK(released_jobs.empty());
   graph::intermediate_result_partition_id p{graph::intermediate_data_set_id{5, 6}, 1};
-  auto r = ask_te<te::release_partitions>(jm, te_from_jm(jm_token()), te::release_partitions_request{job_a, {p}});
+  auto r = ask_te<te::release_partitions>(jm, te_from_jm(jm_token()),
+                                          te::release_partitions_request{job_a, {p}});
   REQUIRE(r.has_value());
   CHECK(r->has_value());
   REQUIRE(released_partitions.size() == 1);
@@ -662,8 +723,9 @@ TEST_CASE_FIXTURE(te_fixture, "disconnect_job_manager releases the job's partiti
   start_task_executor(1);
   request_slot(0, 1);
   held_partitions.insert(job_a);
-  auto r = ask_te<te::disconnect_job_manager>(jm, te_from_jm(jm_token()),
-                                              te::disconnect_job_manager_request{job_a, "JobMaster is stopping."});
+  auto r = ask_te<te::disconnect_job_manager>(
+    jm, te_from_jm(jm_token()),
+    te::disconnect_job_manager_request{job_a, "JobMaster is stopping."});
   REQUIRE(r->has_value());
   REQUIRE(released_jobs.size() == 1);
   CHECK(released_jobs[0] == job_a);

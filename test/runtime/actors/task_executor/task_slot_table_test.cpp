@@ -42,7 +42,8 @@ TEST_CASE("slots are allocated by index to a job and an allocation, once") {
   CHECK(t.allocations_of(job_a) == std::vector<cluster::allocation_id>{alloc_1});
 }
 
-TEST_CASE("allocated slots are offered, accepted ones become active, and tasks need an active slot") {
+TEST_CASE(
+  "allocated slots are offered, accepted ones become active, and tasks need an active slot") {
   task_slot_table t("task_executor/tm-1", 2, {});
   REQUIRE(t.allocate_slot(1, job_a, alloc_1).has_value());
   auto offers = t.offers_for(job_a);

@@ -55,8 +55,9 @@ struct trace_fixture : test_fixture {
     std::optional<expected<trace::fetch_trace_response>> result;
     rpc::gateway gw(server, trace::trace_endpoint_name);
     in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
-      gw.ask<trace::fetch_trace>(self, trace::fetch_trace_request{from, max},
-                                 [&](expected<trace::fetch_trace_response> r) { result.emplace(std::move(r)); });
+      gw.ask<trace::fetch_trace>(
+        self, trace::fetch_trace_request{from, max},
+        [&](expected<trace::fetch_trace_response> r) { result.emplace(std::move(r)); });
     });
     run();
     REQUIRE(result.has_value());
@@ -74,7 +75,9 @@ struct trace_fixture : test_fixture {
 
 } // namespace
 
-TEST_CASE_FIXTURE(trace_fixture, "a tail gets the node's records in order and continues where the last answer ended") {
+TEST_CASE_FIXTURE(
+  trace_fixture,
+  "a tail gets the node's records in order and continues where the last answer ended") {
   record(0, 3);
   auto first = fetch(0);
   CHECK(methods(first) == std::vector<std::string>{"m0", "m1", "m2"});
@@ -132,7 +135,8 @@ TEST_CASE_FIXTURE(trace_fixture, "a batch holds at most the records asked for") 
   CHECK(methods(rest) == std::vector<std::string>{"m3"});
 }
 
-TEST_CASE_FIXTURE(trace_fixture, "records the ring overwrote before the tail fetched them are reported as a gap") {
+TEST_CASE_FIXTURE(trace_fixture,
+                  "records the ring overwrote before the tail fetched them are reported as a gap") {
   record(0, 3);
   auto first = fetch(0);
   REQUIRE(first.next_sequence == 3);
@@ -157,7 +161,8 @@ TEST_CASE_FIXTURE(trace_fixture, "records dropped by clear are passed over as mi
   CHECK(got.next_sequence == 3);
 }
 
-TEST_CASE_FIXTURE(trace_fixture, "the trace server's own calls are not recorded, and need no fencing token") {
+TEST_CASE_FIXTURE(trace_fixture,
+                  "the trace server's own calls are not recorded, and need no fencing token") {
   record(0, 1);
   // The gateway carries no token: fetch_trace is unfenced.
   fetch(0);

@@ -31,7 +31,8 @@ namespace {
 struct router_fixture {
   caf::actor_system_config cfg;
   caf::actor_system sys{flint::test::deterministic_config(cfg)};
-  caf::scheduler::test_coordinator& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  caf::scheduler::test_coordinator& sched =
+    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
   caf::actor silent = sys.spawn([](caf::event_based_actor* self) -> caf::behavior {
     self->set_default_handler(caf::drop);
     return {[](int) {}};
@@ -84,7 +85,9 @@ struct recording_consumer final : consumer_routes {
 
 } // namespace
 
-TEST_CASE_FIXTURE(router_fixture, "the router hands a buffer to the client of its channel and drops one for no channel") {
+TEST_CASE_FIXTURE(
+  router_fixture,
+  "the router hands a buffer to the client of its channel and drops one for no channel") {
   std::vector<char> bytes(100, 'r');
   CHECK(route(to_message(buffer_message{{0, 0}, 0, 0, 0, bytes})));
   CHECK(side.channel->num_queued() == 1);
@@ -100,9 +103,11 @@ TEST_CASE_FIXTURE(router_fixture, "the router hands a buffer to the client of it
   CHECK(side.channel->num_queued() == 1);
 }
 
-TEST_CASE_FIXTURE(router_fixture, "the router hands a local buffer over, taking it out of its holder") {
+TEST_CASE_FIXTURE(router_fixture,
+                  "the router hands a local buffer over, taking it out of its holder") {
   std::string bytes(64, 'l');
-  shared_buffer holder{std::make_shared<buffer>(buffer::unpooled_copy(std::span<const char>(bytes.data(), bytes.size())))};
+  shared_buffer holder{std::make_shared<buffer>(
+    buffer::unpooled_copy(std::span<const char>(bytes.data(), bytes.size())))};
   CHECK(route(to_message(local_buffer_message{{0, 0}, 0, 0, holder})));
   CHECK_FALSE(side.failure);
   CHECK(side.channel->num_queued() == 1);
@@ -113,9 +118,11 @@ TEST_CASE_FIXTURE(router_fixture, "the router hands a local buffer over, taking 
   CHECK(side.failure->code == errc::malformed_message);
 }
 
-TEST_CASE_FIXTURE(router_fixture, "the router retries a refused request only while its channel still reads") {
+TEST_CASE_FIXTURE(router_fixture,
+                  "the router retries a refused request only while its channel still reads") {
   CHECK(side.client->requests_sent() == 1);
-  CHECK(route(to_message(partition_error_message{{0, 0}, static_cast<wire_i32>(errc::not_found), "not yet"})));
+  CHECK(route(to_message(
+    partition_error_message{{0, 0}, static_cast<wire_i32>(errc::not_found), "not yet"})));
   CHECK_FALSE(side.failure);
   CHECK(route(to_message(retry_request_message{{0, 0}})));
   CHECK(side.client->requests_sent() == 2);
@@ -123,17 +130,21 @@ TEST_CASE_FIXTURE(router_fixture, "the router retries a refused request only whi
   CHECK(route(to_message(retry_request_message{{0, 0}})));
   CHECK(side.client->requests_sent() == 2);
   // A final refusal fails the consumer with the server's text.
-  CHECK(route(to_message(partition_error_message{{0, 0}, static_cast<wire_i32>(errc::rejected), "no such subpartition"})));
+  CHECK(route(to_message(partition_error_message{
+    {0, 0}, static_cast<wire_i32>(errc::rejected), "no such subpartition"})));
   REQUIRE(side.failure);
   CHECK(side.failure->code == errc::rejected);
   CHECK(side.failure->message == "no such subpartition");
 }
 
-TEST_CASE_FIXTURE(router_fixture, "the router fails a consumer on a malformed transport message and leaves others alone") {
+TEST_CASE_FIXTURE(
+  router_fixture,
+  "the router fails a consumer on a malformed transport message and leaves others alone") {
   CHECK(route(caf::make_message(buffer_atom::value, wire_u32{0})));
   REQUIRE(side.failure);
   CHECK(side.failure->code == errc::malformed_message);
-  CHECK_MESSAGE(side.failure->message.find("malformed buffer message") != std::string::npos, side.failure->message);
+  CHECK_MESSAGE(side.failure->message.find("malformed buffer message") != std::string::npos,
+                side.failure->message);
   CHECK(side.channel->num_queued() == 0);
   // Not the transport's: the actor handles them (or drops them).
   CHECK_FALSE(route(caf::make_message(std::string{"hello"})));
@@ -191,8 +202,9 @@ TEST_CASE("the router hands a server its requests, credit and cancels by name") 
   CHECK(route_to_server(bad, server));
   REQUIRE(server.malformed.size() == 1);
   CHECK(server.malformed[0].code == errc::malformed_message);
-  CHECK_MESSAGE(server.malformed[0].message.find("malformed partition request message") != std::string::npos,
-                server.malformed[0].message);
+  CHECK_MESSAGE(
+    server.malformed[0].message.find("malformed partition request message") != std::string::npos,
+    server.malformed[0].message);
   CHECK(server.requests.size() == 1);
 
   // Consumer-side messages are not the server's.

@@ -24,8 +24,10 @@ namespace {
 struct actor_fixture {
   caf::actor_system_config cfg;
   caf::actor_system sys{flint::test::deterministic_config(cfg)};
-  caf::scheduler::test_coordinator& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
-  caf::actor consumer = sys.spawn([](caf::event_based_actor*) -> caf::behavior { return {[](int) {}}; });
+  caf::scheduler::test_coordinator& sched =
+    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  caf::actor consumer =
+    sys.spawn([](caf::event_based_actor*) -> caf::behavior { return {[](int) {}}; });
 
   ~actor_fixture() {
     caf::anon_send_exit(consumer, caf::exit_reason::user_shutdown);
@@ -44,13 +46,15 @@ partition_request_message sample_request(const caf::actor& consumer) {
 
 } // namespace
 
-TEST_CASE_FIXTURE(actor_fixture, "a partition request goes into a CAF message of builtin types and comes back equal") {
+TEST_CASE_FIXTURE(
+  actor_fixture,
+  "a partition request goes into a CAF message of builtin types and comes back equal") {
   auto request = sample_request(consumer);
   auto msg = to_message(request);
   // The wire form peers of other builds read: an atom and fixed-width integers, nothing registered.
   CHECK(msg.size() == 11);
-  CHECK(msg.match_elements<partition_request_atom, caf::actor, wire_u64, wire_u64, wire_u64, wire_u64, wire_i32,
-                           wire_u64, wire_u32, wire_u32, wire_u64>());
+  CHECK(msg.match_elements<partition_request_atom, caf::actor, wire_u64, wire_u64, wire_u64,
+                           wire_u64, wire_i32, wire_u64, wire_u32, wire_u32, wire_u64>());
   CHECK(is_message<partition_request_message>(msg));
   CHECK_FALSE(is_message<cancel_request_message>(msg));
   auto back = from_message<partition_request_message>(msg);
@@ -63,7 +67,8 @@ TEST_CASE_FIXTURE(actor_fixture, "a partition request goes into a CAF message of
   CHECK(back->initial_credit == 12);
 }
 
-TEST_CASE_FIXTURE(actor_fixture, "every other transport message comes back equal from its CAF message") {
+TEST_CASE_FIXTURE(actor_fixture,
+                  "every other transport message comes back equal from its CAF message") {
   std::vector<char> bytes{'a', 'b', 'c'};
   auto buf = from_message<buffer_message>(to_message(buffer_message{{1, 2}, 9, 4, 1, bytes}));
   REQUIRE(buf.has_value());
@@ -79,14 +84,16 @@ TEST_CASE_FIXTURE(actor_fixture, "every other transport message comes back equal
   CHECK(viewed->bytes.data() == as_message.get_as<std::vector<char>>(6).data());
 
   shared_buffer holder{std::make_shared<buffer>()};
-  auto local = from_message<local_buffer_message>(to_message(local_buffer_message{{0, 1}, 2, 3, holder}));
+  auto local =
+    from_message<local_buffer_message>(to_message(local_buffer_message{{0, 1}, 2, 3, holder}));
   REQUIRE(local.has_value());
   CHECK(local->channel == input_channel_id{0, 1});
   CHECK(local->sequence == 2);
   CHECK(local->backlog == 3);
   CHECK(local->holder.buf == holder.buf);
 
-  auto credit = from_message<add_credit_message>(to_message(add_credit_message{consumer, {3, 4}, 5}));
+  auto credit =
+    from_message<add_credit_message>(to_message(add_credit_message{consumer, {3, 4}, 5}));
   REQUIRE(credit.has_value());
   CHECK(credit->consumer == consumer);
   CHECK(credit->channel == input_channel_id{3, 4});
@@ -100,8 +107,8 @@ TEST_CASE_FIXTURE(actor_fixture, "every other transport message comes back equal
   CHECK(refused->text == "not yet");
 
   auto request = sample_request(consumer);
-  auto cancel = from_message<cancel_request_message>(to_message(
-    cancel_request_message{consumer, request.channel, request.job, request.partition, request.subpartition}));
+  auto cancel = from_message<cancel_request_message>(to_message(cancel_request_message{
+    consumer, request.channel, request.job, request.partition, request.subpartition}));
   REQUIRE(cancel.has_value());
   CHECK(cancel->consumer == consumer);
   CHECK(cancel->channel == request.channel);
@@ -114,25 +121,30 @@ TEST_CASE_FIXTURE(actor_fixture, "every other transport message comes back equal
   CHECK(retry->channel == input_channel_id{8, 9});
 }
 
-TEST_CASE_FIXTURE(actor_fixture, "a malformed partition request is refused with the layout it lacks, not read") {
+TEST_CASE_FIXTURE(actor_fixture,
+                  "a malformed partition request is refused with the layout it lacks, not read") {
   auto expect_refused = [](const caf::message& msg, const std::string& got) {
     auto parsed = from_message<partition_request_message>(msg);
     REQUIRE_FALSE(parsed.has_value());
     CHECK(parsed.error().code == errc::malformed_message);
     const auto& text = parsed.error().message;
     CHECK_MESSAGE(text.find("malformed partition request message") != std::string::npos, text);
-    CHECK_MESSAGE(text.find("expected (flint_preq, actor, u64, u64, u64, u64, i32, u64, u32, u32, u64) (11 elements)") !=
-                    std::string::npos,
-                  text);
+    CHECK_MESSAGE(
+      text.find(
+        "expected (flint_preq, actor, u64, u64, u64, u64, i32, u64, u32, u32, u64) (11 elements)")
+        != std::string::npos,
+      text);
     CHECK_MESSAGE(text.find(got) != std::string::npos, text);
   };
   // Too few elements.
-  expect_refused(caf::make_message(partition_request_atom::value, consumer, wire_u64{1}), "(3 elements)");
+  expect_refused(caf::make_message(partition_request_atom::value, consumer, wire_u64{1}),
+                 "(3 elements)");
   // Right arity, a 32-bit partition number where the subpartition belongs.
   auto request = sample_request(consumer);
-  expect_refused(caf::make_message(partition_request_atom::value, consumer, request.job.upper(), request.job.lower(),
-                                   request.partition.result.upper(), request.partition.result.lower(), wire_i32{7},
-                                   wire_u32{3}, wire_u32{2}, wire_u32{5}, wire_u64{12}),
+  expect_refused(caf::make_message(partition_request_atom::value, consumer, request.job.upper(),
+                                   request.job.lower(), request.partition.result.upper(),
+                                   request.partition.result.lower(), wire_i32{7}, wire_u32{3},
+                                   wire_u32{2}, wire_u32{5}, wire_u64{12}),
                  "(11 elements)");
   // Another message, and no atom at all.
   expect_refused(to_message(retry_request_message{{0, 0}}), "(3 elements)");

@@ -30,7 +30,8 @@ namespace {
 using flint::network::transport::test::record_size;
 
 /// Emits a record, waiting for the pool while the partition is backpressured; false on `stop`.
-bool emit_blocking(flint::network::result_partition& p, const std::string& record, const std::atomic<bool>& stop) {
+bool emit_blocking(flint::network::result_partition& p, const std::string& record,
+                   const std::atomic<bool>& stop) {
   using flint::network::emit_result;
   auto r = p.emit_record(record, 0);
   while (r == emit_result::blocked) {
@@ -76,7 +77,8 @@ int main(int argc, char** argv) {
   caf::actor_system_config cfg;
   flint::rpc::configure_node(cfg, {});
   caf::actor_system sys{cfg};
-  auto server = flint::network::transport::spawn_partition_request_server(sys, *env.partitions_of(job));
+  auto server =
+    flint::network::transport::spawn_partition_request_server(sys, *env.partitions_of(job));
   auto locator = flint::rpc::spawn_endpoint_locator(sys);
   flint::rpc::register_endpoint(locator, "partition_server", server);
   auto port = flint::rpc::publish_locator(sys, locator, 0, "127.0.0.1");

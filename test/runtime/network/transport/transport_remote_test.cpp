@@ -57,7 +57,8 @@ struct remote_fixture {
 
 } // namespace
 
-TEST_CASE_FIXTURE(remote_fixture, "records of many sizes cross to another process intact and in order") {
+TEST_CASE_FIXTURE(remote_fixture,
+                  "records of many sizes cross to another process intact and in order") {
   result_partition_id id{graph::intermediate_data_set_id{9, 1}, 0};
   consumer_side side{network_config{}, id, 0};
   std::size_t next = 0;
@@ -94,7 +95,8 @@ TEST_CASE_FIXTURE(remote_fixture, "records of many sizes cross to another proces
   CHECK(side.gate.floating_pool()->num_requested() <= side.config.floating_buffers_per_gate);
 }
 
-TEST_CASE_FIXTURE(remote_fixture, "an unknown partition in another process is refused with a clear reason") {
+TEST_CASE_FIXTURE(remote_fixture,
+                  "an unknown partition in another process is refused with a clear reason") {
   network_config config;
   config.request_backoff_max = 100ms; // one retry, then give up
   consumer_side side{config, result_partition_id{graph::intermediate_data_set_id{9, 2}, 0}, 0};
@@ -138,7 +140,8 @@ bool answers(caf::actor_system& sys, const caf::actor& server, int n) {
   caf::scoped_actor self{sys};
   for (int i = 0; i < n; ++i) {
     bool ok = false;
-    self->request(server, 5s, ping_atom::value).receive([&](ping_atom) { ok = true; }, [](caf::error&) {});
+    self->request(server, 5s, ping_atom::value)
+      .receive([&](ping_atom) { ok = true; }, [](caf::error&) {});
     if (!ok)
       return false;
   }
@@ -147,7 +150,8 @@ bool answers(caf::actor_system& sys, const caf::actor& server, int n) {
 
 } // namespace
 
-TEST_CASE("two nodes connecting to each other's partition server at once both keep a working link") {
+TEST_CASE(
+  "two nodes connecting to each other's partition server at once both keep a working link") {
   // The mutual connect of two TaskManagers that consume each other's partitions. CAF 0.17 loses
   // the link in about 1% of such rounds (partition_server_connection.hpp); the round trip on
   // connect notices and connects again, so every round ends with both links working.
@@ -156,8 +160,10 @@ TEST_CASE("two nodes connecting to each other's partition server at once both ke
     two_nodes nodes;
     expected<caf::actor> a_to_b = make_error(errc::unreachable, "not run");
     expected<caf::actor> b_to_a = make_error(errc::unreachable, "not run");
-    std::thread from_a([&] { a_to_b = connect_partition_server(nodes.a, "127.0.0.1", nodes.port_b); });
-    std::thread from_b([&] { b_to_a = connect_partition_server(nodes.b, "127.0.0.1", nodes.port_a); });
+    std::thread from_a(
+      [&] { a_to_b = connect_partition_server(nodes.a, "127.0.0.1", nodes.port_b); });
+    std::thread from_b(
+      [&] { b_to_a = connect_partition_server(nodes.b, "127.0.0.1", nodes.port_a); });
     from_a.join();
     from_b.join();
     REQUIRE_MESSAGE(a_to_b.has_value(), (a_to_b ? "" : a_to_b.error().to_string()));
@@ -167,12 +173,14 @@ TEST_CASE("two nodes connecting to each other's partition server at once both ke
   }
 }
 
-TEST_CASE("a server that never answers the connection's round trip is given up after the configured attempts") {
+TEST_CASE(
+  "a server that never answers the connection's round trip is given up after the configured attempts") {
   caf::actor_system_config cfg_a, cfg_b;
   caf::actor_system a{rpc::configure_node(cfg_a, {})};
   caf::actor_system b{rpc::configure_node(cfg_b, {})};
   // Published, so connecting works, but it answers no ping (CAF replies with an error).
-  auto mute = b.spawn([](caf::event_based_actor*) -> caf::behavior { return {[](std::int32_t) {}}; });
+  auto mute =
+    b.spawn([](caf::event_based_actor*) -> caf::behavior { return {[](std::int32_t) {}}; });
   auto port = b.middleman().publish(mute, 0, "127.0.0.1");
   REQUIRE(static_cast<bool>(port));
   connect_options options;
@@ -190,7 +198,8 @@ TEST_CASE("connecting to a port where nothing listens fails at once with the rea
   caf::actor_system_config cfg;
   caf::actor_system sys{rpc::configure_node(cfg, {})};
   // A port that was just free: bound by a published actor, then unpublished.
-  auto probe = sys.spawn([](caf::event_based_actor*) -> caf::behavior { return {[](std::int32_t) {}}; });
+  auto probe =
+    sys.spawn([](caf::event_based_actor*) -> caf::behavior { return {[](std::int32_t) {}}; });
   auto port = sys.middleman().publish(probe, 0, "127.0.0.1");
   REQUIRE(static_cast<bool>(port));
   REQUIRE(static_cast<bool>(sys.middleman().unpublish(probe, *port)));

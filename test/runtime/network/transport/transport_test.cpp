@@ -40,9 +40,11 @@ result_partition_id partition_id(std::uint64_t data_set, std::int32_t number) {
 struct transport_fixture {
   caf::actor_system_config cfg;
   caf::actor_system sys{flint::test::deterministic_config(cfg)};
-  caf::scheduler::test_coordinator& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+  caf::scheduler::test_coordinator& sched =
+    dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
   network_config config;
-  std::shared_ptr<network_buffer_pool> producer_global = network_buffer_pool::make(64, config.segment_size);
+  std::shared_ptr<network_buffer_pool> producer_global =
+    network_buffer_pool::make(64, config.segment_size);
   result_partition_manager manager;
   std::shared_ptr<server_stats> stats = std::make_shared<server_stats>();
   caf::actor server;
@@ -50,7 +52,8 @@ struct transport_fixture {
   std::size_t max_in_flight = 0;
 
   explicit transport_fixture(bool always_copy = false) {
-    server = spawn_partition_request_server(sys, manager, server_options{.always_copy = always_copy, .stats = stats, .on_consumed = {}});
+    server = spawn_partition_request_server(
+      sys, manager, server_options{.always_copy = always_copy, .stats = stats, .on_consumed = {}});
     actors.push_back(server);
     sched.run();
   }
@@ -65,7 +68,8 @@ struct transport_fixture {
   }
 
   std::shared_ptr<result_partition> make_partition(result_partition_id id) {
-    auto pool = producer_global->create_buffer_pool(config.partition_pool_min(1), config.partition_pool_max(1));
+    auto pool = producer_global->create_buffer_pool(config.partition_pool_min(1),
+                                                    config.partition_pool_max(1));
     REQUIRE(pool);
     auto p = std::make_shared<result_partition>(id, 1, *pool);
     REQUIRE(manager.register_partition(p));
@@ -78,7 +82,9 @@ struct transport_fixture {
     return a;
   }
 
-  std::size_t budget() const { return config.buffers_per_channel + config.floating_buffers_per_gate; }
+  std::size_t budget() const {
+    return config.buffers_per_channel + config.floating_buffers_per_gate;
+  }
 
   /// Handles messages one by one, checking after each that the data buffers the producer sent and
   /// the consumer did not release yet stay within exclusive + floating.
@@ -145,9 +151,14 @@ void slow_consumer_run(bool always_copy) {
 
 } // namespace
 
-TEST_CASE("a slow consumer: credit bounds the buffers in flight, records arrive in order, then end-of-partition") {
-  SUBCASE("same process: buffers handed over without copying") { slow_consumer_run(false); }
-  SUBCASE("wire form: bytes as across processes") { slow_consumer_run(true); }
+TEST_CASE(
+  "a slow consumer: credit bounds the buffers in flight, records arrive in order, then end-of-partition") {
+  SUBCASE("same process: buffers handed over without copying") {
+    slow_consumer_run(false);
+  }
+  SUBCASE("wire form: bytes as across processes") {
+    slow_consumer_run(true);
+  }
 }
 
 TEST_CASE("a record larger than one buffer crosses intact") {
@@ -180,7 +191,8 @@ TEST_CASE("a record larger than one buffer crosses intact") {
   }
 }
 
-TEST_CASE("an unknown partition gets a clear error, the consumer retries with back-off until it appears") {
+TEST_CASE(
+  "an unknown partition gets a clear error, the consumer retries with back-off until it appears") {
   transport_fixture f;
   auto id = partition_id(3, 5);
   consumer_side side{f.config, id, 0};
@@ -214,7 +226,8 @@ TEST_CASE("an unknown partition gets a clear error, the consumer retries with ba
   CHECK(side.records == 1);
 }
 
-TEST_CASE("a partition that never appears fails the channel after the back-off reaches its maximum") {
+TEST_CASE(
+  "a partition that never appears fails the channel after the back-off reaches its maximum") {
   transport_fixture f;
   consumer_side side{f.config, partition_id(4, 0), 0};
   f.start_consumer(side);
@@ -264,7 +277,8 @@ TEST_CASE("the server drops a reader when the consumer cancels or dies") {
   CHECK(f.stats->active_readers == 0);
 }
 
-TEST_CASE("requests name the job: two jobs of one program read their own partitions, an unknown job is retried") {
+TEST_CASE(
+  "requests name the job: two jobs of one program read their own partitions, an unknown job is retried") {
   caf::actor_system_config cfg;
   caf::actor_system sys{flint::test::deterministic_config(cfg)};
   auto& sched = dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
@@ -274,10 +288,12 @@ TEST_CASE("requests name the job: two jobs of one program read their own partiti
   auto id = partition_id(9, 0);
   graph::job_id job_a{1, 1}, job_b{2, 2}, job_c{3, 3};
   std::map<graph::job_id, std::shared_ptr<result_partition_manager>> managers{
-    {job_a, std::make_shared<result_partition_manager>()}, {job_b, std::make_shared<result_partition_manager>()}};
+    {job_a, std::make_shared<result_partition_manager>()},
+    {job_b, std::make_shared<result_partition_manager>()}};
   std::vector<std::shared_ptr<result_partition>> partitions;
   for (auto& [job, manager] : managers) {
-    auto pool = global->create_buffer_pool(config.partition_pool_min(1), config.partition_pool_max(1));
+    auto pool =
+      global->create_buffer_pool(config.partition_pool_min(1), config.partition_pool_max(1));
     REQUIRE(pool);
     auto p = std::make_shared<result_partition>(id, 1, *pool);
     REQUIRE(manager->register_partition(p));
@@ -301,7 +317,8 @@ TEST_CASE("requests name the job: two jobs of one program read their own partiti
   consumer_side a{config, id, 0, job_a}, b{config, id, 0, job_b}, c{config, id, 0, job_c};
   a.on_record = [&](std::span<const char> r) { seen_a.emplace_back(r.begin(), r.end()); };
   b.on_record = [&](std::span<const char> r) { seen_b.emplace_back(r.begin(), r.end()); };
-  std::vector<caf::actor> actors{server, flint::network::transport::test::spawn_consumer(sys, a, server),
+  std::vector<caf::actor> actors{server,
+                                 flint::network::transport::test::spawn_consumer(sys, a, server),
                                  flint::network::transport::test::spawn_consumer(sys, b, server),
                                  flint::network::transport::test::spawn_consumer(sys, c, server)};
   sched.run();
@@ -336,15 +353,17 @@ TEST_CASE("requests name the job: two jobs of one program read their own partiti
     manager->release_all();
 }
 
-TEST_CASE_FIXTURE(transport_fixture, "a malformed partition request is dropped and the server serves on") {
+TEST_CASE_FIXTURE(transport_fixture,
+                  "a malformed partition request is dropped and the server serves on") {
   auto id = partition_id(5, 0);
   auto partition = make_partition(id);
   REQUIRE(partition->emit_record(make_record(1, 100), 0) == emit_result::written);
   partition->finish();
   // Wrong arity, then wrong element types: both are counted and dropped, nothing is read.
   caf::anon_send(server, partition_request_atom::value, wire_u32{1});
-  caf::anon_send(server, partition_request_atom::value, server, wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0},
-                 wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0});
+  caf::anon_send(server, partition_request_atom::value, server, wire_u32{0}, wire_u32{0},
+                 wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0}, wire_u32{0},
+                 wire_u32{0});
   sched.run();
   CHECK(stats->malformed_messages == 2);
   CHECK(stats->requests == 0);

@@ -37,7 +37,8 @@ inline std::string make_record(std::size_t number, std::size_t size) {
 
 /// Record sizes from a few bytes to several buffers (32 KiB each), cycling.
 inline std::size_t record_size(std::size_t i) {
-  static const std::size_t sizes[] = {1, 100, 5000, 32 * 1024, 40000, 3, 70000, 900, 32 * 1024 - 4, 100000};
+  static const std::size_t sizes[] = {1, 100,   5000, 32 * 1024,     40000,
+                                      3, 70000, 900,  32 * 1024 - 4, 100000};
   return sizes[i % std::size(sizes)];
 }
 
@@ -72,13 +73,15 @@ struct consumer_side final : consumer_routes {
   /// The job whose partition the channel reads.
   graph::job_id job;
 
-  consumer_side(network_config c, result_partition_id partition, std::size_t subpartition, graph::job_id j = {})
+  consumer_side(network_config c, result_partition_id partition, std::size_t subpartition,
+                graph::job_id j = {})
     : config(c),
       global(network_buffer_pool::make(64, c.segment_size)),
       gate(0, *global->create_buffer_pool(0, c.floating_buffers_per_gate)),
       job(j) {
-    auto remote = std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, partition, subpartition, global,
-                                                         gate.floating_pool(), c.buffers_per_channel);
+    auto remote =
+      std::make_unique<remote_input_channel>(input_channel_id{0, 0}, 0, partition, subpartition,
+                                             global, gate.floating_pool(), c.buffers_per_channel);
     channel = remote.get();
     gate.add_channel(std::move(remote));
   }
@@ -141,23 +144,26 @@ struct consumer_side final : consumer_routes {
   remote_channel_client* client_of(const input_channel_id& id) override {
     return id == input_channel_id{0, 0} ? client.get() : nullptr;
   }
-  bool is_reading(const input_channel_id& id) const override { return id == input_channel_id{0, 0} && !ended; }
+  bool is_reading(const input_channel_id& id) const override {
+    return id == input_channel_id{0, 0} && !ended;
+  }
   void server_down(const caf::down_msg&) override {}
 
   /// Everything goes through the router, as in a stream task; partition errors are also
   /// recorded.
   caf::behavior behavior(caf::event_based_actor* self) {
-    self->set_default_handler([this](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
-      auto& content = x.content();
-      if (is_message<partition_error_message>(content))
-        if (auto error = from_message<partition_error_message>(content))
-          partition_errors.push_back(error->text);
-      if (!route_to_consumer(content, *this))
-        return caf::drop(me, x);
-      if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content))
-        after_buffer();
-      return caf::message{};
-    });
+    self->set_default_handler(
+      [this](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
+        auto& content = x.content();
+        if (is_message<partition_error_message>(content))
+          if (auto error = from_message<partition_error_message>(content))
+            partition_errors.push_back(error->text);
+        if (!route_to_consumer(content, *this))
+          return caf::drop(me, x);
+        if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content))
+          after_buffer();
+        return caf::message{};
+      });
     // Not empty, or the actor would quit at once.
     return {[](caf::atom_constant<caf::atom("flint_tnop")>) {}};
   }
@@ -182,7 +188,8 @@ private:
 };
 
 /// Spawns the actor of `side` in `sys` and starts the request to `server`.
-inline caf::actor spawn_consumer(caf::actor_system& sys, consumer_side& side, const caf::actor& server) {
+inline caf::actor spawn_consumer(caf::actor_system& sys, consumer_side& side,
+                                 const caf::actor& server) {
   auto self = sys.spawn([&side](caf::event_based_actor* me) { return side.behavior(me); });
   side.start(self, server);
   return self;

@@ -12,7 +12,8 @@ using namespace flint::job_master::failover;
 namespace {
 
 exception_entry task_failure(std::int64_t timestamp, std::string cause) {
-  return exception_entry{timestamp, "Map (1/2)", "localhost:6122-abc (dataPort=6121)", std::move(cause), false};
+  return exception_entry{timestamp, "Map (1/2)", "localhost:6122-abc (dataPort=6121)",
+                         std::move(cause), false};
 }
 
 } // namespace
@@ -34,7 +35,8 @@ TEST_CASE("the exception history records global failures without a task") {
   history.add(exception_entry{42, {}, {}, "java.lang.Exception: job failed", true});
   history.add(task_failure(43, "boom"));
   REQUIRE(history.entries().size() == 2);
-  CHECK(history.entries()[1] == exception_entry{42, "", "", "java.lang.Exception: job failed", true});
+  CHECK(history.entries()[1]
+        == exception_entry{42, "", "", "java.lang.Exception: job failed", true});
   CHECK(history.entries()[0].task_name == "Map (1/2)");
   CHECK_FALSE(history.entries()[0].global);
 }

@@ -51,7 +51,8 @@ std::uint32_t partition_of(const graph::execution_graph& g, const std::string& p
   return 0;
 }
 
-std::vector<std::string> names(const graph::execution_graph& g, const std::vector<std::uint32_t>& vs) {
+std::vector<std::string> names(const graph::execution_graph& g,
+                               const std::vector<std::uint32_t>& vs) {
   std::vector<std::string> out;
   for (auto v : vs)
     out.push_back(g.task_name_with_subtask(v));
@@ -60,9 +61,8 @@ std::vector<std::string> names(const graph::execution_graph& g, const std::vecto
 
 std::vector<std::string> restarted(const failover_strategy& s, const graph::execution_graph& g,
                                    const std::string& failed, std::set<std::uint32_t> lost = {}) {
-  auto tasks = s.tasks_needing_restart(vertex(g, failed), [lost](std::uint32_t p) {
-    return lost.count(p) == 0;
-  });
+  auto tasks = s.tasks_needing_restart(vertex(g, failed),
+                                       [lost](std::uint32_t p) { return lost.count(p) == 0; });
   CHECK(std::is_sorted(tasks.begin(), tasks.end()));
   return names(g, tasks);
 }
@@ -106,7 +106,8 @@ TEST_CASE("a consumer whose blocking input is lost restarts with its producer an
 TEST_CASE("a producer of a blocking result restarts with every consumer region") {
   auto g = build(test::chain_job(graph::job_id{1, 5}, {2, 2}, {result_partition_type::blocking}));
   restart_pipelined_region_failover_strategy s(g);
-  CHECK(restarted(s, g, "Source: numbers (1/2)") == names_t{"Source: numbers (1/2)", "Map (1/2)", "Map (2/2)"});
+  CHECK(restarted(s, g, "Source: numbers (1/2)")
+        == names_t{"Source: numbers (1/2)", "Map (1/2)", "Map (2/2)"});
 }
 
 TEST_CASE("lost blocking inputs pull in producers transitively but available ones stop the walk") {
@@ -117,7 +118,8 @@ TEST_CASE("lost blocking inputs pull in producers transitively but available one
   restart_pipelined_region_failover_strategy s(g);
   auto map_output = partition_of(g, "Map (1/1)");
   auto source_output = partition_of(g, "Source: numbers (1/1)");
-  CHECK(restarted(s, g, "Sink: collect (1/1)", {map_output}) == names_t{"Map (1/1)", "Sink: collect (1/1)"});
+  CHECK(restarted(s, g, "Sink: collect (1/1)", {map_output})
+        == names_t{"Map (1/1)", "Sink: collect (1/1)"});
   CHECK(restarted(s, g, "Sink: collect (1/1)", {map_output, source_output})
         == names_t{"Source: numbers (1/1)", "Map (1/1)", "Sink: collect (1/1)"});
   // The source's output is not consumed by the sink: losing it alone does not matter here.
@@ -127,7 +129,8 @@ TEST_CASE("lost blocking inputs pull in producers transitively but available one
 TEST_CASE("a pipelined region behind a blocking edge restarts as a whole") {
   // Source -blocking-> Map -pipelined-> Sink: the ALL_TO_ALL pipelined edge ties every Map and
   // Sink subtask into one region.
-  auto g = build(test::chain_job(graph::job_id{1, 7}, {2, 2, 2}, {result_partition_type::blocking}));
+  auto g =
+    build(test::chain_job(graph::job_id{1, 7}, {2, 2, 2}, {result_partition_type::blocking}));
   REQUIRE(g.regions().size() == 3);
   restart_pipelined_region_failover_strategy s(g);
   CHECK(restarted(s, g, "Sink: collect (2/2)")
@@ -162,7 +165,8 @@ TEST_CASE("the failover strategy is region unless configured full") {
     return (*s)->name();
   };
   CHECK(make({}) == "RestartPipelinedRegionFailoverStrategy");
-  CHECK(make({{"jobmanager.execution.failover-strategy", "region"}}) == "RestartPipelinedRegionFailoverStrategy");
+  CHECK(make({{"jobmanager.execution.failover-strategy", "region"}})
+        == "RestartPipelinedRegionFailoverStrategy");
   CHECK(make({{"jobmanager.execution.failover-strategy", "full"}}) == "RestartAllFailoverStrategy");
   CHECK(make({{"jobmanager.execution.failover-strategy", "Full"}}) == "RestartAllFailoverStrategy");
 }

@@ -82,7 +82,8 @@ TEST_CASE("exponential delay multiplies the backoff per failure up to the max ba
 TEST_CASE("exponential delay resets to the initial backoff after the threshold without failure") {
   manual_clock clock;
   exponential_delay_restart_backoff_time_strategy s(exponential(10ms, 100ms, 2, 1000ms));
-  CHECK(delays_of_failures_right_after_restart(s, clock, 3) == std::vector<std::int64_t>{10, 20, 40});
+  CHECK(delays_of_failures_right_after_restart(s, clock, 3)
+        == std::vector<std::int64_t>{10, 20, 40});
   // The last restart was due 1 ms ago; the threshold counts from then.
   clock.advance(1000ms - 2ms);
   REQUIRE(s.notify_failure(clock.now));
@@ -112,7 +113,8 @@ TEST_CASE("exponential delay merges failures before the pending restart into one
   CHECK(s.backoff_time() == 20ms);
 }
 
-TEST_CASE("exponential delay gives up after attempts-before-reset-backoff until the backoff resets") {
+TEST_CASE(
+  "exponential delay gives up after attempts-before-reset-backoff until the backoff resets") {
   manual_clock clock;
   auto o = exponential(10ms, 100ms, 2, 1000ms);
   o.attempts_before_reset_backoff = 2;
@@ -142,7 +144,8 @@ TEST_CASE("exponential delay jitter stays within the jitter factor of the backof
   CHECK(run(0.999999) == std::vector<std::int64_t>{110, 220, 440, 880, 1000});
 
   manual_clock clock;
-  exponential_delay_restart_backoff_time_strategy seeded(exponential(100ms, 1000ms, 2, 10'000ms, 0.1));
+  exponential_delay_restart_backoff_time_strategy seeded(
+    exponential(100ms, 1000ms, 2, 10'000ms, 0.1));
   for (int i = 0; i < 50; ++i) {
     seeded.notify_failure(clock.now); // the first attempt, or the first after a reset
     clock.advance(seeded.backoff_time() + 1ms);
@@ -170,7 +173,8 @@ TEST_CASE("exponential delay describes itself as Flink does") {
 
 TEST_CASE("fixed delay restarts the configured number of times and then gives up") {
   fixed_delay_restart_backoff_time_strategy s(3, 10ms);
-  CHECK(s.description() == "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=3, backoffTimeMS=10)");
+  CHECK(s.description()
+        == "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=3, backoffTimeMS=10)");
   for (int i = 0; i < 3; ++i) {
     s.notify_failure(std::chrono::nanoseconds{0});
     CHECK(s.can_restart());
@@ -239,8 +243,9 @@ TEST_CASE("without a restart strategy a job without checkpointing does not resta
 
 TEST_CASE("without a restart strategy a checkpointing job restarts every second without bound") {
   auto s = load(conf({}), true);
-  CHECK(s->description()
-        == "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=2147483647, backoffTimeMS=1000)");
+  CHECK(
+    s->description()
+    == "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=2147483647, backoffTimeMS=1000)");
 }
 
 TEST_CASE("a configured restart strategy wins over the checkpointing default") {
@@ -254,13 +259,20 @@ TEST_CASE("every restart strategy name and alias selects its strategy in any cas
     {"off", "NoRestartBackoffTimeStrategy"},
     {"disable", "NoRestartBackoffTimeStrategy"},
     {"None", "NoRestartBackoffTimeStrategy"},
-    {"fixed-delay", "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=1, backoffTimeMS=1000)"},
-    {"fixeddelay", "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=1, backoffTimeMS=1000)"},
-    {"FIXED-DELAY", "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=1, backoffTimeMS=1000)"},
-    {"failure-rate", "FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=60000,backoffTimeMS=1000,maxFailuresPerInterval=1)"},
-    {"failurerate", "FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=60000,backoffTimeMS=1000,maxFailuresPerInterval=1)"},
-    {"exponential-delay", "ExponentialDelayRestartBackoffTimeStrategy(initialBackoffMS=1000, maxBackoffMS=60000, backoffMultiplier=1.5, resetBackoffThresholdMS=3600000, jitterFactor=0.1, attemptsBeforeResetBackoff=2147483647, currentRestartAttempt=0, nextRestartTimestamp=-2147483648)"},
-    {"ExponentialDelay", "ExponentialDelayRestartBackoffTimeStrategy(initialBackoffMS=1000, maxBackoffMS=60000, backoffMultiplier=1.5, resetBackoffThresholdMS=3600000, jitterFactor=0.1, attemptsBeforeResetBackoff=2147483647, currentRestartAttempt=0, nextRestartTimestamp=-2147483648)"},
+    {"fixed-delay",
+     "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=1, backoffTimeMS=1000)"},
+    {"fixeddelay",
+     "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=1, backoffTimeMS=1000)"},
+    {"FIXED-DELAY",
+     "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=1, backoffTimeMS=1000)"},
+    {"failure-rate",
+     "FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=60000,backoffTimeMS=1000,maxFailuresPerInterval=1)"},
+    {"failurerate",
+     "FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=60000,backoffTimeMS=1000,maxFailuresPerInterval=1)"},
+    {"exponential-delay",
+     "ExponentialDelayRestartBackoffTimeStrategy(initialBackoffMS=1000, maxBackoffMS=60000, backoffMultiplier=1.5, resetBackoffThresholdMS=3600000, jitterFactor=0.1, attemptsBeforeResetBackoff=2147483647, currentRestartAttempt=0, nextRestartTimestamp=-2147483648)"},
+    {"ExponentialDelay",
+     "ExponentialDelayRestartBackoffTimeStrategy(initialBackoffMS=1000, maxBackoffMS=60000, backoffMultiplier=1.5, resetBackoffThresholdMS=3600000, jitterFactor=0.1, attemptsBeforeResetBackoff=2147483647, currentRestartAttempt=0, nextRestartTimestamp=-2147483648)"},
   };
   for (const auto& [type, description] : cases) {
     CAPTURE(type);
@@ -269,10 +281,12 @@ TEST_CASE("every restart strategy name and alias selects its strategy in any cas
 }
 
 TEST_CASE("the older restart-strategy key is read when restart-strategy.type is unset") {
-  CHECK(load(conf({{"restart-strategy", "fixed-delay"}, {"restart-strategy.fixed-delay.attempts", "4"}}))
+  CHECK(load(conf({{"restart-strategy", "fixed-delay"},
+                   {"restart-strategy.fixed-delay.attempts", "4"}}))
           ->description()
         == "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=4, backoffTimeMS=1000)");
-  CHECK(load(conf({{"restart-strategy", "fixed-delay"}, {"restart-strategy.type", "none"}}))->description()
+  CHECK(load(conf({{"restart-strategy", "fixed-delay"}, {"restart-strategy.type", "none"}}))
+          ->description()
         == "NoRestartBackoffTimeStrategy");
 }
 
@@ -282,12 +296,13 @@ TEST_CASE("configured restart strategy settings reach the strategy") {
                    {"restart-strategy.fixed-delay.delay", "10 ms"}}))
           ->description()
         == "FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=3, backoffTimeMS=10)");
-  CHECK(load(conf({{"restart-strategy.type", "failure-rate"},
-                   {"restart-strategy.failure-rate.max-failures-per-interval", "3"},
-                   {"restart-strategy.failure-rate.failure-rate-interval", "5 min"},
-                   {"restart-strategy.failure-rate.delay", "2 s"}}))
-          ->description()
-        == "FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=300000,backoffTimeMS=2000,maxFailuresPerInterval=3)");
+  CHECK(
+    load(conf({{"restart-strategy.type", "failure-rate"},
+               {"restart-strategy.failure-rate.max-failures-per-interval", "3"},
+               {"restart-strategy.failure-rate.failure-rate-interval", "5 min"},
+               {"restart-strategy.failure-rate.delay", "2 s"}}))
+      ->description()
+    == "FailureRateRestartBackoffTimeStrategy(failuresIntervalMS=300000,backoffTimeMS=2000,maxFailuresPerInterval=3)");
 
   auto s = load(conf({{"restart-strategy.type", "exponential-delay"},
                       {"restart-strategy.exponential-delay.initial-backoff", "10 ms"},
@@ -347,7 +362,7 @@ TEST_CASE("every bad restart strategy setting is an error naming the key and the
     CHECK(s.error().code == errc::invalid_argument);
     const auto& message = s.error().message;
     bool names_key = message.find("'" + c.key + "'") != std::string::npos
-                     || message.find(" " + c.key + " ") != std::string::npos;
+      || message.find(" " + c.key + " ") != std::string::npos;
     CHECK_MESSAGE(names_key, message);
     CHECK(s.error().message.find("'" + c.value + "'") != std::string::npos);
   }
@@ -356,7 +371,8 @@ TEST_CASE("every bad restart strategy setting is an error naming the key and the
 TEST_CASE("an unknown restart strategy is refused with Flink's words and the accepted names") {
   auto s = make_restart_backoff_time_strategy(conf({{"restart-strategy.type", "foo"}}), true);
   REQUIRE_FALSE(s.has_value());
-  CHECK(s.error().message.starts_with("Unknown restart strategy 'foo' in restart-strategy.type (set in test)"));
+  CHECK(s.error().message.starts_with(
+    "Unknown restart strategy 'foo' in restart-strategy.type (set in test)"));
   CHECK(s.error().message.find("exponential-delay") != std::string::npos);
 }
 
