@@ -1,0 +1,222 @@
+#include "runtime/actors/job_master/checkpoint/checkpoint_coordinator.hpp"
+
+#include <spdlog/logger.h>
+
+namespace flint::job_master::checkpoint {
+
+using std::chrono::milliseconds;
+
+const char* describe(failure_reason r) {
+  switch (r) {
+    case failure_reason::expired: return "Checkpoint expired before completing.";
+    case failure_reason::declined: return "Checkpoint was declined.";
+    case failure_reason::not_all_required_tasks_running:
+      return "Not all required tasks are currently running.";
+    case failure_reason::too_many_concurrent:
+      return "The maximum number of queued checkpoint requests exceeded";
+    case failure_reason::subsumed: return "Checkpoint has been subsumed.";
+    case failure_reason::job_failover: return "The job has failed.";
+    case failure_reason::coordinator_suspended: return "Checkpoint Coordinator is suspending.";
+  }
+  return "?";
+}
+
+bool counts_as_failure(failure_reason r) {
+  return r == failure_reason::expired || r == failure_reason::declined;
+}
+
+checkpoint_coordinator::checkpoint_coordinator(graph::job_id job, checkpoint_settings settings,
+                                               checkpoint_actions& actions,
+                                               std::shared_ptr<spdlog::logger> logger)
+  : job_(job),
+    settings_(settings),
+    actions_(actions),
+    logger_(std::move(logger)) {}
+
+void checkpoint_coordinator::set_tasks(std::vector<task_id> tasks_to_trigger,
+                                       std::vector<task_id> tasks_to_acknowledge,
+                                       std::vector<task_id> tasks_to_commit) {
+  to_trigger_ = std::move(tasks_to_trigger);
+  to_acknowledge_ = std::move(tasks_to_acknowledge);
+  to_commit_ = std::move(tasks_to_commit);
+}
+
+void checkpoint_coordinator::start_scheduler() {
+  if (running_ || settings_.interval.count() <= 0)
+    return;
+  running_ = true;
+  ++generation_;
+  schedule_next(settings_.interval);
+}
+
+void checkpoint_coordinator::stop_scheduler(time_ms now) {
+  running_ = false;
+  ++generation_; // timers already scheduled find a newer generation and do nothing
+  abort_pending(failure_reason::coordinator_suspended, now);
+}
+
+void checkpoint_coordinator::schedule_next(milliseconds delay) {
+  actions_.schedule_trigger(delay, generation_);
+}
+
+void checkpoint_coordinator::on_trigger_timer(std::uint64_t generation, time_ms now,
+                                              bool all_tasks_running) {
+  if (!running_ || generation != generation_)
+    return;
+  if (pending_.size() >= static_cast<std::size_t>(settings_.max_concurrent)) {
+    // Flink drops a periodic request while the maximum is in progress; the next one comes.
+    schedule_next(settings_.interval);
+    return;
+  }
+  if (last_completion_) {
+    auto earliest = *last_completion_ + settings_.min_pause.count();
+    if (now < earliest) {
+      // The pause after the last completed checkpoint is not over: try again when it is.
+      schedule_next(milliseconds(earliest - now));
+      return;
+    }
+  }
+  (void)trigger_checkpoint(now, all_tasks_running); // a failure is counted and logged there
+  schedule_next(settings_.interval);
+}
+
+expected<std::int64_t> checkpoint_coordinator::trigger_checkpoint(time_ms now,
+                                                                  bool all_tasks_running) {
+  if (pending_.size() >= static_cast<std::size_t>(settings_.max_concurrent))
+    return make_error(errc::rejected, describe(failure_reason::too_many_concurrent));
+  if (!all_tasks_running || to_acknowledge_.empty()) {
+    // Flink counts a checkpoint that could not start as failed, but not against the tolerance.
+    ++failed_;
+    log_info("Failed to trigger checkpoint for job " + job_.to_string() + " because "
+             + describe(failure_reason::not_all_required_tasks_running));
+    return make_error(errc::rejected, describe(failure_reason::not_all_required_tasks_running));
+  }
+  pending_checkpoint p;
+  p.id = next_id_++;
+  p.trigger_time = now;
+  p.not_yet_acknowledged.insert(to_acknowledge_.begin(), to_acknowledge_.end());
+  auto id = p.id;
+  pending_.emplace(id, std::move(p));
+  log_info("Triggering checkpoint " + std::to_string(id) + " (type=CHECKPOINT) @ "
+           + std::to_string(now) + " for job " + job_.to_string() + ".");
+  actions_.schedule_timeout(settings_.timeout, id);
+  for (const auto& task : to_trigger_)
+    actions_.trigger_checkpoint(task, id, now);
+  return id;
+}
+
+acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,
+                                                       std::int64_t checkpoint_id,
+                                                       std::uint64_t state_bytes, time_ms now) {
+  auto it = pending_.find(checkpoint_id);
+  if (it == pending_.end()) {
+    if (checkpoint_id < next_id_)
+      log_info("Received late message for now expired checkpoint attempt "
+               + std::to_string(checkpoint_id) + " from task " + task.to_string() + " of job "
+               + job_.to_string() + ".");
+    return acknowledge_result::discarded;
+  }
+  auto& p = it->second;
+  if (p.acknowledged.count(task) > 0)
+    return acknowledge_result::duplicate;
+  if (p.not_yet_acknowledged.erase(task) == 0)
+    return acknowledge_result::unknown;
+  p.acknowledged.insert(task);
+  p.state_bytes += state_bytes;
+  if (p.not_yet_acknowledged.empty()) {
+    auto done = std::move(p);
+    pending_.erase(it);
+    complete(std::move(done), now);
+  }
+  return acknowledge_result::success;
+}
+
+void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
+  completed_checkpoint c{p.id, p.trigger_time, now, p.state_bytes};
+  retained_.push_back(c);
+  while (retained_.size() > static_cast<std::size_t>(settings_.num_retained))
+    retained_.pop_front();
+  last_completion_ = now;
+  ++completed_;
+  consecutive_failures_ = 0;
+  log_info("Completed checkpoint " + std::to_string(c.id) + " for job " + job_.to_string() + " ("
+           + std::to_string(c.state_bytes) + " bytes, checkpointDuration="
+           + std::to_string(now - c.trigger_time) + " ms, finalizationTime=0 ms).");
+  // Older checkpoints still pending can only be worse: Flink drops them as subsumed.
+  std::vector<std::int64_t> older;
+  for (const auto& [id, _] : pending_)
+    if (id < c.id)
+      older.push_back(id);
+  for (auto id : older)
+    abort(id, failure_reason::subsumed, {}, now);
+  for (const auto& task : to_commit_)
+    actions_.notify_checkpoint_complete(task, c.id);
+}
+
+void checkpoint_coordinator::decline(const task_id& task, std::int64_t checkpoint_id,
+                                     const std::string& cause, time_ms now) {
+  if (pending_.count(checkpoint_id) == 0)
+    return;
+  log_info("Decline checkpoint " + std::to_string(checkpoint_id) + " by task " + task.to_string()
+           + " of job " + job_.to_string() + ": " + cause);
+  abort(checkpoint_id, failure_reason::declined, cause, now);
+}
+
+void checkpoint_coordinator::on_checkpoint_timeout(std::int64_t checkpoint_id, time_ms now) {
+  if (pending_.count(checkpoint_id) == 0)
+    return; // completed or aborted before its time-out
+  log_info("Checkpoint " + std::to_string(checkpoint_id) + " of job " + job_.to_string()
+           + " expired before completing.");
+  abort(checkpoint_id, failure_reason::expired, {}, now);
+}
+
+void checkpoint_coordinator::abort_pending(failure_reason reason, time_ms now) {
+  std::vector<std::int64_t> ids;
+  for (const auto& [id, _] : pending_)
+    ids.push_back(id);
+  for (auto id : ids)
+    abort(id, reason, {}, now);
+}
+
+void checkpoint_coordinator::abort(std::int64_t checkpoint_id, failure_reason reason,
+                                   const std::string& detail, time_ms now) {
+  (void)now;
+  if (pending_.erase(checkpoint_id) == 0)
+    return;
+  if (reason != failure_reason::subsumed)
+    ++failed_;
+  for (const auto& task : to_commit_)
+    actions_.notify_checkpoint_aborted(task, checkpoint_id);
+  if (!counts_as_failure(reason))
+    return;
+  ++consecutive_failures_;
+  if (consecutive_failures_ > settings_.tolerable_failures) {
+    auto cause = std::string(
+                   "Exceeded checkpoint tolerable failure threshold. The latest "
+                   "checkpoint failed due to ")
+      + describe(reason) + (detail.empty() ? "" : " (" + detail + ")");
+    actions_.fail_job(cause);
+  }
+}
+
+const pending_checkpoint* checkpoint_coordinator::pending(std::int64_t checkpoint_id) const {
+  auto it = pending_.find(checkpoint_id);
+  return it == pending_.end() ? nullptr : &it->second;
+}
+
+checkpoint_stats checkpoint_coordinator::stats() const {
+  checkpoint_stats s;
+  s.completed = completed_;
+  s.failed = failed_;
+  s.in_progress = static_cast<std::int64_t>(pending_.size());
+  if (!retained_.empty())
+    s.latest_completed = retained_.back();
+  return s;
+}
+
+void checkpoint_coordinator::log_info(const std::string& text) const {
+  if (logger_)
+    logger_->info(text);
+}
+
+} // namespace flint::job_master::checkpoint

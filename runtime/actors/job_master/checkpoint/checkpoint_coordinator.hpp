@@ -1,0 +1,173 @@
+#pragma once
+/// Flink's CheckpointCoordinator as plain logic the JobMaster drives on its main thread: it
+/// decides when to trigger a checkpoint, tracks the acknowledgements of the tasks, completes or
+/// aborts it, keeps the retained completed checkpoints and counts failures against
+/// `execution.checkpointing.tolerable-failed-checkpoints`. What it cannot do itself (send the
+/// RPCs, run timers, fail the job) it asks of `checkpoint_actions`; time comes in as arguments,
+/// so tests drive it with a manual clock.
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/actors/job_master/checkpoint/checkpoint_settings.hpp"
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/execution.hpp"
+#include "runtime/graph/ids.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace flint::job_master::checkpoint {
+
+using task_id = graph::execution_attempt_id;
+/// Milliseconds on the JobMaster's clock.
+using time_ms = std::int64_t;
+
+/// Why a checkpoint did not complete or was not triggered (Flink's CheckpointFailureReason,
+/// the ones that happen here).
+enum class failure_reason {
+  expired, ///< not complete within the time-out
+  declined, ///< a task declined it
+  not_all_required_tasks_running, ///< a task to trigger or acknowledge is not RUNNING
+  too_many_concurrent, ///< max-concurrent-checkpoints are in progress
+  subsumed, ///< a later checkpoint completed first
+  job_failover, ///< the tasks were restarted
+  coordinator_suspended, ///< the job stopped running
+};
+
+/// Flink's message for `r`, e.g. "Checkpoint expired before completing.".
+const char* describe(failure_reason r);
+
+/// Whether a failure counts against the tolerable failures (Flink's CheckpointFailureManager
+/// ignores the ones that say nothing about the checkpoints themselves).
+bool counts_as_failure(failure_reason r);
+
+/// What the coordinator asks of its JobMaster.
+class checkpoint_actions {
+public:
+  virtual ~checkpoint_actions() = default;
+  /// trigger_checkpoint to a source task.
+  virtual void trigger_checkpoint(const task_id& task, std::int64_t checkpoint_id,
+                                  time_ms timestamp) = 0;
+  /// confirm_checkpoint: the task's operators get notify_checkpoint_complete.
+  virtual void notify_checkpoint_complete(const task_id& task, std::int64_t checkpoint_id) = 0;
+  /// abort_checkpoint: the task's operators get notify_checkpoint_aborted.
+  virtual void notify_checkpoint_aborted(const task_id& task, std::int64_t checkpoint_id) = 0;
+  /// Calls `on_trigger_timer(generation, …)` after `delay`.
+  virtual void schedule_trigger(std::chrono::milliseconds delay, std::uint64_t generation) = 0;
+  /// Calls `on_checkpoint_timeout(checkpoint_id, …)` after `delay`.
+  virtual void schedule_timeout(std::chrono::milliseconds delay, std::int64_t checkpoint_id) = 0;
+  /// Too many checkpoints failed in a row.
+  virtual void fail_job(const std::string& cause) = 0;
+};
+
+struct pending_checkpoint {
+  std::int64_t id = 0;
+  time_ms trigger_time = 0;
+  std::set<task_id> not_yet_acknowledged;
+  std::set<task_id> acknowledged;
+  std::uint64_t state_bytes = 0;
+};
+
+struct completed_checkpoint {
+  std::int64_t id = 0;
+  time_ms trigger_time = 0;
+  time_ms completion_time = 0;
+  std::uint64_t state_bytes = 0;
+  friend bool operator==(const completed_checkpoint&, const completed_checkpoint&) = default;
+};
+
+/// The figures of Flink's /jobs/:id/checkpoints counts.
+struct checkpoint_stats {
+  std::int64_t completed = 0;
+  std::int64_t failed = 0;
+  std::int64_t in_progress = 0;
+  std::optional<completed_checkpoint> latest_completed;
+};
+
+/// What an acknowledgement did (Flink's TaskAcknowledgeResult).
+enum class acknowledge_result {
+  success, ///< counted; the checkpoint may be complete now
+  duplicate, ///< this task acknowledged it already
+  unknown, ///< not a task this checkpoint waits for
+  discarded, ///< the checkpoint is no longer pending (completed, aborted or never triggered)
+};
+
+class checkpoint_coordinator {
+public:
+  /// `tasks_to_trigger` get trigger_checkpoint (the sources), `tasks_to_acknowledge` must all
+  /// acknowledge (every task), `tasks_to_commit` are told of completion and aborts. `logger`
+  /// may be null.
+  checkpoint_coordinator(graph::job_id job, checkpoint_settings settings,
+                         checkpoint_actions& actions, std::shared_ptr<spdlog::logger> logger);
+
+  const checkpoint_settings& settings() const noexcept { return settings_; }
+
+  /// The tasks of the current attempts (after every restart).
+  void set_tasks(std::vector<task_id> tasks_to_trigger, std::vector<task_id> tasks_to_acknowledge,
+                 std::vector<task_id> tasks_to_commit);
+
+  /// Flink's startCheckpointScheduler: periodic triggers every `interval`, the first one
+  /// `interval` from now. Does nothing when the interval is 0 (checkpointing disabled).
+  void start_scheduler();
+  /// No more periodic triggers; pending checkpoints are aborted (coordinator_suspended).
+  void stop_scheduler(time_ms now);
+  bool is_scheduler_running() const noexcept { return running_; }
+
+  /// A periodic trigger is due. `all_tasks_running`: every task to trigger and acknowledge is
+  /// RUNNING. Stale timers (of a stopped or restarted scheduler) do nothing.
+  void on_trigger_timer(std::uint64_t generation, time_ms now, bool all_tasks_running);
+
+  /// Triggers a checkpoint now; its id, or why not (a failure_reason's text, errc::rejected).
+  expected<std::int64_t> trigger_checkpoint(time_ms now, bool all_tasks_running);
+
+  acknowledge_result acknowledge(const task_id& task, std::int64_t checkpoint_id,
+                                 std::uint64_t state_bytes, time_ms now);
+  /// A task declined: the checkpoint is aborted. Unknown checkpoints are ignored.
+  void decline(const task_id& task, std::int64_t checkpoint_id, const std::string& cause,
+               time_ms now);
+  void on_checkpoint_timeout(std::int64_t checkpoint_id, time_ms now);
+
+  /// Aborts every pending checkpoint (a failover restarted tasks); not counted as failures.
+  void abort_pending(failure_reason reason, time_ms now);
+
+  std::size_t number_of_pending() const noexcept { return pending_.size(); }
+  const pending_checkpoint* pending(std::int64_t checkpoint_id) const;
+  /// The retained completed checkpoints, oldest first (at most `state.checkpoints.num-retained`).
+  const std::deque<completed_checkpoint>& retained() const noexcept { return retained_; }
+  checkpoint_stats stats() const;
+
+private:
+  void schedule_next(std::chrono::milliseconds delay);
+  void complete(pending_checkpoint p, time_ms now);
+  void abort(std::int64_t checkpoint_id, failure_reason reason, const std::string& detail,
+             time_ms now);
+  void log_info(const std::string& text) const;
+
+  graph::job_id job_;
+  checkpoint_settings settings_;
+  checkpoint_actions& actions_;
+  std::shared_ptr<spdlog::logger> logger_;
+  std::vector<task_id> to_trigger_;
+  std::vector<task_id> to_acknowledge_;
+  std::vector<task_id> to_commit_;
+  bool running_ = false;
+  std::uint64_t generation_ = 0;
+  std::int64_t next_id_ = 1;
+  std::map<std::int64_t, pending_checkpoint> pending_;
+  std::deque<completed_checkpoint> retained_;
+  std::optional<time_ms> last_completion_;
+  std::int64_t completed_ = 0;
+  std::int64_t failed_ = 0;
+  std::int32_t consecutive_failures_ = 0;
+};
+
+} // namespace flint::job_master::checkpoint

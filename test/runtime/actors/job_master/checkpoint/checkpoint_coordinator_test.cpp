@@ -1,0 +1,300 @@
+// The CheckpointCoordinator without actors: a recording JobMaster and a manual clock (times are
+// plain milliseconds passed in).
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/actors/job_master/checkpoint/checkpoint_coordinator.hpp"
+
+namespace flint::job_master::checkpoint {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+struct recording_actions : checkpoint_actions {
+  struct triggered {
+    task_id task;
+    std::int64_t id;
+    time_ms timestamp;
+  };
+  std::vector<triggered> triggers;
+  std::vector<std::pair<task_id, std::int64_t>> completes;
+  std::vector<std::pair<task_id, std::int64_t>> aborts;
+  std::vector<std::pair<milliseconds, std::uint64_t>> trigger_timers;
+  std::vector<std::pair<milliseconds, std::int64_t>> timeouts;
+  std::vector<std::string> job_failures;
+
+  void trigger_checkpoint(const task_id& task, std::int64_t id, time_ms ts) override {
+    triggers.push_back({task, id, ts});
+  }
+  void notify_checkpoint_complete(const task_id& task, std::int64_t id) override {
+    completes.emplace_back(task, id);
+  }
+  void notify_checkpoint_aborted(const task_id& task, std::int64_t id) override {
+    aborts.emplace_back(task, id);
+  }
+  void schedule_trigger(milliseconds delay, std::uint64_t generation) override {
+    trigger_timers.emplace_back(delay, generation);
+  }
+  void schedule_timeout(milliseconds delay, std::int64_t id) override {
+    timeouts.emplace_back(delay, id);
+  }
+  void fail_job(const std::string& cause) override { job_failures.push_back(cause); }
+};
+
+task_id task(std::uint64_t vertex, int subtask) {
+  return task_id{graph::job_vertex_id{0, vertex}, subtask, 0};
+}
+
+const task_id source0 = task(1, 0);
+const task_id source1 = task(1, 1);
+const task_id sink0 = task(2, 0);
+
+struct coordinator_fixture {
+  recording_actions actions;
+  checkpoint_settings settings = [] {
+    checkpoint_settings s;
+    s.interval = milliseconds(200);
+    s.timeout = milliseconds(1000);
+    return s;
+  }();
+  std::optional<checkpoint_coordinator> coordinator;
+
+  checkpoint_coordinator& make() {
+    coordinator.emplace(graph::job_id{1, 2}, settings, actions, nullptr);
+    coordinator->set_tasks({source0, source1}, {source0, source1, sink0},
+                           {source0, source1, sink0});
+    return *coordinator;
+  }
+
+  /// The generation of the last trigger timer scheduled.
+  std::uint64_t generation() const { return actions.trigger_timers.back().second; }
+
+  void ack_all(std::int64_t id, time_ms now) {
+    for (const auto& t : {source0, source1, sink0})
+      coordinator->acknowledge(t, id, 100, now);
+  }
+};
+
+} // namespace
+
+TEST_SUITE("checkpoint coordinator") {
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "periodic triggers come every interval and go to the source tasks") {
+    auto& c = make();
+    c.start_scheduler();
+    REQUIRE(actions.trigger_timers.size() == 1);
+    CHECK(actions.trigger_timers[0].first == milliseconds(200));
+    c.on_trigger_timer(generation(), 200, true);
+    REQUIRE(actions.triggers.size() == 2);
+    CHECK(actions.triggers[0].task == source0);
+    CHECK(actions.triggers[1].task == source1);
+    CHECK(actions.triggers[0].id == 1);
+    CHECK(actions.triggers[0].timestamp == 200);
+    REQUIRE(actions.timeouts.size() == 1);
+    CHECK(actions.timeouts[0] == std::pair{milliseconds(1000), std::int64_t{1}});
+    REQUIRE(actions.trigger_timers.size() == 2);
+    CHECK(actions.trigger_timers[1].first == milliseconds(200));
+    CHECK(c.stats().in_progress == 1);
+    // Checkpointing disabled (interval 0): the scheduler does not start.
+    settings.interval = milliseconds(0);
+    auto& d = make();
+    d.start_scheduler();
+    CHECK_FALSE(d.is_scheduler_running());
+    CHECK(actions.trigger_timers.size() == 2);
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "a checkpoint completes when every task acknowledged, and every task is told") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(10, true);
+    REQUIRE(id.has_value());
+    CHECK(c.acknowledge(source0, *id, 100, 20) == acknowledge_result::success);
+    CHECK(c.acknowledge(source0, *id, 100, 21) == acknowledge_result::duplicate);
+    CHECK(c.acknowledge(task(9, 0), *id, 100, 21) == acknowledge_result::unknown);
+    CHECK(c.acknowledge(source1, *id, 50, 22) == acknowledge_result::success);
+    CHECK(c.number_of_pending() == 1);
+    CHECK(actions.completes.empty());
+    CHECK(c.acknowledge(sink0, *id, 7, 30) == acknowledge_result::success);
+    CHECK(c.number_of_pending() == 0);
+    REQUIRE(actions.completes.size() == 3);
+    CHECK(actions.completes[2] == std::pair{sink0, *id});
+    auto s = c.stats();
+    CHECK(s.completed == 1);
+    CHECK(s.failed == 0);
+    REQUIRE(s.latest_completed.has_value());
+    CHECK(*s.latest_completed == completed_checkpoint{1, 10, 30, 157});
+    // A late acknowledgement of a completed checkpoint is discarded.
+    CHECK(c.acknowledge(sink0, *id, 7, 40) == acknowledge_result::discarded);
+    CHECK(c.acknowledge(sink0, 99, 7, 40) == acknowledge_result::discarded);
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture, "at most max-concurrent checkpoints are in progress") {
+    auto& c = make();
+    c.start_scheduler();
+    c.on_trigger_timer(generation(), 200, true);
+    REQUIRE(c.number_of_pending() == 1);
+    auto triggered = actions.triggers.size();
+    c.on_trigger_timer(generation(), 400, true);
+    CHECK(actions.triggers.size() == triggered); // skipped: one is in progress
+    CHECK(c.number_of_pending() == 1);
+    CHECK(actions.trigger_timers.back().first == milliseconds(200));
+    CHECK_FALSE(c.trigger_checkpoint(410, true).has_value());
+    settings.max_concurrent = 2;
+    auto& d = make();
+    CHECK(d.trigger_checkpoint(0, true).has_value());
+    CHECK(d.trigger_checkpoint(1, true).has_value());
+    CHECK_FALSE(d.trigger_checkpoint(2, true).has_value());
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "min-pause delays the next trigger after a completed checkpoint") {
+    settings.min_pause = milliseconds(150);
+    auto& c = make();
+    c.start_scheduler();
+    c.on_trigger_timer(generation(), 200, true);
+    ack_all(1, 350);
+    // Due at 400, but the pause after 350 lasts until 500.
+    c.on_trigger_timer(generation(), 400, true);
+    CHECK(c.number_of_pending() == 0);
+    CHECK(actions.trigger_timers.back().first == milliseconds(100));
+    c.on_trigger_timer(generation(), 500, true);
+    CHECK(c.number_of_pending() == 1);
+    CHECK(actions.triggers.back().id == 2);
+    CHECK(actions.triggers.back().timestamp == 500);
+  }
+
+  TEST_CASE_FIXTURE(
+    coordinator_fixture,
+    "a declined checkpoint is aborted, counted and its tasks told; past the tolerance the job fails") {
+    settings.tolerable_failures = 1;
+    auto& c = make();
+    auto first = c.trigger_checkpoint(0, true);
+    c.decline(sink0, *first, "state too large", 5);
+    CHECK(c.number_of_pending() == 0);
+    CHECK(c.stats().failed == 1);
+    REQUIRE(actions.aborts.size() == 3);
+    CHECK(actions.aborts[0] == std::pair{source0, *first});
+    CHECK(actions.job_failures.empty()); // one failure is tolerated
+    // A completed checkpoint resets the count of consecutive failures.
+    auto ok = c.trigger_checkpoint(10, true);
+    ack_all(*ok, 20);
+    auto second = c.trigger_checkpoint(30, true);
+    c.decline(source1, *second, "no", 35);
+    CHECK(actions.job_failures.empty());
+    auto third = c.trigger_checkpoint(40, true);
+    c.decline(source1, *third, "no again", 45);
+    REQUIRE(actions.job_failures.size() == 1);
+    CHECK(actions.job_failures[0].find("Exceeded checkpoint tolerable failure threshold")
+          != std::string::npos);
+    CHECK(actions.job_failures[0].find("declined") != std::string::npos);
+    // Declining a checkpoint that is not pending changes nothing.
+    c.decline(source1, 77, "late", 50);
+    CHECK(c.stats().failed == 3);
+  }
+
+  TEST_CASE_FIXTURE(
+    coordinator_fixture,
+    "a checkpoint not complete within the time-out expires; a time-out after completion does nothing") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(0, true);
+    c.acknowledge(source0, *id, 1, 10);
+    c.on_checkpoint_timeout(*id, 1000);
+    CHECK(c.number_of_pending() == 0);
+    CHECK(c.stats().failed == 1);
+    REQUIRE(actions.job_failures.size() == 1); // tolerance 0: the first failure fails the job
+    CHECK(actions.job_failures[0].find("expired") != std::string::npos);
+    auto next = c.trigger_checkpoint(1100, true);
+    ack_all(*next, 1200);
+    c.on_checkpoint_timeout(*next, 2100);
+    CHECK(c.stats().completed == 1);
+    CHECK(c.stats().failed == 1);
+  }
+
+  TEST_CASE_FIXTURE(
+    coordinator_fixture,
+    "no checkpoint starts while a task is not running, and that is no checkpoint failure") {
+    auto& c = make();
+    c.start_scheduler();
+    c.on_trigger_timer(generation(), 200, false);
+    CHECK(actions.triggers.empty());
+    CHECK(c.number_of_pending() == 0);
+    CHECK(c.stats().failed == 1);
+    CHECK(actions.job_failures.empty());
+    CHECK(actions.trigger_timers.back().first == milliseconds(200)); // the next one still comes
+  }
+
+  TEST_CASE_FIXTURE(
+    coordinator_fixture,
+    "a later checkpoint that completes subsumes older pending ones without a failure") {
+    settings.max_concurrent = 2;
+    auto& c = make();
+    auto first = c.trigger_checkpoint(0, true);
+    auto second = c.trigger_checkpoint(10, true);
+    ack_all(*second, 20);
+    CHECK(c.number_of_pending() == 0);
+    CHECK(c.pending(*first) == nullptr);
+    CHECK(c.stats().failed == 0);
+    CHECK(actions.job_failures.empty());
+    CHECK(c.acknowledge(source0, *first, 1, 30) == acknowledge_result::discarded);
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "stopping the scheduler aborts pending checkpoints and outdates its timers") {
+    auto& c = make();
+    c.start_scheduler();
+    auto old = generation();
+    c.on_trigger_timer(old, 200, true);
+    c.stop_scheduler(250);
+    CHECK_FALSE(c.is_scheduler_running());
+    CHECK(c.number_of_pending() == 0);
+    CHECK(actions.job_failures.empty()); // a suspension is no checkpoint failure
+    auto triggered = actions.triggers.size();
+    c.on_trigger_timer(old, 400, true);
+    CHECK(actions.triggers.size() == triggered);
+    // A restart of the scheduler uses a new generation.
+    c.start_scheduler();
+    CHECK(generation() != old);
+    c.on_trigger_timer(generation(), 600, true);
+    CHECK(actions.triggers.size() == triggered + 2);
+  }
+
+  TEST_CASE_FIXTURE(
+    coordinator_fixture,
+    "a failover aborts pending checkpoints; the new attempts acknowledge the next one") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(0, true);
+    c.abort_pending(failure_reason::job_failover, 5);
+    CHECK(c.number_of_pending() == 0);
+    CHECK(actions.job_failures.empty());
+    auto restarted = task_id{graph::job_vertex_id{0, 2}, 0, 1};
+    c.set_tasks({source0}, {source0, restarted}, {source0, restarted});
+    auto next = c.trigger_checkpoint(10, true);
+    REQUIRE(next.has_value());
+    CHECK(*next == *id + 1);
+    CHECK(c.acknowledge(sink0, *next, 1, 11) == acknowledge_result::unknown); // the old attempt
+    c.acknowledge(source0, *next, 1, 12);
+    c.acknowledge(restarted, *next, 1, 13);
+    CHECK(c.stats().completed == 1);
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "only state.checkpoints.num-retained completed checkpoints are kept") {
+    settings.num_retained = 2;
+    auto& c = make();
+    for (int i = 0; i < 3; ++i) {
+      auto id = c.trigger_checkpoint(i * 10, true);
+      ack_all(*id, i * 10 + 5);
+    }
+    REQUIRE(c.retained().size() == 2);
+    CHECK(c.retained().front().id == 2);
+    CHECK(c.retained().back().id == 3);
+    CHECK(c.stats().completed == 3);
+  }
+
+} // TEST_SUITE
+
+} // namespace flint::job_master::checkpoint
