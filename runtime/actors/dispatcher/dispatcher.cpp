@@ -108,7 +108,7 @@ void dispatcher::on_start() {
       }
       if (!i->second.job_master) {
         // No JobMaster yet: the job ends here.
-        job_reached_terminal_state({req.job_id, graph::job_status::canceled, {}});
+        job_reached_terminal_state({req.job_id, graph::job_status::canceled, {}, {}, 0});
         reply(rpc::ack{});
         return;
       }

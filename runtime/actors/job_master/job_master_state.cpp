@@ -19,14 +19,14 @@ bool job_master_state::is_globally_terminated() const {
 }
 
 void job_master_state::fail_before_start(const std::string& cause) {
-  result_ = job_master_result{job_, job_status::failed, cause};
+  result_ = job_master_result{job_, job_status::failed, cause, {}, 0};
 }
 
 bool job_master_state::reach_terminal_state(job_status status, const std::string& cause) {
   if (terminal_reported_)
     return false;
   terminal_reported_ = true;
-  result_ = job_master_result{job_, status, cause};
+  result_ = job_master_result{job_, status, cause, {}, 0};
   if (scheduler_) {
     auto report = status_report();
     result_->failures = std::move(report.failures);

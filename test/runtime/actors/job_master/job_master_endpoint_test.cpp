@@ -245,7 +245,7 @@ TEST_CASE_FIXTURE(
   report_all(execution_state::finished);
   CHECK(master().status() == job_status::finished);
   REQUIRE(results.size() == 1);
-  CHECK(results[0] == job_master_result{job, job_status::finished, ""});
+  CHECK(results[0] == job_master_result{job, job_status::finished, "", {}, 0});
   // Both slots are freed at the TaskExecutor once the job is over.
   CHECK(freed.size() == 2);
 

@@ -52,7 +52,7 @@ graph::job_graph sample_job_graph() {
               graph::partitioner_kind::rebalance, 0, 1, 2}};
   g.slot_sharing_groups = {{"default", {0, 1}}};
   g.checkpointing = {1000, {0}, {0, 1}, {0, 1}};
-  g.execution_config = {64, 7, false, graph::global_data_exchange_mode::pointwise_edges_pipelined};
+  g.execution_config = {64, 7, false, graph::global_data_exchange_mode::pointwise_edges_pipelined, {}};
   return g;
 }
 

@@ -78,7 +78,7 @@ struct flow_fixture : test_fixture {
     tm = spawn<te::task_executor>(
       context(te_name), tcfg,
       te::task_executor_services{&ha, &directory,
-                                 te::make_invokable_factory<te::noop_invokable>()});
+                                 te::make_invokable_factory<te::noop_invokable>(), {}, {}, {}});
     run();
 
     jm_election->start(jm_contender);

@@ -192,7 +192,7 @@ struct te_fixture : test_fixture {
     cfg.data_port = 6121;
     cfg.number_of_slots = slots;
     cfg.detached_tasks = false;
-    te::task_executor_services services{&ha, &directory, invokables};
+    te::task_executor_services services{&ha, &directory, invokables, {}, {}, {}};
     services.holds_partitions = [this](const graph::job_id& job) {
       return held_partitions.count(job) != 0;
     };
