@@ -10,6 +10,7 @@ const char* to_string(buffer_kind kind) {
   switch (kind) {
     case buffer_kind::data: return "data";
     case buffer_kind::end_of_partition: return "end_of_partition";
+    case buffer_kind::checkpoint_barrier: return "checkpoint_barrier";
   }
   return "unknown";
 }

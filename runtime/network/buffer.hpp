@@ -18,9 +18,11 @@ enum class buffer_kind : std::uint8_t {
   data = 0,
   /// The producer finished this subpartition; nothing follows.
   end_of_partition = 1,
+  /// A checkpoint barrier (checkpoint_barrier.hpp): its id and timestamp are the payload.
+  checkpoint_barrier = 2,
 };
 
-/// Human-readable name of a kind ("data", "end_of_partition").
+/// Human-readable name of a kind ("data", "end_of_partition", "checkpoint_barrier").
 const char* to_string(buffer_kind kind);
 
 /// Owns a segment until released; then the segment goes back to its recycler (RAII). Move-only,

@@ -10,14 +10,9 @@
 #include <optional>
 #include <vector>
 
-namespace flint::network {
+#include "runtime/network/checkpoint_barrier.hpp"
 
-struct checkpoint_barrier {
-  std::int64_t id = 0;
-  /// When the coordinator triggered it (ms on the JobMaster's clock).
-  std::int64_t timestamp = 0;
-  friend bool operator==(const checkpoint_barrier&, const checkpoint_barrier&) = default;
-};
+namespace flint::network {
 
 /// What to do after one input event.
 struct barrier_decision {

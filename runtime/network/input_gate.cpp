@@ -13,6 +13,10 @@ struct input_gate::queue_state {
   std::deque<std::size_t> with_data;
   std::vector<bool> queued;
   std::vector<bool> ended;
+  /// Held by a checkpoint alignment: not read until resumed.
+  std::vector<bool> blocked;
+  /// Blocked with data waiting: queued again when resumed.
+  std::vector<bool> parked;
   std::size_t num_ended = 0;
   bool released = false;
   availability_listener listener;
@@ -23,6 +27,10 @@ struct input_gate::queue_state {
       std::lock_guard<std::mutex> guard{mutex};
       if (released || ended[index] || queued[index])
         return;
+      if (blocked[index]) {
+        parked[index] = true;
+        return;
+      }
       queued[index] = true;
       if (with_data.empty())
         notify = listener;
@@ -51,6 +59,8 @@ void input_gate::add_channel(std::unique_ptr<input_channel> channel) {
   channels_.push_back(std::move(channel));
   state_->queued.push_back(false);
   state_->ended.push_back(false);
+  state_->blocked.push_back(false);
+  state_->parked.push_back(false);
 }
 
 expected<unit> input_gate::setup() {
@@ -81,6 +91,10 @@ std::optional<buffer_or_event> input_gate::poll_next() {
       index = state_->with_data.front();
       state_->with_data.pop_front();
       state_->queued[index] = false;
+      if (state_->blocked[index]) {
+        state_->parked[index] = true; // queued before it was blocked: read it when resumed
+        continue;
+      }
     }
     auto next = channels_[index]->get_next_buffer();
     if (!next)
@@ -139,6 +153,35 @@ void input_gate::release() {
     channel->release();
   if (floating_pool_)
     floating_pool_->destroy();
+}
+
+void input_gate::block_channel(std::size_t index) {
+  std::lock_guard<std::mutex> guard{state_->mutex};
+  state_->blocked.at(index) = true;
+}
+
+void input_gate::resume_channel(std::size_t index) {
+  availability_listener notify;
+  {
+    std::lock_guard<std::mutex> guard{state_->mutex};
+    state_->blocked.at(index) = false;
+    if (!state_->parked[index] || state_->released)
+      return;
+    state_->parked[index] = false;
+    if (state_->queued[index] || state_->ended[index])
+      return;
+    state_->queued[index] = true;
+    if (state_->with_data.empty())
+      notify = state_->listener;
+    state_->with_data.push_back(index);
+  }
+  if (notify)
+    notify();
+}
+
+bool input_gate::is_blocked(std::size_t index) const {
+  std::lock_guard<std::mutex> guard{state_->mutex};
+  return state_->blocked.at(index);
 }
 
 std::size_t input_gate::num_ended_channels() const {

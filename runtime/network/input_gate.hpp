@@ -66,6 +66,12 @@ public:
   std::size_t num_channels() const noexcept { return channels_.size(); }
   input_channel& channel(std::size_t index) { return *channels_.at(index); }
   std::size_t num_ended_channels() const;
+
+  /// Holds channel `index` (a checkpoint alignment): poll_next skips it, its data waits.
+  void block_channel(std::size_t index);
+  /// Reads channel `index` again; data that arrived while it was held is polled next.
+  void resume_channel(std::size_t index);
+  bool is_blocked(std::size_t index) const;
   const std::shared_ptr<local_buffer_pool>& floating_pool() const noexcept {
     return floating_pool_;
   }

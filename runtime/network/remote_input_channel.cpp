@@ -92,8 +92,8 @@ expected<unit> remote_input_channel::on_bytes(std::uint64_t sequence, std::size_
     return unit{};
   if (auto ok = check_sequence(sequence); !ok)
     return ok;
-  if (kind != buffer_kind::data)
-    return enqueue(buffer::event(kind), backlog);
+  if (kind != buffer_kind::data) // an event keeps its payload (a barrier's id and timestamp)
+    return enqueue(buffer::unpooled_copy(bytes, kind), backlog);
   // One copy, from the transport's bytes straight into the credited buffer.
   auto received = copy_into_credited(bytes, sequence);
   if (!received)

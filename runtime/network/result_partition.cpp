@@ -125,6 +125,29 @@ void result_partition::flush_all() {
     flush(i);
 }
 
+expected<unit> result_partition::broadcast_checkpoint_barrier(const checkpoint_barrier& barrier) {
+  if (released_ || finished_)
+    return make_error(errc::rejected,
+                      "checkpoint barrier " + std::to_string(barrier.id)
+                        + " after the partition was " + (released_ ? "released" : "finished"));
+  if (is_blocking())
+    return make_error(errc::rejected,
+                      "checkpoint barrier " + std::to_string(barrier.id)
+                        + ": a blocking partition takes no checkpoints");
+  if (pending_target_)
+    return make_error(
+      errc::rejected,
+      "checkpoint barrier " + std::to_string(barrier.id) + " while a record waits for a buffer");
+  for (std::size_t i = 0; i < builders_.size(); ++i)
+    flush_builder(i);
+  for (auto& subpartition : subpartitions_)
+    if (!subpartition->add(to_event(barrier)))
+      return make_error(errc::rejected,
+                        "checkpoint barrier " + std::to_string(barrier.id) + ": subpartition "
+                          + std::to_string(subpartition->index()) + " takes no more buffers");
+  return unit{};
+}
+
 void result_partition::finish() {
   check_writable("finish");
   if (pending_target_)

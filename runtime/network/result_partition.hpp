@@ -6,6 +6,7 @@
 #include "runtime/graph/types.hpp"
 #include "runtime/network/availability_listener.hpp"
 #include "runtime/network/buffer_builder.hpp"
+#include "runtime/network/checkpoint_barrier.hpp"
 #include "runtime/network/local_buffer_pool.hpp"
 #include "runtime/network/record_serializer.hpp"
 #include "runtime/network/result_partition_id.hpp"
@@ -96,6 +97,11 @@ public:
   /// Flushes and queues end-of-partition in every subpartition; no records may follow. A
   /// blocking partition destroys its pool here: its subpartitions hold copies.
   void finish();
+
+  /// Flushes every subpartition and puts `barrier` behind the records written so far (Flink's
+  /// broadcastEvent of a CheckpointBarrier). Checkpoints are for streaming: a blocking partition
+  /// refuses (errc::rejected), as does a finished or failed one.
+  expected<unit> broadcast_checkpoint_barrier(const checkpoint_barrier& barrier);
   /// Drops queued buffers, refuses further use and destroys the pool (buffers still held by
   /// consumers return to the global pool when released).
   void release();

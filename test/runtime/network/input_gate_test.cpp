@@ -166,3 +166,71 @@ TEST_CASE("records of several producers arrive complete and in order per channel
   CHECK(f.gate.is_finished());
   CHECK(got == sent);
 }
+
+TEST_CASE("a checkpoint barrier keeps its place behind the records written before it") {
+  local_fixture f{1};
+  f.emit_buffer(0, 1);
+  REQUIRE(f.producers[0]->emit_record(make_record(2, 20), 0) == emit_result::written);
+  REQUIRE(f.producers[0]->broadcast_checkpoint_barrier({4, 1234}));
+  f.emit_buffer(0, 3);
+  std::vector<buffer_kind> kinds;
+  std::optional<checkpoint_barrier> seen;
+  while (auto next = f.gate.poll_next()) {
+    kinds.push_back(next->buf.kind());
+    if (next->buf.kind() == buffer_kind::checkpoint_barrier)
+      seen = barrier_of(next->buf);
+  }
+  // The half-full buffer before the barrier was flushed ahead of it.
+  CHECK(kinds
+        == std::vector<buffer_kind>{buffer_kind::data, buffer_kind::data,
+                                    buffer_kind::checkpoint_barrier, buffer_kind::data});
+  REQUIRE(seen.has_value());
+  CHECK(*seen == checkpoint_barrier{4, 1234});
+  // A finished partition takes no barrier.
+  f.producers[0]->finish();
+  auto late = f.producers[0]->broadcast_checkpoint_barrier({5, 1});
+  REQUIRE_FALSE(late.has_value());
+  CHECK(late.error().code == errc::rejected);
+}
+
+TEST_CASE("a barrier event's payload round-trips and a foreign event is no barrier") {
+  auto event = to_event({0x0102030405060708, -3});
+  CHECK(event.kind() == buffer_kind::checkpoint_barrier);
+  CHECK(event.size() == 16);
+  CHECK(barrier_of(event) == checkpoint_barrier{0x0102030405060708, -3});
+  CHECK_FALSE(barrier_of(buffer::event(buffer_kind::end_of_partition)).has_value());
+  std::vector<char> short_payload(7, 'x');
+  CHECK_FALSE(
+    barrier_of(buffer::unpooled_copy(short_payload, buffer_kind::checkpoint_barrier)).has_value());
+  CHECK(std::string(to_string(buffer_kind::checkpoint_barrier)) == "checkpoint_barrier");
+}
+
+TEST_CASE("a blocked channel is skipped and its data read after it is resumed") {
+  local_fixture f{2};
+  f.emit_buffer(0, 1);
+  f.emit_buffer(0, 2);
+  f.emit_buffer(1, 3);
+  auto first = f.gate.poll_next();
+  REQUIRE(first);
+  CHECK(first->channel == 0);
+  f.gate.block_channel(0); // as after a barrier on channel 0
+  CHECK(f.gate.is_blocked(0));
+  std::vector<std::size_t> order;
+  while (auto next = f.gate.poll_next())
+    order.push_back(next->channel);
+  CHECK(order == std::vector<std::size_t>{1});
+  // Data arriving while held waits too, and wakes nobody.
+  auto woken = f.gate_woken;
+  f.emit_buffer(0, 4);
+  CHECK_FALSE(f.gate.poll_next());
+  f.gate.resume_channel(0);
+  CHECK_FALSE(f.gate.is_blocked(0));
+  CHECK(f.gate_woken == woken + 1);
+  order.clear();
+  while (auto next = f.gate.poll_next())
+    order.push_back(next->channel);
+  CHECK(order == std::vector<std::size_t>{0, 0});
+  // Resuming a channel that is not held changes nothing.
+  f.gate.resume_channel(1);
+  CHECK_FALSE(f.gate.poll_next());
+}

@@ -161,6 +161,31 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("a checkpoint barrier crosses with its id and timestamp, between the records around it") {
+  for (bool copy : {false, true}) {
+    CAPTURE(copy);
+    transport_fixture f{copy};
+    auto id = partition_id(2, 1);
+    auto partition = f.make_partition(id);
+    consumer_side side{f.config, id, 0};
+    f.start_consumer(side);
+    f.sched.run();
+    for (std::size_t i = 0; i < 3; ++i)
+      REQUIRE(partition->emit_record(make_record(i, 10), 0) == emit_result::written);
+    REQUIRE(partition->broadcast_checkpoint_barrier({9, 777}));
+    REQUIRE(partition->emit_record(make_record(3, 10), 0) == emit_result::written);
+    partition->finish();
+    f.run_checked(side);
+    REQUIRE_FALSE(side.failure);
+    CHECK(side.ended);
+    REQUIRE(side.barriers.size() == 1);
+    CHECK(side.barriers[0].first == checkpoint_barrier{9, 777});
+    CHECK(side.barriers[0].second == 3);
+    CHECK(side.records == 4);
+    CHECK(f.stats->events_sent == 2); // the barrier and end-of-partition
+  }
+}
+
 TEST_CASE("a record larger than one buffer crosses intact") {
   for (bool copy : {false, true}) {
     transport_fixture f{copy};

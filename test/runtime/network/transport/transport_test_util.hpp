@@ -3,6 +3,7 @@
 /// remote_input_channel, its remote_channel_client, and an event-based actor that feeds the
 /// channel from its mailbox and (optionally) reads records as they come.
 
+#include "runtime/network/checkpoint_barrier.hpp"
 #include "runtime/network/input_gate.hpp"
 #include "runtime/network/network_buffer_pool.hpp"
 #include "runtime/network/network_config.hpp"
@@ -67,6 +68,8 @@ struct consumer_side final : consumer_routes {
   std::function<void()> on_done;
   std::size_t data_buffers_taken = 0;
   std::size_t records = 0;
+  /// Checkpoint barriers in arrival order, with the records read before each.
+  std::vector<std::pair<checkpoint_barrier, std::size_t>> barriers;
   bool ended = false;
   std::optional<flint::error> failure;
   std::vector<std::string> partition_errors;
@@ -121,6 +124,8 @@ struct consumer_side final : consumer_routes {
         break;
       ++n;
       if (next->is_event()) {
+        if (auto b = barrier_of(next->buf))
+          barriers.emplace_back(*b, records);
         ended = next->buf.kind() == buffer_kind::end_of_partition;
         if (ended && on_done)
           on_done();
