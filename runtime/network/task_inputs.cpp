@@ -179,7 +179,7 @@ expected<unit> task_inputs::connect(std::size_t g, std::size_t c) {
   return unit{};
 }
 
-std::optional<gate_buffer> task_inputs::poll_next() {
+std::optional<gate_buffer> task_inputs::poll_gates() {
   for (std::size_t i = 0; i < gates_.size(); ++i) {
     auto g = (next_gate_ + i) % gates_.size();
     auto next = gates_[g].gate->poll_next();
@@ -198,6 +198,82 @@ std::optional<gate_buffer> task_inputs::poll_next() {
     return gate_buffer{g, std::move(*next)};
   }
   return std::nullopt;
+}
+
+std::optional<gate_buffer> task_inputs::poll_next() {
+  if (aligned_) {
+    auto out = std::move(*aligned_);
+    aligned_.reset();
+    return out;
+  }
+  for (;;) {
+    auto next = poll_gates();
+    if (!next || !next->data.is_event())
+      return next;
+    auto g = next->gate;
+    auto c = next->data.channel;
+    if (next->data.buf.kind() == buffer_kind::checkpoint_barrier) {
+      auto barrier = barrier_of(next->data.buf);
+      if (!barrier) {
+        fail(make_error(errc::malformed_message,
+                        "gate " + std::to_string(g) + " channel " + std::to_string(c)
+                          + ": a checkpoint barrier without its id"));
+        continue;
+      }
+      auto decision = alignment().on_barrier(flat_channel(g, c), *barrier);
+      if (decision.block_channel)
+        gates_[g].gate->block_channel(c);
+      if (auto out = apply(decision, g, c))
+        return out;
+      continue; // the barrier is the alignment's: the task sees it once every channel sent it
+    }
+    if (next->data.buf.kind() == buffer_kind::end_of_partition && aligner_)
+      aligned_ = apply(aligner_->on_end_of_partition(flat_channel(g, c)), g, c);
+    return next;
+  }
+}
+
+barrier_aligner& task_inputs::alignment() {
+  if (!aligner_) {
+    std::size_t channels = 0;
+    for (const auto& gate : gates_)
+      channels += gate.channels.size();
+    aligner_.emplace(channels);
+  }
+  return *aligner_;
+}
+
+std::size_t task_inputs::flat_channel(std::size_t gate, std::size_t channel) const {
+  std::size_t offset = 0;
+  for (std::size_t g = 0; g < gate; ++g)
+    offset += gates_[g].channels.size();
+  return offset + channel;
+}
+
+std::optional<gate_buffer> task_inputs::apply(const barrier_decision& decision, std::size_t gate,
+                                              std::size_t channel) {
+  for (auto flat : decision.release) {
+    for (auto& state : gates_) {
+      if (flat < state.channels.size()) {
+        state.gate->resume_channel(flat);
+        break;
+      }
+      flat -= state.channels.size();
+    }
+  }
+  if (decision.aborted)
+    aborted_checkpoints_.push_back(*decision.aborted);
+  if (!decision.trigger)
+    return std::nullopt;
+  return gate_buffer{gate, buffer_or_event{to_event(*decision.trigger), channel, true}};
+}
+
+std::vector<std::int64_t> task_inputs::take_aborted_checkpoints() {
+  return std::exchange(aborted_checkpoints_, {});
+}
+
+bool task_inputs::is_blocked(std::size_t gate, std::size_t channel) const {
+  return gates_.at(gate).gate->is_blocked(channel);
 }
 
 bool task_inputs::is_finished() const {

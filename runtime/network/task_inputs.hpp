@@ -7,6 +7,7 @@
 #include "runtime/graph/ids.hpp"
 #include "runtime/graph/task_deployment_descriptor.hpp"
 #include "runtime/network/availability_listener.hpp"
+#include "runtime/network/checkpoint_barrier_handler.hpp"
 #include "runtime/network/input_gate.hpp"
 #include "runtime/network/input_gate_factory.hpp"
 #include "runtime/network/result_partition_id.hpp"
@@ -76,7 +77,15 @@ public:
 
   /// The next buffer or event, round robin over the gates; nothing when none is queued (the
   /// owner's wake runs when one is). End-of-partition marks its channel consumed.
+  ///
+  /// Checkpoint barriers are aligned here (exactly-once, barrier_aligner): a channel that
+  /// delivered barrier n is held until every live channel of every gate has, and the task gets
+  /// barrier n once, as one event, when the last one came (before any record after it).
   std::optional<gate_buffer> poll_next();
+  /// Checkpoints whose alignment was given up (a newer barrier overtook them) since the last
+  /// call: the task declines them.
+  std::vector<std::int64_t> take_aborted_checkpoints();
+  bool is_blocked(std::size_t gate, std::size_t channel) const;
   /// True once every channel of every gate delivered end-of-partition.
   bool is_finished() const;
 
@@ -113,6 +122,12 @@ private:
   class routes;
 
   void add_gate(std::unique_ptr<input_gate> gate);
+  std::optional<gate_buffer> poll_gates();
+  barrier_aligner& alignment();
+  std::size_t flat_channel(std::size_t gate, std::size_t channel) const;
+  /// Resumes released channels, notes an aborted checkpoint, and returns the aligned barrier.
+  std::optional<gate_buffer> apply(const barrier_decision& decision, std::size_t gate,
+                                   std::size_t channel);
   expected<unit> connect(std::size_t gate, std::size_t channel);
   void fail(error cause);
 
@@ -125,6 +140,11 @@ private:
   std::vector<gate_state> gates_;
   std::unique_ptr<routes> routes_;
   std::size_t next_gate_ = 0;
+  /// Made at the first barrier, over every channel of every gate.
+  std::optional<barrier_aligner> aligner_;
+  /// An alignment that an end-of-partition completed: returned by the next poll.
+  std::optional<gate_buffer> aligned_;
+  std::vector<std::int64_t> aborted_checkpoints_;
   bool pending_requests_ = false;
   bool released_ = false;
   std::optional<error> failure_;

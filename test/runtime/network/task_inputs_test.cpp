@@ -1,0 +1,142 @@
+// A task's inputs align checkpoint barriers across all their gates and channels (local channels:
+// no actors needed).
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "network_test_util.hpp"
+#include "runtime/network/record_deserializer.hpp"
+#include "runtime/network/shuffle_environment.hpp"
+#include "runtime/network/task_inputs.hpp"
+
+namespace flint::network {
+
+namespace {
+
+const graph::job_id job{0x5, 0x6};
+
+/// A consumer of two gates: gate 0 reads producers a0 and a1 (result 1), gate 1 reads b0
+/// (result 2); every producer has one subpartition and runs in this process.
+struct two_gate_fixture {
+  std::shared_ptr<shuffle_environment> shuffle = [] {
+    network_config config;
+    config.segment_size = 1024;
+    config.network_memory = 64 * 1024;
+    return std::make_shared<shuffle_environment>(config);
+  }();
+  std::shared_ptr<result_partition> a0, a1, b0;
+  std::unique_ptr<task_inputs> inputs;
+  int woken = 0;
+
+  two_gate_fixture() {
+    a0 = *shuffle->create_partition(job, test::partition_id(1, 0), 1);
+    a1 = *shuffle->create_partition(job, test::partition_id(1, 1), 1);
+    b0 = *shuffle->create_partition(job, test::partition_id(2, 0), 1);
+    graph::task_deployment_descriptor tdd;
+    tdd.job_id = job;
+    tdd.task_name = "Consumer (1/1)";
+    graph::input_gate_deployment_descriptor gate_a;
+    gate_a.consumed_result_id = graph::intermediate_data_set_id{0, 1};
+    gate_a.partition_numbers = {0, 1};
+    graph::input_gate_deployment_descriptor gate_b;
+    gate_b.consumed_result_id = graph::intermediate_data_set_id{0, 2};
+    gate_b.partition_numbers = {0};
+    tdd.input_gates = {gate_a, gate_b};
+    auto created = shuffle->create_inputs(
+      tdd, input_owner{"Consumer (1/1)", [this] { ++woken; }, nullptr, nullptr});
+    REQUIRE_MESSAGE(created.has_value(), created.error().to_string());
+    inputs = std::move(*created);
+    REQUIRE(inputs->request_partitions());
+  }
+
+  ~two_gate_fixture() {
+    inputs->release();
+    shuffle->release_all();
+  }
+
+  static void emit(result_partition& p, const std::string& record) {
+    REQUIRE(p.emit_record(record, 0) == emit_result::written);
+    p.flush_all();
+  }
+
+  /// What the task reads now: records as "gate/channel:record", aligned barriers as "barrier n".
+  std::vector<std::string> read() {
+    std::vector<std::string> out;
+    while (auto next = inputs->poll_next()) {
+      if (auto b = barrier_of(next->data.buf)) {
+        out.push_back("barrier " + std::to_string(b->id));
+        continue;
+      }
+      if (next->data.is_event())
+        continue;
+      record_deserializer d;
+      d.set_next_buffer(std::move(next->data.buf));
+      std::span<const char> r;
+      while (d.next_record(r) == deserialization_result::record)
+        out.push_back(std::to_string(next->gate) + "/" + std::to_string(next->data.channel) + ":"
+                      + std::string(r.begin(), r.end()));
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_SUITE("task inputs") {
+  TEST_CASE_FIXTURE(
+    two_gate_fixture,
+    "a channel that delivered barrier n is held until every channel of every gate did") {
+    emit(*a0, "a0-before");
+    REQUIRE(a0->broadcast_checkpoint_barrier({1, 100}));
+    emit(*a0, "a0-after");
+    emit(*a1, "a1-before");
+    emit(*b0, "b0-before");
+    auto first = read();
+    // a0's record after the barrier waits; the others flow.
+    CHECK(first == std::vector<std::string>{"0/0:a0-before", "1/0:b0-before", "0/1:a1-before"});
+    CHECK(inputs->is_blocked(0, 0));
+    REQUIRE(b0->broadcast_checkpoint_barrier({1, 100}));
+    emit(*b0, "b0-after");
+    CHECK(read().empty());
+    CHECK(inputs->is_blocked(1, 0));
+    REQUIRE(a1->broadcast_checkpoint_barrier({1, 100}));
+    auto aligned = read();
+    // The task sees barrier 1 once, before any record written after it.
+    REQUIRE_FALSE(aligned.empty());
+    CHECK(aligned.front() == "barrier 1");
+    CHECK(std::count(aligned.begin(), aligned.end(), "barrier 1") == 1);
+    std::sort(aligned.begin() + 1, aligned.end());
+    CHECK(aligned == std::vector<std::string>{"barrier 1", "0/0:a0-after", "1/0:b0-after"});
+    CHECK_FALSE(inputs->is_blocked(0, 0));
+    CHECK_FALSE(inputs->is_blocked(1, 0));
+    CHECK(inputs->take_aborted_checkpoints().empty());
+  }
+
+  TEST_CASE_FIXTURE(
+    two_gate_fixture,
+    "a newer barrier overtaking an alignment releases its channels and the older checkpoint is given up") {
+    REQUIRE(a0->broadcast_checkpoint_barrier({1, 100}));
+    emit(*a0, "a0-after-1");
+    CHECK(read().empty());
+    REQUIRE(a1->broadcast_checkpoint_barrier({2, 200}));
+    auto got = read();
+    CHECK(got == std::vector<std::string>{"0/0:a0-after-1"});
+    CHECK(inputs->take_aborted_checkpoints() == std::vector<std::int64_t>{1});
+    CHECK(inputs->is_blocked(0, 1));
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "a producer that ends completes an alignment the others finished") {
+    REQUIRE(a0->broadcast_checkpoint_barrier({3, 300}));
+    REQUIRE(a1->broadcast_checkpoint_barrier({3, 300}));
+    CHECK(read().empty());
+    b0->finish();
+    auto got = read();
+    CHECK(got == std::vector<std::string>{"barrier 3"});
+  }
+
+} // TEST_SUITE
+
+} // namespace flint::network
