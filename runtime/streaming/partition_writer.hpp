@@ -40,6 +40,15 @@ public:
   /// Registers `listener` for the next buffer; false when one is available now (try again).
   bool notify_when_available(network::availability_listener listener);
   /// True while records wait for buffers.
+  /// Puts `barrier` behind every record emitted so far, in every channel; refused while records
+  /// wait for buffers (the task declines the checkpoint then).
+  expected<unit> broadcast_checkpoint_barrier(const network::checkpoint_barrier& barrier) {
+    if (!waiting_.empty())
+      return make_error(
+        errc::rejected,
+        "checkpoint barrier " + std::to_string(barrier.id) + " while records wait for buffers");
+    return partition_->broadcast_checkpoint_barrier(barrier);
+  }
   bool is_blocked() const noexcept { return partition_->has_pending_record() || !waiting_.empty(); }
   /// True when records went into buffers since the last flush.
   bool is_dirty() const noexcept { return dirty_; }

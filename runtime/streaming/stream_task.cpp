@@ -192,10 +192,19 @@ expected<unit> stream_task::run_input() {
       current_ = nullptr;
     }
     auto next = inputs_->poll_next();
+    for (auto id : inputs_->take_aborted_checkpoints())
+      decline_checkpoint(id,
+                         "Checkpoint " + std::to_string(id)
+                           + " was overtaken by a newer checkpoint while aligning.");
     if (!next) {
       // The gate's listener fires when a channel turns non-empty again.
       has_work_ = false;
       break;
+    }
+    if (auto barrier = network::barrier_of(next->data.buf)) {
+      // Every input delivered it and every record before it is processed.
+      perform_checkpoint(*barrier);
+      continue;
     }
     auto& deserializer = deserializers_[next->gate].at(next->data.channel);
     if (next->data.is_event()) {
@@ -215,6 +224,24 @@ expected<unit> stream_task::run_input() {
     current_ = &deserializer;
   }
   return unit{};
+}
+
+void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier) {
+  // The operators hold no checkpointed state yet; the barrier goes downstream behind every
+  // record emitted before it, then the task acknowledges (Flink's
+  // SubtaskCheckpointCoordinator#checkpointState order).
+  for (auto& writer : writers_)
+    if (auto ok = writer->broadcast_checkpoint_barrier(barrier); !ok) {
+      decline_checkpoint(barrier.id, ok.error().message);
+      return;
+    }
+  if (context_)
+    context_->acknowledge_checkpoint(barrier.id, 0);
+}
+
+void stream_task::decline_checkpoint(std::int64_t id, const std::string& cause) {
+  if (context_)
+    context_->decline_checkpoint(id, cause);
 }
 
 void stream_task::end_input() {

@@ -69,6 +69,9 @@ private:
   void run_source();
   expected<unit> run_input();
   void end_input();
+  /// At an aligned barrier: forward it on every output, then acknowledge.
+  void perform_checkpoint(const network::checkpoint_barrier& barrier);
+  void decline_checkpoint(std::int64_t id, const std::string& cause);
   /// Flushes, ends the partitions and closes the chain; false while outputs wait for buffers, an
   /// error when a partition could not keep its data.
   expected<bool> end_outputs();

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <caf/fwd.hpp>
 
@@ -40,6 +41,10 @@ public:
   /// returns, so the mail is handled at once rather than after the whole step (a slow user
   /// function could make a step last seconds). Valid while the task lives.
   virtual const std::atomic<bool>* interrupt_flag() const = 0;
+  /// Flink's CheckpointResponder: the task took its part of checkpoint `checkpoint_id`
+  /// (`state_bytes` of state), or declines it with `cause`. Call them from the task's thread.
+  virtual void acknowledge_checkpoint(std::int64_t checkpoint_id, std::uint64_t state_bytes) = 0;
+  virtual void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause) = 0;
 };
 
 struct invokable {

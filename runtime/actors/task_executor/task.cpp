@@ -58,6 +58,16 @@ public:
 
   const std::atomic<bool>* interrupt_flag() const override { return interrupt_.get(); }
 
+  void acknowledge_checkpoint(std::int64_t checkpoint_id, std::uint64_t state_bytes) override {
+    if (owner_ && owner_->setup_.acknowledge_checkpoint)
+      owner_->setup_.acknowledge_checkpoint(checkpoint_id, state_bytes);
+  }
+
+  void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause) override {
+    if (owner_ && owner_->setup_.decline_checkpoint)
+      owner_->setup_.decline_checkpoint(checkpoint_id, cause);
+  }
+
   /// The task ended: monitor() does nothing from now on.
   void detach() { owner_ = nullptr; }
 

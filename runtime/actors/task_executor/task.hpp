@@ -40,6 +40,12 @@ struct task_setup {
   /// Raised by the TaskExecutor before it sends a cancel or fail mail (see
   /// task_context::interrupt_flag); null: the task makes its own, never raised from outside.
   std::shared_ptr<std::atomic<bool>> interrupt;
+  /// Called from the task's thread when the task acknowledges or declines a checkpoint (the
+  /// TaskExecutor's version tells the JobMaster); null: dropped.
+  std::function<void(std::int64_t checkpoint_id, std::uint64_t state_bytes)>
+    acknowledge_checkpoint = nullptr;
+  std::function<void(std::int64_t checkpoint_id, const std::string& cause)> decline_checkpoint =
+    nullptr;
 };
 
 class task : public caf::event_based_actor {

@@ -56,6 +56,9 @@ struct consumer_task_fixture {
   caf::actor server;
   std::vector<caf::actor> actors;
   std::vector<cluster::task_execution_state> states;
+  /// Checkpoints the task acknowledged, and the ones it declined with their causes.
+  std::vector<std::int64_t> acknowledged;
+  std::vector<std::pair<std::int64_t, std::string>> declined;
   std::size_t connects = 0;
 
   consumer_task_fixture() {
@@ -104,6 +107,12 @@ struct consumer_task_fixture {
       return std::make_unique<streaming::stream_task>(compiled, tdd, env, [](std::string_view) {});
     };
     setup.report = [this](const cluster::task_execution_state& s) { states.push_back(s); };
+    setup.acknowledge_checkpoint = [this](std::int64_t id, std::uint64_t) {
+      acknowledged.push_back(id);
+    };
+    setup.decline_checkpoint = [this](std::int64_t id, const std::string& cause) {
+      declined.emplace_back(id, cause);
+    };
     auto task = sys.spawn<task_executor::task>(std::move(setup));
     actors.push_back(task);
     return task;
@@ -249,6 +258,48 @@ TEST_CASE_FIXTURE(
   CHECK(producer_env->num_partitions() == 0);
   CHECK(producer_env->buffer_pool().available_segments()
         == producer_env->buffer_pool().total_segments());
+}
+
+TEST_CASE_FIXTURE(
+  consumer_task_fixture,
+  "a consuming task acknowledges a checkpoint at its barrier, after the records before it") {
+  std::shared_ptr<test::collected<std::int64_t>> sink;
+  auto program = rebalanced_program(&sink);
+  auto eg = graph::execution_graph::build(*program.job);
+  REQUIRE(eg.has_value());
+  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
+  REQUIRE(producer_tdd.has_value());
+  const auto& produced = producer_tdd->produced_partitions.at(0);
+  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto partition = producer_env->create_partition(program.job->job_id, id, 1);
+  REQUIRE(partition.has_value());
+  deploy_consumer(program);
+  sched.run();
+  auto emit = [&](std::int64_t x) {
+    std::string bytes(reinterpret_cast<const char*>(&x), sizeof x);
+    REQUIRE((*partition)->emit_record(bytes, 0) == network::emit_result::written);
+  };
+  emit(1);
+  emit(2);
+  REQUIRE((*partition)->broadcast_checkpoint_barrier({1, 100}));
+  sched.run();
+  CHECK(acknowledged == std::vector<std::int64_t>{1});
+  CHECK(declined.empty());
+  auto seen = [&] {
+    std::lock_guard<std::mutex> guard{sink->mutex};
+    return sink->values;
+  };
+  CHECK(seen() == std::vector<std::int64_t>{1, 2});
+  emit(3);
+  REQUIRE((*partition)->broadcast_checkpoint_barrier({2, 200}));
+  (*partition)->finish();
+  producer_env->producer_finished(program.job->job_id, id);
+  sched.run();
+  REQUIRE(ended());
+  CHECK_MESSAGE(states.back().state == graph::execution_state::finished,
+                states.back().failure_cause);
+  CHECK(acknowledged == std::vector<std::int64_t>{1, 2});
+  CHECK(seen() == std::vector<std::int64_t>{1, 2, 3});
 }
 
 TEST_CASE_FIXTURE(consumer_task_fixture,
