@@ -84,6 +84,17 @@ struct consumer_task_fixture {
     consumer_env->set_connections(nullptr);
   }
 
+  /// The partition the producing (first) vertex of `program` writes, as its source task would.
+  static network::result_partition_id produced_partition_id(const flint::test::program& program) {
+    auto eg = graph::execution_graph::build(*program.job);
+    REQUIRE(eg.has_value());
+    auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
+    REQUIRE(producer_tdd.has_value());
+    REQUIRE(producer_tdd->produced_partitions.size() == 1);
+    const auto& produced = producer_tdd->produced_partitions[0];
+    return {produced.result_id, produced.partition_number};
+  }
+
   /// Deploys the consuming vertex of `program` with every producer on "producer-host:7002".
   caf::actor deploy_consumer(const flint::test::program& program) {
     auto eg = graph::execution_graph::build(*program.job);
@@ -174,13 +185,7 @@ TEST_CASE_FIXTURE(
   "a consumer reads a remote partition, then its mails for a released channel are dropped") {
   auto program = rebalanced_program();
   // The producer's partition, as its source task would write it: the records 1, 2, 3.
-  auto eg = graph::execution_graph::build(*program.job);
-  REQUIRE(eg.has_value());
-  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
-  REQUIRE(producer_tdd.has_value());
-  REQUIRE(producer_tdd->produced_partitions.size() == 1);
-  const auto& produced = producer_tdd->produced_partitions[0];
-  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto id = produced_partition_id(program);
   auto partition = producer_env->create_partition(program.job->job_id, id, 1);
   REQUIRE(partition.has_value());
 
@@ -216,12 +221,7 @@ TEST_CASE_FIXTURE(
   "remote consumers read a blocking partition one after another, each from the start, and it stays") {
   std::shared_ptr<test::collected<std::int64_t>> into;
   auto program = rebalanced_program(&into);
-  auto eg = graph::execution_graph::build(*program.job);
-  REQUIRE(eg.has_value());
-  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
-  REQUIRE(producer_tdd.has_value());
-  const auto& produced = producer_tdd->produced_partitions.at(0);
-  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto id = produced_partition_id(program);
   auto partition = producer_env->create_partition(program.job->job_id, id, 1,
                                                   graph::result_partition_type::blocking);
   REQUIRE_MESSAGE(partition.has_value(), partition.error().to_string());
@@ -265,12 +265,7 @@ TEST_CASE_FIXTURE(
   "a consuming task acknowledges a checkpoint at its barrier, after the records before it") {
   std::shared_ptr<test::collected<std::int64_t>> sink;
   auto program = rebalanced_program(&sink);
-  auto eg = graph::execution_graph::build(*program.job);
-  REQUIRE(eg.has_value());
-  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
-  REQUIRE(producer_tdd.has_value());
-  const auto& produced = producer_tdd->produced_partitions.at(0);
-  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto id = produced_partition_id(program);
   auto partition = producer_env->create_partition(program.job->job_id, id, 1);
   REQUIRE(partition.has_value());
   deploy_consumer(program);
@@ -305,12 +300,7 @@ TEST_CASE_FIXTURE(
 TEST_CASE_FIXTURE(consumer_task_fixture,
                   "a consumer that gets a malformed transport message fails, saying so") {
   auto program = rebalanced_program();
-  auto eg = graph::execution_graph::build(*program.job);
-  REQUIRE(eg.has_value());
-  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
-  REQUIRE(producer_tdd.has_value());
-  const auto& produced = producer_tdd->produced_partitions.at(0);
-  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto id = produced_partition_id(program);
   auto partition = producer_env->create_partition(program.job->job_id, id, 1);
   REQUIRE(partition.has_value());
   auto task = deploy_consumer(program);
@@ -332,12 +322,7 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
 TEST_CASE_FIXTURE(consumer_task_fixture,
                   "a consumer whose producer's partition server goes away fails, naming it") {
   auto program = rebalanced_program();
-  auto eg = graph::execution_graph::build(*program.job);
-  REQUIRE(eg.has_value());
-  auto producer_tdd = graph::make_task_deployment_descriptor(*eg, 0);
-  REQUIRE(producer_tdd.has_value());
-  const auto& produced = producer_tdd->produced_partitions.at(0);
-  network::result_partition_id id{produced.result_id, produced.partition_number};
+  auto id = produced_partition_id(program);
   auto partition = producer_env->create_partition(program.job->job_id, id, 1);
   REQUIRE(partition.has_value());
   deploy_consumer(program);
