@@ -94,3 +94,20 @@ struct JmFailSlotRequest {
   allocationId @1 :Cluster.Id128 $Flint.type("cluster::allocation_id");
   cause @2 :Text;
 }
+
+struct JmAcknowledgeCheckpointRequest {
+  # A task took its part of a checkpoint (Flink's acknowledgeCheckpoint).
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  attempt @1 :Cluster.ExecutionAttemptId;
+  checkpointId @2 :Int64;
+  stateBytes @3 :UInt64;
+  # The size of the state it wrote for it.
+}
+
+struct JmDeclineCheckpointRequest {
+  # A task cannot take its part of a checkpoint (Flink's declineCheckpoint).
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  attempt @1 :Cluster.ExecutionAttemptId;
+  checkpointId @2 :Int64;
+  cause @3 :Text;
+}

@@ -69,3 +69,19 @@ struct TeSlotReportResponse {
   report @1 :Cluster.SlotReport;
   # Each of its slots, free or allocated (with allocation and job).
 }
+
+struct TeTriggerCheckpointRequest {
+  # The JobMaster starts a checkpoint at a source task (Flink's triggerCheckpoint).
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  attempt @1 :Cluster.ExecutionAttemptId;
+  checkpointId @2 :Int64;
+  timestamp @3 :Int64;
+  # When the coordinator triggered it (ms on the JobMaster's clock).
+}
+
+struct TeCheckpointNotification {
+  # A checkpoint completed or was aborted (Flink's confirmCheckpoint / abortCheckpoint).
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  attempt @1 :Cluster.ExecutionAttemptId;
+  checkpointId @2 :Int64;
+}

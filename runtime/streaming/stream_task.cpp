@@ -226,6 +226,13 @@ expected<unit> stream_task::run_input() {
   return unit{};
 }
 
+bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) {
+  if (inputs_ && inputs_->num_gates() > 0)
+    return false;
+  perform_checkpoint({checkpoint_id, timestamp});
+  return true;
+}
+
 void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier) {
   // The operators hold no checkpointed state yet; the barrier goes downstream behind every
   // record emitted before it, then the task acknowledges (Flink's

@@ -49,6 +49,9 @@ public:
   void cancel() override { canceled_ = true; }
   bool has_work() const override { return has_work_ || (inputs_ && inputs_->failure()); }
   void on_timer(std::uint64_t id) override;
+  /// A source starts checkpoint n: barrier on every output, then acknowledge. A task with
+  /// inputs declines (it takes its part at the aligned barrier instead).
+  bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) override;
   /// The remote channels' mails (buffers, partition errors, request retries), for the inputs'
   /// router; a mail for a channel already released is dropped.
   bool on_message(caf::type_erased_tuple& content) override {

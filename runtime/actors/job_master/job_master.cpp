@@ -319,6 +319,21 @@ void job_master::register_methods() {
       return rpc::ack{};
     });
 
+  // The CheckpointCoordinator (checkpoint/) is not driven by the JobMaster yet: Flink's words
+  // for a job without one.
+  handle<acknowledge_checkpoint>(
+    fencing::fenced, [this](acknowledge_checkpoint_request req) -> expected<rpc::ack> {
+      logger_->error("Received AcknowledgeCheckpoint message for job " + req.job_id.to_string()
+                     + " with no CheckpointCoordinator");
+      return rpc::ack{};
+    });
+  handle<decline_checkpoint>(
+    fencing::fenced, [this](decline_checkpoint_request req) -> expected<rpc::ack> {
+      logger_->error("Received DeclineCheckpoint message for job " + req.job_id.to_string()
+                     + " with no CheckpointCoordinator");
+      return rpc::ack{};
+    });
+
   handle<fail_slot>(fencing::fenced, [this](fail_slot_request req) -> expected<rpc::ack> {
     // An empty TaskManager id is the ResourceManager's notifyAllocationFailure.
     if (!req.task_manager.empty())

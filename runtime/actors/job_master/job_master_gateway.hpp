@@ -97,4 +97,20 @@ struct fail_slot {
   using response = rpc::ack;
 };
 
+/// Flink's acknowledgeCheckpoint, from the TaskExecutor of the task. Tell. Fenced.
+struct acknowledge_checkpoint {
+  static constexpr std::uint32_t id = 0x040B;
+  static constexpr const char* name = "acknowledge_checkpoint";
+  using request = acknowledge_checkpoint_request;
+  using response = rpc::ack;
+};
+
+/// Flink's declineCheckpoint, from the TaskExecutor of the task. Tell. Fenced.
+struct decline_checkpoint {
+  static constexpr std::uint32_t id = 0x040C;
+  static constexpr const char* name = "decline_checkpoint";
+  using request = decline_checkpoint_request;
+  using response = rpc::ack;
+};
+
 } // namespace flint::job_master

@@ -72,6 +72,18 @@ struct invokable {
   /// The task is being cancelled: stop soon. Called from the task's own thread.
   virtual void cancel() {}
 
+  /// A source task starts checkpoint `checkpoint_id` (the JobMaster's trigger): it takes its
+  /// snapshot, sends the barrier downstream and acknowledges through its context. False: this
+  /// task takes no part in checkpoints (the task then declines it).
+  virtual bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) {
+    (void)checkpoint_id;
+    (void)timestamp;
+    return false;
+  }
+  /// Checkpoint `checkpoint_id` completed (Flink's notifyCheckpointComplete) or was aborted.
+  virtual void notify_checkpoint_complete(std::int64_t checkpoint_id) { (void)checkpoint_id; }
+  virtual void notify_checkpoint_aborted(std::int64_t checkpoint_id) { (void)checkpoint_id; }
+
   /// False while there is nothing to do until a mail arrives: the task then waits on its
   /// mailbox instead of stepping again (it never spins).
   virtual bool has_work() const { return true; }

@@ -131,6 +131,34 @@ caf::behavior task::make_behavior() {
       }
       queue_step_if_working();
     },
+    [this](task_checkpoint_atom, std::int64_t checkpoint_id, std::int64_t timestamp) {
+      if (state_ != graph::execution_state::running || !invokable_) {
+        decline(checkpoint_id, "Task " + setup_.tdd.task_name + " is not running.");
+        return;
+      }
+      try {
+        if (!invokable_->trigger_checkpoint(checkpoint_id, timestamp))
+          decline(checkpoint_id, "Task " + setup_.tdd.task_name + " takes no part in checkpoints.");
+      } catch (const std::exception& e) {
+        end_with(graph::execution_state::failed, e.what());
+        return;
+      }
+      queue_step_if_working();
+    },
+    [this](task_checkpoint_done_atom, std::int64_t checkpoint_id, bool completed) {
+      if (state_ != graph::execution_state::running || !invokable_)
+        return;
+      try {
+        if (completed)
+          invokable_->notify_checkpoint_complete(checkpoint_id);
+        else
+          invokable_->notify_checkpoint_aborted(checkpoint_id);
+      } catch (const std::exception& e) {
+        end_with(graph::execution_state::failed, e.what());
+        return;
+      }
+      queue_step_if_working();
+    },
     [this](task_step_atom) {
       step_queued_ = false;
       do_step();
@@ -212,6 +240,11 @@ void task::start_invokable() {
   report_state(graph::execution_state::running);
   step_queued_ = true;
   send(this, task_step_atom::value);
+}
+
+void task::decline(std::int64_t checkpoint_id, const std::string& cause) {
+  if (setup_.decline_checkpoint)
+    setup_.decline_checkpoint(checkpoint_id, cause);
 }
 
 void task::do_step() {

@@ -29,6 +29,10 @@ using task_step_atom = caf::atom_constant<caf::atom("tsk_step")>;
 using task_wake_atom = caf::atom_constant<caf::atom("tsk_wake")>;
 /// A timer of the invokable fired; carries the timer id.
 using task_timer_atom = caf::atom_constant<caf::atom("tsk_timer")>;
+/// Starts a checkpoint at this (source) task: (atom, checkpoint id, timestamp).
+using task_checkpoint_atom = caf::atom_constant<caf::atom("tsk_chkpt")>;
+/// A checkpoint completed (true) or was aborted (false): (atom, checkpoint id, bool).
+using task_checkpoint_done_atom = caf::atom_constant<caf::atom("tsk_chkdn")>;
 
 struct task_setup {
   graph::task_deployment_descriptor tdd;
@@ -64,6 +68,7 @@ public:
 private:
   void start_invokable();
   void do_step();
+  void decline(std::int64_t checkpoint_id, const std::string& cause);
   void end_with(graph::execution_state final_state, std::string cause = {});
   void report_state(graph::execution_state s, std::string cause = {});
   void queue_step_if_working();

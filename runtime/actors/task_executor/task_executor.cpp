@@ -43,6 +43,12 @@ using rm_registration = registration::retrying_registration<rm::task_executor_re
 
 } // namespace
 
+template <class M>
+void task_executor::tell_job_master(const graph::job_id& job, const typename M::request& req) {
+  if (auto* entry = state_->jobs().get(job); entry != nullptr && entry->connection)
+    entry->connection->gateway.tell<M>(*this, req);
+}
+
 // -- listeners ------------------------------------------------------------------------------------
 
 class task_executor::rm_leader_listener final : public leader::leader_retrieval_listener {
@@ -281,6 +287,26 @@ void task_executor::register_methods() {
                                         }));
                      },
                      interrupt};
+    // The task's checkpoint responses go to its job's JobMaster from the main thread.
+    auto respond = [te_addr, self](std::function<void()> f) {
+      if (auto te = caf::actor_cast<caf::actor>(te_addr))
+        caf::anon_send(te, rpc::run_atom::value, std::move(f));
+    };
+    setup.acknowledge_checkpoint = [respond, self, job = tdd.job_id, attempt](
+                                     std::int64_t checkpoint_id, std::uint64_t state_bytes) {
+      respond([self, job, attempt, checkpoint_id, state_bytes] {
+        self->tell_job_master<job_master::acknowledge_checkpoint>(
+          job,
+          job_master::acknowledge_checkpoint_request{job, attempt, checkpoint_id, state_bytes});
+      });
+    };
+    setup.decline_checkpoint = [respond, self, job = tdd.job_id, attempt](
+                                 std::int64_t checkpoint_id, const std::string& cause) {
+      respond([self, job, attempt, checkpoint_id, cause] {
+        self->tell_job_master<job_master::decline_checkpoint>(
+          job, job_master::decline_checkpoint_request{job, attempt, checkpoint_id, cause});
+      });
+    };
     auto handle = config_.detached_tasks
       ? home_system().spawn<task, caf::detached>(std::move(setup))
       : home_system().spawn<task>(std::move(setup));
@@ -291,13 +317,34 @@ void task_executor::register_methods() {
   });
 
   handle<cancel_task>(fencing::fenced, [this](cancel_task_request req) -> expected<rpc::ack> {
-    auto t = state_->task_to_cancel(req.job_id, req.attempt);
+    auto t = state_->task_of_job(req.job_id, req.attempt);
     if (!t)
       return t.error();
     log_->info("Attempting to cancel task " + (*t)->name + " (" + req.attempt.to_string() + ").");
     stop_task(**t);
     return rpc::ack{};
   });
+
+  handle<trigger_checkpoint>(
+    fencing::fenced, [this](trigger_checkpoint_request req) -> expected<rpc::ack> {
+      auto t = state_->task_of_job(req.job_id, req.attempt);
+      if (!t)
+        return t.error();
+      send((*t)->handle, task_checkpoint_atom::value, req.checkpoint_id, req.timestamp);
+      return rpc::ack{};
+    });
+  // A task that ended meanwhile has nothing to be told: no error.
+  auto notify = [this](const checkpoint_notification& n, bool completed) {
+    if (auto t = state_->task_of_job(n.job_id, n.attempt))
+      send((*t)->handle, task_checkpoint_done_atom::value, n.checkpoint_id, completed);
+    return rpc::ack{};
+  };
+  handle<confirm_checkpoint>(
+    fencing::fenced,
+    [notify](checkpoint_notification n) -> expected<rpc::ack> { return notify(n, true); });
+  handle<abort_checkpoint>(
+    fencing::fenced,
+    [notify](checkpoint_notification n) -> expected<rpc::ack> { return notify(n, false); });
 
   handle<free_slot>(fencing::fenced, [this](free_slot_request req) -> expected<rpc::ack> {
     if (auto r = state_->check_free_slot(req.job_id, req.allocation_id); !r)

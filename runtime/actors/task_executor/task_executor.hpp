@@ -112,6 +112,9 @@ private:
   class job_leader_events;
 
   void register_methods();
+  /// Tells `job`'s JobMaster `req` over its connection, if the job has one (task_executor.cpp).
+  template <class M>
+  void tell_job_master(const graph::job_id& job, const typename M::request& req);
   void notify_of_new_resource_manager_leader(const leader::leader_address& address,
                                              const rpc::fencing_token& id);
   void connect_to_resource_manager();

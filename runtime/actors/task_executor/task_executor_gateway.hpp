@@ -109,4 +109,32 @@ struct request_slot_report {
   using response = slot_report_response;
 };
 
+/// Flink's triggerCheckpoint: a source task starts checkpoint n (it snapshots, emits the barrier
+/// and acknowledges to the JobMaster). Reply: ack once handed to the task; an unknown attempt is
+/// not_found. Fenced by JobMasterId (scope: job id).
+struct trigger_checkpoint {
+  static constexpr std::uint32_t id = 0x030B;
+  static constexpr const char* name = "trigger_checkpoint";
+  using request = trigger_checkpoint_request;
+  using response = rpc::ack;
+};
+
+/// Flink's confirmCheckpoint: checkpoint n completed; the task's operators are notified.
+/// Reply: ack (an attempt that ended meanwhile is no error). Fenced by JobMasterId.
+struct confirm_checkpoint {
+  static constexpr std::uint32_t id = 0x030C;
+  static constexpr const char* name = "confirm_checkpoint";
+  using request = checkpoint_notification;
+  using response = rpc::ack;
+};
+
+/// Flink's abortCheckpoint: checkpoint n will not complete; the task's operators are notified.
+/// Reply: ack. Fenced by JobMasterId.
+struct abort_checkpoint {
+  static constexpr std::uint32_t id = 0x030D;
+  static constexpr const char* name = "abort_checkpoint";
+  using request = checkpoint_notification;
+  using response = rpc::ack;
+};
+
 } // namespace flint::task_executor

@@ -176,7 +176,7 @@ void task_executor_state::add_task(const graph::execution_attempt_id& attempt, t
   tasks_[attempt] = std::move(record);
 }
 
-expected<const task_record*> task_executor_state::task_to_cancel(
+expected<const task_record*> task_executor_state::task_of_job(
   const graph::job_id& job, const graph::execution_attempt_id& attempt) const {
   auto i = tasks_.find(attempt);
   if (i == tasks_.end() || i->second.job != job)

@@ -168,8 +168,8 @@ public:
   /// Records the task actor of an accepted attempt.
   void add_task(const graph::execution_attempt_id& attempt, task_record record);
   /// The task of `attempt` if it runs for `job`; not_found otherwise.
-  expected<const task_record*> task_to_cancel(const graph::job_id& job,
-                                              const graph::execution_attempt_id& attempt) const;
+  expected<const task_record*> task_of_job(const graph::job_id& job,
+                                           const graph::execution_attempt_id& attempt) const;
   const task_record* task(const graph::execution_attempt_id& attempt) const;
   /// The tasks running in the slot of `allocation`.
   std::vector<const task_record*> tasks_of(const cluster::allocation_id& allocation) const;

@@ -520,3 +520,20 @@ TEST_CASE_FIXTURE(job_master_fixture,
   CHECK(status->pending_slot_requests[0].age_ms >= 3000);
   CHECK(status->registered_task_managers == 0);
 }
+
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "checkpoint acknowledgements and declines are answered while no coordinator runs") {
+  run_job();
+  graph::execution_attempt_id attempt{graph::job_vertex_id{0, 1}, 0, 0};
+  auto ack = te_call<flint::job_master::acknowledge_checkpoint>({job, attempt, 1, 10});
+  CHECK(ack.has_value());
+  auto decline = te_call<flint::job_master::decline_checkpoint>({job, attempt, 1, "no"});
+  CHECK(decline.has_value());
+  // Fenced as every JobMaster method: a stale JobMasterId is refused.
+  auto stale = te_call<flint::job_master::acknowledge_checkpoint>({job, attempt, 1, 10},
+                                                                  cluster::job_master_id{5, 5});
+  REQUIRE_FALSE(stale.has_value());
+  CHECK(stale.error().code == errc::fencing_token_mismatch);
+  CHECK(master().status() == job_status::running);
+}

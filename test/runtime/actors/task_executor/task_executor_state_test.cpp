@@ -301,11 +301,11 @@ TEST_CASE("tasks are found by attempt and slot, switch state, and leave at the e
   CHECK(f.st.tasks_of(alloc_1).size() == 2);
   CHECK(f.st.tasks_of(alloc_2).empty());
 
-  auto cancel = f.st.task_to_cancel(job_a, attempt(1));
+  auto cancel = f.st.task_of_job(job_a, attempt(1));
   REQUIRE(cancel.has_value());
   CHECK((*cancel)->name == "task 1");
-  CHECK(f.st.task_to_cancel(job_b, attempt(1)).error().code == errc::not_found);
-  CHECK(f.st.task_to_cancel(job_a, attempt(5)).error().code == errc::not_found);
+  CHECK(f.st.task_of_job(job_b, attempt(1)).error().code == errc::not_found);
+  CHECK(f.st.task_of_job(job_a, attempt(5)).error().code == errc::not_found);
 
   CHECK(f.st.switch_task_state(attempt(0), graph::execution_state::running)
         == graph::execution_state::created);

@@ -63,6 +63,8 @@ struct jm_log {
   std::vector<jm::offer_slots_request> offers;
   std::vector<cluster::task_execution_state> states;
   std::vector<jm::disconnect_task_manager_request> disconnects;
+  std::vector<jm::acknowledge_checkpoint_request> acknowledged;
+  std::vector<jm::decline_checkpoint_request> declined;
   bool accept_offers = true;
 };
 
@@ -169,6 +171,16 @@ struct te_fixture : test_fixture {
       self.on<jm::disconnect_task_manager>(
         fencing::fenced, [jseen](jm::disconnect_task_manager_request req) -> expected<rpc::ack> {
           jseen->disconnects.push_back(req);
+          return rpc::ack{};
+        });
+      self.on<jm::acknowledge_checkpoint>(
+        fencing::fenced, [jseen](jm::acknowledge_checkpoint_request req) -> expected<rpc::ack> {
+          jseen->acknowledged.push_back(req);
+          return rpc::ack{};
+        });
+      self.on<jm::decline_checkpoint>(
+        fencing::fenced, [jseen](jm::decline_checkpoint_request req) -> expected<rpc::ack> {
+          jseen->declined.push_back(req);
           return rpc::ack{};
         });
     });
@@ -307,6 +319,85 @@ TEST_CASE_FIXTURE(
   CHECK(test::contains_in_order(trace(),
                                 {{direction::receive, "heartbeat_from_resource_manager"},
                                  {direction::send, "heartbeat_from_task_manager"}}));
+}
+
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "trigger_checkpoint reaches the task, whose answer the TaskExecutor passes to the JobMaster") {
+  // A source that acknowledges every checkpoint it is asked for, and notes what it was told.
+  struct log {
+    std::vector<std::int64_t> triggered, completed, aborted;
+  };
+  auto seen = std::make_shared<log>();
+  struct checkpointing_source : te::blocking_invokable {
+    std::shared_ptr<log> out;
+    std::shared_ptr<te::task_context> context;
+    explicit checkpointing_source(std::shared_ptr<log> o) : out(std::move(o)) {}
+    void attach(std::shared_ptr<te::task_context> c) override { context = std::move(c); }
+    bool trigger_checkpoint(std::int64_t id, std::int64_t) override {
+      out->triggered.push_back(id);
+      context->acknowledge_checkpoint(id, 42);
+      return true;
+    }
+    void notify_checkpoint_complete(std::int64_t id) override { out->completed.push_back(id); }
+    void notify_checkpoint_aborted(std::int64_t id) override { out->aborted.push_back(id); }
+  };
+  invokables = [seen](const graph::task_deployment_descriptor&) -> std::unique_ptr<te::invokable> {
+    return std::make_unique<checkpointing_source>(seen);
+  };
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  run();
+  auto attempt = attempt_for(0);
+  auto r = ask_te<te::trigger_checkpoint>(jm, te_from_jm(jm_token()),
+                                          te::trigger_checkpoint_request{job_a, attempt, 7, 1000});
+  REQUIRE(r.has_value());
+  REQUIRE(r->has_value());
+  run();
+  CHECK(seen->triggered == std::vector<std::int64_t>{7});
+  REQUIRE(jm_seen->acknowledged.size() == 1);
+  CHECK(jm_seen->acknowledged[0] == jm::acknowledge_checkpoint_request{job_a, attempt, 7, 42});
+  ask_te<te::confirm_checkpoint>(jm, te_from_jm(jm_token()),
+                                 te::checkpoint_notification{job_a, attempt, 7});
+  ask_te<te::abort_checkpoint>(jm, te_from_jm(jm_token()),
+                               te::checkpoint_notification{job_a, attempt, 8});
+  run();
+  CHECK(seen->completed == std::vector<std::int64_t>{7});
+  CHECK(seen->aborted == std::vector<std::int64_t>{8});
+  CHECK(test::contains_in_order(trace(),
+                                {{direction::receive, "trigger_checkpoint"},
+                                 {direction::send, "acknowledge_checkpoint"},
+                                 {direction::receive, "confirm_checkpoint"}}));
+  // An attempt that does not run here, or a stale JobMasterId, is refused.
+  auto unknown = ask_te<te::trigger_checkpoint>(
+    jm, te_from_jm(jm_token()), te::trigger_checkpoint_request{job_a, attempt_for(1), 9, 1});
+  REQUIRE(unknown.has_value());
+  REQUIRE_FALSE(unknown->has_value());
+  CHECK(unknown->error().code == errc::not_found);
+  auto stale = ask_te<te::trigger_checkpoint>(jm, te_from_jm(rpc::fencing_token{3, 3}),
+                                              te::trigger_checkpoint_request{job_a, attempt, 9, 1});
+  REQUIRE(stale.has_value());
+  REQUIRE_FALSE(stale->has_value());
+  CHECK(stale->error().code == errc::fencing_token_mismatch);
+}
+
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "a task that takes no part in checkpoints declines a trigger, and the JobMaster hears it") {
+  invokables = te::make_invokable_factory<te::blocking_invokable>();
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  run();
+  auto attempt = attempt_for(0);
+  ask_te<te::trigger_checkpoint>(jm, te_from_jm(jm_token()),
+                                 te::trigger_checkpoint_request{job_a, attempt, 3, 1});
+  run();
+  REQUIRE(jm_seen->declined.size() == 1);
+  CHECK(jm_seen->declined[0].checkpoint_id == 3);
+  CHECK(jm_seen->declined[0].attempt == attempt);
+  CHECK(jm_seen->declined[0].cause.find("takes no part in checkpoints") != std::string::npos);
 }
 
 TEST_CASE_FIXTURE(
