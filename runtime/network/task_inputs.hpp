@@ -85,6 +85,7 @@ public:
   /// Checkpoints whose alignment was given up (a newer barrier overtook them) since the last
   /// call: the task declines them.
   std::vector<std::int64_t> take_aborted_checkpoints();
+  bool has_aborted_checkpoints() const noexcept { return !aborted_checkpoints_.empty(); }
   bool is_blocked(std::size_t gate, std::size_t channel) const;
   /// True once every channel of every gate delivered end-of-partition.
   bool is_finished() const;

@@ -192,10 +192,12 @@ expected<unit> stream_task::run_input() {
       current_ = nullptr;
     }
     auto next = inputs_->poll_next();
-    for (auto id : inputs_->take_aborted_checkpoints())
-      decline_checkpoint(id,
-                         "Checkpoint " + std::to_string(id)
-                           + " was overtaken by a newer checkpoint while aligning.");
+    // Rare: a flag test per buffer; the list is taken only when it holds one.
+    if (inputs_->has_aborted_checkpoints())
+      for (auto id : inputs_->take_aborted_checkpoints())
+        decline_checkpoint(id,
+                           "Checkpoint " + std::to_string(id)
+                             + " was overtaken by a newer checkpoint while aligning.");
     if (!next) {
       // The gate's listener fires when a channel turns non-empty again.
       has_work_ = false;
