@@ -1,5 +1,8 @@
 #pragma once
-/// Flink's key-group formulas (KeyGroupRangeAssignment, MathUtils.murmurHash).
+/// Flink's key-group formulas (KeyGroupRangeAssignment, MathUtils.murmurHash); the ranges of
+/// subtasks are in runtime/state/key_group_range.hpp.
+
+#include "runtime/state/key_group_range.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -38,27 +41,10 @@ inline int assign_to_key_group(std::int32_t key_hash, int max_parallelism) {
   return h % max_parallelism;
 }
 
-/// operator_index = key_group * parallelism / max_parallelism.
-inline int operator_index_for_key_group(int max_parallelism, int parallelism, int key_group) {
-  return static_cast<int>(static_cast<std::int64_t>(key_group) * parallelism / max_parallelism);
-}
-
-/// The key groups [first, last] of one operator subtask.
-struct key_group_range {
-  int first = 0;
-  int last = -1;
-  int size() const { return last - first + 1; }
-  bool contains(int key_group) const { return key_group >= first && key_group <= last; }
-};
-
-/// Flink's computeKeyGroupRangeForOperatorIndex.
-inline key_group_range key_group_range_for_operator(int max_parallelism, int parallelism,
-                                                    int index) {
-  auto mp = static_cast<std::int64_t>(max_parallelism);
-  int first = static_cast<int>((index * mp + parallelism - 1) / parallelism);
-  int last = static_cast<int>(((index + 1) * mp - 1) / parallelism);
-  return {first, last};
-}
+// The range formulas live with the state that is split by them.
+using ::flint::state::key_group_range;
+using ::flint::state::key_group_range_for_operator;
+using ::flint::state::operator_index_for_key_group;
 
 /// Flink's computeDefaultMaxParallelism: min(max(round_up_pow2(p + p/2), 128), 32768).
 inline int default_max_parallelism(int parallelism) {
