@@ -51,6 +51,8 @@ struct operator_subtask_state {
   std::vector<std::vector<char>> list_entries;
 
   std::uint64_t state_size() const noexcept;
+  /// No keyed handles and no list entries.
+  bool empty() const noexcept { return keyed.empty() && list_entries.empty(); }
   friend bool operator==(const operator_subtask_state&, const operator_subtask_state&) = default;
 };
 
@@ -87,7 +89,12 @@ struct operator_state {
   std::vector<bool> finished;
 
   std::uint64_t state_size() const noexcept;
+  /// Every subtask index in [0, parallelism) had finished.
   bool fully_finished() const noexcept;
+  /// Some subtask holds keyed state handles.
+  bool has_keyed_state() const noexcept;
+  /// Some subtask holds keyed state or list entries.
+  bool has_state() const noexcept;
   friend bool operator==(const operator_state&, const operator_state&) = default;
 };
 
@@ -100,6 +107,7 @@ struct checkpoint_metadata {
   std::vector<operator_state> operators;
 
   std::uint64_t state_size() const noexcept;
+  /// The operator's state, or nullptr.
   const operator_state* find(const graph::operator_id& id) const;
   friend bool operator==(const checkpoint_metadata&, const checkpoint_metadata&) = default;
 };

@@ -1,0 +1,60 @@
+#include "runtime/state/state_handles.hpp"
+
+#include <algorithm>
+
+namespace flint::state {
+
+std::uint64_t operator_subtask_state::state_size() const noexcept {
+  std::uint64_t size = 0;
+  for (const auto& handle : keyed)
+    size += handle.data.state_size();
+  for (const auto& entry : list_entries)
+    size += entry.size();
+  return size;
+}
+
+std::uint64_t task_state_snapshot::state_size() const noexcept {
+  std::uint64_t size = 0;
+  for (const auto& op : operators)
+    size += op.state_size();
+  return size;
+}
+
+std::uint64_t operator_state::state_size() const noexcept {
+  std::uint64_t size = 0;
+  for (const auto& subtask : subtasks)
+    size += subtask.state_size();
+  return size;
+}
+
+bool operator_state::fully_finished() const noexcept {
+  if (parallelism <= 0 || finished.size() < static_cast<std::size_t>(parallelism))
+    return false;
+  return std::all_of(finished.begin(), finished.begin() + parallelism, [](bool f) { return f; });
+}
+
+bool operator_state::has_keyed_state() const noexcept {
+  return std::any_of(subtasks.begin(), subtasks.end(),
+                     [](const operator_subtask_state& s) { return !s.keyed.empty(); });
+}
+
+bool operator_state::has_state() const noexcept {
+  return std::any_of(subtasks.begin(), subtasks.end(),
+                     [](const operator_subtask_state& s) { return !s.empty(); });
+}
+
+std::uint64_t checkpoint_metadata::state_size() const noexcept {
+  std::uint64_t size = 0;
+  for (const auto& op : operators)
+    size += op.state_size();
+  return size;
+}
+
+const operator_state* checkpoint_metadata::find(const graph::operator_id& id) const {
+  for (const auto& op : operators)
+    if (op.operator_id == id)
+      return &op;
+  return nullptr;
+}
+
+} // namespace flint::state

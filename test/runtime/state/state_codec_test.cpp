@@ -1,0 +1,297 @@
+#include "runtime/state/state_codec.hpp"
+
+#include "test/runtime/state/state_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace flint;
+using namespace flint::state;
+using flint::state::test::bytes;
+using flint::state::test::op_id;
+
+namespace {
+
+keyed_state_handle file_handle() {
+  keyed_state_handle h;
+  h.first_key_group = 0;
+  h.last_key_group = 2;
+  h.key_group_offsets = {0, 10, 10};
+  h.data.path = "/ckp/job/chk-3/op-0";
+  h.data.offset = 0;
+  h.data.size = 25;
+  return h;
+}
+
+keyed_state_handle inline_handle() {
+  keyed_state_handle h;
+  h.first_key_group = 3;
+  h.last_key_group = 4;
+  h.key_group_offsets = {0, 2};
+  h.data.inline_data = bytes("abcde");
+  return h;
+}
+
+task_state_snapshot sample_snapshot() {
+  task_state_snapshot s;
+  s.operators.push_back({op_id(1), {file_handle(), inline_handle()}, {bytes("split-0"), {}}});
+  s.operators.push_back({op_id(2), {}, {}});
+  s.finished = true;
+  return s;
+}
+
+checkpoint_metadata sample_metadata() {
+  checkpoint_metadata m;
+  m.checkpoint_id = 42;
+  m.timestamp = 1700000000123;
+  m.is_savepoint = true;
+  operator_state a;
+  a.operator_id = op_id(1);
+  a.uid = "source-uid";
+  a.parallelism = 2;
+  a.max_parallelism = 128;
+  a.subtasks = {{op_id(1), {file_handle()}, {bytes("p0")}}, {op_id(1), {inline_handle()}, {}}};
+  a.finished = {true, false};
+  operator_state b;
+  b.operator_id = op_id(2);
+  b.parallelism = 3;
+  b.max_parallelism = 256;
+  m.operators = {a, b};
+  return m;
+}
+
+/// Every decoder on the same bytes: each must answer, never crash.
+void check_all_refuse(std::span<const char> input) {
+  auto s = decode_task_state_snapshot(input);
+  auto r = decode_task_restore(input);
+  auto m = decode_checkpoint_metadata(input);
+  if (!s)
+    CHECK(s.error().code == errc::invalid_argument);
+  if (!r)
+    CHECK(r.error().code == errc::invalid_argument);
+  if (!m)
+    CHECK(m.error().code == errc::invalid_argument);
+}
+
+} // namespace
+
+TEST_CASE("a task state snapshot survives encoding with file and inline handles") {
+  auto snapshot = sample_snapshot();
+  auto decoded = decode_task_state_snapshot(encode_task_state_snapshot(snapshot));
+  REQUIRE(decoded);
+  CHECK(*decoded == snapshot);
+  CHECK(decoded->operators[0].keyed[0].data.path == "/ckp/job/chk-3/op-0");
+  CHECK(decoded->operators[0].keyed[1].data.is_inline());
+  CHECK(decoded->operators[0].list_entries[1].empty());
+
+  auto empty = decode_task_state_snapshot(encode_task_state_snapshot({}));
+  REQUIRE(empty);
+  CHECK(*empty == task_state_snapshot{});
+}
+
+TEST_CASE("a task restore survives encoding") {
+  task_restore restore{7, sample_snapshot()};
+  auto decoded = decode_task_restore(encode_task_restore(restore));
+  REQUIRE(decoded);
+  CHECK(*decoded == restore);
+  auto empty = decode_task_restore(encode_task_restore({}));
+  REQUIRE(empty);
+  CHECK(*empty == task_restore{});
+}
+
+TEST_CASE("checkpoint metadata survives encoding, uid and finished flags included") {
+  auto metadata = sample_metadata();
+  auto encoded = encode_checkpoint_metadata(metadata);
+  auto decoded = decode_checkpoint_metadata(encoded);
+  REQUIRE(decoded);
+  CHECK(*decoded == metadata);
+  CHECK(decoded->operators[0].uid == "source-uid");
+  CHECK_FALSE(decoded->operators[1].uid.has_value());
+  CHECK(decoded->find(op_id(2)) != nullptr);
+  CHECK(decoded->find(op_id(9)) == nullptr);
+
+  auto empty = decode_checkpoint_metadata(encode_checkpoint_metadata({}));
+  REQUIRE(empty);
+  CHECK(*empty == checkpoint_metadata{});
+}
+
+TEST_CASE("checkpoint metadata starts with Flink's magic number and a version") {
+  auto encoded = encode_checkpoint_metadata(sample_metadata());
+  REQUIRE(encoded.size() > metadata_header_size);
+  const unsigned char header[] = {0x49, 0x60, 0x67, 0x2d, 0, 0, 0, 1};
+  CHECK(std::memcmp(encoded.data(), header, sizeof header) == 0);
+
+  auto other_version = encoded;
+  other_version[7] = 9;
+  auto decoded = decode_checkpoint_metadata(other_version);
+  REQUIRE_FALSE(decoded);
+  CHECK(decoded.error().message
+        == "malformed checkpoint metadata: unsupported metadata version 9 (this Flint reads 1)");
+}
+
+TEST_CASE("misaligned input decodes as aligned input does") {
+  auto encoded = encode_task_state_snapshot(sample_snapshot());
+  std::vector<char> buffer(encoded.size() + 1);
+  std::memcpy(buffer.data() + 1, encoded.data(), encoded.size());
+  auto decoded = decode_task_state_snapshot(std::span<const char>(buffer).subspan(1));
+  REQUIRE(decoded);
+  CHECK(*decoded == sample_snapshot());
+
+  auto metadata = encode_checkpoint_metadata(sample_metadata());
+  buffer.assign(metadata.size() + 3, 0);
+  std::memcpy(buffer.data() + 3, metadata.data(), metadata.size());
+  auto decoded_metadata = decode_checkpoint_metadata(std::span<const char>(buffer).subspan(3));
+  REQUIRE(decoded_metadata);
+  CHECK(*decoded_metadata == sample_metadata());
+}
+
+TEST_CASE("empty input is an error for every decoder") {
+  std::span<const char> empty;
+  auto s = decode_task_state_snapshot(empty);
+  REQUIRE_FALSE(s);
+  CHECK(s.error().code == errc::invalid_argument);
+  CHECK(s.error().message == "malformed task state snapshot: empty (0 bytes)");
+  auto r = decode_task_restore(empty);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message == "malformed task restore: empty (0 bytes)");
+  auto m = decode_checkpoint_metadata(empty);
+  REQUIRE_FALSE(m);
+  CHECK(m.error().message == "malformed checkpoint metadata: empty (0 bytes)");
+}
+
+TEST_CASE("every truncation of a valid encoding is an error, never a crash") {
+  auto snapshot = encode_task_state_snapshot(sample_snapshot());
+  for (std::size_t n = 1; n < snapshot.size(); ++n) {
+    auto decoded = decode_task_state_snapshot(std::span<const char>(snapshot).first(n));
+    REQUIRE_FALSE(decoded);
+    CHECK(decoded.error().code == errc::invalid_argument);
+  }
+  auto restore = encode_task_restore({3, sample_snapshot()});
+  for (std::size_t n = 1; n < restore.size(); ++n)
+    CHECK_FALSE(decode_task_restore(std::span<const char>(restore).first(n)));
+  auto metadata = encode_checkpoint_metadata(sample_metadata());
+  for (std::size_t n = 1; n < metadata.size(); ++n) {
+    auto decoded = decode_checkpoint_metadata(std::span<const char>(metadata).first(n));
+    REQUIRE_FALSE(decoded);
+    CHECK(decoded.error().code == errc::invalid_argument);
+  }
+}
+
+TEST_CASE("a truncated encoding says how many bytes there are and should be") {
+  auto metadata = encode_checkpoint_metadata(sample_metadata());
+  auto decoded = decode_checkpoint_metadata(std::span<const char>(metadata).first(24));
+  REQUIRE_FALSE(decoded);
+  CHECK(decoded.error().message
+        == "malformed checkpoint metadata: truncated (24 of " + std::to_string(metadata.size())
+          + " bytes)");
+
+  auto snapshot = encode_task_state_snapshot(sample_snapshot());
+  auto cut = decode_task_state_snapshot(std::span<const char>(snapshot).first(12));
+  REQUIRE_FALSE(cut);
+  CHECK(cut.error().message
+        == "malformed task state snapshot: truncated (12 of " + std::to_string(snapshot.size())
+          + " bytes)");
+
+  auto extended = snapshot;
+  extended.resize(snapshot.size() + 8);
+  auto longer = decode_task_state_snapshot(extended);
+  REQUIRE_FALSE(longer);
+  CHECK(longer.error().message.find("8 bytes after the end") != std::string::npos);
+}
+
+TEST_CASE("a 0xFFFFFFFF segment count or length is an error") {
+  std::vector<char> ff(64, static_cast<char>(0xff));
+  check_all_refuse(ff);
+  auto s = decode_task_state_snapshot(ff);
+  REQUIRE_FALSE(s);
+  CHECK(s.error().message.find("malformed task state snapshot: ") == 0);
+
+  // One segment whose size says 0xFFFFFFFF words.
+  std::vector<char> huge(16, 0);
+  std::memset(huge.data() + 4, 0xff, 4);
+  check_all_refuse(huge);
+  CHECK_FALSE(decode_task_restore(huge));
+
+  // The same after a valid metadata header.
+  std::vector<char> header = {0x49, 0x60, 0x67, 0x2d, 0, 0, 0, 1};
+  auto with_header = header;
+  with_header.insert(with_header.end(), huge.begin(), huge.end());
+  auto m = decode_checkpoint_metadata(with_header);
+  REQUIRE_FALSE(m);
+  CHECK(m.error().message.find("malformed checkpoint metadata: truncated (24 of ") == 0);
+  with_header = header;
+  with_header.insert(with_header.end(), ff.begin(), ff.end());
+  CHECK_FALSE(decode_checkpoint_metadata(with_header));
+}
+
+TEST_CASE("random bytes are errors for every decoder") {
+  std::mt19937 random(20261129);
+  for (int round = 0; round < 500; ++round) {
+    std::vector<char> input(random() % 200);
+    for (auto& c : input)
+      c = static_cast<char>(random());
+    check_all_refuse(input);
+    auto m = decode_checkpoint_metadata(input);
+    if (input.size() >= 4) {
+      REQUIRE_FALSE(m);
+      CHECK(m.error().message.find("not a checkpoint metadata file") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("flipped bytes in a valid encoding never crash a decoder") {
+  auto snapshot = encode_task_state_snapshot(sample_snapshot());
+  auto metadata = encode_checkpoint_metadata(sample_metadata());
+  std::mt19937 random(7);
+  for (int round = 0; round < 2000; ++round) {
+    auto s = snapshot;
+    auto m = metadata;
+    for (int flips = 0; flips < 3; ++flips) {
+      s[random() % s.size()] ^= static_cast<char>(1 + random() % 255);
+      m[metadata_header_size + random() % (m.size() - metadata_header_size)] ^=
+        static_cast<char>(1 + random() % 255);
+    }
+    auto ds = decode_task_state_snapshot(s);
+    if (!ds)
+      CHECK(ds.error().code == errc::invalid_argument);
+    auto dm = decode_checkpoint_metadata(m);
+    if (!dm)
+      CHECK(dm.error().code == errc::invalid_argument);
+  }
+}
+
+TEST_CASE("a keyed handle whose offsets do not fit its key groups is refused") {
+  auto snapshot = sample_snapshot();
+  snapshot.operators[0].keyed[0].key_group_offsets = {0, 10};
+  auto decoded = decode_task_state_snapshot(encode_task_state_snapshot(snapshot));
+  REQUIRE_FALSE(decoded);
+  CHECK(decoded.error().message
+        == "malformed task state snapshot: keyed state handle of key groups [0, 2] has 2 key "
+           "group offsets");
+
+  snapshot = sample_snapshot();
+  snapshot.operators[0].keyed[1].key_group_offsets = {0, 6}; // beyond its 5 inline bytes
+  CHECK_FALSE(decode_task_state_snapshot(encode_task_state_snapshot(snapshot)));
+
+  auto metadata = sample_metadata();
+  metadata.operators[1].parallelism = 0;
+  auto bad = decode_checkpoint_metadata(encode_checkpoint_metadata(metadata));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("has parallelism 0") != std::string::npos);
+}
+
+TEST_CASE("state sizes add up the handles and the list entries") {
+  auto snapshot = sample_snapshot();
+  CHECK(snapshot.operators[0].state_size() == 25 + 5 + 7);
+  CHECK(snapshot.state_size() == 37);
+  auto metadata = sample_metadata();
+  CHECK(metadata.operators[0].state_size() == 25 + 2 + 5);
+  CHECK(metadata.state_size() == 32);
+  CHECK(metadata.operators[0].has_keyed_state());
+  CHECK_FALSE(metadata.operators[1].has_state());
+  CHECK_FALSE(metadata.operators[0].fully_finished());
+  metadata.operators[0].finished = {true, true};
+  CHECK(metadata.operators[0].fully_finished());
+}
