@@ -1,0 +1,36 @@
+#pragma once
+/// The few POSIX file operations checkpoint storage needs, with errors that name the path and
+/// the system's reason ("Cannot write keyed state file /x/y: No space left on device").
+
+#include "runtime/common/expected.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace flint::state::detail {
+
+/// `path` without a leading "file://" (Flink's local file system URIs).
+std::string local_path(std::string path);
+
+/// Creates `path` and its missing parents; `what` names it in errors ("checkpoint directory").
+expected<unit> make_directories(const std::string& path, const char* what);
+
+/// Writes `parts` one after another into `path` (created or truncated, parent directories made),
+/// fsyncs and closes it.
+expected<unit> write_file(const std::string& path, std::span<const std::span<const char>> parts,
+                          const char* what);
+
+/// fsyncs a directory, so that a file created or renamed in it survives a crash.
+expected<unit> sync_directory(const std::string& path, const char* what);
+
+/// Reads `size` bytes at `offset` of `path`; a shorter file is "truncated (<have> of <need>
+/// bytes)".
+expected<std::vector<char>> read_range(const std::string& path, std::uint64_t offset,
+                                       std::uint64_t size, const char* what);
+
+/// Reads the whole file.
+expected<std::vector<char>> read_file(const std::string& path, const char* what);
+
+} // namespace flint::state::detail
