@@ -5,6 +5,7 @@
 /// types, so the data plane can instantiate the operator of a StreamNode from its factory.
 
 #include "runtime/streaming/stream_operator_factory.hpp"
+#include "runtime/streaming/file_sink.hpp"
 #include "runtime/streaming/operators.hpp"
 #include "runtime/streaming/socket_source.hpp"
 
@@ -230,7 +231,8 @@ public:
   }
 };
 
-/// `write_as_text`: writes each record as a line to `path`.
+/// `write_as_text`: writes each record as a line to `path`. When the job checkpoints, `path` is
+/// a directory of part files committed with the checkpoints (exactly once, Flink's FileSink).
 template <class T>
 class text_sink_factory : public named_operator_factory {
 public:
@@ -239,6 +241,8 @@ public:
       path(std::move(path)) {}
   std::unique_ptr<streaming::stream_operator> create_operator(
     streaming::operator_context& ctx) const override {
+    if (ctx.checkpointing != graph::checkpointing_mode::none)
+      return std::make_unique<streaming::file_sink<T>>(path, ctx);
     return std::make_unique<streaming::text_sink<T>>(path, ctx);
   }
   std::string path;

@@ -171,4 +171,9 @@ struct TaskDeploymentDescriptor {
   attemptNumber @6 :Int32;
   producedPartitions @7 :List(ResultPartitionDeploymentDescriptor);
   inputGates @8 :List(InputGateDeploymentDescriptor);
+  checkpointingMode @9 :UInt8;
+  # graph::checkpointing_mode: 0 none, 1 exactly-once, 2 at-least-once.
+  checkpointStorageDir @10 :Text;
+  restore @11 :Data;
+  # A TaskRestore of checkpoint.capnp as runtime/state/state_codec writes it; empty: none.
 }

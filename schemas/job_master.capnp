@@ -14,8 +14,10 @@ $Flint.prefix("Jm");
 $Flint.include(["runtime/actors/common/cluster_types.hpp",
                 "runtime/actors/registration/registration_response.hpp",
                 "runtime/graph/job_status.hpp",
+                "runtime/state/state_handles.hpp",
                 "schemas/cluster.messages.hpp"]);
-$Flint.codecInclude(["runtime/actors/common/cluster_codec.hpp"]);
+$Flint.codecInclude(["runtime/actors/common/cluster_codec.hpp",
+                     "runtime/actors/common/graph_payloads.hpp"]);
 
 using Cluster = import "cluster.capnp";
 
@@ -60,6 +62,20 @@ struct JmJobStatusResponse {
   slotsAssigned @6 :Int32;
   pendingSlotRequests @7 :List(JmPendingSlotRequest);
   registeredTaskManagers @8 :Int32;
+  checkpoints @9 :JmCheckpointCounts;
+  # The figures of Flink's /jobs/:id/checkpoints; unset when the job does not checkpoint.
+  checkpointing @10 :Bool;
+}
+
+struct JmCheckpointCounts {
+  completed @0 :Int64;
+  failed @1 :Int64;
+  inProgress @2 :Int64;
+  latestId @3 :Int64;
+  # The latest completed checkpoint (0: none yet), its duration, its state size and where it is.
+  latestDurationMs @4 :Int64;
+  latestStateBytes @5 :UInt64;
+  latestExternalPath @6 :Text;
 }
 
 struct JmJobFailure {
@@ -100,8 +116,9 @@ struct JmAcknowledgeCheckpointRequest {
   jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
   attempt @1 :Cluster.ExecutionAttemptId;
   checkpointId @2 :Int64;
-  stateBytes @3 :UInt64;
-  # The size of the state it wrote for it.
+  taskState @3 :Data $Flint.type("state::task_state_snapshot");
+  # Its TaskStateSnapshot (runtime/state/state_codec), nested as bytes: the state layer's own
+  # schema (checkpoint.capnp) and codec.
 }
 
 struct JmDeclineCheckpointRequest {
@@ -110,4 +127,7 @@ struct JmDeclineCheckpointRequest {
   attempt @1 :Cluster.ExecutionAttemptId;
   checkpointId @2 :Int64;
   cause @3 :Text;
+  taskNotReady @4 :Bool;
+  # The task was not ready or is closing (Flink's CHECKPOINT_DECLINED_TASK_NOT_READY / _CLOSING,
+  # or _SUBSUMED): not counted against the tolerable failed checkpoints.
 }

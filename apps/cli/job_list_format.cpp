@@ -69,6 +69,15 @@ std::string format_job_status(const graph::job_id& id,
       out += " on " + f.location;
     out += ": " + f.cause + "\n";
   }
+  if (report.checkpointing) {
+    const auto& c = report.checkpoints;
+    out += "Checkpoints: " + std::to_string(c.completed) + " completed, " + std::to_string(c.failed)
+      + " failed, " + std::to_string(c.in_progress) + " in progress\n";
+    if (c.latest_id > 0)
+      out += "Latest completed checkpoint: " + std::to_string(c.latest_id) + " ("
+        + std::to_string(c.latest_duration_ms) + " ms, " + std::to_string(c.latest_state_bytes)
+        + " bytes" + (c.latest_external_path.empty() ? "" : ", " + c.latest_external_path) + ")\n";
+  }
   if (!graph::is_terminal(report.status) && report.tasks > 0
       && report.tasks_running < report.tasks) {
     out += "Tasks running: " + std::to_string(report.tasks_running) + " of "

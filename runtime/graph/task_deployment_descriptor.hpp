@@ -7,6 +7,7 @@
 #include "runtime/graph/ids.hpp"
 #include "runtime/graph/stream_partitioner.hpp"
 #include "runtime/graph/types.hpp"
+#include "runtime/state/state_handles.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -58,6 +59,17 @@ struct input_gate_deployment_descriptor {
                          const input_gate_deployment_descriptor&) = default;
 };
 
+/// The JobMaster's checkpoint settings, as far as a task needs them.
+struct task_checkpoint_options {
+  checkpointing_mode mode = checkpointing_mode::none;
+  /// `<state.checkpoints.dir>/<job id>`: where the task writes its state files (into
+  /// `chk-<n>/`); empty: the state travels inline to the JobMaster (its memory is the storage).
+  std::string storage_dir;
+
+  friend bool operator==(const task_checkpoint_options&,
+                         const task_checkpoint_options&) = default;
+};
+
 /// Everything about one execution attempt the task side needs; the operators come from the
 /// JobVertex (by `job_vertex_id`) of the JobGraph the TaskExecutor holds.
 struct task_deployment_descriptor {
@@ -70,6 +82,9 @@ struct task_deployment_descriptor {
   std::int32_t attempt_number = 0;
   std::vector<result_partition_deployment_descriptor> produced_partitions;
   std::vector<input_gate_deployment_descriptor> input_gates;
+  task_checkpoint_options checkpointing;
+  /// The state it starts from, when it is restored from a checkpoint or savepoint.
+  std::optional<state::task_restore> restore;
 
   friend bool operator==(const task_deployment_descriptor&,
                          const task_deployment_descriptor&) = default;

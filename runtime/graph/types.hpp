@@ -7,6 +7,9 @@
 
 namespace flint::graph {
 
+/// How a task takes part in checkpoints (Flink's CheckpointingMode, as the task sees it).
+enum class checkpointing_mode : std::uint8_t { none = 0, exactly_once = 1, at_least_once = 2 };
+
 /// How an operator may be chained to its neighbours (Flink's ChainingStrategy).
 enum class chaining_strategy : std::uint8_t {
   /// Chains with its predecessor and successors (map, filter, sinks...).

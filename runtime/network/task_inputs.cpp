@@ -268,6 +268,14 @@ std::optional<gate_buffer> task_inputs::apply(const barrier_decision& decision, 
   return gate_buffer{gate, buffer_or_event{to_event(*decision.trigger), channel, true}};
 }
 
+void task_inputs::cancel_checkpoint(std::int64_t checkpoint_id) {
+  if (!aligner_)
+    return;
+  auto decision = aligner_->on_cancellation(checkpoint_id);
+  decision.aborted.reset(); // the JobMaster knows: nothing to decline
+  (void)apply(decision, 0, 0);
+}
+
 std::vector<std::int64_t> task_inputs::take_aborted_checkpoints() {
   return std::exchange(aborted_checkpoints_, {});
 }

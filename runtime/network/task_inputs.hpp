@@ -87,6 +87,9 @@ public:
   std::vector<std::int64_t> take_aborted_checkpoints();
   bool has_aborted_checkpoints() const noexcept { return !aborted_checkpoints_.empty(); }
   bool is_blocked(std::size_t gate, std::size_t channel) const;
+  /// The JobMaster aborted `checkpoint_id` (declined elsewhere, timed out): the channels held
+  /// for its alignment are read again.
+  void cancel_checkpoint(std::int64_t checkpoint_id);
   /// True once every channel of every gate delivered end-of-partition.
   bool is_finished() const;
 

@@ -30,12 +30,16 @@ struct operator_snapshot {
 class operator_state_restore {
 public:
   operator_state_restore() = default;
-  explicit operator_state_restore(operator_subtask_state state, bool finished)
+  /// `present`: the checkpoint holds this operator (a source then resumes from its entries,
+  /// even none; an operator new to the job starts afresh).
+  operator_state_restore(operator_subtask_state state, bool finished, bool present)
     : state_(std::move(state)),
-      finished_(finished) {}
+      finished_(finished),
+      present_(present) {}
 
   /// The task had finished in the restored checkpoint.
   bool finished() const noexcept { return finished_; }
+  bool present() const noexcept { return present_; }
   const std::vector<std::vector<char>>& list_entries() const noexcept {
     return state_.list_entries;
   }
@@ -49,6 +53,7 @@ public:
 private:
   operator_subtask_state state_;
   bool finished_ = false;
+  bool present_ = false;
 };
 
 } // namespace flint::state

@@ -95,6 +95,14 @@ public:
         f(slots_[i].entry());
   }
 
+  /// Calls `f(key_group, entry)` for every entry (a snapshot's one pass over the table).
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::size_t i = 0; i < capacity_; ++i)
+      if (slots_[i].key_group >= 0)
+        f(slots_[i].key_group, slots_[i].entry());
+  }
+
   void clear() noexcept {
     for (std::size_t i = 0; i < capacity_; ++i)
       if (slots_[i].key_group >= 0)

@@ -5,6 +5,7 @@
 /// factories (`api/functions.hpp`) can instantiate it for every record type.
 
 #include "runtime/graph/stream_partitioner.hpp"
+#include "runtime/graph/types.hpp"
 #include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/stream_operator.hpp"
 #include "runtime/streaming/type_serializer.hpp"
@@ -174,6 +175,8 @@ struct operator_context {
   const bool* yield = nullptr;
   /// Raised from another thread when the task is cancelled or failed from outside: stop too.
   const std::atomic<bool>* interrupt = nullptr;
+  /// Whether the job checkpoints: a file sink then commits its files with the checkpoints.
+  graph::checkpointing_mode checkpointing = graph::checkpointing_mode::none;
   yield_signal yield_signal_of() const { return {yield, interrupt}; }
   bool must_yield() const { return yield_signal_of()(); }
 };

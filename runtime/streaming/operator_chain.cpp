@@ -47,6 +47,7 @@ expected<operator_chain> build_operator_chain(
     ctx.wake = hooks.wake;
     ctx.yield = hooks.yield;
     ctx.interrupt = hooks.interrupt;
+    ctx.checkpointing = tdd.checkpointing.mode;
     for (int target : co.chained_outputs) {
       auto it = built.find(target);
       if (it == built.end())

@@ -22,6 +22,30 @@
 
 namespace flint::streaming {
 
+/// A source's position as an operator-state entry: little-endian 64-bit words.
+inline std::vector<char> encode_positions(std::initializer_list<std::uint64_t> words) {
+  std::vector<char> out;
+  for (auto w : words)
+    for (int i = 0; i < 8; ++i)
+      out.push_back(static_cast<char>((w >> (8 * i)) & 0xff));
+  return out;
+}
+
+/// The `n` words of an entry written by encode_positions; a wrong size throws, naming `what`.
+inline std::vector<std::uint64_t> decode_positions(const std::vector<char>& entry, std::size_t n,
+                                                   const char* what) {
+  if (entry.size() != 8 * n)
+    throw std::runtime_error(std::string("the restored state of the ") + what + " has "
+                             + std::to_string(entry.size()) + " bytes, not "
+                             + std::to_string(8 * n));
+  std::vector<std::uint64_t> words(n, 0);
+  for (std::size_t w = 0; w < n; ++w)
+    for (int i = 7; i >= 0; --i)
+      words[w] =
+        (words[w] << 8) | static_cast<unsigned char>(entry[8 * w + static_cast<std::size_t>(i)]);
+  return words;
+}
+
 /// One output per input. `Fn` is the user's function: its own type when the API knows it (the
 /// call is then direct and can be inlined), else a std::function.
 template <class In, class Out, class Fn = std::function<Out(const In&)>>
@@ -129,6 +153,48 @@ public:
   /// Keys held in state (for tests).
   std::size_t num_keys() const { return by_field_.size() + by_selector_.size(); }
 
+  /// Each key group's entries, serialized: the values (keyed by a field), or key and value.
+  state::operator_snapshot snapshot_state(std::int64_t) override {
+    state::operator_snapshot s;
+    s.first_key_group = range_.first;
+    s.key_groups.resize(static_cast<std::size_t>(range_.size()));
+    auto& groups = s.key_groups;
+    auto first = range_.first;
+    by_field_.for_each([&](int group, const T& value) {
+      type_serializer<T>::write(value, groups[static_cast<std::size_t>(group - first)]);
+    });
+    by_selector_.for_each([&](int group, const std::pair<K, T>& entry) {
+      auto& out = groups[static_cast<std::size_t>(group - first)];
+      type_serializer<K>::write(entry.first, out);
+      type_serializer<T>::write(entry.second, out);
+    });
+    return s;
+  }
+
+  /// Only this subtask's key groups are read (after a rescale the handles hold others too).
+  void initialize_state(const state::operator_state_restore& restore) override {
+    if (!restore.has_keyed_state())
+      return;
+    auto read = restore.for_each_key_group(
+      range_.first, range_.last, [&](std::int32_t, std::span<const char> bytes) {
+        byte_reader in(bytes);
+        while (!in.at_end()) {
+          if (key_.field) {
+            T value = type_serializer<T>::read(in);
+            auto hash = key_hash(key_.field(value));
+            by_field_.insert(hash, key_group_of(hash), std::move(value));
+          } else {
+            K key = type_serializer<K>::read(in);
+            T value = type_serializer<T>::read(in);
+            auto hash = key_hash(key);
+            by_selector_.insert(hash, key_group_of(hash), {std::move(key), std::move(value)});
+          }
+        }
+      });
+    if (!read)
+      throw std::runtime_error(read.error().message);
+  }
+
 private:
   /// The key group of a new key, which must be one of this subtask's.
   int key_group_of(std::int32_t key_hash) const {
@@ -168,25 +234,54 @@ public:
   collection_source(const std::vector<T>& elements, const operator_context& ctx,
                     std::unique_ptr<output<T>> out)
     : elements_(elements),
-      next_(static_cast<std::size_t>(ctx.subtask_index)),
-      stride_(static_cast<std::size_t>(ctx.parallelism)),
       yield_(ctx.yield_signal_of()),
-      out_(std::move(out)) {}
+      out_(std::move(out)) {
+    cursors_.push_back(
+      {static_cast<std::uint64_t>(ctx.subtask_index), static_cast<std::uint64_t>(ctx.parallelism)});
+  }
 
   source_status emit_next(std::size_t max_records) override {
-    for (std::size_t n = 0; n < max_records && next_ < elements_.size(); ++n) {
-      out_->collect_ref(elements_[next_]);
-      next_ += stride_;
+    std::size_t n = 0;
+    while (current_ < cursors_.size() && n < max_records) {
+      auto& c = cursors_[current_];
+      if (c.next >= elements_.size()) {
+        ++current_;
+        continue;
+      }
+      out_->collect_ref(elements_[c.next]);
+      c.next += c.stride;
+      ++n;
       if (yield_())
         break;
     }
-    return next_ < elements_.size() ? source_status::more_available : source_status::end_of_input;
+    return current_ < cursors_.size() ? source_status::more_available : source_status::end_of_input;
+  }
+
+  /// Where each of its cursors is (Flink's FromElementsFunction keeps the count emitted).
+  state::operator_snapshot snapshot_state(std::int64_t) override {
+    state::operator_snapshot s;
+    for (const auto& c : cursors_)
+      s.list_entries.push_back(encode_positions({c.next, c.stride}));
+    return s;
+  }
+  void initialize_state(const state::operator_state_restore& restore) override {
+    if (!restore.present())
+      return;
+    cursors_.clear();
+    for (const auto& entry : restore.list_entries()) {
+      auto p = decode_positions(entry, 2, "collection source");
+      cursors_.push_back({p[0], p[1] == 0 ? 1 : p[1]});
+    }
   }
 
 private:
+  struct cursor {
+    std::uint64_t next;
+    std::uint64_t stride;
+  };
   const std::vector<T>& elements_;
-  std::size_t next_;
-  std::size_t stride_;
+  std::vector<cursor> cursors_;
+  std::size_t current_ = 0;
   yield_signal yield_;
   output_ref<T> out_;
 };
@@ -200,30 +295,66 @@ public:
       out_(std::move(out)) {
     __int128 total = static_cast<__int128>(to) - from + 1;
     __int128 p = ctx.parallelism, i = ctx.subtask_index;
-    next_ = from + total * i / p;
-    end_ = from + total * (i + 1) / p; // exclusive
+    ranges_.push_back({from + total * i / p, from + total * (i + 1) / p}); // end exclusive
   }
 
   source_status emit_next(std::size_t max_records) override {
-    for (std::size_t n = 0; n < max_records && next_ < end_; ++n) {
-      out_->collect(static_cast<std::int64_t>(next_));
-      ++next_;
+    std::size_t n = 0;
+    while (current_ < ranges_.size() && n < max_records) {
+      auto& r = ranges_[current_];
+      if (r.next >= r.end) {
+        ++current_;
+        continue;
+      }
+      out_->collect(static_cast<std::int64_t>(r.next));
+      ++r.next;
+      ++n;
       if (yield_())
         break;
     }
-    return next_ < end_ ? source_status::more_available : source_status::end_of_input;
+    return current_ < ranges_.size() ? source_status::more_available : source_status::end_of_input;
+  }
+
+  /// The rest of each range (Flink's NumberSequenceSource keeps its splits' positions).
+  state::operator_snapshot snapshot_state(std::int64_t) override {
+    state::operator_snapshot s;
+    auto hi = [](__int128 v) {
+      return static_cast<std::uint64_t>(static_cast<unsigned __int128>(v) >> 64);
+    };
+    auto lo = [](__int128 v) { return static_cast<std::uint64_t>(v); };
+    for (const auto& r : ranges_)
+      s.list_entries.push_back(encode_positions({hi(r.next), lo(r.next), hi(r.end), lo(r.end)}));
+    return s;
+  }
+  void initialize_state(const state::operator_state_restore& restore) override {
+    if (!restore.present())
+      return;
+    ranges_.clear();
+    auto join = [](std::uint64_t hi, std::uint64_t lo) {
+      return static_cast<__int128>((static_cast<unsigned __int128>(hi) << 64) | lo);
+    };
+    for (const auto& entry : restore.list_entries()) {
+      auto p = decode_positions(entry, 4, "sequence source");
+      ranges_.push_back({join(p[0], p[1]), join(p[2], p[3])});
+    }
   }
 
 private:
-  __int128 next_;
-  __int128 end_;
+  struct range {
+    __int128 next;
+    __int128 end;
+  };
+  std::vector<range> ranges_;
+  std::size_t current_ = 0;
   yield_signal yield_;
   output_ref<std::int64_t> out_;
 };
 
 /// The lines of a text file (Flink's TextInputFormat: `\n` ends a line, a `\r` before it is
 /// dropped). At parallelism p subtask i reads the lines that start in bytes
-/// [i*size/p, (i+1)*size/p).
+/// [i*size/p, (i+1)*size/p) — its split. Its state is each split's position (the offset of the
+/// next line to emit), so a restored subtask seeks there; after a rescale a subtask may read
+/// several splits, one after the other.
 class text_file_source final : public source_operator {
 public:
   text_file_source(std::string path, const operator_context& ctx,
@@ -235,6 +366,18 @@ public:
       out_(std::move(out)) {}
   ~text_file_source() override { close(); }
 
+  void initialize_state(const state::operator_state_restore& restore) override {
+    if (!restore.present())
+      return;
+    restored_ = true;
+    splits_.clear();
+    for (const auto& entry : restore.list_entries()) {
+      auto p = decode_positions(entry, 3, "text file source");
+      splits_.push_back(
+        {static_cast<std::int64_t>(p[0]), static_cast<std::int64_t>(p[1]), p[2] != 0});
+    }
+  }
+
   void open() override {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path_, ec))
@@ -242,56 +385,72 @@ public:
     file_ = std::fopen(path_.c_str(), "rb");
     if (!file_)
       throw std::runtime_error("Cannot open file " + path_ + ": " + std::strerror(errno));
-    auto size = static_cast<std::int64_t>(std::filesystem::file_size(path_, ec));
-    start_ = size * subtask_ / parallelism_;
-    end_ = size * (subtask_ + 1) / parallelism_;
-    pos_ = start_;
-    if (start_ > 0) {
-      // A line belongs to the range its first byte is in: skip the one that began before.
-      std::fseek(file_, start_ - 1, SEEK_SET);
-      pos_ = start_ - 1;
-      skip_partial_ = true;
+    if (!restored_) {
+      auto size = static_cast<std::int64_t>(std::filesystem::file_size(path_, ec));
+      std::int64_t start = size * subtask_ / parallelism_;
+      std::int64_t end = size * (subtask_ + 1) / parallelism_;
+      // A line belongs to the split its first byte is in: skip the one that began before.
+      splits_.push_back(start > 0 ? split{start - 1, end, true} : split{0, end, false});
     }
     buf_.resize(1 << 20);
+    start_split();
   }
 
   source_status emit_next(std::size_t max_records) override {
     std::size_t n = 0;
     while (n < max_records) {
-      if (done_)
+      if (current_ >= splits_.size())
         return source_status::end_of_input;
       if (yield_())
         break;
+      auto& s = splits_[current_];
       // Find the next '\n' in the buffered bytes.
       auto* begin = buf_.data() + head_;
       auto* nl = static_cast<char*>(std::memchr(begin, '\n', tail_ - head_));
       if (!nl) {
         if (!refill()) {
           // End of file: the last line may lack its newline.
-          if (tail_ > head_ && !skip_partial_ && pos_ < end_)
-            emit_line(std::string_view(buf_.data() + head_, tail_ - head_)), ++n;
-          done_ = true;
-          continue;
+          if (tail_ > head_ && !s.skip_partial && s.pos < s.end) {
+            emit_line(std::string_view(buf_.data() + head_, tail_ - head_));
+            ++n;
+            s.pos += static_cast<std::int64_t>(tail_ - head_);
+          }
+          next_split();
         }
         continue;
       }
       std::string_view line(begin, static_cast<std::size_t>(nl - begin));
       auto consumed = static_cast<std::int64_t>(nl - begin) + 1;
       head_ += static_cast<std::size_t>(consumed);
-      if (skip_partial_) {
-        skip_partial_ = false;
-        pos_ += consumed;
+      if (s.skip_partial) {
+        s.skip_partial = false;
+        s.pos += consumed;
         continue;
       }
-      if (pos_ >= end_) {
-        done_ = true;
+      if (s.pos >= s.end) {
+        next_split();
         continue;
       }
-      pos_ += consumed;
+      s.pos += consumed;
       emit_line(line);
       ++n;
     }
-    return done_ ? source_status::end_of_input : source_status::more_available;
+    return current_ >= splits_.size() ? source_status::end_of_input : source_status::more_available;
+  }
+
+  /// One entry per split not read to its end: (offset of the next line, end, skip flag).
+  state::operator_snapshot snapshot_state(std::int64_t) override {
+    state::operator_snapshot s;
+    for (std::size_t i = current_; i < splits_.size(); ++i) {
+      const auto& sp = splits_[i];
+      s.list_entries.push_back(
+        encode_positions({static_cast<std::uint64_t>(sp.pos), static_cast<std::uint64_t>(sp.end),
+                          sp.skip_partial ? 1u : 0u}));
+    }
+    // A drained source still says so: restored, it must not start its split again.
+    if (s.list_entries.empty())
+      s.list_entries.push_back(encode_positions({0, 0, 0}));
+    return s;
   }
 
   void close() override {
@@ -302,6 +461,28 @@ public:
   }
 
 private:
+  /// Lines starting in [pos, end) remain; `skip_partial`: pos is inside a line that began
+  /// before the split (skip to the next line first).
+  struct split {
+    std::int64_t pos = 0;
+    std::int64_t end = 0;
+    bool skip_partial = false;
+  };
+
+  void start_split() {
+    head_ = tail_ = 0;
+    while (current_ < splits_.size() && splits_[current_].pos >= splits_[current_].end
+           && !splits_[current_].skip_partial)
+      ++current_;
+    if (current_ < splits_.size())
+      std::fseek(file_, static_cast<long>(splits_[current_].pos), SEEK_SET);
+  }
+
+  void next_split() {
+    ++current_;
+    start_split();
+  }
+
   void emit_line(std::string_view line) {
     if (!line.empty() && line.back() == '\r')
       line.remove_suffix(1);
@@ -335,12 +516,9 @@ private:
   yield_signal yield_;
   output_ref<std::string> out_;
   std::FILE* file_ = nullptr;
-  std::int64_t start_ = 0;
-  std::int64_t end_ = 0;
-  /// File offset of the next line's first byte.
-  std::int64_t pos_ = 0;
-  bool skip_partial_ = false;
-  bool done_ = false;
+  std::vector<split> splits_;
+  std::size_t current_ = 0;
+  bool restored_ = false;
   std::vector<char> buf_;
   std::string line_;
   std::size_t head_ = 0;

@@ -13,7 +13,7 @@ partition_writer::partition_writer(std::shared_ptr<network::result_partition> pa
 void partition_writer::emit(std::span<const char> record, std::size_t channel) {
   dirty_ = true;
   if (is_blocked()) {
-    waiting_.push_back({std::vector<char>(record.begin(), record.end()), channel});
+    waiting_.push_back({std::vector<char>(record.begin(), record.end()), channel, std::nullopt});
     return;
   }
   if (partition_->emit_record(record, channel) == network::emit_result::blocked) {
@@ -29,6 +29,14 @@ bool partition_writer::try_drain() {
     return false;
   while (!waiting_.empty()) {
     auto& next = waiting_.front();
+    if (next.barrier) {
+      auto barrier = *next.barrier;
+      waiting_.pop_front();
+      // Refused only by a partition that ended or takes no barriers: the checkpoint then never
+      // completes and expires; the data is unaffected.
+      (void)partition_->broadcast_checkpoint_barrier(barrier);
+      continue;
+    }
     auto result = partition_->emit_record(next.bytes, next.channel);
     auto channel = next.channel;
     // The partition kept what it could not write.
@@ -39,6 +47,18 @@ bool partition_writer::try_drain() {
       partition_->flush(channel);
   }
   return true;
+}
+
+expected<unit> partition_writer::broadcast_checkpoint_barrier(
+  const network::checkpoint_barrier& barrier) {
+  if (!is_blocked())
+    return partition_->broadcast_checkpoint_barrier(barrier);
+  if (partition_->is_blocking())
+    return make_error(errc::rejected,
+                      "checkpoint barrier " + std::to_string(barrier.id)
+                        + ": a blocking partition takes no checkpoints");
+  waiting_.push_back({{}, 0, barrier});
+  return unit{};
 }
 
 bool partition_writer::notify_when_available(network::availability_listener listener) {

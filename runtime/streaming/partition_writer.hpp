@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -40,15 +41,9 @@ public:
   /// Registers `listener` for the next buffer; false when one is available now (try again).
   bool notify_when_available(network::availability_listener listener);
   /// True while records wait for buffers.
-  /// Puts `barrier` behind every record emitted so far, in every channel; refused while records
-  /// wait for buffers (the task declines the checkpoint then).
-  expected<unit> broadcast_checkpoint_barrier(const network::checkpoint_barrier& barrier) {
-    if (!waiting_.empty())
-      return make_error(
-        errc::rejected,
-        "checkpoint barrier " + std::to_string(barrier.id) + " while records wait for buffers");
-    return partition_->broadcast_checkpoint_barrier(barrier);
-  }
+  /// Puts `barrier` behind every record emitted so far, in every channel. While records wait
+  /// for buffers it waits behind them, and goes out when they have (try_drain).
+  expected<unit> broadcast_checkpoint_barrier(const network::checkpoint_barrier& barrier);
   bool is_blocked() const noexcept { return partition_->has_pending_record() || !waiting_.empty(); }
   /// True when records went into buffers since the last flush.
   bool is_dirty() const noexcept { return dirty_; }
@@ -61,9 +56,11 @@ public:
   }
 
 private:
+  /// A record, or (set) a barrier for every channel.
   struct waiting_record {
     std::vector<char> bytes;
-    std::size_t channel;
+    std::size_t channel = 0;
+    std::optional<network::checkpoint_barrier> barrier;
   };
 
   std::shared_ptr<network::result_partition> partition_;

@@ -2,6 +2,10 @@
 /// The lifecycle every runtime operator shares (Flink's StreamOperator), small enough for the
 /// graph layer's operator factories to name as their product.
 
+#include "runtime/state/operator_snapshot.hpp"
+
+#include <cstdint>
+
 namespace flint::streaming {
 
 struct operator_context;
@@ -19,6 +23,23 @@ public:
   virtual void close() {}
   /// The task ends a mailbox turn: a chance to hand buffered output on (print sinks).
   virtual void end_of_batch() {}
+
+  // -- checkpoints (Flink's StreamOperatorStateHandler and CheckpointListener) ------------------
+
+  /// Before `open`, when the task is restored: the state this subtask starts from.
+  virtual void initialize_state(const state::operator_state_restore& restore) { (void)restore; }
+  /// At checkpoint `checkpoint_id`'s barrier, with every record before it processed: a copy of
+  /// the state (the task writes it out off its thread).
+  virtual state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) {
+    (void)checkpoint_id;
+    return {};
+  }
+  virtual void notify_checkpoint_complete(std::int64_t checkpoint_id) { (void)checkpoint_id; }
+  virtual void notify_checkpoint_aborted(std::int64_t checkpoint_id) { (void)checkpoint_id; }
+  /// True for a sink that makes its output visible only when a checkpoint completes (two-phase
+  /// commit): its task waits, once its input ended, for a checkpoint taken after that to
+  /// complete before it finishes (Flink's final checkpoint, FLIP-147).
+  virtual bool commits_on_checkpoint() const { return false; }
 };
 
 } // namespace flint::streaming

@@ -68,6 +68,8 @@ expected<unit> stream_task::before_invoke() {
 
   if (auto built = build_chain(); !built)
     return built;
+  if (auto restored = restore_state(); !restored)
+    return restored;
 
   if (auto ok = create_inputs(); !ok)
     return ok;
@@ -130,6 +132,8 @@ expected<bool> stream_task::step() {
     phase_ = phase::running;
   }
   has_work_ = true;
+  if (uploader_ && uploader_->has_results())
+    collect_uploads();
   if (!drain_outputs()) {
     has_work_ = false;
     return false;
@@ -138,13 +142,21 @@ expected<bool> stream_task::step() {
     if (inputs_->has_pending_requests())
       if (auto ok = inputs_->request_partitions(); !ok)
         return ok.error();
-    if (source_) {
+    if (source_ && restored_finished_) {
+      end_input(); // it had emitted everything before the restored checkpoint
+    } else if (source_) {
       run_source();
     } else if (auto ok = run_input(); !ok) {
       return ok.error();
     }
     for (auto& op : operators_)
       op->end_of_batch();
+  }
+  if (phase_ == phase::waiting_for_final_checkpoint) {
+    // Until notify_checkpoint_complete of the final checkpoint: nothing to do but wait.
+    if (!yield_)
+      has_work_ = false;
+    return false;
   }
   if (phase_ == phase::ending) {
     auto ended = end_outputs();
@@ -197,7 +209,8 @@ expected<unit> stream_task::run_input() {
       for (auto id : inputs_->take_aborted_checkpoints())
         decline_checkpoint(id,
                            "Checkpoint " + std::to_string(id)
-                             + " was overtaken by a newer checkpoint while aligning.");
+                             + " was overtaken by a newer checkpoint while aligning.",
+                           true);
     if (!next) {
       // The gate's listener fires when a channel turns non-empty again.
       has_work_ = false;
@@ -228,37 +241,20 @@ expected<unit> stream_task::run_input() {
   return unit{};
 }
 
-bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) {
-  if (inputs_ && inputs_->num_gates() > 0)
-    return false;
-  perform_checkpoint({checkpoint_id, timestamp});
-  return true;
-}
-
-void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier) {
-  // The operators hold no checkpointed state yet; the barrier goes downstream behind every
-  // record emitted before it, then the task acknowledges (Flink's
-  // SubtaskCheckpointCoordinator#checkpointState order).
-  for (auto& writer : writers_)
-    if (auto ok = writer->broadcast_checkpoint_barrier(barrier); !ok) {
-      decline_checkpoint(barrier.id, ok.error().message);
-      return;
-    }
-  if (context_)
-    context_->acknowledge_checkpoint(barrier.id, 0);
-}
-
-void stream_task::decline_checkpoint(std::int64_t id, const std::string& cause) {
-  if (context_)
-    context_->decline_checkpoint(id, cause);
-}
-
 void stream_task::end_input() {
   for (auto& op : operators_)
     op->finish();
   for (auto& op : operators_)
     op->end_of_batch();
-  phase_ = phase::ending;
+  input_ended_ = true;
+  bool commits = std::any_of(operators_.begin(), operators_.end(),
+                             [](const auto& op) { return op->commits_on_checkpoint(); });
+  phase_ =
+    commits && tdd_.checkpointing.mode != graph::checkpointing_mode::none && !restored_finished_
+    ? phase::waiting_for_final_checkpoint
+    : phase::ending;
+  if (auto deferred = std::exchange(deferred_trigger_, std::nullopt))
+    perform_checkpoint(*deferred);
 }
 
 expected<bool> stream_task::end_outputs() {
@@ -294,7 +290,7 @@ void stream_task::on_timer(std::uint64_t id) {
   if (id != timer_id_ || !timer_armed_)
     return;
   timer_armed_ = false;
-  if (phase_ != phase::running && phase_ != phase::ending)
+  if (phase_ == phase::created || phase_ == phase::finished)
     return;
   for (auto& writer : writers_)
     if (writer->is_dirty())
@@ -303,6 +299,7 @@ void stream_task::on_timer(std::uint64_t id) {
 }
 
 void stream_task::clean_up() noexcept {
+  uploader_.reset(); // waits for an upload in progress: it writes into this job's storage
   if (!closed_) {
     closed_ = true;
     for (auto& op : operators_) {

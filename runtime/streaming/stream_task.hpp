@@ -23,6 +23,7 @@
 #include "runtime/streaming/operator_api.hpp"
 #include "runtime/streaming/operator_chain.hpp"
 #include "runtime/streaming/partition_writer.hpp"
+#include "runtime/streaming/snapshot_uploader.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -49,9 +50,12 @@ public:
   void cancel() override { canceled_ = true; }
   bool has_work() const override { return has_work_ || (inputs_ && inputs_->failure()); }
   void on_timer(std::uint64_t id) override;
-  /// A source starts checkpoint n: barrier on every output, then acknowledge. A task with
-  /// inputs declines (it takes its part at the aligned barrier instead).
+  /// Checkpoint n starts here: at a source (snapshot, barrier on every output, acknowledge once
+  /// the state is written), or at a task whose producers all finished (FLIP-147: it takes its
+  /// part when its input ended). Other tasks take theirs at the aligned barrier.
   bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) override;
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override;
+  void notify_checkpoint_aborted(std::int64_t checkpoint_id) override;
   /// The remote channels' mails (buffers, partition errors, request retries), for the inputs'
   /// router; a mail for a channel already released is dropped.
   bool on_message(caf::type_erased_tuple& content) override {
@@ -62,7 +66,9 @@ public:
   std::size_t num_remote_channels() const { return inputs_ ? inputs_->num_remote_channels() : 0; }
 
 private:
-  enum class phase { created, running, ending, finished };
+  /// waiting_for_final_checkpoint: the input ended, and a sink commits only on checkpoints: a
+  /// checkpoint taken from here on must complete before the task finishes.
+  enum class phase { created, running, waiting_for_final_checkpoint, ending, finished };
 
   expected<unit> before_invoke();
   expected<unit> build_chain();
@@ -72,9 +78,14 @@ private:
   void run_source();
   expected<unit> run_input();
   void end_input();
-  /// At an aligned barrier: forward it on every output, then acknowledge.
+  /// Gives each operator its share of the restored checkpoint (before they open).
+  expected<unit> restore_state();
+  /// At an aligned barrier (or a trigger): each operator's state copied, the barrier on every
+  /// output, the state written off the task's thread (acknowledged by collect_uploads).
   void perform_checkpoint(const network::checkpoint_barrier& barrier);
-  void decline_checkpoint(std::int64_t id, const std::string& cause);
+  /// Acknowledges (or declines) the checkpoints whose state is written.
+  void collect_uploads();
+  void decline_checkpoint(std::int64_t id, const std::string& cause, bool task_not_ready = false);
   /// Flushes, ends the partitions and closes the chain; false while outputs wait for buffers, an
   /// error when a partition could not keep its data.
   expected<bool> end_outputs();
@@ -113,6 +124,19 @@ private:
   std::int64_t buffer_timeout_ms_ = 100;
   bool timer_armed_ = false;
   std::uint64_t timer_id_ = 0;
+
+  // -- checkpoints ------------------------------------------------------------------------------
+  std::unique_ptr<snapshot_uploader> uploader_;
+  /// Every input ended (the operators finished): snapshots say "finished".
+  bool input_ended_ = false;
+  /// The restored checkpoint had this task finished: it emits nothing and waits for nothing.
+  bool restored_finished_ = false;
+  /// A trigger that came before the input ended (its producers finished, their end-of-partition
+  /// on its way): taken when the input ends.
+  std::optional<network::checkpoint_barrier> deferred_trigger_;
+  /// The first checkpoint taken after the input ended: its completion, or a later one's, lets
+  /// the task finish.
+  std::optional<std::int64_t> final_checkpoint_;
 };
 
 } // namespace flint::streaming

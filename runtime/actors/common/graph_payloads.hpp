@@ -1,13 +1,15 @@
 #pragma once
 /// The graph layer's messages nested in protocol messages as Data (a JobGraph in submit_job, a
 /// TaskDeploymentDescriptor in submit_task): the `encode_data`/`decode_data` conversions the
-/// generated codecs call for `$Flint.type` Data fields. The graph keeps its own schema and codec.
+/// generated codecs call for `$Flint.type` Data fields. The graph keeps its own schema and codec;
+/// so does the state layer (a TaskStateSnapshot in acknowledge_checkpoint).
 
 #include <span>
 #include <vector>
 
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/codec/job_graph_codec.hpp"
+#include "runtime/state/state_codec.hpp"
 #include "schemas/codec_support.hpp"
 
 namespace flint::wire {
@@ -34,6 +36,18 @@ inline expected<unit> decode_data(capnp::Data::Reader d, graph::task_deployment_
   if (!tdd)
     return tdd.error();
   out = std::move(*tdd);
+  return unit{};
+}
+
+inline std::vector<char> encode_data(const state::task_state_snapshot& s) {
+  return state::encode_task_state_snapshot(s);
+}
+
+inline expected<unit> decode_data(capnp::Data::Reader d, state::task_state_snapshot& out) {
+  auto s = state::decode_task_state_snapshot({reinterpret_cast<const char*>(d.begin()), d.size()});
+  if (!s)
+    return s.error();
+  out = std::move(*s);
   return unit{};
 }
 

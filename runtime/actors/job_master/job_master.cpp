@@ -1,6 +1,7 @@
 #include "runtime/actors/job_master/job_master.hpp"
 
 #include "runtime/actors/job_master/failover_settings.hpp"
+#include "runtime/state/checkpoint_storage.hpp"
 
 #include "runtime/common/logging.hpp"
 
@@ -88,6 +89,8 @@ void job_master::on_start() {
   }
   logger_->info("Using restart back off time strategy " + failover->restart_strategy->description()
                 + " for " + job_graph_.name + " (" + job_id_.to_string() + ").");
+  if (!create_checkpoint_coordinator())
+    return;
   auto graph = graph::execution_graph::build(std::move(job_graph_));
   if (!graph) {
     fail_before_start("Could not create the ExecutionGraph of job " + job_id_.to_string() + ": "
@@ -289,7 +292,22 @@ void job_master::register_methods() {
   });
 
   handle<request_job_status>(fencing::fenced, [this](rpc::ack) -> expected<job_status_response> {
-    return state_.status_report();
+    auto report = state_.status_report();
+    if (checkpoints_) {
+      auto stats = checkpoints_->stats();
+      report.checkpointing = true;
+      report.checkpoints.completed = stats.completed;
+      report.checkpoints.failed = stats.failed;
+      report.checkpoints.in_progress = stats.in_progress;
+      if (stats.latest_completed) {
+        const auto& latest = *stats.latest_completed;
+        report.checkpoints.latest_id = latest.id;
+        report.checkpoints.latest_duration_ms = latest.completion_time - latest.trigger_time;
+        report.checkpoints.latest_state_bytes = latest.state_bytes;
+        report.checkpoints.latest_external_path = latest.external_pointer;
+      }
+    }
+    return report;
   });
 
   handle<heartbeat_from_task_manager>(
@@ -319,20 +337,7 @@ void job_master::register_methods() {
       return rpc::ack{};
     });
 
-  // The CheckpointCoordinator (checkpoint/) is not driven by the JobMaster yet: Flink's words
-  // for a job without one.
-  handle<acknowledge_checkpoint>(
-    fencing::fenced, [this](acknowledge_checkpoint_request req) -> expected<rpc::ack> {
-      logger_->error("Received AcknowledgeCheckpoint message for job " + req.job_id.to_string()
-                     + " with no CheckpointCoordinator");
-      return rpc::ack{};
-    });
-  handle<decline_checkpoint>(
-    fencing::fenced, [this](decline_checkpoint_request req) -> expected<rpc::ack> {
-      logger_->error("Received DeclineCheckpoint message for job " + req.job_id.to_string()
-                     + " with no CheckpointCoordinator");
-      return rpc::ack{};
-    });
+  register_checkpoint_methods();
 
   handle<fail_slot>(fencing::fenced, [this](fail_slot_request req) -> expected<rpc::ack> {
     // An empty TaskManager id is the ResourceManager's notifyAllocationFailure.
@@ -505,6 +510,18 @@ void job_master::submit_task(const graph::execution_attempt_id& attempt,
     });
     return;
   }
+  if (auto restored = add_checkpoint_settings(tdd); !restored) {
+    run_async([this, attempt, cause = restored.error()] {
+      if (auto* scheduler = state_.job_scheduler())
+        scheduler->on_submit_result(
+          attempt,
+          make_error(cause.code,
+                     "Could not restore the state of the task from the latest "
+                     "checkpoint: "
+                       + cause.message));
+    });
+    return;
+  }
   task_executor::submit_task_request req{std::move(tdd), token(), slot.allocation_id};
   te->ask<task_executor::submit_task>(
     *this, req,
@@ -565,6 +582,7 @@ void job_master::schedule_restart(std::chrono::milliseconds delay, std::uint64_t
 }
 
 void job_master::job_status_changed(job_status, job_status to, const std::string& cause) {
+  checkpoint_job_status_changed(to);
   if (is_globally_terminal(to))
     run_async([this, to, cause] { job_reached_terminal_state(to, cause); });
 }

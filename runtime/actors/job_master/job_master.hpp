@@ -33,6 +33,7 @@
 #include "runtime/actors/common/cluster_types.hpp"
 #include "runtime/config/configuration.hpp"
 #include "runtime/actors/heartbeat/heartbeat_config.hpp"
+#include "runtime/actors/job_master/checkpoint/checkpoint_coordinator.hpp"
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/job_master/job_master_result.hpp"
 #include "runtime/actors/job_master/job_master_state.hpp"
@@ -52,6 +53,10 @@ class peer_heartbeat_listener;
 
 namespace spdlog {
 class logger;
+}
+
+namespace flint::state {
+class checkpoint_storage;
 }
 
 namespace flint::job_master {
@@ -84,7 +89,9 @@ struct job_master_services {
   std::shared_ptr<spdlog::logger> logger = nullptr;
 };
 
-class job_master : public rpc::rpc_endpoint, private scheduler_actions {
+class job_master : public rpc::rpc_endpoint,
+                   private scheduler_actions,
+                   private checkpoint::checkpoint_actions {
 public:
   job_master(caf::actor_config& cfg, rpc::endpoint_context ctx, graph::job_graph job,
              cluster::job_master_id token, job_master_config config, job_master_services services);
@@ -102,6 +109,10 @@ public:
   }
   /// True once registered at the current ResourceManager.
   bool connected_to_resource_manager() const { return state_.is_connected_to_resource_manager(); }
+  /// Null when the job does not checkpoint.
+  const checkpoint::checkpoint_coordinator* checkpoint_coordinator() const {
+    return checkpoints_.get();
+  }
 
 protected:
   void on_start() override;
@@ -144,8 +155,38 @@ private:
   void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) override;
   void release_partitions(const cluster::resource_id& task_manager,
                           std::vector<graph::intermediate_result_partition_id> partitions) override;
+  void tasks_restarting(const std::vector<std::uint32_t>& vertices) override;
   void job_reached_terminal_state(graph::job_status status, const std::string& cause);
   rpc::gateway slot_pool_gateway() const;
+
+  // Checkpoints (job_master_checkpoints.cpp).
+  /// The coordinator and the checkpoint storage from the job's settings; false when they are
+  /// invalid (the job then fails before it starts).
+  bool create_checkpoint_coordinator();
+  void register_checkpoint_methods();
+  /// The job's status changed: the periodic triggers run while it is RUNNING.
+  void checkpoint_job_status_changed(graph::job_status to);
+  /// The TaskDeploymentDescriptor of a (re)deployed task gets its checkpoint settings and, when
+  /// a checkpoint completed, the state it restores (Flink's JobManagerTaskRestore).
+  expected<unit> add_checkpoint_settings(graph::task_deployment_descriptor& tdd);
+  std::optional<rpc::gateway> task_executor_of(const graph::execution_attempt_id& attempt) const;
+  /// Milliseconds since the epoch, on the scheduler's clock.
+  checkpoint::time_ms now_ms() const;
+
+  // checkpoint_actions
+  checkpoint::checkpoint_plan plan_checkpoint() override;
+  void trigger_checkpoint(const graph::execution_attempt_id& task, std::int64_t checkpoint_id,
+                          checkpoint::time_ms timestamp) override;
+  void notify_checkpoint_complete(const graph::execution_attempt_id& task,
+                                  std::int64_t checkpoint_id) override;
+  void notify_checkpoint_aborted(const graph::execution_attempt_id& task,
+                                 std::int64_t checkpoint_id) override;
+  void schedule_trigger(std::chrono::milliseconds delay, std::uint64_t generation) override;
+  void schedule_timeout(std::chrono::milliseconds delay, std::int64_t checkpoint_id) override;
+  void fail_job(const std::string& cause) override;
+  expected<checkpoint::finalized_checkpoint> finalize_checkpoint(
+    const checkpoint::pending_checkpoint& p) override;
+  void discard_checkpoint(const checkpoint::completed_checkpoint& c) override;
 
   graph::job_graph job_graph_;
   graph::job_id job_id_;
@@ -156,6 +197,12 @@ private:
 
   /// The bookkeeping: the scheduler and result, TaskExecutors, the ResourceManager connection.
   job_master_state state_;
+
+  std::unique_ptr<checkpoint::checkpoint_coordinator> checkpoints_;
+  /// Where checkpoints are written (`state.checkpoints.dir`); null: the JobManager's memory.
+  std::unique_ptr<state::checkpoint_storage> checkpoint_storage_;
+  /// The checkpoint and restart whose restore was last logged.
+  std::optional<std::pair<std::int64_t, std::size_t>> restore_logged_;
 
   caf::actor slot_pool_;
   std::unique_ptr<heartbeat::peer_heartbeat_listener> tm_listener_;

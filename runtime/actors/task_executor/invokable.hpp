@@ -14,6 +14,7 @@
 
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/task_deployment_descriptor.hpp"
+#include "runtime/state/state_handles.hpp"
 
 namespace flint::task_executor {
 
@@ -41,10 +42,15 @@ public:
   /// returns, so the mail is handled at once rather than after the whole step (a slow user
   /// function could make a step last seconds). Valid while the task lives.
   virtual const std::atomic<bool>* interrupt_flag() const = 0;
-  /// Flink's CheckpointResponder: the task took its part of checkpoint `checkpoint_id`
-  /// (`state_bytes` of state), or declines it with `cause`. Call them from the task's thread.
-  virtual void acknowledge_checkpoint(std::int64_t checkpoint_id, std::uint64_t state_bytes) = 0;
-  virtual void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause) = 0;
+  /// Flink's CheckpointResponder: the task took its part of checkpoint `checkpoint_id` (its
+  /// state, or where it wrote it), or declines it with `cause` — `task_not_ready` when the task
+  /// could not take part for now (not running yet, closing, overtaken by a newer checkpoint),
+  /// which does not count against the tolerable failed checkpoints. Call them from the task's
+  /// thread.
+  virtual void acknowledge_checkpoint(std::int64_t checkpoint_id,
+                                      state::task_state_snapshot state) = 0;
+  virtual void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause,
+                                  bool task_not_ready) = 0;
 };
 
 struct invokable {

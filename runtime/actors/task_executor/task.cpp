@@ -58,14 +58,16 @@ public:
 
   const std::atomic<bool>* interrupt_flag() const override { return interrupt_.get(); }
 
-  void acknowledge_checkpoint(std::int64_t checkpoint_id, std::uint64_t state_bytes) override {
+  void acknowledge_checkpoint(std::int64_t checkpoint_id,
+                              state::task_state_snapshot state) override {
     if (owner_ && owner_->setup_.acknowledge_checkpoint)
-      owner_->setup_.acknowledge_checkpoint(checkpoint_id, state_bytes);
+      owner_->setup_.acknowledge_checkpoint(checkpoint_id, std::move(state));
   }
 
-  void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause) override {
+  void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause,
+                          bool task_not_ready) override {
     if (owner_ && owner_->setup_.decline_checkpoint)
-      owner_->setup_.decline_checkpoint(checkpoint_id, cause);
+      owner_->setup_.decline_checkpoint(checkpoint_id, cause, task_not_ready);
   }
 
   /// The task ended: monitor() does nothing from now on.
@@ -133,12 +135,13 @@ caf::behavior task::make_behavior() {
     },
     [this](task_checkpoint_atom, std::int64_t checkpoint_id, std::int64_t timestamp) {
       if (state_ != graph::execution_state::running || !invokable_) {
-        decline(checkpoint_id, "Task " + setup_.tdd.task_name + " is not running.");
+        decline(checkpoint_id, "Task " + setup_.tdd.task_name + " is not running.", true);
         return;
       }
       try {
         if (!invokable_->trigger_checkpoint(checkpoint_id, timestamp))
-          decline(checkpoint_id, "Task " + setup_.tdd.task_name + " takes no part in checkpoints.");
+          decline(checkpoint_id, "Task " + setup_.tdd.task_name + " takes no part in checkpoints.",
+                  false);
       } catch (const std::exception& e) {
         end_with(graph::execution_state::failed, e.what());
         return;
@@ -242,9 +245,9 @@ void task::start_invokable() {
   send(this, task_step_atom::value);
 }
 
-void task::decline(std::int64_t checkpoint_id, const std::string& cause) {
+void task::decline(std::int64_t checkpoint_id, const std::string& cause, bool task_not_ready) {
   if (setup_.decline_checkpoint)
-    setup_.decline_checkpoint(checkpoint_id, cause);
+    setup_.decline_checkpoint(checkpoint_id, cause, task_not_ready);
 }
 
 void task::do_step() {

@@ -46,10 +46,10 @@ struct task_setup {
   std::shared_ptr<std::atomic<bool>> interrupt;
   /// Called from the task's thread when the task acknowledges or declines a checkpoint (the
   /// TaskExecutor's version tells the JobMaster); null: dropped.
-  std::function<void(std::int64_t checkpoint_id, std::uint64_t state_bytes)>
+  std::function<void(std::int64_t checkpoint_id, state::task_state_snapshot state)>
     acknowledge_checkpoint = nullptr;
-  std::function<void(std::int64_t checkpoint_id, const std::string& cause)> decline_checkpoint =
-    nullptr;
+  std::function<void(std::int64_t checkpoint_id, const std::string& cause, bool task_not_ready)>
+    decline_checkpoint = nullptr;
 };
 
 class task : public caf::event_based_actor {
@@ -68,7 +68,7 @@ public:
 private:
   void start_invokable();
   void do_step();
-  void decline(std::int64_t checkpoint_id, const std::string& cause);
+  void decline(std::int64_t checkpoint_id, const std::string& cause, bool task_not_ready);
   void end_with(graph::execution_state final_state, std::string cause = {});
   void report_state(graph::execution_state s, std::string cause = {});
   void queue_step_if_working();

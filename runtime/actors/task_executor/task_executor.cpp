@@ -293,18 +293,23 @@ void task_executor::register_methods() {
         caf::anon_send(te, rpc::run_atom::value, std::move(f));
     };
     setup.acknowledge_checkpoint = [respond, self, job = tdd.job_id, attempt](
-                                     std::int64_t checkpoint_id, std::uint64_t state_bytes) {
-      respond([self, job, attempt, checkpoint_id, state_bytes] {
+                                     std::int64_t checkpoint_id, state::task_state_snapshot state) {
+      auto shared = std::make_shared<state::task_state_snapshot>(std::move(state));
+      respond([self, job, attempt, checkpoint_id, shared] {
         self->tell_job_master<job_master::acknowledge_checkpoint>(
           job,
-          job_master::acknowledge_checkpoint_request{job, attempt, checkpoint_id, state_bytes});
+          job_master::acknowledge_checkpoint_request{job, attempt, checkpoint_id,
+                                                     std::move(*shared)});
       });
     };
     setup.decline_checkpoint = [respond, self, job = tdd.job_id, attempt](
-                                 std::int64_t checkpoint_id, const std::string& cause) {
-      respond([self, job, attempt, checkpoint_id, cause] {
+                                 std::int64_t checkpoint_id, const std::string& cause,
+                                 bool task_not_ready) {
+      respond([self, job, attempt, checkpoint_id, cause, task_not_ready] {
         self->tell_job_master<job_master::decline_checkpoint>(
-          job, job_master::decline_checkpoint_request{job, attempt, checkpoint_id, cause});
+          job,
+          job_master::decline_checkpoint_request{job, attempt, checkpoint_id, cause,
+                                                 task_not_ready});
       });
     };
     auto handle = config_.detached_tasks

@@ -1,5 +1,7 @@
 #include "runtime/graph/codec/job_graph_codec.hpp"
 
+#include "runtime/state/state_codec.hpp"
+
 #include "schemas/job_graph.capnp.h"
 
 #include <capnp/message.h>
@@ -335,6 +337,13 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
       locations[p].setDataPort(in.producer_locations[p].data_port);
     }
   }
+  root.setCheckpointingMode(static_cast<std::uint8_t>(tdd.checkpointing.mode));
+  root.setCheckpointStorageDir(tdd.checkpointing.storage_dir);
+  if (tdd.restore) {
+    auto restore = state::encode_task_restore(*tdd.restore);
+    root.setRestore(
+      capnp::Data::Reader(reinterpret_cast<const kj::byte*>(restore.data()), restore.size()));
+  }
   return to_bytes(message);
 }
 
@@ -382,6 +391,22 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(
               + " producer locations for " + std::to_string(g.partition_numbers.size())
               + " channels");
         tdd.input_gates.push_back(std::move(g));
+      }
+      auto mode = root.getCheckpointingMode();
+      if (mode > static_cast<std::uint8_t>(checkpointing_mode::at_least_once))
+        return make_error(
+          errc::malformed_message,
+          "malformed task deployment descriptor: checkpointing mode " + std::to_string(mode));
+      tdd.checkpointing.mode = static_cast<checkpointing_mode>(mode);
+      tdd.checkpointing.storage_dir = root.getCheckpointStorageDir().cStr();
+      if (root.hasRestore() && root.getRestore().size() > 0) {
+        auto bytes = root.getRestore();
+        auto restore =
+          state::decode_task_restore({reinterpret_cast<const char*>(bytes.begin()), bytes.size()});
+        if (!restore)
+          return make_error(errc::malformed_message,
+                            "malformed task deployment descriptor: " + restore.error().message);
+        tdd.restore = std::move(*restore);
       }
       if (tdd.subtask_index < 0 || tdd.subtask_index >= tdd.parallelism)
         return make_error(errc::malformed_message,

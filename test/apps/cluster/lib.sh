@@ -103,17 +103,19 @@ plain_count() {
     | awk '{print $2, $1}'
 }
 
-# Flint's result: the last "(word,n)" per word over every file under $1 (a file or a directory of
-# subtask files), as sorted "word count" lines; also checks one update per input word.
+# Flint's result: the highest "(word,n)" per word over every visible file under $1 (a file, or a
+# directory of subtask or part files; hidden in-progress files are not output), as sorted
+# "word count" lines.
 final_counts() {
   local path=$1
   local files
   if [[ -d "$path" ]]; then files=("$path"/*); else files=("$path"); fi
   cat "${files[@]}" | LC_ALL=C awk '
     /^\(.*,[0-9]+\)$/ { s = substr($0, 2, length($0) - 2); i = match(s, /,[0-9]+$/);
-                        last[substr(s, 1, i - 1)] = substr(s, i + 1); next }
+                        w = substr(s, 1, i - 1); n = substr(s, i + 1) + 0;
+                        if (!(w in top) || n > top[w]) top[w] = n; next }
     { print "malformed line: " $0 > "/dev/stderr"; bad = 1 }
-    END { for (w in last) print w, last[w]; exit bad }' | LC_ALL=C sort
+    END { for (w in top) print w, top[w]; exit bad }' | LC_ALL=C sort
 }
 
 # Fails unless Flint's output at $2 holds exactly the plain count of input $1, with one update line
@@ -130,6 +132,12 @@ check_wordcount() {
   words=$(awk '{s += $2} END {print s}' "$WORK/expected.txt")
   if [[ -d "$output" ]]; then updates=$(cat "$output"/* | wc -l); else updates=$(wc -l <"$output"); fi
   [[ "$words" -eq "$updates" ]] || fail "$updates updates for $words words"
+  # No update twice: with the count of updates equal to the words and each word's highest count
+  # right, every word has exactly the updates 1..n — no duplicate, no gap.
+  local doubled
+  if [[ -d "$output" ]]; then doubled=$(cat "$output"/* | LC_ALL=C sort | uniq -d | head -3)
+  else doubled=$(LC_ALL=C sort "$output" | uniq -d | head -3); fi
+  [[ -z "$doubled" ]] || fail "updates written twice: $doubled"
   echo "counts equal: $(wc -l <"$WORK/expected.txt") distinct words, $words words, one update each"
 }
 

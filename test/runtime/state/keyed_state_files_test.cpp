@@ -46,7 +46,7 @@ TEST_CASE("key groups written to a file read back group by group, empty groups i
   CHECK(handle->data.state_size() == 12);
   CHECK(text(test::read_whole_file(path)) == "zerotwo-two4");
 
-  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false);
+  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false, true);
   CHECK(restore.has_keyed_state());
   auto all = read_all(restore, 0, 127);
   CHECK(
@@ -63,7 +63,7 @@ TEST_CASE("key groups without a path stay inline in the handle") {
   CHECK(handle->data.is_inline());
   CHECK(text(handle->data.inline_data) == "zerotwo-two4");
   CHECK(handle->key_group_offsets == std::vector<std::uint64_t>{0, 4, 4, 11, 11});
-  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false);
+  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false, true);
   CHECK(read_all(restore, 2, 4) == std::map<int, std::string>{{2, "two-two"}, {3, ""}, {4, "4"}});
 }
 
@@ -76,7 +76,7 @@ TEST_CASE("a restore reads only the key groups of its range from several handles
   REQUIRE(second);
   REQUIRE(third);
   operator_state_restore restore(
-    operator_subtask_state{op_id(1), {*first, *second, *third}, {bytes("entry")}}, true);
+    operator_subtask_state{op_id(1), {*first, *second, *third}, {bytes("entry")}}, true, true);
   CHECK(restore.finished());
   CHECK(restore.list_entries() == std::vector<std::vector<char>>{bytes("entry")});
   CHECK(read_all(restore, 2, 5)
@@ -92,7 +92,7 @@ TEST_CASE("a state handle's offset into a shared file is honoured") {
   auto moved = *handle;
   moved.data.path = dir / "g";
   moved.data.offset = 5;
-  operator_state_restore restore(operator_subtask_state{op_id(1), {moved}, {}}, false);
+  operator_state_restore restore(operator_subtask_state{op_id(1), {moved}, {}}, false, true);
   CHECK(read_all(restore, 0, 1) == std::map<int, std::string>{{0, "xy"}, {1, "z"}});
 }
 
@@ -102,7 +102,7 @@ TEST_CASE("a truncated or missing state file is an error naming it") {
   auto handle = write_keyed_state(path, 0, groups);
   REQUIRE(handle);
   std::filesystem::resize_file(path, 6);
-  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false);
+  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false, true);
   int calls = 0;
   auto read = restore.for_each_key_group(0, 4, [&](auto, auto) { ++calls; });
   REQUIRE_FALSE(read);
@@ -133,7 +133,7 @@ TEST_CASE("no key groups make an empty handle") {
   REQUIRE(handle);
   CHECK(handle->first_key_group == 7);
   CHECK(handle->last_key_group == 6);
-  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false);
+  operator_state_restore restore(operator_subtask_state{op_id(1), {*handle}, {}}, false, true);
   CHECK(read_all(restore, 0, 127).empty());
   CHECK_FALSE(write_keyed_state("", -1, groups));
 }

@@ -71,7 +71,7 @@ std::vector<std::string> entries_of(const operator_subtask_state& s) {
 /// Reads the new subtask's key groups as its task would: its range, through every handle.
 std::map<int, std::string> key_groups_of(const task_restore& restore, int parallelism, int index) {
   auto range = key_group_range_for_operator(max_parallelism, parallelism, index);
-  operator_state_restore op(restore.state.operators[0], restore.state.finished);
+  operator_state_restore op(restore.state.operators[0], restore.state.finished, true);
   std::map<int, std::string> out;
   auto read =
     op.for_each_key_group(range.first, range.last, [&](std::int32_t g, std::span<const char> b) {

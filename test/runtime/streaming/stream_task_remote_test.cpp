@@ -118,10 +118,10 @@ struct consumer_task_fixture {
       return std::make_unique<streaming::stream_task>(compiled, tdd, env, [](std::string_view) {});
     };
     setup.report = [this](const cluster::task_execution_state& s) { states.push_back(s); };
-    setup.acknowledge_checkpoint = [this](std::int64_t id, std::uint64_t) {
+    setup.acknowledge_checkpoint = [this](std::int64_t id, state::task_state_snapshot) {
       acknowledged.push_back(id);
     };
-    setup.decline_checkpoint = [this](std::int64_t id, const std::string& cause) {
+    setup.decline_checkpoint = [this](std::int64_t id, const std::string& cause, bool) {
       declined.emplace_back(id, cause);
     };
     auto task = sys.spawn<task_executor::task>(std::move(setup));

@@ -10,6 +10,9 @@ const char* describe(failure_reason r) {
   switch (r) {
     case failure_reason::expired: return "Checkpoint expired before completing.";
     case failure_reason::declined: return "Checkpoint was declined.";
+    case failure_reason::task_not_ready:
+      return "Checkpoint was declined (tasks not ready or closing).";
+    case failure_reason::finalize_failed: return "Failure to finalize checkpoint.";
     case failure_reason::not_all_required_tasks_running:
       return "Not all required tasks are currently running.";
     case failure_reason::too_many_concurrent:
@@ -22,7 +25,8 @@ const char* describe(failure_reason r) {
 }
 
 bool counts_as_failure(failure_reason r) {
-  return r == failure_reason::expired || r == failure_reason::declined;
+  return r == failure_reason::expired || r == failure_reason::declined
+    || r == failure_reason::finalize_failed;
 }
 
 checkpoint_coordinator::checkpoint_coordinator(graph::job_id job, checkpoint_settings settings,
@@ -32,14 +36,6 @@ checkpoint_coordinator::checkpoint_coordinator(graph::job_id job, checkpoint_set
     settings_(settings),
     actions_(actions),
     logger_(std::move(logger)) {}
-
-void checkpoint_coordinator::set_tasks(std::vector<task_id> tasks_to_trigger,
-                                       std::vector<task_id> tasks_to_acknowledge,
-                                       std::vector<task_id> tasks_to_commit) {
-  to_trigger_ = std::move(tasks_to_trigger);
-  to_acknowledge_ = std::move(tasks_to_acknowledge);
-  to_commit_ = std::move(tasks_to_commit);
-}
 
 void checkpoint_coordinator::start_scheduler() {
   if (running_ || settings_.interval.count() <= 0)
@@ -59,8 +55,7 @@ void checkpoint_coordinator::schedule_next(milliseconds delay) {
   actions_.schedule_trigger(delay, generation_);
 }
 
-void checkpoint_coordinator::on_trigger_timer(std::uint64_t generation, time_ms now,
-                                              bool all_tasks_running) {
+void checkpoint_coordinator::on_trigger_timer(std::uint64_t generation, time_ms now) {
   if (!running_ || generation != generation_)
     return;
   if (pending_.size() >= static_cast<std::size_t>(settings_.max_concurrent)) {
@@ -76,15 +71,15 @@ void checkpoint_coordinator::on_trigger_timer(std::uint64_t generation, time_ms 
       return;
     }
   }
-  (void)trigger_checkpoint(now, all_tasks_running); // a failure is counted and logged there
+  (void)trigger_checkpoint(now); // a failure is counted and logged there
   schedule_next(settings_.interval);
 }
 
-expected<std::int64_t> checkpoint_coordinator::trigger_checkpoint(time_ms now,
-                                                                  bool all_tasks_running) {
+expected<std::int64_t> checkpoint_coordinator::trigger_checkpoint(time_ms now) {
   if (pending_.size() >= static_cast<std::size_t>(settings_.max_concurrent))
     return make_error(errc::rejected, describe(failure_reason::too_many_concurrent));
-  if (!all_tasks_running || to_acknowledge_.empty()) {
+  auto plan = actions_.plan_checkpoint();
+  if (!plan.all_running || plan.to_acknowledge.empty() || plan.to_trigger.empty()) {
     // Flink counts a checkpoint that could not start as failed, but not against the tolerance.
     ++failed_;
     log_info("Failed to trigger checkpoint for job " + job_.to_string() + " because "
@@ -94,20 +89,24 @@ expected<std::int64_t> checkpoint_coordinator::trigger_checkpoint(time_ms now,
   pending_checkpoint p;
   p.id = next_id_++;
   p.trigger_time = now;
-  p.not_yet_acknowledged.insert(to_acknowledge_.begin(), to_acknowledge_.end());
+  p.not_yet_acknowledged.insert(plan.to_acknowledge.begin(), plan.to_acknowledge.end());
+  p.plan = std::move(plan);
   auto id = p.id;
-  pending_.emplace(id, std::move(p));
+  auto& pending = pending_.emplace(id, std::move(p)).first->second;
   log_info("Triggering checkpoint " + std::to_string(id) + " (type=CHECKPOINT) @ "
            + std::to_string(now) + " for job " + job_.to_string() + ".");
   actions_.schedule_timeout(settings_.timeout, id);
-  for (const auto& task : to_trigger_)
+  // A copy: a trigger answered at once (an unreachable task declines) may abort the checkpoint.
+  auto to_trigger = pending.plan.to_trigger;
+  for (const auto& task : to_trigger)
     actions_.trigger_checkpoint(task, id, now);
   return id;
 }
 
 acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,
                                                        std::int64_t checkpoint_id,
-                                                       std::uint64_t state_bytes, time_ms now) {
+                                                       state::task_state_snapshot state,
+                                                       time_ms now) {
   auto it = pending_.find(checkpoint_id);
   if (it == pending_.end()) {
     if (checkpoint_id < next_id_)
@@ -122,7 +121,8 @@ acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,
   if (p.not_yet_acknowledged.erase(task) == 0)
     return acknowledge_result::unknown;
   p.acknowledged.insert(task);
-  p.state_bytes += state_bytes;
+  p.state_bytes += state.state_size();
+  p.task_states.emplace(task, std::move(state));
   if (p.not_yet_acknowledged.empty()) {
     auto done = std::move(p);
     pending_.erase(it);
@@ -132,10 +132,28 @@ acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,
 }
 
 void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
-  completed_checkpoint c{p.id, p.trigger_time, now, p.state_bytes};
+  auto finalized = actions_.finalize_checkpoint(p);
+  if (!finalized) {
+    // Put back so that abort() finds it, tells the tasks and counts the failure.
+    auto id = p.id;
+    auto detail = finalized.error().message;
+    log_info("Failed to finalize checkpoint " + std::to_string(id) + " of job " + job_.to_string()
+             + ": " + detail);
+    pending_.emplace(id, std::move(p));
+    abort(id, failure_reason::finalize_failed, detail, now);
+    return;
+  }
+  completed_checkpoint c{p.id,
+                         p.trigger_time,
+                         now,
+                         p.state_bytes,
+                         finalized->external_pointer,
+                         std::move(finalized->metadata)};
   retained_.push_back(c);
-  while (retained_.size() > static_cast<std::size_t>(settings_.num_retained))
+  while (retained_.size() > static_cast<std::size_t>(settings_.num_retained)) {
+    actions_.discard_checkpoint(retained_.front());
     retained_.pop_front();
+  }
   last_completion_ = now;
   ++completed_;
   consecutive_failures_ = 0;
@@ -149,17 +167,17 @@ void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
       older.push_back(id);
   for (auto id : older)
     abort(id, failure_reason::subsumed, {}, now);
-  for (const auto& task : to_commit_)
+  for (const auto& task : p.plan.to_acknowledge)
     actions_.notify_checkpoint_complete(task, c.id);
 }
 
 void checkpoint_coordinator::decline(const task_id& task, std::int64_t checkpoint_id,
-                                     const std::string& cause, time_ms now) {
+                                     const std::string& cause, time_ms now, failure_reason reason) {
   if (pending_.count(checkpoint_id) == 0)
     return;
   log_info("Decline checkpoint " + std::to_string(checkpoint_id) + " by task " + task.to_string()
            + " of job " + job_.to_string() + ": " + cause);
-  abort(checkpoint_id, failure_reason::declined, cause, now);
+  abort(checkpoint_id, reason, cause, now);
 }
 
 void checkpoint_coordinator::on_checkpoint_timeout(std::int64_t checkpoint_id, time_ms now) {
@@ -181,11 +199,14 @@ void checkpoint_coordinator::abort_pending(failure_reason reason, time_ms now) {
 void checkpoint_coordinator::abort(std::int64_t checkpoint_id, failure_reason reason,
                                    const std::string& detail, time_ms now) {
   (void)now;
-  if (pending_.erase(checkpoint_id) == 0)
+  auto it = pending_.find(checkpoint_id);
+  if (it == pending_.end())
     return;
+  auto tasks = std::move(it->second.plan.to_acknowledge);
+  pending_.erase(it);
   if (reason != failure_reason::subsumed)
     ++failed_;
-  for (const auto& task : to_commit_)
+  for (const auto& task : tasks)
     actions_.notify_checkpoint_aborted(task, checkpoint_id);
   if (!counts_as_failure(reason))
     return;
@@ -197,6 +218,24 @@ void checkpoint_coordinator::abort(std::int64_t checkpoint_id, failure_reason re
       + describe(reason) + (detail.empty() ? "" : " (" + detail + ")");
     actions_.fail_job(cause);
   }
+}
+
+void checkpoint_coordinator::shutdown(graph::job_status status, time_ms now) {
+  stop_scheduler(now);
+  bool externalized = settings_.retention != externalized_retention::no_externalized_checkpoints;
+  bool keep = (status == graph::job_status::failed && externalized)
+    || (status == graph::job_status::canceled
+        && settings_.retention == externalized_retention::retain_on_cancellation);
+  if (keep) {
+    for (const auto& c : retained_)
+      if (!c.external_pointer.empty())
+        log_info("Retaining checkpoint " + std::to_string(c.id) + " of job " + job_.to_string()
+                 + " at " + c.external_pointer + ".");
+    return;
+  }
+  for (const auto& c : retained_)
+    actions_.discard_checkpoint(c);
+  retained_.clear();
 }
 
 const pending_checkpoint* checkpoint_coordinator::pending(std::int64_t checkpoint_id) const {

@@ -20,6 +20,8 @@
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/execution.hpp"
 #include "runtime/graph/ids.hpp"
+#include "runtime/graph/job_status.hpp"
+#include "runtime/state/state_handles.hpp"
 
 namespace spdlog {
 class logger;
@@ -36,6 +38,8 @@ using time_ms = std::int64_t;
 enum class failure_reason {
   expired, ///< not complete within the time-out
   declined, ///< a task declined it
+  task_not_ready, ///< a task was not ready or closing (Flink's CHECKPOINT_DECLINED_TASK_NOT_READY)
+  finalize_failed, ///< the metadata could not be written
   not_all_required_tasks_running, ///< a task to trigger or acknowledge is not RUNNING
   too_many_concurrent, ///< max-concurrent-checkpoints are in progress
   subsumed, ///< a later checkpoint completed first
@@ -50,10 +54,36 @@ const char* describe(failure_reason r);
 /// ignores the ones that say nothing about the checkpoints themselves).
 bool counts_as_failure(failure_reason r);
 
+/// Which tasks a checkpoint involves, computed from the live states when it is triggered
+/// (Flink's CheckpointPlan with finished tasks, FLIP-147).
+struct checkpoint_plan {
+  /// Get trigger_checkpoint: running tasks none of whose producers still run (the sources, and
+  /// tasks whose inputs all finished).
+  std::vector<task_id> to_trigger;
+  /// Must all acknowledge, and are told of completion and aborts: every task not finished.
+  std::vector<task_id> to_acknowledge;
+  /// Finished already: recorded as finished in the checkpoint.
+  std::vector<task_id> finished;
+  /// Every task to trigger and acknowledge is RUNNING.
+  bool all_running = true;
+};
+
+struct pending_checkpoint;
+struct completed_checkpoint;
+
+/// What finalizing a checkpoint produced: its metadata, and where it was written (empty when the
+/// checkpoint lives only in the JobMaster's memory).
+struct finalized_checkpoint {
+  std::shared_ptr<const state::checkpoint_metadata> metadata;
+  std::string external_pointer;
+};
+
 /// What the coordinator asks of its JobMaster.
 class checkpoint_actions {
 public:
   virtual ~checkpoint_actions() = default;
+  /// The tasks a checkpoint triggered now involves.
+  virtual checkpoint_plan plan_checkpoint() = 0;
   /// trigger_checkpoint to a source task.
   virtual void trigger_checkpoint(const task_id& task, std::int64_t checkpoint_id,
                                   time_ms timestamp) = 0;
@@ -67,6 +97,11 @@ public:
   virtual void schedule_timeout(std::chrono::milliseconds delay, std::int64_t checkpoint_id) = 0;
   /// Too many checkpoints failed in a row.
   virtual void fail_job(const std::string& cause) = 0;
+  /// Every task acknowledged: the metadata is built from the tasks' states and written (Flink's
+  /// PendingCheckpoint#finalizeCheckpoint). An error aborts the checkpoint (counted).
+  virtual expected<finalized_checkpoint> finalize_checkpoint(const pending_checkpoint& p) = 0;
+  /// A retained checkpoint is no longer needed (subsumed, or the job ended): its files go.
+  virtual void discard_checkpoint(const completed_checkpoint& c) { (void)c; }
 };
 
 struct pending_checkpoint {
@@ -74,6 +109,10 @@ struct pending_checkpoint {
   time_ms trigger_time = 0;
   std::set<task_id> not_yet_acknowledged;
   std::set<task_id> acknowledged;
+  /// The plan it was triggered with.
+  checkpoint_plan plan;
+  /// What each task acknowledged.
+  std::map<task_id, state::task_state_snapshot> task_states;
   std::uint64_t state_bytes = 0;
 };
 
@@ -82,7 +121,14 @@ struct completed_checkpoint {
   time_ms trigger_time = 0;
   time_ms completion_time = 0;
   std::uint64_t state_bytes = 0;
-  friend bool operator==(const completed_checkpoint&, const completed_checkpoint&) = default;
+  /// Where its `_metadata` is; empty when it lives in memory only.
+  std::string external_pointer;
+  std::shared_ptr<const state::checkpoint_metadata> metadata;
+  friend bool operator==(const completed_checkpoint& a, const completed_checkpoint& b) {
+    return a.id == b.id && a.trigger_time == b.trigger_time
+      && a.completion_time == b.completion_time && a.state_bytes == b.state_bytes
+      && a.external_pointer == b.external_pointer;
+  }
 };
 
 /// The figures of Flink's /jobs/:id/checkpoints counts.
@@ -103,17 +149,11 @@ enum class acknowledge_result {
 
 class checkpoint_coordinator {
 public:
-  /// `tasks_to_trigger` get trigger_checkpoint (the sources), `tasks_to_acknowledge` must all
-  /// acknowledge (every task), `tasks_to_commit` are told of completion and aborts. `logger`
-  /// may be null.
+  /// Which tasks take part is asked of `actions` at each trigger. `logger` may be null.
   checkpoint_coordinator(graph::job_id job, checkpoint_settings settings,
                          checkpoint_actions& actions, std::shared_ptr<spdlog::logger> logger);
 
   const checkpoint_settings& settings() const noexcept { return settings_; }
-
-  /// The tasks of the current attempts (after every restart).
-  void set_tasks(std::vector<task_id> tasks_to_trigger, std::vector<task_id> tasks_to_acknowledge,
-                 std::vector<task_id> tasks_to_commit);
 
   /// Flink's startCheckpointScheduler: periodic triggers every `interval`, the first one
   /// `interval` from now. Does nothing when the interval is 0 (checkpointing disabled).
@@ -122,18 +162,18 @@ public:
   void stop_scheduler(time_ms now);
   bool is_scheduler_running() const noexcept { return running_; }
 
-  /// A periodic trigger is due. `all_tasks_running`: every task to trigger and acknowledge is
-  /// RUNNING. Stale timers (of a stopped or restarted scheduler) do nothing.
-  void on_trigger_timer(std::uint64_t generation, time_ms now, bool all_tasks_running);
+  /// A periodic trigger is due. Stale timers (of a stopped or restarted scheduler) do nothing.
+  void on_trigger_timer(std::uint64_t generation, time_ms now);
 
   /// Triggers a checkpoint now; its id, or why not (a failure_reason's text, errc::rejected).
-  expected<std::int64_t> trigger_checkpoint(time_ms now, bool all_tasks_running);
+  expected<std::int64_t> trigger_checkpoint(time_ms now);
 
   acknowledge_result acknowledge(const task_id& task, std::int64_t checkpoint_id,
-                                 std::uint64_t state_bytes, time_ms now);
-  /// A task declined: the checkpoint is aborted. Unknown checkpoints are ignored.
+                                 state::task_state_snapshot state, time_ms now);
+  /// A task declined: the checkpoint is aborted. Unknown checkpoints are ignored. Only
+  /// `declined` counts against the tolerable failures (`task_not_ready` does not).
   void decline(const task_id& task, std::int64_t checkpoint_id, const std::string& cause,
-               time_ms now);
+               time_ms now, failure_reason reason = failure_reason::declined);
   void on_checkpoint_timeout(std::int64_t checkpoint_id, time_ms now);
 
   /// Aborts every pending checkpoint (a failover restarted tasks); not counted as failures.
@@ -143,6 +183,16 @@ public:
   const pending_checkpoint* pending(std::int64_t checkpoint_id) const;
   /// The retained completed checkpoints, oldest first (at most `state.checkpoints.num-retained`).
   const std::deque<completed_checkpoint>& retained() const noexcept { return retained_; }
+  /// The checkpoint a failover restores from, if any.
+  const completed_checkpoint* latest_completed() const noexcept {
+    return retained_.empty() ? nullptr : &retained_.back();
+  }
+
+  /// The job reached `status` (globally terminal): the scheduler stops, and the retained
+  /// checkpoints are discarded unless the externalized-checkpoint retention keeps them (Flink's
+  /// CheckpointProperties: always discarded when FINISHED; kept when FAILED if externalized; kept
+  /// when CANCELED with RETAIN_ON_CANCELLATION).
+  void shutdown(graph::job_status status, time_ms now);
   checkpoint_stats stats() const;
 
 private:
@@ -156,9 +206,6 @@ private:
   checkpoint_settings settings_;
   checkpoint_actions& actions_;
   std::shared_ptr<spdlog::logger> logger_;
-  std::vector<task_id> to_trigger_;
-  std::vector<task_id> to_acknowledge_;
-  std::vector<task_id> to_commit_;
   bool running_ = false;
   std::uint64_t generation_ = 0;
   std::int64_t next_id_ = 1;

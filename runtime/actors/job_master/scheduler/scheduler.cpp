@@ -688,6 +688,7 @@ void scheduler::handle_task_failure(std::uint32_t vertex, const std::string& cau
   log_info(std::to_string(tasks.size()) + " tasks will be restarted to recover the failed task "
            + graph_.attempt_id(vertex).to_string() + ".");
   pending_restart_.insert(tasks.begin(), tasks.end());
+  actions_.tasks_restarting(tasks);
   // A restart of every task is a restart of the job (Flink's RESTARTING); a region restart
   // leaves the job RUNNING and the other regions untouched.
   if (pending_restart_.size() == graph_.vertices().size() && s == job_status::running)

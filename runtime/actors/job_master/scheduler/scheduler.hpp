@@ -58,6 +58,9 @@ public:
                                   const std::string& cause) = 0;
   /// Calls `scheduler::on_restart_delay_elapsed(restart)` after `delay`, from the main thread.
   virtual void schedule_restart(std::chrono::milliseconds delay, std::uint64_t restart) = 0;
+  /// A failure restarts these vertices (they are being cancelled now): checkpoints in progress
+  /// cannot complete any more (Flink aborts them with JOB_FAILOVER_REGION).
+  virtual void tasks_restarting(const std::vector<std::uint32_t>& vertices) { (void)vertices; }
   /// TaskExecutor `release_partitions`: every consumer of these blocking partitions there is done.
   virtual void release_partitions(
     const cluster::resource_id& task_manager,

@@ -524,14 +524,15 @@ TEST_CASE_FIXTURE(job_master_fixture,
 TEST_CASE_FIXTURE(
   job_master_fixture,
   "checkpoint acknowledgements and declines are answered while no coordinator runs") {
+  // The job of the fixture does not checkpoint.
   run_job();
   graph::execution_attempt_id attempt{graph::job_vertex_id{0, 1}, 0, 0};
-  auto ack = te_call<flint::job_master::acknowledge_checkpoint>({job, attempt, 1, 10});
+  auto ack = te_call<flint::job_master::acknowledge_checkpoint>({job, attempt, 1, {}});
   CHECK(ack.has_value());
   auto decline = te_call<flint::job_master::decline_checkpoint>({job, attempt, 1, "no"});
   CHECK(decline.has_value());
   // Fenced as every JobMaster method: a stale JobMasterId is refused.
-  auto stale = te_call<flint::job_master::acknowledge_checkpoint>({job, attempt, 1, 10},
+  auto stale = te_call<flint::job_master::acknowledge_checkpoint>({job, attempt, 1, {}},
                                                                   cluster::job_master_id{5, 5});
   REQUIRE_FALSE(stale.has_value());
   CHECK(stale.error().code == errc::fencing_token_mismatch);

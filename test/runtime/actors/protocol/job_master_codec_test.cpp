@@ -81,7 +81,8 @@ TEST_SUITE("job master codecs") {
   TEST_CASE("a job status response round-trips in every status") {
     for (int s = 0; s <= static_cast<int>(graph::job_status::reconciling); ++s) {
       CAPTURE(s);
-      check_round_trip(job_status_response{static_cast<graph::job_status>(s), {}, 0, 0, 0, 0, 0, {}, 0});
+      check_round_trip(job_status_response{
+        static_cast<graph::job_status>(s), {}, 0, 0, 0, 0, 0, {}, 0, {}, false});
     }
   }
 
@@ -123,7 +124,8 @@ TEST_SUITE("job master codecs") {
     check_truncated_refused(sample_offer_slots());
     check_truncated_refused(sample_accepted());
     check_truncated_refused(sample_task_state());
-    check_truncated_refused(job_status_response{graph::job_status::running, {}, 0, 0, 0, 0, 0, {}, 0});
+    check_truncated_refused(
+      job_status_response{graph::job_status::running, {}, 0, 0, 0, 0, 0, {}, 0, {}, false});
     check_truncated_refused(sample_disconnect_tm());
     check_truncated_refused(sample_disconnect_rm());
     check_truncated_refused(sample_fail_slot());
@@ -144,9 +146,10 @@ TEST_SUITE("job master codecs") {
   TEST_CASE("a job status number past the enum is refused as malformed") {
     for (int bad : {static_cast<int>(graph::job_status::reconciling) + 1, 0x7f, 0xff}) {
       CAPTURE(bad);
-      auto bytes = with_enum_byte(job_status_response{graph::job_status::running, {}, 0, 0, 0, 0, 0, {}, 0},
-                                  job_status_response{graph::job_status::failed, {}, 0, 0, 0, 0, 0, {}, 0},
-                                  static_cast<std::uint8_t>(bad));
+      auto bytes = with_enum_byte(
+        job_status_response{graph::job_status::running, {}, 0, 0, 0, 0, 0, {}, 0, {}, false},
+        job_status_response{graph::job_status::failed, {}, 0, 0, 0, 0, 0, {}, 0, {}, false},
+        static_cast<std::uint8_t>(bad));
       auto decoded = rpc::codec<job_status_response>::decode(bytes);
       check_refused(decoded);
       CHECK(decoded.error().message.find("job status") != std::string::npos);

@@ -336,7 +336,9 @@ TEST_CASE_FIXTURE(
     void attach(std::shared_ptr<te::task_context> c) override { context = std::move(c); }
     bool trigger_checkpoint(std::int64_t id, std::int64_t) override {
       out->triggered.push_back(id);
-      context->acknowledge_checkpoint(id, 42);
+      state::task_state_snapshot state;
+      state.operators.emplace_back().list_entries.push_back({'4', '2'});
+      context->acknowledge_checkpoint(id, std::move(state));
       return true;
     }
     void notify_checkpoint_complete(std::int64_t id) override { out->completed.push_back(id); }
@@ -357,7 +359,12 @@ TEST_CASE_FIXTURE(
   run();
   CHECK(seen->triggered == std::vector<std::int64_t>{7});
   REQUIRE(jm_seen->acknowledged.size() == 1);
-  CHECK(jm_seen->acknowledged[0] == jm::acknowledge_checkpoint_request{job_a, attempt, 7, 42});
+  CHECK(jm_seen->acknowledged[0].checkpoint_id == 7);
+  CHECK(jm_seen->acknowledged[0].attempt == attempt);
+  // The task's state travels with the acknowledgement.
+  REQUIRE(jm_seen->acknowledged[0].task_state.operators.size() == 1);
+  CHECK(jm_seen->acknowledged[0].task_state.operators[0].list_entries
+        == std::vector<std::vector<char>>{{'4', '2'}});
   ask_te<te::confirm_checkpoint>(jm, te_from_jm(jm_token()),
                                  te::checkpoint_notification{job_a, attempt, 7});
   ask_te<te::abort_checkpoint>(jm, te_from_jm(jm_token()),

@@ -26,6 +26,22 @@ struct recording_actions : checkpoint_actions {
   std::vector<std::pair<milliseconds, std::uint64_t>> trigger_timers;
   std::vector<std::pair<milliseconds, std::int64_t>> timeouts;
   std::vector<std::string> job_failures;
+  checkpoint_plan plan;
+  std::vector<std::int64_t> finalized;
+  std::vector<std::int64_t> discarded;
+  /// Set: finalizing fails with it.
+  std::optional<std::string> finalize_error;
+
+  checkpoint_plan plan_checkpoint() override { return plan; }
+  expected<finalized_checkpoint> finalize_checkpoint(const pending_checkpoint& p) override {
+    if (finalize_error)
+      return make_error(errc::internal, *finalize_error);
+    finalized.push_back(p.id);
+    auto metadata = std::make_shared<state::checkpoint_metadata>();
+    metadata->checkpoint_id = p.id;
+    return finalized_checkpoint{metadata, "/checkpoints/chk-" + std::to_string(p.id)};
+  }
+  void discard_checkpoint(const completed_checkpoint& c) override { discarded.push_back(c.id); }
 
   void trigger_checkpoint(const task_id& task, std::int64_t id, time_ms ts) override {
     triggers.push_back({task, id, ts});
@@ -44,6 +60,13 @@ struct recording_actions : checkpoint_actions {
   }
   void fail_job(const std::string& cause) override { job_failures.push_back(cause); }
 };
+
+/// A task's acknowledged state of `bytes` bytes (inline).
+state::task_state_snapshot state_of(std::size_t bytes) {
+  state::task_state_snapshot s;
+  s.operators.emplace_back().list_entries.emplace_back(bytes, 'x');
+  return s;
+}
 
 task_id task(std::uint64_t vertex, int subtask) {
   return task_id{graph::job_vertex_id{0, vertex}, subtask, 0};
@@ -65,8 +88,7 @@ struct coordinator_fixture {
 
   checkpoint_coordinator& make() {
     coordinator.emplace(graph::job_id{1, 2}, settings, actions, nullptr);
-    coordinator->set_tasks({source0, source1}, {source0, source1, sink0},
-                           {source0, source1, sink0});
+    actions.plan = checkpoint_plan{{source0, source1}, {source0, source1, sink0}, {}, true};
     return *coordinator;
   }
 
@@ -75,7 +97,7 @@ struct coordinator_fixture {
 
   void ack_all(std::int64_t id, time_ms now) {
     for (const auto& t : {source0, source1, sink0})
-      coordinator->acknowledge(t, id, 100, now);
+      coordinator->acknowledge(t, id, state_of(100), now);
   }
 };
 
@@ -88,7 +110,7 @@ TEST_SUITE("checkpoint coordinator") {
     c.start_scheduler();
     REQUIRE(actions.trigger_timers.size() == 1);
     CHECK(actions.trigger_timers[0].first == milliseconds(200));
-    c.on_trigger_timer(generation(), 200, true);
+    c.on_trigger_timer(generation(), 200);
     REQUIRE(actions.triggers.size() == 2);
     CHECK(actions.triggers[0].task == source0);
     CHECK(actions.triggers[1].task == source1);
@@ -110,15 +132,15 @@ TEST_SUITE("checkpoint coordinator") {
   TEST_CASE_FIXTURE(coordinator_fixture,
                     "a checkpoint completes when every task acknowledged, and every task is told") {
     auto& c = make();
-    auto id = c.trigger_checkpoint(10, true);
+    auto id = c.trigger_checkpoint(10);
     REQUIRE(id.has_value());
-    CHECK(c.acknowledge(source0, *id, 100, 20) == acknowledge_result::success);
-    CHECK(c.acknowledge(source0, *id, 100, 21) == acknowledge_result::duplicate);
-    CHECK(c.acknowledge(task(9, 0), *id, 100, 21) == acknowledge_result::unknown);
-    CHECK(c.acknowledge(source1, *id, 50, 22) == acknowledge_result::success);
+    CHECK(c.acknowledge(source0, *id, state_of(100), 20) == acknowledge_result::success);
+    CHECK(c.acknowledge(source0, *id, state_of(100), 21) == acknowledge_result::duplicate);
+    CHECK(c.acknowledge(task(9, 0), *id, state_of(100), 21) == acknowledge_result::unknown);
+    CHECK(c.acknowledge(source1, *id, state_of(50), 22) == acknowledge_result::success);
     CHECK(c.number_of_pending() == 1);
     CHECK(actions.completes.empty());
-    CHECK(c.acknowledge(sink0, *id, 7, 30) == acknowledge_result::success);
+    CHECK(c.acknowledge(sink0, *id, state_of(7), 30) == acknowledge_result::success);
     CHECK(c.number_of_pending() == 0);
     REQUIRE(actions.completes.size() == 3);
     CHECK(actions.completes[2] == std::pair{sink0, *id});
@@ -126,28 +148,29 @@ TEST_SUITE("checkpoint coordinator") {
     CHECK(s.completed == 1);
     CHECK(s.failed == 0);
     REQUIRE(s.latest_completed.has_value());
-    CHECK(*s.latest_completed == completed_checkpoint{1, 10, 30, 157});
+    CHECK(*s.latest_completed
+          == completed_checkpoint{1, 10, 30, 157, "/checkpoints/chk-1", nullptr});
     // A late acknowledgement of a completed checkpoint is discarded.
-    CHECK(c.acknowledge(sink0, *id, 7, 40) == acknowledge_result::discarded);
-    CHECK(c.acknowledge(sink0, 99, 7, 40) == acknowledge_result::discarded);
+    CHECK(c.acknowledge(sink0, *id, state_of(7), 40) == acknowledge_result::discarded);
+    CHECK(c.acknowledge(sink0, 99, state_of(7), 40) == acknowledge_result::discarded);
   }
 
   TEST_CASE_FIXTURE(coordinator_fixture, "at most max-concurrent checkpoints are in progress") {
     auto& c = make();
     c.start_scheduler();
-    c.on_trigger_timer(generation(), 200, true);
+    c.on_trigger_timer(generation(), 200);
     REQUIRE(c.number_of_pending() == 1);
     auto triggered = actions.triggers.size();
-    c.on_trigger_timer(generation(), 400, true);
+    c.on_trigger_timer(generation(), 400);
     CHECK(actions.triggers.size() == triggered); // skipped: one is in progress
     CHECK(c.number_of_pending() == 1);
     CHECK(actions.trigger_timers.back().first == milliseconds(200));
-    CHECK_FALSE(c.trigger_checkpoint(410, true).has_value());
+    CHECK_FALSE(c.trigger_checkpoint(410).has_value());
     settings.max_concurrent = 2;
     auto& d = make();
-    CHECK(d.trigger_checkpoint(0, true).has_value());
-    CHECK(d.trigger_checkpoint(1, true).has_value());
-    CHECK_FALSE(d.trigger_checkpoint(2, true).has_value());
+    CHECK(d.trigger_checkpoint(0).has_value());
+    CHECK(d.trigger_checkpoint(1).has_value());
+    CHECK_FALSE(d.trigger_checkpoint(2).has_value());
   }
 
   TEST_CASE_FIXTURE(coordinator_fixture,
@@ -155,13 +178,13 @@ TEST_SUITE("checkpoint coordinator") {
     settings.min_pause = milliseconds(150);
     auto& c = make();
     c.start_scheduler();
-    c.on_trigger_timer(generation(), 200, true);
+    c.on_trigger_timer(generation(), 200);
     ack_all(1, 350);
     // Due at 400, but the pause after 350 lasts until 500.
-    c.on_trigger_timer(generation(), 400, true);
+    c.on_trigger_timer(generation(), 400);
     CHECK(c.number_of_pending() == 0);
     CHECK(actions.trigger_timers.back().first == milliseconds(100));
-    c.on_trigger_timer(generation(), 500, true);
+    c.on_trigger_timer(generation(), 500);
     CHECK(c.number_of_pending() == 1);
     CHECK(actions.triggers.back().id == 2);
     CHECK(actions.triggers.back().timestamp == 500);
@@ -172,7 +195,7 @@ TEST_SUITE("checkpoint coordinator") {
     "a declined checkpoint is aborted, counted and its tasks told; past the tolerance the job fails") {
     settings.tolerable_failures = 1;
     auto& c = make();
-    auto first = c.trigger_checkpoint(0, true);
+    auto first = c.trigger_checkpoint(0);
     c.decline(sink0, *first, "state too large", 5);
     CHECK(c.number_of_pending() == 0);
     CHECK(c.stats().failed == 1);
@@ -180,12 +203,12 @@ TEST_SUITE("checkpoint coordinator") {
     CHECK(actions.aborts[0] == std::pair{source0, *first});
     CHECK(actions.job_failures.empty()); // one failure is tolerated
     // A completed checkpoint resets the count of consecutive failures.
-    auto ok = c.trigger_checkpoint(10, true);
+    auto ok = c.trigger_checkpoint(10);
     ack_all(*ok, 20);
-    auto second = c.trigger_checkpoint(30, true);
+    auto second = c.trigger_checkpoint(30);
     c.decline(source1, *second, "no", 35);
     CHECK(actions.job_failures.empty());
-    auto third = c.trigger_checkpoint(40, true);
+    auto third = c.trigger_checkpoint(40);
     c.decline(source1, *third, "no again", 45);
     REQUIRE(actions.job_failures.size() == 1);
     CHECK(actions.job_failures[0].find("Exceeded checkpoint tolerable failure threshold")
@@ -200,14 +223,14 @@ TEST_SUITE("checkpoint coordinator") {
     coordinator_fixture,
     "a checkpoint not complete within the time-out expires; a time-out after completion does nothing") {
     auto& c = make();
-    auto id = c.trigger_checkpoint(0, true);
-    c.acknowledge(source0, *id, 1, 10);
+    auto id = c.trigger_checkpoint(0);
+    c.acknowledge(source0, *id, state_of(1), 10);
     c.on_checkpoint_timeout(*id, 1000);
     CHECK(c.number_of_pending() == 0);
     CHECK(c.stats().failed == 1);
     REQUIRE(actions.job_failures.size() == 1); // tolerance 0: the first failure fails the job
     CHECK(actions.job_failures[0].find("expired") != std::string::npos);
-    auto next = c.trigger_checkpoint(1100, true);
+    auto next = c.trigger_checkpoint(1100);
     ack_all(*next, 1200);
     c.on_checkpoint_timeout(*next, 2100);
     CHECK(c.stats().completed == 1);
@@ -219,7 +242,8 @@ TEST_SUITE("checkpoint coordinator") {
     "no checkpoint starts while a task is not running, and that is no checkpoint failure") {
     auto& c = make();
     c.start_scheduler();
-    c.on_trigger_timer(generation(), 200, false);
+    actions.plan.all_running = false;
+    c.on_trigger_timer(generation(), 200);
     CHECK(actions.triggers.empty());
     CHECK(c.number_of_pending() == 0);
     CHECK(c.stats().failed == 1);
@@ -232,14 +256,14 @@ TEST_SUITE("checkpoint coordinator") {
     "a later checkpoint that completes subsumes older pending ones without a failure") {
     settings.max_concurrent = 2;
     auto& c = make();
-    auto first = c.trigger_checkpoint(0, true);
-    auto second = c.trigger_checkpoint(10, true);
+    auto first = c.trigger_checkpoint(0);
+    auto second = c.trigger_checkpoint(10);
     ack_all(*second, 20);
     CHECK(c.number_of_pending() == 0);
     CHECK(c.pending(*first) == nullptr);
     CHECK(c.stats().failed == 0);
     CHECK(actions.job_failures.empty());
-    CHECK(c.acknowledge(source0, *first, 1, 30) == acknowledge_result::discarded);
+    CHECK(c.acknowledge(source0, *first, state_of(1), 30) == acknowledge_result::discarded);
   }
 
   TEST_CASE_FIXTURE(coordinator_fixture,
@@ -247,18 +271,18 @@ TEST_SUITE("checkpoint coordinator") {
     auto& c = make();
     c.start_scheduler();
     auto old = generation();
-    c.on_trigger_timer(old, 200, true);
+    c.on_trigger_timer(old, 200);
     c.stop_scheduler(250);
     CHECK_FALSE(c.is_scheduler_running());
     CHECK(c.number_of_pending() == 0);
     CHECK(actions.job_failures.empty()); // a suspension is no checkpoint failure
     auto triggered = actions.triggers.size();
-    c.on_trigger_timer(old, 400, true);
+    c.on_trigger_timer(old, 400);
     CHECK(actions.triggers.size() == triggered);
     // A restart of the scheduler uses a new generation.
     c.start_scheduler();
     CHECK(generation() != old);
-    c.on_trigger_timer(generation(), 600, true);
+    c.on_trigger_timer(generation(), 600);
     CHECK(actions.triggers.size() == triggered + 2);
   }
 
@@ -266,18 +290,19 @@ TEST_SUITE("checkpoint coordinator") {
     coordinator_fixture,
     "a failover aborts pending checkpoints; the new attempts acknowledge the next one") {
     auto& c = make();
-    auto id = c.trigger_checkpoint(0, true);
+    auto id = c.trigger_checkpoint(0);
     c.abort_pending(failure_reason::job_failover, 5);
     CHECK(c.number_of_pending() == 0);
     CHECK(actions.job_failures.empty());
     auto restarted = task_id{graph::job_vertex_id{0, 2}, 0, 1};
-    c.set_tasks({source0}, {source0, restarted}, {source0, restarted});
-    auto next = c.trigger_checkpoint(10, true);
+    actions.plan = checkpoint_plan{{source0}, {source0, restarted}, {}, true};
+    auto next = c.trigger_checkpoint(10);
     REQUIRE(next.has_value());
     CHECK(*next == *id + 1);
-    CHECK(c.acknowledge(sink0, *next, 1, 11) == acknowledge_result::unknown); // the old attempt
-    c.acknowledge(source0, *next, 1, 12);
-    c.acknowledge(restarted, *next, 1, 13);
+    CHECK(c.acknowledge(sink0, *next, state_of(1), 11)
+          == acknowledge_result::unknown); // the old attempt
+    c.acknowledge(source0, *next, state_of(1), 12);
+    c.acknowledge(restarted, *next, state_of(1), 13);
     CHECK(c.stats().completed == 1);
   }
 
@@ -286,13 +311,105 @@ TEST_SUITE("checkpoint coordinator") {
     settings.num_retained = 2;
     auto& c = make();
     for (int i = 0; i < 3; ++i) {
-      auto id = c.trigger_checkpoint(i * 10, true);
+      auto id = c.trigger_checkpoint(i * 10);
       ack_all(*id, i * 10 + 5);
     }
     REQUIRE(c.retained().size() == 2);
     CHECK(c.retained().front().id == 2);
     CHECK(c.retained().back().id == 3);
     CHECK(c.stats().completed == 3);
+    CHECK(actions.discarded == std::vector<std::int64_t>{1}); // its files go
+    REQUIRE(c.latest_completed() != nullptr);
+    CHECK(c.latest_completed()->metadata->checkpoint_id == 3);
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "the tasks' acknowledged states reach finalize; its pointer is retained") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(0);
+    c.acknowledge(source0, *id, state_of(3), 1);
+    REQUIRE(c.pending(*id) != nullptr);
+    CHECK(c.pending(*id)->task_states.at(source0) == state_of(3));
+    c.acknowledge(source1, *id, state_of(4), 2);
+    c.acknowledge(sink0, *id, state_of(5), 3);
+    CHECK(actions.finalized == std::vector<std::int64_t>{*id});
+    CHECK(c.latest_completed()->external_pointer == "/checkpoints/chk-1");
+    CHECK(c.latest_completed()->state_bytes == 12);
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "a checkpoint whose metadata cannot be written is aborted and counted") {
+    settings.tolerable_failures = 1;
+    auto& c = make();
+    actions.finalize_error = "Cannot write /ro/chk-1/_metadata: Read-only file system";
+    auto first = c.trigger_checkpoint(0);
+    ack_all(*first, 5);
+    CHECK(c.stats().completed == 0);
+    CHECK(c.stats().failed == 1);
+    CHECK(c.latest_completed() == nullptr);
+    CHECK(actions.completes.empty());
+    CHECK(actions.aborts.size() == 3);
+    CHECK(actions.job_failures.empty()); // one is tolerated
+    auto second = c.trigger_checkpoint(10);
+    ack_all(*second, 15);
+    REQUIRE(actions.job_failures.size() == 1);
+    CHECK(actions.job_failures.front().find("Failure to finalize checkpoint.")
+          != std::string::npos);
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "a task that is not ready declines without counting against the tolerance") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(0);
+    c.decline(source0, *id, "Task Source is not running.", 1, failure_reason::task_not_ready);
+    CHECK(c.number_of_pending() == 0);
+    CHECK(c.stats().failed == 1);
+    CHECK(actions.job_failures.empty());
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "only the planned tasks are triggered and told; finished ones are not") {
+    auto& c = make();
+    actions.plan = checkpoint_plan{{sink0}, {sink0}, {source0, source1}, true};
+    auto id = c.trigger_checkpoint(0);
+    REQUIRE(actions.triggers.size() == 1);
+    CHECK(actions.triggers[0].task == sink0);
+    c.acknowledge(sink0, *id, state_of(1), 2);
+    CHECK(actions.completes == std::vector<std::pair<task_id, std::int64_t>>{{sink0, *id}});
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "at the job's end retained checkpoints go unless the retention keeps them") {
+    SUBCASE("finished: always discarded") {
+      settings.retention = externalized_retention::retain_on_cancellation;
+      auto& c = make();
+      ack_all(*c.trigger_checkpoint(0), 1);
+      c.shutdown(graph::job_status::finished, 2);
+      CHECK(actions.discarded == std::vector<std::int64_t>{1});
+      CHECK(c.retained().empty());
+    }
+    SUBCASE("canceled with RETAIN_ON_CANCELLATION: kept") {
+      settings.retention = externalized_retention::retain_on_cancellation;
+      auto& c = make();
+      ack_all(*c.trigger_checkpoint(0), 1);
+      c.shutdown(graph::job_status::canceled, 2);
+      CHECK(actions.discarded.empty());
+    }
+    SUBCASE("canceled with DELETE_ON_CANCELLATION, failed: kept only when failed") {
+      settings.retention = externalized_retention::delete_on_cancellation;
+      auto& c = make();
+      ack_all(*c.trigger_checkpoint(0), 1);
+      c.shutdown(graph::job_status::failed, 2);
+      CHECK(actions.discarded.empty());
+      c.shutdown(graph::job_status::canceled, 3);
+      CHECK(actions.discarded == std::vector<std::int64_t>{1});
+    }
+    SUBCASE("no externalized checkpoints: discarded on failure too") {
+      auto& c = make();
+      ack_all(*c.trigger_checkpoint(0), 1);
+      c.shutdown(graph::job_status::failed, 2);
+      CHECK(actions.discarded == std::vector<std::int64_t>{1});
+    }
   }
 
 } // TEST_SUITE

@@ -1,0 +1,331 @@
+// The JobMaster's side of checkpointing: it drives the CheckpointCoordinator (plain logic in
+// checkpoint/) on its main thread — timers, the trigger/confirm/abort RPCs to TaskExecutors, the
+// tasks' acknowledgements and declines — writes the completed checkpoints' metadata, and gives
+// every (re)deployed task the state it restores from (Flink's CheckpointCoordinator wiring in
+// SchedulerBase and restoreLatestCheckpointedStateToSubtasks).
+
+#include "runtime/actors/job_master/job_master.hpp"
+
+#include "runtime/actors/job_master/failover_settings.hpp"
+#include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/state/checkpoint_storage.hpp"
+#include "runtime/state/state_assignment.hpp"
+
+#include <caf/all.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace flint::job_master {
+
+using graph::execution_state;
+using graph::job_status;
+
+checkpoint::time_ms job_master::now_ms() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(epoch_at_start_
+                                                               + (clock().now() - clock_at_start_))
+    .count();
+}
+
+bool job_master::create_checkpoint_coordinator() {
+  auto config = job_configuration(config_.configuration, job_graph_);
+  auto settings = checkpoint::make_checkpoint_settings(config, job_graph_.checkpointing.interval);
+  if (!settings) {
+    fail_before_start("Could not start job " + job_id_.to_string() + ": "
+                      + settings.error().message);
+    return false;
+  }
+  if (settings->interval.count() <= 0)
+    return true; // checkpointing is off: no coordinator, tasks run without barriers
+  if (auto dir = config.get_raw("state.checkpoints.dir"); dir && !dir->empty()) {
+    auto storage = state::checkpoint_storage::create(*dir, job_id_);
+    if (!storage) {
+      fail_before_start("Could not start job " + job_id_.to_string()
+                        + ": cannot use the checkpoint directory (state.checkpoints.dir): "
+                        + storage.error().message);
+      return false;
+    }
+    checkpoint_storage_ = std::make_unique<state::checkpoint_storage>(std::move(*storage));
+  }
+  checkpoints_ = std::make_unique<checkpoint::checkpoint_coordinator>(
+    job_id_, *settings, static_cast<checkpoint::checkpoint_actions&>(*this), logger_);
+  logger_->info(
+    "Checkpointing is enabled for job " + job_id_.to_string() + ": interval "
+    + std::to_string(settings->interval.count()) + " ms, mode "
+    + checkpoint::to_string(settings->mode) + ", storage "
+    + (checkpoint_storage_ ? checkpoint_storage_->job_directory() : std::string("JobManager"))
+    + ".");
+  return true;
+}
+
+void job_master::register_checkpoint_methods() {
+  using rpc::fencing;
+  handle<acknowledge_checkpoint>(
+    fencing::fenced, [this](acknowledge_checkpoint_request req) -> expected<rpc::ack> {
+      if (!checkpoints_) {
+        logger_->error("Received AcknowledgeCheckpoint message for job " + req.job_id.to_string()
+                       + " with no CheckpointCoordinator");
+        return rpc::ack{};
+      }
+      checkpoints_->acknowledge(req.attempt, req.checkpoint_id, std::move(req.task_state),
+                                now_ms());
+      return rpc::ack{};
+    });
+  handle<decline_checkpoint>(
+    fencing::fenced, [this](decline_checkpoint_request req) -> expected<rpc::ack> {
+      if (!checkpoints_) {
+        logger_->error("Received DeclineCheckpoint message for job " + req.job_id.to_string()
+                       + " with no CheckpointCoordinator");
+        return rpc::ack{};
+      }
+      checkpoints_->decline(req.attempt, req.checkpoint_id, req.cause, now_ms(),
+                            req.task_not_ready ? checkpoint::failure_reason::task_not_ready
+                                               : checkpoint::failure_reason::declined);
+      return rpc::ack{};
+    });
+}
+
+void job_master::checkpoint_job_status_changed(job_status to) {
+  if (!checkpoints_)
+    return;
+  // Flink's CheckpointCoordinatorDeActivator: periodic checkpoints while the job is RUNNING.
+  if (to == job_status::running)
+    checkpoints_->start_scheduler();
+  else if (graph::is_globally_terminal(to))
+    checkpoints_->shutdown(to, now_ms());
+  else
+    checkpoints_->stop_scheduler(now_ms());
+}
+
+void job_master::tasks_restarting(const std::vector<std::uint32_t>&) {
+  if (checkpoints_)
+    checkpoints_->abort_pending(checkpoint::failure_reason::job_failover, now_ms());
+}
+
+expected<unit> job_master::add_checkpoint_settings(graph::task_deployment_descriptor& tdd) {
+  if (!checkpoints_)
+    return unit{};
+  tdd.checkpointing.mode =
+    checkpoints_->settings().mode == checkpoint::checkpointing_mode::exactly_once
+    ? graph::checkpointing_mode::exactly_once
+    : graph::checkpointing_mode::at_least_once;
+  if (checkpoint_storage_)
+    tdd.checkpointing.storage_dir = checkpoint_storage_->job_directory();
+  const auto* latest = checkpoints_->latest_completed();
+  if (latest == nullptr || !latest->metadata)
+    return unit{};
+  const auto* scheduler = state_.job_scheduler();
+  auto ejv = scheduler->graph().find_job_vertex(tdd.job_vertex_id);
+  if (!ejv)
+    return make_error(errc::not_found, "no vertex " + tdd.job_vertex_id.to_string());
+  const auto& vertex = scheduler->graph().job_vertex_of(*ejv);
+  state::vertex_operators operators;
+  for (const auto& op : vertex.operators) {
+    operators.operators.push_back(op.id);
+    operators.uids.push_back(op.uid);
+  }
+  operators.parallelism = tdd.parallelism;
+  operators.max_parallelism = tdd.max_parallelism;
+  auto assigned = state::assign_states(*latest->metadata, operators);
+  if (!assigned)
+    return assigned.error();
+  if (tdd.subtask_index < 0 || static_cast<std::size_t>(tdd.subtask_index) >= assigned->size())
+    return make_error(
+      errc::internal,
+      "no restore state for subtask " + std::to_string(tdd.subtask_index) + " of " + tdd.task_name);
+  tdd.restore = std::move((*assigned)[static_cast<std::size_t>(tdd.subtask_index)]);
+  // An operator the checkpoint does not know starts afresh: the task sees it absent.
+  std::erase_if(tdd.restore->state.operators, [&](const state::operator_subtask_state& op) {
+    return latest->metadata->find(op.operator_id) == nullptr;
+  });
+  auto restart = scheduler->exception_history().restarts();
+  if (!restore_logged_ || restore_logged_->first != latest->id
+      || restore_logged_->second != restart) {
+    restore_logged_ = std::make_pair(latest->id, restart);
+    logger_->info("Restoring job " + job_id_.to_string() + " from Checkpoint "
+                  + std::to_string(latest->id) + " @ " + std::to_string(latest->trigger_time)
+                  + " for " + job_id_.to_string() + " located at "
+                  + (latest->external_pointer.empty()
+                       ? std::string("<checkpoint-not-externally-addressable>")
+                       : latest->external_pointer)
+                  + ".");
+  }
+  return unit{};
+}
+
+// -- checkpoint actions ---------------------------------------------------------------------------
+
+checkpoint::checkpoint_plan job_master::plan_checkpoint() {
+  checkpoint::checkpoint_plan plan;
+  const auto* scheduler = state_.job_scheduler();
+  if (scheduler == nullptr) {
+    plan.all_running = false;
+    return plan;
+  }
+  const auto& graph = scheduler->graph();
+  const auto& vertices = graph.vertices();
+  auto finished = [&](std::uint32_t v) {
+    return vertices[v].current_execution.state() == execution_state::finished;
+  };
+  for (std::uint32_t v = 0; v < vertices.size(); ++v) {
+    auto attempt = graph.attempt_id(v);
+    if (finished(v)) {
+      plan.finished.push_back(attempt);
+      continue;
+    }
+    plan.to_acknowledge.push_back(attempt);
+    if (vertices[v].current_execution.state() != execution_state::running)
+      plan.all_running = false;
+    // Triggered: a task none of whose producers still runs (a source, or a task whose inputs
+    // all finished: it takes the checkpoint at the end of its input, FLIP-147).
+    bool producers_finished = true;
+    for (auto g : vertices[v].consumed_partition_groups) {
+      const auto& group = graph.consumed_partition_groups()[g];
+      for (std::uint32_t i = 0; i < group.size && producers_finished; ++i)
+        producers_finished = finished(graph.partitions()[group.first_partition + i].producer);
+    }
+    if (producers_finished)
+      plan.to_trigger.push_back(attempt);
+  }
+  return plan;
+}
+
+std::optional<rpc::gateway> job_master::task_executor_of(
+  const graph::execution_attempt_id& attempt) const {
+  const auto* scheduler = state_.job_scheduler();
+  if (scheduler == nullptr)
+    return std::nullopt;
+  auto vertex = scheduler->vertex_of(attempt);
+  if (!vertex)
+    return std::nullopt;
+  auto slot = scheduler->slot_of(*vertex);
+  if (!slot)
+    return std::nullopt;
+  return task_executor_gateway(*slot);
+}
+
+void job_master::trigger_checkpoint(const graph::execution_attempt_id& task,
+                                    std::int64_t checkpoint_id, checkpoint::time_ms timestamp) {
+  auto decline = [this, task, checkpoint_id](const std::string& cause) {
+    if (checkpoints_)
+      checkpoints_->decline(task, checkpoint_id, cause, now_ms(),
+                            checkpoint::failure_reason::task_not_ready);
+  };
+  auto te = task_executor_of(task);
+  if (!te) {
+    run_async([decline, task] {
+      decline("The TaskExecutor of task " + task.to_string() + " is not connected.");
+    });
+    return;
+  }
+  te->ask<task_executor::trigger_checkpoint>(
+    *this, task_executor::trigger_checkpoint_request{job_id_, task, checkpoint_id, timestamp},
+    [decline, task](expected<rpc::ack> r) {
+      // A task that finished or failed meanwhile cannot take part: not the checkpoint's fault.
+      if (!r)
+        decline("Could not trigger the checkpoint at task " + task.to_string() + ": "
+                + r.error().message);
+    });
+}
+
+void job_master::notify_checkpoint_complete(const graph::execution_attempt_id& task,
+                                            std::int64_t checkpoint_id) {
+  if (auto te = task_executor_of(task))
+    te->tell<task_executor::confirm_checkpoint>(
+      *this, task_executor::checkpoint_notification{job_id_, task, checkpoint_id});
+}
+
+void job_master::notify_checkpoint_aborted(const graph::execution_attempt_id& task,
+                                           std::int64_t checkpoint_id) {
+  if (auto te = task_executor_of(task))
+    te->tell<task_executor::abort_checkpoint>(
+      *this, task_executor::checkpoint_notification{job_id_, task, checkpoint_id});
+}
+
+void job_master::schedule_trigger(std::chrono::milliseconds delay, std::uint64_t generation) {
+  schedule_run_async(
+    [this, generation] {
+      if (checkpoints_)
+        checkpoints_->on_trigger_timer(generation, now_ms());
+    },
+    delay);
+}
+
+void job_master::schedule_timeout(std::chrono::milliseconds delay, std::int64_t checkpoint_id) {
+  schedule_run_async(
+    [this, checkpoint_id] {
+      if (checkpoints_)
+        checkpoints_->on_checkpoint_timeout(checkpoint_id, now_ms());
+    },
+    delay);
+}
+
+void job_master::fail_job(const std::string& cause) {
+  if (auto* scheduler = state_.job_scheduler())
+    scheduler->fail_job(cause);
+}
+
+expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
+  const checkpoint::pending_checkpoint& p) {
+  const auto& graph = state_.job_scheduler()->graph();
+  auto metadata = std::make_shared<state::checkpoint_metadata>();
+  metadata->checkpoint_id = p.id;
+  metadata->timestamp = p.trigger_time;
+  // One operator_state per operator of every chain, in the job's vertex order.
+  std::map<graph::operator_id, std::size_t> index_of;
+  for (const auto& ejv : graph.job_vertices()) {
+    const auto& vertex = graph.job_graph().vertices[ejv.job_vertex];
+    for (const auto& op : vertex.operators) {
+      state::operator_state s;
+      s.operator_id = op.id;
+      s.uid = op.uid;
+      s.parallelism = ejv.parallelism;
+      s.max_parallelism = ejv.max_parallelism;
+      s.subtasks.resize(static_cast<std::size_t>(ejv.parallelism));
+      s.finished.resize(static_cast<std::size_t>(ejv.parallelism), false);
+      for (auto& subtask : s.subtasks)
+        subtask.operator_id = op.id;
+      index_of[op.id] = metadata->operators.size();
+      metadata->operators.push_back(std::move(s));
+    }
+  }
+  auto subtask_of = [](const graph::execution_attempt_id& task) {
+    return static_cast<std::size_t>(task.subtask_index);
+  };
+  for (const auto& [task, snapshot] : p.task_states)
+    for (const auto& op : snapshot.operators) {
+      auto it = index_of.find(op.operator_id);
+      if (it == index_of.end()
+          || subtask_of(task) >= metadata->operators[it->second].subtasks.size())
+        return make_error(errc::internal,
+                          "task " + task.to_string() + " acknowledged state for unknown operator "
+                            + op.operator_id.to_string());
+      auto& target = metadata->operators[it->second];
+      target.subtasks[subtask_of(task)] = op;
+      target.finished[subtask_of(task)] = snapshot.finished;
+    }
+  for (const auto& task : p.plan.finished) {
+    auto ejv = graph.find_job_vertex(task.job_vertex);
+    if (!ejv)
+      continue;
+    for (const auto& op : graph.job_vertex_of(*ejv).operators)
+      metadata->operators[index_of.at(op.id)].finished[subtask_of(task)] = true;
+  }
+  std::string pointer;
+  if (checkpoint_storage_) {
+    auto written = checkpoint_storage_->write_metadata(*metadata);
+    if (!written)
+      return written.error();
+    pointer = *written;
+  }
+  return checkpoint::finalized_checkpoint{std::move(metadata), std::move(pointer)};
+}
+
+void job_master::discard_checkpoint(const checkpoint::completed_checkpoint& c) {
+  if (!checkpoint_storage_ || c.external_pointer.empty())
+    return;
+  if (auto gone = checkpoint_storage_->discard_checkpoint(c.id); !gone)
+    logger_->warn("Could not discard checkpoint " + std::to_string(c.id) + " of job "
+                  + job_id_.to_string() + ": " + gone.error().message);
+}
+
+} // namespace flint::job_master
