@@ -1,5 +1,7 @@
 #include "api/stream_execution_environment.hpp"
 
+#include "runtime/config/configuration.hpp"
+
 #include <cctype>
 
 #include "runtime/graph/job_graph_generator.hpp"
@@ -60,8 +62,15 @@ stream_execution_environment::stream_execution_environment(const configuration& 
                                   + "' for key 'execution.global-data-exchange-mode'.");
     exchange_mode_ = *mode;
   }
-  if (config.count("execution.checkpointing.interval"))
-    enable_checkpointing(parse_integer(config, "execution.checkpointing.interval", -1));
+  if (auto it = config.find("execution.checkpointing.interval"); it != config.end()) {
+    // A Duration, as Flink's key: "200 ms", "1 min", or plain milliseconds.
+    auto interval = config::parse_duration(it->second);
+    if (!interval)
+      throw std::invalid_argument("Could not parse value '" + it->second
+                                  + "' for key 'execution.checkpointing.interval'.");
+    enable_checkpointing(
+      std::chrono::duration_cast<std::chrono::milliseconds>(*interval).count());
+  }
   // Flink's RuntimeExecutionMode: BATCH exchanges data through blocking partitions, stage by stage
   // (an explicit global data exchange mode still wins, as it is the lower-level setting).
   if (auto it = config.find("execution.runtime-mode"); it != config.end()) {

@@ -158,6 +158,36 @@ const config_option<std::string> jobmanager_execution_failover_strategy{
   "jobmanager.execution.failover-strategy", std::nullopt,
   "Which tasks restart with a failed one: region (its pipelined region and what it needs) or full.",
   nullptr};
+const config_option<std::string> execution_checkpointing_interval{
+  "execution.checkpointing.interval", std::nullopt,
+  "Time between periodic checkpoints (unset or 0: checkpointing off).", nullptr};
+const config_option<std::string> execution_checkpointing_timeout{
+  "execution.checkpointing.timeout", std::nullopt,
+  "A checkpoint not complete by then expires (10 min).", nullptr};
+const config_option<std::string> execution_checkpointing_min_pause{
+  "execution.checkpointing.min-pause", std::nullopt,
+  "Least time from a completed checkpoint to the next trigger (0).", nullptr};
+const config_option<std::string> execution_checkpointing_max_concurrent{
+  "execution.checkpointing.max-concurrent-checkpoints", std::nullopt,
+  "Checkpoints in progress at once (1).", nullptr};
+const config_option<std::string> execution_checkpointing_mode{
+  "execution.checkpointing.mode", std::nullopt,
+  "EXACTLY_ONCE (aligned barriers) or AT_LEAST_ONCE.", nullptr};
+const config_option<std::string> execution_checkpointing_tolerable_failures{
+  "execution.checkpointing.tolerable-failed-checkpoints", std::nullopt,
+  "Consecutive failed checkpoints a job survives (0).", nullptr};
+const config_option<std::string> execution_checkpointing_externalized_retention{
+  "execution.checkpointing.externalized-checkpoint-retention", std::nullopt,
+  "NO_EXTERNALIZED_CHECKPOINTS, DELETE_ON_CANCELLATION or RETAIN_ON_CANCELLATION.", nullptr};
+const config_option<std::string> state_checkpoints_num_retained{
+  "state.checkpoints.num-retained", std::nullopt,
+  "Completed checkpoints kept (1).", nullptr};
+const config_option<std::string> state_checkpoints_dir{
+  "state.checkpoints.dir", std::nullopt,
+  "Where checkpoints are written: <dir>/<job id>/chk-<n>/_metadata (unset: the JobManager's memory).", nullptr};
+const config_option<std::string> state_backend_type{
+  "state.backend.type", std::nullopt,
+  "Where keyed state lives: hashmap (the heap).", nullptr};
 const config_option<std::string> web_exception_history_size{
   "web.exception-history-size", std::nullopt,
   "Failures each job keeps in its exception history (16).", nullptr};
@@ -232,6 +262,16 @@ const std::vector<option_info>& all() {
     info<restart_strategy_failure_rate_delay>(),
     info<jobmanager_execution_failover_strategy>(),
     info<web_exception_history_size>(),
+    info<execution_checkpointing_interval>(),
+    info<execution_checkpointing_timeout>(),
+    info<execution_checkpointing_min_pause>(),
+    info<execution_checkpointing_max_concurrent>(),
+    info<execution_checkpointing_mode>(),
+    info<execution_checkpointing_tolerable_failures>(),
+    info<execution_checkpointing_externalized_retention>(),
+    info<state_checkpoints_num_retained>(),
+    info<state_checkpoints_dir>(),
+    info<state_backend_type>(),
   };
   return list;
 }

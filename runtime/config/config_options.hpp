@@ -110,6 +110,16 @@ extern const config_option<std::string> restart_strategy_failure_rate_delay;
 extern const config_option<std::string> jobmanager_execution_failover_strategy;
 /// Failures each job keeps in its exception history (16).
 extern const config_option<std::string> web_exception_history_size;
+extern const config_option<std::string> execution_checkpointing_interval;
+extern const config_option<std::string> execution_checkpointing_timeout;
+extern const config_option<std::string> execution_checkpointing_min_pause;
+extern const config_option<std::string> execution_checkpointing_max_concurrent;
+extern const config_option<std::string> execution_checkpointing_mode;
+extern const config_option<std::string> execution_checkpointing_tolerable_failures;
+extern const config_option<std::string> execution_checkpointing_externalized_retention;
+extern const config_option<std::string> state_checkpoints_num_retained;
+extern const config_option<std::string> state_checkpoints_dir;
+extern const config_option<std::string> state_backend_type;
 
 } // namespace flint::config::options
 
