@@ -14,6 +14,8 @@
 
 namespace flint::state {
 
+struct snapshot_target; // keyed_state_backend.hpp
+
 /// One operator's state at a checkpoint barrier.
 struct operator_snapshot {
   /// Keyed state, one serialized buffer per key group of the subtask's range: buffer `i` is key
@@ -22,8 +24,14 @@ struct operator_snapshot {
   std::vector<std::vector<char>> key_groups;
   /// Operator list state entries.
   std::vector<std::vector<char>> list_entries;
+  /// Keyed state held by a keyed_state_backend: its asynchronous part, which writes the state and
+  /// returns the handles (instead of `key_groups`).
+  std::function<expected<std::vector<keyed_state_handle>>(const snapshot_target&)>
+    keyed_upload;
 
-  bool empty() const noexcept { return key_groups.empty() && list_entries.empty(); }
+  bool empty() const noexcept {
+    return key_groups.empty() && list_entries.empty() && !keyed_upload;
+  }
 };
 
 /// One operator's state to start from.
@@ -44,6 +52,8 @@ public:
     return state_.list_entries;
   }
   bool has_keyed_state() const noexcept { return !state_.keyed.empty(); }
+  /// The handles themselves (a keyed_state_backend restores from them).
+  const std::vector<keyed_state_handle>& keyed_handles() const noexcept { return state_.keyed; }
   /// Calls `f(key_group, bytes)` for every key group in [first, last] held by the handles
   /// (reading their files); an unreadable or truncated file is an error naming it.
   expected<unit> for_each_key_group(

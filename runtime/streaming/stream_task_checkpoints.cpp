@@ -4,6 +4,7 @@
 
 #include "runtime/streaming/stream_task.hpp"
 
+#include "runtime/state/keyed_state_backend.hpp"
 #include "runtime/state/keyed_state_files.hpp"
 
 #include <exception>
@@ -92,7 +93,8 @@ void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier)
     : tdd_.checkpointing.storage_dir + "/chk-" + std::to_string(barrier.id);
   auto suffix =
     "-" + std::to_string(tdd_.subtask_index) + "-" + std::to_string(tdd_.attempt_number);
-  auto upload = [snapshots = std::move(snapshots), ids = std::move(ids), dir, suffix,
+  auto shared_dir = tdd_.checkpointing.storage_dir + "/shared";
+  auto upload = [snapshots = std::move(snapshots), ids = std::move(ids), dir, shared_dir, suffix,
                  finished = input_ended_]() -> expected<state::task_state_snapshot> {
     state::task_state_snapshot task;
     task.finished = finished;
@@ -100,6 +102,15 @@ void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier)
       auto& op = task.operators.emplace_back();
       op.operator_id = ids[i];
       op.list_entries = snapshots[i].list_entries;
+      if (snapshots[i].keyed_upload) {
+        state::snapshot_target target{dir, dir.empty() ? std::string() : shared_dir,
+                                      ids[i].to_string() + suffix};
+        auto handles = snapshots[i].keyed_upload(target);
+        if (!handles)
+          return handles.error();
+        op.keyed = std::move(*handles);
+        continue;
+      }
       if (snapshots[i].key_groups.empty())
         continue;
       auto path = dir.empty() ? std::string() : dir + "/" + ids[i].to_string() + suffix;

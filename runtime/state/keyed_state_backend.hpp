@@ -1,0 +1,86 @@
+#pragma once
+/// The keyed state of one operator subtask behind one interface (Flink's KeyedStateBackend, cut to
+/// bytes): `state.backend.type: hashmap` keeps it on the heap, `rocksdb` in a RocksDB instance on
+/// local disk (state larger than memory, incremental checkpoints). Operators keep typed values;
+/// here keys and values are their serialized bytes, each entry tagged with its key group, and
+/// each registered state (a ValueState, ListState or MapState of the user, the reduce's value) is
+/// a namespace of its own.
+///
+/// Used on the task's thread only, except the upload of a snapshot, which runs on the task's
+/// upload thread while the task goes on (it must not touch live state).
+
+#include "runtime/common/expected.hpp"
+#include "runtime/state/key_group_range.hpp"
+#include "runtime/state/state_handles.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace flint::state {
+
+/// Where a snapshot's files go (Flink's CheckpointStreamFactory for one task).
+struct snapshot_target {
+  /// `<job dir>/chk-<n>`: files of this checkpoint only (exclusive state). Empty: no checkpoint
+  /// directory — the state travels inline in the handle.
+  std::string checkpoint_dir;
+  /// `<job dir>/shared`: files several checkpoints refer to (incremental RocksDB SST files).
+  std::string shared_dir;
+  /// Unique for the operator subtask and attempt, e.g. "<operator id>-<subtask>-<attempt>".
+  std::string file_prefix;
+};
+
+/// The asynchronous part of a snapshot: writes what the synchronous part captured and returns
+/// the handles (one per subtask, usually). Runs on another thread, once.
+using keyed_snapshot_upload =
+  std::function<expected<std::vector<keyed_state_handle>>(const snapshot_target&)>;
+
+/// Which backend, from `state.backend.type` / `state.backend.incremental`.
+struct keyed_state_backend_options {
+  /// "hashmap" or "rocksdb".
+  std::string type = "hashmap";
+  bool incremental = false;
+  /// A directory only this subtask's backend uses for its working files (RocksDB's instance),
+  /// removed when the backend goes.
+  std::string local_dir;
+};
+
+class keyed_state_backend {
+public:
+  virtual ~keyed_state_backend() = default;
+
+  /// A state's number for the calls below, by its name (the same name: the same number; also
+  /// across a restore).
+  virtual std::uint32_t register_state(const std::string& name) = 0;
+
+  /// The value of `key` in `state`, into `value`; false when there is none.
+  virtual bool get(std::uint32_t state, std::int32_t key_group, std::string_view key,
+                   std::string& value) = 0;
+  virtual void put(std::uint32_t state, std::int32_t key_group, std::string_view key,
+                   std::string_view value) = 0;
+  virtual void remove(std::uint32_t state, std::int32_t key_group, std::string_view key) = 0;
+  /// Calls `f(key, value)` for every entry of `state` in `key_group` whose key starts with
+  /// `prefix` (a MapState's entries are stored under key + user key), in key order.
+  virtual void for_each(std::uint32_t state, std::int32_t key_group, std::string_view prefix,
+                        const std::function<void(std::string_view, std::string_view)>& f) = 0;
+
+  /// The synchronous part of checkpoint `checkpoint_id`: whatever the upload needs is captured
+  /// now (a copy, or RocksDB's own snapshot), so processing goes on at once.
+  virtual keyed_snapshot_upload snapshot(std::int64_t checkpoint_id) = 0;
+  /// Checkpoint `checkpoint_id` completed (an incremental backend may now build on it).
+  virtual void notify_checkpoint_complete(std::int64_t checkpoint_id) { (void)checkpoint_id; }
+
+  /// Before any other call: the state of this subtask's key groups from `handles` (any backend's
+  /// handles, also from another parallelism: only this subtask's range is taken).
+  virtual expected<unit> restore(const std::vector<keyed_state_handle>& handles) = 0;
+};
+
+/// The backend `options` name for the subtask owning `key_groups`; an unknown type is
+/// errc::invalid_argument naming `state.backend.type`.
+expected<std::unique_ptr<keyed_state_backend>> make_keyed_state_backend(
+  const keyed_state_backend_options& options, key_group_range key_groups);
+
+} // namespace flint::state
