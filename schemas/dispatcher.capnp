@@ -27,6 +27,12 @@ struct DispJobIdRequest {
   jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
 }
 
+struct DispTriggerSavepointRequest {
+  jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
+  targetDirectory @1 :Text;
+  stop @2 :Bool;
+}
+
 struct DispJobDetails {
   # One line of `flint list` (Flink's JobDetails essentials).
   jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");

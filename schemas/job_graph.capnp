@@ -134,6 +134,9 @@ struct JobGraph {
   coLocationGroups @6 :List(CoLocationGroup);
   checkpointing @7 :CheckpointSettings;
   executionConfig @8 :ExecutionConfig;
+  savepointRestorePath @9 :Text;
+  # Flink's SavepointRestoreSettings: the savepoint or checkpoint to start from (empty: none).
+  allowNonRestoredState @10 :Bool;
 }
 
 struct ResultPartitionDeploymentDescriptor {

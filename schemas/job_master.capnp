@@ -67,6 +67,19 @@ struct JmJobStatusResponse {
   checkpointing @10 :Bool;
 }
 
+struct JmTriggerSavepointRequest {
+  # Flink's triggerSavepoint / stopWithSavepoint.
+  targetDirectory @0 :Text;
+  # Where the savepoint-<job>-<random> directory is made; empty: state.savepoints.dir.
+  stop @1 :Bool;
+  # Stop with a savepoint: the sources end after its barrier and the job FINISHES.
+}
+
+struct JmSavepointResponse {
+  path @0 :Text;
+  # The savepoint's directory (its _metadata inside).
+}
+
 struct JmCheckpointCounts {
   completed @0 :Int64;
   failed @1 :Int64;

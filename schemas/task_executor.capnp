@@ -77,6 +77,8 @@ struct TeTriggerCheckpointRequest {
   checkpointId @2 :Int64;
   timestamp @3 :Int64;
   # When the coordinator triggered it (ms on the JobMaster's clock).
+  stop @4 :Bool;
+  # A stop-with-savepoint: the source ends its input right after the barrier.
 }
 
 struct TeCheckpointNotification {

@@ -133,6 +133,17 @@ expected<unit> cluster_client::cancel_job(const graph::job_id& job) {
   return unit{};
 }
 
+expected<std::string> cluster_client::trigger_savepoint(const graph::job_id& job,
+                                                        const std::string& target_dir, bool stop,
+                                                        std::chrono::nanoseconds timeout) {
+  auto r = ask<dispatcher::trigger_savepoint>(
+    *impl_->sys, impl_->dispatcher, impl_->who(timeout),
+    dispatcher::trigger_savepoint_request{job, target_dir, stop});
+  if (!r)
+    return r.error();
+  return r->path;
+}
+
 expected<dispatcher::job_result> cluster_client::job_result(const graph::job_id& job,
                                                             std::chrono::nanoseconds timeout) {
   return ask<dispatcher::request_job_result>(*impl_->sys, impl_->dispatcher, impl_->who(timeout),

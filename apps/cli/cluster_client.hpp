@@ -48,6 +48,9 @@ public:
   /// The ResourceManager's TaskManagers and slots (connects to it first).
   expected<resource_manager::resource_overview> resource_overview();
   expected<unit> cancel_job(const graph::job_id& job);
+  /// Flink's triggerSavepoint / stopWithSavepoint: the savepoint's path once it completed.
+  expected<std::string> trigger_savepoint(const graph::job_id& job, const std::string& target_dir,
+                                          bool stop, std::chrono::nanoseconds timeout);
   /// Waits up to `timeout` for the job to reach a globally terminal state.
   expected<dispatcher::job_result> job_result(const graph::job_id& job,
                                               std::chrono::nanoseconds timeout);

@@ -73,6 +73,9 @@ int run_on_cluster(const cli_settings& settings, const run_options& opts) {
   if (!job)
     return fail(job.error().message);
 
+  // Flink's SavepointRestoreSettings travel with the JobGraph: the JobMaster reads the state.
+  auto graph = *job->job;
+  graph.savepoint_restore = {opts.from_savepoint, opts.allow_non_restored_state};
   cluster_client client(settings);
   if (auto ok = client.connect_dispatcher(); !ok)
     return fail(ok.error().message);
@@ -80,11 +83,11 @@ int run_on_cluster(const cli_settings& settings, const run_options& opts) {
   if (!blob_server)
     return fail(blob_server.error().message);
   if (auto up =
-        api::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, *job->job);
+        api::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, graph);
       !up)
     return fail("Could not upload the job library " + opts.library + " to " + where(settings) + ": "
                 + up.error().message);
-  if (auto sub = client.submit_job(*job->job); !sub)
+  if (auto sub = client.submit_job(graph); !sub)
     return fail("Could not submit job " + id.to_string() + ": " + sub.error().message);
   std::cout << "Job has been submitted with JobID " << id.to_string() << std::endl;
   if (opts.detached)
@@ -141,6 +144,31 @@ int cancel_job(const cli_settings& settings, const std::string& job_id) {
   if (!cancelled)
     return fail(about_job(cancelled.error(), *id, settings));
   std::cout << "Cancelled job " << id->to_string() << "." << std::endl;
+  return exit_ok;
+}
+
+int savepoint_job(const cli_settings& settings, const std::string& job_id,
+                  const std::string& target_dir, bool stop) {
+  auto id = parse_job_id(job_id);
+  if (!id)
+    return exit_usage;
+  cluster_client client(settings);
+  if (auto ok = client.connect_dispatcher(); !ok)
+    return fail(ok.error().message);
+  if (stop)
+    std::cout << "Suspending job \"" << id->to_string() << "\" with a savepoint." << std::endl;
+  else
+    std::cout << "Triggering savepoint for job " << id->to_string() << "." << std::endl
+              << "Waiting for response..." << std::endl;
+  // A savepoint takes as long as its state takes to write: wait for it unless --timeout says.
+  auto timeout = settings.timeout.value_or(std::chrono::hours(1));
+  auto path = client.trigger_savepoint(*id, target_dir, stop, timeout);
+  if (!path)
+    return fail(about_job(path.error(), *id, settings));
+  std::cout << "Savepoint completed. Path: file:" << *path << std::endl;
+  if (!stop)
+    std::cout << "You can resume your program from this savepoint with the run command."
+              << std::endl;
   return exit_ok;
 }
 

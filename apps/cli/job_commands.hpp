@@ -16,6 +16,8 @@ struct run_options {
   std::vector<std::string> args;
   std::optional<int> parallelism; ///< -p
   bool detached = false; ///< -d
+  std::string from_savepoint; ///< -s
+  bool allow_non_restored_state = false; ///< -n
 };
 
 /// `flint run`: build the JobGraph from the library, upload library and job package to the
@@ -31,5 +33,9 @@ int list_jobs(const cli_settings& settings, list_selection selection);
 int job_status(const cli_settings& settings, const std::string& job_id);
 /// `flint cancel <job id>`.
 int cancel_job(const cli_settings& settings, const std::string& job_id);
+/// `flint savepoint <job id> [target dir]`, and `flint stop [--savepointPath dir] <job id>`
+/// (`stop`: the job then finishes).
+int savepoint_job(const cli_settings& settings, const std::string& job_id,
+                  const std::string& target_dir, bool stop);
 
 } // namespace flint::cli

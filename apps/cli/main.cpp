@@ -6,6 +6,8 @@
 ///   flint list [-r|-s|-a]                            running / scheduled / all jobs
 ///   flint status <job-id>                            a job's status
 ///   flint cancel <job-id>                            cancel a job
+///   flint savepoint <job-id> [target-dir]            take a savepoint
+///   flint stop [--savepointPath dir] <job-id>        a final savepoint, then FINISHED
 ///   flint trace [--endpoint E] [--method M] [--job J] [--export chrome|mermaid FILE]
 ///                                                    tail a node's message trace
 ///
@@ -36,7 +38,7 @@ using namespace flint::cli;
 namespace {
 
 constexpr const char* actions_text =
-  R"(Valid actions are "run", "info", "list", "status", "cancel" and "trace".)";
+  R"(Valid actions are "run", "info", "list", "status", "cancel", "savepoint", "stop" and "trace".)";
 
 const char* usage_text = R"(./flint <ACTION> [OPTIONS] [ARGUMENTS]
 
@@ -47,6 +49,9 @@ Action "run" compiles and runs a program.
     -p,--parallelism N      parallelism of the job (default: parallelism.default)
     -d,--detached           submit and return; do not wait for the job's result
     --local                 run on an embedded MiniCluster in this process (no cluster needed)
+    -s,--fromSavepoint PATH start from a savepoint or retained checkpoint (_metadata or its dir)
+    -n,--allowNonRestoredState
+                            skip savepoint state of operators the program no longer has
 
 Action "info" shows the optimized execution plan of the program (JSON).
   Syntax: info [OPTIONS] <job-library> <arguments>
@@ -59,6 +64,13 @@ Action "status" shows the status of a job.
 
 Action "cancel" cancels a running program.
   Syntax: cancel [OPTIONS] <Job ID>
+
+Action "savepoint" triggers a savepoint of a running job.
+  Syntax: savepoint [OPTIONS] <Job ID> [<target directory>]
+    (default target: state.savepoints.dir)
+
+Action "stop" stops a running job with a final savepoint; the job then finishes.
+  Syntax: stop [OPTIONS] [-p,--savepointPath DIR] <Job ID>
 
 Action "trace" tails a node's RPC message trace.
   Syntax: trace [--endpoint E] [--method M] [--job J] [--export chrome|mermaid FILE]
@@ -139,12 +151,17 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     if (action == "run") {
       app.add_flag("-d,--detached", opts.detached, "submit and return");
       app.add_flag("--local", local, "run on an embedded MiniCluster");
+      app.add_option("-s,--fromSavepoint", opts.from_savepoint,
+                     "start from this savepoint or retained checkpoint");
+      app.add_flag("-n,--allowNonRestoredState", opts.allow_non_restored_state,
+                   "skip state of operators the program no longer has");
     }
     app.add_option("job-library", opts.library, "the job's shared object (build/jobs/<name>.so)")
       ->required();
     add_common(app, common);
-    auto split = split_at_library(
-      rest, {"-p", "--parallelism", "-m", "--jobmanager", "--timeout", "--config", "-D"});
+    auto split = split_at_library(rest,
+                                  {"-p", "--parallelism", "-m", "--jobmanager", "--timeout",
+                                   "--config", "-D", "-s", "--fromSavepoint"});
     if (auto code = parse(app, split.own))
       return *code;
     opts.args = std::move(split.job_args);
@@ -189,6 +206,25 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     if (!settings)
       return fail(settings.error().message);
     return action == "status" ? job_status(*settings, job_id) : cancel_job(*settings, job_id);
+  }
+
+  if (action == "savepoint" || action == "stop") {
+    std::string job_id;
+    std::string target;
+    if (action == "savepoint") {
+      app.add_option("job-id", job_id, "the JobID")->required();
+      app.add_option("target-directory", target, "where the savepoint goes");
+    } else {
+      app.add_option("-p,--savepointPath", target, "where the savepoint goes");
+      app.add_option("job-id", job_id, "the JobID")->required();
+    }
+    add_common(app, common);
+    if (auto code = parse(app, rest))
+      return *code;
+    auto settings = settings_or_exit();
+    if (!settings)
+      return fail(settings.error().message);
+    return savepoint_job(*settings, job_id, target, action == "stop");
   }
 
   if (action == "trace") {
@@ -263,7 +299,8 @@ int main(int argc, char** argv) {
     std::cout << "Version: 0.1.0 (Flint, Apache Flink's runtime on CAF)" << std::endl;
     return exit_ok;
   }
-  static const std::vector<std::string> actions{"run", "info", "list", "status", "cancel", "trace"};
+  static const std::vector<std::string> actions{"run",    "info",      "list", "status",
+                                                "cancel", "savepoint", "stop", "trace"};
   if (std::find(actions.begin(), actions.end(), action) == actions.end()) {
     std::cerr << "\"" << action << "\" is not a valid action.\n\n"
               << actions_text

@@ -171,8 +171,8 @@ const config_option<std::string> execution_checkpointing_max_concurrent{
   "execution.checkpointing.max-concurrent-checkpoints", std::nullopt,
   "Checkpoints in progress at once (1).", nullptr};
 const config_option<std::string> execution_checkpointing_mode{
-  "execution.checkpointing.mode", std::nullopt,
-  "EXACTLY_ONCE (aligned barriers) or AT_LEAST_ONCE.", nullptr};
+  "execution.checkpointing.mode", std::nullopt, "EXACTLY_ONCE (aligned barriers) or AT_LEAST_ONCE.",
+  nullptr};
 const config_option<std::string> execution_checkpointing_tolerable_failures{
   "execution.checkpointing.tolerable-failed-checkpoints", std::nullopt,
   "Consecutive failed checkpoints a job survives (0).", nullptr};
@@ -180,14 +180,16 @@ const config_option<std::string> execution_checkpointing_externalized_retention{
   "execution.checkpointing.externalized-checkpoint-retention", std::nullopt,
   "NO_EXTERNALIZED_CHECKPOINTS, DELETE_ON_CANCELLATION or RETAIN_ON_CANCELLATION.", nullptr};
 const config_option<std::string> state_checkpoints_num_retained{
-  "state.checkpoints.num-retained", std::nullopt,
-  "Completed checkpoints kept (1).", nullptr};
+  "state.checkpoints.num-retained", std::nullopt, "Completed checkpoints kept (1).", nullptr};
 const config_option<std::string> state_checkpoints_dir{
   "state.checkpoints.dir", std::nullopt,
-  "Where checkpoints are written: <dir>/<job id>/chk-<n>/_metadata (unset: the JobManager's memory).", nullptr};
+  "Where checkpoints are written: <dir>/<job id>/chk-<n>/_metadata (unset: the JobManager's memory).",
+  nullptr};
+const config_option<std::string> state_savepoints_dir{
+  "state.savepoints.dir", std::nullopt,
+  "Where `flint savepoint` and `flint stop` put savepoints when given no directory.", nullptr};
 const config_option<std::string> state_backend_type{
-  "state.backend.type", std::nullopt,
-  "Where keyed state lives: hashmap (the heap).", nullptr};
+  "state.backend.type", std::nullopt, "Where keyed state lives: hashmap (the heap).", nullptr};
 const config_option<std::string> web_exception_history_size{
   "web.exception-history-size", std::nullopt,
   "Failures each job keeps in its exception history (16).", nullptr};
@@ -271,6 +273,7 @@ const std::vector<option_info>& all() {
     info<execution_checkpointing_externalized_retention>(),
     info<state_checkpoints_num_retained>(),
     info<state_checkpoints_dir>(),
+    info<state_savepoints_dir>(),
     info<state_backend_type>(),
   };
   return list;

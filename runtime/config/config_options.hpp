@@ -119,6 +119,7 @@ extern const config_option<std::string> execution_checkpointing_tolerable_failur
 extern const config_option<std::string> execution_checkpointing_externalized_retention;
 extern const config_option<std::string> state_checkpoints_num_retained;
 extern const config_option<std::string> state_checkpoints_dir;
+extern const config_option<std::string> state_savepoints_dir;
 extern const config_option<std::string> state_backend_type;
 
 } // namespace flint::config::options

@@ -37,6 +37,16 @@ struct checkpoint_settings {
   friend bool operator==(const checkpoint_settings&, const checkpoint_settings&) = default;
 };
 
+/// The savepoint or retained checkpoint a job starts from.
+struct savepoint_restore_settings {
+  /// A `_metadata` file or the directory holding it; empty: the job starts without state.
+  std::string path;
+  /// State of operators the job no longer has is skipped instead of refused.
+  bool allow_non_restored_state = false;
+  friend bool operator==(const savepoint_restore_settings&,
+                         const savepoint_restore_settings&) = default;
+};
+
 /// Job-wide settings (§3.7).
 struct job_execution_config {
   /// -1 when unset.
@@ -62,6 +72,8 @@ struct job_graph {
   std::vector<co_location_group> co_location_groups;
   checkpoint_settings checkpointing;
   job_execution_config execution_config;
+  /// Flink's SavepointRestoreSettings (`flint run -s PATH [--allowNonRestoredState]`).
+  savepoint_restore_settings savepoint_restore;
 
   /// The index of the vertex with `id`, if any.
   std::optional<std::size_t> find_vertex(const job_vertex_id& id) const;

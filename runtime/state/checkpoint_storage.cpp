@@ -146,6 +146,17 @@ expected<std::string> checkpoint_storage::initialize_savepoint(const std::string
                     "Cannot create savepoint directory " + dir + ": " + std::strerror(err));
 }
 
+expected<std::string> write_metadata_into(const std::string& dir,
+                                          const checkpoint_metadata& metadata) {
+  // The storage's job is only used for savepoint names: any will do here.
+  auto storage = checkpoint_storage::unrooted(graph::job_id{});
+  return storage.write_metadata_to(dir, metadata);
+}
+
+expected<std::string> make_savepoint_directory(const std::string& target_dir, graph::job_id job) {
+  return checkpoint_storage::unrooted(job).initialize_savepoint(target_dir);
+}
+
 std::string exclusive_state_file(const std::string& checkpoint_dir, const std::string& name) {
   return join(checkpoint_dir, name);
 }

@@ -54,6 +54,9 @@ public:
   /// and returns it.
   expected<std::string> initialize_savepoint(const std::string& target_dir);
 
+  /// A storage without a checkpoint directory: only savepoints and write_metadata_to.
+  static checkpoint_storage unrooted(graph::job_id job) { return checkpoint_storage(job, {}); }
+
 private:
   checkpoint_storage(graph::job_id job, std::string job_dir)
     : job_(job),
@@ -64,6 +67,13 @@ private:
 };
 
 /// `<checkpoint_dir>/<name>`: a file of state exclusive to one checkpoint.
+/// `_metadata` written into `dir` (made if need be) atomically, without a storage: savepoints
+/// of a job that has no checkpoint directory. Its path.
+expected<std::string> write_metadata_into(const std::string& dir,
+                                          const checkpoint_metadata& metadata);
+/// A fresh `<target_dir>/savepoint-<6 hex of the job id>-<12 random hex>` for `job`.
+expected<std::string> make_savepoint_directory(const std::string& target_dir, graph::job_id job);
+
 std::string exclusive_state_file(const std::string& checkpoint_dir, const std::string& name);
 
 /// Reads a `_metadata` file, or the `_metadata` in a checkpoint or savepoint directory. Errors

@@ -127,7 +127,7 @@ public:
     uuid_ = uuid;
   }
 
-  bool commits_on_checkpoint() const override { return true; }
+  bool awaits_commit() const override { return file_ != nullptr || !pending_.empty(); }
 
   void initialize_state(const state::operator_state_restore& restore) override {
     if (!restore.present())

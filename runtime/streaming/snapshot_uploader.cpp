@@ -22,6 +22,7 @@ void snapshot_uploader::submit(std::int64_t checkpoint_id, upload work) {
   {
     std::lock_guard lock(mutex_);
     queue_.emplace_back(checkpoint_id, std::move(work));
+    in_flight_.fetch_add(1, std::memory_order_acq_rel);
     if (!thread_.joinable())
       thread_ = std::thread([this] { run(); });
   }
@@ -31,7 +32,9 @@ void snapshot_uploader::submit(std::int64_t checkpoint_id, upload work) {
 std::vector<snapshot_uploader::result> snapshot_uploader::take_results() {
   std::lock_guard lock(mutex_);
   has_results_.store(false, std::memory_order_relaxed);
-  return std::exchange(results_, {});
+  auto taken = std::exchange(results_, {});
+  in_flight_.fetch_sub(taken.size(), std::memory_order_acq_rel);
+  return taken;
 }
 
 void snapshot_uploader::run() {

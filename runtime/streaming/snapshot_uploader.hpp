@@ -38,6 +38,8 @@ public:
   bool has_results() const noexcept { return has_results_.load(std::memory_order_acquire); }
   /// The finished uploads, in order.
   std::vector<result> take_results();
+  /// Uploads submitted whose results were not taken yet (the task may not end before).
+  bool busy() const noexcept { return in_flight_.load(std::memory_order_acquire) > 0; }
 
 private:
   void run();
@@ -48,6 +50,7 @@ private:
   std::deque<std::pair<std::int64_t, upload>> queue_;
   std::vector<result> results_;
   std::atomic<bool> has_results_{false};
+  std::atomic<std::size_t> in_flight_{0};
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -36,10 +36,10 @@ public:
   }
   virtual void notify_checkpoint_complete(std::int64_t checkpoint_id) { (void)checkpoint_id; }
   virtual void notify_checkpoint_aborted(std::int64_t checkpoint_id) { (void)checkpoint_id; }
-  /// True for a sink that makes its output visible only when a checkpoint completes (two-phase
-  /// commit): its task waits, once its input ended, for a checkpoint taken after that to
-  /// complete before it finishes (Flink's final checkpoint, FLIP-147).
-  virtual bool commits_on_checkpoint() const { return false; }
+  /// True while a sink that makes its output visible only when a checkpoint completes (two-phase
+  /// commit) holds output not committed yet: its task, once its input ended, waits for a
+  /// checkpoint to complete before it finishes (Flink's final checkpoint, FLIP-147).
+  virtual bool awaits_commit() const { return false; }
 };
 
 } // namespace flint::streaming

@@ -124,8 +124,16 @@ bool stream_task::drain_outputs() {
 expected<bool> stream_task::step() {
   if (inputs_ && inputs_->failure())
     return *inputs_->failure();
-  if (phase_ == phase::finished)
+  if (phase_ == phase::finished) {
+    // A checkpoint taken on the way out is acknowledged before the task reports FINISHED.
+    if (uploader_ && uploader_->has_results())
+      collect_uploads();
+    if (uploader_ && uploader_->busy()) {
+      has_work_ = false; // the upload's end wakes the task
+      return false;
+    }
     return true;
+  }
   if (phase_ == phase::created) {
     if (auto ok = before_invoke(); !ok)
       return ok.error();
@@ -163,7 +171,7 @@ expected<bool> stream_task::step() {
     if (!ended)
       return ended.error();
     if (*ended)
-      return true;
+      return step(); // finished: unless an upload is still on its way
     has_work_ = false;
     return false;
   }
@@ -247,12 +255,7 @@ void stream_task::end_input() {
   for (auto& op : operators_)
     op->end_of_batch();
   input_ended_ = true;
-  bool commits = std::any_of(operators_.begin(), operators_.end(),
-                             [](const auto& op) { return op->commits_on_checkpoint(); });
-  phase_ =
-    commits && tdd_.checkpointing.mode != graph::checkpointing_mode::none && !restored_finished_
-    ? phase::waiting_for_final_checkpoint
-    : phase::ending;
+  phase_ = awaits_commit() ? phase::waiting_for_final_checkpoint : phase::ending;
   if (auto deferred = std::exchange(deferred_trigger_, std::nullopt))
     perform_checkpoint(*deferred);
 }

@@ -53,7 +53,7 @@ public:
   /// Checkpoint n starts here: at a source (snapshot, barrier on every output, acknowledge once
   /// the state is written), or at a task whose producers all finished (FLIP-147: it takes its
   /// part when its input ended). Other tasks take theirs at the aligned barrier.
-  bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) override;
+  bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp, bool stop) override;
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override;
   void notify_checkpoint_aborted(std::int64_t checkpoint_id) override;
   /// The remote channels' mails (buffers, partition errors, request retries), for the inputs'
@@ -83,6 +83,8 @@ private:
   /// At an aligned barrier (or a trigger): each operator's state copied, the barrier on every
   /// output, the state written off the task's thread (acknowledged by collect_uploads).
   void perform_checkpoint(const network::checkpoint_barrier& barrier);
+  /// An operator holds output a checkpoint has yet to commit (only when the job checkpoints).
+  bool awaits_commit() const;
   /// Acknowledges (or declines) the checkpoints whose state is written.
   void collect_uploads();
   void decline_checkpoint(std::int64_t id, const std::string& cause, bool task_not_ready = false);

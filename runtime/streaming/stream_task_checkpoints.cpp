@@ -7,6 +7,7 @@
 #include "runtime/state/keyed_state_backend.hpp"
 #include "runtime/state/keyed_state_files.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <utility>
@@ -41,7 +42,8 @@ expected<unit> stream_task::restore_state() {
   return unit{};
 }
 
-bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) {
+bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp,
+                                     bool stop) {
   network::checkpoint_barrier barrier{checkpoint_id, timestamp};
   if (phase_ == phase::created || phase_ == phase::finished) {
     decline_checkpoint(checkpoint_id, "Task " + tdd_.task_name + " is not running.", true);
@@ -59,6 +61,9 @@ bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t ti
     return true;
   }
   perform_checkpoint(barrier);
+  // Stop-with-savepoint: nothing after the savepoint's barrier; the job then finishes.
+  if (stop && source_ && phase_ == phase::running)
+    end_input();
   return true;
 }
 
@@ -157,11 +162,19 @@ void stream_task::decline_checkpoint(std::int64_t id, const std::string& cause,
 void stream_task::notify_checkpoint_complete(std::int64_t checkpoint_id) {
   for (auto& op : operators_)
     op->notify_checkpoint_complete(checkpoint_id);
-  if (phase_ == phase::waiting_for_final_checkpoint && final_checkpoint_
-      && checkpoint_id >= *final_checkpoint_) {
+  // The final checkpoint completed — or a savepoint's commit left nothing to wait for.
+  if (phase_ == phase::waiting_for_final_checkpoint
+      && ((final_checkpoint_ && checkpoint_id >= *final_checkpoint_) || !awaits_commit())) {
     phase_ = phase::ending;
     has_work_ = true;
   }
+}
+
+bool stream_task::awaits_commit() const {
+  if (tdd_.checkpointing.mode == graph::checkpointing_mode::none || restored_finished_)
+    return false;
+  return std::any_of(operators_.begin(), operators_.end(),
+                     [](const auto& op) { return op->awaits_commit(); });
 }
 
 void stream_task::notify_checkpoint_aborted(std::int64_t checkpoint_id) {

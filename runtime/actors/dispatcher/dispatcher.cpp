@@ -117,6 +117,25 @@ void dispatcher::on_start() {
                                  [reply](expected<rpc::ack> r) mutable { reply(std::move(r)); });
     });
 
+  handle_async<trigger_savepoint>(
+    fencing::fenced,
+    [this](trigger_savepoint_request req,
+           rpc::reply_to<job_master::savepoint_response> reply) mutable {
+      auto i = jobs_.find(req.job_id);
+      if (i == jobs_.end() || !i->second.job_master) {
+        reply(make_error(errc::not_found,
+                         "Job " + req.job_id.to_string() + " is not running: no savepoint."));
+        return;
+      }
+      // A savepoint takes as long as its state takes to write: the JobMaster answers when it is
+      // complete or failed (its own checkpoint time-out bounds it).
+      job_master_gateway(req.job_id, i->second)
+        .ask<job_master::trigger_savepoint>(
+          *this, job_master::trigger_savepoint_request{req.target_directory, req.stop},
+          [reply](expected<job_master::savepoint_response> r) mutable { reply(std::move(r)); },
+          std::chrono::hours(1));
+    });
+
   handle_async<request_job_status>(
     fencing::fenced,
     [this](job_id_request req, rpc::reply_to<job_master::job_status_response> reply) mutable {

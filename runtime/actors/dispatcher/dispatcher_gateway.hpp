@@ -57,4 +57,13 @@ struct request_job_result {
   using response = job_result;
 };
 
+/// Flink's triggerSavepoint / stopWithSavepoint, forwarded to the job's JobMaster: its path once
+/// complete. Ask with a long timeout. errc::not_found for an unknown job. Fenced.
+struct trigger_savepoint {
+  static constexpr std::uint32_t id = 0x0606;
+  static constexpr const char* name = "trigger_savepoint";
+  using request = trigger_savepoint_request;
+  using response = job_master::savepoint_response;
+};
+
 } // namespace flint::dispatcher

@@ -163,6 +163,9 @@ private:
   /// The coordinator and the checkpoint storage from the job's settings; false when they are
   /// invalid (the job then fails before it starts).
   bool create_checkpoint_coordinator();
+  /// `flint run -s`: the savepoint's metadata, checked against the job's operators; false (the
+  /// job fails before it starts) when it cannot be read or does not match.
+  bool restore_initial_state();
   void register_checkpoint_methods();
   /// The job's status changed: the periodic triggers run while it is RUNNING.
   void checkpoint_job_status_changed(graph::job_status to);
@@ -201,6 +204,8 @@ private:
   std::unique_ptr<checkpoint::checkpoint_coordinator> checkpoints_;
   /// Where checkpoints are written (`state.checkpoints.dir`); null: the JobManager's memory.
   std::unique_ptr<state::checkpoint_storage> checkpoint_storage_;
+  /// The savepoint or checkpoint the job started from (until a checkpoint of its own completes).
+  std::optional<checkpoint::completed_checkpoint> initial_restore_;
   /// The checkpoint and restart whose restore was last logged.
   std::optional<std::pair<std::int64_t, std::size_t>> restore_logged_;
 

@@ -9,11 +9,14 @@
 #include "runtime/actors/job_master/failover_settings.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/state/checkpoint_storage.hpp"
+#include "runtime/state/savepoint_files.hpp"
 #include "runtime/state/state_assignment.hpp"
 
 #include <caf/all.hpp>
 
 #include <spdlog/spdlog.h>
+
+#include <filesystem>
 
 namespace flint::job_master {
 
@@ -34,8 +37,8 @@ bool job_master::create_checkpoint_coordinator() {
                       + settings.error().message);
     return false;
   }
-  if (settings->interval.count() <= 0)
-    return true; // checkpointing is off: no coordinator, tasks run without barriers
+  // Always a coordinator, as Flink has for streaming jobs: savepoints need one even when
+  // periodic checkpoints are off (interval 0: its scheduler never starts).
   if (auto dir = config.get_raw("state.checkpoints.dir"); dir && !dir->empty()) {
     auto storage = state::checkpoint_storage::create(*dir, job_id_);
     if (!storage) {
@@ -48,6 +51,10 @@ bool job_master::create_checkpoint_coordinator() {
   }
   checkpoints_ = std::make_unique<checkpoint::checkpoint_coordinator>(
     job_id_, *settings, static_cast<checkpoint::checkpoint_actions&>(*this), logger_);
+  if (!restore_initial_state())
+    return false;
+  if (settings->interval.count() <= 0)
+    return true;
   logger_->info(
     "Checkpointing is enabled for job " + job_id_.to_string() + ": interval "
     + std::to_string(settings->interval.count()) + " ms, mode "
@@ -59,6 +66,44 @@ bool job_master::create_checkpoint_coordinator() {
 
 void job_master::register_checkpoint_methods() {
   using rpc::fencing;
+  handle_async<trigger_savepoint>(
+    fencing::fenced,
+    [this](trigger_savepoint_request req, rpc::reply_to<savepoint_response> reply) mutable {
+      if (!checkpoints_ || status() != job_status::running) {
+        reply(
+          make_error(errc::illegal_state,
+                     "Job " + job_id_.to_string() + " is not running: cannot take a savepoint."));
+        return;
+      }
+      auto target = req.target_directory;
+      if (target.empty())
+        target = config_.configuration.get_raw("state.savepoints.dir").value_or("");
+      if (target.empty()) {
+        reply(make_error(errc::invalid_argument,
+                         "No savepoint directory: give a target directory or set "
+                         "state.savepoints.dir."));
+        return;
+      }
+      auto dir = state::make_savepoint_directory(target, job_id_);
+      if (!dir) {
+        reply(dir.error());
+        return;
+      }
+      checkpoint::savepoint_request request{
+        *dir, req.stop, [reply](expected<std::string> done) mutable {
+          if (done)
+            reply(savepoint_response{*done});
+          else
+            reply(make_error(done.error().code, "Savepoint failed: " + done.error().message));
+        }};
+      auto started = checkpoints_->trigger_savepoint(now_ms(), std::move(request));
+      if (!started) {
+        std::error_code ec;
+        std::filesystem::remove(*dir, ec);
+        reply(make_error(started.error().code,
+                         "Could not trigger a savepoint: " + started.error().message));
+      }
+    });
   handle<acknowledge_checkpoint>(
     fencing::fenced, [this](acknowledge_checkpoint_request req) -> expected<rpc::ack> {
       if (!checkpoints_) {
@@ -101,16 +146,55 @@ void job_master::tasks_restarting(const std::vector<std::uint32_t>&) {
     checkpoints_->abort_pending(checkpoint::failure_reason::job_failover, now_ms());
 }
 
+bool job_master::restore_initial_state() {
+  const auto& restore = job_graph_.savepoint_restore;
+  if (restore.path.empty())
+    return true;
+  auto fail = [&](const std::string& why) {
+    fail_before_start("Could not start job " + job_id_.to_string() + " from savepoint "
+                      + restore.path + ": " + why);
+    return false;
+  };
+  auto metadata = state::load_checkpoint_metadata(restore.path);
+  if (!metadata)
+    return fail(metadata.error().message);
+  std::vector<graph::operator_id> operators;
+  for (const auto& vertex : job_graph_.vertices)
+    for (const auto& op : vertex.operators)
+      operators.push_back(op.id);
+  if (auto matched = state::check_state_matched(*metadata, operators,
+                                                restore.allow_non_restored_state, restore.path);
+      !matched)
+    return fail(matched.error().message);
+  logger_->info("Starting job " + job_id_.to_string() + " from savepoint " + restore.path + " ("
+                + (restore.allow_non_restored_state ? "allowing non restored state"
+                                                    : "not allowing non restored state")
+                + ")");
+  checkpoints_->restored_from(metadata->checkpoint_id);
+  initial_restore_ = checkpoint::completed_checkpoint{
+    metadata->checkpoint_id,
+    metadata->timestamp,
+    metadata->timestamp,
+    metadata->state_size(),
+    restore.path,
+    std::make_shared<state::checkpoint_metadata>(std::move(*metadata))};
+  return true;
+}
+
 expected<unit> job_master::add_checkpoint_settings(graph::task_deployment_descriptor& tdd) {
   if (!checkpoints_)
     return unit{};
-  tdd.checkpointing.mode =
-    checkpoints_->settings().mode == checkpoint::checkpointing_mode::exactly_once
-    ? graph::checkpointing_mode::exactly_once
-    : graph::checkpointing_mode::at_least_once;
+  if (checkpoints_->settings().interval.count() > 0)
+    tdd.checkpointing.mode =
+      checkpoints_->settings().mode == checkpoint::checkpointing_mode::exactly_once
+      ? graph::checkpointing_mode::exactly_once
+      : graph::checkpointing_mode::at_least_once;
   if (checkpoint_storage_)
     tdd.checkpointing.storage_dir = checkpoint_storage_->job_directory();
+  // The latest completed checkpoint, else the savepoint the job started from.
   const auto* latest = checkpoints_->latest_completed();
+  if (latest == nullptr && initial_restore_)
+    latest = &*initial_restore_;
   if (latest == nullptr || !latest->metadata)
     return unit{};
   const auto* scheduler = state_.job_scheduler();
@@ -141,7 +225,8 @@ expected<unit> job_master::add_checkpoint_settings(graph::task_deployment_descri
   if (!restore_logged_ || restore_logged_->first != latest->id
       || restore_logged_->second != restart) {
     restore_logged_ = std::make_pair(latest->id, restart);
-    logger_->info("Restoring job " + job_id_.to_string() + " from Checkpoint "
+    logger_->info("Restoring job " + job_id_.to_string() + " from "
+                  + (latest->metadata->is_savepoint ? "Savepoint " : "Checkpoint ")
                   + std::to_string(latest->id) + " @ " + std::to_string(latest->trigger_time)
                   + " for " + job_id_.to_string() + " located at "
                   + (latest->external_pointer.empty()
@@ -217,8 +302,10 @@ void job_master::trigger_checkpoint(const graph::execution_attempt_id& task,
     });
     return;
   }
+  const auto* pending = checkpoints_ ? checkpoints_->pending(checkpoint_id) : nullptr;
+  bool stop = pending != nullptr && pending->savepoint && pending->savepoint->stop;
   te->ask<task_executor::trigger_checkpoint>(
-    *this, task_executor::trigger_checkpoint_request{job_id_, task, checkpoint_id, timestamp},
+    *this, task_executor::trigger_checkpoint_request{job_id_, task, checkpoint_id, timestamp, stop},
     [decline, task](expected<rpc::ack> r) {
       // A task that finished or failed meanwhile cannot take part: not the checkpoint's fault.
       if (!r)
@@ -311,7 +398,18 @@ expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
       metadata->operators[index_of.at(op.id)].finished[subtask_of(task)] = true;
   }
   std::string pointer;
-  if (checkpoint_storage_) {
+  if (p.savepoint) {
+    // A savepoint owns its files: copied out of chk-<n>, which then goes.
+    metadata->is_savepoint = true;
+    if (auto moved = state::relocate_state_files(*metadata, p.savepoint->directory); !moved)
+      return moved.error();
+    auto written = state::write_metadata_into(p.savepoint->directory, *metadata);
+    if (!written)
+      return written.error();
+    if (checkpoint_storage_)
+      (void)checkpoint_storage_->discard_checkpoint(p.id);
+    pointer = p.savepoint->directory;
+  } else if (checkpoint_storage_) {
     auto written = checkpoint_storage_->write_metadata(*metadata);
     if (!written)
       return written.error();

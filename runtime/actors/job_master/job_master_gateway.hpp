@@ -113,4 +113,13 @@ struct decline_checkpoint {
   using response = rpc::ack;
 };
 
+/// Flink's triggerSavepoint / stopWithSavepoint: answers with the savepoint's path once it
+/// completed (ask with a long timeout), or why it failed. From the Dispatcher. Fenced.
+struct trigger_savepoint {
+  static constexpr std::uint32_t id = 0x040D;
+  static constexpr const char* name = "trigger_savepoint";
+  using request = trigger_savepoint_request;
+  using response = savepoint_response;
+};
+
 } // namespace flint::job_master

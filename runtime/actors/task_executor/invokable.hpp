@@ -79,11 +79,13 @@ struct invokable {
   virtual void cancel() {}
 
   /// A source task starts checkpoint `checkpoint_id` (the JobMaster's trigger): it takes its
-  /// snapshot, sends the barrier downstream and acknowledges through its context. False: this
-  /// task takes no part in checkpoints (the task then declines it).
-  virtual bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp) {
+  /// snapshot, sends the barrier downstream and acknowledges through its context; with `stop`
+  /// (stop-with-savepoint) a source then ends its input. False: this task takes no part in
+  /// checkpoints (the task then declines it).
+  virtual bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp, bool stop) {
     (void)checkpoint_id;
     (void)timestamp;
+    (void)stop;
     return false;
   }
   /// Checkpoint `checkpoint_id` completed (Flink's notifyCheckpointComplete) or was aborted.

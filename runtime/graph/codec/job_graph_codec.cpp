@@ -210,6 +210,8 @@ std::vector<char> encode_job_graph(const job_graph& graph) {
     entries[e].setValue(value);
     ++e;
   }
+  root.setSavepointRestorePath(graph.savepoint_restore.path);
+  root.setAllowNonRestoredState(graph.savepoint_restore.allow_non_restored_state);
   return to_bytes(message);
 }
 
@@ -290,6 +292,8 @@ expected<job_graph> decode_job_graph(std::span<const char> bytes) {
                   "global data exchange mode");
       for (auto entry : config.getJobConfiguration())
         graph.execution_config.job_configuration[entry.getKey().cStr()] = entry.getValue().cStr();
+      graph.savepoint_restore.path = root.getSavepointRestorePath().cStr();
+      graph.savepoint_restore.allow_non_restored_state = root.getAllowNonRestoredState();
 
       // Decoded indices are untrusted until they hold together.
       if (auto valid = graph.validate(); !valid)

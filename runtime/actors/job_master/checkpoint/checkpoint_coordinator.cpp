@@ -78,6 +78,17 @@ void checkpoint_coordinator::on_trigger_timer(std::uint64_t generation, time_ms 
 expected<std::int64_t> checkpoint_coordinator::trigger_checkpoint(time_ms now) {
   if (pending_.size() >= static_cast<std::size_t>(settings_.max_concurrent))
     return make_error(errc::rejected, describe(failure_reason::too_many_concurrent));
+  return start(now, std::nullopt);
+}
+
+expected<std::int64_t> checkpoint_coordinator::trigger_savepoint(time_ms now,
+                                                                 savepoint_request request) {
+  return start(now, std::move(request));
+}
+
+expected<std::int64_t> checkpoint_coordinator::start(time_ms now,
+                                                     std::optional<savepoint_request> savepoint) {
+  const char* type = savepoint ? "SAVEPOINT" : "CHECKPOINT";
   auto plan = actions_.plan_checkpoint();
   if (!plan.all_running || plan.to_acknowledge.empty() || plan.to_trigger.empty()) {
     // Flink counts a checkpoint that could not start as failed, but not against the tolerance.
@@ -91,9 +102,10 @@ expected<std::int64_t> checkpoint_coordinator::trigger_checkpoint(time_ms now) {
   p.trigger_time = now;
   p.not_yet_acknowledged.insert(plan.to_acknowledge.begin(), plan.to_acknowledge.end());
   p.plan = std::move(plan);
+  p.savepoint = std::move(savepoint);
   auto id = p.id;
   auto& pending = pending_.emplace(id, std::move(p)).first->second;
-  log_info("Triggering checkpoint " + std::to_string(id) + " (type=CHECKPOINT) @ "
+  log_info("Triggering checkpoint " + std::to_string(id) + " (type=" + type + ") @ "
            + std::to_string(now) + " for job " + job_.to_string() + ".");
   actions_.schedule_timeout(settings_.timeout, id);
   // A copy: a trigger answered at once (an unreachable task declines) may abort the checkpoint.
@@ -149,6 +161,18 @@ void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
                          p.state_bytes,
                          finalized->external_pointer,
                          std::move(finalized->metadata)};
+  if (p.savepoint) {
+    // Not a checkpoint to restore on failover, and it subsumes nothing: it is the user's.
+    ++completed_;
+    log_info("Completed checkpoint " + std::to_string(c.id) + " for job " + job_.to_string() + " ("
+             + std::to_string(c.state_bytes) + " bytes, checkpointDuration="
+             + std::to_string(now - c.trigger_time) + " ms, finalizationTime=0 ms).");
+    for (const auto& task : p.plan.to_acknowledge)
+      actions_.notify_checkpoint_complete(task, c.id);
+    if (p.savepoint->done)
+      p.savepoint->done(c.external_pointer);
+    return;
+  }
   retained_.push_back(c);
   while (retained_.size() > static_cast<std::size_t>(settings_.num_retained)) {
     actions_.discard_checkpoint(retained_.front());
@@ -160,10 +184,11 @@ void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
   log_info("Completed checkpoint " + std::to_string(c.id) + " for job " + job_.to_string() + " ("
            + std::to_string(c.state_bytes) + " bytes, checkpointDuration="
            + std::to_string(now - c.trigger_time) + " ms, finalizationTime=0 ms).");
-  // Older checkpoints still pending can only be worse: Flink drops them as subsumed.
+  // Older checkpoints still pending can only be worse: Flink drops them as subsumed (not a
+  // savepoint: the user waits for that one).
   std::vector<std::int64_t> older;
-  for (const auto& [id, _] : pending_)
-    if (id < c.id)
+  for (const auto& [id, pending] : pending_)
+    if (id < c.id && !pending.savepoint)
       older.push_back(id);
   for (auto id : older)
     abort(id, failure_reason::subsumed, {}, now);
@@ -188,6 +213,16 @@ void checkpoint_coordinator::on_checkpoint_timeout(std::int64_t checkpoint_id, t
   abort(checkpoint_id, failure_reason::expired, {}, now);
 }
 
+void checkpoint_coordinator::task_finished(const task_id& task, time_ms now) {
+  std::vector<std::int64_t> waiting;
+  for (const auto& [id, p] : pending_)
+    if (p.not_yet_acknowledged.count(task) != 0)
+      waiting.push_back(id);
+  for (auto id : waiting)
+    decline(task, id, "Task " + task.to_string() + " finished before it acknowledged.", now,
+            failure_reason::task_not_ready);
+}
+
 void checkpoint_coordinator::abort_pending(failure_reason reason, time_ms now) {
   std::vector<std::int64_t> ids;
   for (const auto& [id, _] : pending_)
@@ -203,11 +238,18 @@ void checkpoint_coordinator::abort(std::int64_t checkpoint_id, failure_reason re
   if (it == pending_.end())
     return;
   auto tasks = std::move(it->second.plan.to_acknowledge);
+  auto savepoint = std::move(it->second.savepoint);
   pending_.erase(it);
   if (reason != failure_reason::subsumed)
     ++failed_;
   for (const auto& task : tasks)
     actions_.notify_checkpoint_aborted(task, checkpoint_id);
+  if (savepoint) {
+    if (savepoint->done)
+      savepoint->done(make_error(
+        errc::rejected, std::string(describe(reason)) + (detail.empty() ? "" : " " + detail)));
+    return; // a failed savepoint does not fail the job (Flink's CheckpointFailureManager)
+  }
   if (!counts_as_failure(reason))
     return;
   ++consecutive_failures_;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -104,8 +105,20 @@ public:
   virtual void discard_checkpoint(const completed_checkpoint& c) { (void)c; }
 };
 
+/// A savepoint asked for (Flink's CheckpointType SAVEPOINT): where it goes, and who waits.
+struct savepoint_request {
+  /// The savepoint's own directory (savepoint-<job>-<random>), made by the JobMaster.
+  std::string directory;
+  /// Stop with a savepoint: the sources end right after its barrier.
+  bool stop = false;
+  /// Called once: the savepoint's path, or why it failed.
+  std::function<void(expected<std::string>)> done;
+};
+
 struct pending_checkpoint {
   std::int64_t id = 0;
+  /// Set: this is a savepoint (not retained, never counted against the tolerable failures).
+  std::optional<savepoint_request> savepoint;
   time_ms trigger_time = 0;
   std::set<task_id> not_yet_acknowledged;
   std::set<task_id> acknowledged;
@@ -168,6 +181,16 @@ public:
   /// Triggers a checkpoint now; its id, or why not (a failure_reason's text, errc::rejected).
   expected<std::int64_t> trigger_checkpoint(time_ms now);
 
+  /// Triggers a savepoint now, whatever the pause and the concurrent checkpoints; `request.done`
+  /// is called when it completes or fails. Its id, or why it could not start (then `done` is not
+  /// called).
+  expected<std::int64_t> trigger_savepoint(time_ms now, savepoint_request request);
+
+  /// The job starts from checkpoint or savepoint `checkpoint_id`: later checkpoints count on.
+  void restored_from(std::int64_t checkpoint_id) {
+    next_id_ = std::max(next_id_, checkpoint_id + 1);
+  }
+
   acknowledge_result acknowledge(const task_id& task, std::int64_t checkpoint_id,
                                  state::task_state_snapshot state, time_ms now);
   /// A task declined: the checkpoint is aborted. Unknown checkpoints are ignored. Only
@@ -175,6 +198,9 @@ public:
   void decline(const task_id& task, std::int64_t checkpoint_id, const std::string& cause,
                time_ms now, failure_reason reason = failure_reason::declined);
   void on_checkpoint_timeout(std::int64_t checkpoint_id, time_ms now);
+  /// `task` reached FINISHED: a checkpoint still waiting for its acknowledgement will not get
+  /// it (not counted against the tolerance; the next one plans it as finished).
+  void task_finished(const task_id& task, time_ms now);
 
   /// Aborts every pending checkpoint (a failover restarted tasks); not counted as failures.
   void abort_pending(failure_reason reason, time_ms now);
@@ -197,6 +223,7 @@ public:
 
 private:
   void schedule_next(std::chrono::milliseconds delay);
+  expected<std::int64_t> start(time_ms now, std::optional<savepoint_request> savepoint);
   void complete(pending_checkpoint p, time_ms now);
   void abort(std::int64_t checkpoint_id, failure_reason reason, const std::string& detail,
              time_ms now);

@@ -334,7 +334,7 @@ TEST_CASE_FIXTURE(
     std::shared_ptr<te::task_context> context;
     explicit checkpointing_source(std::shared_ptr<log> o) : out(std::move(o)) {}
     void attach(std::shared_ptr<te::task_context> c) override { context = std::move(c); }
-    bool trigger_checkpoint(std::int64_t id, std::int64_t) override {
+    bool trigger_checkpoint(std::int64_t id, std::int64_t, bool) override {
       out->triggered.push_back(id);
       state::task_state_snapshot state;
       state.operators.emplace_back().list_entries.push_back({'4', '2'});
@@ -353,7 +353,7 @@ TEST_CASE_FIXTURE(
   run();
   auto attempt = attempt_for(0);
   auto r = ask_te<te::trigger_checkpoint>(jm, te_from_jm(jm_token()),
-                                          te::trigger_checkpoint_request{job_a, attempt, 7, 1000});
+                                          te::trigger_checkpoint_request{job_a, attempt, 7, 1000, false});
   REQUIRE(r.has_value());
   REQUIRE(r->has_value());
   run();
@@ -378,12 +378,12 @@ TEST_CASE_FIXTURE(
                                  {direction::receive, "confirm_checkpoint"}}));
   // An attempt that does not run here, or a stale JobMasterId, is refused.
   auto unknown = ask_te<te::trigger_checkpoint>(
-    jm, te_from_jm(jm_token()), te::trigger_checkpoint_request{job_a, attempt_for(1), 9, 1});
+    jm, te_from_jm(jm_token()), te::trigger_checkpoint_request{job_a, attempt_for(1), 9, 1, false});
   REQUIRE(unknown.has_value());
   REQUIRE_FALSE(unknown->has_value());
   CHECK(unknown->error().code == errc::not_found);
   auto stale = ask_te<te::trigger_checkpoint>(jm, te_from_jm(rpc::fencing_token{3, 3}),
-                                              te::trigger_checkpoint_request{job_a, attempt, 9, 1});
+                                              te::trigger_checkpoint_request{job_a, attempt, 9, 1, false});
   REQUIRE(stale.has_value());
   REQUIRE_FALSE(stale->has_value());
   CHECK(stale->error().code == errc::fencing_token_mismatch);
@@ -399,7 +399,7 @@ TEST_CASE_FIXTURE(
   run();
   auto attempt = attempt_for(0);
   ask_te<te::trigger_checkpoint>(jm, te_from_jm(jm_token()),
-                                 te::trigger_checkpoint_request{job_a, attempt, 3, 1});
+                                 te::trigger_checkpoint_request{job_a, attempt, 3, 1, false});
   run();
   REQUIRE(jm_seen->declined.size() == 1);
   CHECK(jm_seen->declined[0].checkpoint_id == 3);

@@ -367,6 +367,58 @@ TEST_SUITE("checkpoint coordinator") {
     CHECK(actions.job_failures.empty());
   }
 
+  TEST_CASE_FIXTURE(
+    coordinator_fixture,
+    "a task that finishes before it acknowledged aborts the checkpoint, uncounted") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(0);
+    c.acknowledge(source0, *id, state_of(1), 1);
+    c.task_finished(source0, 2); // acknowledged already: nothing changes
+    CHECK(c.number_of_pending() == 1);
+    c.task_finished(source1, 3);
+    CHECK(c.number_of_pending() == 0);
+    CHECK(c.stats().failed == 1);
+    CHECK(actions.job_failures.empty());
+  }
+
+  TEST_CASE_FIXTURE(
+    coordinator_fixture,
+    "a savepoint completes apart from checkpoints: not retained, its path handed on") {
+    auto& c = make();
+    std::optional<expected<std::string>> result;
+    auto id = c.trigger_savepoint(
+      0, savepoint_request{"/savepoints/savepoint-1", false, [&](expected<std::string> r) {
+                             result = std::move(r);
+                           }});
+    REQUIRE(id.has_value());
+    CHECK(c.pending(*id)->savepoint.has_value());
+    auto checkpoint = c.trigger_checkpoint(1); // max-concurrent 1, yet a savepoint is no bar...
+    CHECK_FALSE(checkpoint.has_value()); // ...for it; a checkpoint waits for the savepoint
+    ack_all(*id, 5);
+    REQUIRE(result.has_value());
+    REQUIRE(result->has_value());
+    CHECK(**result == "/checkpoints/chk-1"); // what finalize returned
+    CHECK(c.retained().empty());
+    CHECK(actions.completes.size() == 3); // the sinks commit on a savepoint too
+    SUBCASE("a failed savepoint is reported and does not fail the job") {
+      std::optional<expected<std::string>> failed;
+      auto next = c.trigger_savepoint(
+        10, savepoint_request{"/savepoints/savepoint-2", false, [&](expected<std::string> r) {
+                                failed = std::move(r);
+                              }});
+      c.decline(source0, *next, "no", 11);
+      REQUIRE(failed.has_value());
+      CHECK_FALSE(failed->has_value());
+      CHECK(actions.job_failures.empty());
+    }
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture, "after a restore the ids count on from the savepoint") {
+    auto& c = make();
+    c.restored_from(41);
+    CHECK(*c.trigger_checkpoint(0) == 42);
+  }
+
   TEST_CASE_FIXTURE(coordinator_fixture,
                     "only the planned tasks are triggered and told; finished ones are not") {
     auto& c = make();
