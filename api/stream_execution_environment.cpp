@@ -68,8 +68,7 @@ stream_execution_environment::stream_execution_environment(const configuration& 
     if (!interval)
       throw std::invalid_argument("Could not parse value '" + it->second
                                   + "' for key 'execution.checkpointing.interval'.");
-    enable_checkpointing(
-      std::chrono::duration_cast<std::chrono::milliseconds>(*interval).count());
+    enable_checkpointing(std::chrono::duration_cast<std::chrono::milliseconds>(*interval).count());
   }
   // Flink's RuntimeExecutionMode: BATCH exchanges data through blocking partitions, stage by stage
   // (an explicit global data exchange mode still wins, as it is the lower-level setting).
@@ -88,7 +87,10 @@ stream_execution_environment::stream_execution_environment(const configuration& 
   }
   // Checked by the Dispatcher at submission, which names a bad key there.
   for (const auto& [key, value] : config)
-    if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy")
+    // The job's own settings, over the cluster's at its JobMaster: restarts, failover, and
+    // checkpointing (mode, time-out, storage, state backend) as Flink's per-job configuration.
+    if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy"
+        || key.starts_with("execution.checkpointing.") || key.starts_with("state."))
       job_configuration_[key] = value;
 }
 

@@ -32,6 +32,8 @@ const bench_entry benches[] = {
 #ifdef FLINT_BENCH_HAS_WORDCOUNT
   {"wordcount", flint::bench::wordcount,
    "WordCount on the MiniCluster vs a plain single-threaded count"},
+  {"checkpoint", flint::bench::checkpoint,
+   "WordCount with checkpoints every second vs without, checkpoint duration and size"},
 #endif
 #ifdef FLINT_BENCH_HAS_EXCHANGE
   {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},

@@ -28,10 +28,12 @@ expected<api::configuration> job_configuration(const cli_settings& settings,
                           "execution.checkpointing.interval"})
     if (auto v = settings.config.get_raw(key))
       out[key] = *v;
-  // The job's own recovery settings (`-D restart-strategy.type=fixed-delay`): the JobMaster reads
-  // them over the cluster's, and the Dispatcher refuses a bad one naming the key.
+  // The job's own recovery and checkpoint settings (`-D restart-strategy.type=fixed-delay`,
+  // `-D state.backend.type=rocksdb`): the JobMaster reads them over the cluster's, and the
+  // Dispatcher refuses a bad one naming the key.
   for (const auto& key : settings.config.keys())
-    if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy")
+    if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy"
+        || key.starts_with("execution.checkpointing.") || key.starts_with("state."))
       out[key] = *settings.config.get_raw(key);
   return out;
 }

@@ -220,27 +220,47 @@ std::optional<gate_buffer> task_inputs::poll_next() {
                           + ": a checkpoint barrier without its id"));
         continue;
       }
-      auto decision = alignment().on_barrier(flat_channel(g, c), *barrier);
+      auto decision = barrier_arrived(flat_channel(g, c), *barrier);
       if (decision.block_channel)
         gates_[g].gate->block_channel(c);
       if (auto out = apply(decision, g, c))
         return out;
       continue; // the barrier is the alignment's: the task sees it once every channel sent it
     }
-    if (next->data.buf.kind() == buffer_kind::end_of_partition && aligner_)
-      aligned_ = apply(aligner_->on_end_of_partition(flat_channel(g, c)), g, c);
+    // Even before any barrier: a barrier that comes later must not wait for an ended channel.
+    if (next->data.buf.kind() == buffer_kind::end_of_partition)
+      aligned_ = apply(channel_ended(flat_channel(g, c)), g, c);
     return next;
   }
 }
 
-barrier_aligner& task_inputs::alignment() {
-  if (!aligner_) {
-    std::size_t channels = 0;
-    for (const auto& gate : gates_)
-      channels += gate.channels.size();
-    aligner_.emplace(channels);
+std::size_t task_inputs::total_channels() const {
+  std::size_t channels = 0;
+  for (const auto& gate : gates_)
+    channels += gate.channels.size();
+  return channels;
+}
+
+barrier_decision task_inputs::barrier_arrived(std::size_t flat, const checkpoint_barrier& barrier) {
+  if (at_least_once_) {
+    if (!tracker_)
+      tracker_.emplace(total_channels());
+    return tracker_->on_barrier(flat, barrier);
   }
-  return *aligner_;
+  if (!aligner_)
+    aligner_.emplace(total_channels());
+  return aligner_->on_barrier(flat, barrier);
+}
+
+barrier_decision task_inputs::channel_ended(std::size_t flat) {
+  if (at_least_once_) {
+    if (!tracker_)
+      tracker_.emplace(total_channels());
+    return tracker_->on_end_of_partition(flat);
+  }
+  if (!aligner_)
+    aligner_.emplace(total_channels());
+  return aligner_->on_end_of_partition(flat);
 }
 
 std::size_t task_inputs::flat_channel(std::size_t gate, std::size_t channel) const {
@@ -269,9 +289,10 @@ std::optional<gate_buffer> task_inputs::apply(const barrier_decision& decision, 
 }
 
 void task_inputs::cancel_checkpoint(std::int64_t checkpoint_id) {
-  if (!aligner_)
+  if (!aligner_ && !tracker_)
     return;
-  auto decision = aligner_->on_cancellation(checkpoint_id);
+  auto decision =
+    aligner_ ? aligner_->on_cancellation(checkpoint_id) : tracker_->on_cancellation(checkpoint_id);
   decision.aborted.reset(); // the JobMaster knows: nothing to decline
   (void)apply(decision, 0, 0);
 }

@@ -90,6 +90,9 @@ public:
   /// The JobMaster aborted `checkpoint_id` (declined elsewhere, timed out): the channels held
   /// for its alignment are read again.
   void cancel_checkpoint(std::int64_t checkpoint_id);
+  /// `execution.checkpointing.mode: AT_LEAST_ONCE`: barriers are tracked, no channel is held
+  /// (Flink's CheckpointBarrierTracker). Before the first buffer.
+  void set_at_least_once(bool on) noexcept { at_least_once_ = on; }
   /// True once every channel of every gate delivered end-of-partition.
   bool is_finished() const;
 
@@ -127,7 +130,10 @@ private:
 
   void add_gate(std::unique_ptr<input_gate> gate);
   std::optional<gate_buffer> poll_gates();
-  barrier_aligner& alignment();
+  /// The barrier handler's decisions: exactly-once alignment, or at-least-once tracking.
+  barrier_decision barrier_arrived(std::size_t flat, const checkpoint_barrier& barrier);
+  barrier_decision channel_ended(std::size_t flat);
+  std::size_t total_channels() const;
   std::size_t flat_channel(std::size_t gate, std::size_t channel) const;
   /// Resumes released channels, notes an aborted checkpoint, and returns the aligned barrier.
   std::optional<gate_buffer> apply(const barrier_decision& decision, std::size_t gate,
@@ -145,7 +151,10 @@ private:
   std::unique_ptr<routes> routes_;
   std::size_t next_gate_ = 0;
   /// Made at the first barrier, over every channel of every gate.
+  /// Made at the first barrier or end-of-partition, whichever comes first.
   std::optional<barrier_aligner> aligner_;
+  std::optional<barrier_tracker> tracker_;
+  bool at_least_once_ = false;
   /// An alignment that an end-of-partition completed: returned by the next poll.
   std::optional<gate_buffer> aligned_;
   std::vector<std::int64_t> aborted_checkpoints_;

@@ -90,6 +90,7 @@ expected<unit> stream_task::create_inputs() {
   if (!inputs)
     return inputs.error();
   inputs_ = std::move(*inputs);
+  inputs_->set_at_least_once(tdd_.checkpointing.mode == graph::checkpointing_mode::at_least_once);
   deserializers_.resize(inputs_->num_gates());
   for (std::size_t g = 0; g < deserializers_.size(); ++g)
     deserializers_[g].resize(inputs_->num_channels(g));

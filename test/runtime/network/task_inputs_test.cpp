@@ -137,6 +137,40 @@ TEST_SUITE("task inputs") {
     CHECK(got == std::vector<std::string>{"barrier 3"});
   }
 
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "a producer that ended before any barrier does not hold a later alignment") {
+    b0->finish();
+    CHECK(read().empty());
+    REQUIRE(a0->broadcast_checkpoint_barrier({4, 400}));
+    REQUIRE(a1->broadcast_checkpoint_barrier({4, 400}));
+    CHECK(read() == std::vector<std::string>{"barrier 4"});
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "an aborted checkpoint releases the channels held for its alignment") {
+    REQUIRE(a0->broadcast_checkpoint_barrier({5, 500}));
+    emit(*a0, "a0-after");
+    emit(*b0, "b0");
+    CHECK(read() == std::vector<std::string>{"1/0:b0"}); // a0 is held
+    CHECK(inputs->is_blocked(0, 0));
+    inputs->cancel_checkpoint(5);
+    CHECK_FALSE(inputs->is_blocked(0, 0));
+    CHECK(read() == std::vector<std::string>{"0/0:a0-after"});
+    CHECK_FALSE(inputs->has_aborted_checkpoints()); // the JobMaster aborted it: nothing to decline
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "at-least-once holds no channel and passes barrier n once all delivered it") {
+    inputs->set_at_least_once(true);
+    REQUIRE(a0->broadcast_checkpoint_barrier({6, 600}));
+    emit(*a0, "a0-after");
+    CHECK(read() == std::vector<std::string>{"0/0:a0-after"}); // not held
+    CHECK_FALSE(inputs->is_blocked(0, 0));
+    REQUIRE(a1->broadcast_checkpoint_barrier({6, 600}));
+    REQUIRE(b0->broadcast_checkpoint_barrier({6, 600}));
+    CHECK(read() == std::vector<std::string>{"barrier 6"});
+  }
+
 } // TEST_SUITE
 
 } // namespace flint::network

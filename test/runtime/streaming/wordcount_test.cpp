@@ -227,7 +227,60 @@ void run_wordcount(int parallelism, int task_managers, bool remote = false, bool
   }
 }
 
+/// WordCount checkpointing every 50 ms (state in the JobMaster's memory: no checkpoint
+/// directory) writes through the exactly-once file sink: part files committed with the
+/// checkpoints, every one visible at the end, one update per word.
+void run_checkpointed_wordcount(int parallelism, int task_managers) {
+  const auto& text = wordcount_text();
+  static std::int64_t words = 0;
+  static const auto expected = plain_count(text, words);
+  auto suffix = std::to_string(parallelism) + "_" + std::to_string(task_managers) + "_checkpointed";
+  test::temp_path input("wordcount_in_" + suffix);
+  test::temp_path output("wordcount_out_" + suffix);
+  {
+    std::ofstream f(input.path, std::ios::binary);
+    f << text;
+  }
+  api::configuration config{{"parallelism.default", std::to_string(parallelism)},
+                            {"execution.checkpointing.interval", "50 ms"}};
+  api::stream_execution_environment env(config);
+  examples::build_wordcount(env, {input.path.string(), output.path.string()});
+  auto program = test::graphs_of(env);
+  REQUIRE(program.job->checkpointing.interval == 50);
+
+  streaming::local_cluster_options options;
+  options.task_managers = task_managers;
+  options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
+  options.remote_channels = task_managers > 1;
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(4));
+  REQUIRE_MESSAGE(result.has_value(), result.error().to_string());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+
+  REQUIRE(std::filesystem::is_directory(output.path));
+  parsed_output counted;
+  std::size_t parts = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(output.path)) {
+    auto name = entry.path().filename().string();
+    CHECK_MESSAGE(name.starts_with("part-"), name); // nothing in progress or pending is left
+    ++parts;
+    parsed_output file;
+    parse_counts(entry.path(), file);
+    counted.updates += file.updates;
+    for (const auto& [word, n] : file.last)
+      counted.last[word] = std::max(counted.last[word], n);
+  }
+  CHECK(parts > static_cast<std::size_t>(parallelism)); // rolled at several checkpoints
+  CHECK(counted.updates == words);
+  CHECK(counted.last == expected);
+  test::check_resources_released(cluster);
+}
+
 } // namespace
+
+TEST_CASE("a checkpointed wordcount at parallelism 2 commits its output with the checkpoints") {
+  run_checkpointed_wordcount(2, 2);
+}
 
 TEST_CASE("wordcount at parallelism 1 on one TaskExecutor counts like a plain count") {
   run_wordcount(1, 1);
