@@ -179,4 +179,7 @@ struct TaskDeploymentDescriptor {
   checkpointStorageDir @10 :Text;
   restore @11 :Data;
   # A TaskRestore of checkpoint.capnp as runtime/state/state_codec writes it; empty: none.
+  stateBackend @12 :Text;
+  # state.backend.type: hashmap or rocksdb (empty: hashmap).
+  incrementalCheckpoints @13 :Bool;
 }

@@ -189,7 +189,11 @@ const config_option<std::string> state_savepoints_dir{
   "state.savepoints.dir", std::nullopt,
   "Where `flint savepoint` and `flint stop` put savepoints when given no directory.", nullptr};
 const config_option<std::string> state_backend_type{
-  "state.backend.type", std::nullopt, "Where keyed state lives: hashmap (the heap).", nullptr};
+  "state.backend.type", std::nullopt,
+  "Where keyed state lives: hashmap (the heap) or rocksdb (RocksDB on local disk).", nullptr};
+const config_option<std::string> state_backend_incremental{
+  "state.backend.incremental", std::nullopt,
+  "RocksDB checkpoints upload only the SST files the last completed one lacks (false).", nullptr};
 const config_option<std::string> web_exception_history_size{
   "web.exception-history-size", std::nullopt,
   "Failures each job keeps in its exception history (16).", nullptr};
@@ -275,6 +279,7 @@ const std::vector<option_info>& all() {
     info<state_checkpoints_dir>(),
     info<state_savepoints_dir>(),
     info<state_backend_type>(),
+    info<state_backend_incremental>(),
   };
   return list;
 }

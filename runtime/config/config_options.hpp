@@ -121,6 +121,7 @@ extern const config_option<std::string> state_checkpoints_num_retained;
 extern const config_option<std::string> state_checkpoints_dir;
 extern const config_option<std::string> state_savepoints_dir;
 extern const config_option<std::string> state_backend_type;
+extern const config_option<std::string> state_backend_incremental;
 
 } // namespace flint::config::options
 

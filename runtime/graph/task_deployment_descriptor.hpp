@@ -65,9 +65,11 @@ struct task_checkpoint_options {
   /// `<state.checkpoints.dir>/<job id>`: where the task writes its state files (into
   /// `chk-<n>/`); empty: the state travels inline to the JobMaster (its memory is the storage).
   std::string storage_dir;
+  /// `state.backend.type` (hashmap, rocksdb) and `state.backend.incremental`.
+  std::string state_backend = "hashmap";
+  bool incremental = false;
 
-  friend bool operator==(const task_checkpoint_options&,
-                         const task_checkpoint_options&) = default;
+  friend bool operator==(const task_checkpoint_options&, const task_checkpoint_options&) = default;
 };
 
 /// Everything about one execution attempt the task side needs; the operators come from the

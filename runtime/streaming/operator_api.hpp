@@ -6,6 +6,7 @@
 
 #include "runtime/graph/stream_partitioner.hpp"
 #include "runtime/graph/types.hpp"
+#include "runtime/state/keyed_state_backend.hpp"
 #include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/stream_operator.hpp"
 #include "runtime/streaming/type_serializer.hpp"
@@ -177,6 +178,9 @@ struct operator_context {
   const std::atomic<bool>* interrupt = nullptr;
   /// Whether the job checkpoints: a file sink then commits its files with the checkpoints.
   graph::checkpointing_mode checkpointing = graph::checkpointing_mode::none;
+  /// Where keyed state that goes through a keyed_state_backend lives (`state.backend.type`); its
+  /// local directory is this subtask's alone.
+  state::keyed_state_backend_options state_backend;
   yield_signal yield_signal_of() const { return {yield, interrupt}; }
   bool must_yield() const { return yield_signal_of()(); }
 };

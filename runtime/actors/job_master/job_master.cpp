@@ -282,8 +282,10 @@ void job_master::register_methods() {
       auto updated = scheduler->update_task_execution_state(state);
       if (!updated)
         return updated.error();
-      if (state.state == graph::execution_state::finished && checkpoints_)
+      if (state.state == graph::execution_state::finished && checkpoints_) {
         checkpoints_->task_finished(state.attempt, now_ms());
+        checkpoints_->trigger_after_finished_task(now_ms());
+      }
       return rpc::ack{};
     });
 

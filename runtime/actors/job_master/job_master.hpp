@@ -204,6 +204,9 @@ private:
   std::unique_ptr<checkpoint::checkpoint_coordinator> checkpoints_;
   /// Where checkpoints are written (`state.checkpoints.dir`); null: the JobManager's memory.
   std::unique_ptr<state::checkpoint_storage> checkpoint_storage_;
+  /// `state.backend.type` and `state.backend.incremental`, for the tasks.
+  std::string state_backend_ = "hashmap";
+  bool incremental_checkpoints_ = false;
   /// The savepoint or checkpoint the job started from (until a checkpoint of its own completes).
   std::optional<checkpoint::completed_checkpoint> initial_restore_;
   /// The checkpoint and restart whose restore was last logged.

@@ -39,6 +39,22 @@ bool job_master::create_checkpoint_coordinator() {
   }
   // Always a coordinator, as Flink has for streaming jobs: savepoints need one even when
   // periodic checkpoints are off (interval 0: its scheduler never starts).
+  auto backend = config.get_raw("state.backend.type").value_or("hashmap");
+  if (backend != "hashmap" && backend != "rocksdb") {
+    fail_before_start("Could not start job " + job_id_.to_string() + ": unknown state backend '"
+                      + backend + "' (state.backend.type: hashmap or rocksdb)");
+    return false;
+  }
+  state_backend_ = backend;
+  if (config.get_raw("state.backend.incremental")) {
+    auto incremental = config.get_bool("state.backend.incremental");
+    if (!incremental) {
+      fail_before_start("Could not start job " + job_id_.to_string()
+                        + ": state.backend.incremental: " + incremental.error().message);
+      return false;
+    }
+    incremental_checkpoints_ = *incremental;
+  }
   if (auto dir = config.get_raw("state.checkpoints.dir"); dir && !dir->empty()) {
     auto storage = state::checkpoint_storage::create(*dir, job_id_);
     if (!storage) {
@@ -191,6 +207,8 @@ expected<unit> job_master::add_checkpoint_settings(graph::task_deployment_descri
       : graph::checkpointing_mode::at_least_once;
   if (checkpoint_storage_)
     tdd.checkpointing.storage_dir = checkpoint_storage_->job_directory();
+  tdd.checkpointing.state_backend = state_backend_;
+  tdd.checkpointing.incremental = incremental_checkpoints_;
   // The latest completed checkpoint, else the savepoint the job started from.
   const auto* latest = checkpoints_->latest_completed();
   if (latest == nullptr && initial_restore_)
@@ -209,14 +227,19 @@ expected<unit> job_master::add_checkpoint_settings(graph::task_deployment_descri
   }
   operators.parallelism = tdd.parallelism;
   operators.max_parallelism = tdd.max_parallelism;
-  auto assigned = state::assign_states(*latest->metadata, operators);
-  if (!assigned)
-    return assigned.error();
-  if (tdd.subtask_index < 0 || static_cast<std::size_t>(tdd.subtask_index) >= assigned->size())
-    return make_error(
-      errc::internal,
-      "no restore state for subtask " + std::to_string(tdd.subtask_index) + " of " + tdd.task_name);
-  tdd.restore = std::move((*assigned)[static_cast<std::size_t>(tdd.subtask_index)]);
+  if (operators.operators.empty()) {
+    // A vertex without operators (a plain invokable) has no state: it only learns it restores.
+    tdd.restore = state::task_restore{latest->id, {}};
+  } else {
+    auto assigned = state::assign_states(*latest->metadata, operators);
+    if (!assigned)
+      return assigned.error();
+    if (tdd.subtask_index < 0 || static_cast<std::size_t>(tdd.subtask_index) >= assigned->size())
+      return make_error(errc::internal,
+                        "no restore state for subtask " + std::to_string(tdd.subtask_index) + " of "
+                          + tdd.task_name);
+    tdd.restore = std::move((*assigned)[static_cast<std::size_t>(tdd.subtask_index)]);
+  }
   // An operator the checkpoint does not know starts afresh: the task sees it absent.
   std::erase_if(tdd.restore->state.operators, [&](const state::operator_subtask_state& op) {
     return latest->metadata->find(op.operator_id) == nullptr;

@@ -343,6 +343,8 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
   }
   root.setCheckpointingMode(static_cast<std::uint8_t>(tdd.checkpointing.mode));
   root.setCheckpointStorageDir(tdd.checkpointing.storage_dir);
+  root.setStateBackend(tdd.checkpointing.state_backend);
+  root.setIncrementalCheckpoints(tdd.checkpointing.incremental);
   if (tdd.restore) {
     auto restore = state::encode_task_restore(*tdd.restore);
     root.setRestore(
@@ -403,6 +405,10 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(
           "malformed task deployment descriptor: checkpointing mode " + std::to_string(mode));
       tdd.checkpointing.mode = static_cast<checkpointing_mode>(mode);
       tdd.checkpointing.storage_dir = root.getCheckpointStorageDir().cStr();
+      tdd.checkpointing.state_backend = root.getStateBackend().size() > 0
+        ? std::string(root.getStateBackend().cStr())
+        : std::string("hashmap");
+      tdd.checkpointing.incremental = root.getIncrementalCheckpoints();
       if (root.hasRestore() && root.getRestore().size() > 0) {
         auto bytes = root.getRestore();
         auto restore =

@@ -223,6 +223,14 @@ void checkpoint_coordinator::task_finished(const task_id& task, time_ms now) {
             failure_reason::task_not_ready);
 }
 
+void checkpoint_coordinator::trigger_after_finished_task(time_ms now) {
+  if (!running_ || !pending_.empty())
+    return;
+  if (last_completion_ && now < *last_completion_ + settings_.min_pause.count())
+    return;
+  (void)trigger_checkpoint(now); // not all running yet: counted and logged, the periodic one comes
+}
+
 void checkpoint_coordinator::abort_pending(failure_reason reason, time_ms now) {
   std::vector<std::int64_t> ids;
   for (const auto& [id, _] : pending_)

@@ -201,6 +201,10 @@ public:
   /// `task` reached FINISHED: a checkpoint still waiting for its acknowledgement will not get
   /// it (not counted against the tolerance; the next one plans it as finished).
   void task_finished(const task_id& task, time_ms now);
+  /// A task finished, so others may now wait for a final checkpoint before they finish
+  /// (FLIP-147): one is triggered at once rather than an interval later, unless a checkpoint is
+  /// in progress or the pause after the last one is not over.
+  void trigger_after_finished_task(time_ms now);
 
   /// Aborts every pending checkpoint (a failover restarted tasks); not counted as failures.
   void abort_pending(failure_reason reason, time_ms now);

@@ -4,7 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <optional>
+
+#include <unistd.h>
 
 #include <caf/all.hpp>
 
@@ -54,6 +57,9 @@ struct job_master_fixture : test_fixture {
   std::vector<task_executor::disconnect_job_manager_request> te_disconnects;
   std::vector<resource_manager::disconnect_job_manager_request> rm_disconnects;
   std::vector<rpc::reply_to<rpc::ack>> parked_submits;
+  std::vector<task_executor::trigger_checkpoint_request> checkpoint_triggers;
+  std::vector<task_executor::checkpoint_notification> checkpoint_confirms;
+  std::vector<task_executor::checkpoint_notification> checkpoint_aborts;
   bool park_submits = false;
   std::vector<job_master_result> results;
 
@@ -120,6 +126,24 @@ struct job_master_fixture : test_fixture {
       self.on<task_executor::heartbeat_from_job_manager>(
         rpc::fencing::fenced,
         [](heartbeat::heartbeat_request) -> expected<rpc::ack> { return rpc::ack{}; });
+      self.on<task_executor::trigger_checkpoint>(
+        rpc::fencing::fenced,
+        [this](task_executor::trigger_checkpoint_request r) -> expected<rpc::ack> {
+          checkpoint_triggers.push_back(r);
+          return rpc::ack{};
+        });
+      self.on<task_executor::confirm_checkpoint>(
+        rpc::fencing::fenced,
+        [this](task_executor::checkpoint_notification n) -> expected<rpc::ack> {
+          checkpoint_confirms.push_back(n);
+          return rpc::ack{};
+        });
+      self.on<task_executor::abort_checkpoint>(
+        rpc::fencing::fenced,
+        [this](task_executor::checkpoint_notification n) -> expected<rpc::ack> {
+          checkpoint_aborts.push_back(n);
+          return rpc::ack{};
+        });
     });
     run();
   }
@@ -199,10 +223,13 @@ struct job_master_fixture : test_fixture {
     return names;
   }
 
-  /// Brings a 3 x 2 job to RUNNING on one TaskExecutor with two slots.
-  void run_job(job_master_config cfg = {}) {
+  /// Brings a 3 x 2 job to RUNNING on one TaskExecutor with two slots; `checkpoint_interval`
+  /// > 0 makes it checkpoint.
+  void run_job(job_master_config cfg = {}, std::int64_t checkpoint_interval = -1) {
     confirm_resource_manager();
-    start_job_master(test::chain_job(job, {2, 2, 2}), std::move(cfg));
+    auto g = test::chain_job(job, {2, 2, 2});
+    g.checkpointing.interval = checkpoint_interval;
+    start_job_master(std::move(g), std::move(cfg));
     register_and_offer();
     REQUIRE(submitted.size() == 6);
     report_all(execution_state::running);
@@ -537,4 +564,120 @@ TEST_CASE_FIXTURE(
   REQUIRE_FALSE(stale.has_value());
   CHECK(stale.error().code == errc::fencing_token_mismatch);
   CHECK(master().status() == job_status::running);
+}
+
+// -- checkpoints ---------------------------------------------------------------------------------
+
+namespace {
+
+graph::execution_attempt_id attempt_of(const task_executor::submit_task_request& s) {
+  return {s.tdd.job_vertex_id, s.tdd.subtask_index, s.tdd.attempt_number};
+}
+
+/// A checkpoint directory of the test's own, removed at the end.
+struct checkpoint_dir {
+  std::filesystem::path path =
+    std::filesystem::temp_directory_path() / ("flint_jm_checkpoints_" + std::to_string(::getpid()));
+  checkpoint_dir() { std::filesystem::remove_all(path); }
+  ~checkpoint_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "the JobMaster drives a checkpoint message by message: trigger at the sources, "
+                  "acknowledgements with state, _metadata, confirmation to every task") {
+  checkpoint_dir dir;
+  job_master_config cfg;
+  cfg.configuration.set("state.checkpoints.dir", dir.path.string());
+  run_job(cfg, 100);
+  // Every task learns that the job checkpoints, and where.
+  for (const auto& s : submitted) {
+    CHECK(s.tdd.checkpointing.mode == graph::checkpointing_mode::exactly_once);
+    CHECK(s.tdd.checkpointing.storage_dir == (dir.path / job.to_string()).string());
+    CHECK_FALSE(s.tdd.restore.has_value());
+  }
+  REQUIRE(master().checkpoint_coordinator() != nullptr);
+  advance(100ms);
+  // Only the two sources are triggered.
+  REQUIRE(checkpoint_triggers.size() == 2);
+  for (const auto& t : checkpoint_triggers) {
+    CHECK(t.checkpoint_id == 1);
+    CHECK(t.attempt.job_vertex == submitted[0].tdd.job_vertex_id);
+    CHECK_FALSE(t.stop);
+  }
+  CHECK(test::contains_in_order(trace(), {{direction::send, "trigger_checkpoint"}}));
+  // Five of six acknowledge: nothing completes yet.
+  for (std::size_t i = 0; i + 1 < submitted.size(); ++i) {
+    state::task_state_snapshot snapshot;
+    REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(submitted[i]), 1, snapshot}));
+  }
+  CHECK(checkpoint_confirms.empty());
+  CHECK(master().checkpoint_coordinator()->stats().in_progress == 1);
+  REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(submitted.back()), 1, {}}));
+  CHECK(master().checkpoint_coordinator()->stats().completed == 1);
+  CHECK(std::filesystem::is_regular_file(dir.path / job.to_string() / "chk-1" / "_metadata"));
+  // Every task hears of the completion (its sinks commit).
+  CHECK(checkpoint_confirms.size() == 6);
+  for (const auto& n : checkpoint_confirms)
+    CHECK(n.checkpoint_id == 1);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a declined checkpoint is aborted at every task and counted; a task not ready "
+                  "does not count") {
+  job_master_config cfg;
+  cfg.configuration.set("execution.checkpointing.tolerable-failed-checkpoints", "1");
+  run_job(cfg, 100);
+  advance(100ms);
+  REQUIRE(checkpoint_triggers.size() == 2);
+  // Not ready (a task closing): aborted, not counted.
+  REQUIRE(te_call<decline_checkpoint>({job, attempt_of(submitted[2]), 1, "closing", true}));
+  CHECK(checkpoint_aborts.size() == 6);
+  CHECK(master().checkpoint_coordinator()->stats().failed == 1);
+  advance(100ms);
+  REQUIRE(checkpoint_triggers.size() == 4);
+  // A real decline is counted: one is tolerated...
+  REQUIRE(te_call<decline_checkpoint>({job, attempt_of(submitted[3]), 2, "state too big", false}));
+  CHECK(master().status() == job_status::running);
+  advance(100ms);
+  REQUIRE(checkpoint_triggers.size() == 6);
+  // ...two in a row fail the job.
+  REQUIRE(te_call<decline_checkpoint>({job, attempt_of(submitted[3]), 3, "state too big", false}));
+  CHECK(master().status() != job_status::running);
+}
+
+TEST_CASE_FIXTURE(
+  job_master_fixture,
+  "after a failover every redeployed task restores the latest completed checkpoint") {
+  job_master_config cfg;
+  cfg.configuration.set("restart-strategy.type", "fixed-delay");
+  cfg.configuration.set("restart-strategy.fixed-delay.delay", "0 ms");
+  run_job(cfg, 100);
+  advance(100ms);
+  for (const auto& s : submitted)
+    REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), 1, {}}));
+  REQUIRE(master().checkpoint_coordinator()->stats().completed == 1);
+  advance(50ms);
+  auto first = submitted;
+  // A task fails: its region (all six, ALL_TO_ALL) restarts, the next checkpoint was aborted.
+  cluster::task_execution_state failed{job, attempt_of(first[2]), execution_state::failed, "boom"};
+  REQUIRE(te_call<update_task_execution_state>(failed));
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    if (i == 2)
+      continue;
+    cluster::task_execution_state canceled{
+      job, attempt_of(first[i]), execution_state::canceled, {}};
+    REQUIRE(te_call<update_task_execution_state>(canceled));
+  }
+  advance(1ms); // the restart delay (0 ms) is a timer
+  REQUIRE(submitted.size() == 12);
+  for (std::size_t i = 6; i < 12; ++i) {
+    CHECK(submitted[i].tdd.attempt_number == 1);
+    REQUIRE(submitted[i].tdd.restore.has_value());
+    CHECK(submitted[i].tdd.restore->checkpoint_id == 1);
+  }
 }

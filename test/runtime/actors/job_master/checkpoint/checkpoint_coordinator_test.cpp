@@ -413,6 +413,25 @@ TEST_SUITE("checkpoint coordinator") {
     }
   }
 
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "a finished task brings the next checkpoint forward, within the rules") {
+    settings.min_pause = milliseconds(100);
+    auto& c = make();
+    c.trigger_after_finished_task(0); // the scheduler is not running: nothing
+    CHECK(actions.triggers.empty());
+    c.start_scheduler();
+    c.trigger_after_finished_task(10);
+    CHECK(c.number_of_pending() == 1);
+    auto pending_id = actions.triggers.back().id;
+    c.trigger_after_finished_task(11); // one in progress: nothing more
+    CHECK(c.number_of_pending() == 1);
+    ack_all(pending_id, 20);
+    c.trigger_after_finished_task(50); // within min-pause of the completion: nothing
+    CHECK(c.number_of_pending() == 0);
+    c.trigger_after_finished_task(130);
+    CHECK(c.number_of_pending() == 1);
+  }
+
   TEST_CASE_FIXTURE(coordinator_fixture, "after a restore the ids count on from the savepoint") {
     auto& c = make();
     c.restored_from(41);
