@@ -1,0 +1,326 @@
+#include "runtime/state/keyed_state_backend.hpp"
+
+#include "runtime/state/backend_entry_format.hpp"
+#include "runtime/state/keyed_state_files.hpp"
+
+#include "test/runtime/state/state_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+using namespace flint;
+using namespace flint::state;
+using flint::state::test::temp_dir;
+
+namespace {
+
+// The backends under test, each also in the role of the other's restorer.
+struct hashmap_backend {
+  static constexpr const char* type = "hashmap";
+  static constexpr bool incremental = false;
+};
+
+/// (state name, key group, key) -> value: what a backend holds.
+using contents = std::map<std::tuple<std::string, int, std::string>, std::string>;
+
+const std::vector<std::string> state_names = {"count", "window-contents"};
+
+/// Makes backends with local directories under one temporary directory.
+class backends {
+public:
+  std::unique_ptr<keyed_state_backend> make(const char* type, bool incremental,
+                                            key_group_range key_groups) {
+    keyed_state_backend_options options;
+    options.type = type;
+    options.incremental = incremental;
+    options.local_dir = dir_ / ("backend-" + std::to_string(next_++));
+    auto backend = make_keyed_state_backend(options, key_groups);
+    REQUIRE(backend);
+    return std::move(*backend);
+  }
+  template <class Backend>
+  std::unique_ptr<keyed_state_backend> make(key_group_range key_groups) {
+    return make(Backend::type, Backend::incremental, key_groups);
+  }
+  const temp_dir& dir() const { return dir_; }
+
+private:
+  temp_dir dir_;
+  int next_ = 0;
+};
+
+/// Puts `count` entries spread over `key_groups` into every state of `state_names`; returns them.
+contents fill(keyed_state_backend& backend, key_group_range key_groups, int count,
+              const std::string& tag = "v") {
+  contents out;
+  for (const auto& name : state_names) {
+    auto state = backend.register_state(name);
+    for (int i = 0; i < count; ++i) {
+      int key_group = key_groups.first + i % key_groups.size();
+      auto key = "key-" + std::to_string(i);
+      auto value = tag + "-" + name + "-" + std::to_string(i);
+      backend.put(state, key_group, key, value);
+      out[{name, key_group, key}] = value;
+    }
+  }
+  return out;
+}
+
+/// Everything `backend` holds in `key_groups` (for_each with no prefix).
+contents dump(keyed_state_backend& backend, key_group_range key_groups) {
+  contents out;
+  for (const auto& name : state_names) {
+    auto state = backend.register_state(name);
+    for (int g = key_groups.first; g <= key_groups.last; ++g)
+      backend.for_each(state, g, "", [&](std::string_view key, std::string_view value) {
+        out[{name, g, std::string(key)}] = std::string(value);
+      });
+  }
+  return out;
+}
+
+/// The entries of `all` in `key_groups`.
+contents within(const contents& all, key_group_range key_groups) {
+  contents out;
+  for (const auto& [k, v] : all)
+    if (key_groups.contains(std::get<1>(k)))
+      out.emplace(k, v);
+  return out;
+}
+
+std::vector<keyed_state_handle> upload(keyed_snapshot_upload& upload, const std::string& chk_dir,
+                                       const std::string& shared_dir, const std::string& prefix) {
+  auto handles = upload(snapshot_target{chk_dir, shared_dir, prefix});
+  REQUIRE_MESSAGE(handles, handles.error().to_string());
+  return std::move(*handles);
+}
+
+} // namespace
+
+TEST_CASE_TEMPLATE("a backend gets, puts and removes entries and lists a prefix in key order", B,
+                   hashmap_backend) {
+  backends made;
+  auto backend = made.make<B>({0, 3});
+  auto a = backend->register_state("a");
+  auto b = backend->register_state("b");
+  std::string value;
+  CHECK_FALSE(backend->get(a, 1, "k", value));
+  backend->put(a, 1, "k", "v1");
+  backend->put(b, 1, "k", "other state");
+  backend->put(a, 2, "k", "other key group");
+  REQUIRE(backend->get(a, 1, "k", value));
+  CHECK(value == "v1");
+  backend->put(a, 1, "k", "v2");
+  REQUIRE(backend->get(a, 1, "k", value));
+  CHECK(value == "v2");
+  REQUIRE(backend->get(b, 1, "k", value));
+  CHECK(value == "other state");
+  backend->remove(a, 1, "k");
+  CHECK_FALSE(backend->get(a, 1, "k", value));
+  backend->remove(a, 1, "never there");
+  REQUIRE(backend->get(a, 2, "k", value));
+  CHECK(value == "other key group");
+
+  // A MapState's entries: key + user key, listed by the key as prefix, in byte order.
+  for (const auto& user_key : std::vector<std::string>{"m", "b", "z", "a", std::string("\0x", 2)})
+    backend->put(a, 3, "user1/" + user_key, user_key);
+  backend->put(a, 3, std::string("user1/\xff", 7), "high byte");
+  backend->put(a, 3, "user0/a", "before");
+  backend->put(a, 3, "user2/a", "after");
+  backend->put(a, 3, "user1", "the prefix itself");
+  backend->put(b, 3, "user1/q", "other state");
+  std::vector<std::string> keys;
+  backend->for_each(a, 3, "user1/",
+                    [&](std::string_view key, std::string_view) { keys.emplace_back(key); });
+  CHECK(keys
+        == std::vector<std::string>{std::string("user1/\0x", 8), "user1/a", "user1/b", "user1/m",
+                                    "user1/z", std::string("user1/\xff", 7)});
+  keys.clear();
+  backend->for_each(a, 3, "",
+                    [&](std::string_view key, std::string_view) { keys.emplace_back(key); });
+  CHECK(keys.size() == 9);
+  CHECK(keys.front() == "user0/a");
+  CHECK(keys.back() == "user2/a");
+  int calls = 0;
+  backend->for_each(a, 0, "", [&](std::string_view, std::string_view) { ++calls; });
+  CHECK(calls == 0);
+}
+
+TEST_CASE_TEMPLATE("register_state gives a state the same number by name, also after a restore", B,
+                   hashmap_backend) {
+  backends made;
+  auto backend = made.make<B>({0, 7});
+  auto a = backend->register_state("a");
+  auto b = backend->register_state("b");
+  CHECK(a != b);
+  CHECK(backend->register_state("a") == a);
+  CHECK(backend->register_state("b") == b);
+  backend->put(b, 5, "k", "of b");
+  auto snapshot = backend->snapshot(1);
+  auto handles = upload(snapshot, "", "", "op-0-0");
+
+  // The restored backend learns "b" from the snapshot, before the operator registers anything.
+  auto restored = made.make<B>({0, 7});
+  REQUIRE(restored->restore(handles));
+  auto c = restored->register_state("c");
+  auto b2 = restored->register_state("b");
+  CHECK(c != b2);
+  CHECK(restored->register_state("c") == c);
+  std::string value;
+  REQUIRE(restored->get(b2, 5, "k", value));
+  CHECK(value == "of b");
+}
+
+TEST_CASE_TEMPLATE("a snapshot holds the state at its time, not later writes, and restores", B,
+                   hashmap_backend) {
+  backends made;
+  key_group_range range{0, 15};
+  auto backend = made.make<B>(range);
+  auto at_snapshot = fill(*backend, range, 2000);
+  auto snapshot = backend->snapshot(1);
+
+  // Written after the synchronous part: not in the snapshot.
+  auto later = fill(*backend, range, 100, "later");
+  auto count = backend->register_state("count");
+  backend->remove(count, 1, "key-1");
+  backend->put(count, 2, "new-key", "new");
+  CHECK(dump(*backend, range).count({"count", 2, "new-key"}) == 1);
+
+  auto chk = made.dir() / "chk-1";
+  auto handles = upload(snapshot, chk, made.dir() / "shared", "op-0-0");
+  REQUIRE(handles.size() == 1);
+  CHECK(handles[0].first_key_group == 0);
+  CHECK(handles[0].last_key_group == 15);
+  CHECK_FALSE(handles[0].data.is_inline());
+  CHECK(handles[0].data.path == chk + "/op-0-0-keyed");
+  CHECK(std::filesystem::exists(chk + "/op-0-0-keyed"));
+
+  auto restored = made.make<B>(range);
+  REQUIRE(restored->restore(handles));
+  CHECK(dump(*restored, range) == at_snapshot);
+  // The live backend went on.
+  CHECK(dump(*backend, range) != at_snapshot);
+}
+
+TEST_CASE_TEMPLATE("a snapshot without a checkpoint directory travels inline and restores", B,
+                   hashmap_backend) {
+  backends made;
+  key_group_range range{4, 9};
+  auto backend = made.make<B>(range);
+  auto at_snapshot = fill(*backend, range, 300);
+  auto snapshot = backend->snapshot(7);
+  fill(*backend, range, 10, "later");
+  auto handles = upload(snapshot, "", "", "op-1-0");
+  REQUIRE(handles.size() == 1);
+  CHECK(handles[0].data.is_inline());
+  CHECK(handles[0].first_key_group == 4);
+  CHECK(handles[0].last_key_group == 9);
+  auto restored = made.make<B>(range);
+  REQUIRE(restored->restore(handles));
+  CHECK(dump(*restored, range) == at_snapshot);
+}
+
+TEST_CASE_TEMPLATE("a restore at another parallelism takes exactly each subtask's key groups", B,
+                   hashmap_backend) {
+  constexpr int max_parallelism = 12;
+  backends made;
+  for (auto [from, to] : {std::pair{2, 3}, std::pair{3, 2}}) {
+    CAPTURE(from);
+    CAPTURE(to);
+    contents all;
+    std::vector<keyed_state_handle> handles;
+    for (int i = 0; i < from; ++i) {
+      auto range = key_group_range_for_operator(max_parallelism, from, i);
+      auto backend = made.make<B>(range);
+      auto entries = fill(*backend, range, 600, "s" + std::to_string(i));
+      all.insert(entries.begin(), entries.end());
+      auto snapshot = backend->snapshot(3);
+      auto chk = made.dir() / ("chk-" + std::to_string(from) + "-" + std::to_string(to));
+      auto uploaded = upload(snapshot, chk, made.dir() / "shared", "op-" + std::to_string(i));
+      handles.insert(handles.end(), uploaded.begin(), uploaded.end());
+    }
+    contents restored_all;
+    for (int i = 0; i < to; ++i) {
+      auto range = key_group_range_for_operator(max_parallelism, to, i);
+      auto restored = made.make<B>(range);
+      REQUIRE(restored->restore(handles));
+      auto entries = dump(*restored, range);
+      CHECK(entries == within(all, range));
+      restored_all.insert(entries.begin(), entries.end());
+    }
+    CHECK(restored_all == all);
+  }
+}
+
+TEST_CASE("a missing or malformed keyed state file is an error naming it") {
+  backends made;
+  key_group_range range{0, 3};
+  auto backend = made.make<hashmap_backend>(range);
+  fill(*backend, range, 40);
+  auto snapshot = backend->snapshot(1);
+  auto handles = upload(snapshot, made.dir() / "chk-1", "", "op-0-0");
+  auto path = handles[0].data.path;
+
+  std::filesystem::resize_file(path, handles[0].data.size - 1);
+  auto truncated = made.make<hashmap_backend>(range)->restore(handles);
+  REQUIRE_FALSE(truncated);
+  CHECK(truncated.error().message.find(path) != std::string::npos);
+
+  // A file of the right size whose last key group's bytes are cut short.
+  handles[0].data.size -= 1;
+  auto malformed = made.make<hashmap_backend>(range)->restore(handles);
+  REQUIRE_FALSE(malformed);
+  CHECK(malformed.error().code == errc::invalid_argument);
+  CHECK(malformed.error().message.find("key group 3") != std::string::npos);
+  CHECK(malformed.error().message.find(path) != std::string::npos);
+
+  std::filesystem::remove(path);
+  auto missing = made.make<hashmap_backend>(range)->restore(handles);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().message.find(path) != std::string::npos);
+}
+
+TEST_CASE("an unknown state backend type is refused naming state.backend.type") {
+  keyed_state_backend_options options;
+  options.type = "memory";
+  auto backend = make_keyed_state_backend(options, {0, 1});
+  REQUIRE_FALSE(backend);
+  CHECK(backend.error().code == errc::invalid_argument);
+  CHECK(backend.error().message
+        == "Unknown state backend 'memory' (state.backend.type: hashmap or rocksdb)");
+}
+
+TEST_CASE("key group entries keep their states by name, in order, and drop empty sections") {
+  key_group_entries_writer writer;
+  CHECK(writer.take().empty());
+  writer.begin_state("empty");
+  writer.begin_state("a");
+  writer.add("k1", "v1");
+  writer.add("", "");
+  writer.begin_state("also empty");
+  writer.begin_state("b");
+  writer.add(std::string("\0k", 2), "v");
+  auto bytes = writer.take();
+  CHECK(writer.take().empty());
+  std::vector<std::tuple<std::string, std::string, std::string>> read;
+  auto ok = read_key_group_entries(
+    bytes, [&](auto name, auto key, auto value) { read.emplace_back(name, key, value); });
+  REQUIRE(ok);
+  CHECK(read
+        == std::vector<std::tuple<std::string, std::string, std::string>>{
+          {"a", "k1", "v1"}, {"a", "", ""}, {"b", std::string("\0k", 2), "v"}});
+  // Cut anywhere but after section "a" (4 + 1 + 4 + 12 + 8 bytes).
+  constexpr std::size_t first_section = 29;
+  for (std::size_t cut = 1; cut < bytes.size(); ++cut) {
+    if (cut == first_section)
+      continue;
+    auto bad =
+      read_key_group_entries(std::span<const char>(bytes).first(cut), [](auto, auto, auto) {});
+    CHECK_FALSE(bad);
+    if (!bad)
+      CHECK(bad.error().code == errc::invalid_argument);
+  }
+}
