@@ -25,6 +25,11 @@ expected<unit> check_handle(const keyed_state_handle& handle) {
     return "keyed state handle of key groups " + range_text(handle)
       + (handle.data.is_inline() ? std::string(" (inline)") : " in " + handle.data.path);
   };
+  if (handle.incremental)
+    return make_error(errc::invalid_argument,
+                      "keyed state handle of key groups " + range_text(handle)
+                        + " is an incremental RocksDB checkpoint: only state.backend.type: "
+                          "rocksdb restores it");
   auto count = static_cast<std::int64_t>(handle.last_key_group) - handle.first_key_group + 1;
   if (count < 0 || static_cast<std::int64_t>(handle.key_group_offsets.size()) != count)
     return make_error(

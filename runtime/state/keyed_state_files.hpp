@@ -24,7 +24,7 @@ expected<keyed_state_handle> write_keyed_state(const std::string& file_path,
 
 /// Calls `f(key_group, bytes)` for every key group of `handle` in [first, last], in order,
 /// reading its file once. A missing or truncated file is an error naming it; a handle whose
-/// offsets do not fit its range or bytes is `errc::invalid_argument`.
+/// offsets do not fit its range or bytes, or an incremental one, is `errc::invalid_argument`.
 expected<unit> read_key_groups(const keyed_state_handle& handle, std::int32_t first,
                                std::int32_t last,
                                const std::function<void(std::int32_t, std::span<const char>)>& f);

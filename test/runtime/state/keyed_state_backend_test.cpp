@@ -324,3 +324,17 @@ TEST_CASE("key group entries keep their states by name, in order, and drop empty
       CHECK(bad.error().code == errc::invalid_argument);
   }
 }
+
+TEST_CASE("the hashmap backend refuses an incremental RocksDB handle") {
+  backends made;
+  keyed_state_handle handle;
+  handle.first_key_group = 0;
+  handle.last_key_group = 3;
+  handle.incremental = true;
+  auto restored = made.make<hashmap_backend>({0, 3})->restore({handle});
+  REQUIRE_FALSE(restored);
+  CHECK(restored.error().code == errc::invalid_argument);
+  CHECK(restored.error().message
+        == "keyed state handle of key groups [0, 3] is an incremental RocksDB checkpoint: only "
+           "state.backend.type: rocksdb restores it");
+}
