@@ -3,6 +3,7 @@
 #include "runtime/state/backend_entry_format.hpp"
 #include "runtime/state/keyed_state_files.hpp"
 
+#include <optional>
 #include <stdexcept>
 
 namespace flint::state {
@@ -98,21 +99,19 @@ keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint
 }
 
 expected<unit> heap_keyed_state_backend::restore(const std::vector<keyed_state_handle>& handles) {
-  std::string last_name;
+  std::optional<std::string> last_name;
   std::uint32_t last_number = 0;
-  for (const auto& handle : handles) {
-    auto read = read_backend_entries(handle, key_groups_,
-                                     [&](std::string_view name, std::int32_t key_group,
-                                         std::string_view key, std::string_view value) {
-                                       if (states_.empty() || name != last_name) {
-                                         last_name.assign(name);
-                                         last_number = register_state(last_name);
-                                       }
-                                       put(last_number, key_group, key, value);
-                                     });
-    if (!read)
+  auto put_entry = [&](std::string_view name, std::int32_t key_group, std::string_view key,
+                       std::string_view value) {
+    if (!last_name || name != *last_name) {
+      last_name.emplace(name);
+      last_number = register_state(*last_name);
+    }
+    put(last_number, key_group, key, value);
+  };
+  for (const auto& handle : handles)
+    if (auto read = read_backend_entries(handle, key_groups_, put_entry); !read)
       return read;
-  }
   return unit{};
 }
 
