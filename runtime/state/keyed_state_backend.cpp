@@ -1,6 +1,7 @@
 #include "runtime/state/keyed_state_backend.hpp"
 
 #include "runtime/state/heap_keyed_state_backend.hpp"
+#include "runtime/state/rocksdb/rocksdb_keyed_state_backend.hpp"
 
 namespace flint::state {
 
@@ -9,10 +10,12 @@ expected<std::unique_ptr<keyed_state_backend>> make_keyed_state_backend(
   if (options.type == "hashmap")
     return std::unique_ptr<keyed_state_backend>(
       std::make_unique<heap_keyed_state_backend>(key_groups));
-  if (options.type == "rocksdb")
-    // TODO(rocksdb): the RocksDB backend follows in its own change.
-    return make_error(errc::invalid_argument,
-                      "State backend 'rocksdb' is not available yet (state.backend.type: hashmap)");
+  if (options.type == "rocksdb") {
+    auto backend = rocksdb_keyed_state_backend::create(options, key_groups);
+    if (!backend)
+      return backend.error();
+    return std::unique_ptr<keyed_state_backend>(std::move(*backend));
+  }
   return make_error(
     errc::invalid_argument,
     "Unknown state backend '" + options.type + "' (state.backend.type: hashmap or rocksdb)");

@@ -106,8 +106,8 @@ expected<unit> file_writer::append(std::span<const char> bytes) {
   return unit{};
 }
 
-expected<unit> file_writer::close() {
-  if (::fsync(fd_) != 0)
+expected<unit> file_writer::close(bool sync) {
+  if (sync && ::fsync(fd_) != 0)
     return io_error("write", what_, path_, errno);
   int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0)
@@ -126,8 +126,8 @@ expected<unit> write_file(const std::string& path, std::span<const std::span<con
   return file->close();
 }
 
-expected<std::uint64_t> copy_file(const std::string& from, const std::string& to,
-                                  const char* what) {
+expected<std::uint64_t> copy_file(const std::string& from, const std::string& to, const char* what,
+                                  bool sync) {
   file_descriptor in{::open(from.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0)
     return io_error("read", what, from, errno);
@@ -147,7 +147,7 @@ expected<std::uint64_t> copy_file(const std::string& from, const std::string& to
       return appended.error();
   }
   auto size = out->size();
-  if (auto closed = out->close(); !closed)
+  if (auto closed = out->close(sync); !closed)
     return closed.error();
   return size;
 }

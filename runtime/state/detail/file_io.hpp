@@ -32,8 +32,8 @@ public:
   ~file_writer();
 
   expected<unit> append(std::span<const char> bytes);
-  /// fsyncs and closes the file.
-  expected<unit> close();
+  /// fsyncs (when `sync`) and closes the file.
+  expected<unit> close(bool sync = true);
   /// Bytes appended so far.
   std::uint64_t size() const noexcept { return size_; }
   const std::string& path() const noexcept { return path_; }
@@ -50,9 +50,10 @@ private:
   std::uint64_t size_ = 0;
 };
 
-/// Copies `from` into `to` (as `file_writer`, fsynced) and returns the bytes copied. Errors name
-/// the file that could not be read or written.
-expected<std::uint64_t> copy_file(const std::string& from, const std::string& to, const char* what);
+/// Copies `from` into `to` (as `file_writer`; fsynced when `sync`) and returns the bytes copied.
+/// Errors name the file that could not be read or written.
+expected<std::uint64_t> copy_file(const std::string& from, const std::string& to, const char* what,
+                                  bool sync = true);
 
 /// fsyncs a directory, so that a file created or renamed in it survives a crash.
 expected<unit> sync_directory(const std::string& path, const char* what);

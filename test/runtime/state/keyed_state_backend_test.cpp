@@ -2,6 +2,7 @@
 
 #include "runtime/state/backend_entry_format.hpp"
 #include "runtime/state/keyed_state_files.hpp"
+#include "runtime/state/rocksdb/rocksdb_keyed_state_backend.hpp"
 
 #include "test/runtime/state/state_test_util.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace flint;
@@ -21,6 +23,14 @@ namespace {
 struct hashmap_backend {
   static constexpr const char* type = "hashmap";
   static constexpr bool incremental = false;
+};
+struct rocksdb_full_backend {
+  static constexpr const char* type = "rocksdb";
+  static constexpr bool incremental = false;
+};
+struct rocksdb_incremental_backend {
+  static constexpr const char* type = "rocksdb";
+  static constexpr bool incremental = true;
 };
 
 /// (state name, key group, key) -> value: what a backend holds.
@@ -100,8 +110,12 @@ std::vector<keyed_state_handle> upload(keyed_snapshot_upload& upload, const std:
 
 } // namespace
 
+TYPE_TO_STRING(hashmap_backend);
+TYPE_TO_STRING(rocksdb_full_backend);
+TYPE_TO_STRING(rocksdb_incremental_backend);
+
 TEST_CASE_TEMPLATE("a backend gets, puts and removes entries and lists a prefix in key order", B,
-                   hashmap_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
   backends made;
   auto backend = made.make<B>({0, 3});
   auto a = backend->register_state("a");
@@ -150,7 +164,7 @@ TEST_CASE_TEMPLATE("a backend gets, puts and removes entries and lists a prefix 
 }
 
 TEST_CASE_TEMPLATE("register_state gives a state the same number by name, also after a restore", B,
-                   hashmap_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
   backends made;
   auto backend = made.make<B>({0, 7});
   auto a = backend->register_state("a");
@@ -175,7 +189,7 @@ TEST_CASE_TEMPLATE("register_state gives a state the same number by name, also a
 }
 
 TEST_CASE_TEMPLATE("a snapshot holds the state at its time, not later writes, and restores", B,
-                   hashmap_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
   backends made;
   key_group_range range{0, 15};
   auto backend = made.make<B>(range);
@@ -194,9 +208,17 @@ TEST_CASE_TEMPLATE("a snapshot holds the state at its time, not later writes, an
   REQUIRE(handles.size() == 1);
   CHECK(handles[0].first_key_group == 0);
   CHECK(handles[0].last_key_group == 15);
-  CHECK_FALSE(handles[0].data.is_inline());
-  CHECK(handles[0].data.path == chk + "/op-0-0-keyed");
-  CHECK(std::filesystem::exists(chk + "/op-0-0-keyed"));
+  CHECK(handles[0].incremental == B::incremental);
+  if (B::incremental) {
+    CHECK_FALSE(handles[0].shared_files.empty());
+    CHECK_FALSE(handles[0].private_files.empty());
+    for (const auto& file : handles[0].shared_files)
+      CHECK(std::filesystem::exists(file.handle.path));
+  } else {
+    CHECK_FALSE(handles[0].data.is_inline());
+    CHECK(handles[0].data.path == chk + "/op-0-0-keyed");
+    CHECK(std::filesystem::exists(chk + "/op-0-0-keyed"));
+  }
 
   auto restored = made.make<B>(range);
   REQUIRE(restored->restore(handles));
@@ -206,7 +228,7 @@ TEST_CASE_TEMPLATE("a snapshot holds the state at its time, not later writes, an
 }
 
 TEST_CASE_TEMPLATE("a snapshot without a checkpoint directory travels inline and restores", B,
-                   hashmap_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
   backends made;
   key_group_range range{4, 9};
   auto backend = made.make<B>(range);
@@ -215,6 +237,7 @@ TEST_CASE_TEMPLATE("a snapshot without a checkpoint directory travels inline and
   fill(*backend, range, 10, "later");
   auto handles = upload(snapshot, "", "", "op-1-0");
   REQUIRE(handles.size() == 1);
+  CHECK_FALSE(handles[0].incremental); // also an incremental backend's: nowhere to put files
   CHECK(handles[0].data.is_inline());
   CHECK(handles[0].first_key_group == 4);
   CHECK(handles[0].last_key_group == 9);
@@ -224,7 +247,7 @@ TEST_CASE_TEMPLATE("a snapshot without a checkpoint directory travels inline and
 }
 
 TEST_CASE_TEMPLATE("a restore at another parallelism takes exactly each subtask's key groups", B,
-                   hashmap_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
   constexpr int max_parallelism = 12;
   backends made;
   for (auto [from, to] : {std::pair{2, 3}, std::pair{3, 2}}) {
@@ -337,4 +360,208 @@ TEST_CASE("the hashmap backend refuses an incremental RocksDB handle") {
   CHECK(restored.error().message
         == "keyed state handle of key groups [0, 3] is an incremental RocksDB checkpoint: only "
            "state.backend.type: rocksdb restores it");
+}
+
+TEST_CASE("full snapshots restore across backends, hashmap to rocksdb and back") {
+  backends made;
+  key_group_range range{0, 31};
+  auto heap = made.make<hashmap_backend>(range);
+  auto entries = fill(*heap, range, 1500);
+  auto heap_snapshot = heap->snapshot(1);
+  auto heap_handles = upload(heap_snapshot, made.dir() / "chk-1", "", "heap");
+
+  auto rocks = made.make<rocksdb_full_backend>(range);
+  REQUIRE(rocks->restore(heap_handles));
+  CHECK(dump(*rocks, range) == entries);
+  auto count = rocks->register_state("count");
+  rocks->put(count, 3, "from-rocksdb", "x");
+  entries[{"count", 3, "from-rocksdb"}] = "x";
+  auto rocks_snapshot = rocks->snapshot(2);
+  auto rocks_handles = upload(rocks_snapshot, made.dir() / "chk-2", "", "rocks");
+
+  // Both halves of a rescaled job, from the other backend's file.
+  contents back;
+  for (auto half : {key_group_range{0, 15}, key_group_range{16, 31}}) {
+    auto restored = made.make<hashmap_backend>(half);
+    REQUIRE(restored->restore(rocks_handles));
+    auto part = dump(*restored, half);
+    CHECK(part == within(entries, half));
+    back.insert(part.begin(), part.end());
+  }
+  CHECK(back == entries);
+}
+
+namespace {
+
+/// The files in `dir` (none if it does not exist).
+std::set<std::string> files_in(const std::string& dir) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    out.insert(it->path().string());
+  return out;
+}
+
+std::set<std::string> shared_paths(const keyed_state_handle& handle) {
+  std::set<std::string> out;
+  for (const auto& file : handle.shared_files)
+    out.insert(file.handle.path);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("an incremental checkpoint uploads only the SST files the last completed one lacks") {
+  backends made;
+  key_group_range range{0, 15};
+  auto shared = made.dir() / "shared";
+  auto backend = made.make<rocksdb_incremental_backend>(range);
+  auto entries = fill(*backend, range, 3000);
+
+  auto first_snapshot = backend->snapshot(1);
+  auto first = upload(first_snapshot, made.dir() / "chk-1", shared, "op-0-0");
+  REQUIRE(first.size() == 1);
+  REQUIRE(first[0].incremental);
+  auto after_first = files_in(shared);
+  CHECK(after_first == shared_paths(first[0]));
+  CHECK_FALSE(after_first.empty());
+  for (const auto& file : first[0].private_files)
+    CHECK(file.handle.path.starts_with(made.dir() / "chk-1/op-0-0-"));
+  backend->notify_checkpoint_complete(1);
+
+  // A little change: one new SST, the others referred to again.
+  auto count = backend->register_state("count");
+  for (int i = 0; i < 5; ++i) {
+    backend->put(count, i, "changed-" + std::to_string(i), "new");
+    entries[{"count", i, "changed-" + std::to_string(i)}] = "new";
+  }
+  backend->remove(count, 1, "key-1");
+  entries.erase({"count", 1, "key-1"});
+  auto second_snapshot = backend->snapshot(2);
+  auto second = upload(second_snapshot, made.dir() / "chk-2", shared, "op-0-0");
+  REQUIRE(second.size() == 1);
+  auto after_second = files_in(shared);
+  std::set<std::string> new_files;
+  for (const auto& path : after_second)
+    if (!after_first.count(path))
+      new_files.insert(path);
+  CHECK(new_files.size() == 1);
+  CHECK(new_files.size() < after_first.size() + 1);
+  auto second_paths = shared_paths(second[0]);
+  for (const auto& path : after_first)
+    CHECK(second_paths.count(path) == 1);
+  CHECK(second_paths.size() == after_first.size() + 1);
+
+  // Until checkpoint 2 completes, a third builds on checkpoint 1 only: it uploads anew the SST
+  // checkpoint 2 added, under a name of its own.
+  auto third_snapshot = backend->snapshot(3);
+  auto third = upload(third_snapshot, made.dir() / "chk-3", shared, "op-0-0");
+  CHECK(files_in(shared).size() == after_second.size() + 1);
+  CHECK(shared_paths(third[0]).size() == second_paths.size());
+
+  // Checkpoint 2 restores to exactly its state, at the same parallelism and rescaled.
+  auto restored = made.make<rocksdb_incremental_backend>(range);
+  REQUIRE(restored->restore(second));
+  CHECK(dump(*restored, range) == entries);
+  auto half = made.make<rocksdb_incremental_backend>({8, 15});
+  REQUIRE(half->restore(second));
+  CHECK(dump(*half, {8, 15}) == within(entries, {8, 15}));
+  auto heap = made.make<hashmap_backend>(range);
+  CHECK_FALSE(heap->restore(second));
+
+  // The restored instance goes on from checkpoint 2's files: its next checkpoint uploads only
+  // what changed since.
+  backend.reset();
+  auto before = files_in(shared);
+  restored->put(restored->register_state("count"), 2, "after-restore", "1");
+  auto next_snapshot = restored->snapshot(4);
+  auto next = upload(next_snapshot, made.dir() / "chk-4", shared, "op-0-1");
+  CHECK(files_in(shared).size() == before.size() + 1);
+  for (const auto& path : second_paths)
+    CHECK(shared_paths(next[0]).count(path) == 1);
+}
+
+TEST_CASE("an incremental restore with a missing or truncated file is an error naming it") {
+  backends made;
+  key_group_range range{0, 7};
+  auto backend = made.make<rocksdb_incremental_backend>(range);
+  fill(*backend, range, 500);
+  auto snapshot = backend->snapshot(1);
+  auto handles = upload(snapshot, made.dir() / "chk-1", made.dir() / "shared", "op-0-0");
+  REQUIRE_FALSE(handles[0].shared_files.empty());
+
+  auto sst = handles[0].shared_files[0].handle.path;
+  std::filesystem::resize_file(sst, handles[0].shared_files[0].handle.size / 2);
+  auto truncated = made.make<rocksdb_incremental_backend>(range)->restore(handles);
+  REQUIRE_FALSE(truncated);
+  CHECK(truncated.error().message.find(sst) != std::string::npos);
+  CHECK(truncated.error().message.find("truncated") != std::string::npos);
+
+  std::filesystem::remove(sst);
+  for (auto restore_range : {range, key_group_range{0, 3}}) { // opened directly, and rescaled
+    auto missing = made.make<rocksdb_incremental_backend>(restore_range)->restore(handles);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == errc::not_found);
+    CHECK(missing.error().message.find(sst) != std::string::npos);
+  }
+
+  auto manifest = handles[0].private_files[0].handle.path;
+  auto copy = handles;
+  copy[0].shared_files.clear();
+  std::filesystem::remove(manifest);
+  auto missing_private = made.make<rocksdb_incremental_backend>(range)->restore(copy);
+  REQUIRE_FALSE(missing_private);
+  CHECK(missing_private.error().message.find(manifest) != std::string::npos);
+}
+
+TEST_CASE("the shared files of a checkpoint are those its incremental handles refer to") {
+  backends made;
+  key_group_range range{0, 3};
+  auto backend = made.make<rocksdb_incremental_backend>(range);
+  fill(*backend, range, 200);
+  auto snapshot = backend->snapshot(1);
+  auto handles = upload(snapshot, made.dir() / "chk-1", made.dir() / "shared", "op-0-0");
+  checkpoint_metadata metadata;
+  metadata.checkpoint_id = 1;
+  operator_state op;
+  op.operator_id = test::op_id(1);
+  op.subtasks = {{test::op_id(1), handles, {}}};
+  metadata.operators = {op};
+  auto listed = shared_state_files(metadata);
+  CHECK(std::set<std::string>(listed.begin(), listed.end()) == files_in(made.dir() / "shared"));
+}
+
+TEST_CASE("a rocksdb backend keeps its instance in its local directory and removes it at the end") {
+  backends made;
+  auto local = made.dir() / "local";
+  std::filesystem::create_directories(local + "/left-over");
+  keyed_state_backend_options options{"rocksdb", true, local};
+  {
+    auto backend = make_keyed_state_backend(options, {0, 3});
+    REQUIRE(backend);
+    CHECK_FALSE(std::filesystem::exists(local + "/left-over"));
+    CHECK(std::filesystem::exists(local + "/db/CURRENT"));
+    auto state = (*backend)->register_state("s");
+    (*backend)->put(state, 0, "k", "v");
+    // An upload in flight keeps the instance: the directory goes after it.
+    auto snapshot = (*backend)->snapshot(1);
+    CHECK(std::filesystem::exists(local + "/chk-1"));
+    backend->reset();
+    CHECK(std::filesystem::exists(local));
+    auto handles = upload(snapshot, made.dir() / "chk-1", made.dir() / "shared", "op");
+    CHECK_FALSE(std::filesystem::exists(local + "/chk-1"));
+    snapshot = nullptr;
+    CHECK_FALSE(std::filesystem::exists(local));
+  }
+
+  options.local_dir.clear();
+  auto backend = make_keyed_state_backend(options, {0, 3});
+  REQUIRE(backend);
+  auto* rocks = dynamic_cast<rocksdb_keyed_state_backend*>(backend->get());
+  REQUIRE(rocks != nullptr);
+  auto dir = std::filesystem::path(rocks->instance_dir()).parent_path();
+  CHECK(dir.filename().string().starts_with("flint-rocksdb-"));
+  CHECK(std::filesystem::exists(dir));
+  backend->reset();
+  CHECK_FALSE(std::filesystem::exists(dir));
 }
