@@ -12,6 +12,7 @@ packages=(
   libyaml-cpp-dev
   libcli11-dev
   nlohmann-json3-dev
+  librocksdb-dev
   iproute2 procps
 )
 

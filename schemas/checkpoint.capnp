@@ -23,13 +23,26 @@ struct StreamStateHandle {
   inlineData @3 :Data;
 }
 
+struct NamedFile {
+  name @0 :Text;
+  # A plain file name in the backend's local instance, no directories.
+  handle @1 :StreamStateHandle;
+}
+
 struct KeyedStateHandle {
   firstKeyGroup @0 :Int32;
   lastKeyGroup @1 :Int32;
   # Inclusive; lastKeyGroup < firstKeyGroup: no key groups.
   keyGroupOffsets @2 :List(UInt64);
-  # One per key group, relative to the first byte of `data`.
+  # One per key group, relative to the first byte of `data`; empty when `incremental`.
   data @3 :StreamStateHandle;
+  incremental @4 :Bool;
+  # A RocksDB instance's files (Flink's IncrementalRemoteKeyedStateHandle) instead of
+  # `keyGroupOffsets` and `data`.
+  sharedFiles @5 :List(NamedFile);
+  # SST files in the job's shared/ directory, which later checkpoints may refer to too.
+  privateFiles @6 :List(NamedFile);
+  # The instance's other files, in the checkpoint's own directory.
 }
 
 struct OperatorSubtaskState {

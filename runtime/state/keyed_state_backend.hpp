@@ -44,7 +44,9 @@ struct keyed_state_backend_options {
   std::string type = "hashmap";
   bool incremental = false;
   /// A directory only this subtask's backend uses for its working files (RocksDB's instance),
-  /// removed when the backend goes.
+  /// removed when the backend goes. Unique per attempt: what it held is cleared at the start,
+  /// and it goes only once the last upload of the backend's snapshots has finished. Empty: the
+  /// rocksdb backend makes one under the system's temporary directory.
   std::string local_dir;
 };
 

@@ -25,6 +25,11 @@ expected<unit> check_handle(const keyed_state_handle& handle) {
     return "keyed state handle of key groups " + range_text(handle)
       + (handle.data.is_inline() ? std::string(" (inline)") : " in " + handle.data.path);
   };
+  if (handle.incremental)
+    return make_error(errc::invalid_argument,
+                      "keyed state handle of key groups " + range_text(handle)
+                        + " is an incremental RocksDB checkpoint: only state.backend.type: "
+                          "rocksdb restores it");
   auto count = static_cast<std::int64_t>(handle.last_key_group) - handle.first_key_group + 1;
   if (count < 0 || static_cast<std::int64_t>(handle.key_group_offsets.size()) != count)
     return make_error(
@@ -43,6 +48,16 @@ expected<unit> check_handle(const keyed_state_handle& handle) {
       && handle.data.offset > std::numeric_limits<std::uint64_t>::max() - handle.data.size)
     return make_error(errc::invalid_argument, where() + " ends beyond 2^64 bytes");
   return unit{};
+}
+
+/// The handle outlives the task's working directory: it names the file absolutely.
+expected<std::string> absolute_path(const std::string& file_path) {
+  std::error_code ec;
+  auto path = std::filesystem::absolute(detail::local_path(file_path), ec).lexically_normal();
+  if (ec)
+    return make_error(errc::internal,
+                      "Cannot write keyed state file " + file_path + ": " + ec.message());
+  return path.string();
 }
 
 } // namespace
@@ -71,19 +86,74 @@ expected<keyed_state_handle> write_keyed_state(const std::string& file_path,
     return handle;
   }
 
-  // The handle outlives the task's working directory: it names the file absolutely.
-  std::error_code ec;
-  auto path = std::filesystem::absolute(detail::local_path(file_path), ec).lexically_normal();
-  if (ec)
-    return make_error(errc::internal,
-                      "Cannot write keyed state file " + file_path + ": " + ec.message());
+  auto path = absolute_path(file_path);
+  if (!path)
+    return path.error();
   std::vector<std::span<const char>> parts(key_groups.begin(), key_groups.end());
-  if (auto written = detail::write_file(path.string(), parts, file_kind); !written)
+  if (auto written = detail::write_file(*path, parts, file_kind); !written)
     return written.error();
-  handle.data.path = path.string();
+  handle.data.path = *path;
   handle.data.offset = 0;
   handle.data.size = size;
   return handle;
+}
+
+struct keyed_state_writer::file {
+  detail::file_writer out;
+};
+
+expected<keyed_state_writer> keyed_state_writer::create(const std::string& file_path,
+                                                        std::int32_t first_key_group) {
+  if (first_key_group < 0)
+    return make_error(errc::invalid_argument,
+                      "Cannot write keyed state from key group " + std::to_string(first_key_group));
+  keyed_state_handle handle;
+  handle.first_key_group = first_key_group;
+  handle.last_key_group = first_key_group - 1;
+  if (file_path.empty())
+    return keyed_state_writer(std::move(handle), nullptr);
+  auto path = absolute_path(file_path);
+  if (!path)
+    return path.error();
+  auto out = detail::file_writer::create(*path, file_kind);
+  if (!out)
+    return out.error();
+  handle.data.path = *path;
+  return keyed_state_writer(std::move(handle), std::make_unique<file>(file{std::move(*out)}));
+}
+
+keyed_state_writer::keyed_state_writer(keyed_state_handle handle, std::unique_ptr<file> out)
+  : handle_(std::move(handle)),
+    file_(std::move(out)) {}
+
+keyed_state_writer::keyed_state_writer(keyed_state_writer&&) noexcept = default;
+keyed_state_writer& keyed_state_writer::operator=(keyed_state_writer&&) noexcept = default;
+keyed_state_writer::~keyed_state_writer() = default;
+
+expected<unit> keyed_state_writer::append(std::span<const char> key_group) {
+  if (handle_.last_key_group == std::numeric_limits<std::int32_t>::max())
+    return make_error(errc::invalid_argument, "Cannot write keyed state beyond key group 2^31 - 1");
+  if (file_) {
+    handle_.key_group_offsets.push_back(file_->out.size());
+    if (auto appended = file_->out.append(key_group); !appended)
+      return appended;
+  } else {
+    handle_.key_group_offsets.push_back(handle_.data.inline_data.size());
+    handle_.data.inline_data.insert(handle_.data.inline_data.end(), key_group.begin(),
+                                    key_group.end());
+  }
+  ++handle_.last_key_group;
+  return unit{};
+}
+
+expected<keyed_state_handle> keyed_state_writer::finish() {
+  if (file_) {
+    handle_.data.size = file_->out.size();
+    if (auto closed = file_->out.close(); !closed)
+      return closed.error();
+    file_.reset();
+  }
+  return std::move(handle_);
 }
 
 expected<unit> read_key_groups(const keyed_state_handle& handle, std::int32_t first,

@@ -36,6 +36,14 @@ void write_stream_handle(schema::StreamStateHandle::Builder out, const stream_st
     out.setInlineData(wire::as_data(in.inline_data));
 }
 
+void write_named_files(capnp::List<schema::NamedFile>::Builder out,
+                       const std::vector<named_file>& in) {
+  for (unsigned i = 0; i < in.size(); ++i) {
+    out[i].setName(wire::as_text(in[i].name));
+    write_stream_handle(out[i].initHandle(), in[i].handle);
+  }
+}
+
 void write_subtask(schema::OperatorSubtaskState::Builder out, const operator_subtask_state& in) {
   write_id(out.initOperatorId(), in.operator_id);
   auto keyed = out.initKeyed(static_cast<unsigned>(in.keyed.size()));
@@ -49,6 +57,12 @@ void write_subtask(schema::OperatorSubtaskState::Builder out, const operator_sub
     for (unsigned i = 0; i < handle.key_group_offsets.size(); ++i)
       offsets.set(i, handle.key_group_offsets[i]);
     write_stream_handle(handle_out.initData(), handle.data);
+    handle_out.setIncremental(handle.incremental);
+    write_named_files(handle_out.initSharedFiles(static_cast<unsigned>(handle.shared_files.size())),
+                      handle.shared_files);
+    write_named_files(
+      handle_out.initPrivateFiles(static_cast<unsigned>(handle.private_files.size())),
+      handle.private_files);
   }
   auto entries = out.initListEntries(static_cast<unsigned>(in.list_entries.size()));
   for (unsigned i = 0; i < in.list_entries.size(); ++i)
@@ -114,6 +128,22 @@ stream_state_handle read_stream_handle(schema::StreamStateHandle::Reader in) {
   return out;
 }
 
+/// A local file name: a restore makes it in its instance directory, so nothing that leaves it.
+std::vector<named_file> read_named_files(capnp::List<schema::NamedFile>::Reader in,
+                                         const std::string& range) {
+  std::vector<named_file> out;
+  out.reserve(in.size());
+  for (auto file : in) {
+    auto name = wire::text(file.getName());
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos
+        || name.find('\0') != std::string::npos)
+      throw decode_failure{"incremental keyed state handle of " + range + " has a file named '"
+                           + name + "'"};
+    out.push_back({std::move(name), read_stream_handle(file.getHandle())});
+  }
+  return out;
+}
+
 keyed_state_handle read_keyed_handle(schema::KeyedStateHandle::Reader in) {
   keyed_state_handle out;
   out.first_key_group = in.getFirstKeyGroup();
@@ -123,11 +153,19 @@ keyed_state_handle read_keyed_handle(schema::KeyedStateHandle::Reader in) {
   auto count = static_cast<std::int64_t>(out.last_key_group) - out.first_key_group + 1;
   if (out.first_key_group < 0 || count < 0)
     throw decode_failure{"keyed state handle of invalid " + range};
+  out.data = read_stream_handle(in.getData());
   auto offsets = in.getKeyGroupOffsets();
+  out.incremental = in.getIncremental();
+  if (out.incremental) {
+    if (offsets.size() != 0)
+      throw decode_failure{"incremental keyed state handle of " + range + " has key group offsets"};
+    out.shared_files = read_named_files(in.getSharedFiles(), range);
+    out.private_files = read_named_files(in.getPrivateFiles(), range);
+    return out;
+  }
   if (static_cast<std::int64_t>(offsets.size()) != count)
     throw decode_failure{"keyed state handle of " + range + " has " + std::to_string(offsets.size())
                          + " key group offsets"};
-  out.data = read_stream_handle(in.getData());
   std::uint64_t previous = 0;
   out.key_group_offsets.reserve(offsets.size());
   for (auto offset : offsets) {

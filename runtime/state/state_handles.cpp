@@ -4,10 +4,20 @@
 
 namespace flint::state {
 
+std::uint64_t keyed_state_handle::state_size() const noexcept {
+  if (!incremental)
+    return data.state_size();
+  std::uint64_t size = 0;
+  for (const auto* files : {&shared_files, &private_files})
+    for (const auto& file : *files)
+      size += file.handle.state_size();
+  return size;
+}
+
 std::uint64_t operator_subtask_state::state_size() const noexcept {
   std::uint64_t size = 0;
   for (const auto& handle : keyed)
-    size += handle.data.state_size();
+    size += handle.state_size();
   for (const auto& entry : list_entries)
     size += entry.size();
   return size;
@@ -55,6 +65,19 @@ const operator_state* checkpoint_metadata::find(const graph::operator_id& id) co
     if (op.operator_id == id)
       return &op;
   return nullptr;
+}
+
+std::vector<std::string> shared_state_files(const checkpoint_metadata& metadata) {
+  std::vector<std::string> paths;
+  for (const auto& op : metadata.operators)
+    for (const auto& subtask : op.subtasks)
+      for (const auto& handle : subtask.keyed)
+        for (const auto& file : handle.shared_files)
+          if (!file.handle.is_inline())
+            paths.push_back(file.handle.path);
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  return paths;
 }
 
 } // namespace flint::state

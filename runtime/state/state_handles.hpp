@@ -28,16 +28,38 @@ struct stream_state_handle {
   friend bool operator==(const stream_state_handle&, const stream_state_handle&) = default;
 };
 
+/// A file of an incremental snapshot: its name in the backend's local instance ("000012.sst",
+/// "MANIFEST-000005") and where checkpoint storage keeps it.
+struct named_file {
+  /// A plain file name, no directories.
+  std::string name;
+  stream_state_handle handle;
+
+  friend bool operator==(const named_file&, const named_file&) = default;
+};
+
 /// The keyed state of key groups [first_key_group, last_key_group] of one operator subtask
 /// (Flink's KeyGroupsStateHandle): group `first_key_group + i` starts at byte
 /// `key_group_offsets[i]` of `data` (relative to the handle's first byte) and ends where the next
 /// one starts (or at the end of `data`).
+///
+/// Or, when `incremental`, a RocksDB instance's files (Flink's IncrementalRemoteKeyedStateHandle):
+/// `shared_files` and `private_files` instead of `key_group_offsets` (empty) and `data` (unused).
+/// Only the rocksdb backend restores such a handle.
 struct keyed_state_handle {
   std::int32_t first_key_group = 0;
   std::int32_t last_key_group = -1;
   std::vector<std::uint64_t> key_group_offsets;
   stream_state_handle data;
+  bool incremental = false;
+  /// SST files under the job's `shared/` directory: later checkpoints of the same backend may
+  /// refer to them too, so they go only when no retained checkpoint does (`shared_state_files`).
+  std::vector<named_file> shared_files;
+  /// The instance's other files (MANIFEST, CURRENT, OPTIONS), in this checkpoint's directory.
+  std::vector<named_file> private_files;
 
+  /// Bytes of `data`, or of all the files of an incremental handle.
+  std::uint64_t state_size() const noexcept;
   friend bool operator==(const keyed_state_handle&, const keyed_state_handle&) = default;
 };
 
@@ -111,5 +133,10 @@ struct checkpoint_metadata {
   const operator_state* find(const graph::operator_id& id) const;
   friend bool operator==(const checkpoint_metadata&, const checkpoint_metadata&) = default;
 };
+
+/// The files in checkpoint storage's `shared/` directory that `metadata` refers to (the shared
+/// files of its incremental handles), sorted, each once. The JobMaster deletes a shared file when
+/// no retained checkpoint refers to it any more (Flink's SharedStateRegistry).
+std::vector<std::string> shared_state_files(const checkpoint_metadata& metadata);
 
 } // namespace flint::state

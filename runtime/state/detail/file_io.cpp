@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace flint::state::detail {
 
@@ -50,8 +51,7 @@ expected<unit> make_directories(const std::string& path, const char* what) {
   return unit{};
 }
 
-expected<unit> write_file(const std::string& path, std::span<const std::span<const char>> parts,
-                          const char* what) {
+expected<file_writer> file_writer::create(const std::string& path, const char* what) {
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) {
     std::error_code ec;
@@ -61,29 +61,95 @@ expected<unit> write_file(const std::string& path, std::span<const std::span<con
                         std::string("Cannot write ") + what + " " + path + ": cannot create "
                           + parent.string() + ": " + ec.message());
   }
-  file_descriptor file{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-  if (file.fd < 0)
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
     return io_error("write", what, path, errno);
-  for (auto part : parts) {
-    const char* pos = part.data();
-    std::size_t left = part.size();
-    while (left > 0) {
-      auto n = ::write(file.fd, pos, left);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return io_error("write", what, path, errno);
-      pos += n;
-      left -= static_cast<std::size_t>(n);
-    }
+  return file_writer(fd, path, what);
+}
+
+file_writer::file_writer(file_writer&& other) noexcept
+  : fd_(std::exchange(other.fd_, -1)),
+    path_(std::move(other.path_)),
+    what_(other.what_),
+    size_(other.size_) {}
+
+file_writer& file_writer::operator=(file_writer&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0)
+      ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+    what_ = other.what_;
+    size_ = other.size_;
   }
-  if (::fsync(file.fd) != 0)
-    return io_error("write", what, path, errno);
-  int fd = file.fd;
-  file.fd = -1;
-  if (::close(fd) != 0)
-    return io_error("write", what, path, errno);
+  return *this;
+}
+
+file_writer::~file_writer() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+expected<unit> file_writer::append(std::span<const char> bytes) {
+  const char* pos = bytes.data();
+  std::size_t left = bytes.size();
+  while (left > 0) {
+    auto n = ::write(fd_, pos, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return io_error("write", what_, path_, errno);
+    pos += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  size_ += bytes.size();
   return unit{};
+}
+
+expected<unit> file_writer::close(bool sync) {
+  if (sync && ::fsync(fd_) != 0)
+    return io_error("write", what_, path_, errno);
+  int fd = std::exchange(fd_, -1);
+  if (::close(fd) != 0)
+    return io_error("write", what_, path_, errno);
+  return unit{};
+}
+
+expected<unit> write_file(const std::string& path, std::span<const std::span<const char>> parts,
+                          const char* what) {
+  auto file = file_writer::create(path, what);
+  if (!file)
+    return file.error();
+  for (auto part : parts)
+    if (auto appended = file->append(part); !appended)
+      return appended;
+  return file->close();
+}
+
+expected<std::uint64_t> copy_file(const std::string& from, const std::string& to, const char* what,
+                                  bool sync) {
+  file_descriptor in{::open(from.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0)
+    return io_error("read", what, from, errno);
+  auto out = file_writer::create(to, what);
+  if (!out)
+    return out.error();
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    auto n = ::read(in.fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return io_error("read", what, from, errno);
+    if (n == 0)
+      break;
+    if (auto appended = out->append({buffer.data(), static_cast<std::size_t>(n)}); !appended)
+      return appended.error();
+  }
+  auto size = out->size();
+  if (auto closed = out->close(sync); !closed)
+    return closed.error();
+  return size;
 }
 
 expected<unit> sync_directory(const std::string& path, const char* what) {

@@ -22,6 +22,39 @@ expected<unit> make_directories(const std::string& path, const char* what);
 expected<unit> write_file(const std::string& path, std::span<const std::span<const char>> parts,
                           const char* what);
 
+/// A file written front to back (created or truncated, parent directories made) and fsynced
+/// when closed; a writer dropped before `close` leaves what it wrote.
+class file_writer {
+public:
+  static expected<file_writer> create(const std::string& path, const char* what);
+  file_writer(file_writer&& other) noexcept;
+  file_writer& operator=(file_writer&& other) noexcept;
+  ~file_writer();
+
+  expected<unit> append(std::span<const char> bytes);
+  /// fsyncs (when `sync`) and closes the file.
+  expected<unit> close(bool sync = true);
+  /// Bytes appended so far.
+  std::uint64_t size() const noexcept { return size_; }
+  const std::string& path() const noexcept { return path_; }
+
+private:
+  file_writer(int fd, std::string path, const char* what)
+    : fd_(fd),
+      path_(std::move(path)),
+      what_(what) {}
+
+  int fd_ = -1;
+  std::string path_;
+  const char* what_ = "";
+  std::uint64_t size_ = 0;
+};
+
+/// Copies `from` into `to` (as `file_writer`; fsynced when `sync`) and returns the bytes copied.
+/// Errors name the file that could not be read or written.
+expected<std::uint64_t> copy_file(const std::string& from, const std::string& to, const char* what,
+                                  bool sync = true);
+
 /// fsyncs a directory, so that a file created or renamed in it survives a crash.
 expected<unit> sync_directory(const std::string& path, const char* what);
 

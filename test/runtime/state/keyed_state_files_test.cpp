@@ -137,3 +137,23 @@ TEST_CASE("no key groups make an empty handle") {
   CHECK(read_all(restore, 0, 127).empty());
   CHECK_FALSE(write_keyed_state("", -1, groups));
 }
+
+TEST_CASE("key groups written one at a time make the same file and handle") {
+  temp_dir dir;
+  for (std::string path : {dir / "chk-2/streamed", std::string()}) {
+    CAPTURE(path);
+    auto writer = keyed_state_writer::create(path, 10);
+    REQUIRE(writer);
+    for (const auto& group : groups)
+      REQUIRE(writer->append(group));
+    auto streamed = writer->finish();
+    REQUIRE(streamed);
+    auto whole = write_keyed_state(path.empty() ? path : dir / "chk-2/whole", 10, groups);
+    REQUIRE(whole);
+    if (!path.empty())
+      whole->data.path = path;
+    CHECK(*streamed == *whole);
+    if (!path.empty())
+      CHECK(text(test::read_whole_file(path)) == "zerotwo-two4");
+  }
+}

@@ -34,10 +34,30 @@ keyed_state_handle inline_handle() {
   return h;
 }
 
+stream_state_handle file(const std::string& path, std::uint64_t size) {
+  stream_state_handle h;
+  h.path = path;
+  h.size = size;
+  return h;
+}
+
+/// A RocksDB instance's files, SSTs shared with other checkpoints.
+keyed_state_handle incremental_handle(const std::string& prefix = "op-1-0") {
+  keyed_state_handle h;
+  h.first_key_group = 5;
+  h.last_key_group = 9;
+  h.incremental = true;
+  h.shared_files = {{"000009.sst", file("/ckp/job/shared/" + prefix + "-000009.sst", 1000)},
+                    {"000012.sst", file("/ckp/job/shared/" + prefix + "-000012.sst", 300)}};
+  h.private_files = {{"MANIFEST-000005", file("/ckp/job/chk-4/" + prefix + "-MANIFEST-000005", 40)},
+                     {"CURRENT", file("/ckp/job/chk-4/" + prefix + "-CURRENT", 16)}};
+  return h;
+}
+
 task_state_snapshot sample_snapshot() {
   task_state_snapshot s;
   s.operators.push_back({op_id(1), {file_handle(), inline_handle()}, {bytes("split-0"), {}}});
-  s.operators.push_back({op_id(2), {}, {}});
+  s.operators.push_back({op_id(2), {incremental_handle()}, {}});
   s.finished = true;
   return s;
 }
@@ -85,6 +105,11 @@ TEST_CASE("a task state snapshot survives encoding with file and inline handles"
   CHECK(decoded->operators[0].keyed[0].data.path == "/ckp/job/chk-3/op-0");
   CHECK(decoded->operators[0].keyed[1].data.is_inline());
   CHECK(decoded->operators[0].list_entries[1].empty());
+  const auto& incremental = decoded->operators[1].keyed[0];
+  CHECK(incremental.incremental);
+  CHECK(incremental.key_group_offsets.empty());
+  CHECK(incremental.shared_files[1].name == "000012.sst");
+  CHECK(incremental.private_files[0].handle.path == "/ckp/job/chk-4/op-1-0-MANIFEST-000005");
 
   auto empty = decode_task_state_snapshot(encode_task_state_snapshot({}));
   REQUIRE(empty);
@@ -285,7 +310,8 @@ TEST_CASE("a keyed handle whose offsets do not fit its key groups is refused") {
 TEST_CASE("state sizes add up the handles and the list entries") {
   auto snapshot = sample_snapshot();
   CHECK(snapshot.operators[0].state_size() == 25 + 5 + 7);
-  CHECK(snapshot.state_size() == 37);
+  CHECK(snapshot.operators[1].state_size() == 1000 + 300 + 40 + 16);
+  CHECK(snapshot.state_size() == 37 + 1356);
   auto metadata = sample_metadata();
   CHECK(metadata.operators[0].state_size() == 25 + 2 + 5);
   CHECK(metadata.state_size() == 32);
@@ -294,4 +320,41 @@ TEST_CASE("state sizes add up the handles and the list entries") {
   CHECK_FALSE(metadata.operators[0].fully_finished());
   metadata.operators[0].finished = {true, true};
   CHECK(metadata.operators[0].fully_finished());
+}
+
+TEST_CASE("an incremental handle whose file names leave the instance directory is refused") {
+  for (const auto& name : std::vector<std::string>{"", ".", "..", "../CURRENT", "sub/000009.sst",
+                                                   std::string("a\0b", 3)}) {
+    CAPTURE(name);
+    auto snapshot = sample_snapshot();
+    snapshot.operators[1].keyed[0].private_files[1].name = name;
+    auto decoded = decode_task_state_snapshot(encode_task_state_snapshot(snapshot));
+    REQUIRE_FALSE(decoded);
+    CHECK(decoded.error().message.find("has a file named") != std::string::npos);
+  }
+  auto snapshot = sample_snapshot();
+  snapshot.operators[1].keyed[0].key_group_offsets = {0, 0, 0, 0, 0};
+  auto decoded = decode_task_state_snapshot(encode_task_state_snapshot(snapshot));
+  REQUIRE_FALSE(decoded);
+  CHECK(decoded.error().message
+        == "malformed task state snapshot: incremental keyed state handle of key groups [5, 9] "
+           "has key group offsets");
+}
+
+TEST_CASE("shared_state_files lists the shared files of a checkpoint's incremental handles once") {
+  auto metadata = sample_metadata();
+  CHECK(shared_state_files(metadata).empty());
+  operator_state op;
+  op.operator_id = op_id(3);
+  op.parallelism = 2;
+  auto reused = incremental_handle("op-3-0");
+  op.subtasks = {{op_id(3), {reused, reused}, {}}, {op_id(3), {incremental_handle("op-3-1")}, {}}};
+  metadata.operators.push_back(op);
+  auto decoded = decode_checkpoint_metadata(encode_checkpoint_metadata(metadata));
+  REQUIRE(decoded);
+  CHECK(*decoded == metadata);
+  CHECK(shared_state_files(*decoded)
+        == std::vector<std::string>{
+          "/ckp/job/shared/op-3-0-000009.sst", "/ckp/job/shared/op-3-0-000012.sst",
+          "/ckp/job/shared/op-3-1-000009.sst", "/ckp/job/shared/op-3-1-000012.sst"});
 }

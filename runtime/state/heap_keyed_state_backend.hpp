@@ -1,0 +1,50 @@
+#pragma once
+/// `state.backend.type: hashmap` (Flink's HashMapStateBackend): a subtask's keyed state on the
+/// heap, one ordered map per (state, key group), snapshots in the full format of
+/// `backend_entry_format.hpp`.
+
+#include "runtime/state/keyed_state_backend.hpp"
+
+#include <map>
+#include <unordered_map>
+
+namespace flint::state {
+
+class heap_keyed_state_backend final : public keyed_state_backend {
+public:
+  /// The backend of the subtask owning `key_groups`. Calls with a key group outside them, or a
+  /// state number register_state did not give, are bugs (std::out_of_range).
+  explicit heap_keyed_state_backend(key_group_range key_groups);
+
+  std::uint32_t register_state(const std::string& name) override;
+  bool get(std::uint32_t state, std::int32_t key_group, std::string_view key,
+           std::string& value) override;
+  void put(std::uint32_t state, std::int32_t key_group, std::string_view key,
+           std::string_view value) override;
+  void remove(std::uint32_t state, std::int32_t key_group, std::string_view key) override;
+  /// `f` must not change this backend.
+  void for_each(std::uint32_t state, std::int32_t key_group, std::string_view prefix,
+                const std::function<void(std::string_view, std::string_view)>& f) override;
+
+  /// Serializes every key group now (one buffer each; the upload only writes them), so later
+  /// writes do not reach the snapshot.
+  keyed_snapshot_upload snapshot(std::int64_t checkpoint_id) override;
+  /// Full handles of either backend; an incremental RocksDB handle is errc::invalid_argument.
+  expected<unit> restore(const std::vector<keyed_state_handle>& handles) override;
+
+private:
+  using entries = std::map<std::string, std::string, std::less<>>;
+  struct registered_state {
+    std::string name;
+    /// Index: key group - key_groups_.first.
+    std::vector<entries> groups;
+  };
+
+  entries& group(std::uint32_t state, std::int32_t key_group);
+
+  key_group_range key_groups_;
+  std::vector<registered_state> states_;
+  std::unordered_map<std::string, std::uint32_t> numbers_;
+};
+
+} // namespace flint::state
