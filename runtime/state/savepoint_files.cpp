@@ -50,9 +50,16 @@ expected<unit> relocate_state_files(checkpoint_metadata& metadata, const std::st
   relocation files(directory);
   for (auto& op : metadata.operators)
     for (auto& subtask : op.subtasks)
-      for (auto& keyed : subtask.keyed)
+      for (auto& keyed : subtask.keyed) {
         if (auto moved = files.move(keyed.data); !moved)
           return moved;
+        // An incremental RocksDB snapshot: its SST files (shared with checkpoints) and private
+        // files come along too, so the savepoint outlives every checkpoint.
+        for (auto* list : {&keyed.shared_files, &keyed.private_files})
+          for (auto& file : *list)
+            if (auto moved = files.move(file.handle); !moved)
+              return moved;
+      }
   return unit{};
 }
 

@@ -125,9 +125,21 @@ public:
       key_(std::move(key)),
       max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
+      backend_options_(ctx.state_backend),
       out_(std::move(out)) {}
 
+  /// `state.backend.type: rocksdb`: the values live in RocksDB (state larger than memory);
+  /// hashmap keeps them in the table above, the fast path.
+  void open() override {
+    if (uses_backend())
+      state_ = backend().register_state("reduce");
+  }
+
   void process_element(const T& value) override {
+    if (backend_) {
+      process_in_backend(value);
+      return;
+    }
     if (key_.field) {
       const K& key = key_.field(value);
       auto hash = key_hash(key);
@@ -154,8 +166,12 @@ public:
   std::size_t num_keys() const { return by_field_.size() + by_selector_.size(); }
 
   /// Each key group's entries, serialized: the values (keyed by a field), or key and value.
-  state::operator_snapshot snapshot_state(std::int64_t) override {
+  state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
     state::operator_snapshot s;
+    if (backend_) {
+      s.keyed_upload = backend_->snapshot(checkpoint_id);
+      return s;
+    }
     s.first_key_group = range_.first;
     s.key_groups.resize(static_cast<std::size_t>(range_.size()));
     auto& groups = s.key_groups;
@@ -175,6 +191,11 @@ public:
   void initialize_state(const state::operator_state_restore& restore) override {
     if (!restore.has_keyed_state())
       return;
+    if (uses_backend()) {
+      if (auto restored = backend().restore(restore.keyed_handles()); !restored)
+        throw std::runtime_error(restored.error().message);
+      return;
+    }
     auto read = restore.for_each_key_group(
       range_.first, range_.last, [&](std::int32_t, std::span<const char> bytes) {
         byte_reader in(bytes);
@@ -195,7 +216,52 @@ public:
       throw std::runtime_error(read.error().message);
   }
 
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    if (backend_)
+      backend_->notify_checkpoint_complete(checkpoint_id);
+  }
+
 private:
+  bool uses_backend() const { return backend_options_.type == "rocksdb"; }
+
+  state::keyed_state_backend& backend() {
+    if (!backend_) {
+      auto made = state::make_keyed_state_backend(backend_options_, range_);
+      if (!made)
+        throw std::runtime_error(made.error().message);
+      backend_ = std::move(*made);
+    }
+    return *backend_;
+  }
+
+  /// A value read, folded and written back per record, as bytes (Flink's RocksDB ValueState).
+  void process_in_backend(const T& value) {
+    key_bytes_.clear();
+    std::int32_t hash = 0;
+    if (key_.field) {
+      const K& key = key_.field(value);
+      hash = key_hash(key);
+      type_serializer<K>::write(key, key_bytes_);
+    } else {
+      K key = key_.select(value);
+      hash = key_hash(key);
+      type_serializer<K>::write(key, key_bytes_);
+    }
+    int group = key_group_of(hash);
+    std::string_view key(key_bytes_.data(), key_bytes_.size());
+    value_bytes_.clear();
+    if (backend_->get(state_, group, key, stored_)) {
+      byte_reader in(std::span<const char>(stored_.data(), stored_.size()));
+      T current = type_serializer<T>::read(in);
+      update(current, value);
+      type_serializer<T>::write(current, value_bytes_);
+    } else {
+      out_->collect_ref(value);
+      type_serializer<T>::write(value, value_bytes_);
+    }
+    backend_->put(state_, group, key, std::string_view(value_bytes_.data(), value_bytes_.size()));
+  }
+
   /// The key group of a new key, which must be one of this subtask's.
   int key_group_of(std::int32_t key_hash) const {
     int group = assign_to_key_group(key_hash, max_parallelism_);
@@ -223,6 +289,12 @@ private:
   /// The values themselves when the key is a field of them, else (key, value) pairs.
   keyed_value_table<T> by_field_;
   keyed_value_table<std::pair<K, T>> by_selector_;
+  state::keyed_state_backend_options backend_options_;
+  std::unique_ptr<state::keyed_state_backend> backend_;
+  std::uint32_t state_ = 0;
+  std::vector<char> key_bytes_;
+  std::vector<char> value_bytes_;
+  std::string stored_;
   output_ref<T> out_;
 };
 

@@ -204,6 +204,9 @@ private:
   std::unique_ptr<checkpoint::checkpoint_coordinator> checkpoints_;
   /// Where checkpoints are written (`state.checkpoints.dir`); null: the JobManager's memory.
   std::unique_ptr<state::checkpoint_storage> checkpoint_storage_;
+  /// Files under `shared/` (incremental RocksDB SSTs) by the number of retained checkpoints that
+  /// refer to them (Flink's SharedStateRegistry): a file goes when the last of them is discarded.
+  std::map<std::string, int> shared_state_references_;
   /// `state.backend.type` and `state.backend.incremental`, for the tasks.
   std::string state_backend_ = "hashmap";
   bool incremental_checkpoints_ = false;

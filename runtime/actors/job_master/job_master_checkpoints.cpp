@@ -437,6 +437,8 @@ expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
     if (!written)
       return written.error();
     pointer = *written;
+    for (const auto& file : state::shared_state_files(*metadata))
+      ++shared_state_references_[file];
   }
   return checkpoint::finalized_checkpoint{std::move(metadata), std::move(pointer)};
 }
@@ -447,6 +449,16 @@ void job_master::discard_checkpoint(const checkpoint::completed_checkpoint& c) {
   if (auto gone = checkpoint_storage_->discard_checkpoint(c.id); !gone)
     logger_->warn("Could not discard checkpoint " + std::to_string(c.id) + " of job "
                   + job_id_.to_string() + ": " + gone.error().message);
+  if (!c.metadata)
+    return;
+  for (const auto& file : state::shared_state_files(*c.metadata)) {
+    auto it = shared_state_references_.find(file);
+    if (it == shared_state_references_.end() || --it->second > 0)
+      continue;
+    shared_state_references_.erase(it);
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+  }
 }
 
 } // namespace flint::job_master

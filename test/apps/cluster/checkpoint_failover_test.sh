@@ -3,7 +3,8 @@
 # JobManager and three one-slot TaskManagers (one spare), WordCount -p 2 from a text file that
 # takes several seconds, checkpoints every 200 ms into state.checkpoints.dir, the exactly-once
 # file sink. After KILL_AFTER checkpoints completed (first argument, default 2) a busy TaskManager
-# is killed (SIGKILL); the job restores its latest checkpoint on the survivor and the spare,
+# is killed (SIGKILL); FLINT_STATE_BACKEND=rocksdb (and FLINT_INCREMENTAL=true) keeps the state
+# in RocksDB; the job restores its latest checkpoint on the survivor and the spare,
 # finishes, and the committed output has exactly one update per input word and the right counts.
 . "$(dirname "$0")/lib.sh"
 kill_after=${1:-2}
@@ -13,7 +14,8 @@ SLOTS=1 write_loopback_config "heartbeat.interval: 500 ms" "heartbeat.timeout: 1
   "restart-strategy.fixed-delay.delay: 0 ms" \
   "execution.checkpointing.interval: 200 ms" \
   "state.checkpoints.dir: $WORK/checkpoints" \
-  ${FLINT_STATE_BACKEND:+"state.backend.type: $FLINT_STATE_BACKEND"}
+  ${FLINT_STATE_BACKEND:+"state.backend.type: $FLINT_STATE_BACKEND"} \
+  ${FLINT_INCREMENTAL:+"state.backend.incremental: $FLINT_INCREMENTAL"}
 NODES="jm tm1 tm2 tm3"
 start_jobmanager
 for tm in tm1 tm2 tm3; do start_node "$tm" "" taskmanager --config "$WORK/flink-conf.yaml"; done

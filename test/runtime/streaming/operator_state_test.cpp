@@ -242,6 +242,50 @@ TEST_CASE("the keyed reduce snapshots each key group and resumes its counts, als
     CHECK_MESSAGE(expected[w] == n, w);
 }
 
+TEST_CASE("on RocksDB the keyed reduce keeps its values there, snapshots and restores them") {
+  using record = std::tuple<std::string, std::int64_t>;
+  auto sum = [](const record& a, const record& b) {
+    return record{std::get<0>(a), std::get<1>(a) + std::get<1>(b)};
+  };
+  auto key = [](const record& r) { return std::get<0>(r); };
+  auto dir = temp_dir("rocksdb_reduce");
+  auto rocks = [&](int subtask, int parallelism, const std::string& name) {
+    auto ctx = context(subtask, parallelism);
+    ctx.state_backend.type = "rocksdb";
+    ctx.state_backend.local_dir = (dir / name).string();
+    return ctx;
+  };
+  std::vector<state::keyed_state_handle> handles;
+  for (int i = 0; i < 2; ++i) {
+    auto out = std::make_unique<vector_output<record>>();
+    keyed_reduce_operator<record, std::string> op(sum, key, rocks(i, 2, "a" + std::to_string(i)),
+                                                  std::move(out));
+    op.open();
+    for (int w = 0; w < 200; ++w) {
+      auto word = "w" + std::to_string(w % 50);
+      if (operator_index_for_key_group(128, 2, assign_to_key_group(key_hash(word), 128)) == i)
+        op.process_element({word, 1});
+    }
+    auto s = op.snapshot_state(1);
+    REQUIRE(s.keyed_upload);
+    auto uploaded = s.keyed_upload(
+      state::snapshot_target{(dir / "chk-1").string(), "", "op-" + std::to_string(i)});
+    REQUIRE_MESSAGE(uploaded.has_value(), uploaded.error().to_string());
+    handles.insert(handles.end(), uploaded->begin(), uploaded->end());
+  }
+  // One subtask restores both halves and counts on.
+  auto out = std::make_unique<vector_output<record>>();
+  auto* seen = out.get();
+  keyed_reduce_operator<record, std::string> op(sum, key, rocks(0, 1, "b"), std::move(out));
+  op.initialize_state(
+    state::operator_state_restore(state::operator_subtask_state{{}, handles, {}}, false, true));
+  op.open();
+  op.process_element({"w7", 1});
+  REQUIRE(seen->values.size() == 1);
+  CHECK(std::get<1>(seen->values[0]) == 5); // four before the checkpoint, one after
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("the file sink commits a checkpoint's part files only when it completes") {
   auto dir = temp_dir("file_sink");
   auto ctx = context(0, 1);
