@@ -6,6 +6,7 @@
 
 #include "runtime/streaming/stream_operator_factory.hpp"
 #include "runtime/streaming/file_sink.hpp"
+#include "runtime/streaming/keyed_process_operator.hpp"
 #include "runtime/streaming/operators.hpp"
 #include "runtime/streaming/socket_source.hpp"
 
@@ -218,6 +219,35 @@ public:
   std::function<K(const T&)> key;
   std::function<void(T&, const T&)> fold;
   const K& (*key_field)(const T&);
+};
+
+/// Flink's KeyedProcessFunction, its context and its keyed states, for `process`.
+template <class K, class In, class Out>
+using keyed_process_function = streaming::keyed_process_function<K, In, Out>;
+template <class K>
+using keyed_context = streaming::keyed_context<K>;
+template <class V>
+using value_state = streaming::value_state<V>;
+template <class V>
+using list_state = streaming::list_state<V>;
+template <class UK, class UV>
+using map_state = streaming::map_state<UK, UV>;
+
+/// `key_by(...).process(F)`: each subtask runs its own copy of the user's function `F`.
+template <class T, class K, class Out, class F>
+class keyed_process_factory : public named_operator_factory {
+public:
+  keyed_process_factory(F fn, std::function<K(const T&)> key)
+    : named_operator_factory("keyed_process"),
+      fn(std::move(fn)),
+      key(std::move(key)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::keyed_process_operator<K, T, Out>>(
+      std::make_unique<F>(fn), key, ctx, streaming::make_output<Out>(ctx));
+  }
+  F fn;
+  std::function<K(const T&)> key;
 };
 
 /// `print`: writes each record to standard output.

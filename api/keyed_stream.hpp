@@ -6,6 +6,7 @@
 
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 namespace flint::api {
 
@@ -40,6 +41,18 @@ public:
       },
       [](T& acc, const T& next) { std::get<Field>(acc) += std::get<Field>(next); },
       key_->field_index != static_cast<int>(Field));
+  }
+
+  /// Runs the user's KeyedProcessFunction<K, T, Out> (a copyable class deriving from
+  /// api::keyed_process_function) on each record with its key's value, list and map states.
+  template <class Out, class F>
+  data_stream<Out> process(F fn) {
+    static_assert(std::is_base_of_v<keyed_process_function<K, T, Out>, F>,
+                  "process takes a class deriving from api::keyed_process_function<K, In, Out>");
+    static_assert(std::is_copy_constructible_v<F>,
+                  "each subtask gets its own copy of the function");
+    auto factory = std::make_shared<keyed_process_factory<T, K, Out, F>>(std::move(fn), key_->fn);
+    return this->template transform<Out>("KeyedProcess", std::move(factory));
   }
 
 private:

@@ -16,6 +16,8 @@
 #include <limits>
 #include <chrono>
 #include <stdexcept>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -378,5 +380,43 @@ TEST_CASE("a BATCH job whose io.tmp.dirs is unusable fails, naming the path") {
   CHECK_MESSAGE(result->failure_cause.find("io.tmp.dirs") != std::string::npos,
                 result->failure_cause);
   CHECK_FALSE(std::filesystem::exists(missing.path));
+  test::check_resources_released(cluster);
+}
+
+namespace {
+
+/// The running count per key in a value state, and whether the key was seen before in a map.
+struct count_per_key : api::keyed_process_function<std::string, std::int64_t, std::string> {
+  std::optional<api::value_state<std::int64_t>> count;
+  void open(api::keyed_context<std::string>& ctx) override {
+    count.emplace(ctx.get_state<std::int64_t>("count"));
+  }
+  void process_element(const std::int64_t&, api::keyed_context<std::string>& ctx,
+                       api::collector<std::string>& out) override {
+    auto n = count->value().value_or(0) + 1;
+    count->update(n);
+    out.collect(ctx.current_key() + "=" + std::to_string(n));
+  }
+};
+
+} // namespace
+
+TEST_CASE("key_by().process() runs a KeyedProcessFunction with its keyed state per key") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  auto counted = env.generate_sequence(1, 3000)
+                   .key_by([](const std::int64_t& x) { return "k" + std::to_string(x % 5); })
+                   .process<std::string>(count_per_key{});
+  auto into = test::collect(counted);
+  auto program = test::graphs_of(env);
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  CHECK(into->values.size() == 3000);
+  std::set<std::string> finals(into->values.begin(), into->values.end());
+  for (int k = 0; k < 5; ++k)
+    CHECK(finals.count("k" + std::to_string(k) + "=600") == 1);
   test::check_resources_released(cluster);
 }

@@ -1,0 +1,298 @@
+#pragma once
+/// Flink's KeyedProcessFunction and its keyed state (ValueState, ListState, MapState), run by a
+/// keyed process operator (Flink's KeyedProcessOperator) over a keyed_state_backend: every state
+/// is scoped to the key of the record being processed, kept per key group, checkpointed with the
+/// backend (`state.backend.type`: hashmap or rocksdb) and restored — also at another
+/// parallelism — before the function opens. Header-only: the API instantiates it for the user's
+/// types. Timers are not offered yet.
+
+#include "runtime/state/keyed_state_backend.hpp"
+#include "runtime/streaming/operator_api.hpp"
+#include "runtime/streaming/type_serializer.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flint::streaming {
+
+namespace keyed_state_detail {
+
+/// Where the current record's key is, for the states' calls (the operator updates it).
+struct current_key {
+  state::keyed_state_backend* backend = nullptr;
+  std::int32_t key_group = 0;
+  std::vector<char> bytes;
+  std::string_view view() const { return {bytes.data(), bytes.size()}; }
+};
+
+template <class V>
+std::vector<char> to_bytes(const V& v) {
+  std::vector<char> out;
+  type_serializer<V>::write(v, out);
+  return out;
+}
+
+template <class V>
+V from_bytes(std::string_view bytes) {
+  byte_reader in(std::span<const char>(bytes.data(), bytes.size()));
+  return type_serializer<V>::read(in);
+}
+
+class scoped_state {
+public:
+  scoped_state(const current_key* key, std::uint32_t id) : key_(key), id_(id) {}
+
+protected:
+  state::keyed_state_backend& backend() const {
+    if (key_ == nullptr || key_->backend == nullptr)
+      throw std::logic_error("keyed state used outside of processElement");
+    return *key_->backend;
+  }
+  const current_key& key() const { return *key_; }
+  std::uint32_t id() const { return id_; }
+
+private:
+  const current_key* key_;
+  std::uint32_t id_;
+};
+
+} // namespace keyed_state_detail
+
+/// One value per key (Flink's ValueState).
+template <class V>
+class value_state : keyed_state_detail::scoped_state {
+public:
+  using scoped_state::scoped_state;
+  /// The key's value; none before the first update.
+  std::optional<V> value() const {
+    std::string bytes;
+    if (!backend().get(id(), key().key_group, key().view(), bytes))
+      return std::nullopt;
+    return keyed_state_detail::from_bytes<V>(bytes);
+  }
+  void update(const V& v) {
+    auto bytes = keyed_state_detail::to_bytes(v);
+    backend().put(id(), key().key_group, key().view(), {bytes.data(), bytes.size()});
+  }
+  void clear() { backend().remove(id(), key().key_group, key().view()); }
+};
+
+/// A list per key (Flink's ListState): the values one after another in one entry.
+template <class V>
+class list_state : keyed_state_detail::scoped_state {
+public:
+  using scoped_state::scoped_state;
+  std::vector<V> get() const {
+    std::vector<V> out;
+    std::string bytes;
+    if (!backend().get(id(), key().key_group, key().view(), bytes))
+      return out;
+    byte_reader in(std::span<const char>(bytes.data(), bytes.size()));
+    while (!in.at_end())
+      out.push_back(type_serializer<V>::read(in));
+    return out;
+  }
+  void add(const V& v) {
+    std::string bytes;
+    backend().get(id(), key().key_group, key().view(), bytes);
+    auto more = keyed_state_detail::to_bytes(v);
+    bytes.append(more.data(), more.size());
+    backend().put(id(), key().key_group, key().view(), bytes);
+  }
+  void update(const std::vector<V>& values) {
+    std::vector<char> bytes;
+    for (const auto& v : values)
+      type_serializer<V>::write(v, bytes);
+    backend().put(id(), key().key_group, key().view(), {bytes.data(), bytes.size()});
+  }
+  void clear() { backend().remove(id(), key().key_group, key().view()); }
+};
+
+/// A map per key (Flink's MapState): each entry under the key's bytes followed by the user key's
+/// (the serialized key is prefix-free, so a key's entries are one prefix range).
+template <class UK, class UV>
+class map_state : keyed_state_detail::scoped_state {
+public:
+  using scoped_state::scoped_state;
+  std::optional<UV> get(const UK& k) const {
+    std::string bytes;
+    auto full = entry_key(k);
+    if (!backend().get(id(), key().key_group, {full.data(), full.size()}, bytes))
+      return std::nullopt;
+    return keyed_state_detail::from_bytes<UV>(bytes);
+  }
+  bool contains(const UK& k) const { return get(k).has_value(); }
+  void put(const UK& k, const UV& v) {
+    auto full = entry_key(k);
+    auto bytes = keyed_state_detail::to_bytes(v);
+    backend().put(id(), key().key_group, {full.data(), full.size()}, {bytes.data(), bytes.size()});
+  }
+  void remove(const UK& k) {
+    auto full = entry_key(k);
+    backend().remove(id(), key().key_group, {full.data(), full.size()});
+  }
+  /// The key's entries, in the order of their serialized user keys.
+  std::vector<std::pair<UK, UV>> entries() const {
+    std::vector<std::pair<UK, UV>> out;
+    auto prefix = key().view();
+    backend().for_each(id(), key().key_group, prefix, [&](std::string_view k, std::string_view v) {
+      out.emplace_back(keyed_state_detail::from_bytes<UK>(k.substr(prefix.size())),
+                       keyed_state_detail::from_bytes<UV>(v));
+    });
+    return out;
+  }
+  bool is_empty() const { return entries().empty(); }
+  void clear() {
+    std::vector<std::string> keys;
+    backend().for_each(id(), key().key_group, key().view(),
+                       [&](std::string_view k, std::string_view) { keys.emplace_back(k); });
+    for (const auto& k : keys)
+      backend().remove(id(), key().key_group, k);
+  }
+
+private:
+  std::vector<char> entry_key(const UK& k) const {
+    auto full = key().bytes;
+    type_serializer<UK>::write(k, full);
+    return full;
+  }
+};
+
+/// What a keyed process function sees (Flink's RuntimeContext and KeyedProcessFunction.Context):
+/// the current key, the subtask, and its keyed states by name.
+template <class K>
+class keyed_context {
+public:
+  keyed_context(const operator_context& ctx, keyed_state_detail::current_key& key)
+    : subtask_(ctx.subtask_index),
+      parallelism_(ctx.parallelism),
+      key_(key) {}
+
+  /// The key of the record being processed.
+  const K& current_key() const { return *current_; }
+  int subtask_index() const { return subtask_; }
+  int parallelism() const { return parallelism_; }
+
+  /// The state named `name` (the same name: the same state, also after a restore). Get them in
+  /// open() and keep them.
+  template <class V>
+  value_state<V> get_state(const std::string& name) {
+    return value_state<V>(&key_, register_state(name, "value"));
+  }
+  template <class V>
+  list_state<V> get_list_state(const std::string& name) {
+    return list_state<V>(&key_, register_state(name, "list"));
+  }
+  template <class UK, class UV>
+  map_state<UK, UV> get_map_state(const std::string& name) {
+    return map_state<UK, UV>(&key_, register_state(name, "map"));
+  }
+
+  void set_current_key(const K* key) { current_ = key; }
+
+private:
+  std::uint32_t register_state(const std::string& name, const char* kind) {
+    if (key_.backend == nullptr)
+      throw std::logic_error("keyed state before the operator opened");
+    // The kind is part of the name: a value and a list of one name are different states.
+    return key_.backend->register_state(std::string(kind) + ":" + name);
+  }
+
+  int subtask_;
+  int parallelism_;
+  keyed_state_detail::current_key& key_;
+  const K* current_ = nullptr;
+};
+
+/// The user's function (Flink's KeyedProcessFunction<K, I, O>): states in open(), records with
+/// their key in process_element.
+template <class K, class In, class Out>
+class keyed_process_function {
+public:
+  virtual ~keyed_process_function() = default;
+  virtual void open(keyed_context<K>& ctx) { (void)ctx; }
+  virtual void process_element(const In& value, keyed_context<K>& ctx, output<Out>& out) = 0;
+};
+
+template <class K, class In, class Out>
+class keyed_process_operator final : public one_input_operator<In> {
+public:
+  keyed_process_operator(std::unique_ptr<keyed_process_function<K, In, Out>> fn,
+                         std::function<K(const In&)> key, const operator_context& ctx,
+                         std::unique_ptr<output<Out>> out)
+    : fn_(std::move(fn)),
+      key_(std::move(key)),
+      max_parallelism_(ctx.key_group_max_parallelism),
+      range_(ctx.key_groups),
+      backend_options_(ctx.state_backend),
+      context_(ctx, current_),
+      out_(std::move(out)) {}
+
+  void initialize_state(const state::operator_state_restore& restore) override {
+    if (!restore.has_keyed_state())
+      return;
+    if (auto restored = backend().restore(restore.keyed_handles()); !restored)
+      throw std::runtime_error(restored.error().message);
+  }
+
+  void open() override {
+    current_.backend = &backend();
+    fn_->open(context_);
+  }
+
+  void process_element(const In& value) override {
+    K key = key_(value);
+    auto group = assign_to_key_group(key_hash(key), max_parallelism_);
+    if (!range_.contains(group))
+      throw std::logic_error("Key group " + std::to_string(group)
+                             + " is not in this subtask's range: the record reached the wrong "
+                               "subtask");
+    current_.key_group = group;
+    current_.bytes.clear();
+    type_serializer<K>::write(key, current_.bytes);
+    context_.set_current_key(&key);
+    fn_->process_element(value, context_, *out_);
+    context_.set_current_key(nullptr);
+  }
+
+  state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
+    state::operator_snapshot s;
+    s.keyed_upload = backend().snapshot(checkpoint_id);
+    return s;
+  }
+
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    if (backend_)
+      backend_->notify_checkpoint_complete(checkpoint_id);
+  }
+
+private:
+  state::keyed_state_backend& backend() {
+    if (!backend_) {
+      auto made = state::make_keyed_state_backend(backend_options_, range_);
+      if (!made)
+        throw std::runtime_error(made.error().message);
+      backend_ = std::move(*made);
+    }
+    return *backend_;
+  }
+
+  std::unique_ptr<keyed_process_function<K, In, Out>> fn_;
+  std::function<K(const In&)> key_;
+  int max_parallelism_;
+  key_group_range range_;
+  state::keyed_state_backend_options backend_options_;
+  std::unique_ptr<state::keyed_state_backend> backend_;
+  keyed_state_detail::current_key current_;
+  keyed_context<K> context_;
+  output_ref<Out> out_;
+};
+
+} // namespace flint::streaming
