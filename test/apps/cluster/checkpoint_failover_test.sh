@@ -40,6 +40,12 @@ grep -q "is no longer reachable" "$WORK/jm.log" || fail "the JobManager did not 
 grep -E -q "Restoring job [0-9a-f]+ from Checkpoint [0-9]+ @ [0-9]+ for [0-9a-f]+ located at $WORK/checkpoints/" \
   "$WORK/jm.log" || fail "the job did not restore a checkpoint"
 grep -m1 "Restoring job" "$WORK/jm.log"
+# The figure for the notes: from the JobManager noticing the loss to every task RUNNING again
+# with its state restored (its log's clock).
+awk '/is no longer reachable/ && !lost { lost = $2 } lost && /switched from INITIALIZING to RUNNING/ { back = $2 }
+     function ms(t, p) { split(t, p, /[:,]/); return ((p[1] * 60 + p[2]) * 60 + p[3]) * 1000 + p[4] }
+     END { if (lost && back) printf "recovery: %d ms from the loss to all tasks RUNNING again\n", ms(back) - ms(lost) }' \
+  "$WORK/jm.log"
 ls -a "$WORK/output" | grep -q '^\.part-' && echo "(hidden in-progress files of the killed attempt remain)"
 check_wordcount "$WORK/input.txt" "$WORK/output"
 job_dir=$(ls -d "$WORK"/checkpoints/*/ | head -1)
