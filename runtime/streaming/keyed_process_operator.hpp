@@ -7,6 +7,7 @@
 /// types. Timers are not offered yet.
 
 #include "runtime/state/keyed_state_backend.hpp"
+#include "runtime/streaming/keyed_backend_holder.hpp"
 #include "runtime/streaming/operator_api.hpp"
 #include "runtime/streaming/type_serializer.hpp"
 
@@ -231,19 +232,19 @@ public:
       key_(std::move(key)),
       max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
-      backend_options_(ctx.state_backend),
+      backend_(ctx.state_backend, ctx.key_groups),
       context_(ctx, current_),
       out_(std::move(out)) {}
 
   void initialize_state(const state::operator_state_restore& restore) override {
     if (!restore.has_keyed_state())
       return;
-    if (auto restored = backend().restore(restore.keyed_handles()); !restored)
+    if (auto restored = backend_.get().restore(restore.keyed_handles()); !restored)
       throw std::runtime_error(restored.error().message);
   }
 
   void open() override {
-    current_.backend = &backend();
+    current_.backend = &backend_.get();
     fn_->open(context_);
   }
 
@@ -264,32 +265,20 @@ public:
 
   state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
     state::operator_snapshot s;
-    s.keyed_upload = backend().snapshot(checkpoint_id);
+    s.keyed_upload = backend_.get().snapshot(checkpoint_id);
     return s;
   }
 
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
-    if (backend_)
-      backend_->notify_checkpoint_complete(checkpoint_id);
+    backend_.notify_checkpoint_complete(checkpoint_id);
   }
 
 private:
-  state::keyed_state_backend& backend() {
-    if (!backend_) {
-      auto made = state::make_keyed_state_backend(backend_options_, range_);
-      if (!made)
-        throw std::runtime_error(made.error().message);
-      backend_ = std::move(*made);
-    }
-    return *backend_;
-  }
-
   std::unique_ptr<keyed_process_function<K, In, Out>> fn_;
   std::function<K(const In&)> key_;
   int max_parallelism_;
   key_group_range range_;
-  state::keyed_state_backend_options backend_options_;
-  std::unique_ptr<state::keyed_state_backend> backend_;
+  keyed_backend_holder backend_;
   keyed_state_detail::current_key current_;
   keyed_context<K> context_;
   output_ref<Out> out_;

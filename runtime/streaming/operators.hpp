@@ -4,6 +4,7 @@
 /// factories instantiate them with the user's functions.
 
 #include "runtime/streaming/key_groups.hpp"
+#include "runtime/streaming/keyed_backend_holder.hpp"
 #include "runtime/streaming/keyed_state.hpp"
 #include "runtime/streaming/operator_api.hpp"
 #include "runtime/streaming/record_format.hpp"
@@ -125,18 +126,18 @@ public:
       key_(std::move(key)),
       max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
-      backend_options_(ctx.state_backend),
+      backend_(ctx.state_backend, ctx.key_groups),
       out_(std::move(out)) {}
 
   /// `state.backend.type: rocksdb`: the values live in RocksDB (state larger than memory);
   /// hashmap keeps them in the table above, the fast path.
   void open() override {
     if (uses_backend())
-      state_ = backend().register_state("reduce");
+      state_ = backend_.get().register_state("reduce");
   }
 
   void process_element(const T& value) override {
-    if (backend_) {
+    if (backend_.made()) {
       process_in_backend(value);
       return;
     }
@@ -168,8 +169,8 @@ public:
   /// Each key group's entries, serialized: the values (keyed by a field), or key and value.
   state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
     state::operator_snapshot s;
-    if (backend_) {
-      s.keyed_upload = backend_->snapshot(checkpoint_id);
+    if (backend_.made()) {
+      s.keyed_upload = backend_.get().snapshot(checkpoint_id);
       return s;
     }
     s.first_key_group = range_.first;
@@ -192,7 +193,7 @@ public:
     if (!restore.has_keyed_state())
       return;
     if (uses_backend()) {
-      if (auto restored = backend().restore(restore.keyed_handles()); !restored)
+      if (auto restored = backend_.get().restore(restore.keyed_handles()); !restored)
         throw std::runtime_error(restored.error().message);
       return;
     }
@@ -217,22 +218,11 @@ public:
   }
 
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
-    if (backend_)
-      backend_->notify_checkpoint_complete(checkpoint_id);
+    backend_.notify_checkpoint_complete(checkpoint_id);
   }
 
 private:
-  bool uses_backend() const { return backend_options_.type == "rocksdb"; }
-
-  state::keyed_state_backend& backend() {
-    if (!backend_) {
-      auto made = state::make_keyed_state_backend(backend_options_, range_);
-      if (!made)
-        throw std::runtime_error(made.error().message);
-      backend_ = std::move(*made);
-    }
-    return *backend_;
-  }
+  bool uses_backend() const { return backend_.options().type == "rocksdb"; }
 
   /// A value read, folded and written back per record, as bytes (Flink's RocksDB ValueState).
   void process_in_backend(const T& value) {
@@ -250,7 +240,8 @@ private:
     int group = key_group_of(hash);
     std::string_view key(key_bytes_.data(), key_bytes_.size());
     value_bytes_.clear();
-    if (backend_->get(state_, group, key, stored_)) {
+    auto& backend = backend_.get();
+    if (backend.get(state_, group, key, stored_)) {
       byte_reader in(std::span<const char>(stored_.data(), stored_.size()));
       T current = type_serializer<T>::read(in);
       update(current, value);
@@ -259,7 +250,7 @@ private:
       out_->collect_ref(value);
       type_serializer<T>::write(value, value_bytes_);
     }
-    backend_->put(state_, group, key, std::string_view(value_bytes_.data(), value_bytes_.size()));
+    backend.put(state_, group, key, std::string_view(value_bytes_.data(), value_bytes_.size()));
   }
 
   /// The key group of a new key, which must be one of this subtask's.
@@ -289,8 +280,7 @@ private:
   /// The values themselves when the key is a field of them, else (key, value) pairs.
   keyed_value_table<T> by_field_;
   keyed_value_table<std::pair<K, T>> by_selector_;
-  state::keyed_state_backend_options backend_options_;
-  std::unique_ptr<state::keyed_state_backend> backend_;
+  keyed_backend_holder backend_;
   std::uint32_t state_ = 0;
   std::vector<char> key_bytes_;
   std::vector<char> value_bytes_;
