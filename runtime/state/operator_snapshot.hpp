@@ -26,11 +26,13 @@ struct operator_snapshot {
   std::vector<std::vector<char>> list_entries;
   /// Keyed state held by a keyed_state_backend: its asynchronous part, which writes the state and
   /// returns the handles (instead of `key_groups`).
-  std::function<expected<std::vector<keyed_state_handle>>(const snapshot_target&)>
-    keyed_upload;
+  std::function<expected<std::vector<keyed_state_handle>>(const snapshot_target&)> keyed_upload;
+  /// Work the asynchronous part must finish before the task acknowledges (a sink's fsync of the
+  /// files it closed at the barrier): the checkpoint only counts once it is done.
+  std::function<expected<unit>()> before_acknowledge;
 
   bool empty() const noexcept {
-    return key_groups.empty() && list_entries.empty() && !keyed_upload;
+    return key_groups.empty() && list_entries.empty() && !keyed_upload && !before_acknowledge;
   }
 };
 

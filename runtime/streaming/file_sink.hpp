@@ -83,12 +83,29 @@ inline void commit(const pending_file& p) {
                              + p.in_progress + " exists");
 }
 
-inline void close_and_sync(std::FILE* file, const std::string& path) {
-  bool ok = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+/// Flushes and closes `file` (written at `path`); throws naming the path.
+inline void close(std::FILE* file, const std::string& path) {
+  bool ok = std::fflush(file) == 0;
   auto err = errno;
   ok = std::fclose(file) == 0 && ok;
   if (!ok)
     throw std::runtime_error("Cannot write part file " + path + ": " + std::strerror(err));
+}
+
+/// Makes the closed part files at `paths` durable (off the task's thread, before the checkpoint
+/// is acknowledged: a committed file must survive the machine).
+inline expected<unit> sync(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) {
+    int fd = ::open(path.c_str(), O_RDONLY);
+    bool ok = fd >= 0 && ::fsync(fd) == 0;
+    auto err = errno;
+    if (fd >= 0)
+      ::close(fd);
+    if (!ok)
+      return make_error(errc::internal,
+                        "Cannot sync part file " + path + ": " + std::strerror(err));
+  }
+  return unit{};
 }
 
 inline void remove_in_progress(const std::filesystem::path& dir, std::int32_t subtask,
@@ -170,15 +187,19 @@ public:
                                + std::strerror(errno));
   }
 
-  /// The part file being written is closed and becomes pending for `checkpoint_id`.
+  /// The part file being written is closed and becomes pending for `checkpoint_id`; it is
+  /// synced to disk by the checkpoint's asynchronous part, so processing goes on meanwhile.
   state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
+    state::operator_snapshot s;
     if (file_) {
       auto* file = std::exchange(file_, nullptr);
-      file_sink_detail::close_and_sync(file, current_.in_progress);
+      file_sink_detail::close(file, current_.in_progress);
       current_.checkpoint_id = checkpoint_id;
+      s.before_acknowledge = [paths = std::vector<std::string>{current_.in_progress}] {
+        return file_sink_detail::sync(paths);
+      };
       pending_.push_back(std::move(current_));
     }
-    state::operator_snapshot s;
     for (const auto& p : pending_)
       s.list_entries.push_back(file_sink_detail::encode(p));
     return s;

@@ -103,6 +103,10 @@ void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier)
                  finished = input_ended_]() -> expected<state::task_state_snapshot> {
     state::task_state_snapshot task;
     task.finished = finished;
+    for (const auto& snapshot : snapshots)
+      if (snapshot.before_acknowledge)
+        if (auto done = snapshot.before_acknowledge(); !done)
+          return done.error();
     for (std::size_t i = 0; i < snapshots.size(); ++i) {
       auto& op = task.operators.emplace_back();
       op.operator_id = ids[i];
