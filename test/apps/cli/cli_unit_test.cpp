@@ -153,3 +153,20 @@ TEST_CASE(
   CHECK(format_job_status(graph::job_id{0, 1}, fine, std::nullopt, true)
         == "Job 00000000000000000000000000000001 is RUNNING.\n");
 }
+
+TEST_CASE("flint status prints the checkpoint counts and the latest completed checkpoint") {
+  job_master::job_status_response r;
+  r.status = graph::job_status::running;
+  r.tasks = 4;
+  r.tasks_running = 4;
+  r.checkpointing = true;
+  r.checkpoints = {12, 1, 1, 12, 35, 46372, "/ckpt/j/chk-12/_metadata"};
+  CHECK(format_job_status(graph::job_id{0, 1}, r, std::nullopt, true)
+        == "Job 00000000000000000000000000000001 is RUNNING.\n"
+           "Checkpoints: 12 completed, 1 failed, 1 in progress\n"
+           "Latest completed checkpoint: 12 (35 ms, 46372 bytes, /ckpt/j/chk-12/_metadata)\n");
+  r.checkpoints = {};
+  CHECK(format_job_status(graph::job_id{0, 1}, r, std::nullopt, true)
+        == "Job 00000000000000000000000000000001 is RUNNING.\n"
+           "Checkpoints: 0 completed, 0 failed, 0 in progress\n");
+}
