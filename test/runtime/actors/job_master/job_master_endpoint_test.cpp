@@ -627,7 +627,7 @@ TEST_CASE_FIXTURE(job_master_fixture,
 }
 
 TEST_CASE_FIXTURE(job_master_fixture,
-                  "a declined checkpoint is aborted at every task and counted; a task not ready "
+                  "a declined checkpoint is aborted at every task and counted — a task not ready "
                   "does not count") {
   job_master_config cfg;
   cfg.configuration.set("execution.checkpointing.tolerable-failed-checkpoints", "1");

@@ -192,7 +192,7 @@ TEST_SUITE("checkpoint coordinator") {
 
   TEST_CASE_FIXTURE(
     coordinator_fixture,
-    "a declined checkpoint is aborted, counted and its tasks told; past the tolerance the job fails") {
+    "a declined checkpoint is aborted, counted and its tasks told — past the tolerance the job fails") {
     settings.tolerable_failures = 1;
     auto& c = make();
     auto first = c.trigger_checkpoint(0);
@@ -221,7 +221,7 @@ TEST_SUITE("checkpoint coordinator") {
 
   TEST_CASE_FIXTURE(
     coordinator_fixture,
-    "a checkpoint not complete within the time-out expires; a time-out after completion does nothing") {
+    "a checkpoint not complete within the time-out expires — a time-out after completion does nothing") {
     auto& c = make();
     auto id = c.trigger_checkpoint(0);
     c.acknowledge(source0, *id, state_of(1), 10);
@@ -288,7 +288,7 @@ TEST_SUITE("checkpoint coordinator") {
 
   TEST_CASE_FIXTURE(
     coordinator_fixture,
-    "a failover aborts pending checkpoints; the new attempts acknowledge the next one") {
+    "a failover aborts pending checkpoints — the new attempts acknowledge the next one") {
     auto& c = make();
     auto id = c.trigger_checkpoint(0);
     c.abort_pending(failure_reason::job_failover, 5);
@@ -324,7 +324,7 @@ TEST_SUITE("checkpoint coordinator") {
   }
 
   TEST_CASE_FIXTURE(coordinator_fixture,
-                    "the tasks' acknowledged states reach finalize; its pointer is retained") {
+                    "the tasks' acknowledged states reach finalize — its pointer is retained") {
     auto& c = make();
     auto id = c.trigger_checkpoint(0);
     c.acknowledge(source0, *id, state_of(3), 1);
@@ -439,7 +439,7 @@ TEST_SUITE("checkpoint coordinator") {
   }
 
   TEST_CASE_FIXTURE(coordinator_fixture,
-                    "only the planned tasks are triggered and told; finished ones are not") {
+                    "only the planned tasks are triggered and told — finished ones are not") {
     auto& c = make();
     actions.plan = checkpoint_plan{{sink0}, {sink0}, {source0, source1}, true};
     auto id = c.trigger_checkpoint(0);
