@@ -61,7 +61,7 @@ struct watch_log {
 
 } // namespace
 
-TEST_CASE("znodes round-trip through create, get, set and remove with versions") {
+TEST_CASE("znodes round-trip through create and get and set and remove with versions") {
   zookeeper_server zk;
   auto client = connected_client(zk);
   CHECK(client->state() == zookeeper_connection_state::connected);
@@ -102,7 +102,7 @@ TEST_CASE("znodes round-trip through create, get, set and remove with versions")
   CHECK_FALSE(gone->has_value());
 }
 
-TEST_CASE("errors name the path: no node, node exists, node has children") {
+TEST_CASE("errors name the path for no node, node exists and node has children") {
   zookeeper_server zk;
   auto client = connected_client(zk);
 
@@ -138,7 +138,7 @@ TEST_CASE("errors name the path: no node, node exists, node has children") {
   CHECK(*children == std::vector<std::string>{"c"});
 }
 
-TEST_CASE("an ephemeral node disappears when its session closes; sequential nodes count up") {
+TEST_CASE("an ephemeral node disappears when its session closes and sequential nodes count up") {
   zookeeper_server zk;
   auto owner = connected_client(zk);
   auto observer = connected_client(zk);
@@ -209,7 +209,7 @@ TEST_CASE("a data watch and a children watch fire once") {
   CHECK(created.events[0].type == zookeeper_event_type::created);
 }
 
-TEST_CASE("a stopped server makes the session connecting; restarted, it is connected again") {
+TEST_CASE("a stopped server makes the session connecting and its restart connected again") {
   zookeeper_server zk;
   auto client = connected_client(zk, 6s);
   std::mutex mutex;
