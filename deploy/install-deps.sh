@@ -14,6 +14,7 @@ packages=(
   nlohmann-json3-dev
   librocksdb-dev
   iproute2 procps
+  default-jre-headless libzookeeper-java libzookeeper-mt-dev
 )
 
 missing=()
