@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "runtime/actors/leader/zookeeper_ha_services.hpp"
 #include "runtime/actors/leader/zookeeper_leader_services.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/ha/zookeeper/zookeeper_client.hpp"
@@ -237,4 +238,32 @@ TEST_CASE("a suspended leader is revoked after the grace period and leads again 
   CHECK(second != first);
   ea.confirm_leadership(second, address_of("rm-a", 1001));
   REQUIRE(eventually([&] { return follower.current() == second; }, 20s));
+}
+
+TEST_CASE("ZooKeeper HA services elect each component under its own path") {
+  zookeeper_server zk;
+  auto client = connected_client(zk);
+  flint::leader::zookeeper_ha_config config;
+  config.root = "/flink/";
+  config.cluster_id = "c1";
+  flint::leader::zookeeper_ha_services services(client, config,
+                                                flint::make_endpoint_logger("leader"));
+  flint::graph::job_id job{1, 2};
+  CHECK(services.component_path("dispatcher") == "/flink/c1/leader/dispatcher");
+
+  contender rm("resource_manager");
+  contender jm("job_master");
+  listener follower;
+  auto rm_election = services.resource_manager_election();
+  auto jm_election = services.job_master_election(job);
+  auto retrieval = services.resource_manager_retrieval();
+  rm_election->start(rm);
+  jm_election->start(jm);
+  retrieval->start(follower);
+  REQUIRE(eventually([&] { return rm.granted() == 1 && jm.granted() == 1; }));
+  rm_election->confirm_leadership(rm.current(), address_of("resource_manager", 7001));
+  REQUIRE(eventually([&] { return follower.current() == rm.current(); }));
+  auto latch = client->children("/flink/c1/leader/job-" + job.to_string() + "/latch");
+  REQUIRE(latch.has_value());
+  CHECK(latch->size() == 1);
 }
