@@ -61,6 +61,11 @@ zookeeper_job_graph_store::zookeeper_job_graph_store(std::shared_ptr<zookeeper_c
     log_(std::move(log)) {
   while (zk_path_.size() > 1 && zk_path_.back() == '/')
     zk_path_.pop_back();
+  // The znode holds the file's path for whichever JobManager recovers next: a relative path
+  // would name another file from another working directory.
+  std::error_code ec;
+  if (auto absolute = std::filesystem::absolute(storage_dir_, ec); !ec)
+    storage_dir_ = absolute.lexically_normal();
 }
 
 std::filesystem::path zookeeper_job_graph_store::file_of(const graph::job_id& job) const {

@@ -64,8 +64,8 @@ private:
 /// crash in between leaves at worst an orphaned file, never a dangling pointer.
 class zookeeper_job_graph_store final : public job_graph_store {
 public:
-  /// `zk_path`: e.g. "/flink/<cluster>/jobgraphs". `log` (may be null) gets warnings about nodes
-  /// that are not job ids.
+  /// `zk_path`: e.g. "/flink/<cluster>/jobgraphs". `storage_dir` is made absolute (the znodes
+  /// hold absolute paths). `log` (may be null) gets warnings about nodes that are not job ids.
   zookeeper_job_graph_store(std::shared_ptr<zookeeper_client> client, std::string zk_path,
                             std::filesystem::path storage_dir,
                             std::shared_ptr<spdlog::logger> log = nullptr);

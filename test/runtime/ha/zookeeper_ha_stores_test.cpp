@@ -82,6 +82,12 @@ TEST_CASE("the zookeeper job graph store keeps graphs in files and pointers in z
     ++files;
   CHECK(files == 1);
 
+  // Pointers are absolute paths, whatever the storage directory was given as.
+  zookeeper_job_graph_store relative(client, "/graphs-contract/jobgraphs", "relative/dir");
+  CHECK(relative.file_of(b).is_absolute());
+  CHECK(relative.file_of(b)
+        == std::filesystem::current_path() / "relative/dir/job_graphs" / b.to_string());
+
   // A new leader (another client, another store instance) recovers the graph.
   auto other = connected_client();
   zookeeper_job_graph_store recovered(other, "/graphs-contract/jobgraphs", tmp.path());
