@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "runtime/actors/leader/zookeeper_leader_services.hpp"
+#include "runtime/ha/zookeeper_paths.hpp"
 
 namespace flint::leader {
 
@@ -14,14 +15,7 @@ zookeeper_ha_services::zookeeper_ha_services(std::shared_ptr<ha::zookeeper_clien
     log_(std::move(logger)) {}
 
 std::string zookeeper_ha_services::component_path(const std::string& component) const {
-  auto root = config_.root;
-  while (!root.empty() && root.back() == '/')
-    root.pop_back();
-  if (root.empty() || root.front() != '/')
-    root.insert(root.begin(), '/');
-  if (root == "/")
-    root.clear();
-  return root + "/" + config_.cluster_id + "/leader/" + component;
+  return ha::cluster_path(config_.root, config_.cluster_id) + "/leader/" + component;
 }
 
 std::unique_ptr<leader_election_service> zookeeper_ha_services::election(
