@@ -185,11 +185,10 @@ namespace {
 /// of the job deployed later (a restart, a later region) loads it again from the cached file.
 class library_cache {
 public:
-  library_cache(caf::actor_system& sys, std::string host, std::uint16_t port, caf::actor server,
+  library_cache(caf::actor_system& sys, blob_server_locator locate, caf::actor server,
                 fs::path cache_dir)
     : sys_(sys),
-      host_(std::move(host)),
-      port_(port),
+      locate_(std::move(locate)),
       server_(std::move(server)),
       cache_dir_(std::move(cache_dir)) {}
 
@@ -234,18 +233,26 @@ private:
 
   expected<caf::actor> server() {
     std::lock_guard<std::mutex> guard{mutex_};
-    if (server_)
+    if (!locate_)
       return server_;
-    auto connected = rpc::connect_endpoint(sys_, host_, port_, "blob_server");
+    // With HA the JobManager moves: a handle of a former leader's blob server is not used.
+    auto where = locate_();
+    if (server_ && where == server_at_)
+      return server_;
+    server_ = caf::actor{};
+    if (!where)
+      return make_error(errc::unreachable, "no JobManager is known yet (no leader)");
+    auto connected = rpc::connect_endpoint(sys_, where->first, where->second, "blob_server");
     if (!connected)
       return connected.error();
     server_ = *connected;
+    server_at_ = where;
     return server_;
   }
 
   void forget_server() {
     std::lock_guard<std::mutex> guard{mutex_};
-    if (!host_.empty())
+    if (locate_)
       server_ = caf::actor{};
   }
 
@@ -330,9 +337,10 @@ private:
   }
 
   caf::actor_system& sys_;
-  std::string host_;
-  std::uint16_t port_;
+  blob_server_locator locate_;
   std::mutex mutex_;
+  /// Where `server_` was found (with a locator).
+  std::optional<std::pair<std::string, std::uint16_t>> server_at_;
   caf::actor server_;
   fs::path cache_dir_;
   std::atomic<std::uint64_t> temp_counter_{0};
@@ -379,17 +387,28 @@ task_executor::invokable_factory make_library_task_factory(caf::actor_system& sy
                                                            std::string blob_host,
                                                            std::uint16_t blob_port,
                                                            std::filesystem::path cache_dir) {
-  return make_factory(
-    std::make_shared<library_cache>(sys, std::move(blob_host), blob_port, caf::actor{},
-                                    cache_directory(std::move(cache_dir))),
-    env);
+  return make_library_task_factory(
+    sys, env,
+    [host = std::move(blob_host), blob_port] {
+      return std::optional<std::pair<std::string, std::uint16_t>>{{host, blob_port}};
+    },
+    std::move(cache_dir));
+}
+
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys,
+                                                           streaming_environment& env,
+                                                           blob_server_locator locate,
+                                                           std::filesystem::path cache_dir) {
+  return make_factory(std::make_shared<library_cache>(sys, std::move(locate), caf::actor{},
+                                                      cache_directory(std::move(cache_dir))),
+                      env);
 }
 
 task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys,
                                                            streaming_environment& env,
                                                            caf::actor blob_server,
                                                            std::filesystem::path cache_dir) {
-  return make_factory(std::make_shared<library_cache>(sys, std::string{}, 0, std::move(blob_server),
+  return make_factory(std::make_shared<library_cache>(sys, nullptr, std::move(blob_server),
                                                       cache_directory(std::move(cache_dir))),
                       env);
 }

@@ -23,6 +23,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,6 +105,16 @@ task_executor::invokable_factory make_library_task_factory(caf::actor_system& sy
                                                            streaming::streaming_environment& env,
                                                            std::string blob_host,
                                                            std::uint16_t blob_port,
+                                                           std::filesystem::path cache_dir);
+
+/// Where the blob server is now: host and port of the leading JobManager, or nullopt while none
+/// is known (with HA it moves with the leader). Called from task threads.
+using blob_server_locator = std::function<std::optional<std::pair<std::string, std::uint16_t>>()>;
+
+/// The same, asking `locate` where the blob server is each time it (re)connects.
+task_executor::invokable_factory make_library_task_factory(caf::actor_system& sys,
+                                                           streaming::streaming_environment& env,
+                                                           blob_server_locator locate,
                                                            std::filesystem::path cache_dir);
 
 /// The same with a blob server handle already at hand (an in-process blob server, tests).

@@ -1,5 +1,7 @@
 #include "apps/cli/cli_settings.hpp"
 
+#include <cctype>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -57,6 +59,7 @@ expected<cli_settings> resolve(const common_options& opts, const std::string& ex
         errc::invalid_argument,
         "-m expects host:port, got '" + opts.jobmanager + "': " + hp.error().message);
     out.address = *hp;
+    out.address_given = true;
   } else {
     auto host = out.config.get(config::options::jobmanager_rpc_address);
     auto port = out.config.get(config::options::jobmanager_rpc_port);
@@ -64,6 +67,15 @@ expected<cli_settings> resolve(const common_options& opts, const std::string& ex
       return host.error();
     if (!port)
       return port.error();
+    // With ZooKeeper HA the leader is looked up there: no JobManager port is needed.
+    auto ha = out.config.get_raw("high-availability.type");
+    if (!ha)
+      ha = out.config.get_raw("high-availability");
+    std::string type = ha.value_or("");
+    for (auto& c : type)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (type == "zookeeper" && (*port <= 0 || *port > 65535))
+      *port = 6123;
     if (*port <= 0 || *port > 65535)
       return make_error(errc::invalid_argument,
                         "jobmanager.rpc.port must be a port number, got " + std::to_string(*port));

@@ -28,6 +28,8 @@ struct cli_settings {
   std::string config_source;
   /// The JobManager (or, for `trace`, the node) to talk to.
   config::host_port address;
+  /// `-m` was given: with ZooKeeper HA, the Dispatcher is otherwise found through ZooKeeper.
+  bool address_given = false;
   /// Bound on one ask (`--timeout`, else `rpc.ask.timeout`).
   std::chrono::nanoseconds ask_timeout = std::chrono::seconds(10);
   /// `--timeout` when given: also bounds commands that wait (a job's result, a trace tail).

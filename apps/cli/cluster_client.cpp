@@ -9,6 +9,13 @@
 #include "runtime/actors/leader/embedded_leader_service.hpp" // standalone_leader_id()
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/ha/zookeeper_paths.hpp"
+#include "runtime/actors/leader/zookeeper_leader_services.hpp"
+#include "runtime/common/logging.hpp"
+#include "runtime/ha/zookeeper/zookeeper_client.hpp"
+#include "runtime/node/zookeeper_connection.hpp"
+
+#include <thread>
 
 namespace flint::cli {
 
@@ -16,6 +23,9 @@ struct cluster_client::impl {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   rpc::gateway dispatcher;
+  std::shared_ptr<ha::zookeeper_client> zookeeper;
+  /// With ZooKeeper HA: the leading JobManager's address, once found.
+  std::optional<config::host_port> leader;
 
   explicit impl() {
     // One worker is plenty for a client that waits on one answer at a time.
@@ -44,14 +54,19 @@ caf::actor_system& cluster_client::system() {
 
 expected<caf::actor> cluster_client::connect(const std::string& endpoint_id,
                                              const std::string& role) {
-  auto addr = where(settings_);
+  // With HA the leader's process serves the other endpoints (blob server, ResourceManager) too.
+  if (uses_zookeeper() && !impl_->leader)
+    if (auto found = connect_leading_dispatcher(settings_.ask_timeout); !found)
+      return found.error();
+  auto target = impl_->leader ? *impl_->leader : settings_.address;
+  auto addr = target.to_string();
   auto prefix = "Could not connect to the " + role + " at " + addr;
   // connect_endpoint bounds the lookup, not the TCP connect: the watchdog bounds both.
   watchdog guard(
     settings_.ask_timeout + std::chrono::seconds(1),
     "flint: " + prefix + ": no answer within " + describe(settings_.ask_timeout) + " (--timeout)");
-  auto found = rpc::connect_endpoint(*impl_->sys, settings_.address.host, settings_.address.port,
-                                     endpoint_id, settings_.ask_timeout);
+  auto found = rpc::connect_endpoint(*impl_->sys, target.host, target.port, endpoint_id,
+                                     settings_.ask_timeout);
   if (!found) {
     if (found.error().code == errc::not_found)
       return make_error(errc::not_found,
@@ -62,9 +77,83 @@ expected<caf::actor> cluster_client::connect(const std::string& endpoint_id,
   return found;
 }
 
+bool cluster_client::uses_zookeeper() const {
+  if (settings_.address_given)
+    return false;
+  auto ha = node::read_high_availability_settings(settings_.config);
+  return ha && ha->zookeeper;
+}
+
+expected<unit> cluster_client::connect_leading_dispatcher(std::chrono::nanoseconds wait) {
+  auto ha = node::read_high_availability_settings(settings_.config);
+  if (!ha)
+    return ha.error();
+  if (!impl_->zookeeper) {
+    // The client's session is only read through: a short session ends it soon after we exit.
+    auto s = *ha;
+    s.session_timeout = std::min(s.session_timeout, std::chrono::milliseconds(10000));
+    s.connection_timeout =
+      std::min(s.connection_timeout,
+               std::chrono::duration_cast<std::chrono::milliseconds>(settings_.ask_timeout));
+    s.max_retry_attempts = 1;
+    auto client = node::connect_zookeeper(s, make_endpoint_logger("zookeeper"));
+    if (!client)
+      return client.error();
+    impl_->zookeeper = std::move(*client);
+  }
+  auto leader_info = leader_path(dispatcher::endpoint_name);
+  if (!leader_info)
+    return leader_info.error();
+  auto path = *leader_info;
+  // Flink's CLI waits for a leader too (LeaderRetrievalUtils.retrieveLeaderInformation).
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  std::string why = "no leader published at " + path;
+  for (;;) {
+    auto node = impl_->zookeeper->get(path);
+    if (node) {
+      auto leader = leader::decode_leader_address(node->data);
+      if (!leader)
+        why = "malformed leader information at " + path;
+      else {
+        auto found = rpc::connect_endpoint(*impl_->sys, leader->address.host, leader->address.port,
+                                           dispatcher::endpoint_name, settings_.ask_timeout);
+        if (found) {
+          impl_->dispatcher =
+            rpc::gateway(std::move(*found), dispatcher::endpoint_name, leader->session_id);
+          impl_->leader = config::host_port{leader->address.host, leader->address.port};
+          return unit{};
+        }
+        why = "the leader at " + leader->address.host + ":" + std::to_string(leader->address.port)
+          + " did not answer: " + found.error().message;
+      }
+    } else if (node.error().code != errc::not_found) {
+      why = node.error().message;
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return make_error(
+        errc::unreachable,
+        "Could not find the leading Dispatcher through ZooKeeper " + ha->quorum + ": " + why);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+expected<std::string> cluster_client::leader_path(const std::string& component) const {
+  auto ha = node::read_high_availability_settings(settings_.config);
+  if (!ha)
+    return ha.error();
+  return ha::cluster_path(ha->root, ha->cluster_id) + "/leader/" + component + "/connection_info";
+}
+
+expected<unit> cluster_client::reconnect_dispatcher(std::chrono::nanoseconds wait) {
+  impl_->dispatcher = rpc::gateway{};
+  return connect_leading_dispatcher(wait);
+}
+
 expected<unit> cluster_client::connect_dispatcher() {
   if (impl_->dispatcher.valid())
     return unit{};
+  if (uses_zookeeper())
+    return connect_leading_dispatcher(settings_.ask_timeout);
   auto found = connect(dispatcher::endpoint_name, "JobManager");
   if (!found)
     return found.error();
@@ -119,7 +208,19 @@ expected<resource_manager::resource_overview> cluster_client::resource_overview(
   auto rm = connect(resource_manager::endpoint_name, "ResourceManager");
   if (!rm)
     return rm.error();
-  rpc::gateway gw(std::move(*rm), resource_manager::endpoint_name, leader::standalone_leader_id());
+  auto id = leader::standalone_leader_id();
+  if (uses_zookeeper()) {
+    // The ResourceManager leads under its own leader id, published beside the Dispatcher's.
+    auto path = leader_path(resource_manager::endpoint_name);
+    auto node = path ? impl_->zookeeper->get(*path) : expected<ha::zookeeper_node>(path.error());
+    if (!node)
+      return node.error();
+    auto published = leader::decode_leader_address(node->data);
+    if (!published)
+      return make_error(errc::malformed_message, "malformed leader information at " + *path);
+    id = published->session_id;
+  }
+  rpc::gateway gw(std::move(*rm), resource_manager::endpoint_name, id);
   return ask<resource_manager::request_resource_overview>(
     *impl_->sys, gw, impl_->who(settings_.ask_timeout), rpc::ack{});
 }

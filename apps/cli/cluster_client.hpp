@@ -37,8 +37,13 @@ public:
   /// "Could not connect to the <role> at host:port: <why>".
   expected<caf::actor> connect(const std::string& endpoint_id, const std::string& role);
 
-  /// Connects to the Dispatcher (once); every job call below needs it.
+  /// Connects to the Dispatcher (once); every job call below needs it. With ZooKeeper HA and no
+  /// -m, the leading Dispatcher is read from ZooKeeper (waiting up to the ask timeout for one).
   expected<unit> connect_dispatcher();
+  /// Whether the Dispatcher is found through ZooKeeper (HA configured, no -m).
+  bool uses_zookeeper() const;
+  /// Follows a leader change: the Dispatcher ZooKeeper names now, waiting up to `wait` for one.
+  expected<unit> reconnect_dispatcher(std::chrono::nanoseconds wait);
 
   expected<unit> submit_job(const graph::job_graph& job);
   expected<dispatcher::job_list> list_jobs();
@@ -60,6 +65,10 @@ public:
                                                     const trace::fetch_trace_request& req);
 
 private:
+  expected<unit> connect_leading_dispatcher(std::chrono::nanoseconds wait);
+  /// `<root>/<cluster-id>/leader/<component>/connection_info`.
+  expected<std::string> leader_path(const std::string& component) const;
+
   struct impl;
   cli_settings settings_;
   std::unique_ptr<impl> impl_;

@@ -1,5 +1,7 @@
 #include "apps/cli/job_commands.hpp"
 
+#include <cstdio>
+
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -46,6 +48,21 @@ expected<dispatcher::job_result> await_result(cluster_client& client, const grap
   auto pause = std::chrono::milliseconds(20);
   for (;;) {
     auto status = client.job_status(job);
+    if (!status && client.uses_zookeeper()) {
+      // The leading JobManager may be gone: with HA another one takes over and recovers the
+      // job, so follow the leader ZooKeeper names (Flink's RestClusterClient retries too).
+      std::fprintf(stderr, "Lost the Dispatcher (%s); waiting for the next leader.\n",
+                   status.error().message.c_str());
+      auto wait = std::chrono::nanoseconds(std::chrono::minutes(5));
+      if (limit)
+        wait = std::max(deadline - clock_type::now(), clock_type::duration::zero());
+      if (auto back = client.reconnect_dispatcher(wait); back) {
+        std::fprintf(stderr, "Following the new Dispatcher leader.\n");
+        continue;
+      } else
+        return make_error(back.error().code,
+                          "Lost track of job " + job.to_string() + ": " + back.error().message);
+    }
     if (!status)
       return make_error(status.error().code,
                         "Lost track of job " + job.to_string() + ": " + status.error().message);

@@ -265,12 +265,12 @@ int main(int argc, char** argv) {
     node::task_manager_node_services services;
 #if defined(FLINT_NODE_HAS_JOB_LIBRARY)
     // Tasks come from the job libraries `flint run` uploads to the JobManager's blob server.
-    services.make_invokables = [s = *settings](caf::actor_system& sys,
-                                               streaming::streaming_environment& env,
-                                               const std::string& resource_id) {
-      return api::make_library_task_factory(sys, env, s.jobmanager_address, s.jobmanager_port,
-                                            s.blob_storage_directory / resource_id);
-    };
+    services.make_invokables =
+      [s = *settings](caf::actor_system& sys, streaming::streaming_environment& env,
+                      const std::string& resource_id, node::job_manager_locator job_manager) {
+        return api::make_library_task_factory(sys, env, std::move(job_manager),
+                                              s.blob_storage_directory / resource_id);
+      };
 #endif
     tm.emplace(std::move(*settings), std::move(services));
     if (!f.trace_file.empty() && !tm->recorder().enable_file(f.trace_file))

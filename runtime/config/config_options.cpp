@@ -1,5 +1,7 @@
 #include "runtime/config/config_options.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <chrono>
 
@@ -23,6 +25,13 @@ const char* positive_or_disabled(const std::int64_t& v) {
 
 const char* positive_duration(const duration& d) {
   return d.count() > 0 ? nullptr : "must be longer than 0";
+}
+
+bool ha_type_known(const std::string& v) {
+  std::string lower;
+  for (char c : v)
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return lower == "none" || lower == "zookeeper";
 }
 
 const char* not_empty(const std::string& s) {
@@ -197,6 +206,49 @@ const config_option<std::string> state_backend_incremental{
 const config_option<std::string> web_exception_history_size{
   "web.exception-history-size", std::nullopt,
   "Failures each job keeps in its exception history (16).", nullptr};
+const config_option<std::string> high_availability_type{
+  "high-availability.type", std::string("NONE"),
+  "NONE (leaders fixed by jobmanager.rpc.address) or ZOOKEEPER (standby JobManagers).",
+  [](const std::string& v) -> const char* {
+    return ha_type_known(v) ? nullptr : "must be NONE or ZOOKEEPER";
+  }};
+const config_option<std::string> high_availability_legacy{
+  "high-availability", std::nullopt, "The older name of high-availability.type.",
+  [](const std::string& v) -> const char* {
+    return ha_type_known(v) ? nullptr : "must be NONE or ZOOKEEPER";
+  }};
+const config_option<std::string> high_availability_zookeeper_quorum{
+  "high-availability.zookeeper.quorum", std::nullopt, "The ZooKeeper servers, host:port,host:port.",
+  nullptr};
+const config_option<std::string> high_availability_zookeeper_path_root{
+  "high-availability.zookeeper.path.root", std::string("/flink"),
+  "The root node of the HA data in ZooKeeper.", nullptr};
+const config_option<std::string> high_availability_cluster_id{
+  "high-availability.cluster-id", std::string("/default"),
+  "The cluster's node under the root (distinct per cluster sharing a ZooKeeper).", nullptr};
+const config_option<std::string> high_availability_storage_dir{
+  "high-availability.storageDir", std::nullopt,
+  "Where job graphs and job results are kept; every JobManager must reach it.", nullptr};
+const config_option<duration> high_availability_zookeeper_session_timeout{
+  "high-availability.zookeeper.client.session-timeout", 60s,
+  "The ZooKeeper session timeout: leadership is lost after this long without ZooKeeper.",
+  positive_duration};
+const config_option<duration> high_availability_zookeeper_connection_timeout{
+  "high-availability.zookeeper.client.connection-timeout", 15s,
+  "How long one attempt to connect to ZooKeeper waits.", positive_duration};
+const config_option<duration> high_availability_zookeeper_retry_wait{
+  "high-availability.zookeeper.client.retry-wait", 5s,
+  "Pause between two attempts to connect to ZooKeeper.", positive_duration};
+const config_option<std::int64_t> high_availability_jobmanager_port{
+  "high-availability.jobmanager.port", 0,
+  "The JobManager's RPC port with HA, in place of jobmanager.rpc.port (0: any free port).",
+  [](const std::int64_t& v) -> const char* {
+    return v >= 0 && v <= 65535 ? nullptr : "must be a port number (0: any)";
+  }};
+const config_option<std::int64_t> high_availability_zookeeper_max_retry_attempts{
+  "high-availability.zookeeper.client.max-retry-attempts", 3,
+  "Attempts to connect to ZooKeeper before giving up.",
+  [](const std::int64_t& v) -> const char* { return v >= 1 ? nullptr : "must be at least 1"; }};
 
 namespace {
 
@@ -280,6 +332,17 @@ const std::vector<option_info>& all() {
     info<state_savepoints_dir>(),
     info<state_backend_type>(),
     info<state_backend_incremental>(),
+    info<high_availability_type>(),
+    info<high_availability_legacy>(),
+    info<high_availability_zookeeper_quorum>(),
+    info<high_availability_zookeeper_path_root>(),
+    info<high_availability_cluster_id>(),
+    info<high_availability_storage_dir>(),
+    info<high_availability_zookeeper_session_timeout>(),
+    info<high_availability_zookeeper_connection_timeout>(),
+    info<high_availability_zookeeper_retry_wait>(),
+    info<high_availability_zookeeper_max_retry_attempts>(),
+    info<high_availability_jobmanager_port>(),
   };
   return list;
 }

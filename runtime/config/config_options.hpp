@@ -64,6 +64,29 @@ extern const config_option<duration> cluster_registration_max_timeout;
 extern const config_option<duration> cluster_registration_error_delay;
 /// Pause after a registration was refused.
 extern const config_option<duration> cluster_registration_refused_registration_delay;
+/// NONE (standalone: leaders fixed by jobmanager.rpc.address) or ZOOKEEPER.
+extern const config_option<std::string> high_availability_type;
+/// The older name of high-availability.type.
+extern const config_option<std::string> high_availability_legacy;
+/// The ZooKeeper servers, "host:port,host:port".
+extern const config_option<std::string> high_availability_zookeeper_quorum;
+/// The root node of every cluster's HA data in ZooKeeper.
+extern const config_option<std::string> high_availability_zookeeper_path_root;
+/// The cluster's node under the root (clusters sharing a ZooKeeper need distinct ids).
+extern const config_option<std::string> high_availability_cluster_id;
+/// Where job graphs and job results are kept (a directory every JobManager can read).
+extern const config_option<std::string> high_availability_storage_dir;
+/// The ZooKeeper session timeout: leadership ends when the session is lost for this long.
+extern const config_option<duration> high_availability_zookeeper_session_timeout;
+/// How long one attempt to connect to ZooKeeper waits.
+extern const config_option<duration> high_availability_zookeeper_connection_timeout;
+/// Pause between two attempts to connect to ZooKeeper.
+extern const config_option<duration> high_availability_zookeeper_retry_wait;
+/// The JobManager's RPC port with HA, in place of jobmanager.rpc.port (0: any free port, so
+/// several JobManagers share a host).
+extern const config_option<std::int64_t> high_availability_jobmanager_port;
+/// Attempts to connect to ZooKeeper before giving up.
+extern const config_option<std::int64_t> high_availability_zookeeper_max_retry_attempts;
 
 /// One option without its type: for listing, templates and checking a whole configuration.
 struct option_info {

@@ -7,6 +7,11 @@
 
 #include "runtime/actors/dispatcher/dispatcher.hpp"
 #include "runtime/actors/leader/standalone_ha_services.hpp"
+#include "runtime/actors/leader/zookeeper_ha_services.hpp"
+#include "runtime/actors/leader/zookeeper_leader_services.hpp"
+#include "runtime/ha/ha_stores.hpp"
+#include "runtime/ha/zookeeper/zookeeper_client.hpp"
+#include "runtime/node/zookeeper_connection.hpp"
 #include "runtime/actors/resource_manager/resource_manager.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
@@ -26,7 +31,9 @@ struct job_manager_node::impl {
   job_manager_settings settings;
   rpc::node_options caf_options;
   // Outlive the actor system: endpoints use them until their on_exit ran.
-  leader::standalone_ha_services ha;
+  std::shared_ptr<ha::zookeeper_client> zookeeper;
+  std::unique_ptr<leader::ha_services> ha;
+  std::unique_ptr<ha::ha_stores> stores;
   rpc::endpoint_directory directory;
   std::unique_ptr<trace::trace_recorder> recorder;
   std::unique_ptr<leader::leader_election_service> rm_election;
@@ -43,6 +50,46 @@ struct job_manager_node::impl {
 
   rpc::endpoint_context context(std::string id) const {
     return rpc::endpoint_context{std::move(id), recorder.get(), settings.rpc};
+  }
+
+  /// Flink's HighAvailabilityServicesUtils: standalone (every leader here under the fixed id) or
+  /// ZooKeeper (these endpoints contend with other JobManagers'; followers resolve the leaders
+  /// ZooKeeper names, this process's own through the directory).
+  expected<unit> start_ha_services() {
+    const auto& s = settings;
+    if (!s.high_availability.zookeeper) {
+      ha = std::make_unique<leader::standalone_ha_services>();
+      stores = ha::make_standalone_ha_stores();
+      return unit{};
+    }
+    const auto& h = s.high_availability;
+    log->info("Using ZooKeeper HA at {} (root {}, cluster-id {}, storageDir {}).", h.quorum, h.root,
+              h.cluster_id, h.storage_dir.string());
+    auto client = connect_zookeeper(h, log);
+    if (!client)
+      return client.error();
+    zookeeper = std::move(*client);
+    leader::zookeeper_ha_config config;
+    config.root = h.root;
+    config.cluster_id = h.cluster_id;
+    config.suspended_grace = h.session_timeout;
+    config.advertised_host = s.rpc_address;
+    config.advertised_port = port;
+    config.system = system.get();
+    config.resolving.local_host = s.rpc_address;
+    config.resolving.local_port = port;
+    config.resolving.directory = &directory;
+    ha = std::make_unique<leader::zookeeper_ha_services>(zookeeper, config, log);
+    stores = ha::make_zookeeper_ha_stores(zookeeper, {h.root, h.cluster_id, h.storage_dir}, log);
+    return unit{};
+  }
+
+  void close_ha_services() {
+    stores.reset();
+    ha.reset();
+    if (zookeeper)
+      zookeeper->close();
+    zookeeper.reset();
   }
 
   void publish(const std::string& id, const caf::actor& a) {
@@ -85,12 +132,19 @@ expected<unit> job_manager_node::start() {
   }
   m.port = *port;
   m.log->info("Actor system started at flint://{}:{}", s.rpc_address, m.port);
+  if (auto ha = m.start_ha_services(); !ha) {
+    m.system->middleman().unpublish(m.locator, m.port);
+    stop_and_wait(*m.system, {m.locator});
+    m.locator = {};
+    m.system.reset();
+    return ha.error();
+  }
 
   resource_manager::resource_manager_config rm_config;
   rm_config.heartbeat = s.heartbeat;
   rm_config.slot_request_timeout = s.slot_request_timeout;
   rm_config.task_manager_timeout = s.task_manager_timeout;
-  m.rm_election = m.ha.resource_manager_election();
+  m.rm_election = m.ha->resource_manager_election();
   m.resource_manager = m.system->spawn<resource_manager::resource_manager>(
     m.context(resource_manager::endpoint_name), rm_config,
     resource_manager::resource_manager_services{m.rm_election.get(), &m.directory});
@@ -105,7 +159,8 @@ expected<unit> job_manager_node::start() {
   d_config.job_master.slot_idle_timeout = s.slot_idle_timeout;
   d_config.job_master.configuration = s.configuration;
   dispatcher::dispatcher_services d_services;
-  d_services.ha = &m.ha;
+  d_services.ha = m.ha.get();
+  d_services.stores = m.stores.get();
   d_services.directory = &m.directory;
   d_services.now_ms = [] { return trace::system_now_us() / 1000; };
   m.dispatcher = m.system->spawn<dispatcher::dispatcher>(m.context(dispatcher::endpoint_name),
@@ -117,8 +172,11 @@ expected<unit> job_manager_node::start() {
 #if defined(FLINT_NODE_HAS_BLOB)
   std::error_code ec;
   std::filesystem::create_directories(s.blob_storage_directory, ec);
-  m.blob_server =
-    blob::spawn_blob_server(*m.system, m.context("blob_server"), s.blob_storage_directory);
+  m.blob_server = blob::spawn_blob_server(
+    *m.system, m.context("blob_server"), s.blob_storage_directory,
+    s.high_availability.zookeeper
+      ? s.high_availability.storage_dir / s.high_availability.cluster_id / "blob"
+      : std::filesystem::path{});
   m.publish("blob_server", m.blob_server);
   m.log->info("Started BLOB server at flint://{}:{}/blob_server - storage directory {}.",
               s.rpc_address, m.port, s.blob_storage_directory.string());
@@ -146,6 +204,7 @@ void job_manager_node::shutdown() {
   m.dispatcher = m.resource_manager = m.blob_server = m.trace_server = m.locator = {};
   m.system.reset();
   m.rm_election.reset();
+  m.close_ha_services();
   m.endpoints.clear();
   m.log->info("Terminated the JobManager.");
 }
@@ -177,12 +236,29 @@ const caf::actor& job_manager_node::dispatcher() const {
 const caf::actor& job_manager_node::resource_manager() const {
   return impl_->resource_manager;
 }
+rpc::fencing_token job_manager_node::leader_id(const std::string& endpoint_id) const {
+  auto& m = *impl_;
+  if (!m.zookeeper)
+    return leader::standalone_leader_id();
+  auto* zk = dynamic_cast<leader::zookeeper_ha_services*>(m.ha.get());
+  if (zk == nullptr)
+    return {};
+  auto node = m.zookeeper->get(zk->component_path(endpoint_id) + "/connection_info");
+  if (!node)
+    return {};
+  auto published = leader::decode_leader_address(node->data);
+  if (!published || published->address.host != m.settings.rpc_address
+      || published->address.port != m.port)
+    return {};
+  return published->session_id;
+}
 rpc::gateway job_manager_node::dispatcher_gateway() const {
-  return rpc::gateway(impl_->dispatcher, dispatcher::endpoint_name, leader::standalone_leader_id());
+  return rpc::gateway(impl_->dispatcher, dispatcher::endpoint_name,
+                      leader_id(dispatcher::endpoint_name));
 }
 rpc::gateway job_manager_node::resource_manager_gateway() const {
   return rpc::gateway(impl_->resource_manager, resource_manager::endpoint_name,
-                      leader::standalone_leader_id());
+                      leader_id(resource_manager::endpoint_name));
 }
 
 } // namespace flint::node

@@ -57,9 +57,13 @@ public:
   trace::trace_recorder& recorder();
   const caf::actor& dispatcher() const;
   const caf::actor& resource_manager() const;
-  /// The Dispatcher's gateway, fenced with the standalone DispatcherId.
+  /// The leader id this node's `endpoint_id` ("dispatcher", "resource_manager") leads under: the
+  /// standalone one, or with ZooKeeper HA the one published for it if this node is the leader
+  /// (nil otherwise).
+  rpc::fencing_token leader_id(const std::string& endpoint_id) const;
+  /// The Dispatcher's gateway, fenced with leader_id("dispatcher").
   rpc::gateway dispatcher_gateway() const;
-  /// The ResourceManager's gateway, fenced with the standalone ResourceManagerId.
+  /// The ResourceManager's gateway, fenced with leader_id("resource_manager").
   rpc::gateway resource_manager_gateway() const;
 
 private:

@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "runtime/config/config_options.hpp"
@@ -72,6 +74,10 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
     return ok.error();
   s.registration = {initial, max, error_delay, refused};
   s.rpc.ask_timeout = ask;
+  auto ha = read_high_availability_settings(cfg);
+  if (!ha)
+    return ha.error();
+  s.high_availability = std::move(*ha);
   s.blob_storage_directory = blob_dir.empty()
     ? std::filesystem::temp_directory_path() / "flint-blobs"
     : std::filesystem::path(blob_dir);
@@ -79,6 +85,51 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
 }
 
 } // namespace
+
+expected<high_availability_settings> read_high_availability_settings(
+  const config::configuration& cfg) {
+  high_availability_settings s;
+  error err;
+  std::string type, legacy, cluster_id, storage;
+  config::duration session{}, connection{}, wait{};
+  std::int64_t attempts = 0;
+  if (!read(cfg, opt::high_availability_type, type, err)
+      || !read_optional(cfg, opt::high_availability_legacy, legacy, err)
+      || !read_optional(cfg, opt::high_availability_zookeeper_quorum, s.quorum, err)
+      || !read(cfg, opt::high_availability_zookeeper_path_root, s.root, err)
+      || !read(cfg, opt::high_availability_cluster_id, cluster_id, err)
+      || !read_optional(cfg, opt::high_availability_storage_dir, storage, err)
+      || !read(cfg, opt::high_availability_zookeeper_session_timeout, session, err)
+      || !read(cfg, opt::high_availability_zookeeper_connection_timeout, connection, err)
+      || !read(cfg, opt::high_availability_zookeeper_retry_wait, wait, err)
+      || !read(cfg, opt::high_availability_zookeeper_max_retry_attempts, attempts, err))
+    return err;
+  // The newer key wins when both are set, as in Flink.
+  if (!cfg.get_raw(opt::high_availability_type.key) && !legacy.empty())
+    type = legacy;
+  for (auto& c : type)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  s.zookeeper = type == "zookeeper";
+  while (!cluster_id.empty() && cluster_id.front() == '/')
+    cluster_id.erase(cluster_id.begin());
+  while (!cluster_id.empty() && cluster_id.back() == '/')
+    cluster_id.pop_back();
+  if (cluster_id.empty() || cluster_id.find('/') != std::string::npos)
+    return make_error(
+      errc::invalid_argument,
+      "high-availability.cluster-id: '" + cluster_id + "' must be one non-empty path element");
+  s.cluster_id = cluster_id;
+  s.storage_dir = storage;
+  s.session_timeout = duration_cast<milliseconds>(session);
+  s.connection_timeout = duration_cast<milliseconds>(connection);
+  s.retry_wait = duration_cast<milliseconds>(wait);
+  s.max_retry_attempts = static_cast<std::int32_t>(std::min<std::int64_t>(attempts, 1000));
+  if (s.zookeeper && s.quorum.empty())
+    return make_error(errc::invalid_argument,
+                      "high-availability.type is ZOOKEEPER but high-availability.zookeeper.quorum "
+                      "is not set (host:port,host:port)");
+  return s;
+}
 
 expected<job_manager_settings> read_job_manager_settings(const config::configuration& cfg) {
   job_manager_settings s;
@@ -92,6 +143,14 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
       || !read(cfg, opt::slot_idle_timeout, s.slot_idle_timeout, err)
       || !read(cfg, opt::resourcemanager_taskmanager_timeout, s.task_manager_timeout, err))
     return err;
+  // Flink's HA JobManagers take their port from high-availability.jobmanager.port.
+  if (s.high_availability.zookeeper
+      && !read(cfg, opt::high_availability_jobmanager_port, s.rpc_port, err))
+    return err;
+  if (s.high_availability.zookeeper && s.high_availability.storage_dir.empty())
+    return make_error(errc::invalid_argument,
+                      "high-availability.storageDir must be set for ZooKeeper HA: job graphs and "
+                      "job results are kept there");
   s.configuration = cfg;
   return s;
 }

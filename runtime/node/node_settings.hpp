@@ -17,8 +17,25 @@
 
 namespace flint::node {
 
+/// `high-availability.*` (Flink's HighAvailabilityOptions).
+struct high_availability_settings {
+  /// `high-availability.type` (or the older `high-availability`) is ZOOKEEPER.
+  bool zookeeper = false;
+  std::string quorum;
+  std::string root = "/flink";
+  /// Without Flink's leading '/'.
+  std::string cluster_id = "default";
+  /// `high-availability.storageDir`: required for a JobManager with ZooKeeper HA.
+  std::filesystem::path storage_dir;
+  std::chrono::milliseconds session_timeout{60000};
+  std::chrono::milliseconds connection_timeout{15000};
+  std::chrono::milliseconds retry_wait{5000};
+  std::int32_t max_retry_attempts = 3;
+};
+
 /// Settings both roles share.
 struct common_settings {
+  high_availability_settings high_availability;
   /// `heartbeat.interval`, `heartbeat.timeout`, `heartbeat.rpc-failure-threshold`.
   heartbeat::heartbeat_config heartbeat;
   /// `cluster.registration.*`.
@@ -32,7 +49,8 @@ struct common_settings {
 struct job_manager_settings : common_settings {
   /// `jobmanager.rpc.address`: the host TaskManagers and clients use.
   std::string rpc_address = "localhost";
-  /// `jobmanager.rpc.port` (0: any free port, for tests).
+  /// `jobmanager.rpc.port` (0: any free port, for tests); with ZooKeeper HA
+  /// `high-availability.jobmanager.port` (default 0).
   std::uint16_t rpc_port = 6123;
   /// `jobmanager.bind-host` ("": all interfaces).
   std::string bind_host;
@@ -67,6 +85,10 @@ struct task_manager_settings : common_settings {
   /// `taskmanager.memory.segment-size`, `execution.buffer-timeout`, `taskmanager.network.*`.
   network::network_config network;
 };
+
+/// Reads `high-availability.*` (a quorum is required with ZooKeeper).
+expected<high_availability_settings> read_high_availability_settings(
+  const config::configuration& cfg);
 
 /// Reads the JobManager's settings from `cfg` (defaults for unset keys).
 expected<job_manager_settings> read_job_manager_settings(const config::configuration& cfg);

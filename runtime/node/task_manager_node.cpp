@@ -1,6 +1,8 @@
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/node/stop_actors.hpp"
 
+#include <mutex>
+#include <optional>
 #include <random>
 
 #include <caf/all.hpp>
@@ -8,6 +10,10 @@
 #include <spdlog/logger.h>
 
 #include "runtime/actors/leader/standalone_ha_services.hpp"
+#include "runtime/actors/leader/zookeeper_ha_services.hpp"
+#include "runtime/actors/leader/zookeeper_leader_services.hpp"
+#include "runtime/ha/zookeeper/zookeeper_client.hpp"
+#include "runtime/node/zookeeper_connection.hpp"
 #include "runtime/actors/task_executor/task_executor.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
@@ -36,7 +42,32 @@ std::string random_suffix() {
   return out;
 }
 
+/// Host and port of the first server of "host:port,host:port[/chroot]".
+std::pair<std::string, std::uint16_t> first_quorum_server(const std::string& quorum) {
+  auto first = quorum.substr(0, quorum.find_first_of(",/"));
+  auto colon = first.rfind(':');
+  if (colon == std::string::npos)
+    return {first, 2181};
+  auto port = std::atoi(first.substr(colon + 1).c_str());
+  return {first.substr(0, colon),
+          static_cast<std::uint16_t>(port > 0 && port < 65536 ? port : 2181)};
+}
+
 } // namespace
+
+/// Follows where the Dispatcher leader's process is (its blob server is there too).
+struct leader_host_tracker final : leader::leader_retrieval_listener {
+  std::mutex mtx;
+  std::optional<std::pair<std::string, std::uint16_t>> where;
+  void notify_leader_address(const leader::leader_address& address,
+                             const rpc::fencing_token&) override {
+    std::lock_guard<std::mutex> guard(mtx);
+    if (address.host.empty())
+      where.reset();
+    else
+      where = std::pair{address.host, address.port};
+  }
+};
 
 struct task_manager_node::impl {
   task_manager_settings settings;
@@ -48,7 +79,10 @@ struct task_manager_node::impl {
   std::unique_ptr<streaming::streaming_environment> env;
   caf::actor_system_config caf_config;
   std::unique_ptr<caf::actor_system> system;
-  std::unique_ptr<leader::standalone_ha_services> ha;
+  std::shared_ptr<ha::zookeeper_client> zookeeper;
+  std::unique_ptr<leader::ha_services> ha;
+  std::shared_ptr<leader_host_tracker> job_manager_host = std::make_shared<leader_host_tracker>();
+  std::unique_ptr<leader::leader_retrieval_service> job_manager_retrieval;
   caf::actor locator;
   caf::actor task_executor;
   caf::actor trace_server;
@@ -83,7 +117,13 @@ struct task_manager_node::impl {
     if (rpc_port != 0)
       system->middleman().close(rpc_port);
     system.reset();
+    if (job_manager_retrieval)
+      job_manager_retrieval->stop();
+    job_manager_retrieval.reset();
     ha.reset();
+    if (zookeeper)
+      zookeeper->close();
+    zookeeper.reset();
   }
 };
 
@@ -112,10 +152,18 @@ expected<unit> task_manager_node::start() {
   if (m.running)
     return unit{};
   const auto& s = m.settings;
-  logger()->info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.",
-                 s.number_of_slots, s.jobmanager_address, s.jobmanager_port);
-  m.host =
-    s.host.empty() ? find_connecting_address(s.jobmanager_address, s.jobmanager_port) : s.host;
+  const auto& h = s.high_availability;
+  if (h.zookeeper)
+    logger()->info("Starting TaskManager (Flint) with {} task slot(s); leaders from ZooKeeper {}.",
+                   s.number_of_slots, h.quorum);
+  else
+    logger()->info("Starting TaskManager (Flint) with {} task slot(s); JobManager at {}:{}.",
+                   s.number_of_slots, s.jobmanager_address, s.jobmanager_port);
+  // With ZooKeeper HA no JobManager address is known before the leader is: the interface that
+  // reaches the first ZooKeeper server is taken instead.
+  auto [probe_host, probe_port] = h.zookeeper ? first_quorum_server(h.quorum)
+                                              : std::pair{s.jobmanager_address, s.jobmanager_port};
+  m.host = s.host.empty() ? find_connecting_address(probe_host, probe_port) : s.host;
   logger()->info("Using {} address for TaskManager: {}.",
                  s.host.empty() ? "the connecting" : "the configured", m.host);
 
@@ -142,10 +190,30 @@ expected<unit> task_manager_node::start() {
   m.data_port = *data;
   logger()->info("Started the data exchange server at {}:{}.", m.host, m.data_port);
 
-  leader::standalone_ha_config ha_config;
-  ha_config.jobmanager_host = s.jobmanager_address;
-  ha_config.jobmanager_port = s.jobmanager_port;
-  m.ha = std::make_unique<leader::standalone_ha_services>(*m.system, ha_config);
+  if (h.zookeeper) {
+    auto client = connect_zookeeper(h, logger());
+    if (!client) {
+      m.stop_everything();
+      return client.error();
+    }
+    m.zookeeper = std::move(*client);
+    leader::zookeeper_ha_config ha_config;
+    ha_config.root = h.root;
+    ha_config.cluster_id = h.cluster_id;
+    ha_config.suspended_grace = h.session_timeout;
+    ha_config.system = m.system.get();
+    auto zk_ha = std::make_unique<leader::zookeeper_ha_services>(m.zookeeper, ha_config, logger());
+    m.job_manager_retrieval = std::make_unique<leader::zookeeper_leader_retrieval_service>(
+      m.zookeeper, zk_ha->component_path("dispatcher"), logger());
+    m.job_manager_retrieval->start(*m.job_manager_host);
+    m.ha = std::move(zk_ha);
+  } else {
+    m.job_manager_host->where = std::pair{s.jobmanager_address, s.jobmanager_port};
+    leader::standalone_ha_config ha_config;
+    ha_config.jobmanager_host = s.jobmanager_address;
+    ha_config.jobmanager_port = s.jobmanager_port;
+    m.ha = std::make_unique<leader::standalone_ha_services>(*m.system, ha_config);
+  }
 
   m.resource_id = s.resource_id.empty()
     ? m.host + ":" + std::to_string(m.rpc_port) + "-" + random_suffix()
@@ -175,7 +243,11 @@ expected<unit> task_manager_node::start() {
       shuffle->release_partitions(job, ids);
     };
   te_services.invokables = m.services.make_invokables
-    ? m.services.make_invokables(*m.system, *m.env, m.resource_id)
+    ? m.services.make_invokables(*m.system, *m.env, m.resource_id,
+                                 [tracker = m.job_manager_host] {
+                                   std::lock_guard<std::mutex> guard(tracker->mtx);
+                                   return tracker->where;
+                                 })
     : streaming::make_stream_task_factory(*m.env);
   logger()->info("Starting TaskExecutor with ResourceID {}.", m.resource_id);
   m.task_executor = m.system->spawn<task_executor::task_executor>(

@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <caf/fwd.hpp>
 
@@ -34,12 +36,18 @@ class trace_recorder;
 
 namespace flint::node {
 
+/// Where the leading JobManager process is now (host, port): fixed in a standalone cluster, the
+/// Dispatcher leader ZooKeeper names with HA; nullopt while none is known. Thread-safe.
+using job_manager_locator = std::function<std::optional<std::pair<std::string, std::uint16_t>>()>;
+
 struct task_manager_node_services {
-  /// Makes the TaskExecutor's task factory from the node's streaming environment and its
-  /// resource id. `flint-node` passes the job library factory (api/job_library.hpp: the layer above
-  /// the runtime); empty: compiled-in programs of `streaming()`.
+  /// Makes the TaskExecutor's task factory from the node's streaming environment, its resource
+  /// id and where the JobManager is. `flint-node` passes the job library factory
+  /// (api/job_library.hpp: the layer above the runtime); empty: compiled-in programs of
+  /// `streaming()`.
   std::function<task_executor::invokable_factory(
-    caf::actor_system&, streaming::streaming_environment&, const std::string& resource_id)>
+    caf::actor_system&, streaming::streaming_environment&, const std::string& resource_id,
+    job_manager_locator job_manager)>
     make_invokables;
   /// Where print sinks write (thread-safe); empty: std::cout.
   std::function<void(std::string_view)> write_stdout;

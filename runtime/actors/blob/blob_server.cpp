@@ -7,9 +7,10 @@
 namespace flint::blob {
 
 blob_server::blob_server(caf::actor_config& cfg, rpc::endpoint_context ctx,
-                         std::filesystem::path storage_dir)
+                         std::filesystem::path storage_dir, std::filesystem::path ha_dir)
   : rpc_endpoint(cfg, std::move(ctx)),
-    store_(std::move(storage_dir)) {}
+    store_(ha_dir.empty() ? blob_store(std::move(storage_dir))
+                          : blob_store(std::move(storage_dir), std::move(ha_dir))) {}
 
 void blob_server::on_start() {
   handle<put_blob>(rpc::fencing::unfenced,
@@ -37,8 +38,8 @@ void blob_server::on_start() {
 }
 
 caf::actor spawn_blob_server(caf::actor_system& sys, rpc::endpoint_context ctx,
-                             std::filesystem::path storage_dir) {
-  return sys.spawn<blob_server>(std::move(ctx), std::move(storage_dir));
+                             std::filesystem::path storage_dir, std::filesystem::path ha_dir) {
+  return sys.spawn<blob_server>(std::move(ctx), std::move(storage_dir), std::move(ha_dir));
 }
 
 } // namespace flint::blob

@@ -22,7 +22,9 @@ inline constexpr const char* blob_server_endpoint_id = "blob_server";
 
 class blob_server : public rpc::rpc_endpoint {
 public:
-  blob_server(caf::actor_config& cfg, rpc::endpoint_context ctx, std::filesystem::path storage_dir);
+  /// `ha_dir` (empty: none): blobs are also kept there (see blob_store).
+  blob_server(caf::actor_config& cfg, rpc::endpoint_context ctx, std::filesystem::path storage_dir,
+              std::filesystem::path ha_dir = {});
 
   const blob_store& store() const noexcept { return store_; }
 
@@ -33,8 +35,9 @@ private:
   blob_store store_;
 };
 
-/// Spawns a blob server storing its blobs in `storage_dir` (created when missing).
+/// Spawns a blob server storing its blobs in `storage_dir` (created when missing), and in
+/// `ha_dir` too when given.
 caf::actor spawn_blob_server(caf::actor_system& sys, rpc::endpoint_context ctx,
-                             std::filesystem::path storage_dir);
+                             std::filesystem::path storage_dir, std::filesystem::path ha_dir = {});
 
 } // namespace flint::blob

@@ -33,6 +33,15 @@ blob_store::blob_store(fs::path directory) : directory_(std::move(directory)) {
   fs::create_directories(directory_, ec); // a failure shows at the first write, with its cause
 }
 
+blob_store::blob_store(fs::path directory, fs::path ha_directory)
+  : blob_store(std::move(directory)) {
+  ha_ = std::make_unique<blob_store>(std::move(ha_directory));
+}
+
+blob_store::~blob_store() = default;
+blob_store::blob_store(blob_store&&) noexcept = default;
+blob_store& blob_store::operator=(blob_store&&) noexcept = default;
+
 expected<unit> blob_store::write(const std::string& key, std::span<const char> data) {
   std::error_code ec;
   fs::create_directories(directory_, ec);
@@ -69,6 +78,11 @@ expected<std::string> blob_store::put(std::span<const char> data) {
                       "a blob of " + std::to_string(data.size()) + " bytes is over the limit of "
                         + std::to_string(max_blob_size) + " bytes");
   auto key = content_key({data.data(), data.size()});
+  // Stored in HA first: a blob the client saw accepted survives this JobManager.
+  if (ha_)
+    if (auto ok = ha_->put(data); !ok)
+      return make_error(ok.error().code,
+                        "storing the blob in high-availability.storageDir: " + ok.error().message);
   std::error_code ec;
   if (fs::is_regular_file(directory_ / key, ec))
     return key;
@@ -87,6 +101,11 @@ expected<std::string> blob_store::put_job_package(std::string_view job_id_hex,
                       "a job package of " + std::to_string(data.size())
                         + " bytes is over the limit of " + std::to_string(max_blob_size)
                         + " bytes");
+  if (ha_)
+    if (auto ok = ha_->put_job_package(job_id_hex, data); !ok)
+      return make_error(
+        ok.error().code,
+        "storing the job package in high-availability.storageDir: " + ok.error().message);
   if (auto ok = write(key, data); !ok)
     return ok.error();
   return key;
@@ -97,6 +116,8 @@ expected<std::vector<char>> blob_store::get(std::string_view key) const {
     return make_error(errc::invalid_argument, "not a blob key: '" + std::string(key) + "'");
   auto path = directory_ / std::string(key);
   std::ifstream in(path, std::ios::binary);
+  if (!in && ha_)
+    return ha_->get(key);
   if (!in)
     return make_error(errc::not_found, "no blob " + std::string(key) + " on this blob server");
   in.seekg(0, std::ios::end);

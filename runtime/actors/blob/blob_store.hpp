@@ -4,6 +4,8 @@
 /// place, so a reader never sees half a blob and concurrent writers of one key do not clash.
 
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,6 +24,13 @@ public:
   /// Uses `directory`, creating it (and its parents) when missing; blobs already there are
   /// served (a restarted server keeps its blobs).
   explicit blob_store(std::filesystem::path directory);
+  /// With HA (Flink's FileSystemBlobStore under `high-availability.storageDir`): every blob is
+  /// also written to `ha_directory`, and a blob missing here is read from there — so a JobManager
+  /// that takes over serves the job libraries its predecessor received.
+  blob_store(std::filesystem::path directory, std::filesystem::path ha_directory);
+  ~blob_store();
+  blob_store(blob_store&&) noexcept;
+  blob_store& operator=(blob_store&&) noexcept;
 
   const std::filesystem::path& directory() const noexcept { return directory_; }
 
@@ -38,6 +47,7 @@ private:
 
   std::filesystem::path directory_;
   std::uint64_t next_temp_ = 0;
+  std::unique_ptr<blob_store> ha_;
 };
 
 } // namespace flint::blob

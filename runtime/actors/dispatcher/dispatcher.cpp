@@ -2,7 +2,13 @@
 
 #include "runtime/actors/job_master/failover_settings.hpp"
 
+#include "runtime/common/logging.hpp"
+#include "runtime/ha/ha_stores.hpp"
+#include "runtime/ha/job_graph_store.hpp"
+#include "runtime/ha/job_result_store.hpp"
+
 #include <caf/all.hpp>
+#include <spdlog/spdlog.h>
 
 namespace flint::dispatcher {
 
@@ -10,7 +16,8 @@ dispatcher::dispatcher(caf::actor_config& cfg, rpc::endpoint_context ctx, dispat
                        dispatcher_services services)
   : rpc::rpc_endpoint(cfg, std::move(ctx)),
     config_(std::move(config)),
-    services_(std::move(services)) {}
+    services_(std::move(services)),
+    log_(make_endpoint_logger(endpoint_id())) {}
 
 dispatcher::~dispatcher() = default;
 
@@ -18,6 +25,10 @@ void dispatcher::grant_leadership(const rpc::fencing_token& session_id) {
   caf::anon_send(caf::actor_cast<caf::actor>(this), rpc::run_atom::value,
                  std::function<void()>([this, session_id] {
                    set_token(session_id);
+                   log_->info("Dispatcher {} was granted leadership with leader id {}.",
+                              endpoint_id(), session_id.to_string());
+                   // Jobs first, then the address: a client that finds this leader finds them.
+                   recover_jobs();
                    if (election_)
                      election_->confirm_leadership(
                        session_id, {endpoint_id(), caf::actor_cast<caf::actor>(this), {}, 0});
@@ -26,7 +37,26 @@ void dispatcher::grant_leadership(const rpc::fencing_token& session_id) {
 
 void dispatcher::revoke_leadership() {
   caf::anon_send(caf::actor_cast<caf::actor>(this), rpc::run_atom::value,
-                 std::function<void()>([this] { set_token({}); }));
+                 std::function<void()>([this] {
+                   set_token({});
+                   suspend_jobs();
+                 }));
+}
+
+void dispatcher::suspend_jobs() {
+  // Flink's Dispatcher leader process closing on revocation: its JobMasters stop, their jobs stay
+  // in the HA stores untouched (not terminal), and whoever leads next recovers them.
+  for (auto& [id, job] : jobs_) {
+    log_->info("Stopping the JobMaster for job {} ({}): the Dispatcher lost leadership.",
+               job.graph.name, id.to_string());
+    for (auto& waiting : job.waiting_for_result)
+      waiting(make_error(errc::illegal_state,
+                         "The Dispatcher lost leadership; job " + id.to_string()
+                           + " continues under the next leader."));
+    stop_job_master(job);
+    state_.suspend_job(id);
+  }
+  jobs_.clear();
 }
 
 rpc::gateway dispatcher::job_master_gateway(const graph::job_id& id, const running_job& job) const {
@@ -48,22 +78,38 @@ void dispatcher::on_start() {
                          "Job " + id.to_string() + " was refused: " + failover.error().message));
         return;
       }
-      auto now = services_.now_ms ? services_.now_ms() : 0;
-      if (auto added = state_.add_job(req.job_graph, now); !added) {
-        reply(added.error());
+      if (services_.stores != nullptr) {
+        auto& results = services_.stores->job_results();
+        if (auto done = results.has_job_result_entry(id); !done || *done) {
+          reply(done ? make_error(errc::rejected,
+                                  "Job has already been submitted and reached a "
+                                  "globally terminal state: "
+                                    + id.to_string())
+                     : done.error());
+          return;
+        }
+      }
+      if (state_.is_running(id) || state_.is_archived(id)) {
+        reply(make_error(
+          errc::rejected,
+          "Job has already been submitted: " + id.to_string() + " (" + req.job_graph.name + ")"));
         return;
       }
-      auto& job = jobs_[id];
-      job.graph = std::move(req.job_graph);
-      job.runner = std::make_unique<job_master_runner>(
-        *this, "job_master_runner/" + id.to_string(), services_.ha->job_master_election(id),
-        [this, id](const rpc::fencing_token& token) { start_job_master(id, token); },
-        [this, id] {
-          if (auto i = jobs_.find(id); i != jobs_.end() && i->second.job_master)
-            stop_job_master(i->second);
-        });
-      job.runner->start();
-      reply(rpc::ack{});
+      // Stored before it runs (Flink's Dispatcher#persistAndRunJob): a next leader recovers it.
+      if (services_.stores != nullptr)
+        if (auto put = services_.stores->job_graphs().put(req.job_graph); !put) {
+          reply(make_error(put.error().code,
+                           "Could not store job " + id.to_string()
+                             + " in the JobGraphStore: " + put.error().message));
+          return;
+        }
+      auto started = run_job(std::move(req.job_graph));
+      if (!started && services_.stores != nullptr)
+        (void)services_.stores->job_graphs().remove(id);
+      if (!started)
+        reply(started.error());
+      else
+        reply(rpc::ack{});
     });
 
   handle_async<list_jobs>(fencing::fenced, [this](rpc::ack, rpc::reply_to<job_list> reply) mutable {
@@ -202,6 +248,103 @@ void dispatcher::on_start() {
   election_->start(*this);
 }
 
+expected<unit> dispatcher::run_job(graph::job_graph graph) {
+  auto id = graph.job_id;
+  auto now = services_.now_ms ? services_.now_ms() : 0;
+  if (auto added = state_.add_job(graph, now); !added)
+    return added.error();
+  auto& job = jobs_[id];
+  job.graph = std::move(graph);
+  job.runner = std::make_unique<job_master_runner>(
+    *this, "job_master_runner/" + id.to_string(), services_.ha->job_master_election(id),
+    [this, id](const rpc::fencing_token& token) { start_job_master(id, token); },
+    [this, id] {
+      if (auto i = jobs_.find(id); i != jobs_.end() && i->second.job_master)
+        stop_job_master(i->second);
+    });
+  job.runner->start();
+  return unit{};
+}
+
+void dispatcher::recover_jobs() {
+  if (services_.stores == nullptr)
+    return;
+  auto& graphs = services_.stores->job_graphs();
+  auto& results = services_.stores->job_results();
+  auto ids = graphs.job_ids();
+  if (!ids) {
+    log_->error("Could not list the jobs of the JobGraphStore: {}; no job recovered.",
+                ids.error().message);
+    return;
+  }
+  auto now = services_.now_ms ? services_.now_ms() : 0;
+  // Results left dirty by a leader that ended before its cleanup did: this leader answers for
+  // the job and finishes the cleanup.
+  if (auto dirty = results.dirty_results(); dirty) {
+    for (const auto& entry : *dirty) {
+      std::string name = "(finished under an earlier leader)";
+      if (auto graph = graphs.recover(entry.job); graph)
+        name = graph->name;
+      log_->info("Job {} reached {} under an earlier leader: cleaning up.", entry.job.to_string(),
+                 graph::to_string(entry.status));
+      state_.archive_result(entry.job, name, entry.status, entry.failure_cause,
+                            entry.net_runtime_ms, now);
+      if (auto removed = graphs.remove(entry.job); removed)
+        (void)results.mark_result_as_clean(entry.job);
+    }
+  } else {
+    log_->warn("Could not read the dirty results of the JobResultStore: {}", dirty.error().message);
+  }
+  log_->info("Recovering {} job(s) from the JobGraphStore.", ids->size());
+  for (const auto& id : *ids) {
+    if (jobs_.count(id) > 0 || state_.is_archived(id))
+      continue;
+    auto done = results.has_job_result_entry(id);
+    if (done && *done) {
+      log_->info("Job {} reached a globally terminal state before: not run again.", id.to_string());
+      (void)graphs.remove(id);
+      continue;
+    }
+    auto graph = graphs.recover(id);
+    if (!graph) {
+      auto cause = "Could not recover job " + id.to_string() + ": " + graph.error().message;
+      log_->error("{}", cause);
+      state_.archive_result(id, "(unrecoverable job graph)", graph::job_status::failed, cause, 0,
+                            now);
+      // Recorded as failed so that no later leader tries again; its stored graph stays for
+      // whoever wants to look at it.
+      (void)results.create_dirty_result({id, graph::job_status::failed, cause, 0});
+      (void)results.mark_result_as_clean(id);
+      continue;
+    }
+    log_->info("Recovered job {} ({}).", graph->name, id.to_string());
+    if (auto started = run_job(std::move(*graph)); !started)
+      log_->error("Could not run recovered job {}: {}", id.to_string(), started.error().message);
+  }
+}
+
+void dispatcher::clean_up_job(const job_master::job_master_result& result,
+                              std::int64_t net_runtime_ms) {
+  if (services_.stores == nullptr)
+    return;
+  auto& results = services_.stores->job_results();
+  if (auto dirty = results.create_dirty_result(
+        {result.job, result.status, result.failure_cause, net_runtime_ms});
+      !dirty) {
+    // Without the result recorded the graph stays: a next leader would run the job again
+    // rather than lose it.
+    log_->error("Could not record the result of job {} in the JobResultStore: {}",
+                result.job.to_string(), dirty.error().message);
+    return;
+  }
+  if (auto removed = services_.stores->job_graphs().remove(result.job); !removed) {
+    log_->warn("Could not remove job {} from the JobGraphStore: {}", result.job.to_string(),
+               removed.error().message);
+    return;
+  }
+  (void)results.mark_result_as_clean(result.job);
+}
+
 void dispatcher::start_job_master(const graph::job_id& id, const rpc::fencing_token& token) {
   auto i = jobs_.find(id);
   if (i == jobs_.end())
@@ -213,6 +356,7 @@ void dispatcher::start_job_master(const graph::job_id& id, const rpc::fencing_to
   job_master::job_master_services services;
   services.ha = services_.ha;
   services.directory = services_.directory;
+  services.stores = services_.stores;
   services.on_terminal = [self, this](job_master::job_master_result result) {
     caf::anon_send(self, rpc::run_atom::value,
                    std::function<void()>([this, result] { job_reached_terminal_state(result); }));
@@ -251,6 +395,7 @@ void dispatcher::job_reached_terminal_state(const job_master::job_master_result&
   report.restarts = result.restarts;
   state_.set_final_report(result.job, std::move(report));
   auto job_result = *state_.result(result.job);
+  clean_up_job(result, job_result.net_runtime_ms);
   for (auto& waiting : i->second.waiting_for_result)
     waiting(job_result);
   stop_job_master(i->second);

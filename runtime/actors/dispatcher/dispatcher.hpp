@@ -23,6 +23,14 @@
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
 
+namespace spdlog {
+class logger;
+}
+
+namespace flint::ha {
+class ha_stores;
+}
+
 namespace flint::dispatcher {
 
 struct dispatcher_config {
@@ -34,6 +42,9 @@ struct dispatcher_services {
   rpc::endpoint_directory* directory = nullptr;
   /// Wall-clock milliseconds for job start and end times (injected; tests pass their own).
   std::function<std::int64_t()> now_ms;
+  /// Submitted jobs and results of terminated ones (Flink's JobGraphStore and JobResultStore);
+  /// a new leader recovers every job there without a result. Null: jobs live in memory only.
+  ha::ha_stores* stores = nullptr;
 };
 
 class dispatcher : public rpc::rpc_endpoint, public leader::leader_contender {
@@ -63,12 +74,23 @@ private:
   };
 
   rpc::gateway job_master_gateway(const graph::job_id& id, const running_job& job) const;
+  /// Registers `graph` and contends for its JobMaster's leadership (submitted or recovered).
+  expected<unit> run_job(graph::job_graph graph);
+  /// Flink's Dispatcher leader process start: every job in the JobGraphStore without an entry in
+  /// the JobResultStore runs again; a job whose graph cannot be read fails alone.
+  void recover_jobs();
+  /// The job's result goes to the JobResultStore (dirty), its graph leaves the JobGraphStore,
+  /// then the result is marked clean (Flink's cleanup after a globally terminal state).
+  void clean_up_job(const job_master::job_master_result& result, std::int64_t net_runtime_ms);
   void start_job_master(const graph::job_id& id, const rpc::fencing_token& token);
   void stop_job_master(running_job& job);
+  /// Leadership is gone: every job's JobMaster stops, the jobs are forgotten (not archived).
+  void suspend_jobs();
   void job_reached_terminal_state(const job_master::job_master_result& result);
 
   dispatcher_config config_;
   dispatcher_services services_;
+  std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<leader::leader_election_service> election_;
   dispatcher_state state_;
   std::map<graph::job_id, running_job> jobs_;

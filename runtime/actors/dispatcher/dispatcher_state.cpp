@@ -82,6 +82,27 @@ void dispatcher_state::set_status(const graph::job_id& id, graph::job_status sta
     i->second.status = status;
 }
 
+void dispatcher_state::archive_result(const graph::job_id& id, std::string name,
+                                      graph::job_status status, std::string cause,
+                                      std::int64_t net_runtime_ms, std::int64_t now_ms) {
+  if (is_running(id) || is_archived(id))
+    return;
+  archived a;
+  a.details.job_id = id;
+  a.details.name = std::move(name);
+  a.details.status = status;
+  a.details.start_time_ms = now_ms - net_runtime_ms;
+  a.details.end_time_ms = now_ms;
+  a.result = job_result{id, status, std::move(cause), net_runtime_ms};
+  archive_[id] = std::move(a);
+  order_.push_back(id);
+}
+
+void dispatcher_state::suspend_job(const graph::job_id& id) {
+  if (running_.erase(id) > 0)
+    std::erase(order_, id);
+}
+
 std::vector<graph::job_id> dispatcher_state::running_jobs() const {
   std::vector<graph::job_id> out;
   for (const auto& id : order_)

@@ -33,6 +33,15 @@ public:
   std::optional<job_details> details(const graph::job_id& id) const;
   std::optional<job_result> result(const graph::job_id& id) const;
 
+  /// Archives a job this Dispatcher did not run: one whose stored graph is unreadable (FAILED),
+  /// or one a former leader finished whose cleanup it left (Flink's CleanupJobManagerRunner).
+  void archive_result(const graph::job_id& id, std::string name, graph::job_status status,
+                      std::string cause, std::int64_t net_runtime_ms, std::int64_t now_ms);
+
+  /// Forgets a running job without archiving it: leadership was lost, and the next leader
+  /// recovers it.
+  void suspend_job(const graph::job_id& id);
+
   /// Updates the last known status of a running job.
   void set_status(const graph::job_id& id, graph::job_status status);
 

@@ -1,6 +1,8 @@
 #include "runtime/actors/job_master/job_master.hpp"
 
 #include "runtime/actors/job_master/failover_settings.hpp"
+#include "runtime/ha/checkpoint_id_counter.hpp"
+#include "runtime/ha/completed_checkpoint_store.hpp"
 #include "runtime/state/checkpoint_storage.hpp"
 
 #include "runtime/common/logging.hpp"

@@ -59,6 +59,12 @@ namespace flint::state {
 class checkpoint_storage;
 }
 
+namespace flint::ha {
+class ha_stores;
+class checkpoint_id_counter;
+class completed_checkpoint_store;
+} // namespace flint::ha
+
 namespace flint::job_master {
 
 struct job_master_config {
@@ -87,6 +93,10 @@ struct job_master_services {
   /// made, on the sinks and at the level `configure_logging` set (stderr from info if never called).
   /// The SlotPool logs to a logger named after itself on the same sinks, at the same level.
   std::shared_ptr<spdlog::logger> logger = nullptr;
+  /// The HA stores (ZooKeeper or in memory): the job's CheckpointIDCounter and
+  /// CompletedCheckpointStore come from there, so a JobMaster of the next leader resumes from
+  /// the latest completed checkpoint. Null: checkpoints are known to this JobMaster only.
+  ha::ha_stores* stores = nullptr;
 };
 
 class job_master : public rpc::rpc_endpoint,
@@ -190,6 +200,9 @@ private:
   expected<checkpoint::finalized_checkpoint> finalize_checkpoint(
     const checkpoint::pending_checkpoint& p) override;
   void discard_checkpoint(const checkpoint::completed_checkpoint& c) override;
+  expected<std::int64_t> reserve_checkpoint_id(std::int64_t proposed) override;
+  /// Retains the checkpoints the completed checkpoint store lists (a former leader's).
+  bool recover_checkpoints();
 
   graph::job_graph job_graph_;
   graph::job_id job_id_;
@@ -207,6 +220,9 @@ private:
   /// Files under `shared/` (incremental RocksDB SSTs) by the number of retained checkpoints that
   /// refer to them (Flink's SharedStateRegistry): a file goes when the last of them is discarded.
   std::map<std::string, int> shared_state_references_;
+  /// From `services_.stores` (null without).
+  std::unique_ptr<ha::checkpoint_id_counter> checkpoint_ids_;
+  std::unique_ptr<ha::completed_checkpoint_store> completed_store_;
   /// `state.backend.type` and `state.backend.incremental`, for the tasks.
   std::string state_backend_ = "hashmap";
   bool incremental_checkpoints_ = false;

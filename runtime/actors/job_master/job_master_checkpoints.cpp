@@ -8,6 +8,9 @@
 
 #include "runtime/actors/job_master/failover_settings.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/ha/checkpoint_id_counter.hpp"
+#include "runtime/ha/completed_checkpoint_store.hpp"
+#include "runtime/ha/ha_stores.hpp"
 #include "runtime/state/checkpoint_storage.hpp"
 #include "runtime/state/savepoint_files.hpp"
 #include "runtime/state/state_assignment.hpp"
@@ -67,7 +70,14 @@ bool job_master::create_checkpoint_coordinator() {
   }
   checkpoints_ = std::make_unique<checkpoint::checkpoint_coordinator>(
     job_id_, *settings, static_cast<checkpoint::checkpoint_actions&>(*this), logger_);
-  if (!restore_initial_state())
+  if (services_.stores != nullptr) {
+    checkpoint_ids_ = services_.stores->checkpoint_id_counter(job_id_);
+    completed_store_ = services_.stores->completed_checkpoints(job_id_);
+  }
+  if (!recover_checkpoints())
+    return false;
+  // A recovered checkpoint wins over the savepoint the job was first submitted with.
+  if (checkpoints_->latest_completed() == nullptr && !restore_initial_state())
     return false;
   if (settings->interval.count() <= 0)
     return true;
@@ -151,15 +161,75 @@ void job_master::checkpoint_job_status_changed(job_status to) {
   // Flink's CheckpointCoordinatorDeActivator: periodic checkpoints while the job is RUNNING.
   if (to == job_status::running)
     checkpoints_->start_scheduler();
-  else if (graph::is_globally_terminal(to))
+  else if (graph::is_globally_terminal(to)) {
     checkpoints_->shutdown(to, now_ms());
-  else
+    // Only the leader gets here (a suspended JobMaster just stops): the job's HA entries go.
+    if (completed_store_)
+      if (auto gone = completed_store_->shutdown(true); !gone)
+        logger_->warn("Could not remove the checkpoint store entries of job " + job_id_.to_string()
+                      + ": " + gone.error().message);
+    if (checkpoint_ids_)
+      if (auto gone = checkpoint_ids_->shutdown(true); !gone)
+        logger_->warn("Could not remove the checkpoint id counter of job " + job_id_.to_string()
+                      + ": " + gone.error().message);
+  } else
     checkpoints_->stop_scheduler(now_ms());
 }
 
 void job_master::tasks_restarting(const std::vector<std::uint32_t>&) {
   if (checkpoints_)
     checkpoints_->abort_pending(checkpoint::failure_reason::job_failover, now_ms());
+}
+
+bool job_master::recover_checkpoints() {
+  if (!completed_store_)
+    return true;
+  auto pointers = completed_store_->checkpoints();
+  if (!pointers) {
+    fail_before_start("Could not recover the checkpoints of job " + job_id_.to_string() + ": "
+                      + pointers.error().message);
+    return false;
+  }
+  if (pointers->empty())
+    return true;
+  logger_->info("Recovering checkpoints from the completed checkpoint store: "
+                + std::to_string(pointers->size()) + " checkpoint(s) of job " + job_id_.to_string()
+                + ".");
+  std::size_t recovered = 0;
+  for (const auto& p : *pointers) {
+    auto metadata = state::load_checkpoint_metadata(p.metadata_path);
+    if (!metadata) {
+      // An older one may still do; the newest readable one is restored.
+      logger_->warn("Could not read checkpoint " + std::to_string(p.checkpoint_id) + " of job "
+                    + job_id_.to_string() + " at " + p.metadata_path + ": "
+                    + metadata.error().message);
+      continue;
+    }
+    auto shared = std::make_shared<state::checkpoint_metadata>(std::move(*metadata));
+    for (const auto& file : state::shared_state_files(*shared))
+      ++shared_state_references_[file];
+    checkpoints_->add_recovered(
+      checkpoint::completed_checkpoint{p.checkpoint_id, shared->timestamp, shared->timestamp,
+                                       shared->state_size(), p.metadata_path, std::move(shared)});
+    ++recovered;
+  }
+  if (recovered == 0) {
+    fail_before_start("Could not read any of the " + std::to_string(pointers->size())
+                      + " checkpoint(s) of job " + job_id_.to_string() + " from storage.");
+    return false;
+  }
+  return true;
+}
+
+expected<std::int64_t> job_master::reserve_checkpoint_id(std::int64_t proposed) {
+  if (!checkpoint_ids_)
+    return proposed;
+  // The counter is shared with former and later leaders: ids never repeat across them.
+  for (;;) {
+    auto id = checkpoint_ids_->get_and_increment();
+    if (!id || *id >= proposed)
+      return id;
+  }
 }
 
 bool job_master::restore_initial_state() {
@@ -371,7 +441,7 @@ void job_master::schedule_timeout(std::chrono::milliseconds delay, std::int64_t 
 
 void job_master::fail_job(const std::string& cause) {
   if (auto* scheduler = state_.job_scheduler())
-    scheduler->fail_job(cause);
+    scheduler->handle_global_failure(cause);
 }
 
 expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
@@ -437,6 +507,14 @@ expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
     if (!written)
       return written.error();
     pointer = *written;
+    // Registered before any task hears of it: a sink commits only what a next leader restores.
+    if (completed_store_)
+      if (auto added = completed_store_->add({p.id, pointer}); !added) {
+        (void)checkpoint_storage_->discard_checkpoint(p.id);
+        return make_error(added.error().code,
+                          "could not add checkpoint " + std::to_string(p.id)
+                            + " to the completed checkpoint store: " + added.error().message);
+      }
     for (const auto& file : state::shared_state_files(*metadata))
       ++shared_state_references_[file];
   }
@@ -446,6 +524,14 @@ expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
 void job_master::discard_checkpoint(const checkpoint::completed_checkpoint& c) {
   if (!checkpoint_storage_ || c.external_pointer.empty())
     return;
+  // The pointer first: a next leader never finds one to deleted files.
+  if (completed_store_)
+    if (auto gone = completed_store_->remove(c.id); !gone) {
+      logger_->warn("Could not remove checkpoint " + std::to_string(c.id) + " of job "
+                    + job_id_.to_string() + " from the completed checkpoint store; its files stay: "
+                    + gone.error().message);
+      return;
+    }
   if (auto gone = checkpoint_storage_->discard_checkpoint(c.id); !gone)
     logger_->warn("Could not discard checkpoint " + std::to_string(c.id) + " of job "
                   + job_id_.to_string() + ": " + gone.error().message);

@@ -1,18 +1,10 @@
 #include "runtime/actors/leader/standalone_ha_services.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include <caf/actor_system.hpp>
-#include <caf/attachable.hpp>
-#include <caf/error.hpp>
-#include <spdlog/logger.h>
-
-#include "runtime/actors/rpc/rpc_service.hpp"
-#include "runtime/common/logging.hpp"
+#include "runtime/actors/leader/resolving_leader_retrieval.hpp"
 
 namespace flint::leader {
 
@@ -127,119 +119,6 @@ private:
   leader_retrieval_listener* listener_ = nullptr;
 };
 
-/// Resolves a leader in another process (a TaskManager following the JobManager process).
-class remote_retrieval final : public leader_retrieval_service {
-public:
-  remote_retrieval(caf::actor_system& sys, standalone_ha_config config, std::string endpoint_id)
-    : sys_(sys),
-      config_(std::move(config)),
-      endpoint_id_(std::move(endpoint_id)),
-      shared_(std::make_shared<shared>()) {}
-  ~remote_retrieval() override { stop(); }
-
-  void start(leader_retrieval_listener& listener) override {
-    if (thread_.joinable())
-      return;
-    listener_ = &listener;
-    thread_ = std::thread([this] { run(); });
-  }
-
-  void stop() override {
-    {
-      std::lock_guard<std::mutex> guard(shared_->mtx);
-      shared_->stopping = true;
-    }
-    shared_->cv.notify_all();
-    if (thread_.joinable())
-      thread_.join();
-  }
-
-private:
-  /// What the thread and the handle's death callback share (the callback may outlive `this`).
-  struct shared {
-    std::mutex mtx;
-    std::condition_variable cv;
-    bool stopping = false;
-    /// Bumped each time a resolved handle dies; the callback names the generation it watches.
-    std::uint64_t lost = 0;
-  };
-
-  /// Waits up to `d`; false when stopping.
-  bool pause(std::chrono::milliseconds d) {
-    std::unique_lock<std::mutex> lock(shared_->mtx);
-    shared_->cv.wait_for(lock, d, [this] { return shared_->stopping; });
-    return !shared_->stopping;
-  }
-
-  void run() {
-    auto where = config_.jobmanager_host + ":" + std::to_string(config_.jobmanager_port);
-    std::string last_failure;
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> guard(shared_->mtx);
-        if (shared_->stopping)
-          return;
-      }
-      auto found = rpc::connect_endpoint(sys_, config_.jobmanager_host, config_.jobmanager_port,
-                                         endpoint_id_, config_.lookup_timeout);
-      if (!found) {
-        // Logged once per distinct reason: a TaskManager started before its JobManager retries
-        // quietly (Flink: "Could not resolve ResourceManager address ..., retrying in ...").
-        if (found.error().message != last_failure) {
-          last_failure = found.error().message;
-          log_->debug("Could not resolve {} at {}: {}; retrying in {} ms.", endpoint_id_, where,
-                      last_failure, config_.retry_interval.count());
-        }
-        if (!pause(config_.retry_interval))
-          return;
-        continue;
-      }
-      last_failure.clear();
-      caf::actor handle = std::move(*found);
-      std::uint64_t generation;
-      {
-        std::lock_guard<std::mutex> guard(shared_->mtx);
-        generation = shared_->lost;
-      }
-      // Called when the proxy dies: the remote actor ended or its node became unreachable.
-      std::weak_ptr<shared> weak = shared_;
-      handle->attach_functor([weak, generation](const caf::error&) {
-        if (auto s = weak.lock()) {
-          {
-            std::lock_guard<std::mutex> guard(s->mtx);
-            if (s->lost == generation)
-              ++s->lost;
-          }
-          s->cv.notify_all();
-        }
-      });
-      log_->debug("Resolved {} at {}.", endpoint_id_, where);
-      listener_->notify_leader_address(
-        leader_address{endpoint_id_, handle, config_.jobmanager_host, config_.jobmanager_port},
-        standalone_leader_id());
-      {
-        std::unique_lock<std::mutex> lock(shared_->mtx);
-        shared_->cv.wait(lock, [&] { return shared_->stopping || shared_->lost != generation; });
-        if (shared_->stopping)
-          return;
-      }
-      log_->debug("Lost {} at {}; resolving it again.", endpoint_id_, where);
-      handle = {};
-      listener_->notify_leader_address({}, {});
-      if (!pause(config_.retry_interval))
-        return;
-    }
-  }
-
-  caf::actor_system& sys_;
-  standalone_ha_config config_;
-  std::string endpoint_id_;
-  std::shared_ptr<shared> shared_;
-  std::shared_ptr<spdlog::logger> log_ = make_endpoint_logger("standalone_ha_services");
-  leader_retrieval_listener* listener_ = nullptr;
-  std::thread thread_;
-};
-
 } // namespace
 
 // -- services --------------------------------------------------------------------------------------
@@ -272,7 +151,10 @@ std::unique_ptr<leader_election_service> standalone_ha_services::election(
 std::unique_ptr<leader_retrieval_service> standalone_ha_services::retrieval(
   const std::string& endpoint_id) {
   if (sys_ != nullptr)
-    return std::make_unique<remote_retrieval>(*sys_, config_, endpoint_id);
+    return std::make_unique<resolving_leader_retrieval>(
+      *sys_, leader_address{endpoint_id, {}, config_.jobmanager_host, config_.jobmanager_port},
+      standalone_leader_id(),
+      resolving_retrieval_config{config_.retry_interval, config_.lookup_timeout, {}, 0, nullptr});
   return std::make_unique<local_retrieval>(slot_of(endpoint_id));
 }
 

@@ -8,12 +8,9 @@
 ///   address to retrievals in the same process (the JobMaster follows the local RM this way).
 /// - Retrievals come in two kinds, chosen at construction:
 ///   * local (the JobManager process): they follow the confirmations of local elections;
-///   * remote (a TaskManager process): a background thread resolves the leader's endpoint id
-///     ("resource_manager", "dispatcher", "job_master/<job>") at host:port with
-///     `rpc::connect_endpoint`, retrying every `retry_interval` until found or stopped, then
-///     notifies the listener with the handle. When that handle dies (the JobManager process is
-///     gone, or a job's JobMaster ended) the listener is told "no leader" and resolution starts
-///     over, as Flink's TaskExecutor re-resolves its fixed Akka address.
+///   * remote (a TaskManager process): the leader's endpoint id ("resource_manager",
+///     "dispatcher", "job_master/<job>") is resolved at host:port and followed by a
+///     resolving_leader_retrieval, as Flink's TaskExecutor resolves its fixed Akka address.
 ///
 /// Listeners are called on the resolving thread (or the confirming one): endpoints forward into
 /// their main thread, as with every leader service. `stop()` joins the thread, so no callback

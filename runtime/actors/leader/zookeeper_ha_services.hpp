@@ -11,6 +11,7 @@
 #include <spdlog/logger.h>
 
 #include "runtime/actors/leader/ha_services.hpp"
+#include "runtime/actors/leader/resolving_leader_retrieval.hpp"
 
 namespace flint::ha {
 class zookeeper_client;
@@ -25,6 +26,14 @@ struct zookeeper_ha_config {
   std::string cluster_id = "default";
   /// How long a suspended (connecting) session keeps its leadership.
   std::chrono::milliseconds suspended_grace{10000};
+  /// Where this process's leaders are reached (`jobmanager.rpc.address` and the bound port):
+  /// written into the connection info of confirmations that carry no host of their own.
+  std::string advertised_host;
+  std::uint16_t advertised_port = 0;
+  /// Set: retrievals hand out callable handles (resolving_leader_retrieval, with `resolving`);
+  /// null: they report endpoint id, host and port only.
+  caf::actor_system* system = nullptr;
+  resolving_retrieval_config resolving;
 };
 
 class zookeeper_ha_services : public ha_services {

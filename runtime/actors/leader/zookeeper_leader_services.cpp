@@ -61,6 +61,64 @@ void wait_for_work(std::unique_lock<std::mutex>& lock, std::condition_variable& 
     cv.wait(lock, ready);
 }
 
+/// Removes `info_path` if this client's session wrote it (and under `id`, unless nil).
+void remove_connection_info(ha::zookeeper_client& client, const std::string& info_path,
+                            const rpc::fencing_token& id, spdlog::logger& log) {
+  auto node = client.get(info_path);
+  if (!node || node->stat.ephemeral_owner != client.session_id())
+    return;
+  if (!id.is_nil()) {
+    auto decoded = decode_leader_address(node->data);
+    if (decoded && decoded->session_id != id)
+      return;
+  }
+  auto removed = client.remove(info_path, node->stat.version);
+  if (!removed && removed.error().code != errc::not_found)
+    log.debug("Removing {} failed: {}", info_path, removed.error().to_string());
+}
+
+/// Writes `text` to the ephemeral `info_path`: creates it, replaces ours, or replaces one a
+/// former leader's session left.
+bool publish_connection_info(ha::zookeeper_client& client, const std::string& info_path,
+                             const std::string& text, spdlog::logger& log) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto e = client.exists(info_path);
+    if (!e) {
+      log.warn("Publishing the leader at {} failed: {}", info_path, e.error().to_string());
+      return false;
+    }
+    if (*e) {
+      if ((*e)->ephemeral_owner == client.session_id()) {
+        auto set = client.set(info_path, text, (*e)->version);
+        if (set)
+          return true;
+        if (set.error().code != errc::rejected && set.error().code != errc::not_found) {
+          log.warn("Publishing the leader at {} failed: {}", info_path, set.error().to_string());
+          return false;
+        }
+      } else {
+        // Left by a former leader whose session has not ended yet.
+        auto removed = client.remove(info_path, (*e)->version);
+        if (!removed && removed.error().code != errc::rejected
+            && removed.error().code != errc::not_found) {
+          log.warn("Removing the former leader's {} failed: {}", info_path,
+                   removed.error().to_string());
+          return false;
+        }
+      }
+      continue;
+    }
+    auto created = client.create(info_path, text, {ha::zookeeper_create_mode::ephemeral, true});
+    if (created)
+      return true;
+    if (created.error().code != errc::rejected) {
+      log.warn("Publishing the leader at {} failed: {}", info_path, created.error().to_string());
+      return false;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 std::string encode_leader_address(const leader_address& address,
@@ -325,59 +383,12 @@ struct zookeeper_leader_election_service::state
 
   /// Removes connection_info if this session wrote it (and under `id`, unless nil). Holds info_mtx.
   void remove_own_info(const rpc::fencing_token& id) {
-    auto node = client->get(info_path);
-    if (!node || node->stat.ephemeral_owner != client->session_id())
-      return;
-    if (!id.is_nil()) {
-      auto decoded = decode_leader_address(node->data);
-      if (decoded && decoded->session_id != id)
-        return;
-    }
-    auto removed = client->remove(info_path, node->stat.version);
-    if (!removed && removed.error().code != errc::not_found)
-      log->debug("Removing {} failed: {}", info_path, removed.error().to_string());
+    remove_connection_info(*client, info_path, id, *log);
   }
 
   /// Writes connection_info (create, replace ours, or replace a stale one). Holds info_mtx.
   bool write_info(const std::string& text) {
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      auto e = client->exists(info_path);
-      if (!e) {
-        log->warn("Publishing the leader of {} failed: {}", component_path, e.error().to_string());
-        return false;
-      }
-      if (*e) {
-        if ((*e)->ephemeral_owner == client->session_id()) {
-          auto set = client->set(info_path, text, (*e)->version);
-          if (set)
-            return true;
-          if (set.error().code != errc::rejected && set.error().code != errc::not_found) {
-            log->warn("Publishing the leader of {} failed: {}", component_path,
-                      set.error().to_string());
-            return false;
-          }
-        } else {
-          // Left by a former leader whose session has not ended yet.
-          auto removed = client->remove(info_path, (*e)->version);
-          if (!removed && removed.error().code != errc::rejected
-              && removed.error().code != errc::not_found) {
-            log->warn("Removing the former leader's {} failed: {}", info_path,
-                      removed.error().to_string());
-            return false;
-          }
-        }
-        continue;
-      }
-      auto created = client->create(info_path, text, {ha::zookeeper_create_mode::ephemeral, true});
-      if (created)
-        return true;
-      if (created.error().code != errc::rejected) {
-        log->warn("Publishing the leader of {} failed: {}", component_path,
-                  created.error().to_string());
-        return false;
-      }
-    }
-    return false;
+    return publish_connection_info(*client, info_path, text, *log);
   }
 };
 
@@ -479,6 +490,66 @@ void zookeeper_leader_election_service::confirm_leadership(const rpc::fencing_to
 bool zookeeper_leader_election_service::has_leadership(const rpc::fencing_token& session_id) const {
   std::lock_guard<std::mutex> guard(state_->mtx);
   return state_->leader && !state_->stopping && session_id == state_->session_id;
+}
+
+// -- a job's JobMaster -----------------------------------------------------------------------------
+
+zookeeper_job_master_election_service::zookeeper_job_master_election_service(
+  std::shared_ptr<ha::zookeeper_client> client, std::string component_path,
+  std::shared_ptr<spdlog::logger> logger)
+  : client_(std::move(client)),
+    component_path_(std::move(component_path)),
+    info_path_(component_path_ + "/connection_info"),
+    log_(std::move(logger)) {}
+
+zookeeper_job_master_election_service::~zookeeper_job_master_election_service() {
+  stop();
+}
+
+void zookeeper_job_master_election_service::start(leader_contender& contender) {
+  rpc::fencing_token id;
+  {
+    std::lock_guard<std::mutex> guard(mtx_);
+    if (contender_ != nullptr || stopped_)
+      return;
+    contender_ = &contender;
+    std::mt19937_64 rng{std::random_device{}()};
+    session_id_ = rpc::fencing_token::generate(rng);
+    id = session_id_;
+  }
+  log_->info("{} was granted leadership with leader id {}.", contender.description(),
+             id.to_string());
+  contender.grant_leadership(id);
+}
+
+void zookeeper_job_master_election_service::stop() {
+  rpc::fencing_token old;
+  {
+    std::lock_guard<std::mutex> guard(mtx_);
+    if (stopped_)
+      return;
+    stopped_ = true;
+    old = std::exchange(session_id_, {});
+    contender_ = nullptr;
+  }
+  if (!old.is_nil() && client_->state() == ha::zookeeper_connection_state::connected)
+    remove_connection_info(*client_, info_path_, old, *log_);
+}
+
+void zookeeper_job_master_election_service::confirm_leadership(const rpc::fencing_token& session_id,
+                                                               const leader_address& address) {
+  if (!has_leadership(session_id))
+    return;
+  if (publish_connection_info(*client_, info_path_, encode_leader_address(address, session_id),
+                              *log_))
+    log_->debug("Published leader {} with leader id {} at {}.", address.endpoint_id,
+                session_id.to_string(), info_path_);
+}
+
+bool zookeeper_job_master_election_service::has_leadership(
+  const rpc::fencing_token& session_id) const {
+  std::lock_guard<std::mutex> guard(mtx_);
+  return !stopped_ && !session_id_.is_nil() && session_id == session_id_;
 }
 
 // -- retrieval ------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -72,6 +73,37 @@ private:
   struct state;
   std::shared_ptr<state> state_;
   std::thread worker_;
+};
+
+/// The election of one job's JobMaster (Flink's per-component leadership under the JobManager
+/// process's leader latch, FLINK-24038): the Dispatcher runs a job's JobMaster only while it
+/// leads, and stops it when it loses leadership, so the job needs no latch of its own — a latch
+/// node left by a cut-off JobManager's session would block the next leader's JobMaster until
+/// that session ended. `start` grants a fresh JobMasterId at once (on the caller's thread);
+/// `confirm_leadership` publishes `<component_path>/connection_info`, replacing one a former
+/// leader left; `stop` removes it if this session wrote it.
+class zookeeper_job_master_election_service : public leader_election_service {
+public:
+  zookeeper_job_master_election_service(std::shared_ptr<ha::zookeeper_client> client,
+                                        std::string component_path,
+                                        std::shared_ptr<spdlog::logger> logger);
+  ~zookeeper_job_master_election_service() override;
+
+  void start(leader_contender& contender) override;
+  void stop() override;
+  void confirm_leadership(const rpc::fencing_token& session_id,
+                          const leader_address& address) override;
+  bool has_leadership(const rpc::fencing_token& session_id) const override;
+
+private:
+  std::shared_ptr<ha::zookeeper_client> client_;
+  std::string component_path_;
+  std::string info_path_;
+  std::shared_ptr<spdlog::logger> log_;
+  mutable std::mutex mtx_;
+  leader_contender* contender_ = nullptr;
+  rpc::fencing_token session_id_;
+  bool stopped_ = false;
 };
 
 class zookeeper_leader_retrieval_service : public leader_retrieval_service {

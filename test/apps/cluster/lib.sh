@@ -1,5 +1,6 @@
 # Shared by the real-process cluster tests (sourced). Each test gets its own work dir, ports and
-# processes, and stops everything it started on exit, whatever happened.
+# processes, and stops everything it started on exit, whatever happened. The work dir is removed
+# after a pass unless FLINT_KEEP_WORK is set.
 set -euo pipefail
 
 : "${FLINT_BIN:?FLINT_BIN (build/bin) must be set}"
@@ -22,6 +23,8 @@ cleanup() {
   if [[ $status -ne 0 ]]; then
     echo "--- logs of the failed test ($WORK) ---"
     for f in "$WORK"/*.log; do [[ -f "$f" ]] && { echo "== $f"; tail -n 40 "$f"; }; done
+  elif [[ -n "${FLINT_KEEP_WORK:-}" ]]; then
+    echo "(kept $WORK)"
   else
     rm -rf "$WORK"
   fi

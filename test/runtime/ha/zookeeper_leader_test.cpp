@@ -240,7 +240,8 @@ TEST_CASE("a suspended leader is revoked after the grace period and leads again 
   REQUIRE(eventually([&] { return follower.current() == second; }, 20s));
 }
 
-TEST_CASE("ZooKeeper HA services elect each component under its own path") {
+TEST_CASE(
+  "ZooKeeper HA services elect each component under its own path, and a JobMaster under its Dispatcher") {
   zookeeper_server zk;
   auto client = connected_client(zk);
   flint::leader::zookeeper_ha_config config;
@@ -263,7 +264,17 @@ TEST_CASE("ZooKeeper HA services elect each component under its own path") {
   REQUIRE(eventually([&] { return rm.granted() == 1 && jm.granted() == 1; }));
   rm_election->confirm_leadership(rm.current(), address_of("resource_manager", 7001));
   REQUIRE(eventually([&] { return follower.current() == rm.current(); }));
-  auto latch = client->children("/flink/c1/leader/job-" + job.to_string() + "/latch");
-  REQUIRE(latch.has_value());
-  CHECK(latch->size() == 1);
+  // A job's JobMaster has no latch of its own: its Dispatcher leads for it. Its address is
+  // published under the job's path, and taken back when it stops.
+  auto job_info = "/flink/c1/leader/job-" + job.to_string() + "/connection_info";
+  jm_election->confirm_leadership(jm.current(), address_of("job_master/1", 7001));
+  auto published = client->get(job_info);
+  REQUIRE(published.has_value());
+  auto decoded = flint::leader::decode_leader_address(published->data);
+  REQUIRE(decoded.has_value());
+  CHECK(decoded->session_id == jm.current());
+  CHECK(client->exists("/flink/c1/leader/job-" + job.to_string() + "/latch").value()
+        == std::nullopt);
+  jm_election->stop();
+  CHECK(client->exists(job_info).value() == std::nullopt);
 }

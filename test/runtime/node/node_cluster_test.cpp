@@ -113,7 +113,7 @@ struct three_nodes {
     ts.heartbeat.timeout = hb_timeout;
     node::task_manager_node_services services;
     services.make_invokables = [](caf::actor_system&, streaming::streaming_environment& env,
-                                  const std::string&) {
+                                  const std::string&, node::job_manager_locator) {
       return streaming::make_stream_task_factory(env);
     };
     services.write_stdout = [](std::string_view) {};

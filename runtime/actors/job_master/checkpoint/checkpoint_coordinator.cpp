@@ -1,5 +1,7 @@
 #include "runtime/actors/job_master/checkpoint/checkpoint_coordinator.hpp"
 
+#include <algorithm>
+
 #include <spdlog/logger.h>
 
 namespace flint::job_master::checkpoint {
@@ -97,8 +99,16 @@ expected<std::int64_t> checkpoint_coordinator::start(time_ms now,
              + describe(failure_reason::not_all_required_tasks_running));
     return make_error(errc::rejected, describe(failure_reason::not_all_required_tasks_running));
   }
+  auto reserved = actions_.reserve_checkpoint_id(next_id_);
+  if (!reserved) {
+    ++failed_;
+    log_info("Failed to trigger checkpoint for job " + job_.to_string()
+             + ": no checkpoint id: " + reserved.error().message);
+    return make_error(errc::rejected, "no checkpoint id: " + reserved.error().message);
+  }
+  next_id_ = std::max(next_id_, *reserved) + 1;
   pending_checkpoint p;
-  p.id = next_id_++;
+  p.id = *reserved;
   p.trigger_time = now;
   p.not_yet_acknowledged.insert(plan.to_acknowledge.begin(), plan.to_acknowledge.end());
   p.plan = std::move(plan);
@@ -113,6 +123,15 @@ expected<std::int64_t> checkpoint_coordinator::start(time_ms now,
   for (const auto& task : to_trigger)
     actions_.trigger_checkpoint(task, id, now);
   return id;
+}
+
+void checkpoint_coordinator::add_recovered(completed_checkpoint c) {
+  next_id_ = std::max(next_id_, c.id + 1);
+  auto at = std::find_if(retained_.begin(), retained_.end(),
+                         [&](const completed_checkpoint& r) { return r.id >= c.id; });
+  if (at != retained_.end() && at->id == c.id)
+    return;
+  retained_.insert(at, std::move(c));
 }
 
 acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,

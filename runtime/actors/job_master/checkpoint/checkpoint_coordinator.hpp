@@ -103,6 +103,9 @@ public:
   virtual expected<finalized_checkpoint> finalize_checkpoint(const pending_checkpoint& p) = 0;
   /// A retained checkpoint is no longer needed (subsumed, or the job ended): its files go.
   virtual void discard_checkpoint(const completed_checkpoint& c) { (void)c; }
+  /// The id of the checkpoint about to start (Flink's CheckpointIDCounter): `proposed` (the
+  /// coordinator's own count) unless a counter shared with earlier leaders says higher.
+  virtual expected<std::int64_t> reserve_checkpoint_id(std::int64_t proposed) { return proposed; }
 };
 
 /// A savepoint asked for (Flink's CheckpointType SAVEPOINT): where it goes, and who waits.
@@ -190,6 +193,10 @@ public:
   void restored_from(std::int64_t checkpoint_id) {
     next_id_ = std::max(next_id_, checkpoint_id + 1);
   }
+
+  /// A checkpoint a former leader completed (Flink's CompletedCheckpointStore recovery): retained
+  /// as if completed here, so tasks restore it and it is subsumed and discarded in turn.
+  void add_recovered(completed_checkpoint c);
 
   acknowledge_result acknowledge(const task_id& task, std::int64_t checkpoint_id,
                                  state::task_state_snapshot state, time_ms now);

@@ -702,6 +702,41 @@ void scheduler::handle_task_failure(std::uint32_t vertex, const std::string& cau
   actions_.schedule_restart(restart.backoff_time(), ++restart_number_);
 }
 
+void scheduler::handle_global_failure(const std::string& cause) {
+  auto s = status();
+  if (s != job_status::running && s != job_status::restarting)
+    return;
+  history_.add(failover::exception_entry{now_ms(), {}, {}, cause, true});
+  if (!settings_.restart_strategy) {
+    if (logger_)
+      logger_->info("Recovery is suppressed by NoRestartBackoffTimeStrategy");
+    fail_job(cause);
+    return;
+  }
+  auto& restart = *settings_.restart_strategy;
+  restart.notify_failure(now());
+  if (!restart.can_restart()) {
+    if (logger_)
+      logger_->info("Recovery is suppressed by " + restart.description());
+    fail_job(cause);
+    return;
+  }
+  std::vector<std::uint32_t> tasks;
+  for (std::uint32_t v = 0; v < graph_.vertices().size(); ++v)
+    if (pending_restart_.insert(v).second)
+      tasks.push_back(v);
+  log_info(std::to_string(graph_.vertices().size())
+           + " tasks will be restarted to recover from a global failure: " + cause);
+  actions_.tasks_restarting(tasks);
+  if (s == job_status::running)
+    transition_job(job_status::restarting, cause);
+  batches_.clear();
+  for (auto v : tasks)
+    cancel_execution(v);
+  restart_delay_elapsed_ = false;
+  actions_.schedule_restart(restart.backoff_time(), ++restart_number_);
+}
+
 void scheduler::on_restart_delay_elapsed(std::uint64_t restart) {
   if (restart != restart_number_ || pending_restart_.empty())
     return;

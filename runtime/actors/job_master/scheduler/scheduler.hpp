@@ -120,6 +120,11 @@ public:
   /// every execution is terminal. The first cause wins.
   void fail_job(const std::string& cause);
 
+  /// A failure of the whole job, not of one task (Flink's handleGlobalFailure: the checkpoint
+  /// failure threshold, for one): every task restarts if the restart strategy allows, else the
+  /// job fails.
+  void handle_global_failure(const std::string& cause);
+
   /// A TaskExecutor is gone: its slots are dead, the executions in them FAILED with `cause`,
   /// and each is recovered as a task failure (the blocking partitions it held are lost too).
   /// Returns how many executions it failed.
