@@ -28,6 +28,7 @@
 #include "runtime/node/job_manager_node.hpp"
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
+#include "test/runtime/node/node_test_util.hpp"
 #include "test/support/word_counts.hpp"
 #include "test/support/zookeeper_server.hpp"
 
@@ -36,45 +37,21 @@ using namespace std::chrono_literals;
 
 namespace {
 
-template <class F>
-bool eventually(F cond, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline)
-      return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
+using test::eventually;
+using test::graphs_of;
+using test::program;
 
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::string& name)
-    : path(std::filesystem::temp_directory_path()
-           / ("flint_ha_node_" + std::to_string(::getpid()) + "_" + name)) {
-    std::filesystem::remove_all(path);
+/// A fresh, created directory, removed on destruction.
+struct temp_dir : test::temp_path {
+  explicit temp_dir(const std::string& name) : test::temp_path("ha_" + name) {
     std::filesystem::create_directories(path);
   }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
-struct program {
-  std::shared_ptr<const graph::stream_graph> stream;
-  std::shared_ptr<const graph::job_graph> job;
 };
 
 program wordcount(const std::filesystem::path& input, const std::filesystem::path& output) {
   api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
   examples::build_wordcount(env, {input.string(), output.string()});
-  auto stream = env.get_stream_graph();
-  auto job = env.get_job_graph();
-  REQUIRE_MESSAGE(stream.has_value(), stream.error().to_string());
-  REQUIRE_MESSAGE(job.has_value(), job.error().to_string());
-  return {std::make_shared<const graph::stream_graph>(std::move(*stream)),
-          std::make_shared<const graph::job_graph>(std::move(*job))};
+  return graphs_of(env);
 }
 
 /// A cluster's HA settings on `zk`, with a short session so a lost leader is noticed soon.
@@ -186,11 +163,7 @@ program checkpointed_wordcount(const std::filesystem::path& input,
                        {"restart-strategy.fixed-delay.attempts", "10"},
                        {"restart-strategy.fixed-delay.delay", "100 ms"}});
   examples::build_wordcount(env, {input.string(), output.string()});
-  auto stream = env.get_stream_graph();
-  auto job = env.get_job_graph();
-  REQUIRE_MESSAGE(job.has_value(), job.error().to_string());
-  return {std::make_shared<const graph::stream_graph>(std::move(*stream)),
-          std::make_shared<const graph::job_graph>(std::move(*job))};
+  return graphs_of(env);
 }
 
 /// Exactly once: the committed files hold one `(word,n)` line per input word and no line twice,

@@ -24,6 +24,7 @@
 #include "runtime/node/job_manager_node.hpp"
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
+#include "test/runtime/node/node_test_util.hpp"
 #include "test/support/word_counts.hpp"
 
 using namespace flint;
@@ -31,44 +32,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct temp_path {
-  std::filesystem::path path;
-  explicit temp_path(const std::string& name)
-    : path(std::filesystem::temp_directory_path()
-           / ("flint_node_" + std::to_string(::getpid()) + "_" + name)) {
-    std::filesystem::remove_all(path);
-  }
-  ~temp_path() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
-
-struct program {
-  std::shared_ptr<const graph::stream_graph> stream;
-  std::shared_ptr<const graph::job_graph> job;
-};
-
-program graphs_of(const api::stream_execution_environment& env) {
-  auto stream = env.get_stream_graph();
-  auto job = env.get_job_graph();
-  REQUIRE_MESSAGE(stream.has_value(), stream.error().to_string());
-  REQUIRE_MESSAGE(job.has_value(), job.error().to_string());
-  return {std::make_shared<const graph::stream_graph>(std::move(*stream)),
-          std::make_shared<const graph::job_graph>(std::move(*job))};
-}
-
-/// Polls `cond` until it holds or `timeout` passed (real sockets: there is no clock to drive).
-template <class F>
-bool eventually(F cond, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!cond()) {
-    if (std::chrono::steady_clock::now() > deadline)
-      return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return true;
-}
+using test::eventually;
+using test::graphs_of;
+using test::program;
+using test::temp_path;
 
 /// One JobManager node and two TaskManager nodes on 127.0.0.1, with compiled-in programs.
 struct three_nodes {

@@ -669,20 +669,15 @@ void scheduler::handle_task_failure(std::uint32_t vertex, const std::string& cau
   history_.add(failover::exception_entry{now_ms(), graph_.task_name_with_subtask(vertex),
                                          location_of(vertex), cause, false});
   auto job_cause = graph_.task_name_with_subtask(vertex) + " failed: " + cause;
-  if (!settings_.restart_strategy || !failover_strategy_) {
+  if (!failover_strategy_) {
     if (logger_)
       logger_->info("Recovery is suppressed by NoRestartBackoffTimeStrategy");
     fail_job(job_cause);
     return;
   }
-  auto& restart = *settings_.restart_strategy;
-  restart.notify_failure(now());
-  if (!restart.can_restart()) {
-    if (logger_)
-      logger_->info("Recovery is suppressed by " + restart.description());
-    fail_job(job_cause);
+  if (!restart_allowed(job_cause))
     return;
-  }
+  auto& restart = *settings_.restart_strategy;
   auto tasks = failover_strategy_->tasks_needing_restart(
     vertex, [this](std::uint32_t partition) { return partition_available(partition); });
   log_info(std::to_string(tasks.size()) + " tasks will be restarted to recover the failed task "
@@ -702,16 +697,12 @@ void scheduler::handle_task_failure(std::uint32_t vertex, const std::string& cau
   actions_.schedule_restart(restart.backoff_time(), ++restart_number_);
 }
 
-void scheduler::handle_global_failure(const std::string& cause) {
-  auto s = status();
-  if (s != job_status::running && s != job_status::restarting)
-    return;
-  history_.add(failover::exception_entry{now_ms(), {}, {}, cause, true});
+bool scheduler::restart_allowed(const std::string& cause) {
   if (!settings_.restart_strategy) {
     if (logger_)
       logger_->info("Recovery is suppressed by NoRestartBackoffTimeStrategy");
     fail_job(cause);
-    return;
+    return false;
   }
   auto& restart = *settings_.restart_strategy;
   restart.notify_failure(now());
@@ -719,8 +710,19 @@ void scheduler::handle_global_failure(const std::string& cause) {
     if (logger_)
       logger_->info("Recovery is suppressed by " + restart.description());
     fail_job(cause);
-    return;
+    return false;
   }
+  return true;
+}
+
+void scheduler::handle_global_failure(const std::string& cause) {
+  auto s = status();
+  if (s != job_status::running && s != job_status::restarting)
+    return;
+  history_.add(failover::exception_entry{now_ms(), {}, {}, cause, true});
+  if (!restart_allowed(cause))
+    return;
+  auto& restart = *settings_.restart_strategy;
   std::vector<std::uint32_t> tasks;
   for (std::uint32_t v = 0; v < graph_.vertices().size(); ++v)
     if (pending_restart_.insert(v).second)

@@ -191,6 +191,9 @@ private:
   void cancel_execution(std::uint32_t vertex);
   /// Restarts the pending tasks once the delay is over and every one of them is terminal.
   void maybe_restart();
+  /// Counts a failure against the restart strategy; false (and the job failed with `cause`)
+  /// when it allows no restart.
+  bool restart_allowed(const std::string& cause);
   bool partition_available(std::uint32_t partition) const;
   /// Flink's RegionPartitionGroupReleaseStrategy, per consumed group: a FINISHED consumer counts
   /// towards the blocking groups it reads; a partition whose groups are all done is released.
