@@ -539,9 +539,11 @@ int ha(int argc, char** argv) {
     }
   auto zk = find_zookeeper_sh();
   if (!zk) {
-    std::fprintf(stderr,
-                 "flint-bench ha: deploy/zookeeper.sh not found: set FLINT_SOURCE to the "
-                 "source tree\n");
+    const char* src = std::getenv("FLINT_SOURCE");
+    bool set = src != nullptr && *src != '\0';
+    std::fprintf(stderr, "flint-bench ha: deploy/zookeeper.sh not found %s%s\n",
+                 set ? "under FLINT_SOURCE=" : "in the source tree of this build: ",
+                 set ? src : "set FLINT_SOURCE to the source tree");
     return 1;
   }
   bin.zookeeper_sh = *zk;
