@@ -16,14 +16,13 @@
 
 #include "apps/bench/benches.hpp"
 
+#include "apps/bench/bench_processes.hpp"
+
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -33,10 +32,7 @@
 #include <thread>
 #include <vector>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace flint::bench {
@@ -67,149 +63,6 @@ enum class detection { connection_drop, heartbeat_timeout };
 
 const char* to_string(detection d) {
   return d == detection::connection_drop ? "connection_drop" : "heartbeat_timeout";
-}
-
-double wall_ms() {
-  return std::chrono::duration<double, std::milli>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// ---- processes -------------------------------------------------------------------------------
-
-/// Starts `argv` with stdin from /dev/null and stdout/stderr into files; it dies with this process.
-pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err) {
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid != 0)
-    return pid;
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent)
-    _exit(127);
-  int in = open("/dev/null", O_RDONLY);
-  int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (in < 0 || o < 0 || e < 0)
-    _exit(127);
-  dup2(in, 0);
-  dup2(o, 1);
-  dup2(e, 2);
-  std::vector<char*> args;
-  std::vector<std::string> copy = argv;
-  for (auto& a : copy)
-    args.push_back(a.data());
-  args.push_back(nullptr);
-  execv(args[0], args.data());
-  _exit(127);
-}
-
-/// The exit status once `pid` ended within `timeout`; nothing if it still runs.
-std::optional<int> wait_exit(pid_t pid, std::chrono::milliseconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid)
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (std::chrono::steady_clock::now() >= until)
-      return std::nullopt;
-    std::this_thread::sleep_for(10ms);
-  }
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// ---- logs ------------------------------------------------------------------------------------
-
-struct log_line {
-  double ms = 0; ///< since the epoch
-  std::string text;
-};
-
-/// The lines of a flint-node log ("2026-11-29 12:00:00,123 INFO  name - message"), with times.
-std::vector<log_line> read_log(const fs::path& p) {
-  std::vector<log_line> lines;
-  std::ifstream in(p);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::tm tm{};
-    int ms = 0;
-    if (std::sscanf(line.c_str(), "%d-%d-%d %d:%d:%d,%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                    &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms)
-        != 7)
-      continue;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    tm.tm_isdst = -1;
-    lines.push_back({static_cast<double>(std::mktime(&tm)) * 1000.0 + ms, std::move(line)});
-  }
-  return lines;
-}
-
-/// `<vertex>_<subtask>_<attempt>` -> attempt.
-int attempt_number(const std::string& attempt_id) {
-  auto u = attempt_id.rfind('_');
-  return u == std::string::npos ? -1 : std::atoi(attempt_id.c_str() + u + 1);
-}
-
-/// The attempt id in "<name> (<attempt id>) switched from ..." ending at `at` (the ')').
-std::string attempt_before(const std::string& text, std::size_t at) {
-  auto open = text.rfind('(', at);
-  return open == std::string::npos ? std::string() : text.substr(open + 1, at - open - 1);
-}
-
-/// Attempt id -> when its TaskManager logged it RUNNING, over all TaskManager logs.
-std::map<std::string, double> running_tasks(const std::vector<fs::path>& tm_logs) {
-  static const std::string marker = ") switched from INITIALIZING to RUNNING";
-  std::map<std::string, double> running;
-  for (const auto& p : tm_logs)
-    for (const auto& l : read_log(p))
-      if (auto at = l.text.find(marker); at != std::string::npos)
-        running.emplace(attempt_before(l.text, at), l.ms);
-  return running;
-}
-
-/// What the JobManager deployed: attempt number -> attempt ids, and when the last one went out.
-struct deployments {
-  std::map<int, std::set<std::string>> ids;
-  std::map<int, double> last_ms;
-};
-
-deployments deployed(const std::vector<log_line>& jm) {
-  deployments d;
-  for (const auto& l : jm) {
-    auto at = l.text.find(" - Deploying ");
-    if (at == std::string::npos)
-      continue;
-    auto a = l.text.find(" (attempt #", at);
-    auto id = l.text.find(" with attempt id ", at);
-    if (a == std::string::npos || id == std::string::npos)
-      continue;
-    int n = std::atoi(l.text.c_str() + a + 11);
-    auto start = id + 17;
-    auto end = l.text.find(' ', start);
-    d.ids[n].insert(
-      l.text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    d.last_ms[n] = l.ms;
-  }
-  return d;
 }
 
 /// The times of recovery after a kill, as far as the logs show them.
@@ -297,22 +150,18 @@ public:
     auto jm = start_node("jm", "jobmanager");
     if (!jm)
       return "the JobManager did not start (" + (dir_ / "jm.log").string() + ")";
-    write_config(std::atoi(field(*jm, "rpc_port").c_str()));
+    write_config(std::atoi(ready_field(*jm, "rpc_port").c_str()));
     for (const char* name : {"tm1", "tm2", "tm3"}) {
       auto tm = start_node(name, "taskmanager");
       if (!tm)
         return std::string("TaskManager ") + name + " did not start";
-      tms_.push_back({name, field(*tm, "resource_id"), pids_.back()});
+      tms_.push_back({name, ready_field(*tm, "resource_id"), pids_.back()});
     }
-    auto client = spawn({bin_.cli.string(), "run", "--config", config().string(), "-p", "2", "-d",
-                         bin_.endless.string(), "--rate", std::to_string(o_.rate)},
-                        dir_ / "run.out", dir_ / "run.log");
-    auto rc = wait_exit(client, 30s);
-    if (!rc) {
-      kill(client, SIGKILL);
-      waitpid(client, nullptr, 0);
+    auto rc = run_to_exit({bin_.cli.string(), "run", "--config", config().string(), "-p", "2", "-d",
+                           bin_.endless.string(), "--rate", std::to_string(o_.rate)},
+                          dir_ / "run.out", dir_ / "run.log", 30s);
+    if (!rc)
       return "flint run -d did not return within 30 s";
-    }
     if (*rc != 0)
       return "flint run -d exited " + std::to_string(*rc) + ": " + read_file(dir_ / "run.log");
     auto until = std::chrono::steady_clock::now() + 30s;
@@ -347,18 +196,7 @@ public:
     return logs;
   }
 
-  void stop() {
-    for (auto pid : pids_) {
-      kill(pid, SIGCONT); // a stopped node would not see SIGTERM
-      kill(pid, SIGTERM);
-    }
-    for (auto pid : pids_)
-      if (!wait_exit(pid, 5s)) {
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-      }
-    pids_.clear();
-  }
+  void stop() { stop_children(pids_, 5s); }
 
 private:
   fs::path config() const { return dir_ / "flink-conf.yaml"; }
@@ -383,28 +221,7 @@ private:
     pids_.push_back(spawn({bin_.node.string(), role, "--config", config().string(), "--log-level",
                            "info", "--log-file", log(name).string()},
                           out, dir_ / (name + ".err")));
-    auto until = std::chrono::steady_clock::now() + 30s;
-    while (std::chrono::steady_clock::now() < until) {
-      auto text = read_file(out);
-      if (auto at = text.find("flint-node ready");
-          at != std::string::npos && text.find('\n', at) != std::string::npos)
-        return text.substr(at, text.find('\n', at) - at);
-      int status = 0;
-      if (waitpid(pids_.back(), &status, WNOHANG) == pids_.back()) {
-        pids_.pop_back();
-        return std::nullopt;
-      }
-      std::this_thread::sleep_for(20ms);
-    }
-    return std::nullopt;
-  }
-
-  static std::string field(const std::string& ready, const std::string& key) {
-    auto at = ready.find(" " + key + "=");
-    if (at == std::string::npos)
-      return {};
-    auto start = at + key.size() + 2;
-    return ready.substr(start, ready.find(' ', start) - start);
+    return await_ready(pids_.back(), out, 30s);
   }
 
   /// Every deployed task RUNNING, on two TaskManagers.
@@ -504,19 +321,6 @@ round_result run_round(const binaries& bin, const options& o, detection mode, co
   return r;
 }
 
-struct stats {
-  double median = 0, min = 0, max = 0;
-};
-
-stats summarize(std::vector<double> v) {
-  if (v.empty())
-    return {};
-  std::sort(v.begin(), v.end());
-  auto n = v.size();
-  double m = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  return {m, v.front(), v.back()};
-}
-
 struct mode_result {
   stats total;
   phases p; ///< medians
@@ -579,18 +383,6 @@ void print_summary(const options& o, detection mode, const mode_result& m,
       ",\"baseline\":\"heartbeat_timeout\",\"baseline_median_ms\":%.0f,\"over_baseline\":%.3f",
       baseline->total.median, m.total.median / baseline->total.median);
   std::printf("}\n");
-}
-
-bool parse_long(const char* text, long& out) {
-  if (text == nullptr)
-    return false;
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0')
-    return false;
-  out = v;
-  return true;
 }
 
 int usage_error(const std::string& why) {
@@ -658,7 +450,7 @@ int failover(int argc, char** argv) {
     o.timeout_s = *timeout_s;
 
   std::error_code ec;
-  auto bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  auto bin_dir = binary_dir();
   binaries bin{bin_dir / "flint-node", bin_dir / "flint",
                bin_dir.parent_path() / "jobs" / "endless.so"};
   for (const auto& p : {bin.node, bin.cli, bin.endless})
@@ -669,14 +461,10 @@ int failover(int argc, char** argv) {
         p.c_str());
       return 1;
     }
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/flint-bench-failover.XXXXXX";
-  if (mkdtemp(pattern.data()) == nullptr) {
-    std::fprintf(stderr, "flint-bench failover: cannot create a directory %s: %s\n",
-                 pattern.c_str(), std::strerror(errno));
+  auto made = make_temp_dir("failover");
+  if (!made)
     return 1;
-  }
-  fs::path dir = pattern;
+  fs::path dir = *made;
 
   auto dropped = run_mode(bin, o, detection::connection_drop, dir);
   auto timed_out = run_mode(bin, o, detection::heartbeat_timeout, dir);

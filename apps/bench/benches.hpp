@@ -10,6 +10,7 @@ int cluster(int argc, char** argv);
 int wordcount(int argc, char** argv);
 int exchange(int argc, char** argv);
 int failover(int argc, char** argv);
+int ha(int argc, char** argv);
 int checkpoint(int argc, char** argv);
 
 } // namespace flint::bench

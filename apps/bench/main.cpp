@@ -42,6 +42,10 @@ const bench_entry benches[] = {
   {"failover", flint::bench::failover,
    "lost TaskManager to RUNNING again: connection drop vs heartbeat timeout"},
 #endif
+#ifdef FLINT_BENCH_HAS_HA
+  {"ha", flint::bench::ha,
+   "lost leading JobManager (ZooKeeper HA) to RUNNING again: kill -9 vs graceful stop"},
+#endif
 };
 
 int usage(FILE* out) {
