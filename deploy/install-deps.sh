@@ -15,6 +15,7 @@ packages=(
   librocksdb-dev
   iproute2 procps
   default-jre-headless libzookeeper-java libzookeeper-mt-dev
+  libcaf-openssl0.17 libssl-dev openssl
 )
 
 missing=()

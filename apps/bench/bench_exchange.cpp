@@ -167,7 +167,7 @@ int serve(const options& o) {
   auto shuffle = std::make_shared<shuffle_environment>(network_config{});
   auto& env = *shuffle;
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, o.workers, true});
+  rpc::configure_node(cfg, {o.policy, o.workers, true, {}});
   caf::actor_system sys{cfg};
   std::vector<std::thread> writers;
   auto stop = std::make_shared<std::atomic<bool>>(false);
@@ -448,7 +448,7 @@ int exchange(int argc, char** argv) {
   int rc = 0;
   {
     caf::actor_system_config cfg;
-    rpc::configure_node(cfg, {o.policy, o.workers, true});
+    rpc::configure_node(cfg, {o.policy, o.workers, true, {}});
     caf::actor_system sys{cfg};
     auto server = rpc::connect_endpoint(sys, "127.0.0.1", port, "partition_server");
     auto control = rpc::connect_endpoint(sys, "127.0.0.1", port, "exchange_control");

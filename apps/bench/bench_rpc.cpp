@@ -151,7 +151,7 @@ void report(const char* where, const options& o, std::size_t wire_bytes, const s
 
 int serve(const options& o) {
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, 0, true});
+  rpc::configure_node(cfg, {o.policy, 0, true, {}});
   caf::actor_system sys{cfg};
   trace::trace_recorder rec(trace::system_now_us);
   auto echo =
@@ -219,7 +219,7 @@ int rpc(int argc, char** argv) {
   auto wire = envelope_bytes(req);
 
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, 0, true});
+  rpc::configure_node(cfg, {o.policy, 0, true, {}});
   caf::actor_system sys{cfg};
   trace::trace_recorder rec(trace::system_now_us);
 

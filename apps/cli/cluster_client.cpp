@@ -9,6 +9,7 @@
 #include "runtime/actors/leader/embedded_leader_service.hpp" // standalone_leader_id()
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/actors/rpc/tls.hpp"
 #include "runtime/ha/zookeeper_paths.hpp"
 #include "runtime/actors/leader/zookeeper_leader_services.hpp"
 #include "runtime/common/logging.hpp"
@@ -27,9 +28,22 @@ struct cluster_client::impl {
   /// With ZooKeeper HA: the leading JobManager's address, once found.
   std::optional<config::host_port> leader;
 
-  explicit impl() {
+  /// Why the client cannot connect at all (a bad TLS setting), if it cannot.
+  std::optional<error> unusable;
+
+  explicit impl(const config::configuration& config) {
     // One worker is plenty for a client that waits on one answer at a time.
-    rpc::configure_node(cfg, {"stealing", 2, true});
+    rpc::node_options options{"stealing", 2, true, {}};
+    auto tls = node::read_tls_settings(config);
+    if (!tls)
+      unusable = tls.error();
+    else if (tls->enabled) {
+      if (auto ok = rpc::check_tls_files(*tls); !ok)
+        unusable = ok.error();
+      else
+        options.tls = *tls;
+    }
+    rpc::configure_node(cfg, options);
     sys = std::make_unique<caf::actor_system>(cfg);
   }
 
@@ -44,7 +58,7 @@ std::string where(const cli_settings& s) {
 
 cluster_client::cluster_client(const cli_settings& settings)
   : settings_(settings),
-    impl_(std::make_unique<impl>()) {}
+    impl_(std::make_unique<impl>(settings.config)) {}
 
 cluster_client::~cluster_client() = default;
 
@@ -54,6 +68,8 @@ caf::actor_system& cluster_client::system() {
 
 expected<caf::actor> cluster_client::connect(const std::string& endpoint_id,
                                              const std::string& role) {
+  if (impl_->unusable)
+    return *impl_->unusable;
   // With HA the leader's process serves the other endpoints (blob server, ResourceManager) too.
   if (uses_zookeeper() && !impl_->leader)
     if (auto found = connect_leading_dispatcher(settings_.ask_timeout); !found)
@@ -85,6 +101,8 @@ bool cluster_client::uses_zookeeper() const {
 }
 
 expected<unit> cluster_client::connect_leading_dispatcher(std::chrono::nanoseconds wait) {
+  if (impl_->unusable)
+    return *impl_->unusable;
   auto ha = node::read_high_availability_settings(settings_.config);
   if (!ha)
     return ha.error();

@@ -250,6 +250,20 @@ const config_option<std::int64_t> high_availability_zookeeper_max_retry_attempts
   "Attempts to connect to ZooKeeper before giving up.",
   [](const std::int64_t& v) -> const char* { return v >= 1 ? nullptr : "must be at least 1"; }};
 
+const config_option<bool> security_ssl_internal_enabled{
+  "security.ssl.internal.enabled", false,
+  "Mutual TLS on every connection between nodes and clients (keystore and truststore).", nullptr};
+const config_option<std::string> security_ssl_internal_keystore{
+  "security.ssl.internal.keystore", std::nullopt,
+  "This node's or client's certificate and private key, one PEM file.", nullptr};
+const config_option<std::string> security_ssl_internal_truststore{
+  "security.ssl.internal.truststore", std::nullopt, "The cluster CA's certificate, PEM.", nullptr};
+const config_option<std::string> security_ssl_internal_key_password{
+  "security.ssl.internal.key-password", std::nullopt, "The private key's passphrase.", nullptr};
+const config_option<duration> security_ssl_internal_handshake_timeout{
+  "security.ssl.internal.handshake-timeout", 10s,
+  "A connection that has not completed its TLS handshake by then is closed.", positive_duration};
+
 namespace {
 
 template <class T>
@@ -343,6 +357,11 @@ const std::vector<option_info>& all() {
     info<high_availability_zookeeper_retry_wait>(),
     info<high_availability_zookeeper_max_retry_attempts>(),
     info<high_availability_jobmanager_port>(),
+    info<security_ssl_internal_enabled>(),
+    info<security_ssl_internal_keystore>(),
+    info<security_ssl_internal_truststore>(),
+    info<security_ssl_internal_key_password>(),
+    info<security_ssl_internal_handshake_timeout>(),
   };
   return list;
 }

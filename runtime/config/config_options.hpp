@@ -88,6 +88,17 @@ extern const config_option<std::int64_t> high_availability_jobmanager_port;
 /// Attempts to connect to ZooKeeper before giving up.
 extern const config_option<std::int64_t> high_availability_zookeeper_max_retry_attempts;
 
+/// Mutual TLS on every connection of nodes and clients.
+extern const config_option<bool> security_ssl_internal_enabled;
+/// This node's (or client's) certificate and private key, one PEM file.
+extern const config_option<std::string> security_ssl_internal_keystore;
+/// The cluster CA's certificate, PEM.
+extern const config_option<std::string> security_ssl_internal_truststore;
+/// The private key's passphrase.
+extern const config_option<std::string> security_ssl_internal_key_password;
+/// A connection that has not completed its TLS handshake by then is closed.
+extern const config_option<duration> security_ssl_internal_handshake_timeout;
+
 /// One option without its type: for listing, templates and checking a whole configuration.
 struct option_info {
   std::string key;

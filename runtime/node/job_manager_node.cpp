@@ -14,6 +14,7 @@
 #include "runtime/node/zookeeper_connection.hpp"
 #include "runtime/actors/resource_manager/resource_manager.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
+#include "runtime/actors/rpc/tls.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/common/logging.hpp"
 #if defined(FLINT_NODE_HAS_BLOB)
@@ -120,6 +121,14 @@ expected<unit> job_manager_node::start() {
   m.log->info("Starting StandaloneSessionClusterEntrypoint (Flint).");
   m.log->info("Starting RPC service at {}:{} (bind host {}).", s.rpc_address, s.rpc_port,
               s.bind_host.empty() ? "<all interfaces>" : s.bind_host);
+  if (s.tls.enabled) {
+    // The module would take bad files now and abort at the first connection (CAF-NOTES).
+    if (auto ok = rpc::check_tls_files(s.tls); !ok)
+      return ok.error();
+    m.log->info("Mutual TLS on every connection (keystore {}, truststore {}).", s.tls.keystore,
+                s.tls.truststore);
+  }
+  m.caf_options.tls = s.tls;
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);

@@ -78,6 +78,10 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   if (!ha)
     return ha.error();
   s.high_availability = std::move(*ha);
+  auto tls = read_tls_settings(cfg);
+  if (!tls)
+    return tls.error();
+  s.tls = std::move(*tls);
   s.blob_storage_directory = blob_dir.empty()
     ? std::filesystem::temp_directory_path() / "flint-blobs"
     : std::filesystem::path(blob_dir);
@@ -85,6 +89,20 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
 }
 
 } // namespace
+
+expected<rpc::tls_options> read_tls_settings(const config::configuration& cfg) {
+  rpc::tls_options t;
+  error err;
+  config::duration handshake{};
+  if (!read(cfg, opt::security_ssl_internal_enabled, t.enabled, err)
+      || !read_optional(cfg, opt::security_ssl_internal_keystore, t.keystore, err)
+      || !read_optional(cfg, opt::security_ssl_internal_truststore, t.truststore, err)
+      || !read_optional(cfg, opt::security_ssl_internal_key_password, t.key_password, err)
+      || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err))
+    return err;
+  t.handshake_timeout = duration_cast<milliseconds>(handshake);
+  return t;
+}
 
 expected<high_availability_settings> read_high_availability_settings(
   const config::configuration& cfg) {

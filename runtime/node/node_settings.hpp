@@ -11,6 +11,7 @@
 #include "runtime/actors/heartbeat/heartbeat_config.hpp"
 #include "runtime/actors/registration/retrying_registration.hpp"
 #include "runtime/actors/rpc/rpc_config.hpp"
+#include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/config/configuration.hpp"
 #include "runtime/network/network_config.hpp"
@@ -36,6 +37,8 @@ struct high_availability_settings {
 /// Settings both roles share.
 struct common_settings {
   high_availability_settings high_availability;
+  /// `security.ssl.internal.*`: mutual TLS on every connection.
+  rpc::tls_options tls;
   /// `heartbeat.interval`, `heartbeat.timeout`, `heartbeat.rpc-failure-threshold`.
   heartbeat::heartbeat_config heartbeat;
   /// `cluster.registration.*`.
@@ -85,6 +88,9 @@ struct task_manager_settings : common_settings {
   /// `taskmanager.memory.segment-size`, `execution.buffer-timeout`, `taskmanager.network.*`.
   network::network_config network;
 };
+
+/// Reads `security.ssl.internal.*` (nodes and the CLI read the same keys).
+expected<rpc::tls_options> read_tls_settings(const config::configuration& cfg);
 
 /// Reads `high-availability.*` (a quorum is required with ZooKeeper).
 expected<high_availability_settings> read_high_availability_settings(

@@ -16,6 +16,7 @@
 #include "runtime/node/zookeeper_connection.hpp"
 #include "runtime/actors/task_executor/task_executor.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/actors/rpc/tls.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
@@ -167,6 +168,13 @@ expected<unit> task_manager_node::start() {
   logger()->info("Using {} address for TaskManager: {}.",
                  s.host.empty() ? "the connecting" : "the configured", m.host);
 
+  if (s.tls.enabled) {
+    if (auto ok = rpc::check_tls_files(s.tls); !ok)
+      return ok.error();
+    logger()->info("Mutual TLS on every connection (keystore {}, truststore {}).", s.tls.keystore,
+                   s.tls.truststore);
+  }
+  m.caf_options.tls = s.tls;
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
   m.detached_baseline = m.system->detached_actors();

@@ -7,6 +7,9 @@
 #include <caf/io/all.hpp>
 
 #include "runtime/actors/rpc/endpoint_directory.hpp"
+#include "runtime/actors/rpc/tls.hpp"
+
+#include <caf/openssl/all.hpp>
 
 namespace flint::rpc {
 
@@ -47,6 +50,17 @@ caf::behavior locator(caf::stateful_actor<locator_state>* self,
 caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const node_options& opts) {
   if (opts.network)
     cfg.load<caf::io::middleman>();
+  // After the middleman (the other order throws, CAF-NOTES). Setting the files turns on mutual
+  // authentication: there is no server-only mode.
+  if (opts.network && opts.tls.enabled) {
+    install_tls_guards(opts.tls.handshake_timeout);
+    cfg.load<caf::openssl::manager>();
+    cfg.set("openssl.certificate", opts.tls.keystore);
+    cfg.set("openssl.key", opts.tls.keystore);
+    cfg.set("openssl.cafile", opts.tls.truststore);
+    if (!opts.tls.key_password.empty())
+      cfg.set("openssl.passphrase", opts.tls.key_password);
+  }
   cfg.set("scheduler.policy",
           opts.scheduler_policy == "sharing" ? caf::atom("sharing") : caf::atom("stealing"));
   if (opts.workers > 0)
@@ -69,10 +83,15 @@ void unregister_endpoint(const caf::actor& locator, const std::string& endpoint_
   caf::anon_send(locator, unregister_atom::value, endpoint_id);
 }
 
-expected<std::uint16_t> publish_locator(caf::actor_system& sys, const caf::actor& locator,
-                                        std::uint16_t port, const std::string& bind_address) {
-  auto res = sys.middleman().publish(locator, port,
-                                     bind_address.empty() ? nullptr : bind_address.c_str(), true);
+bool uses_tls(caf::actor_system& sys) {
+  return sys.has_openssl_manager();
+}
+
+expected<std::uint16_t> publish_actor(caf::actor_system& sys, const caf::actor& a,
+                                      std::uint16_t port, const std::string& bind_address) {
+  const char* in = bind_address.empty() ? nullptr : bind_address.c_str();
+  auto res = uses_tls(sys) ? caf::openssl::publish(a, port, in, true)
+                           : sys.middleman().publish(a, port, in, true);
   if (!res)
     return make_error(errc::unreachable,
                       "cannot listen on " + (bind_address.empty() ? std::string("*") : bind_address)
@@ -80,14 +99,32 @@ expected<std::uint16_t> publish_locator(caf::actor_system& sys, const caf::actor
   return *res;
 }
 
+expected<caf::actor> connect_actor(caf::actor_system& sys, const std::string& host,
+                                   std::uint16_t port) {
+  auto res = uses_tls(sys) ? caf::openssl::remote_actor(sys, host, port)
+                           : sys.middleman().remote_actor(host, port);
+  if (!res)
+    return make_error(errc::unreachable,
+                      "cannot reach a Flint node at " + host + ":" + std::to_string(port) + ": "
+                        + sys.render(res.error()));
+  return *res;
+}
+
+expected<std::uint16_t> publish_locator(caf::actor_system& sys, const caf::actor& locator,
+                                        std::uint16_t port, const std::string& bind_address) {
+  auto res = publish_actor(sys, locator, port, bind_address);
+  if (!res)
+    return make_error(errc::unreachable, res.error().message);
+  return *res;
+}
+
 expected<caf::actor> connect_endpoint(caf::actor_system& sys, const std::string& host,
                                       std::uint16_t port, const std::string& endpoint_id,
                                       std::chrono::nanoseconds timeout) {
   auto where = host + ":" + std::to_string(port);
-  auto node = sys.middleman().remote_actor(host, port);
+  auto node = connect_actor(sys, host, port);
   if (!node)
-    return make_error(errc::unreachable,
-                      "cannot reach a Flint node at " + where + ": " + sys.render(node.error()));
+    return node.error();
   caf::scoped_actor self{sys, true};
   std::optional<expected<caf::actor>> result;
   self->request(*node, timeout, lookup_atom::value, endpoint_id)

@@ -18,6 +18,20 @@ namespace flint::rpc {
 
 class endpoint_directory;
 
+/// Mutual TLS between nodes (Flink's security.ssl.internal.*): every connection this node accepts
+/// or makes presents `keystore`'s certificate and must be answered by one `truststore` signs.
+struct tls_options {
+  bool enabled = false;
+  /// One PEM file with this node's (or client's) certificate and its private key.
+  std::string keystore;
+  /// The cluster CA's certificate (PEM).
+  std::string truststore;
+  /// The private key's passphrase, if it has one.
+  std::string key_password;
+  /// A connection that has not completed its handshake by then is closed.
+  std::chrono::milliseconds handshake_timeout{10000};
+};
+
 struct node_options {
   /// CAF scheduler policy: "stealing" (CAF's default) or "sharing" (lower local latency).
   std::string scheduler_policy = "stealing";
@@ -25,7 +39,21 @@ struct node_options {
   std::size_t workers = 0;
   /// Load CAF's middleman (needed to publish or connect).
   bool network = true;
+  /// With `tls.enabled`, CAF's OpenSSL transport for every connection (check_tls_files first).
+  tls_options tls;
 };
+
+/// Whether `sys` speaks TLS (its configuration loaded the OpenSSL transport).
+bool uses_tls(caf::actor_system& sys);
+
+/// Publishes `a` on `port` (0: any free port) at `bind_address` ("" = all interfaces), over TLS
+/// when the system uses it. The bound port.
+expected<std::uint16_t> publish_actor(caf::actor_system& sys, const caf::actor& a,
+                                      std::uint16_t port, const std::string& bind_address);
+
+/// The actor published at host:port, over TLS when the system uses it (errc::unreachable).
+expected<caf::actor> connect_actor(caf::actor_system& sys, const std::string& host,
+                                   std::uint16_t port);
 
 /// Applies `opts` to `cfg` and silences CAF's own logger (Flint logs through spdlog).
 caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const node_options& opts);

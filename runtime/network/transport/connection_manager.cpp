@@ -1,5 +1,6 @@
 #include "runtime/network/transport/connection_manager.hpp"
 
+#include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/network/transport/connection_cache.hpp"
 #include "runtime/network/transport/partition_server_connection.hpp"
 
@@ -20,14 +21,12 @@ expected<std::unique_ptr<connection_manager>> connection_manager::start(
     return make_error(errc::invalid_argument,
                       "remote channels need an actor system with CAF's middleman");
   }
-  auto bound = sys.middleman().publish(server, port,
-                                       bind_address.empty() ? nullptr : bind_address.c_str(), true);
+  // Over TLS when the node uses it, like every other connection of the node.
+  auto bound = rpc::publish_actor(sys, server, port, bind_address);
   if (!bound) {
     caf::anon_send_exit(server, caf::exit_reason::user_shutdown);
     return make_error(errc::unreachable,
-                      "cannot listen for partition requests on "
-                        + (bind_address.empty() ? std::string("*") : bind_address) + ":"
-                        + std::to_string(port) + ": " + sys.render(bound.error()));
+                      "cannot listen for partition requests: " + bound.error().message);
   }
   auto* system = &sys;
   auto connect = [system](const std::string& host, std::uint16_t peer_port) {

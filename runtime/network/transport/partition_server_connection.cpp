@@ -1,5 +1,6 @@
 #include "runtime/network/transport/partition_server_connection.hpp"
 
+#include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
 
@@ -43,10 +44,10 @@ expected<caf::actor> connect_partition_server(caf::actor_system& sys, const std:
   int attempts = std::max(1, options.attempts);
   auto timeout = options.round_trip_timeout;
   for (int attempt = 1; attempt <= attempts; ++attempt) {
-    auto server = sys.middleman().remote_actor(host, port);
+    auto server = rpc::connect_actor(sys, host, port);
     // Nothing listens there (or the handshake failed): a lost race cannot cause this, so no retry.
     if (!server)
-      return make_error(errc::unreachable, "connecting failed: " + sys.render(server.error()));
+      return make_error(errc::unreachable, "connecting failed: " + server.error().message);
     auto failure = round_trip(sys, *server, timeout);
     if (!failure)
       return *server;

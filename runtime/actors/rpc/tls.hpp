@@ -1,0 +1,38 @@
+#pragma once
+/// What Flint adds to CAF 0.17's OpenSSL transport so that mutual TLS can be trusted
+/// (CAF-NOTES "TLS"):
+///
+/// - `check_tls_files`: the module accepts a missing or wrong key, certificate or passphrase at
+///   start and aborts the process at the first connection; the files are checked up front, with
+///   an error naming the file and OpenSSL's reason.
+/// - `install_tls_guards`: two guards on the module's OpenSSL calls, by symbol interposition (the
+///   process defines SSL_read, SSL_write, SSL_accept, SSL_connect, SSL_set_fd and SSL_free, and
+///   forwards to libssl's):
+///   * OpenSSL's per-thread error queue is cleared before each call. The module never clears it;
+///     OpenSSL 3 leaves "unexpected eof" there when one peer goes, and the next harmless "no data
+///     yet" of any other connection on that thread was taken as fatal — one peer's disconnect
+///     dropped every other TLS connection of the node.
+///   * A connection whose handshake is not complete `handshake_timeout` after it was accepted or
+///     opened is shut down (the module has no such bound: an idle TCP connection stayed forever).
+///     Its socket is shut down, not closed: the multiplexer sees end of file and frees it.
+///   The executable must export these symbols: targets linking flint_rpc get the linker flags.
+
+#include <chrono>
+#include <cstdint>
+
+#include "runtime/actors/rpc/rpc_service.hpp"
+#include "runtime/common/expected.hpp"
+
+namespace flint::rpc {
+
+/// The keystore holds a certificate and the private key matching it (decrypted with the
+/// password if set), the truststore at least one CA certificate. Errors name the file.
+expected<unit> check_tls_files(const tls_options& tls);
+
+/// Turns both guards on for this process (idempotent; the latest timeout wins).
+void install_tls_guards(std::chrono::milliseconds handshake_timeout);
+
+/// Connections shut down so far because their handshake took too long (for tests and logs).
+std::uint64_t tls_handshakes_timed_out();
+
+} // namespace flint::rpc
