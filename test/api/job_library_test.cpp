@@ -371,3 +371,25 @@ TEST_CASE("a task whose blob server cannot be reached fails with the address nam
   CHECK(contains(result->failure_cause, "Could not load the program of"));
   CHECK(contains(result->failure_cause, "127.0.0.1:1"));
 }
+
+TEST_CASE("a job library whose bytes differ from the submitted hash is refused by the TaskManager") {
+  blob_node blobs;
+  auto job = client_submits(blobs, "wordcount.so", {}, {});
+  // Whatever serves the library (here its blob store, tampered with) hands out other bytes.
+  std::size_t swapped = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(blobs.storage.path))
+    if (entry.path().filename().string().size() == 64) {
+      std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << "not the library";
+      ++swapped;
+    }
+  REQUIRE(swapped == 1);
+  library_cluster cluster(blobs.port, 1, 1);
+  auto result = cluster.cluster->execute(job, 2min);
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  MESSAGE(result->failure_cause);
+  // The blob client checks every content-keyed blob against its key (blob_client.cpp).
+  CHECK(contains(result->failure_cause, "fetching job library wordcount.so"));
+  CHECK(contains(result->failure_cause, "arrived corrupted: its content hashes to"));
+  CHECK(cluster.cached_libraries() == 0); // nothing of it was kept, let alone loaded
+}
