@@ -462,28 +462,6 @@ int usage_error(const std::string& why) {
   return 2;
 }
 
-/// deploy/zookeeper.sh of the source tree (see the header comment).
-std::optional<fs::path> find_zookeeper_sh() {
-  auto in = [](const fs::path& root) -> std::optional<fs::path> {
-    auto p = root / "deploy" / "zookeeper.sh";
-    if (!root.empty() && access(p.c_str(), R_OK) == 0)
-      return p;
-    return std::nullopt;
-  };
-  if (const char* src = std::getenv("FLINT_SOURCE"); src != nullptr && *src != '\0')
-    return in(src);
-  auto bin = binary_dir();
-  for (auto d = bin; !d.empty() && d != d.root_path(); d = d.parent_path())
-    if (auto p = in(d))
-      return p;
-  static const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
-  std::ifstream cache(bin.parent_path() / "CMakeCache.txt");
-  for (std::string line; std::getline(cache, line);)
-    if (line.rfind(key, 0) == 0)
-      return in(line.substr(key.size()));
-  return std::nullopt;
-}
-
 } // namespace
 
 int ha(int argc, char** argv) {
@@ -537,7 +515,7 @@ int ha(int argc, char** argv) {
         p.c_str());
       return 1;
     }
-  auto zk = find_zookeeper_sh();
+  auto zk = find_deploy_script("zookeeper.sh");
   if (!zk) {
     const char* src = std::getenv("FLINT_SOURCE");
     bool set = src != nullptr && *src != '\0';

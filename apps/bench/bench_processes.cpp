@@ -162,6 +162,27 @@ fs::path binary_dir() {
   return fs::read_symlink("/proc/self/exe", ec).parent_path();
 }
 
+std::optional<fs::path> find_deploy_script(const std::string& name) {
+  auto in = [&](const fs::path& root) -> std::optional<fs::path> {
+    auto p = root / "deploy" / name;
+    if (!root.empty() && access(p.c_str(), R_OK) == 0)
+      return p;
+    return std::nullopt;
+  };
+  if (const char* src = std::getenv("FLINT_SOURCE"); src != nullptr && *src != '\0')
+    return in(src);
+  auto bin = binary_dir();
+  for (auto d = bin; !d.empty() && d != d.root_path(); d = d.parent_path())
+    if (auto p = in(d))
+      return p;
+  static const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+  std::ifstream cache(bin.parent_path() / "CMakeCache.txt");
+  for (std::string line; std::getline(cache, line);)
+    if (line.rfind(key, 0) == 0)
+      return in(line.substr(key.size()));
+  return std::nullopt;
+}
+
 std::optional<fs::path> make_temp_dir(const std::string& name) {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern =

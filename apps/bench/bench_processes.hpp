@@ -69,6 +69,10 @@ std::string ready_field(const std::string& ready, const std::string& key);
 /// The directory of this executable (build/bin).
 std::filesystem::path binary_dir();
 
+/// `deploy/<name>` of the source tree: under $FLINT_SOURCE if set, else in a parent of this
+/// binary's directory, else in CMAKE_HOME_DIRECTORY of the build's CMakeCache.txt.
+std::optional<std::filesystem::path> find_deploy_script(const std::string& name);
+
 /// A fresh directory $TMPDIR/flint-bench-<name>.XXXXXX; nothing (and a message on stderr) if it
 /// cannot be made.
 std::optional<std::filesystem::path> make_temp_dir(const std::string& name);

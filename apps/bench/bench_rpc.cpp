@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <iostream>
 #include <string>
@@ -19,6 +21,7 @@
 #include <caf/io/all.hpp>
 
 #include "apps/bench/benches.hpp"
+#include "apps/bench/bench_processes.hpp"
 #include "apps/bench/serving_child.hpp"
 #include "runtime/actors/rpc/echo_endpoint.hpp"
 #include "runtime/actors/rpc/echo_gateway.hpp"
@@ -37,6 +40,8 @@ using samples = std::vector<double>; // microseconds
 constexpr rpc::fencing_token bench_token{0x1234, 0x5678};
 
 struct options {
+  /// --serve over TLS (the certificate files the measuring side made).
+  std::string tls_keystore, tls_truststore;
   int iterations = 5000;
   int warmup = 500;
   std::size_t payload = 128;
@@ -149,9 +154,17 @@ void report(const char* where, const options& o, std::size_t wire_bytes, const s
   std::fflush(stdout);
 }
 
+rpc::tls_options tls_of(const std::string& keystore, const std::string& truststore) {
+  rpc::tls_options t;
+  t.enabled = !keystore.empty();
+  t.keystore = keystore;
+  t.truststore = truststore;
+  return t;
+}
+
 int serve(const options& o) {
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, 0, true, {}});
+  rpc::configure_node(cfg, {o.policy, 0, true, tls_of(o.tls_keystore, o.tls_truststore)});
   caf::actor_system sys{cfg};
   trace::trace_recorder rec(trace::system_now_us);
   auto echo =
@@ -183,6 +196,10 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
     const char* v = nullptr;
     if (a == "--serve") {
       serve_mode = true;
+    } else if (a == "--tls-keystore" && (v = next())) {
+      o.tls_keystore = v;
+    } else if (a == "--tls-truststore" && (v = next())) {
+      o.tls_truststore = v;
     } else if (a == "--no-trace") {
       o.trace = false;
     } else if (a == "--iterations" && (v = next())) {
@@ -243,6 +260,7 @@ int rpc(int argc, char** argv) {
     caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
   }
 
+  double plain_median = 0;
   { // two processes
     serving_child child({"rpc", "--serve", "--scheduler", o.policy});
     if (!child.port()) {
@@ -268,6 +286,56 @@ int rpc(int argc, char** argv) {
       b.insert(b.end(), x.begin(), x.end());
     }
     report("two_processes", o, wire, ep, b);
+    plain_median = percentile(ep, 0.5);
+  }
+
+  { // two processes over mutual TLS (security.ssl.internal.*), against the plain run above
+    auto gen = find_deploy_script("gen-certs.sh");
+    auto dir = make_temp_dir("rpc-tls");
+    if (!gen || !dir) {
+      std::fprintf(stderr, "flint-bench rpc: no deploy/gen-certs.sh or temp dir: TLS skipped\n");
+      return 0;
+    }
+    auto cmd = "bash '" + gen->string() + "' '" + dir->string() + "' server client >/dev/null";
+    if (std::system(cmd.c_str()) != 0) {
+      std::fprintf(stderr, "flint-bench rpc: gen-certs.sh failed: TLS skipped\n");
+      return 0;
+    }
+    auto ca = (*dir / "ca.pem").string();
+    serving_child child({"rpc", "--serve", "--scheduler", o.policy, "--tls-keystore",
+                         (*dir / "server.pem").string(), "--tls-truststore", ca});
+    caf::actor_system_config tls_cfg;
+    rpc::configure_node(tls_cfg, {o.policy, 0, true, tls_of((*dir / "client.pem").string(), ca)});
+    caf::actor_system tls_sys{tls_cfg};
+    if (!child.port()) {
+      std::fprintf(stderr, "flint-bench rpc: the TLS serving process did not start\n");
+      return 1;
+    }
+    auto echo = rpc::connect_endpoint(tls_sys, "127.0.0.1", *child.port(), "echo_server");
+    auto bare = rpc::connect_endpoint(tls_sys, "127.0.0.1", *child.port(), "bare_echo");
+    if (!echo || !bare) {
+      std::fprintf(stderr, "flint-bench rpc: %s\n",
+                   (!echo ? echo.error() : bare.error()).to_string().c_str());
+      return 1;
+    }
+    rpc::gateway gw(*echo, "echo_server", bench_token);
+    measure_endpoint(tls_sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
+    measure_bare(tls_sys, *bare, wire, o.warmup);
+    samples ep, b;
+    for (int round = 0; round < 2; ++round) {
+      auto e = measure_endpoint(tls_sys, o.trace ? &rec : nullptr, gw, req, o.iterations / 2);
+      auto x = measure_bare(tls_sys, *bare, wire, o.iterations / 2);
+      ep.insert(ep.end(), e.begin(), e.end());
+      b.insert(b.end(), x.begin(), x.end());
+    }
+    report("two_processes_tls", o, wire, ep, b);
+    auto tls_median = percentile(ep, 0.5);
+    std::printf(
+      "{\"bench\":\"rpc\",\"kind\":\"tls_vs_plain\",\"plain_median_us\":%.1f,"
+      "\"tls_median_us\":%.1f,\"ratio\":%.2f,\"goal\":\"<= 1.3\"}\n",
+      plain_median, tls_median, plain_median > 0 ? tls_median / plain_median : 0.0);
+    std::error_code ec;
+    std::filesystem::remove_all(*dir, ec);
   }
   return 0;
 }
