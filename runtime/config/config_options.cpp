@@ -90,6 +90,12 @@ const config_option<std::int64_t> heartbeat_rpc_failure_threshold{
   "heartbeat.rpc-failure-threshold", 2,
   "Failed heartbeat RPCs in a row after which a peer is considered dead (-1: never).",
   positive_or_disabled};
+const config_option<memory_size> rpc_max_frame_size{
+  "rpc.max-frame-size", memory_size{128u << 20},
+  "The largest RPC call an endpoint accepts; larger ones are refused unread.",
+  [](const memory_size& m) -> const char* {
+    return m.bytes >= 4096 ? nullptr : "must be at least 4 kb";
+  }};
 const config_option<duration> rpc_ask_timeout{"rpc.ask.timeout", 10s,
                                               "Default timeout of an RPC ask.", positive_duration};
 const config_option<duration> slot_request_timeout{
@@ -308,6 +314,7 @@ const std::vector<option_info>& all() {
     info<heartbeat_timeout>(),
     info<heartbeat_rpc_failure_threshold>(),
     info<rpc_ask_timeout>(),
+    info<rpc_max_frame_size>(),
     info<slot_request_timeout>(),
     info<slot_idle_timeout>(),
     info<resourcemanager_taskmanager_timeout>(),

@@ -40,6 +40,8 @@ extern const config_option<duration> heartbeat_interval;
 extern const config_option<duration> heartbeat_timeout;
 /// Consecutive failed heartbeat RPCs after which a peer is considered dead (-1: never).
 extern const config_option<std::int64_t> heartbeat_rpc_failure_threshold;
+/// The largest RPC call an endpoint accepts (Flink's akka.framesize).
+extern const config_option<memory_size> rpc_max_frame_size;
 /// Default timeout of an ask.
 extern const config_option<duration> rpc_ask_timeout;
 /// How long a SlotPool waits for a requested slot before failing the request.

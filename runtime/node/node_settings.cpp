@@ -57,6 +57,7 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   std::int64_t threshold = 0;
   config::duration initial{}, max{}, error_delay{}, refused{}, ask{};
   std::string blob_dir;
+  config::memory_size frame{};
   if (!read(cfg, opt::heartbeat_interval, interval, err)
       || !read(cfg, opt::heartbeat_timeout, timeout, err)
       || !read(cfg, opt::heartbeat_rpc_failure_threshold, threshold, err)
@@ -65,6 +66,7 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
       || !read(cfg, opt::cluster_registration_error_delay, error_delay, err)
       || !read(cfg, opt::cluster_registration_refused_registration_delay, refused, err)
       || !read(cfg, opt::rpc_ask_timeout, ask, err)
+      || !read(cfg, opt::rpc_max_frame_size, frame, err)
       || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err))
     return err;
   s.heartbeat.interval = duration_cast<milliseconds>(interval);
@@ -74,6 +76,7 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
     return ok.error();
   s.registration = {initial, max, error_delay, refused};
   s.rpc.ask_timeout = ask;
+  s.rpc.max_frame_size = static_cast<std::size_t>(frame.bytes);
   auto ha = read_high_availability_settings(cfg);
   if (!ha)
     return ha.error();

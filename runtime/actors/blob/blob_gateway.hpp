@@ -18,7 +18,8 @@ namespace flint::blob {
 
 /// The largest blob the server keeps (a Cap'n Proto Data field holds at most 512 MiB; a job
 /// library is a few MB).
-inline constexpr std::size_t max_blob_size = 256u << 20;
+/// Under rpc.max-frame-size's default: a blob travels in one call.
+inline constexpr std::size_t max_blob_size = 120u << 20;
 
 /// Stores `data` under its content key and answers the key. Idempotent.
 struct put_blob {

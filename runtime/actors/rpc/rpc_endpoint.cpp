@@ -170,6 +170,18 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   st->sync_slot = &answer;
   st->received_us = received_us;
   responder r(st);
+  if (bytes.size() > ctx_.config.max_frame_size) {
+    auto err = make_error(errc::rejected,
+                          "a call of " + std::to_string(bytes.size())
+                            + " bytes is larger than rpc.max-frame-size ("
+                            + std::to_string(ctx_.config.max_frame_size) + " bytes) at "
+                            + endpoint_id() + "; it was not read");
+    record_receive(nullptr, trace::outcome::malformed, err.message);
+    st->method = "?";
+    st->caller = "?";
+    r.deliver(err);
+    return answer;
+  }
   auto decoded = read_envelope(bytes);
   if (!decoded) {
     record_receive(nullptr, trace::outcome::malformed, decoded.error().message);

@@ -365,3 +365,43 @@ TEST_CASE("fencing tokens print as UUIDs and nil as <none>") {
   CHECK(fencing_token{}.to_string() == "<none>");
   CHECK_FALSE(t.is_nil());
 }
+
+TEST_CASE_FIXTURE(rpc_fixture,
+                  "a call larger than rpc.max-frame-size is refused unread and traced, "
+                  "and the endpoint keeps serving") {
+  auto ctx = context("small_server");
+  ctx.config.max_frame_size = 4096;
+  auto small = spawn<fake_endpoint>(ctx, [this](fake_endpoint& self) {
+    self.set_token(leader);
+    self.on<echo_method>(fencing::fenced, [&self](echo_request req) -> expected<echo_response> {
+      return echo_response{req.text, req.data, self.endpoint_id()};
+    });
+  });
+  run();
+  gateway gw(small, "small_server", leader);
+  std::optional<expected<echo_response>> big;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gw.ask<echo_method>(self, echo_request{"big", std::vector<char>(8192, 'x')},
+                        [&](expected<echo_response> r) { big.emplace(std::move(r)); });
+  });
+  run();
+  REQUIRE(big.has_value());
+  REQUIRE_FALSE(big->has_value());
+  CHECK(big->error().code == errc::rejected);
+  CHECK(big->error().message.find("larger than rpc.max-frame-size (4096 bytes)")
+        != std::string::npos);
+  bool traced = false;
+  for (const auto& r : recorder.snapshot())
+    if (r.to == "small_server" && r.result == trace::outcome::malformed
+        && r.detail.find("rpc.max-frame-size") != std::string::npos)
+      traced = true;
+  CHECK(traced);
+  std::optional<expected<echo_response>> small_call;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gw.ask<echo_method>(self, echo_request{"small", {'a'}},
+                        [&](expected<echo_response> r) { small_call.emplace(std::move(r)); });
+  });
+  run();
+  REQUIRE(small_call.has_value());
+  CHECK(small_call->has_value());
+}
