@@ -15,6 +15,8 @@ packages=(
   librocksdb-dev
   iproute2 procps
   default-jre-headless libzookeeper-java libzookeeper-mt-dev
+  # test/fuzz: clang and its runtimes (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer)
+  clang libclang-rt-14-dev
 )
 
 missing=()
