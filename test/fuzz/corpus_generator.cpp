@@ -199,6 +199,15 @@ void protocol_seeds(const graph::job_graph& job, const graph::task_deployment_de
   ack.checkpoint_id = 3;
   ack.task_state = sample_snapshot();
   protocol_seed("acknowledge_checkpoint", ack);
+  // Regression: a job status response whose failures list claims 16 Mi zero-sized structs (9
+  // words that once decoded into GiBs; job_master_codec_test has the same message).
+  const std::uint32_t amplified[] = {
+    0, 9, 0, 0x00030004, 0, 0, 0, 0, 0, 0, 0, 0, (2 << 2) | 1, 7, 0, 0, 0, 0, 0x1000000 << 2, 0};
+  constexpr int index = index_in<job_master::job_status_response>(protocol_types{});
+  std::vector<char> bytes{static_cast<char>(index)};
+  bytes.insert(bytes.end(), reinterpret_cast<const char*>(amplified),
+               reinterpret_cast<const char*>(amplified) + sizeof amplified);
+  write_seed("protocol", std::to_string(index) + "-regression-amplified-list", bytes);
 }
 
 void record_seeds() {
