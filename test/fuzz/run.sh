@@ -37,9 +37,13 @@ for t in "${targets[@]}"; do
     -artifact_prefix="$artifacts" "$work" "$here/corpus/$t" >"$log" 2>&1
   rc=$?
   stat() { sed -n "s/^stat::$1: *//p" "$log" | tail -1; }
-  line=$(printf '%-28s %10s execs/s %10s runs %6s inputs (%s new)' "$t" \
+  # libFuzzer's last status line: "#<runs> DONE cov: <edges> ft: <features> corp: <inputs>/<size>".
+  done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
+  field() { sed -n "s/.* $1: \([^ ]*\).*/\1/p" <<<"$done_line"; }
+  line=$(printf '%-27s %7s execs/s %9s runs  corpus %6s inputs/%-7s cov %5s  %s new' "$t" \
     "$(stat average_exec_per_sec)" "$(stat number_of_executed_units)" \
-    "$(find "$work" "$here/corpus/$t" -type f | wc -l)" "$(stat new_units_added)")
+    "$(field corp | cut -d/ -f1)" "$(field corp | cut -d/ -f2)" "$(field cov)" \
+    "$(stat new_units_added)")
   if [ $rc -ne 0 ]; then
     failed=1
     line="$line  FAILED (exit $rc): see $log"
