@@ -15,7 +15,10 @@ packages=(
   librocksdb-dev
   iproute2 procps
   default-jre-headless libzookeeper-java libzookeeper-mt-dev
+  # mutual TLS (security.ssl.internal.*) and deploy/gen-certs.sh
   libcaf-openssl0.17 libssl-dev openssl
+  # test/fuzz: clang and its runtimes (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer)
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,5 +1,7 @@
 #include "schemas/codec_support.hpp"
 
+#include <algorithm>
+
 namespace flint::wire {
 
 void append_bytes(std::vector<char>& out, capnp::MessageBuilder& message, std::size_t extra) {
@@ -32,9 +34,18 @@ std::vector<char> to_bytes(capnp::MessageBuilder& message) {
   return out;
 }
 
-capnp::ReaderOptions reader_options() {
+std::uint64_t traversal_limit_words(std::size_t message_words) {
+  // An honest decoder reads each word about once; 8x leaves room for re-reads, and the floor
+  // for small messages costs at most a few MiB of decoded values.
+  constexpr std::uint64_t amplification = 8;
+  constexpr std::uint64_t floor_words = 8 * 1024;
+  constexpr std::uint64_t max_words = 64 * 1024 * 1024; // 512 MiB of reads at most
+  return std::min(max_words, std::max(floor_words, amplification * message_words));
+}
+
+capnp::ReaderOptions reader_options(std::size_t message_words) {
   capnp::ReaderOptions options;
-  options.traversalLimitInWords = 64 * 1024 * 1024; // 512 MiB of reads at most
+  options.traversalLimitInWords = traversal_limit_words(message_words);
   options.nestingLimit = 32;
   return options;
 }

@@ -60,9 +60,16 @@ void build_into(std::vector<char>& out, unsigned words, Fill&& fill) {
   }
 }
 
-/// Limits for messages read from the wire: generous for job graphs, small enough that a hostile
-/// length field cannot make the reader walk gigabytes.
-capnp::ReaderOptions reader_options();
+/// Limits for a message of `message_words` words read from the wire: generous for job graphs,
+/// small enough that a hostile length field cannot make the reader walk gigabytes. The traversal
+/// limit scales with the message: Cap'n Proto charges a list of zero-sized structs one word per
+/// element, so a few bytes claiming millions of elements are refused instead of becoming
+/// millions of decoded values (found by test/fuzz).
+capnp::ReaderOptions reader_options(std::size_t message_words);
+
+/// The traversal limit of reader_options: 8 reads per word of the message, at least 8 Ki words,
+/// at most 64 Mi words (512 MiB).
+std::uint64_t traversal_limit_words(std::size_t message_words);
 
 /// Word-aligned storage for bytes that may arrive misaligned (Cap'n Proto refuses those).
 class aligned_words {
@@ -86,7 +93,7 @@ auto read(std::span<const char> bytes, const char* what, Fn&& fn)
                         + " bytes is not a whole Cap'n Proto message");
   try {
     aligned_words storage(bytes);
-    capnp::FlatArrayMessageReader reader(storage.words(), reader_options());
+    capnp::FlatArrayMessageReader reader(storage.words(), reader_options(storage.words().size()));
     if (reader.getEnd() != storage.words().end())
       return make_error(errc::malformed_message,
                         std::string(what) + ": trailing bytes after the message");

@@ -283,7 +283,8 @@ auto read_message(std::span<const char> bytes, std::size_t header, Fn&& fn)
     if (expected_bytes < bytes.size())
       return fail(std::to_string(bytes.size() - expected_bytes) + " bytes after the end of the "
                   + "message (" + size_text(header + bytes.size(), header + expected_bytes) + ")");
-    capnp::FlatArrayMessageReader reader(storage.words(), wire::reader_options());
+    capnp::FlatArrayMessageReader reader(storage.words(),
+                                         wire::reader_options(storage.words().size()));
     if (reader.getEnd() != storage.words().end())
       return fail("trailing bytes after the message");
     return fn(reader.getRoot<Root>());

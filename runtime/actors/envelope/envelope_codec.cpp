@@ -42,7 +42,8 @@ expected<received_envelope> read_envelope(std::span<const char> bytes) {
                         + " bytes is not a whole Cap'n Proto message");
   try {
     wire::aligned_words storage(bytes);
-    capnp::FlatArrayMessageReader reader(storage.words(), wire::reader_options());
+    capnp::FlatArrayMessageReader reader(storage.words(),
+                                         wire::reader_options(storage.words().size()));
     auto root = reader.getRoot<schema::Envelope>();
     received_envelope e;
     auto& h = e.header;

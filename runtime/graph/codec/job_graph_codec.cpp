@@ -2,6 +2,7 @@
 
 #include "runtime/state/state_codec.hpp"
 
+#include "schemas/codec_support.hpp"
 #include "schemas/job_graph.capnp.h"
 
 #include <capnp/message.h>
@@ -16,9 +17,7 @@ namespace flint::graph {
 
 namespace {
 
-// Job graphs of a few thousand vertices and descriptors of 10k-channel gates fit easily; a
-// hostile length field cannot make the reader walk more than this.
-constexpr std::uint64_t traversal_limit_words = 64ULL * 1024 * 1024;
+// Job graphs of a few thousand vertices and descriptors of 10k-channel gates fit easily.
 constexpr int nesting_limit = 32;
 
 /// Thrown inside decoding when a value is out of range; caught at the codec's edge.
@@ -88,7 +87,9 @@ auto read_message(std::span<const char> bytes, const char* what, Fn&& fn)
     auto words = kj::heapArray<capnp::word>(bytes.size() / sizeof(capnp::word));
     std::memcpy(words.begin(), bytes.data(), bytes.size());
     capnp::ReaderOptions options;
-    options.traversalLimitInWords = traversal_limit_words;
+    // Scaled to the message (wire::traversal_limit_words): a few bytes claiming millions of
+    // zero-sized list elements are refused.
+    options.traversalLimitInWords = wire::traversal_limit_words(words.size());
     options.nestingLimit = nesting_limit;
     capnp::FlatArrayMessageReader reader(words.asPtr(), options);
     if (reader.getEnd() != words.end())

@@ -171,3 +171,30 @@ TEST_SUITE("job master codecs") {
   }
 
 } // TEST_SUITE
+
+TEST_CASE("a job status response claiming millions of empty failures is refused, not allocated") {
+  // Root JmJobStatusResponse (4 data words, 3 pointers) whose `failures` list holds `count`
+  // zero-sized structs: 9 words that decoded into GiBs of job_failure values (test/fuzz).
+  auto message = [](std::uint32_t count) {
+    // clang-format off
+    return std::vector<std::uint32_t>{
+      0, 9,                    // segment table: one segment of 9 words
+      0, 0x00030004,           // root: struct at +0, 4 data words, 3 pointers
+      0, 0, 0, 0, 0, 0, 0, 0,  // data section
+      (2 << 2) | 1, 7,         // failures: inline-composite list at +2, 0 words of elements
+      0, 0, 0, 0,              // pendingSlotRequests, checkpoints: null
+      count << 2, 0,           // tag: `count` elements of 0 data words and 0 pointers
+    };
+    // clang-format on
+  };
+  auto decode = [](const std::vector<std::uint32_t>& words) {
+    return rpc::codec<job_status_response>::decode(std::span<const char>(
+      reinterpret_cast<const char*>(words.data()), words.size() * sizeof(std::uint32_t)));
+  };
+  auto few = decode(message(3));
+  REQUIRE_MESSAGE(few.has_value(), few.error().to_string());
+  CHECK(few->failures.size() == 3);
+  auto millions = decode(message(0x1000000));
+  REQUIRE_FALSE(millions.has_value());
+  CHECK(millions.error().code == errc::malformed_message);
+}
