@@ -3,8 +3,9 @@
 # - a JobManager and two TaskManagers run WordCount exact, the client with its own certificate;
 # - peers that fail the handshake (a TaskManager and a client with another CA's certificate, a
 #   client without TLS) are refused, logged with their address, and cannot register, list or
-#   submit; every other connection keeps working (no TaskManager registers again, a second job
-#   is exact) — CAF's module alone would drop them all (CAF-NOTES "TLS");
+#   submit; a connected TaskManager is killed (kill -9); every other connection keeps working (no
+#   TaskManager registers again, a second job is exact) — CAF's module alone would drop them all
+#   (CAF-NOTES "TLS");
 # - an idle TCP connection that never starts a handshake is closed after the handshake timeout;
 # - a proxy between the client and the JobManager sees none of the envelope's plain text;
 # - a keystore without a key, or with a wrong passphrase, stops a node at start with a clear error.
@@ -92,11 +93,22 @@ for plain in dispatcher list_jobs flint-cli "Streaming WordCount"; do
 done
 echo "proxy: $(wc -c <"$WORK/proxy.bytes") bytes, no plain text of the envelope"
 
+# A connected TLS peer dies hard (kill -9: no close_notify): the others must not notice.
+start_node tm3 "" taskmanager --config "$WORK/flink-conf.yaml" -D "security.ssl.internal.keystore=$certs/tm1.pem"
+NODES="jm tm1 tm2 stranger proxy tm3" # as started (the proxy is a PIDS entry too)
+for _ in $(seq 1 100); do
+  [[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -ge 3 ]] && break; sleep 0.1
+done
+[[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -eq 3 ]] || fail "a third TaskManager did not register"
+kill -KILL "$(pid_of tm3)"
+for _ in $(seq 1 100); do grep -q "is no longer reachable\|Closing TaskExecutor connection\|Disconnect TaskExecutor" "$WORK/jm.log" && break; sleep 0.1; done
+sleep 1
+
 # The other connections kept working: a second job, no TaskManager registered again.
 flint run "${client_tls[@]}" -p 4 "$FLINT_JOBS/wordcount.so" --input "$WORK/input.txt" \
   --output "$WORK/output2" >"$WORK/run2.log" 2>&1 || { cat "$WORK/run2.log"; fail "the second job failed"; }
 check_wordcount "$WORK/input.txt" "$WORK/output2"
-[[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -eq 2 ]] || fail "a TaskManager had to register again"
+[[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -eq 3 ]] || fail "a TaskManager had to register again"
 grep -q "JobManager.*lost\|Close ResourceManager connection" "$WORK/tm1.log" "$WORK/tm2.log" &&
   fail "a TaskManager lost its connection while others were refused"
 
