@@ -19,6 +19,15 @@ std::size_t read_length(const char* bytes) {
 
 } // namespace
 
+deserialization_result record_deserializer::refuse_oversized() {
+  // Nothing after a corrupt length can be framed: the buffer and any partial record go.
+  current_.release();
+  position_ = 0;
+  length_have_ = 0;
+  spanning_.clear();
+  return deserialization_result::record_too_large;
+}
+
 void record_deserializer::set_next_buffer(buffer next) {
   if (current_ && position_ < current_.size())
     throw std::logic_error("record_deserializer: the previous buffer is not used up");
@@ -54,6 +63,10 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
   if (length_have_ == 0) {
     if (remaining >= 4) {
       auto length = read_length(data);
+      if (length > max_record_size_) {
+        record_length_ = length;
+        return refuse_oversized();
+      }
       if (remaining - 4 >= length) {
         // The common case: the whole record lies in this buffer.
         record = std::span<const char>{data + 4, length};
@@ -87,6 +100,8 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
       return deserialization_result::need_more_data;
     }
     record_length_ = read_length(length_bytes_.data());
+    if (record_length_ > max_record_size_)
+      return refuse_oversized();
     spanning_.clear();
     spanning_.reserve(std::min(record_length_, max_reserve));
   }

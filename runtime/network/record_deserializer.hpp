@@ -16,6 +16,10 @@ enum class deserialization_result {
   record,
   /// The current buffer is used up (and released); give the next one with set_next_buffer.
   need_more_data,
+  /// The next record's length is over max_record_size: the channel's bytes cannot be trusted
+  /// (a corrupt or hostile peer). The buffer and any partial record are dropped;
+  /// oversized_length() says how long the record claimed to be.
+  record_too_large,
 };
 
 /// Reads length-prefixed records. A record inside one buffer is viewed in place (no copy); a
@@ -23,6 +27,12 @@ enum class deserialization_result {
 /// its last record has been consumed, which returns its credit to the producer.
 class record_deserializer {
 public:
+  /// The largest record a task accepts (128 MiB): records larger than any sane one come only
+  /// from a corrupt or hostile sender, and gathering them would take the memory first.
+  static constexpr std::size_t default_max_record_size = std::size_t{128} << 20;
+
+  explicit record_deserializer(std::size_t max_record_size = default_max_record_size)
+    : max_record_size_(max_record_size) {}
   /// Hands over the next data buffer of the channel; the previous one must be used up.
   void set_next_buffer(buffer next);
   /// The next complete record, viewed until the next call on this deserializer.
@@ -33,8 +43,13 @@ public:
   bool has_buffer() const noexcept { return static_cast<bool>(current_); }
   /// Drops the current buffer and any partial record (on channel release).
   void clear();
+  /// The length that made next_record answer record_too_large.
+  std::size_t oversized_length() const noexcept { return record_length_; }
+  std::size_t max_record_size() const noexcept { return max_record_size_; }
 
 private:
+  deserialization_result refuse_oversized();
+
   buffer current_;
   std::size_t position_ = 0;
   /// Spanning state: length bytes gathered so far, then the record's bytes.
@@ -44,6 +59,7 @@ private:
   std::vector<char> spanning_;
   /// The last record returned was the spanning one; reset before reading on.
   bool spanning_returned_ = false;
+  std::size_t max_record_size_;
 };
 
 } // namespace flint::network

@@ -205,11 +205,19 @@ expected<unit> stream_task::run_input() {
   while (n < records_per_step && !stop()) {
     if (current_) {
       std::span<const char> record;
-      if (current_->next_record(record) == network::deserialization_result::record) {
+      auto result = current_->next_record(record);
+      if (result == network::deserialization_result::record) {
         input_->process_serialized(record);
         ++n;
         continue;
       }
+      if (result == network::deserialization_result::record_too_large)
+        return make_error(errc::malformed_message,
+                          "task " + tdd_.task_name + ": an input record of "
+                            + std::to_string(current_->oversized_length())
+                            + " bytes is larger than the largest record ("
+                            + std::to_string(current_->max_record_size())
+                            + " bytes): its channel's bytes are corrupt");
       current_ = nullptr;
     }
     auto next = inputs_->poll_next();

@@ -198,3 +198,45 @@ TEST_CASE("a buffer builder keeps claimed and appended bytes in order, whatever 
   REQUIRE(done.size() == expected.size());
   CHECK(std::string(done.data(), done.size()) == expected);
 }
+
+TEST_CASE("a record longer than the largest record is refused unread, in one buffer or spanning") {
+  auto global = network_buffer_pool::make(8, 64);
+  auto pool = *global->create_buffer_pool(0, 8);
+  // A length prefix claiming 4 GiB - 1, then a few bytes.
+  const char claim[] = {'\xff', '\xff', '\xff', '\xff', 'a', 'b'};
+  SUBCASE("the length in one buffer") {
+    buffer_builder builder{std::move(*pool->request_buffer())};
+    builder.append({claim, sizeof(claim)});
+    record_deserializer deserializer(1024);
+    deserializer.set_next_buffer(builder.finish());
+    std::span<const char> record;
+    CHECK(deserializer.next_record(record) == deserialization_result::record_too_large);
+    CHECK(deserializer.oversized_length() == 0xffffffffu);
+  }
+  SUBCASE("the length split over two buffers") {
+    buffer_builder first{std::move(*pool->request_buffer())};
+    first.append({claim, 2});
+    buffer_builder second{std::move(*pool->request_buffer())};
+    second.append({claim + 2, sizeof(claim) - 2});
+    record_deserializer deserializer(1024);
+    deserializer.set_next_buffer(first.finish());
+    std::span<const char> record;
+    CHECK(deserializer.next_record(record) == deserialization_result::need_more_data);
+    deserializer.set_next_buffer(second.finish());
+    CHECK(deserializer.next_record(record) == deserialization_result::record_too_large);
+    CHECK(deserializer.oversized_length() == 0xffffffffu);
+  }
+  SUBCASE("a record at the limit is read") {
+    std::string exact(1024, 'x');
+    record_deserializer deserializer(1024);
+    auto buffers = serialize({exact}, 64);
+    std::vector<std::string> out;
+    std::span<const char> record;
+    for (auto& next : buffers) {
+      deserializer.set_next_buffer(std::move(next));
+      while (deserializer.next_record(record) == deserialization_result::record)
+        out.emplace_back(record.begin(), record.end());
+    }
+    CHECK(out == std::vector<std::string>{exact});
+  }
+}
