@@ -300,12 +300,25 @@ void dispatcher::recover_jobs() {
     if (jobs_.count(id) > 0 || state_.is_archived(id))
       continue;
     auto done = results.has_job_result_entry(id);
-    if (done && *done) {
+    if (!done) {
+      // Not knowing whether it ended, it is not run: a globally terminated job never runs again.
+      log_->error("Could not tell whether job {} already ended ({}); not recovering it now.",
+                  id.to_string(), done.error().message);
+      continue;
+    }
+    if (*done) {
       log_->info("Job {} reached a globally terminal state before: not run again.", id.to_string());
       (void)graphs.remove(id);
       continue;
     }
     auto graph = graphs.recover(id);
+    if (!graph && graph.error().code != errc::malformed_message
+        && graph.error().code != errc::invalid_argument) {
+      // Unreachable storage or ZooKeeper: the job is not lost, only not recoverable now.
+      log_->error("Could not read job {} from the JobGraphStore now: {}", id.to_string(),
+                  graph.error().message);
+      continue;
+    }
     if (!graph) {
       auto cause = "Could not recover job " + id.to_string() + ": " + graph.error().message;
       log_->error("{}", cause);
@@ -328,9 +341,10 @@ void dispatcher::clean_up_job(const job_master::job_master_result& result,
   if (services_.stores == nullptr)
     return;
   auto& results = services_.stores->job_results();
+  // The JobMaster recorded it before its checkpoints went (illegal_state: there is an entry).
   if (auto dirty = results.create_dirty_result(
         {result.job, result.status, result.failure_cause, net_runtime_ms});
-      !dirty) {
+      !dirty && dirty.error().code != errc::illegal_state) {
     // Without the result recorded the graph stays: a next leader would run the job again
     // rather than lose it.
     log_->error("Could not record the result of job {} in the JobResultStore: {}",

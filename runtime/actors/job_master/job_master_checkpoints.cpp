@@ -11,6 +11,7 @@
 #include "runtime/ha/checkpoint_id_counter.hpp"
 #include "runtime/ha/completed_checkpoint_store.hpp"
 #include "runtime/ha/ha_stores.hpp"
+#include "runtime/ha/job_result_store.hpp"
 #include "runtime/state/checkpoint_storage.hpp"
 #include "runtime/state/savepoint_files.hpp"
 #include "runtime/state/state_assignment.hpp"
@@ -162,6 +163,21 @@ void job_master::checkpoint_job_status_changed(job_status to) {
   if (to == job_status::running)
     checkpoints_->start_scheduler();
   else if (graph::is_globally_terminal(to)) {
+    // The result first (Flink's JobResultStore, FLIP-194): once checkpoints go, a next leader
+    // must know the job ended rather than run it again from nothing. The Dispatcher finishes the
+    // cleanup and marks the result clean.
+    if (services_.stores != nullptr) {
+      const auto* scheduler = state_.job_scheduler();
+      ha::job_result_entry entry{job_id_, to, scheduler ? scheduler->failure_cause() : "", 0};
+      if (auto dirty = services_.stores->job_results().create_dirty_result(entry);
+          !dirty && dirty.error().code != errc::illegal_state) {
+        logger_->error("Could not record that job " + job_id_.to_string() + " reached "
+                       + std::string(graph::to_string(to))
+                       + "; its checkpoints stay, so a next leader can resume it: "
+                       + dirty.error().message);
+        return;
+      }
+    }
     checkpoints_->shutdown(to, now_ms());
     // Only the leader gets here (a suspended JobMaster just stops): the job's HA entries go.
     if (completed_store_)
@@ -224,12 +240,16 @@ bool job_master::recover_checkpoints() {
 expected<std::int64_t> job_master::reserve_checkpoint_id(std::int64_t proposed) {
   if (!checkpoint_ids_)
     return proposed;
-  // The counter is shared with former and later leaders: ids never repeat across them.
-  for (;;) {
-    auto id = checkpoint_ids_->get_and_increment();
-    if (!id || *id >= proposed)
-      return id;
-  }
+  // The counter is shared with former and later leaders: ids never repeat across them. One
+  // behind this coordinator (a job restored from savepoint N) is moved up at once, as Flink's
+  // setCount on restore, not counted up one round trip at a time.
+  auto next = checkpoint_ids_->get();
+  if (!next)
+    return next.error();
+  if (*next < proposed)
+    if (auto set = checkpoint_ids_->set_count(proposed); !set)
+      return set.error();
+  return checkpoint_ids_->get_and_increment();
 }
 
 bool job_master::restore_initial_state() {
