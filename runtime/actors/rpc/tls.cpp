@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -26,8 +27,9 @@ namespace flint::rpc {
 namespace {
 
 const std::shared_ptr<spdlog::logger>& logger() {
-  static const auto log = make_endpoint_logger("tls");
-  return log;
+  // Never destroyed: the detached reaper may log while the process exits.
+  static const auto* log = new std::shared_ptr<spdlog::logger>(make_endpoint_logger("tls"));
+  return *log;
 }
 
 /// OpenSSL's reason for the last failure, taken off the queue.
@@ -90,13 +92,13 @@ struct handshake_guard {
     for (;;) {
       cv.wait_for(lock, std::chrono::milliseconds(200));
       auto now = std::chrono::steady_clock::now();
+      std::vector<std::string> closed;
       for (auto it = pending.begin(); it != pending.end();) {
         if (timeout.count() > 0 && now - it->second.second > timeout) {
+          // Under the lock: SSL_free (which takes it too) runs before CAF closes the socket, so
+          // this fd is still the session's, not a reused number.
           auto fd = it->second.first;
-          logger()->warn(
-            "Closing the connection with {}: its TLS handshake did not complete "
-            "within {} ms.",
-            peer_of(fd), timeout.count());
+          closed.push_back(peer_of(fd));
           ::shutdown(fd, SHUT_RDWR);
           ++timed_out;
           it = pending.erase(it);
@@ -104,6 +106,15 @@ struct handshake_guard {
           ++it;
         }
       }
+      // Logged without the lock: the network threads' SSL calls wait on it.
+      auto limit = timeout.count();
+      lock.unlock();
+      for (const auto& peer : closed)
+        logger()->warn(
+          "Closing the connection with {}: its TLS handshake did not complete "
+          "within {} ms.",
+          peer, limit);
+      lock.lock();
     }
   }
 };
