@@ -19,6 +19,8 @@ packages=(
   libcaf-openssl0.17 libssl-dev openssl
   # test/fuzz: clang and its runtimes (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer)
   clang libclang-rt-14-dev
+  # the REST API and the dashboard (rest.port), the Prometheus reporter (metrics.reporter.prom.port)
+  libcpp-httplib-dev
 )
 
 missing=()

@@ -10,8 +10,8 @@
 // and the flags override both. Logs go to stderr (or --log-file); once the node is up, exactly
 // one line goes to stdout for scripts and tests to wait on:
 //
-//   flint-node ready role=jobmanager host=H rpc_port=N endpoints=a,b,... pid=P
-//   flint-node ready role=taskmanager host=H rpc_port=N data_port=N resource_id=R slots=S
+//   flint-node ready role=jobmanager host=H rpc_port=N metrics_port=M endpoints=a,b,... pid=P
+//   flint-node ready role=taskmanager host=H rpc_port=N data_port=N metrics_port=M resource_id=R slots=S
 //                    jobmanager=H:N pid=P                                   (one line)
 //
 // SIGTERM or SIGINT shuts the node down cleanly (exit 0). A bad configuration or flag: a clear
@@ -257,7 +257,8 @@ int main(int argc, char** argv) {
     if (auto ok = jm->start(); !ok)
       return fail("could not start the JobManager: " + ok.error().message);
     print_ready("flint-node ready role=jobmanager host=" + jm->settings().rpc_address + " rpc_port="
-                + std::to_string(jm->rpc_port()) + " endpoints=" + join(jm->endpoints()));
+                + std::to_string(jm->rpc_port()) + " metrics_port=" + std::to_string(jm->metrics_port())
+                + " endpoints=" + join(jm->endpoints()));
   } else {
     auto settings = node::read_task_manager_settings(cfg);
     if (!settings)
@@ -280,6 +281,7 @@ int main(int argc, char** argv) {
     const auto& s = tm->settings();
     print_ready("flint-node ready role=taskmanager host=" + tm->host() + " rpc_port="
                 + std::to_string(tm->rpc_port()) + " data_port=" + std::to_string(tm->data_port())
+                + " metrics_port=" + std::to_string(tm->metrics_port())
                 + " resource_id=" + tm->resource_id()
                 + " slots=" + std::to_string(s.number_of_slots)
                 + " jobmanager=" + s.jobmanager_address + ":" + std::to_string(s.jobmanager_port));

@@ -269,6 +269,18 @@ const config_option<std::string> security_ssl_internal_key_password{
 const config_option<duration> security_ssl_internal_handshake_timeout{
   "security.ssl.internal.handshake-timeout", 10s,
   "A connection that has not completed its TLS handshake by then is closed.", positive_duration};
+const config_option<std::string> metrics_reporter_prom_factory_class{
+  "metrics.reporter.prom.factory.class", std::nullopt,
+  "Set (to org.apache.flink.metrics.prometheus.PrometheusReporterFactory) to start the "
+  "Prometheus reporter on every node.",
+  nullptr};
+const config_option<std::string> metrics_reporter_prom_port{
+  "metrics.reporter.prom.port", "9249",
+  "The Prometheus reporter's port, or a range (9250-9260) when nodes share a host.", not_empty};
+const config_option<std::int64_t> security_ssl_internal_max_connections{
+  "security.ssl.internal.max-connections", 1024,
+  "The most TLS connections a node accepts at once; one more is closed before its handshake.",
+  positive};
 
 namespace {
 
@@ -369,6 +381,9 @@ const std::vector<option_info>& all() {
     info<security_ssl_internal_truststore>(),
     info<security_ssl_internal_key_password>(),
     info<security_ssl_internal_handshake_timeout>(),
+    info<security_ssl_internal_max_connections>(),
+    info<metrics_reporter_prom_factory_class>(),
+    info<metrics_reporter_prom_port>(),
   };
   return list;
 }

@@ -129,6 +129,10 @@ public:
   bool is_released() const noexcept { return released_; }
   /// Records emitted (counting a blocked one once).
   std::size_t num_records_out() const noexcept { return records_out_; }
+  /// Data buffers handed to the subpartitions, and their bytes (Flink's numBuffersOut and
+  /// numBytesOut).
+  std::size_t num_buffers_out() const noexcept { return buffers_out_; }
+  std::size_t num_bytes_out() const noexcept { return bytes_out_; }
 
 private:
   emit_result write_pending();
@@ -136,6 +140,8 @@ private:
   /// Hands the builder's buffer of `target` to its subpartition, if it holds anything.
   void flush_builder(std::size_t target);
   void add(std::size_t target, buffer next) {
+    ++buffers_out_;
+    bytes_out_ += next.size();
     if (!subpartitions_[target]->add(std::move(next)))
       refused_ = true;
   }
@@ -149,6 +155,8 @@ private:
   record_serializer serializer_;
   std::optional<std::size_t> pending_target_;
   std::size_t records_out_ = 0;
+  std::size_t buffers_out_ = 0;
+  std::size_t bytes_out_ = 0;
   bool refused_ = false;
   // Read by consumers creating views on other threads.
   std::atomic<bool> finished_ = false;

@@ -108,6 +108,11 @@ public:
   std::size_t num_channels(std::size_t gate) const { return gates_.at(gate).channels.size(); }
   /// Remote input channels with a client (0 while every producer is in this process).
   std::size_t num_remote_channels() const;
+  /// Whether `channel` of `gate` is fed by a producer in another process (numBytesInRemote).
+  bool is_remote(std::size_t gate, std::size_t channel) const {
+    return gate < gates_.size() && channel < gates_[gate].channels.size()
+      && gates_[gate].channels[channel].client != nullptr;
+  }
 
   /// Cancels the remote readers whose partition did not end, reports the other subpartitions
   /// consumed, and releases the gates. Idempotent.

@@ -1,5 +1,6 @@
 #include "runtime/node/job_manager_node.hpp"
 #include "runtime/node/stop_actors.hpp"
+#include "runtime/node/node_metrics.hpp"
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -26,6 +27,60 @@
 
 namespace flint::node {
 
+namespace {
+
+/// Flink's JobManager figures (scope `jobmanager`) and each running job's (`jobmanager.job`),
+/// asked of the leading endpoints of this node at each read; none while this node does not lead.
+metrics::collector job_manager_collector(job_manager_node& node) {
+  return [&node](std::vector<metrics::sample>& out) {
+    if (!node.running())
+      return;
+    const rpc::client_identity who{"metrics", nullptr, std::chrono::seconds(2)};
+    caf::scoped_actor self{node.system(), true};
+    const metrics::variables host{{"host", node.settings().rpc_address}};
+    auto rm = node.resource_manager_gateway();
+    if (!rm.token().is_nil())
+      if (auto o = rm.ask_blocking<resource_manager::request_resource_overview>(*self, who,
+                                                                                 rpc::ack{})) {
+        out.push_back({"jobmanager", "numRegisteredTaskManagers", host,
+                       static_cast<double>(o->number_task_managers)});
+        out.push_back({"jobmanager", "taskSlotsTotal", host,
+                       static_cast<double>(o->number_registered_slots)});
+        out.push_back(
+          {"jobmanager", "taskSlotsAvailable", host, static_cast<double>(o->number_free_slots)});
+      }
+    auto d = node.dispatcher_gateway();
+    if (d.token().is_nil())
+      return;
+    auto jobs = d.ask_blocking<dispatcher::list_jobs>(*self, who, rpc::ack{});
+    if (!jobs)
+      return;
+    double running = 0;
+    auto now_ms = trace::system_now_us() / 1000;
+    for (const auto& j : jobs->jobs) {
+      if (graph::is_globally_terminal(j.status))
+        continue;
+      ++running;
+      metrics::variables vars{{"host", node.settings().rpc_address},
+                              {"job_id", j.job_id.to_string()},
+                              {"job_name", j.name}};
+      out.push_back({"jobmanager.job", "uptime", vars,
+                     static_cast<double>(j.status == graph::job_status::running
+                                           ? now_ms - j.start_time_ms
+                                           : 0)});
+      if (auto st = d.ask_blocking<dispatcher::request_job_status>(
+            *self, who, dispatcher::job_id_request{j.job_id})) {
+        out.push_back({"jobmanager.job", "numRestarts", vars, static_cast<double>(st->restarts)});
+        out.push_back({"jobmanager.job", "lastCheckpointDuration", vars,
+                       static_cast<double>(st->checkpoints.latest_duration_ms)});
+      }
+    }
+    out.push_back({"jobmanager", "numRunningJobs", host, running});
+  };
+}
+
+} // namespace
+
 struct job_manager_node::impl {
   /// The entry point's own lines (Flink: ClusterEntrypoint).
   std::shared_ptr<spdlog::logger> log = make_endpoint_logger("jobmanager");
@@ -36,6 +91,8 @@ struct job_manager_node::impl {
   std::unique_ptr<leader::ha_services> ha;
   std::unique_ptr<ha::ha_stores> stores;
   rpc::endpoint_directory directory;
+  node_metrics metrics;
+  metrics::registration job_manager_figures;
   std::unique_ptr<trace::trace_recorder> recorder;
   std::unique_ptr<leader::leader_election_service> rm_election;
   caf::actor_system_config caf_config;
@@ -194,6 +251,8 @@ expected<unit> job_manager_node::start() {
   m.trace_server = trace::spawn_trace_server(*m.system, m.context("trace"), *m.recorder);
   m.publish("trace", m.trace_server);
 #endif
+  m.job_manager_figures = m.metrics.registry()->add(job_manager_collector(*this));
+  m.metrics.start_reporter(s, s.bind_host, *m.log);
   m.running = true;
   return unit{};
 }
@@ -204,6 +263,8 @@ void job_manager_node::shutdown() {
     return;
   m.running = false;
   m.log->info("Shutting StandaloneSessionClusterEntrypoint down.");
+  m.metrics.stop_reporter();
+  m.job_manager_figures = {};
   // The Dispatcher first (its JobMasters stop with it and tell their TaskManagers), then the
   // ResourceManager, then the servers and the locator.
   stop_and_wait(*m.system, {m.dispatcher});
@@ -261,6 +322,10 @@ rpc::fencing_token job_manager_node::leader_id(const std::string& endpoint_id) c
     return {};
   return published->session_id;
 }
+std::uint16_t job_manager_node::metrics_port() const noexcept {
+  return impl_->metrics.reporter_port();
+}
+
 rpc::gateway job_manager_node::dispatcher_gateway() const {
   return rpc::gateway(impl_->dispatcher, dispatcher::endpoint_name,
                       leader_id(dispatcher::endpoint_name));

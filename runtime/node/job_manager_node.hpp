@@ -48,6 +48,8 @@ public:
   bool running() const noexcept;
   /// The bound RPC port (the configured one, or the one picked for port 0).
   std::uint16_t rpc_port() const noexcept;
+  /// The Prometheus reporter's port (0: none runs).
+  std::uint16_t metrics_port() const noexcept;
   const job_manager_settings& settings() const noexcept;
   /// Endpoint ids published on the locator, for the ready line and logs.
   std::vector<std::string> endpoints() const;

@@ -56,7 +56,7 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   config::duration interval{}, timeout{};
   std::int64_t threshold = 0;
   config::duration initial{}, max{}, error_delay{}, refused{}, ask{};
-  std::string blob_dir;
+  std::string blob_dir, prom_factory;
   config::memory_size frame{};
   if (!read(cfg, opt::heartbeat_interval, interval, err)
       || !read(cfg, opt::heartbeat_timeout, timeout, err)
@@ -67,8 +67,11 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
       || !read(cfg, opt::cluster_registration_refused_registration_delay, refused, err)
       || !read(cfg, opt::rpc_ask_timeout, ask, err)
       || !read(cfg, opt::rpc_max_frame_size, frame, err)
-      || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err))
+      || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err)
+      || !read_optional(cfg, opt::metrics_reporter_prom_factory_class, prom_factory, err)
+      || !read(cfg, opt::metrics_reporter_prom_port, s.prometheus_port, err))
     return err;
+  s.prometheus_reporter = !prom_factory.empty();
   s.heartbeat.interval = duration_cast<milliseconds>(interval);
   s.heartbeat.timeout = duration_cast<milliseconds>(timeout);
   s.heartbeat.rpc_failure_threshold = static_cast<int>(threshold);
@@ -97,13 +100,16 @@ expected<rpc::tls_options> read_tls_settings(const config::configuration& cfg) {
   rpc::tls_options t;
   error err;
   config::duration handshake{};
+  std::int64_t max_connections = 0;
   if (!read(cfg, opt::security_ssl_internal_enabled, t.enabled, err)
       || !read_optional(cfg, opt::security_ssl_internal_keystore, t.keystore, err)
       || !read_optional(cfg, opt::security_ssl_internal_truststore, t.truststore, err)
       || !read_optional(cfg, opt::security_ssl_internal_key_password, t.key_password, err)
-      || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err))
+      || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err)
+      || !read(cfg, opt::security_ssl_internal_max_connections, max_connections, err))
     return err;
   t.handshake_timeout = duration_cast<milliseconds>(handshake);
+  t.max_connections = static_cast<std::size_t>(max_connections);
   return t;
 }
 

@@ -47,6 +47,10 @@ struct common_settings {
   rpc::rpc_config rpc;
   /// `blob.storage.directory` (default: the system's temporary directory).
   std::filesystem::path blob_storage_directory;
+  /// `metrics.reporter.prom.factory.class` set: the Prometheus reporter runs at
+  /// `metrics.reporter.prom.port` (a port or a range).
+  bool prometheus_reporter = false;
+  std::string prometheus_port = "9249";
 };
 
 struct job_manager_settings : common_settings {

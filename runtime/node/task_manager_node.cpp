@@ -1,4 +1,5 @@
 #include "runtime/node/task_manager_node.hpp"
+#include "runtime/node/node_metrics.hpp"
 #include "runtime/node/stop_actors.hpp"
 
 #include <mutex>
@@ -76,6 +77,7 @@ struct task_manager_node::impl {
   rpc::node_options caf_options;
   // Outlive the actor system's actors (declared first, destroyed last).
   rpc::endpoint_directory directory;
+  node_metrics metrics;
   std::unique_ptr<trace::trace_recorder> recorder;
   std::unique_ptr<streaming::streaming_environment> env;
   caf::actor_system_config caf_config;
@@ -102,6 +104,7 @@ struct task_manager_node::impl {
   void stop_everything() {
     // The TaskExecutor first: its on_exit stops the leader retrievals (joining their threads)
     // and cancels the tasks; then the tasks' buffers come back.
+    metrics.stop_reporter();
     std::vector<caf::actor> actors{task_executor, trace_server, locator};
     stop_and_wait(*system, actors);
     if (env && !env->await_tasks_released(std::chrono::seconds(30)))
@@ -238,6 +241,7 @@ expected<unit> task_manager_node::start() {
   task_executor::task_executor_services te_services;
   te_services.ha = m.ha.get();
   te_services.directory = &m.directory;
+  te_services.metrics = m.metrics.registry();
   auto shuffle = m.env->shuffle_ptr();
   te_services.holds_partitions = [shuffle](const graph::job_id& job) {
     return shuffle->num_partitions(job) > 0;
@@ -265,6 +269,7 @@ expected<unit> task_manager_node::start() {
   m.trace_server = trace::spawn_trace_server(*m.system, m.context("trace"), *m.recorder);
   rpc::register_endpoint(m.locator, "trace", m.trace_server);
 #endif
+  m.metrics.start_reporter(m.settings, m.settings.bind_host, *logger());
   m.running = true;
   return unit{};
 }
@@ -284,6 +289,9 @@ bool task_manager_node::running() const noexcept {
 }
 std::uint16_t task_manager_node::rpc_port() const noexcept {
   return impl_->rpc_port;
+}
+std::uint16_t task_manager_node::metrics_port() const noexcept {
+  return impl_->metrics.reporter_port();
 }
 std::uint16_t task_manager_node::data_port() const noexcept {
   return impl_->data_port;

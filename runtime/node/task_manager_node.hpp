@@ -72,6 +72,8 @@ public:
 
   bool running() const noexcept;
   std::uint16_t rpc_port() const noexcept;
+  /// The Prometheus reporter's port (0: none runs).
+  std::uint16_t metrics_port() const noexcept;
   /// The data port consumers on other TaskManagers connect to (0 without remote channels).
   std::uint16_t data_port() const noexcept;
   /// The address published to the JobManager.

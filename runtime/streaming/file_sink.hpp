@@ -136,6 +136,7 @@ public:
     : dir_(std::move(dir)),
       subtask_(ctx.subtask_index),
       parallelism_(ctx.parallelism) {
+    this->records_in_ = 0;
     std::random_device seed;
     std::mt19937_64 rng((static_cast<std::uint64_t>(seed()) << 32) ^ seed());
     char uuid[40];
@@ -177,6 +178,7 @@ public:
   ~file_sink() override { close(); }
 
   void process_element(const T& value) override {
+    ++this->records_in_;
     if (!file_)
       start_part();
     text_.clear();

@@ -298,6 +298,7 @@ public:
     : elements_(elements),
       yield_(ctx.yield_signal_of()),
       out_(std::move(out)) {
+    records_out_ = 0;
     cursors_.push_back(
       {static_cast<std::uint64_t>(ctx.subtask_index), static_cast<std::uint64_t>(ctx.parallelism)});
   }
@@ -311,6 +312,7 @@ public:
         continue;
       }
       out_->collect_ref(elements_[c.next]);
+      ++records_out_;
       c.next += c.stride;
       ++n;
       if (yield_())
@@ -355,6 +357,7 @@ public:
                   std::unique_ptr<output<std::int64_t>> out)
     : yield_(ctx.yield_signal_of()),
       out_(std::move(out)) {
+    records_out_ = 0;
     __int128 total = static_cast<__int128>(to) - from + 1;
     __int128 p = ctx.parallelism, i = ctx.subtask_index;
     ranges_.push_back({from + total * i / p, from + total * (i + 1) / p}); // end exclusive
@@ -369,6 +372,7 @@ public:
         continue;
       }
       out_->collect(static_cast<std::int64_t>(r.next));
+      ++records_out_;
       ++r.next;
       ++n;
       if (yield_())
@@ -425,7 +429,9 @@ public:
       subtask_(ctx.subtask_index),
       parallelism_(ctx.parallelism),
       yield_(ctx.yield_signal_of()),
-      out_(std::move(out)) {}
+      out_(std::move(out)) {
+    records_out_ = 0;
+  }
   ~text_file_source() override { close(); }
 
   void initialize_state(const state::operator_state_restore& restore) override {
@@ -551,6 +557,7 @@ private:
     // One string reused for every line: chained operators only read it, so no allocation per line.
     line_.assign(line);
     out_->collect_ref(line_);
+    ++records_out_;
   }
 
   /// Moves the unread bytes to the front and reads more; false at end of file.
@@ -593,10 +600,12 @@ template <class T>
 class print_sink final : public one_input_operator<T> {
 public:
   explicit print_sink(const operator_context& ctx) : write_(ctx.write_stdout) {
+    this->records_in_ = 0;
     if (ctx.parallelism > 1)
       prefix_ = std::to_string(ctx.subtask_index + 1) + "> ";
   }
   void process_element(const T& value) override {
+    ++this->records_in_;
     text_ += prefix_;
     format_record(text_, value);
     text_ += '\n';
@@ -625,7 +634,9 @@ public:
   text_sink(std::string path, const operator_context& ctx)
     : path_(std::move(path)),
       subtask_(ctx.subtask_index),
-      parallelism_(ctx.parallelism) {}
+      parallelism_(ctx.parallelism) {
+    this->records_in_ = 0;
+  }
   ~text_sink() override {
     if (file_)
       std::fclose(file_);
@@ -654,6 +665,7 @@ public:
   }
 
   void process_element(const T& value) override {
+    ++this->records_in_;
     text_.clear();
     format_record(text_, value);
     text_ += '\n';

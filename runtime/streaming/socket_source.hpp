@@ -27,7 +27,9 @@ public:
       delimiter_(delimiter),
       wake_(ctx.wake),
       yield_(ctx.yield_signal_of()),
-      out_(std::move(out)) {}
+      out_(std::move(out)) {
+    records_out_ = 0;
+  }
   ~socket_source() override { close(); }
 
   void open() override {
@@ -63,6 +65,7 @@ public:
       ended = ended_ && queue_.empty();
       waiting_ = lines.empty() && !ended;
     }
+    records_out_ += static_cast<std::int64_t>(lines.size());
     for (auto& line : lines)
       out_->collect(std::move(line));
     (void)yield_;

@@ -40,6 +40,18 @@ public:
   /// commit) holds output not committed yet: its task, once its input ended, waits for a
   /// checkpoint to complete before it finishes (Flink's final checkpoint, FLIP-147).
   virtual bool awaits_commit() const { return false; }
+
+  // -- Flink's operator-scope numRecordsIn / numRecordsOut -----------------------------------
+
+  /// Records a source emitted and a sink took in, counted by those operators themselves (one
+  /// add per record; the task publishes them once per step); -1 for an operator that does not
+  /// count (the task's own figures cover the chain's inner operators).
+  std::int64_t records_in_counted() const noexcept { return records_in_; }
+  std::int64_t records_out_counted() const noexcept { return records_out_; }
+
+protected:
+  std::int64_t records_in_ = -1;
+  std::int64_t records_out_ = -1;
 };
 
 } // namespace flint::streaming

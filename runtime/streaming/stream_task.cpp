@@ -108,6 +108,11 @@ expected<unit> stream_task::build_chain() {
   operators_ = std::move(chain->operators);
   source_ = chain->source;
   input_ = chain->input;
+  if (io_)
+    for (std::size_t i = 0; i < operators_.size() && i < vertex_->operators.size(); ++i)
+      if (operators_[i]->records_in_counted() >= 0 || operators_[i]->records_out_counted() >= 0)
+        counted_operators_.emplace_back(operators_[i].get(),
+                                        &io_->add_operator(vertex_->operators[i].name));
   return unit{};
 }
 
@@ -141,10 +146,13 @@ expected<bool> stream_task::step() {
     phase_ = phase::running;
   }
   has_work_ = true;
+  waits_for_output_ = false;
   if (uploader_ && uploader_->has_results())
     collect_uploads();
   if (!drain_outputs()) {
     has_work_ = false;
+    waits_for_output_ = true;
+    publish_metrics();
     return false;
   }
   if (phase_ == phase::running) {
@@ -176,12 +184,33 @@ expected<bool> stream_task::step() {
     has_work_ = false;
     return false;
   }
-  if (yield_ && !drain_outputs())
+  if (yield_ && !drain_outputs()) {
     has_work_ = false;
+    waits_for_output_ = true;
+  }
+  publish_metrics();
   if (auto failed = output_failure())
     return *failed;
   arm_flush_timer();
   return false;
+}
+
+void stream_task::publish_metrics() {
+  if (!io_)
+    return;
+  std::int64_t records = 0, buffers = 0, bytes = 0;
+  for (const auto& w : writers_) {
+    records += static_cast<std::int64_t>(w->partition().num_records_out());
+    buffers += static_cast<std::int64_t>(w->partition().num_buffers_out());
+    bytes += static_cast<std::int64_t>(w->partition().num_bytes_out());
+  }
+  io_->records_out.store(records, std::memory_order_relaxed);
+  io_->buffers_out.store(buffers, std::memory_order_relaxed);
+  io_->bytes_out.store(bytes, std::memory_order_relaxed);
+  for (auto [op, counts] : counted_operators_) {
+    counts->records_in.store(op->records_in_counted(), std::memory_order_relaxed);
+    counts->records_out.store(op->records_out_counted(), std::memory_order_relaxed);
+  }
 }
 
 std::optional<error> stream_task::output_failure() const {
@@ -252,9 +281,16 @@ expected<unit> stream_task::run_input() {
       }
       continue;
     }
+    if (io_) {
+      auto& bytes = inputs_->is_remote(next->gate, next->data.channel) ? io_->bytes_in_remote
+                                                                       : io_->bytes_in_local;
+      bytes.fetch_add(static_cast<std::int64_t>(next->data.buf.size()), std::memory_order_relaxed);
+    }
     deserializer.set_next_buffer(std::move(next->data.buf));
     current_ = &deserializer;
   }
+  if (io_)
+    io_->records_in.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed);
   return unit{};
 }
 

@@ -24,6 +24,7 @@
 #include "runtime/streaming/operator_chain.hpp"
 #include "runtime/streaming/partition_writer.hpp"
 #include "runtime/streaming/snapshot_uploader.hpp"
+#include "runtime/metrics/task_io_metrics.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -49,6 +50,8 @@ public:
   expected<bool> step() override;
   void cancel() override { canceled_ = true; }
   bool has_work() const override { return has_work_ || (inputs_ && inputs_->failure()); }
+  void bind_metrics(std::shared_ptr<metrics::task_io_metrics> io) override { io_ = std::move(io); }
+  bool waits_for_output() const override { return waits_for_output_; }
   void on_timer(std::uint64_t id) override;
   /// Checkpoint n starts here: at a source (snapshot, barrier on every output, acknowledge once
   /// the state is written), or at a task whose producers all finished (FLIP-147: it takes its
@@ -78,6 +81,8 @@ private:
   void run_source();
   expected<unit> run_input();
   void end_input();
+  /// Copies the counts of the writers and of the counting operators into io_.
+  void publish_metrics();
   /// Gives each operator its share of the restored checkpoint (before they open).
   expected<unit> restore_state();
   /// At an aligned barrier (or a trigger): each operator's state copied, the barrier on every
@@ -117,6 +122,11 @@ private:
 
   phase phase_ = phase::created;
   bool has_work_ = true;
+  /// The TaskExecutor's figures of this task (null: not reported), and which operators of the
+  /// chain count on their own; published once per step.
+  std::shared_ptr<metrics::task_io_metrics> io_;
+  std::vector<std::pair<const stream_operator*, metrics::operator_io*>> counted_operators_;
+  bool waits_for_output_ = false;
   bool yield_ = false;
   /// The task's interrupt flag (task_context::interrupt_flag): raised from another thread when a
   /// cancel or fail mail is on its way; a step stops between two records then.

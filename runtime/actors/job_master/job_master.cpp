@@ -386,13 +386,22 @@ void job_master::connect_to_resource_manager(const leader::leader_address& addre
                   + ": no handle for its address.");
     return;
   }
-  // The SlotPool resolves the ResourceManager through the directory.
-  if (services_.directory != nullptr && !services_.directory->lookup(address.endpoint_id))
-    services_.directory->put(address.endpoint_id, handle);
+  // The SlotPool resolves the ResourceManager through the directory. With several JobManager
+  // processes the leading ResourceManager may live in another one while this process runs a
+  // standby under the same endpoint id, so a leader that is not the directory's entry is filed
+  // under a key naming its leader id: the pool must never ask the standby for slots.
+  auto pool_key = address.endpoint_id;
+  if (services_.directory != nullptr) {
+    auto filed = services_.directory->lookup(pool_key);
+    if (filed && *filed != handle)
+      pool_key = address.endpoint_id + "@" + id.to_string();
+    if (!filed || *filed != handle)
+      services_.directory->put(pool_key, handle);
+  }
   logger_->info("Connecting to ResourceManager " + address.endpoint_id + "(" + id.to_string()
                 + ")");
   rpc::gateway gw(handle, address.endpoint_id, id);
-  auto generation = state_.begin_resource_manager_connection(gw, id, address.endpoint_id);
+  auto generation = state_.begin_resource_manager_connection(gw, id, address.endpoint_id, pool_key);
   resource_manager::job_master_registration_request req{token(), endpoint_id(), endpoint_id(),
                                                         job_id_};
   logger_->info("Resolved ResourceManager address, beginning registration");
@@ -426,7 +435,7 @@ void job_master::on_registered_at_resource_manager(
                                      resource_manager::heartbeat_from_job_manager>(rm.gateway,
                                                                                    *this));
   slot_pool_gateway().ask<slot_pool::connect_to_resource_manager>(
-    *this, slot_pool::connect_to_resource_manager_request{rm.id, rm.address},
+    *this, slot_pool::connect_to_resource_manager_request{rm.id, rm.directory_key},
     [this](expected<rpc::ack> r) {
       if (!r)
         logger_->warn("The SlotPool could not connect to the ResourceManager: "

@@ -128,8 +128,12 @@ resource_manager_leader_change job_master_state::notify_resource_manager_leader(
 }
 
 std::uint64_t job_master_state::begin_resource_manager_connection(
-  rpc::gateway gateway, const cluster::resource_manager_id& id, const std::string& address) {
-  rm_.emplace(resource_manager_connection{std::move(gateway), id, address, {}, false});
+  rpc::gateway gateway, const cluster::resource_manager_id& id, const std::string& address,
+  std::string directory_key) {
+  if (directory_key.empty())
+    directory_key = address;
+  rm_.emplace(
+    resource_manager_connection{std::move(gateway), id, address, std::move(directory_key), {}, false});
   return ++rm_generation_;
 }
 

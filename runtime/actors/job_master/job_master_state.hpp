@@ -40,6 +40,8 @@ struct resource_manager_connection {
   rpc::gateway gateway;
   cluster::resource_manager_id id;
   std::string address;
+  /// Where the SlotPool finds this ResourceManager in the endpoint directory.
+  std::string directory_key;
   /// Known once established.
   cluster::resource_id resource_id;
   bool established = false;
@@ -125,7 +127,8 @@ public:
   /// a registration answer of another one is stale.
   std::uint64_t begin_resource_manager_connection(rpc::gateway gateway,
                                                   const cluster::resource_manager_id& id,
-                                                  const std::string& address);
+                                                  const std::string& address,
+                                                  std::string directory_key = {});
   /// The registration of `generation` succeeded at the RM `resource_id`. False when stale.
   bool resource_manager_registered(std::uint64_t generation,
                                    const cluster::resource_id& resource_id);

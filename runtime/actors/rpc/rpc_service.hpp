@@ -30,6 +30,9 @@ struct tls_options {
   std::string key_password;
   /// A connection that has not completed its handshake by then is closed.
   std::chrono::milliseconds handshake_timeout{10000};
+  /// Accepted connections open at once; one more is closed before its handshake (a stranger
+  /// cannot exhaust the node's descriptors).
+  std::size_t max_connections = 1024;
 };
 
 struct node_options {

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -85,6 +86,10 @@ struct handshake_guard {
   std::map<const SSL*, std::pair<int, std::chrono::steady_clock::time_point>> pending;
   std::chrono::milliseconds timeout{0};
   std::atomic<std::uint64_t> timed_out{0};
+  /// Sessions that began as accepted connections and are not yet freed.
+  std::set<const SSL*> accepted;
+  std::size_t max_connections = 1024;
+  std::atomic<std::uint64_t> refused{0};
   bool started = false;
 
   void run() {
@@ -155,6 +160,35 @@ void handshake_step(SSL* ssl, int ret, const char* role) {
   logger()->warn("TLS handshake ({}) with {} refused: {}", role, peer_of(SSL_get_fd(ssl)), text);
 }
 
+/// The first handshake step of an accepted session counts it; past the bound it is refused (its
+/// socket shut down, so the multiplexer frees it whatever the module makes of the failure).
+bool admit_accepted(const SSL* ssl) {
+  auto& g = guard();
+  std::size_t open = 0, limit = 0;
+  int fd = -1;
+  {
+    std::lock_guard<std::mutex> lock(g.mtx);
+    if (g.accepted.count(ssl) != 0)
+      return true;
+    if (g.accepted.size() < g.max_connections) {
+      g.accepted.insert(ssl);
+      return true;
+    }
+    open = g.accepted.size();
+    limit = g.max_connections;
+    fd = SSL_get_fd(ssl);
+    g.pending.erase(ssl);
+    ++g.refused;
+  }
+  auto peer = peer_of(fd);
+  if (fd >= 0)
+    ::shutdown(fd, SHUT_RDWR);
+  logger()->warn("Refusing the connection from {}: {} connections are open "
+                 "(security.ssl.internal.max-connections: {}).",
+                 peer, open, limit);
+  return false;
+}
+
 } // namespace
 
 expected<unit> check_tls_files(const tls_options& tls) {
@@ -205,10 +239,12 @@ expected<unit> check_tls_files(const tls_options& tls) {
   return unit{};
 }
 
-void install_tls_guards(std::chrono::milliseconds handshake_timeout) {
+void install_tls_guards(std::chrono::milliseconds handshake_timeout,
+                        std::size_t max_connections) {
   auto& g = guard();
   std::lock_guard<std::mutex> lock(g.mtx);
   g.timeout = handshake_timeout;
+  g.max_connections = max_connections;
   if (!g.started) {
     g.started = true;
     std::thread([&g] { g.run(); }).detach();
@@ -217,6 +253,10 @@ void install_tls_guards(std::chrono::milliseconds handshake_timeout) {
 
 std::uint64_t tls_handshakes_timed_out() {
   return guard().timed_out.load();
+}
+
+std::uint64_t tls_connections_refused() {
+  return guard().refused.load();
 }
 
 } // namespace flint::rpc
@@ -241,6 +281,8 @@ int SSL_write(SSL* ssl, const void* buf, int num) {
 int SSL_accept(SSL* ssl) {
   static const auto f = flint::rpc::real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
+  if (!flint::rpc::admit_accepted(ssl))
+    return -1; // the module sees a failed handshake and closes the connection
   auto ret = f(ssl);
   flint::rpc::handshake_step(ssl, ret, "accept");
   return ret;
@@ -270,6 +312,7 @@ void SSL_free(SSL* ssl) {
     auto& g = flint::rpc::guard();
     std::lock_guard<std::mutex> lock(g.mtx);
     g.pending.erase(ssl);
+    g.accepted.erase(ssl);
   }
   f(ssl);
 }

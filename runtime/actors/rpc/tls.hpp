@@ -15,6 +15,9 @@
 ///   * A connection whose handshake is not complete `handshake_timeout` after it was accepted or
 ///     opened is shut down (the module has no such bound: an idle TCP connection stayed forever).
 ///     Its socket is shut down, not closed: the multiplexer sees end of file and frees it.
+///   * At most `max_connections` accepted connections are open at once: one more is refused
+///     at its first handshake step, logged with the peer's address (CAF's acceptor has no hook
+///     of its own; the handshake is the first place Flint sees a new connection).
 ///   The executable must export these symbols: targets linking flint_rpc get the linker flags.
 
 #include <chrono>
@@ -29,10 +32,14 @@ namespace flint::rpc {
 /// password if set), the truststore at least one CA certificate. Errors name the file.
 expected<unit> check_tls_files(const tls_options& tls);
 
-/// Turns both guards on for this process (idempotent; the latest timeout wins).
-void install_tls_guards(std::chrono::milliseconds handshake_timeout);
+/// Turns the guards on for this process (idempotent; the latest settings win).
+void install_tls_guards(std::chrono::milliseconds handshake_timeout,
+                        std::size_t max_connections = 1024);
 
 /// Connections shut down so far because their handshake took too long (for tests and logs).
 std::uint64_t tls_handshakes_timed_out();
+
+/// Connections refused so far because `max_connections` were open.
+std::uint64_t tls_connections_refused();
 
 } // namespace flint::rpc

@@ -16,6 +16,11 @@
 #include "runtime/graph/task_deployment_descriptor.hpp"
 #include "runtime/state/state_handles.hpp"
 
+namespace flint::metrics {
+class task_io_metrics;
+enum class wait_reason : std::uint8_t;
+} // namespace flint::metrics
+
 namespace flint::task_executor {
 
 /// What the task offers its invokable (Flink's mailbox executor, seen from the invokable).
@@ -95,6 +100,13 @@ struct invokable {
   /// False while there is nothing to do until a mail arrives: the task then waits on its
   /// mailbox instead of stepping again (it never spins).
   virtual bool has_work() const { return true; }
+
+  /// Flink's task I/O metrics: the figures the invokable counts into (records, bytes), given
+  /// once before its first step when the TaskExecutor reports metrics.
+  virtual void bind_metrics(std::shared_ptr<metrics::task_io_metrics> io) { (void)io; }
+  /// After a step that left no work: waiting for input (idle) or for an output buffer
+  /// (backpressured). The task times both.
+  virtual bool waits_for_output() const { return false; }
 };
 
 /// Builds the invokable of a deployed task (in the task's own thread).

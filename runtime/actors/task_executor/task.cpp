@@ -1,5 +1,7 @@
 #include "runtime/actors/task_executor/task.hpp"
 
+#include "runtime/metrics/task_io_metrics.hpp"
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -239,6 +241,8 @@ void task::start_invokable() {
     return;
   }
   invokable_->attach(context_);
+  if (setup_.io)
+    invokable_->bind_metrics(setup_.io);
   report_state(graph::execution_state::initializing);
   report_state(graph::execution_state::running);
   step_queued_ = true;
@@ -254,6 +258,8 @@ void task::do_step() {
   if (state_ != graph::execution_state::running || !invokable_)
     return;
   expected<bool> done = false;
+  if (setup_.io)
+    setup_.io->step_began(metrics::task_io_metrics::clock::now());
   try {
     done = invokable_->step();
   } catch (const std::exception& e) {
@@ -264,6 +270,12 @@ void task::do_step() {
   if (!done) {
     end_with(graph::execution_state::failed, done.error().message);
     return;
+  }
+  if (setup_.io) {
+    auto waits = !invokable_->has_work();
+    setup_.io->step_ended(metrics::task_io_metrics::clock::now(), waits,
+                          invokable_->waits_for_output() ? metrics::wait_reason::backpressured
+                                                         : metrics::wait_reason::idle);
   }
   if (*done) {
     end_with(graph::execution_state::finished);

@@ -50,6 +50,8 @@ struct task_setup {
     acknowledge_checkpoint = nullptr;
   std::function<void(std::int64_t checkpoint_id, const std::string& cause, bool task_not_ready)>
     decline_checkpoint = nullptr;
+  /// Where the task's I/O and time figures go (registered by the TaskExecutor); null: none.
+  std::shared_ptr<metrics::task_io_metrics> io = nullptr;
 };
 
 class task : public caf::event_based_actor {

@@ -1,5 +1,6 @@
 #include "runtime/actors/task_executor/task_executor.hpp"
 
+#include "runtime/metrics/task_io_metrics.hpp"
 #include "runtime/actors/heartbeat/peer_heartbeat_listener.hpp"
 
 #include "runtime/common/logging.hpp"
@@ -312,6 +313,19 @@ void task_executor::register_methods() {
                                                  task_not_ready});
       });
     };
+    if (services_.metrics) {
+      setup.io = std::make_shared<metrics::task_io_metrics>();
+      metrics::task_scope scope{config_.host,
+                                config_.resource_id,
+                                tdd.job_id.to_string(),
+                                tdd.job_id.to_string(),
+                                tdd.job_vertex_id.to_string(),
+                                attempt.to_string(),
+                                tdd.task_name,
+                                tdd.attempt_number,
+                                tdd.subtask_index};
+      task_metrics_[attempt] = services_.metrics->add(metrics::task_collector(scope, setup.io));
+    }
     auto handle = config_.detached_tasks
       ? home_system().spawn<task, caf::detached>(std::move(setup))
       : home_system().spawn<task>(std::move(setup));
@@ -640,6 +654,12 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
       });
   if (!graph::is_terminal(s.state))
     return;
+  if (auto m = task_metrics_.find(s.attempt); m != task_metrics_.end()) {
+    ended_task_metrics_.push_back(std::move(m->second));
+    task_metrics_.erase(m);
+    while (ended_task_metrics_.size() > retained_task_metrics)
+      ended_task_metrics_.pop_front();
+  }
   if (auto freed = state_->remove_task(s.attempt))
     after_slot_freed(*freed);
 }

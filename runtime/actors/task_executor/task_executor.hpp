@@ -17,6 +17,10 @@
 /// The bookkeeping and its decisions live in `task_executor_state` (plain C++, tested without
 /// actors); this actor does the messaging, timers, heartbeats and leader services around it.
 
+#include <deque>
+#include <map>
+
+#include "runtime/metrics/metric_registry.hpp"
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -79,6 +83,9 @@ struct task_executor_services {
   /// Where Flink's log lines go; null: `make_endpoint_logger(<endpoint id>)` when the endpoint is
   /// made, on the sinks and at the level `configure_logging` set (stderr from info if never called).
   std::shared_ptr<spdlog::logger> logger = nullptr;
+  /// The node's metrics: each task's figures are registered there under Flink's task scope
+  /// (and stay for a while after it ended). Null: tasks report none.
+  std::shared_ptr<metrics::metric_registry> metrics = nullptr;
 };
 
 class task_executor : public rpc::rpc_endpoint {
@@ -148,6 +155,11 @@ private:
   std::shared_ptr<spdlog::logger> log_;
   /// The bookkeeping: slots, jobs, tasks, the ResourceManager connection (set on start).
   std::unique_ptr<task_executor_state> state_;
+  /// Task metric groups: of running tasks, and of the latest ended ones (a scrape after a job
+  /// still sees its figures), at most `retained_task_metrics`.
+  static constexpr std::size_t retained_task_metrics = 64;
+  std::map<graph::execution_attempt_id, metrics::registration> task_metrics_;
+  std::deque<metrics::registration> ended_task_metrics_;
   std::unique_ptr<wiring> wiring_;
 };
 

@@ -293,6 +293,36 @@ TEST_CASE_FIXTURE(
 
 TEST_CASE_FIXTURE(
   job_master_fixture,
+  "slots are requested from the leading resource manager, not from this process's standby of the same name") {
+  // Two JobManager processes: this one's ResourceManager lost the election and stays filed under
+  // the shared endpoint id; the leader lives in the other process.
+  std::vector<resource_manager::request_slot_request> standby_requests;
+  // It accepts the leader's token so that a request sent to it would be seen, not refused.
+  auto standby = spawn<fake_endpoint>(context("resource_manager"), [&](fake_endpoint& self) {
+    self.set_token(contender.granted);
+    self.on<resource_manager::request_slot>(
+      rpc::fencing::fenced, [&](resource_manager::request_slot_request r) -> expected<rpc::ack> {
+        standby_requests.push_back(r);
+        return rpc::ack{};
+      });
+  });
+  run();
+  directory.put("resource_manager", standby);
+  election->confirm_leadership(contender.granted,
+                               leader::leader_address{"resource_manager", rm, "10.0.0.2", 6123});
+  run();
+  start_job_master();
+  CHECK(registrations.size() == 1);
+  CHECK(slot_requests.size() == 2);
+  CHECK(standby_requests.empty());
+  CHECK(pool().waiting_for_resource_manager_count() == 0);
+  CHECK(directory.lookup("resource_manager") == standby);
+  caf::anon_send_exit(standby, caf::exit_reason::user_shutdown);
+  run();
+}
+
+TEST_CASE_FIXTURE(
+  job_master_fixture,
   "slot requests made before any resource manager is known wait and are sent once one is") {
   start_job_master();
   CHECK(registrations.empty());

@@ -1,0 +1,39 @@
+#pragma once
+/// Flink's PrometheusReporter: an HTTP server on `metrics.reporter.prom.port` (a port, or a
+/// range "9250-9260" of which the first free one is taken, as Flink does when several nodes
+/// share a host; 0 picks any) that answers every GET with the registry's samples in the text
+/// format. Its own threads; stopped by the destructor.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/common/expected.hpp"
+#include "runtime/metrics/metric_registry.hpp"
+
+namespace flint::metrics {
+
+/// "9249", "9250-9260" or "0" → the first and last port to try.
+expected<std::pair<std::uint16_t, std::uint16_t>> parse_port_range(const std::string& spec);
+
+class prometheus_reporter {
+public:
+  /// Binds `host` at the first free port of `port_spec` and starts serving.
+  static expected<std::unique_ptr<prometheus_reporter>> start(std::shared_ptr<metric_registry> registry,
+                                                              const std::string& host,
+                                                              const std::string& port_spec);
+  ~prometheus_reporter();
+  prometheus_reporter(const prometheus_reporter&) = delete;
+  prometheus_reporter& operator=(const prometheus_reporter&) = delete;
+
+  std::uint16_t port() const noexcept { return port_; }
+  void stop();
+
+private:
+  prometheus_reporter() = default;
+  struct impl;
+  std::unique_ptr<impl> impl_;
+  std::uint16_t port_ = 0;
+};
+
+} // namespace flint::metrics

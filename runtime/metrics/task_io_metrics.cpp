@@ -1,0 +1,118 @@
+#include "runtime/metrics/task_io_metrics.hpp"
+
+namespace flint::metrics {
+
+namespace {
+
+std::int64_t ns_of(task_io_metrics::clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+} // namespace
+
+void task_io_metrics::step_began(clock::time_point now) {
+  auto since = waiting_since_.exchange(0, std::memory_order_relaxed);
+  if (since != 0) {
+    auto waited = ns_of(now) - since;
+    if (waiting_for_.load(std::memory_order_relaxed)
+        == static_cast<std::uint8_t>(wait_reason::backpressured))
+      backpressured_ns_.fetch_add(waited, std::memory_order_relaxed);
+    else
+      idle_ns_.fetch_add(waited, std::memory_order_relaxed);
+  }
+  step_start_ = now;
+}
+
+void task_io_metrics::step_ended(clock::time_point now, bool waits, wait_reason why) {
+  busy_ns_.fetch_add(ns_of(now) - ns_of(step_start_), std::memory_order_relaxed);
+  if (waits) {
+    waiting_for_.store(static_cast<std::uint8_t>(why), std::memory_order_relaxed);
+    waiting_since_.store(ns_of(now), std::memory_order_relaxed);
+  }
+}
+
+task_io_metrics::totals task_io_metrics::totals_at(clock::time_point now) const {
+  totals t{busy_ns_.load(std::memory_order_relaxed), idle_ns_.load(std::memory_order_relaxed),
+           backpressured_ns_.load(std::memory_order_relaxed)};
+  auto since = waiting_since_.load(std::memory_order_relaxed);
+  if (since != 0 && ns_of(now) > since) {
+    auto waited = ns_of(now) - since;
+    if (waiting_for_.load(std::memory_order_relaxed)
+        == static_cast<std::uint8_t>(wait_reason::backpressured))
+      t.backpressured_ns += waited;
+    else
+      t.idle_ns += waited;
+  }
+  return t;
+}
+
+task_io_metrics::per_second task_io_metrics::time_per_second(clock::time_point now) {
+  std::lock_guard<std::mutex> lock(window_mtx_);
+  if (window_start_ == clock::time_point{}) {
+    window_start_ = now;
+    window_totals_ = totals_at(now);
+    return latest_;
+  }
+  auto elapsed = now - window_start_;
+  if (elapsed < std::chrono::seconds(1))
+    return latest_;
+  auto t = totals_at(now);
+  auto span_ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+  auto rate = [&](std::int64_t a, std::int64_t b) {
+    // ms per second: the share of the window, times 1000; at most 1000 (a wait still counted).
+    auto v = static_cast<double>(a - b) / span_ns * 1000.0;
+    return v < 0 ? 0.0 : (v > 1000.0 ? 1000.0 : v);
+  };
+  latest_ = per_second{rate(t.busy_ns, window_totals_.busy_ns), rate(t.idle_ns, window_totals_.idle_ns),
+                       rate(t.backpressured_ns, window_totals_.backpressured_ns)};
+  window_start_ = now;
+  window_totals_ = t;
+  return latest_;
+}
+
+operator_io& task_io_metrics::add_operator(const std::string& name) {
+  operators_.push_back(std::make_unique<operator_io>());
+  operators_.back()->name = name;
+  return *operators_.back();
+}
+
+variables task_scope::vars() const {
+  return {{"host", host},
+          {"tm_id", tm_id},
+          {"job_id", job_id},
+          {"job_name", job_name},
+          {"task_id", task_id},
+          {"task_attempt_id", task_attempt_id},
+          {"task_name", task_name},
+          {"task_attempt_num", std::to_string(attempt_number)},
+          {"subtask_index", std::to_string(subtask_index)}};
+}
+
+collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io) {
+  return [scope = std::move(scope), io = std::move(io)](std::vector<sample>& out) {
+    const std::string task = "taskmanager.job.task";
+    auto vars = scope.vars();
+    auto add = [&](const char* name, double v) { out.push_back({task, name, vars, v}); };
+    add("numRecordsIn", static_cast<double>(io->records_in.load(std::memory_order_relaxed)));
+    add("numRecordsOut", static_cast<double>(io->records_out.load(std::memory_order_relaxed)));
+    add("numBytesInLocal", static_cast<double>(io->bytes_in_local.load(std::memory_order_relaxed)));
+    add("numBytesInRemote", static_cast<double>(io->bytes_in_remote.load(std::memory_order_relaxed)));
+    add("numBytesOut", static_cast<double>(io->bytes_out.load(std::memory_order_relaxed)));
+    add("numBuffersOut", static_cast<double>(io->buffers_out.load(std::memory_order_relaxed)));
+    add("buffers.inPoolUsage", io->in_pool_usage.load(std::memory_order_relaxed));
+    auto t = io->time_per_second(task_io_metrics::clock::now());
+    add("busyTimeMsPerSecond", t.busy_ms);
+    add("idleTimeMsPerSecond", t.idle_ms);
+    add("backPressuredTimeMsPerSecond", t.backpressured_ms);
+    for (const auto& op : io->operators()) {
+      auto op_vars = vars;
+      op_vars.emplace_back("operator_name", op->name);
+      out.push_back({task + ".operator", "numRecordsIn", op_vars,
+                     static_cast<double>(op->records_in.load(std::memory_order_relaxed))});
+      out.push_back({task + ".operator", "numRecordsOut", op_vars,
+                     static_cast<double>(op->records_out.load(std::memory_order_relaxed))});
+    }
+  };
+}
+
+} // namespace flint::metrics

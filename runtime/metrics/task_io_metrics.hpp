@@ -1,0 +1,89 @@
+#pragma once
+/// A task's I/O and time figures (Flink's TaskIOMetricGroup): written by the task's own thread
+/// once per mailbox step (a few relaxed stores, never per record), read by any reporter. The
+/// "...PerSecond" figures are Flink's TimerGauges: time spent busy, idle (no input) and
+/// backpressured (no output buffer) per second of the last window of at least one second.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/metrics/metric_registry.hpp"
+
+namespace flint::metrics {
+
+/// Why a task that has nothing to do waits.
+enum class wait_reason : std::uint8_t { idle, backpressured };
+
+/// Counts of one operator of a chain that Flink reports on the operator scope.
+struct operator_io {
+  std::string name;
+  std::atomic<std::int64_t> records_in{0};
+  std::atomic<std::int64_t> records_out{0};
+};
+
+class task_io_metrics {
+public:
+  using clock = std::chrono::steady_clock;
+
+  std::atomic<std::int64_t> records_in{0};
+  std::atomic<std::int64_t> records_out{0};
+  std::atomic<std::int64_t> bytes_in_local{0};
+  std::atomic<std::int64_t> bytes_in_remote{0};
+  std::atomic<std::int64_t> bytes_out{0};
+  std::atomic<std::int64_t> buffers_out{0};
+  /// buffers.inPoolUsage: the share of the input buffers in use, 0..1.
+  std::atomic<float> in_pool_usage{0};
+
+  /// The task's thread: a step began / ended; after the end, whether and why it waits.
+  void step_began(clock::time_point now);
+  void step_ended(clock::time_point now, bool waits, wait_reason why);
+
+  struct per_second {
+    double busy_ms = 0, idle_ms = 0, backpressured_ms = 0;
+  };
+  /// The time figures of the latest window (any thread).
+  per_second time_per_second(clock::time_point now);
+
+  /// Busy, idle and backpressured nanoseconds so far, counting a wait still going on.
+  struct totals {
+    std::int64_t busy_ns = 0, idle_ns = 0, backpressured_ns = 0;
+  };
+  totals totals_at(clock::time_point now) const;
+
+  /// Operators whose counts are reported on their own (the chain's source and sink). Added
+  /// before the collector is registered: readers walk the list without a lock.
+  operator_io& add_operator(const std::string& name);
+  const std::vector<std::unique_ptr<operator_io>>& operators() const { return operators_; }
+
+private:
+  std::atomic<std::int64_t> busy_ns_{0}, idle_ns_{0}, backpressured_ns_{0};
+  /// While waiting: since when (ns since the clock's epoch) and why; 0 while running.
+  std::atomic<std::int64_t> waiting_since_{0};
+  std::atomic<std::uint8_t> waiting_for_{0};
+  clock::time_point step_start_{};
+
+  std::mutex window_mtx_;
+  clock::time_point window_start_{};
+  totals window_totals_{};
+  per_second latest_{};
+
+  std::vector<std::unique_ptr<operator_io>> operators_;
+};
+
+/// Flink's task scope variables: host, tm_id, job_id, job_name, task_id, task_attempt_id,
+/// task_name, task_attempt_num, subtask_index.
+struct task_scope {
+  std::string host, tm_id, job_id, job_name, task_id, task_attempt_id, task_name;
+  int attempt_number = 0;
+  int subtask_index = 0;
+  variables vars() const;
+};
+
+/// The task's figures under `taskmanager.job.task` (and `taskmanager.job.task.operator`).
+collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io);
+
+} // namespace flint::metrics

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Prometheus metrics on every node (metrics.reporter.prom.*): a JobManager and two TaskManagers
+# each serve the text format 0.0.4; after WordCount finished, the source operators'
+# numRecordsOut add up to the input's lines, the sink operators' numRecordsIn to the updates
+# written, and the tasks' figures carry Flink's names and labels; the JobManager reports its
+# TaskManagers and slots.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+
+SLOTS=2 write_loopback_config \
+  "metrics.reporter.prom.factory.class: org.apache.flink.metrics.prometheus.PrometheusReporterFactory" \
+  "metrics.reporter.prom.port: 0"
+NODES="jm tm1 tm2"
+start_jobmanager
+for tm in tm1 tm2; do start_node "$tm" "" taskmanager --config "$WORK/flink-conf.yaml" >/dev/null; done
+for _ in $(seq 1 100); do
+  [[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -ge 2 ]] && break; sleep 0.1
+done
+
+generate_text 3000000 "$WORK/input.txt"
+"$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -p 2 "$FLINT_JOBS/wordcount.so" \
+  --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 ||
+  { cat "$WORK/run.log"; fail "WordCount failed"; }
+check_wordcount "$WORK/input.txt" "$WORK/output"
+
+lines=$(wc -l <"$WORK/input.txt")
+updates=$(cat "$WORK/output"/* | wc -l)
+ports=()
+for n in jm tm1 tm2; do
+  p=$(ready_field "$n" metrics_port)
+  [[ -n "$p" && "$p" != 0 ]] || fail "$n started no Prometheus reporter"
+  ports+=("$p")
+done
+python3 - "$lines" "$updates" "${ports[@]}" <<'PY' || fail "the scrapes do not hold the expected figures"
+import re, sys, urllib.request
+lines, updates = int(sys.argv[1]), int(sys.argv[2])
+jm_port, tm_ports = sys.argv[3], sys.argv[4:]
+# The text format 0.0.4: comments, or name{labels} value.
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? ([-+]?(?:[0-9.eE+-]+|NaN|Inf))$')
+label = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+def scrape(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+        assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4"), r.headers["Content-Type"]
+        text = r.read().decode()
+    out = []
+    for line in text.splitlines():
+        if not line or line.startswith("# HELP ") or line.startswith("# TYPE "):
+            continue
+        m = sample.match(line)
+        assert m, f"port {port}: not the text format: {line!r}"
+        out.append((m.group(1), dict(label.findall(m.group(2) or "")), float(m.group(3))))
+    return out
+source_out = sink_in = 0
+tasks = set()
+for port in tm_ports:
+    for name, labels, value in scrape(port):
+        if name == "flink_taskmanager_job_task_operator_numRecordsOut" and labels["operator_name"].startswith("Source"):
+            source_out += value
+        if name == "flink_taskmanager_job_task_operator_numRecordsIn" and labels["operator_name"].startswith("Sink"):
+            sink_in += value
+        if name == "flink_taskmanager_job_task_numRecordsIn":
+            for key in ("host", "tm_id", "job_id", "task_name", "subtask_index", "task_attempt_id"):
+                assert key in labels, f"no {key} label: {labels}"
+            tasks.add((labels["task_name"], labels["subtask_index"]))
+print(f"source numRecordsOut {source_out:.0f} (input lines {lines}), sink numRecordsIn {sink_in:.0f} (updates {updates}), {len(tasks)} tasks")
+assert source_out == lines, "the sources' numRecordsOut is not the input's line count"
+assert sink_in == updates, "the sinks' numRecordsIn is not the number of updates"
+assert len(tasks) == 4, f"expected 4 subtasks' figures, got {sorted(tasks)}"
+jm = {name: value for name, labels, value in scrape(jm_port)}
+print({k: v for k, v in jm.items() if k.startswith("flink_jobmanager_")})
+assert jm.get("flink_jobmanager_numRegisteredTaskManagers") == 2
+assert jm.get("flink_jobmanager_taskSlotsTotal") == 4
+assert jm.get("flink_jobmanager_numRunningJobs") == 0
+PY
+echo "PASS"

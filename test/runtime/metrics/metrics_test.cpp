@@ -1,0 +1,148 @@
+// The metric registry, the Prometheus text format and the reporter over a real loopback socket.
+
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "runtime/metrics/metric_registry.hpp"
+#include "runtime/metrics/prometheus_reporter.hpp"
+#include "runtime/metrics/prometheus_text.hpp"
+#include "runtime/metrics/task_io_metrics.hpp"
+
+using namespace flint;
+using namespace flint::metrics;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A plain HTTP GET over loopback: the whole answer, headers included.
+std::string http_get(std::uint16_t port, const std::string& path) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  auto req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+  REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    auto n = ::read(fd, buf, sizeof(buf));
+    if (n <= 0)
+      break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a group leaves the registry with its registration") {
+  auto reg = metric_registry::make();
+  {
+    auto r = reg->add([](std::vector<sample>& out) { out.push_back({"jobmanager", "x", {}, 1}); });
+    CHECK(reg->groups() == 1);
+    CHECK(reg->collect().size() == 1);
+  }
+  CHECK(reg->groups() == 0);
+  CHECK(reg->collect().empty());
+}
+
+TEST_CASE("a registration that outlives its registry does nothing when it goes") {
+  registration r;
+  {
+    auto reg = metric_registry::make();
+    r = reg->add([](std::vector<sample>&) {});
+  }
+  // r's destructor runs at the end without a registry: no crash.
+}
+
+TEST_CASE("Prometheus names and labels follow Flink's reporter") {
+  CHECK(prometheus_name("taskmanager.job.task", "buffers.inPoolUsage")
+        == "flink_taskmanager_job_task_buffers_inPoolUsage");
+  CHECK(prometheus_name("jobmanager", "numRunningJobs") == "flink_jobmanager_numRunningJobs");
+  auto text = to_prometheus_text({{"taskmanager.job.task", "numRecordsIn",
+                                   {{"task_name", "Source: \"x\"\\y"}, {"subtask_index", "0"}}, 42},
+                                  {"taskmanager.job.task", "numRecordsIn", {{"subtask_index", "1"}}, 0.5},
+                                  {"jobmanager", "numRunningJobs", {{"host", "h"}}, 3}});
+  CHECK(text.find("# TYPE flink_taskmanager_job_task_numRecordsIn gauge\n") != std::string::npos);
+  CHECK(text.find("flink_taskmanager_job_task_numRecordsIn{task_name=\"Source: \\\"x\\\"\\\\y\","
+                  "subtask_index=\"0\"} 42.0\n")
+        != std::string::npos);
+  CHECK(text.find("flink_taskmanager_job_task_numRecordsIn{subtask_index=\"1\"} 0.5\n")
+        != std::string::npos);
+  CHECK(text.find("flink_jobmanager_numRunningJobs{host=\"h\"} 3.0\n") != std::string::npos);
+  // One TYPE line per family.
+  CHECK(text.find("# TYPE flink_taskmanager_job_task_numRecordsIn") == text.rfind("# TYPE flink_taskmanager_job_task_numRecordsIn"));
+}
+
+TEST_CASE("port specs: a port, a range, or 0") {
+  CHECK(parse_port_range("9249").value() == std::make_pair<std::uint16_t, std::uint16_t>(9249, 9249));
+  CHECK(parse_port_range("9250-9260").value() == std::make_pair<std::uint16_t, std::uint16_t>(9250, 9260));
+  CHECK(parse_port_range("0").value().first == 0);
+  CHECK_FALSE(parse_port_range("nine"));
+  CHECK_FALSE(parse_port_range("9260-9250"));
+  CHECK_FALSE(parse_port_range("70000"));
+  CHECK(parse_port_range("x").error().message.find("metrics.reporter.prom.port") != std::string::npos);
+}
+
+TEST_CASE("the time figures split a window into busy, idle and backpressured") {
+  task_io_metrics io;
+  using clock = task_io_metrics::clock;
+  auto t0 = clock::now();
+  io.time_per_second(t0); // opens the window
+  io.step_began(t0);
+  io.step_ended(t0 + 200ms, true, wait_reason::backpressured);
+  io.step_began(t0 + 500ms); // 300 ms backpressured
+  io.step_ended(t0 + 600ms, true, wait_reason::idle);
+  auto t = io.time_per_second(t0 + 1000ms); // 400 ms idle, still waiting
+  CHECK(t.busy_ms == doctest::Approx(300));
+  CHECK(t.backpressured_ms == doctest::Approx(300));
+  CHECK(t.idle_ms == doctest::Approx(400));
+  // Within the next second the figures stay those of the window before.
+  CHECK(io.time_per_second(t0 + 1500ms).idle_ms == doctest::Approx(400));
+  auto later = io.time_per_second(t0 + 2000ms);
+  CHECK(later.idle_ms == doctest::Approx(1000));
+  CHECK(later.busy_ms == doctest::Approx(0));
+}
+
+TEST_CASE("the reporter serves the registry over HTTP in the text format") {
+  auto reg = metric_registry::make();
+  auto io = std::make_shared<task_io_metrics>();
+  auto& source = io->add_operator("Source: numbers");
+  task_scope scope{"localhost", "tm-1", "j", "WordCount", "v", "a", "Source: numbers", 0, 1};
+  auto group = reg->add(task_collector(scope, io));
+  io->records_out = 1234;
+  source.records_out = 99;
+  auto reporter = prometheus_reporter::start(reg, "127.0.0.1", "0");
+  REQUIRE_MESSAGE(reporter, reporter.error().to_string());
+  auto answer = http_get((*reporter)->port(), "/metrics");
+  CHECK(answer.find("200 OK") != std::string::npos);
+  CHECK(answer.find("text/plain; version=0.0.4") != std::string::npos);
+  CHECK(answer.find("flink_taskmanager_job_task_numRecordsOut{host=\"localhost\",tm_id=\"tm-1\"") != std::string::npos);
+  CHECK(answer.find("subtask_index=\"1\"} 1234.0") != std::string::npos);
+  CHECK(answer.find("flink_taskmanager_job_task_operator_numRecordsOut{") != std::string::npos);
+  CHECK(answer.find("operator_name=\"Source: numbers\"} 99.0") != std::string::npos);
+}
+
+TEST_CASE("a second reporter on a taken port takes the next one of its range") {
+  auto reg = metric_registry::make();
+  auto first = prometheus_reporter::start(reg, "127.0.0.1", "0");
+  REQUIRE(first);
+  auto p = (*first)->port();
+  auto spec = std::to_string(p) + "-" + std::to_string(p + 5);
+  auto second = prometheus_reporter::start(reg, "127.0.0.1", spec);
+  REQUIRE_MESSAGE(second, second.error().to_string());
+  CHECK((*second)->port() > p);
+  auto taken = prometheus_reporter::start(reg, "127.0.0.1", std::to_string(p));
+  REQUIRE_FALSE(taken);
+  CHECK(taken.error().message.find("no free port") != std::string::npos);
+}
