@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Exactly-once on real processes (Flink's TaskManagerProcessFailureStreamingRecoveryITCase): a
 # JobManager and three one-slot TaskManagers (one spare), WordCount -p 2 from a text file that
-# takes several seconds, checkpoints every 200 ms into state.checkpoints.dir, the exactly-once
+# takes several seconds, checkpoints every 100 ms into state.checkpoints.dir, the exactly-once
 # file sink. After KILL_AFTER checkpoints completed (first argument, default 2) a busy TaskManager
 # is killed (SIGKILL); FLINT_STATE_BACKEND=rocksdb (and FLINT_INCREMENTAL=true) keeps the state
 # in RocksDB; the job restores its latest checkpoint on the survivor and the spare,
@@ -12,7 +12,7 @@ kill_after=${1:-2}
 SLOTS=1 write_loopback_config "heartbeat.interval: 500 ms" "heartbeat.timeout: 10 s" \
   "restart-strategy.type: fixed-delay" "restart-strategy.fixed-delay.attempts: 3" \
   "restart-strategy.fixed-delay.delay: 0 ms" \
-  "execution.checkpointing.interval: 200 ms" \
+  "execution.checkpointing.interval: 100 ms" \
   "state.checkpoints.dir: $WORK/checkpoints" \
   ${FLINT_STATE_BACKEND:+"state.backend.type: $FLINT_STATE_BACKEND"} \
   ${FLINT_INCREMENTAL:+"state.backend.incremental: $FLINT_INCREMENTAL"}
@@ -20,7 +20,7 @@ NODES="jm tm1 tm2 tm3"
 start_jobmanager
 for tm in tm1 tm2 tm3; do start_node "$tm" "" taskmanager --config "$WORK/flink-conf.yaml"; done
 
-generate_text "${FLINT_FAILOVER_INPUT_BYTES:-60000000}" "$WORK/input.txt"
+generate_text "${FLINT_FAILOVER_INPUT_BYTES:-100000000}" "$WORK/input.txt"
 "$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -p 2 "$FLINT_JOBS/wordcount.so" \
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 &
 client=$!
