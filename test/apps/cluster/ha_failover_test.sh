@@ -18,7 +18,7 @@ CLEANUPS+=("'$FLINT_SOURCE/deploy/zookeeper.sh' stop '$WORK/zk' >/dev/null")
 SLOTS=1 write_loopback_config "heartbeat.interval: 500 ms" "heartbeat.timeout: 10 s" \
   "restart-strategy.type: fixed-delay" "restart-strategy.fixed-delay.attempts: 5" \
   "restart-strategy.fixed-delay.delay: 0 ms" \
-  "execution.checkpointing.interval: 200 ms" \
+  "execution.checkpointing.interval: 100 ms" \
   "state.checkpoints.dir: $WORK/checkpoints" \
   "high-availability.type: zookeeper" \
   "high-availability.zookeeper.quorum: 127.0.0.1:$zk_port" \
@@ -34,7 +34,7 @@ grep -q "dispatcher was granted leadership" "$WORK/jm1.log" || fail "the first J
 start_node jm2 "" jobmanager --config "$WORK/flink-conf.yaml" -D "blob.storage.directory=$WORK/blobs-jm2"
 for tm in tm1 tm2 tm3; do start_node "$tm" "" taskmanager --config "$WORK/flink-conf.yaml"; done
 
-generate_text "${FLINT_FAILOVER_INPUT_BYTES:-80000000}" "$WORK/input.txt"
+generate_text "${FLINT_FAILOVER_INPUT_BYTES:-120000000}" "$WORK/input.txt"
 "$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -p 2 "$FLINT_JOBS/wordcount.so" \
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 &
 client=$!
