@@ -1,5 +1,6 @@
 #include "runtime/metrics/prometheus_reporter.hpp"
 
+#include <atomic>
 #include <charconv>
 #include <thread>
 
@@ -100,10 +101,14 @@ expected<std::unique_ptr<prometheus_reporter>> prometheus_reporter::start(
     return make_error(errc::unreachable, "Could not start the PrometheusReporter: no free port in "
                                            + port_spec + " on " + host);
   r->port_ = static_cast<std::uint16_t>(bound);
-  r->impl_->thread = std::thread([&server] { server.listen_after_bind(); });
-  // httplib's stop() does nothing before the accept loop runs: wait for it, so that a reporter
-  // stopped right after it started does not serve on forever.
-  while (!server.is_running())
+  auto ended = std::make_shared<std::atomic<bool>>(false);
+  r->impl_->thread = std::thread([&server, ended] {
+    server.listen_after_bind();
+    *ended = true;
+  });
+  // httplib's stop() does nothing before the accept loop runs: wait for it (or for its end, should
+  // it fail at once), so that a reporter stopped right after it started does not serve on forever.
+  while (!server.is_running() && !*ended)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return r;
 }
