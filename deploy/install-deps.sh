@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything Flint's build, tests and benchmarks need, from Debian's packages.
+# Installs everything Flint's build and benchmarks need, from Debian's packages (with --tests,
+# what only the tests need as well).
 # Idempotent: packages already present are skipped, so a second run costs a dpkg query.
 set -euo pipefail
 
@@ -22,6 +23,14 @@ packages=(
   # the REST API and the dashboard (rest.port), the Prometheus reporter (metrics.reporter.prom.port)
   libcpp-httplib-dev
 )
+
+# `--tests`: also what only the tests need (the dashboard is checked in a headless browser).
+if [[ "${1:-}" == "--tests" ]]; then
+  packages+=(chromium fonts-dejavu-core)
+elif [[ -n "${1:-}" ]]; then
+  echo "install-deps: unknown argument '$1' (usage: install-deps.sh [--tests])" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -15,11 +15,14 @@ if [[ "${ha,,}" == "zookeeper" ]]; then
   echo "Starting HA cluster with $(echo "$masters" | grep -c .) masters."
   for master in $masters; do
     host=${master%%:*}
+    # host:port sets that JobManager's rest.port, as Flink's start-cluster.sh does.
+    rest=()
+    [[ "$master" == *:* ]] && rest=(-D "rest.port=${master##*:}")
     if flint_is_local_host "$host"; then
-      "$daemon" start jobmanager --host "$host" "$@"
+      "$daemon" start jobmanager --host "$host" "${rest[@]}" "$@"
     else
       ssh -n $FLINT_SSH_OPTS "$host" -- \
-        "FLINT_HOME='$FLINT_HOME' FLINT_CONF_DIR='$FLINT_CONF_DIR' '$daemon' start jobmanager --host '$host' $*" &
+        "FLINT_HOME='$FLINT_HOME' FLINT_CONF_DIR='$FLINT_CONF_DIR' '$daemon' start jobmanager --host '$host' ${rest[*]} $*" &
     fi
   done
 else

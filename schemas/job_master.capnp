@@ -65,6 +65,31 @@ struct JmJobStatusResponse {
   checkpoints @9 :JmCheckpointCounts;
   # The figures of Flink's /jobs/:id/checkpoints; unset when the job does not checkpoint.
   checkpointing @10 :Bool;
+  plan @11 :Text;
+  # Flink's JSON plan of the job's graph (what REST's /jobs/:id/plan serves); compact.
+  vertices @12 :List(JmVertexStatus);
+  # The job's vertices in topological order with their subtasks (REST's vertex details).
+}
+
+struct JmVertexStatus {
+  # One JobVertex at run time (Flink's ExecutionJobVertex as REST shows it).
+  id @0 :Text;
+  # The JobVertexID in hex.
+  name @1 :Text;
+  parallelism @2 :Int32;
+  maxParallelism @3 :Int32;
+  subtasks @4 :List(JmSubtaskStatus);
+}
+
+struct JmSubtaskStatus {
+  # The current attempt of one subtask.
+  subtask @0 :Int32;
+  attempt @1 :Int32;
+  status @2 :UInt8 $Flint.type("graph::execution_state") $Flint.init("graph::execution_state::created");
+  # Sent as its number; a number past the enum is refused on decode.
+  taskManager @3 :Text;
+  # The resource id of the TaskManager its slot is on; empty before it has a slot.
+  host @4 :Text;
 }
 
 struct JmTriggerSavepointRequest {

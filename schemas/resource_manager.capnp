@@ -106,4 +106,16 @@ struct RmResourceOverview {
   numberRegisteredSlots @1 :Int32;
   numberFreeSlots @2 :Int32;
   numberPendingSlotRequests @3 :Int32;
+  taskManagers @4 :List(RmTaskManagerInfo);
+  # Each registered TaskExecutor (REST's /taskmanagers), by resource id.
+}
+
+struct RmTaskManagerInfo {
+  # One registered TaskExecutor (Flink's TaskManagerInfo essentials).
+  resourceId @0 :Text $Flint.type("cluster::resource_id");
+  address @1 :Text;
+  # Its endpoint address as it registered.
+  dataPort @2 :UInt16;
+  slotsNumber @3 :Int32;
+  freeSlots @4 :Int32;
 }

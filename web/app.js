@@ -7,7 +7,9 @@ const TRACE_PAGE = 1000;      // records asked for per /trace request
 const TRACE_MAX_PAGES = 5;    // catch-up requests per poll, so one poll stays short
 const TRACE_KEEP = 2000;      // records the timeline keeps in memory
 const TERMINAL_STATES = new Set(['FINISHED', 'FAILED', 'CANCELED']);
-const BAD_OUTCOMES = new Set(['refused', 'error', 'timeout', 'malformed']);
+// Every outcome but ok (trace_recorder's names: rejected, malformed, unknown_method, failed,
+// timeout, unreachable).
+const isBad = (outcome) => outcome !== 'ok';
 
 // ---------------------------------------------------------------- DOM helpers
 
@@ -628,7 +630,7 @@ function whyTab(body, jid) {
 
 function traceTable(id, records) {
   return table(id, [
-    ['Seq', (r) => r.sequence, 'num'],
+    ['Seq', (r) => r.seq, 'num'],
     ['Time', (r) => fmtMicros(r.time_us), 'time'],
     ['From', (r) => r.from],
     ['To', (r) => r.to],
@@ -695,13 +697,13 @@ function messageTimeline(box, jid) {
     h('div', { class: 'filters' },
       h('label', {}, 'Endpoint ', endpoint), h('label', {}, 'Method ', method),
       h('label', {}, 'Job ', job), info),
-    h('p', { class: 'muted legend' }, 'Red: refused, error, timeout or malformed. Dashed: tell (no reply expected). Click an arrow for details.'),
+    h('p', { class: 'muted legend' }, 'Red: rejected (fencing), failed, timed out, unreachable or malformed. Dashed: tell (no reply expected). Click an arrow for details.'),
     scroller, detail);
 
   const redraw = () => drawTimeline(state, { endpoint, method, job, info, scroller });
   for (const input of [endpoint, method, job]) input.addEventListener('input', redraw);
   state.pick = (record) => {
-    state.selected = record.sequence;
+    state.selected = record.seq;
     showMessageDetail(detail, record);
     redraw();
   };
@@ -725,7 +727,7 @@ async function pullTrace(state, jid) {
     state.records.push(...records);
     state.missed += answer.missed || 0;
     if (typeof answer.next_sequence === 'number') state.next = answer.next_sequence;
-    else if (records.length) state.next = records[records.length - 1].sequence + 1;
+    else if (records.length) state.next = records[records.length - 1].seq + 1;
     read += records.length;
     if (records.length < TRACE_PAGE) break;
   }
@@ -739,7 +741,7 @@ function filterRecords(records, endpoint, method, job) {
     (!endpoint || r.from === endpoint || r.to === endpoint) &&
     (!m || String(r.method || '').toLowerCase().includes(m)) &&
     (!job || String(r.from).includes(job) || String(r.to).includes(job)))
-    .sort((a, b) => a.sequence - b.sequence);
+    .sort((a, b) => a.seq - b.seq);
 }
 
 function drawTimeline(state, ui) {
@@ -797,7 +799,7 @@ function sequenceDiagram(records, selected, pick) {
       id, viewBox: '0 0 10 10', refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto',
     }, s('path', { d: 'M0,0 L10,5 L0,10 z' })))),
     names.map((n) => s('line', { class: 'lifeline', 'data-endpoint': n, x1: x.get(n), x2: x.get(n), y1: 0, y2: height })),
-    records.map((r, i) => messageArrow(r, x, 10 + i * SEQ.row, width, r.sequence === selected, pick)));
+    records.map((r, i) => messageArrow(r, x, 10 + i * SEQ.row, width, r.seq === selected, pick)));
   return [header, body];
 }
 
@@ -809,7 +811,7 @@ function messageArrow(r, x, top, width, isSelected, pick) {
   const x1 = x.get(r.from || '?');
   const x2 = x.get(r.to || '?');
   const y = top + SEQ.row - 8;
-  const bad = BAD_OUTCOMES.has(r.outcome);
+  const bad = isBad(r.outcome);
   // Markers do not take their line's colour, so failures use their own marker.
   const marker = `url(#seq-arrow${bad ? '-bad' : ''})`;
   const line = x1 === x2
@@ -817,13 +819,13 @@ function messageArrow(r, x, top, width, isSelected, pick) {
     : s('line', { x1, y1: y, x2: x2 + (x2 > x1 ? -2 : 2), y2: y, class: 'arrow', 'marker-end': marker });
   const labelX = x1 === x2 ? x1 + 36 : (x1 + x2) / 2;
   return s('g', {
-    class: `message${bad ? ' bad' : ''}${r.ask === false ? ' tell' : ''}${isSelected ? ' selected' : ''}`,
-    'data-method': r.method, 'data-sequence': r.sequence, 'data-outcome': r.outcome,
+    class: `message${bad ? ' bad' : ''}${r.kind === 'tell' ? ' tell' : ''}${isSelected ? ' selected' : ''}`,
+    'data-method': r.method, 'data-sequence': r.seq, 'data-outcome': r.outcome,
     onclick: () => pick(r),
   },
   s('title', {}, `${r.from} → ${r.to}: ${r.method} (${r.outcome})`),
   s('rect', { class: 'hit', x: 0, y: top, width, height: SEQ.row }),
-  s('text', { class: 'gutter', x: 6, y }, `#${r.sequence} ${fmtMicros(r.time_us)}`),
+  s('text', { class: 'gutter', x: 6, y }, `#${r.seq} ${fmtMicros(r.time_us)}`),
   line,
   s('text', { class: 'label', x: labelX, y: y - 4, 'text-anchor': x1 === x2 ? 'start' : 'middle' },
     r.method + (bad ? ` (${r.outcome})` : '')));
@@ -834,7 +836,7 @@ function showMessageDetail(panel, record) {
   const extra = { time: fmtMicros(record.time_us), latency: fmtDuration((record.latency_us || 0) / 1000) };
   panel.replaceChildren(
     h('div', { class: 'detail-head' },
-      h('h3', {}, `Message #${record.sequence}: ${record.method}`),
+      h('h3', {}, `Message #${record.seq}: ${record.method}`),
       h('button', { type: 'button', onclick: () => { panel.hidden = true; } }, 'Close')),
     h('dl', { class: 'meta detail-fields' },
       Object.entries(record).map(([k, v]) => [h('dt', {}, k),

@@ -10,7 +10,7 @@
 // and the flags override both. Logs go to stderr (or --log-file); once the node is up, exactly
 // one line goes to stdout for scripts and tests to wait on:
 //
-//   flint-node ready role=jobmanager host=H rpc_port=N metrics_port=M endpoints=a,b,... pid=P
+//   flint-node ready role=jobmanager host=H rpc_port=N metrics_port=M rest_port=R endpoints=a,b,... pid=P
 //   flint-node ready role=taskmanager host=H rpc_port=N data_port=N metrics_port=M resource_id=R slots=S
 //                    jobmanager=H:N pid=P                                   (one line)
 //
@@ -256,9 +256,10 @@ int main(int argc, char** argv) {
       return fail("cannot write the trace file '" + f.trace_file + "'");
     if (auto ok = jm->start(); !ok)
       return fail("could not start the JobManager: " + ok.error().message);
-    print_ready("flint-node ready role=jobmanager host=" + jm->settings().rpc_address + " rpc_port="
-                + std::to_string(jm->rpc_port()) + " metrics_port=" + std::to_string(jm->metrics_port())
-                + " endpoints=" + join(jm->endpoints()));
+    print_ready("flint-node ready role=jobmanager host=" + jm->settings().rpc_address
+                + " rpc_port=" + std::to_string(jm->rpc_port())
+                + " metrics_port=" + std::to_string(jm->metrics_port()) + " rest_port="
+                + std::to_string(jm->rest_port()) + " endpoints=" + join(jm->endpoints()));
   } else {
     auto settings = node::read_task_manager_settings(cfg);
     if (!settings)
@@ -281,9 +282,8 @@ int main(int argc, char** argv) {
     const auto& s = tm->settings();
     print_ready("flint-node ready role=taskmanager host=" + tm->host() + " rpc_port="
                 + std::to_string(tm->rpc_port()) + " data_port=" + std::to_string(tm->data_port())
-                + " metrics_port=" + std::to_string(tm->metrics_port())
-                + " resource_id=" + tm->resource_id()
-                + " slots=" + std::to_string(s.number_of_slots)
+                + " metrics_port=" + std::to_string(tm->metrics_port()) + " resource_id="
+                + tm->resource_id() + " slots=" + std::to_string(s.number_of_slots)
                 + " jobmanager=" + s.jobmanager_address + ":" + std::to_string(s.jobmanager_port));
   }
 

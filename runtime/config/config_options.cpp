@@ -277,6 +277,31 @@ const config_option<std::string> metrics_reporter_prom_factory_class{
 const config_option<std::string> metrics_reporter_prom_port{
   "metrics.reporter.prom.port", "9249",
   "The Prometheus reporter's port, or a range (9250-9260) when nodes share a host.", not_empty};
+const config_option<std::int64_t> rest_port{
+  "rest.port", 8081, "The REST endpoint's port (what clients connect to; 0: any free port).", port};
+const config_option<std::string> rest_bind_port{
+  "rest.bind-port", std::nullopt,
+  "The port or range (50100-50200) the REST server binds (default: rest.port).", not_empty};
+const config_option<std::string> rest_address{
+  "rest.address", std::nullopt,
+  "The address clients use for the REST endpoint (default: jobmanager.rpc.address).", not_empty};
+const config_option<std::string> rest_bind_address{
+  "rest.bind-address", "localhost",
+  "The interface the REST server binds (localhost, as Flink's shipped configuration; 0.0.0.0 "
+  "for all).",
+  not_empty};
+const config_option<std::int64_t> rest_server_max_content_length{
+  "rest.server.max-content-length", 104857600,
+  "The largest request body the REST server accepts, in bytes (a larger upload gets 413).",
+  positive};
+const config_option<std::string> web_upload_dir{
+  "web.upload.dir", std::nullopt,
+  "Where uploaded job libraries are kept (default: flint-web-upload in the blob storage "
+  "directory).",
+  not_empty};
+const config_option<bool> web_submit_enable{
+  "web.submit.enable", true, "Whether job libraries can be uploaded and run through REST.",
+  nullptr};
 const config_option<std::int64_t> security_ssl_internal_max_connections{
   "security.ssl.internal.max-connections", 1024,
   "The most TLS connections a node accepts at once; one more is closed before its handshake.",
@@ -384,6 +409,13 @@ const std::vector<option_info>& all() {
     info<security_ssl_internal_max_connections>(),
     info<metrics_reporter_prom_factory_class>(),
     info<metrics_reporter_prom_port>(),
+    info<rest_port>(),
+    info<rest_bind_port>(),
+    info<rest_address>(),
+    info<rest_bind_address>(),
+    info<rest_server_max_content_length>(),
+    info<web_upload_dir>(),
+    info<web_submit_enable>(),
   };
   return list;
 }

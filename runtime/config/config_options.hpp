@@ -105,6 +105,14 @@ extern const config_option<std::int64_t> security_ssl_internal_max_connections;
 /// Flink's PrometheusReporter: on when its factory class is set, at its port (or range).
 extern const config_option<std::string> metrics_reporter_prom_factory_class;
 extern const config_option<std::string> metrics_reporter_prom_port;
+/// Flink's RestOptions and WebOptions: the JobManager's REST endpoint and dashboard.
+extern const config_option<std::int64_t> rest_port;
+extern const config_option<std::string> rest_bind_port;
+extern const config_option<std::string> rest_address;
+extern const config_option<std::string> rest_bind_address;
+extern const config_option<std::int64_t> rest_server_max_content_length;
+extern const config_option<std::string> web_upload_dir;
+extern const config_option<bool> web_submit_enable;
 
 /// One option without its type: for listing, templates and checking a whole configuration.
 struct option_info {

@@ -1,8 +1,7 @@
 #pragma once
-/// Flink's PrometheusReporter: an HTTP server on `metrics.reporter.prom.port` (a port, or a
-/// range "9250-9260" of which the first free one is taken, as Flink does when several nodes
-/// share a host; 0 picks any) that answers every GET with the registry's samples in the text
-/// format. Its own threads; stopped by the destructor.
+/// Flink's PrometheusReporter: an HTTP server (runtime/http) on `metrics.reporter.prom.port` (a
+/// port, a range "9250-9260" or 0) that answers every GET with the registry's samples in the
+/// text format. Its own threads; stopped by the destructor.
 
 #include <cstdint>
 #include <memory>
@@ -13,15 +12,12 @@
 
 namespace flint::metrics {
 
-/// "9249", "9250-9260" or "0" → the first and last port to try.
-expected<std::pair<std::uint16_t, std::uint16_t>> parse_port_range(const std::string& spec);
-
 class prometheus_reporter {
 public:
   /// Binds `host` at the first free port of `port_spec` and starts serving.
-  static expected<std::unique_ptr<prometheus_reporter>> start(std::shared_ptr<metric_registry> registry,
-                                                              const std::string& host,
-                                                              const std::string& port_spec);
+  static expected<std::unique_ptr<prometheus_reporter>> start(
+    std::shared_ptr<metric_registry> registry, const std::string& host,
+    const std::string& port_spec);
   ~prometheus_reporter();
   prometheus_reporter(const prometheus_reporter&) = delete;
   prometheus_reporter& operator=(const prometheus_reporter&) = delete;

@@ -18,6 +18,8 @@
 #include "runtime/actors/rpc/tls.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/common/logging.hpp"
+#include "runtime/rest/gateway_cluster_view.hpp"
+#include "runtime/rest/rest_server.hpp"
 #if defined(FLINT_NODE_HAS_BLOB)
 #include "runtime/actors/blob/blob_server.hpp"
 #endif
@@ -40,12 +42,12 @@ metrics::collector job_manager_collector(job_manager_node& node) {
     const metrics::variables host{{"host", node.settings().rpc_address}};
     auto rm = node.resource_manager_gateway();
     if (!rm.token().is_nil())
-      if (auto o = rm.ask_blocking<resource_manager::request_resource_overview>(*self, who,
-                                                                                 rpc::ack{})) {
+      if (auto o =
+            rm.ask_blocking<resource_manager::request_resource_overview>(*self, who, rpc::ack{})) {
         out.push_back({"jobmanager", "numRegisteredTaskManagers", host,
                        static_cast<double>(o->number_task_managers)});
-        out.push_back({"jobmanager", "taskSlotsTotal", host,
-                       static_cast<double>(o->number_registered_slots)});
+        out.push_back(
+          {"jobmanager", "taskSlotsTotal", host, static_cast<double>(o->number_registered_slots)});
         out.push_back(
           {"jobmanager", "taskSlotsAvailable", host, static_cast<double>(o->number_free_slots)});
       }
@@ -65,9 +67,8 @@ metrics::collector job_manager_collector(job_manager_node& node) {
                               {"job_id", j.job_id.to_string()},
                               {"job_name", j.name}};
       out.push_back({"jobmanager.job", "uptime", vars,
-                     static_cast<double>(j.status == graph::job_status::running
-                                           ? now_ms - j.start_time_ms
-                                           : 0)});
+                     static_cast<double>(
+                       j.status == graph::job_status::running ? now_ms - j.start_time_ms : 0)});
       if (auto st = d.ask_blocking<dispatcher::request_job_status>(
             *self, who, dispatcher::job_id_request{j.job_id})) {
         out.push_back({"jobmanager.job", "numRestarts", vars, static_cast<double>(st->restarts)});
@@ -77,6 +78,24 @@ metrics::collector job_manager_collector(job_manager_node& node) {
     }
     out.push_back({"jobmanager", "numRunningJobs", host, running});
   };
+}
+
+/// What GET /jobmanager/config lists: the configuration as set, secrets hidden as Flink hides
+/// them (GlobalConfiguration.isSensitive).
+std::vector<std::pair<std::string, std::string>> visible_configuration(
+  const config::configuration& cfg) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& key : cfg.keys()) {
+    std::string lower;
+    for (char c : key)
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool secret = false;
+    for (const char* word : {"password", "secret", "fs.azure.account.key", "apikey", "api-key",
+                             "auth-params", "service-key", "token", "basic-auth"})
+      secret = secret || lower.find(word) != std::string::npos;
+    out.emplace_back(key, secret ? std::string("******") : cfg.get_raw(key).value_or(""));
+  }
+  return out;
 }
 
 } // namespace
@@ -93,6 +112,7 @@ struct job_manager_node::impl {
   rpc::endpoint_directory directory;
   node_metrics metrics;
   metrics::registration job_manager_figures;
+  std::unique_ptr<rest::rest_server> rest;
   std::unique_ptr<trace::trace_recorder> recorder;
   std::unique_ptr<leader::leader_election_service> rm_election;
   caf::actor_system_config caf_config;
@@ -253,8 +273,40 @@ expected<unit> job_manager_node::start() {
 #endif
   m.job_manager_figures = m.metrics.registry()->add(job_manager_collector(*this));
   m.metrics.start_reporter(s, s.bind_host, *m.log);
+  if (s.rest.enabled)
+    start_rest();
   m.running = true;
   return unit{};
+}
+
+void job_manager_node::start_rest() {
+  auto& m = *impl_;
+  const auto& s = m.settings;
+  rest::rest_options o;
+  o.bind_address = s.rest.bind_address;
+  o.bind_port = s.rest.bind_port;
+  o.max_content_length = s.rest.max_content_length;
+  o.upload_dir =
+    s.rest.upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload" : s.rest.upload_dir;
+  o.submit_enabled = s.rest.submit_enabled;
+  o.configuration = visible_configuration(s.configuration);
+  o.heartbeat_interval_ms = s.heartbeat.interval.count();
+  rest::gateway_providers gateways{
+    [this] { return dispatcher_gateway(); }, [this] { return resource_manager_gateway(); }, {}};
+  if (m.trace_server)
+    gateways.trace = [&m] { return rpc::gateway(m.trace_server, "trace", {}); };
+  auto view = rest::make_gateway_cluster_view(*m.system, std::move(gateways), s.rpc.ask_timeout);
+  auto started =
+    rest::rest_server::start(std::move(o), std::move(view), make_endpoint_logger("rest"));
+  if (!started) {
+    // As the metrics reporter: the cluster runs on without its REST endpoint.
+    m.log->error("Could not start the REST endpoint: {}", started.error().message);
+    return;
+  }
+  m.rest = std::move(*started);
+  auto address = s.rest.address.empty() ? s.rpc_address : s.rest.address;
+  m.log->info("Rest endpoint listening at {}:{}", address, m.rest->port());
+  m.log->info("Web frontend listening at http://{}:{}.", address, m.rest->port());
 }
 
 void job_manager_node::shutdown() {
@@ -263,6 +315,10 @@ void job_manager_node::shutdown() {
     return;
   m.running = false;
   m.log->info("Shutting StandaloneSessionClusterEntrypoint down.");
+  // REST first: its handlers ask the endpoints stopped below.
+  if (m.rest)
+    m.rest->stop();
+  m.rest.reset();
   m.metrics.stop_reporter();
   m.job_manager_figures = {};
   // The Dispatcher first (its JobMasters stop with it and tell their TaskManagers), then the
@@ -324,6 +380,9 @@ rpc::fencing_token job_manager_node::leader_id(const std::string& endpoint_id) c
 }
 std::uint16_t job_manager_node::metrics_port() const noexcept {
   return impl_->metrics.reporter_port();
+}
+std::uint16_t job_manager_node::rest_port() const noexcept {
+  return impl_->rest ? impl_->rest->port() : 0;
 }
 
 rpc::gateway job_manager_node::dispatcher_gateway() const {

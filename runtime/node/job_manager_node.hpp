@@ -50,6 +50,8 @@ public:
   std::uint16_t rpc_port() const noexcept;
   /// The Prometheus reporter's port (0: none runs).
   std::uint16_t metrics_port() const noexcept;
+  /// The REST endpoint's port (0: none runs; settings().rest.enabled starts it).
+  std::uint16_t rest_port() const noexcept;
   const job_manager_settings& settings() const noexcept;
   /// Endpoint ids published on the locator, for the ready line and logs.
   std::vector<std::string> endpoints() const;
@@ -69,6 +71,8 @@ public:
   rpc::gateway resource_manager_gateway() const;
 
 private:
+  /// Starts the REST endpoint; one that cannot bind is logged and the node runs without it.
+  void start_rest();
   struct impl;
   std::unique_ptr<impl> impl_;
 };

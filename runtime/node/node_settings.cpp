@@ -178,6 +178,22 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
     return make_error(errc::invalid_argument,
                       "high-availability.storageDir must be set for ZooKeeper HA: job graphs and "
                       "job results are kept there");
+  std::uint16_t rest_port = 0;
+  std::string bind_port, upload_dir;
+  if (!read(cfg, opt::rest_port, rest_port, err)
+      || !read_optional(cfg, opt::rest_bind_port, bind_port, err)
+      || !read_optional(cfg, opt::rest_address, s.rest.address, err)
+      || !read(cfg, opt::rest_bind_address, s.rest.bind_address, err)
+      || !read(cfg, opt::rest_server_max_content_length, s.rest.max_content_length, err)
+      || !read_optional(cfg, opt::web_upload_dir, upload_dir, err)
+      || !read(cfg, opt::web_submit_enable, s.rest.submit_enabled, err))
+    return err;
+  s.rest.enabled = true;
+  s.rest.bind_port = bind_port.empty() ? std::to_string(rest_port) : bind_port;
+  if (s.rest.address.empty())
+    s.rest.address = s.rpc_address;
+  s.rest.upload_dir = upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload"
+                                         : std::filesystem::path(upload_dir);
   s.configuration = cfg;
   return s;
 }

@@ -53,6 +53,26 @@ struct common_settings {
   std::string prometheus_port = "9249";
 };
 
+/// `rest.*` and `web.*` (Flink's RestOptions, WebOptions): the JobManager's REST endpoint and
+/// dashboard.
+struct rest_settings {
+  /// Read from a configuration: on (Flink's JobManager always serves REST). A settings value
+  /// built in code (in-process nodes of tests) leaves it off unless asked.
+  bool enabled = false;
+  /// `rest.bind-address` ("0.0.0.0": all interfaces).
+  std::string bind_address = "localhost";
+  /// `rest.bind-port`, else `rest.port`: a port, a range, or "0" for any.
+  std::string bind_port = "8081";
+  /// `rest.address`, else `jobmanager.rpc.address`: what the ready line and logs show.
+  std::string address;
+  /// `rest.server.max-content-length`.
+  std::int64_t max_content_length = 104857600;
+  /// `web.upload.dir`, else flint-web-upload in the blob storage directory.
+  std::filesystem::path upload_dir;
+  /// `web.submit.enable`.
+  bool submit_enabled = true;
+};
+
 struct job_manager_settings : common_settings {
   /// `jobmanager.rpc.address`: the host TaskManagers and clients use.
   std::string rpc_address = "localhost";
@@ -65,6 +85,7 @@ struct job_manager_settings : common_settings {
   std::chrono::nanoseconds slot_request_timeout = std::chrono::minutes(5);
   std::chrono::nanoseconds slot_idle_timeout = std::chrono::seconds(50);
   std::chrono::nanoseconds task_manager_timeout = std::chrono::seconds(30);
+  rest_settings rest;
   /// The whole configuration, for what each job reads at its start (`restart-strategy.*`,
   /// `jobmanager.execution.failover-strategy`).
   config::configuration configuration;

@@ -169,6 +169,9 @@ expected<bool> stream_task::step() {
     for (auto& op : operators_)
       op->end_of_batch();
   }
+  // Before the branches below return: a step that ended the input published its last figures
+  // too (the scrape after a finished job must see every record).
+  publish_metrics();
   if (phase_ == phase::waiting_for_final_checkpoint) {
     // Until notify_checkpoint_complete of the final checkpoint: nothing to do but wait.
     if (!yield_)
@@ -187,8 +190,8 @@ expected<bool> stream_task::step() {
   if (yield_ && !drain_outputs()) {
     has_work_ = false;
     waits_for_output_ = true;
+    publish_metrics();
   }
-  publish_metrics();
   if (auto failed = output_failure())
     return *failed;
   arm_flush_timer();

@@ -407,6 +407,8 @@ void dispatcher::job_reached_terminal_state(const job_master::job_master_result&
   job_master::job_status_response report;
   report.failures = result.failures;
   report.restarts = result.restarts;
+  report.plan = result.plan;
+  report.vertices = result.vertices;
   state_.set_final_report(result.job, std::move(report));
   auto job_result = *state_.result(result.job);
   clean_up_job(result, job_result.net_runtime_ms);

@@ -20,6 +20,9 @@ struct job_master_result {
   /// Its exception history (newest first) and restarts, kept by the Dispatcher's archive.
   std::vector<job_failure> failures;
   std::uint64_t restarts = 0;
+  /// The graph's JSON plan and its vertices as they ended, for the archive's REST views.
+  std::string plan;
+  std::vector<vertex_status> vertices;
   friend bool operator==(const job_master_result&, const job_master_result&) = default;
 };
 

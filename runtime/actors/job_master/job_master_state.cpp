@@ -1,12 +1,18 @@
 #include "runtime/actors/job_master/job_master_state.hpp"
 
 #include "runtime/actors/slot_pool/slot_pool_state.hpp"
+#include "runtime/graph/json_plan.hpp"
 
 namespace flint::job_master {
 
 using graph::job_status;
 
 // -- the job ------------------------------------------------------------------------------------
+
+void job_master_state::set_scheduler(std::unique_ptr<scheduler> s) {
+  scheduler_ = std::move(s);
+  plan_ = scheduler_ ? graph::json_execution_plan(scheduler_->graph().job_graph(), -1) : "";
+}
 
 job_status job_master_state::status() const {
   if (result_)
@@ -31,6 +37,8 @@ bool job_master_state::reach_terminal_state(job_status status, const std::string
     auto report = status_report();
     result_->failures = std::move(report.failures);
     result_->restarts = report.restarts;
+    result_->plan = std::move(report.plan);
+    result_->vertices = std::move(report.vertices);
   }
   return true;
 }
@@ -44,7 +52,34 @@ job_status_response job_master_state::status_report() const {
   for (const auto& e : scheduler_->exception_history().entries())
     r.failures.push_back(job_failure{e.timestamp, e.task_name, e.location, e.root_cause});
   r.restarts = scheduler_->exception_history().restarts();
-  const auto& vertices = scheduler_->graph().vertices();
+  const auto& graph = scheduler_->graph();
+  const auto& vertices = graph.vertices();
+  r.plan = plan_;
+  for (const auto& ejv : graph.job_vertices()) {
+    const auto& jv = graph.job_graph().vertices[ejv.job_vertex];
+    vertex_status vs;
+    vs.id = jv.id.to_string();
+    vs.name = jv.name;
+    vs.parallelism = ejv.parallelism;
+    vs.max_parallelism = ejv.max_parallelism;
+    for (std::int32_t i = 0; i < ejv.parallelism; ++i) {
+      auto v = ejv.first_vertex + static_cast<std::uint32_t>(i);
+      const auto& execution = vertices[v].current_execution;
+      subtask_status st;
+      st.subtask = i;
+      st.attempt = execution.attempt_number();
+      st.status = execution.state();
+      auto slot = scheduler_->slot_of(v);
+      if (!slot)
+        slot = scheduler_->deployed_to(v);
+      if (slot) {
+        st.task_manager = slot->location.id;
+        st.host = slot->location.host;
+      }
+      vs.subtasks.push_back(std::move(st));
+    }
+    r.vertices.push_back(std::move(vs));
+  }
   r.tasks = static_cast<std::int32_t>(vertices.size());
   for (const auto& v : vertices)
     if (v.current_execution.state() == graph::execution_state::running)
@@ -132,8 +167,8 @@ std::uint64_t job_master_state::begin_resource_manager_connection(
   std::string directory_key) {
   if (directory_key.empty())
     directory_key = address;
-  rm_.emplace(
-    resource_manager_connection{std::move(gateway), id, address, std::move(directory_key), {}, false});
+  rm_.emplace(resource_manager_connection{
+    std::move(gateway), id, address, std::move(directory_key), {}, false});
   return ++rm_generation_;
 }
 

@@ -68,7 +68,8 @@ public:
   // -- the job ----------------------------------------------------------------------------------
 
   /// The job's scheduler, once its ExecutionGraph is built.
-  void set_scheduler(std::unique_ptr<scheduler> s) { scheduler_ = std::move(s); }
+  /// Also keeps the graph's JSON plan, which the status report carries.
+  void set_scheduler(std::unique_ptr<scheduler> s);
   /// Null when the ExecutionGraph could not be built (or before).
   scheduler* job_scheduler() noexcept { return scheduler_.get(); }
   const scheduler* job_scheduler() const noexcept { return scheduler_.get(); }
@@ -153,6 +154,8 @@ public:
 private:
   graph::job_id job_;
   std::unique_ptr<scheduler> scheduler_;
+  /// Flink's JSON plan of the job graph, compact (the graph does not change).
+  std::string plan_;
   std::optional<job_master_result> result_;
   bool terminal_reported_ = false;
 

@@ -218,6 +218,17 @@ resource_overview resource_manager_state::overview() const {
     out.number_pending_slot_requests =
       static_cast<std::int32_t>(slots_->number_of_pending_requests());
   }
+  for (const auto& [id, te] : task_executors_) {
+    task_manager_info info;
+    info.resource_id = id;
+    info.address = te.address;
+    info.data_port = te.data_port;
+    if (slots_) {
+      info.slots_number = static_cast<std::int32_t>(slots_->number_of_slots_of(te.instance));
+      info.free_slots = static_cast<std::int32_t>(slots_->number_of_free_slots_of(te.instance));
+    }
+    out.task_managers.push_back(std::move(info));
+  }
   return out;
 }
 

@@ -192,6 +192,11 @@ std::size_t slot_manager::number_of_free_slots_of(const cluster::instance_id& in
   return n;
 }
 
+std::size_t slot_manager::number_of_slots_of(const cluster::instance_id& instance) const {
+  auto i = task_managers_.find(instance);
+  return i == task_managers_.end() ? 0 : i->second.slots.size();
+}
+
 bool slot_manager::is_registered(const cluster::instance_id& instance) const {
   return task_managers_.contains(instance);
 }

@@ -149,6 +149,7 @@ public:
   std::size_t number_of_free_slots() const { return free_slots_.size(); }
   std::size_t number_of_pending_requests() const { return pending_.size(); }
   std::size_t number_of_free_slots_of(const cluster::instance_id& instance) const;
+  std::size_t number_of_slots_of(const cluster::instance_id& instance) const;
   bool is_registered(const cluster::instance_id& instance) const;
   bool is_pending(const cluster::allocation_id& allocation) const;
   /// The slot assigned to a pending request whose allocation is in flight.

@@ -77,6 +77,8 @@ jobmanager.rpc.port: 0
 taskmanager.host: 127.0.0.1
 taskmanager.numberOfTaskSlots: ${SLOTS:-2}
 blob.storage.directory: $WORK/blobs
+rest.bind-address: 127.0.0.1
+rest.port: 0
 CONF
   printf '%s\n' "$@" >>"$WORK/flink-conf.yaml"
 }

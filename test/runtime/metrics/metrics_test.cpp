@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "runtime/http/http_service.hpp"
 #include "runtime/metrics/metric_registry.hpp"
 #include "runtime/metrics/prometheus_reporter.hpp"
 #include "runtime/metrics/prometheus_text.hpp"
@@ -69,10 +70,13 @@ TEST_CASE("Prometheus names and labels follow Flink's reporter") {
   CHECK(prometheus_name("taskmanager.job.task", "buffers.inPoolUsage")
         == "flink_taskmanager_job_task_buffers_inPoolUsage");
   CHECK(prometheus_name("jobmanager", "numRunningJobs") == "flink_jobmanager_numRunningJobs");
-  auto text = to_prometheus_text({{"taskmanager.job.task", "numRecordsIn",
-                                   {{"task_name", "Source: \"x\"\\y"}, {"subtask_index", "0"}}, 42},
-                                  {"taskmanager.job.task", "numRecordsIn", {{"subtask_index", "1"}}, 0.5},
-                                  {"jobmanager", "numRunningJobs", {{"host", "h"}}, 3}});
+  auto text =
+    to_prometheus_text({{"taskmanager.job.task",
+                         "numRecordsIn",
+                         {{"task_name", "Source: \"x\"\\y"}, {"subtask_index", "0"}},
+                         42},
+                        {"taskmanager.job.task", "numRecordsIn", {{"subtask_index", "1"}}, 0.5},
+                        {"jobmanager", "numRunningJobs", {{"host", "h"}}, 3}});
   CHECK(text.find("# TYPE flink_taskmanager_job_task_numRecordsIn gauge\n") != std::string::npos);
   CHECK(text.find("flink_taskmanager_job_task_numRecordsIn{task_name=\"Source: \\\"x\\\"\\\\y\","
                   "subtask_index=\"0\"} 42.0\n")
@@ -81,17 +85,23 @@ TEST_CASE("Prometheus names and labels follow Flink's reporter") {
         != std::string::npos);
   CHECK(text.find("flink_jobmanager_numRunningJobs{host=\"h\"} 3.0\n") != std::string::npos);
   // One TYPE line per family.
-  CHECK(text.find("# TYPE flink_taskmanager_job_task_numRecordsIn") == text.rfind("# TYPE flink_taskmanager_job_task_numRecordsIn"));
+  CHECK(text.find("# TYPE flink_taskmanager_job_task_numRecordsIn")
+        == text.rfind("# TYPE flink_taskmanager_job_task_numRecordsIn"));
 }
 
 TEST_CASE("port specs: a port, a range, or 0") {
-  CHECK(parse_port_range("9249").value() == std::make_pair<std::uint16_t, std::uint16_t>(9249, 9249));
-  CHECK(parse_port_range("9250-9260").value() == std::make_pair<std::uint16_t, std::uint16_t>(9250, 9260));
-  CHECK(parse_port_range("0").value().first == 0);
-  CHECK_FALSE(parse_port_range("nine"));
-  CHECK_FALSE(parse_port_range("9260-9250"));
-  CHECK_FALSE(parse_port_range("70000"));
-  CHECK(parse_port_range("x").error().message.find("metrics.reporter.prom.port") != std::string::npos);
+  CHECK(http::parse_port_range("9249", "metrics.reporter.prom.port").value()
+        == std::make_pair<std::uint16_t, std::uint16_t>(9249, 9249));
+  CHECK(http::parse_port_range("9250-9260", "metrics.reporter.prom.port").value()
+        == std::make_pair<std::uint16_t, std::uint16_t>(9250, 9260));
+  CHECK(http::parse_port_range("0", "metrics.reporter.prom.port").value().first == 0);
+  CHECK_FALSE(http::parse_port_range("nine", "metrics.reporter.prom.port"));
+  CHECK_FALSE(http::parse_port_range("9260-9250", "metrics.reporter.prom.port"));
+  CHECK_FALSE(http::parse_port_range("70000", "metrics.reporter.prom.port"));
+  CHECK(http::parse_port_range("x", "metrics.reporter.prom.port")
+          .error()
+          .message.find("metrics.reporter.prom.port")
+        != std::string::npos);
 }
 
 TEST_CASE("the time figures split a window into busy, idle and backpressured") {
@@ -127,7 +137,8 @@ TEST_CASE("the reporter serves the registry over HTTP in the text format") {
   auto answer = http_get((*reporter)->port(), "/metrics");
   CHECK(answer.find("200 OK") != std::string::npos);
   CHECK(answer.find("text/plain; version=0.0.4") != std::string::npos);
-  CHECK(answer.find("flink_taskmanager_job_task_numRecordsOut{host=\"localhost\",tm_id=\"tm-1\"") != std::string::npos);
+  CHECK(answer.find("flink_taskmanager_job_task_numRecordsOut{host=\"localhost\",tm_id=\"tm-1\"")
+        != std::string::npos);
   CHECK(answer.find("subtask_index=\"1\"} 1234.0") != std::string::npos);
   CHECK(answer.find("flink_taskmanager_job_task_operator_numRecordsOut{") != std::string::npos);
   CHECK(answer.find("operator_name=\"Source: numbers\"} 99.0") != std::string::npos);

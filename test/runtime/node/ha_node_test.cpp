@@ -11,12 +11,14 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <caf/all.hpp>
 #include <unistd.h>
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/wordcount_job.hpp"
+#include "apps/examples/wordcount/words.hpp"
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
 #include "runtime/actors/leader/zookeeper_leader_services.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
@@ -151,10 +153,12 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
   f << text;
 }
 
-/// A checkpointed exactly-once WordCount (committed part files) at parallelism 2.
-program checkpointed_wordcount(const std::filesystem::path& input,
-                               const std::filesystem::path& output,
-                               const std::filesystem::path& checkpoints) {
+/// A checkpointed exactly-once WordCount (committed part files) at parallelism 2 whose lines
+/// are paced (about 100 µs each), so that the job lasts seconds however fast the machine is: a
+/// test that must cut something off mid-run does not race the job's end.
+program paced_checkpointed_wordcount(const std::filesystem::path& input,
+                                     const std::filesystem::path& output,
+                                     const std::filesystem::path& checkpoints) {
   api::stream_execution_environment env(
     api::configuration{{"parallelism.default", "2"},
                        {"execution.checkpointing.interval", "100 ms"},
@@ -162,7 +166,22 @@ program checkpointed_wordcount(const std::filesystem::path& input,
                        {"restart-strategy.type", "fixed-delay"},
                        {"restart-strategy.fixed-delay.attempts", "10"},
                        {"restart-strategy.fixed-delay.delay", "100 ms"}});
-  examples::build_wordcount(env, {input.string(), output.string()});
+  env.read_text_file(input.string())
+    .map([](const std::string& line) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      return line;
+    })
+    .uid("pace")
+    .flat_map<std::string>(
+      [word = std::string()](const std::string& line, api::collector<std::string>& out) mutable {
+        examples::for_each_word(line, word, [&](const std::string& w) { out.collect_ref(w); });
+      })
+    .uid("flatMap-1")
+    .map([](const std::string& word) { return std::tuple<std::string, std::int64_t>(word, 1); })
+    .uid("map-1")
+    .key_by<0>()
+    .sum<1>()
+    .write_as_text(output.string());
   return graphs_of(env);
 }
 
@@ -394,11 +413,13 @@ TEST_CASE(
   test::zookeeper_server zk(3);
   temp_dir dir("quorum");
   auto h = ha_settings(zk, dir.path / "ha", "quorum");
-  // Long enough (several seconds) that the job still runs when the quorum goes.
-  const auto text = test::sample_text(64 * 1024 * 1024);
+  // Paced so that the job runs for seconds (about 80,000 lines of 100 µs, two subtasks) on any
+  // machine: it must still run when leadership is lost, the session timeout after the cut.
+  // (Unpaced, 64 MB ended a second after the cut on a fast machine, before leadership went.)
+  const auto text = test::sample_text(4 * 1024 * 1024);
   write_text(dir.path / "input.txt", text);
-  auto p =
-    checkpointed_wordcount(dir.path / "input.txt", dir.path / "output", dir.path / "checkpoints");
+  auto p = paced_checkpointed_wordcount(dir.path / "input.txt", dir.path / "output",
+                                        dir.path / "checkpoints");
   auto jm1 = start_jm(h, dir.path / "blobs1");
   REQUIRE(eventually([&] { return leads(*jm1); }, 20s));
   auto jm2 = start_jm(h, dir.path / "blobs2");

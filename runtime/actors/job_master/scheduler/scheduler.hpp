@@ -153,6 +153,10 @@ public:
   std::optional<std::uint32_t> vertex_of(const graph::execution_attempt_id& attempt) const;
   /// The slot an execution was assigned, if any.
   std::optional<slot_pool::allocated_slot> slot_of(std::uint32_t vertex) const;
+  /// The slot the vertex's latest attempt was deployed to (kept after the slot is released).
+  const std::optional<slot_pool::allocated_slot>& deployed_to(std::uint32_t vertex) const {
+    return deployed_to_[vertex];
+  }
 
 private:
   /// A physical slot shared by the subtasks with one index of one slot sharing group.

@@ -1,0 +1,31 @@
+#pragma once
+/// What the REST handlers may ask of the cluster: the leading Dispatcher's and ResourceManager's
+/// gateway methods, as blocking calls from an HTTP thread. The handlers never see endpoint state;
+/// an implementation asks the endpoints (gateway_cluster_view), a test may answer itself.
+
+#include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
+#include "runtime/actors/trace_server/trace_server_gateway.hpp"
+#include "runtime/common/expected.hpp"
+#include "runtime/graph/ids.hpp"
+
+namespace flint::rest {
+
+class cluster_view {
+public:
+  virtual ~cluster_view() = default;
+  virtual expected<dispatcher::job_list> list_jobs() = 0;
+  /// errc::not_found for a job the Dispatcher does not know.
+  virtual expected<job_master::job_status_response> job_status(const graph::job_id& job) = 0;
+  virtual expected<unit> cancel_job(const graph::job_id& job) = 0;
+  virtual expected<resource_manager::resource_overview> resource_overview() = 0;
+  /// The savepoint's path once complete; blocks as long as the savepoint takes.
+  virtual expected<std::string> trigger_savepoint(const graph::job_id& job,
+                                                  const std::string& target_directory,
+                                                  bool stop) = 0;
+  /// The node's trace records from a sequence number on (its trace server's fetch_trace).
+  virtual expected<trace::fetch_trace_response> fetch_trace(
+    const trace::fetch_trace_request& request) = 0;
+};
+
+} // namespace flint::rest

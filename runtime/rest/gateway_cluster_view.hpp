@@ -1,0 +1,31 @@
+#pragma once
+/// The cluster_view of a JobManager process: each call is an ask from its own scoped actor to
+/// the gateway the node gives at that moment (the leader may have changed since the last call).
+/// A node that does not lead answers errc::unreachable with Flink's leader-election message.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include <caf/fwd.hpp>
+
+#include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/rest/cluster_view.hpp"
+
+namespace flint::rest {
+
+struct gateway_providers {
+  std::function<rpc::gateway()> dispatcher;
+  std::function<rpc::gateway()> resource_manager;
+  /// Unfenced: any node serves its own trace.
+  std::function<rpc::gateway()> trace;
+};
+
+/// The caller id REST calls carry (what traces show).
+inline constexpr const char* rest_endpoint_id = "rest";
+
+std::shared_ptr<cluster_view> make_gateway_cluster_view(caf::actor_system& system,
+                                                        gateway_providers gateways,
+                                                        std::chrono::nanoseconds ask_timeout);
+
+} // namespace flint::rest

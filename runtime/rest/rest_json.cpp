@@ -1,0 +1,476 @@
+#include "runtime/rest/rest_json.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/actors/trace/trace_recorder.hpp"
+
+namespace flint::rest {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using graph::execution_state;
+using graph::job_status;
+
+/// Flint's version where Flink shows its own.
+constexpr const char* flint_version = "0.1.0";
+
+constexpr std::array<execution_state, 10> execution_states = {
+  execution_state::created,      execution_state::scheduled, execution_state::deploying,
+  execution_state::initializing, execution_state::running,   execution_state::finished,
+  execution_state::canceling,    execution_state::canceled,  execution_state::failed,
+  execution_state::reconciling};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string name(execution_state s) {
+  return std::string(graph::to_string(s));
+}
+std::string name(job_status s) {
+  return std::string(graph::to_string(s));
+}
+
+/// The TaskManager's id as Flink shows it (its taskmanager.resource-id): the TaskExecutor's
+/// endpoint id without the endpoint prefix, so that it fits in a REST path.
+std::string task_manager_id(const std::string& endpoint_id) {
+  const std::string_view prefix = task_executor::endpoint_prefix;
+  return endpoint_id.starts_with(prefix) ? endpoint_id.substr(prefix.size()) : endpoint_id;
+}
+
+std::int64_t duration_of(const dispatcher::job_details& d, std::int64_t now_ms) {
+  return (d.end_time_ms >= 0 ? d.end_time_ms : now_ms) - d.start_time_ms;
+}
+
+/// Per state, how many subtasks of these vertices are in it.
+std::array<std::int64_t, execution_states.size()> subtask_counts(
+  const std::vector<job_master::vertex_status>& vertices) {
+  std::array<std::int64_t, execution_states.size()> n{};
+  for (const auto& v : vertices)
+    for (const auto& t : v.subtasks)
+      ++n[static_cast<std::size_t>(t.status)];
+  return n;
+}
+
+/// Flink's IOMetricsInfo. The JobManager does not collect the tasks' I/O figures yet (they are
+/// on each TaskManager's Prometheus endpoint): zero and "-complete": false, as Flink reports
+/// figures it has not got.
+json io_metrics() {
+  json m;
+  for (const char* k : {"read-bytes", "write-bytes", "read-records", "write-records"}) {
+    m[k] = 0;
+    m[std::string(k) + "-complete"] = false;
+  }
+  m["accumulated-backpressured-time"] = 0;
+  m["accumulated-idle-time"] = 0;
+  m["accumulated-busy-time"] = 0.0;
+  return m;
+}
+
+json plan_of(const job_view& job) {
+  if (job.report.plan.empty())
+    return json::object({{"jid", job.details.job_id.to_string()},
+                         {"name", job.details.name},
+                         {"nodes", json::array()}});
+  auto parsed = json::parse(job.report.plan, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? json::object() : parsed;
+}
+
+} // namespace
+
+execution_state aggregate_state(const job_master::vertex_status& vertex) {
+  auto n = subtask_counts({vertex});
+  auto has = [&](execution_state s) { return n[static_cast<std::size_t>(s)] > 0; };
+  if (has(execution_state::failed))
+    return execution_state::failed;
+  if (has(execution_state::canceling))
+    return execution_state::canceling;
+  if (has(execution_state::canceled))
+    return execution_state::canceled;
+  if (has(execution_state::reconciling))
+    return execution_state::reconciling;
+  if (has(execution_state::initializing))
+    return execution_state::initializing;
+  if (has(execution_state::running))
+    return execution_state::running;
+  if (has(execution_state::finished))
+    return n[static_cast<std::size_t>(execution_state::finished)] == vertex.parallelism
+      ? execution_state::finished
+      : execution_state::running;
+  if (has(execution_state::deploying))
+    return execution_state::deploying;
+  if (has(execution_state::scheduled))
+    return execution_state::scheduled;
+  return execution_state::created;
+}
+
+std::string errors_json(const std::string& message) {
+  return json{{"errors", json::array({message})}}.dump();
+}
+
+std::string dashboard_config_json(bool web_submit, std::int64_t refresh_interval_ms) {
+  json j;
+  j["refresh-interval"] = refresh_interval_ms;
+  j["timezone-name"] = "Coordinated Universal Time";
+  j["timezone-offset"] = 0;
+  j["flink-version"] = flint_version;
+  j["flink-revision"] = "flint";
+  j["features"] = {{"web-submit", web_submit}, {"web-cancel", true}, {"web-history", false}};
+  return j.dump();
+}
+
+std::string cluster_overview_json(const dispatcher::job_list& jobs,
+                                  const resource_manager::resource_overview& resources) {
+  std::int64_t running = 0, finished = 0, cancelled = 0, failed = 0;
+  for (const auto& j : jobs.jobs) {
+    switch (j.status) {
+      case job_status::finished: ++finished; break;
+      case job_status::canceled: ++cancelled; break;
+      case job_status::failed: ++failed; break;
+      default: ++running;
+    }
+  }
+  json j;
+  j["taskmanagers"] = resources.number_task_managers;
+  j["slots-total"] = resources.number_registered_slots;
+  j["slots-available"] = resources.number_free_slots;
+  j["jobs-running"] = running;
+  j["jobs-finished"] = finished;
+  j["jobs-cancelled"] = cancelled;
+  j["jobs-failed"] = failed;
+  j["flink-version"] = flint_version;
+  j["flink-commit"] = "flint";
+  return j.dump();
+}
+
+std::string jobs_json(const dispatcher::job_list& jobs) {
+  json list = json::array();
+  for (const auto& j : jobs.jobs)
+    list.push_back({{"id", j.job_id.to_string()}, {"status", name(j.status)}});
+  return json{{"jobs", std::move(list)}}.dump();
+}
+
+std::string jobs_overview_json(const std::vector<job_view>& jobs, std::int64_t now_ms) {
+  json list = json::array();
+  for (const auto& job : jobs) {
+    const auto& d = job.details;
+    json e;
+    e["jid"] = d.job_id.to_string();
+    e["name"] = d.name;
+    e["start-time"] = d.start_time_ms;
+    e["end-time"] = d.end_time_ms;
+    e["duration"] = duration_of(d, now_ms);
+    e["state"] = name(d.status);
+    e["last-modification"] = d.end_time_ms >= 0 ? d.end_time_ms : d.start_time_ms;
+    auto n = subtask_counts(job.report.vertices);
+    json tasks;
+    std::int64_t total = 0;
+    for (auto s : execution_states) {
+      tasks[lower(graph::to_string(s))] = n[static_cast<std::size_t>(s)];
+      total += n[static_cast<std::size_t>(s)];
+    }
+    // An archived job without vertex figures still has its task count.
+    tasks["total"] = total > 0 ? total : d.number_of_tasks;
+    e["tasks"] = std::move(tasks);
+    list.push_back(std::move(e));
+  }
+  return json{{"jobs", std::move(list)}}.dump();
+}
+
+std::string job_details_json(const job_view& job, std::int64_t now_ms) {
+  const auto& d = job.details;
+  json j;
+  j["jid"] = d.job_id.to_string();
+  j["name"] = d.name;
+  j["isStoppable"] = false;
+  j["state"] = name(d.status);
+  j["job-type"] = "STREAMING";
+  j["start-time"] = d.start_time_ms;
+  j["end-time"] = d.end_time_ms;
+  j["duration"] = duration_of(d, now_ms);
+  j["maxParallelism"] = -1;
+  j["now"] = now_ms;
+  // When the job entered each status: the Dispatcher keeps its start and its end.
+  json timestamps;
+  for (auto s :
+       {job_status::initializing, job_status::created, job_status::running, job_status::failing,
+        job_status::failed, job_status::cancelling, job_status::canceled, job_status::finished,
+        job_status::restarting, job_status::suspended, job_status::reconciling})
+    timestamps[name(s)] = 0;
+  timestamps[name(job_status::initializing)] = d.start_time_ms;
+  timestamps[name(job_status::created)] = d.start_time_ms;
+  if (d.status != job_status::initializing && d.status != job_status::created)
+    timestamps[name(job_status::running)] = d.start_time_ms;
+  if (d.end_time_ms >= 0)
+    timestamps[name(d.status)] = d.end_time_ms;
+  j["timestamps"] = std::move(timestamps);
+  json vertices = json::array();
+  std::array<std::int64_t, execution_states.size()> vertex_counts{};
+  for (const auto& v : job.report.vertices) {
+    auto state = aggregate_state(v);
+    ++vertex_counts[static_cast<std::size_t>(state)];
+    json vj;
+    vj["id"] = v.id;
+    vj["name"] = v.name;
+    vj["maxParallelism"] = v.max_parallelism;
+    vj["parallelism"] = v.parallelism;
+    vj["status"] = name(state);
+    vj["start-time"] = -1;
+    vj["end-time"] = -1;
+    vj["duration"] = -1;
+    auto n = subtask_counts({v});
+    json tasks;
+    for (auto s : execution_states)
+      tasks[name(s)] = n[static_cast<std::size_t>(s)];
+    vj["tasks"] = std::move(tasks);
+    vj["metrics"] = io_metrics();
+    vertices.push_back(std::move(vj));
+  }
+  j["vertices"] = std::move(vertices);
+  json counts;
+  for (auto s : execution_states)
+    counts[name(s)] = vertex_counts[static_cast<std::size_t>(s)];
+  j["status-counts"] = std::move(counts);
+  j["plan"] = plan_of(job);
+  return j.dump();
+}
+
+std::string job_plan_json(const job_view& job) {
+  return json{{"plan", plan_of(job)}}.dump();
+}
+
+std::string job_exceptions_json(const job_view& job) {
+  const auto& failures = job.report.failures;
+  json j;
+  json all = json::array();
+  json entries = json::array();
+  for (const auto& f : failures) {
+    all.push_back({{"exception", f.cause},
+                   {"task", f.task},
+                   {"location", f.location},
+                   {"timestamp", f.timestamp},
+                   {"taskManagerId", f.location}});
+    auto first_line = f.cause.substr(0, f.cause.find('\n'));
+    entries.push_back({{"exceptionName", first_line.substr(0, first_line.find(':'))},
+                       {"stacktrace", f.cause},
+                       {"timestamp", f.timestamp},
+                       {"taskName", f.task.empty() ? json(nullptr) : json(f.task)},
+                       {"location", f.location.empty() ? json(nullptr) : json(f.location)},
+                       {"taskManagerId", f.location.empty() ? json(nullptr) : json(f.location)},
+                       {"failureLabels", json::object()},
+                       {"concurrentExceptions", json::array()}});
+  }
+  // Flink's older fields: the newest failure is the root exception.
+  if (failures.empty()) {
+    j["root-exception"] = nullptr;
+    j["timestamp"] = nullptr;
+  } else {
+    j["root-exception"] = failures.front().cause;
+    j["timestamp"] = failures.front().timestamp;
+  }
+  j["all-exceptions"] = std::move(all);
+  j["truncated"] = false;
+  j["exceptionHistory"] = {{"entries", std::move(entries)}, {"truncated", false}};
+  return j.dump();
+}
+
+std::string job_checkpoints_json(const job_view& job) {
+  const auto& c = job.report.checkpoints;
+  json j;
+  j["counts"] = {{"restored", 0},
+                 {"total", c.completed + c.failed + c.in_progress},
+                 {"in_progress", c.in_progress},
+                 {"completed", c.completed},
+                 {"failed", c.failed}};
+  json latest;
+  if (c.latest_id > 0)
+    latest["completed"] = {{"className", "completed"},
+                           {"id", c.latest_id},
+                           {"status", "COMPLETED"},
+                           {"is_savepoint", false},
+                           {"state_size", c.latest_state_bytes},
+                           {"checkpointed_size", c.latest_state_bytes},
+                           {"end_to_end_duration", c.latest_duration_ms},
+                           {"checkpoint_type", "CHECKPOINT"},
+                           {"external_path", c.latest_external_path},
+                           {"discarded", false}};
+  else
+    latest["completed"] = nullptr;
+  latest["savepoint"] = nullptr;
+  latest["failed"] = nullptr;
+  latest["restored"] = nullptr;
+  j["latest"] = std::move(latest);
+  j["history"] = json::array();
+  return j.dump();
+}
+
+std::optional<std::string> vertex_details_json(const job_view& job, const std::string& vertex_id,
+                                               std::int64_t now_ms) {
+  for (const auto& v : job.report.vertices) {
+    if (v.id != vertex_id)
+      continue;
+    json j;
+    j["id"] = v.id;
+    j["name"] = v.name;
+    j["parallelism"] = v.parallelism;
+    j["maxParallelism"] = v.max_parallelism;
+    j["now"] = now_ms;
+    json subtasks = json::array();
+    for (const auto& t : v.subtasks)
+      subtasks.push_back(
+        {{"subtask", t.subtask},
+         {"status", name(t.status)},
+         {"attempt", t.attempt},
+         {"host", t.host.empty() ? std::string("(unassigned)") : t.host},
+         {"start-time", -1},
+         {"end-time", -1},
+         {"duration", -1},
+         {"metrics", io_metrics()},
+         {"taskmanager-id",
+          t.task_manager.empty() ? std::string("(unassigned)") : task_manager_id(t.task_manager)}});
+    j["subtasks"] = std::move(subtasks);
+    return j.dump();
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+json task_manager_entry(const resource_manager::task_manager_info& tm) {
+  return {{"id", task_manager_id(tm.resource_id)},
+          {"path", tm.address},
+          {"dataPort", tm.data_port},
+          {"jmxPort", -1},
+          {"slotsNumber", tm.slots_number},
+          {"freeSlots", tm.free_slots}};
+}
+
+} // namespace
+
+std::string task_managers_json(const resource_manager::resource_overview& resources) {
+  json list = json::array();
+  for (const auto& tm : resources.task_managers)
+    list.push_back(task_manager_entry(tm));
+  return json{{"taskmanagers", std::move(list)}}.dump();
+}
+
+std::optional<std::string> task_manager_json(const resource_manager::resource_overview& resources,
+                                             const std::string& id) {
+  for (const auto& tm : resources.task_managers)
+    if (task_manager_id(tm.resource_id) == id) {
+      return task_manager_entry(tm).dump();
+    }
+  return std::nullopt;
+}
+
+std::string key_values_json(const std::vector<std::pair<std::string, std::string>>& entries) {
+  json list = json::array();
+  for (const auto& [k, v] : entries)
+    list.push_back({{"key", k}, {"value", v}});
+  return list.dump();
+}
+
+std::string trace_json(const trace::fetch_trace_response& page) {
+  std::string out = "{\"records\":[";
+  for (std::size_t i = 0; i < page.records.size(); ++i) {
+    if (i > 0)
+      out += ',';
+    out += trace::to_json(page.records[i]);
+  }
+  out += "],\"missed\":" + std::to_string(page.missed) + ",\"next_sequence\":"
+    + std::to_string(page.next_sequence) + ",\"recorded\":" + std::to_string(page.recorded) + "}";
+  return out;
+}
+
+std::string job_why_json(const job_view& job,
+                         const std::optional<resource_manager::resource_overview>& resources,
+                         const std::vector<trace::record>& recent, std::int64_t now_ms,
+                         std::int64_t heartbeat_interval_ms) {
+  const auto& r = job.report;
+  const auto jid = job.details.job_id.to_string();
+  json reasons = json::array();
+  if (job.details.status != job_status::running)
+    reasons.push_back("The job is " + name(job.details.status) + ".");
+  if (r.tasks_running < r.tasks)
+    reasons.push_back(std::to_string(r.tasks - r.tasks_running) + " of " + std::to_string(r.tasks)
+                      + " tasks are not running.");
+  if (!r.pending_slot_requests.empty()) {
+    std::int64_t oldest = 0;
+    for (const auto& p : r.pending_slot_requests)
+      oldest = std::max(oldest, p.age_ms);
+    reasons.push_back(std::to_string(r.pending_slot_requests.size())
+                      + " slot request(s) wait for a slot, the oldest for "
+                      + std::to_string(oldest / 1000) + " s.");
+    if (resources)
+      reasons.push_back("The ResourceManager has " + std::to_string(resources->number_free_slots)
+                        + " free slot(s) of " + std::to_string(resources->number_registered_slots)
+                        + " on " + std::to_string(resources->number_task_managers)
+                        + " TaskManager(s); the job needs " + std::to_string(r.slots_needed)
+                        + " and holds " + std::to_string(r.slots_assigned) + ".");
+  }
+  if (resources && resources->number_task_managers == 0)
+    reasons.push_back("No TaskManager is registered at the ResourceManager.");
+  auto of_job = [&](const trace::record& rec) {
+    return rec.from.find(jid) != std::string::npos || rec.to.find(jid) != std::string::npos;
+  };
+  // The job's refused or failed calls, newest first, as the callers saw them.
+  json refused = json::array();
+  for (auto i = recent.rbegin(); i != recent.rend() && refused.size() < 10; ++i)
+    if (i->result != trace::outcome::ok && of_job(*i)
+        && (i->dir == trace::direction::response || i->dir == trace::direction::receive))
+      refused.push_back(json::parse(trace::to_json(*i)));
+  if (!refused.empty())
+    reasons.push_back(std::to_string(refused.size())
+                      + " recent call(s) of the job were refused or failed; the newest: "
+                      + refused[0]["method"].get<std::string>() + " "
+                      + refused[0]["from"].get<std::string>() + " -> "
+                      + refused[0]["to"].get<std::string>() + " ("
+                      + refused[0]["outcome"].get<std::string>() + ").");
+  // The last answered heartbeat per peer of the job.
+  std::map<std::string, std::int64_t> last_heard;
+  for (const auto& rec : recent) {
+    if (rec.method.find("heartbeat") == std::string::npos || !of_job(rec))
+      continue;
+    const auto& peer = rec.from.find(jid) != std::string::npos ? rec.to : rec.from;
+    auto& t = last_heard[peer];
+    if (rec.result == trace::outcome::ok && rec.dir != trace::direction::send)
+      t = std::max(t, rec.time_us / 1000);
+  }
+  json overdue = json::array();
+  for (const auto& [peer, at] : last_heard) {
+    auto ago = at > 0 ? now_ms - at : -1;
+    if (at == 0 || ago > 2 * heartbeat_interval_ms)
+      overdue.push_back({{"target", peer}, {"last-ms-ago", ago}});
+  }
+  if (!overdue.empty())
+    reasons.push_back(std::to_string(overdue.size())
+                      + " heartbeat target(s) of the job are overdue.");
+  json pending = json::array();
+  for (const auto& p : r.pending_slot_requests)
+    pending.push_back({{"request", p.request}, {"age-ms", p.age_ms}});
+  json j;
+  j["jid"] = jid;
+  j["state"] = name(job.details.status);
+  j["reasons"] = std::move(reasons);
+  j["tasks"] = r.tasks;
+  j["tasks-running"] = r.tasks_running;
+  j["slots-needed"] = r.slots_needed;
+  j["slots-assigned"] = r.slots_assigned;
+  j["registered-taskmanagers"] = r.registered_task_managers;
+  j["pending-slot-requests"] = std::move(pending);
+  j["refused-calls"] = std::move(refused);
+  j["overdue-heartbeats"] = std::move(overdue);
+  return j.dump();
+}
+
+} // namespace flint::rest

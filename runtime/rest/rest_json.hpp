@@ -1,0 +1,69 @@
+#pragma once
+/// The bodies of Flink's REST responses (field names and types as Flink's REST reference gives
+/// them), built from what the gateways answer. Pure functions: no I/O, no actors.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
+#include "runtime/actors/trace_server/trace_server_gateway.hpp"
+
+namespace flint::rest {
+
+/// A job as the handlers see it: the Dispatcher's line and its status report.
+struct job_view {
+  dispatcher::job_details details;
+  job_master::job_status_response report;
+};
+
+/// `{"errors": [message]}`.
+std::string errors_json(const std::string& message);
+/// GET /config: the dashboard's settings.
+std::string dashboard_config_json(bool web_submit, std::int64_t refresh_interval_ms);
+/// GET /overview.
+std::string cluster_overview_json(const dispatcher::job_list& jobs,
+                                  const resource_manager::resource_overview& resources);
+/// GET /jobs: ids and statuses.
+std::string jobs_json(const dispatcher::job_list& jobs);
+/// GET /jobs/overview.
+std::string jobs_overview_json(const std::vector<job_view>& jobs, std::int64_t now_ms);
+/// GET /jobs/:jobid.
+std::string job_details_json(const job_view& job, std::int64_t now_ms);
+/// GET /jobs/:jobid/plan.
+std::string job_plan_json(const job_view& job);
+/// GET /jobs/:jobid/exceptions.
+std::string job_exceptions_json(const job_view& job);
+/// GET /jobs/:jobid/checkpoints.
+std::string job_checkpoints_json(const job_view& job);
+/// GET /jobs/:jobid/vertices/:vertexid; nullopt for a vertex the job does not have.
+std::optional<std::string> vertex_details_json(const job_view& job, const std::string& vertex_id,
+                                               std::int64_t now_ms);
+/// GET /taskmanagers.
+std::string task_managers_json(const resource_manager::resource_overview& resources);
+/// GET /taskmanagers/:tmid; nullopt for an unknown TaskManager.
+std::optional<std::string> task_manager_json(const resource_manager::resource_overview& resources,
+                                             const std::string& id);
+/// GET /jobmanager/config: `[{"key": ..., "value": ...}]`.
+std::string key_values_json(const std::vector<std::pair<std::string, std::string>>& entries);
+
+/// GET /trace (Flint's): the records as the trace recorder writes them (`to_json`), with where
+/// the next poll goes on.
+std::string trace_json(const trace::fetch_trace_response& page);
+
+/// GET /jobs/:jobid/why (Flint's): why the job is not all running, from its status report, the
+/// cluster's slots (when known) and the node's recent trace: pending slot requests and their age,
+/// missing TaskManagers, the job's last refused calls, heartbeats of the job overdue by more than
+/// twice `heartbeat_interval_ms`.
+std::string job_why_json(const job_view& job,
+                         const std::optional<resource_manager::resource_overview>& resources,
+                         const std::vector<trace::record>& recent, std::int64_t now_ms,
+                         std::int64_t heartbeat_interval_ms);
+
+/// Flink's aggregate state of a vertex from its subtasks' states.
+graph::execution_state aggregate_state(const job_master::vertex_status& vertex);
+
+} // namespace flint::rest

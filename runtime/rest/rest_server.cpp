@@ -1,0 +1,539 @@
+#include "runtime/rest/rest_server.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/http/http_service.hpp"
+#include "runtime/rest/rest_json.hpp"
+#include "runtime/rest/web_assets.hpp"
+
+namespace flint::rest {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr const char* json_type = "application/json; charset=UTF-8";
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+void reply(httplib::Response& res, int status, std::string body) {
+  res.status = status;
+  res.set_content(std::move(body), json_type);
+}
+
+void fail(httplib::Response& res, int status, const std::string& message) {
+  reply(res, status, errors_json(message));
+}
+
+/// The status code of a gateway error, as Flink's handlers map their exceptions.
+int status_of(const error& e) {
+  switch (e.code) {
+    case errc::not_found: return 404;
+    case errc::invalid_argument:
+    case errc::malformed_message: return 400;
+    case errc::illegal_state:
+    case errc::rejected: return 409;
+    case errc::unreachable:
+    case errc::fencing_token_mismatch:
+    case errc::timeout: return 503;
+    default: return 500;
+  }
+}
+
+void fail(httplib::Response& res, const error& e) {
+  fail(res, status_of(e), e.message);
+}
+
+/// A job id of the path; a malformed one is a bad request, as in Flink.
+std::optional<graph::job_id> job_id_of(const std::string& text, httplib::Response& res) {
+  auto id = graph::job_id::from_string(text);
+  if (!id) {
+    fail(res, 400,
+         "Bad request, could not parse parameters: Cannot parse JobID '" + text
+           + "': it must be 32 hexadecimal characters.");
+    return std::nullopt;
+  }
+  return *id;
+}
+
+std::string random_hex(std::size_t bytes) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    auto b = rng() & 0xff;
+    out += digits[b >> 4];
+    out += digits[b & 0xf];
+  }
+  return out;
+}
+
+/// An uploaded library's own name, or nullopt when it is not a plain file name: a name with a
+/// directory part (CVE-2020-17518 wrote "../../x" outside the upload directory), a hidden or
+/// empty one, or one without Flint's library suffix.
+std::optional<std::string> library_file_name(const std::string& name) {
+  if (name.empty() || name.size() > 255 || name.front() == '.')
+    return std::nullopt;
+  for (char c : name)
+    if (c == '/' || c == '\\' || c == '\0' || static_cast<unsigned char>(c) < 0x20)
+      return std::nullopt;
+  if (name.size() < 4 || name.substr(name.size() - 3) != ".so")
+    return std::nullopt;
+  return name;
+}
+
+} // namespace
+
+struct rest_server::impl {
+  rest_options options;
+  std::shared_ptr<cluster_view> cluster;
+  std::shared_ptr<spdlog::logger> log;
+  std::unique_ptr<http::http_service> service;
+
+  /// Savepoints asked through REST (Flink's asynchronous operations): by trigger id.
+  struct savepoint_operation {
+    graph::job_id job;
+    bool done = false;
+    std::string location;
+    std::string failure;
+  };
+  std::mutex mutex;
+  std::map<std::string, savepoint_operation> savepoints;
+  std::vector<std::thread> savepoint_threads;
+  std::atomic<bool> stopping{false};
+
+  expected<job_view> job(const graph::job_id& id) {
+    auto report = cluster->job_status(id);
+    if (!report)
+      return report.error();
+    auto jobs = cluster->list_jobs();
+    if (!jobs)
+      return jobs.error();
+    for (const auto& d : jobs->jobs)
+      if (d.job_id == id)
+        return job_view{d, std::move(*report)};
+    return make_error(errc::not_found, "Job " + id.to_string() + " not found");
+  }
+
+  /// The node's newest trace records (at most one fetch's worth), oldest first.
+  std::vector<trace::record> recent_trace() {
+    auto probe = cluster->fetch_trace({0, 1});
+    if (!probe)
+      return {};
+    auto end = probe->recorded;
+    auto from = end > trace::max_fetch_records ? end - trace::max_fetch_records : 0;
+    auto page = cluster->fetch_trace({from, trace::max_fetch_records});
+    return page ? std::move(page->records) : std::vector<trace::record>{};
+  }
+
+  void routes(httplib::Server& s);
+  void serve_asset(const httplib::Request& req, httplib::Response& res);
+  void upload(const httplib::Request& req, httplib::Response& res);
+  void list_uploads(httplib::Response& res);
+};
+
+void rest_server::impl::serve_asset(const httplib::Request& req, httplib::Response& res) {
+  // The files are a table compiled in: a path is looked up, never opened, so no path of a
+  // request (CVE-2020-17519's "..%252f" included) reaches the file system.
+  auto asset = find_web_asset(req.path);
+  if (!asset) {
+    fail(res, 404, "Not found: " + req.path);
+    return;
+  }
+  res.status = 200;
+  res.set_content(reinterpret_cast<const char*>(asset->data), asset->size,
+                  std::string(asset->content_type).c_str());
+}
+
+void rest_server::impl::upload(const httplib::Request& req, httplib::Response& res) {
+  if (!options.submit_enabled) {
+    fail(res, 403, "Job submission through REST is disabled (web.submit.enable: false).");
+    return;
+  }
+  if (!req.is_multipart_form_data() || !req.has_file("jarfile")) {
+    fail(res, 400, "Exactly 1 file must be sent, as the multipart form field 'jarfile'.");
+    return;
+  }
+  auto file = req.get_file_value("jarfile");
+  auto name = library_file_name(file.filename);
+  if (!name) {
+    log->warn("Refusing the upload of '{}': not a plain job library file name (*.so)",
+              file.filename);
+    fail(res, 400,
+         "The uploaded file's name must be a plain file name ending in .so, not '" + file.filename
+           + "'.");
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options.upload_dir, ec);
+  // Flink's <uuid>_<name>: the directory part comes from us alone.
+  auto target = options.upload_dir / (random_hex(16) + "_" + *name);
+  {
+    std::ofstream out(target, std::ios::binary);
+    out.write(file.content.data(), static_cast<std::streamsize>(file.content.size()));
+    if (!out) {
+      std::filesystem::remove(target, ec);
+      fail(res, 500, "Could not store the upload in " + options.upload_dir.string());
+      return;
+    }
+  }
+  log->info("Stored the uploaded job library {} ({} bytes)", target.string(), file.content.size());
+  reply(res, 200, json{{"filename", target.string()}, {"status", "success"}}.dump());
+}
+
+void rest_server::impl::list_uploads(httplib::Response& res) {
+  json files = json::array();
+  std::error_code ec;
+  for (std::filesystem::directory_iterator i(options.upload_dir, ec), end; !ec && i != end;
+       i.increment(ec)) {
+    if (!i->is_regular_file())
+      continue;
+    auto id = i->path().filename().string();
+    auto cut = id.find('_');
+    auto written = std::filesystem::last_write_time(i->path(), ec);
+    // file_clock to system time by the two clocks' distance now (no clock_cast in g++ 12).
+    std::int64_t uploaded = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch()
+                              - (std::filesystem::file_time_type::clock::now() - written))
+                              .count();
+    json file;
+    file["id"] = id;
+    file["name"] = cut == std::string::npos ? id : id.substr(cut + 1);
+    file["uploaded"] = uploaded;
+    file["entry"] = json::array();
+    files.push_back(std::move(file));
+  }
+  reply(res, 200, json{{"address", ""}, {"files", std::move(files)}}.dump());
+}
+
+void rest_server::impl::routes(httplib::Server& s) {
+  s.Get("/config", [this](const httplib::Request&, httplib::Response& res) {
+    reply(res, 200, dashboard_config_json(options.submit_enabled, options.refresh_interval_ms));
+  });
+  s.Get("/overview", [this](const httplib::Request&, httplib::Response& res) {
+    auto jobs = cluster->list_jobs();
+    if (!jobs)
+      return fail(res, jobs.error());
+    auto resources = cluster->resource_overview();
+    if (!resources)
+      return fail(res, resources.error());
+    reply(res, 200, cluster_overview_json(*jobs, *resources));
+  });
+  s.Get("/jobs", [this](const httplib::Request&, httplib::Response& res) {
+    auto jobs = cluster->list_jobs();
+    if (!jobs)
+      return fail(res, jobs.error());
+    reply(res, 200, jobs_json(*jobs));
+  });
+  s.Get("/jobs/overview", [this](const httplib::Request&, httplib::Response& res) {
+    auto jobs = cluster->list_jobs();
+    if (!jobs)
+      return fail(res, jobs.error());
+    std::vector<job_view> views;
+    for (const auto& d : jobs->jobs) {
+      auto report = cluster->job_status(d.job_id);
+      views.push_back(job_view{d, report ? std::move(*report) : job_master::job_status_response{}});
+    }
+    reply(res, 200, jobs_overview_json(views, now_ms()));
+  });
+  // One job and its parts: the job id is checked and the job asked for first.
+  auto job_route = [this](auto view) {
+    return [this, view](const httplib::Request& req, httplib::Response& res) {
+      auto id = job_id_of(req.matches[1], res);
+      if (!id)
+        return;
+      auto job = this->job(*id);
+      if (!job)
+        return fail(res, job.error());
+      view(req, res, *job);
+    };
+  };
+  s.Get(R"(/jobs/([^/]+))",
+        job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
+          reply(res, 200, job_details_json(j, now_ms()));
+        }));
+  s.Get(R"(/jobs/([^/]+)/plan)",
+        job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
+          reply(res, 200, job_plan_json(j));
+        }));
+  s.Get(R"(/jobs/([^/]+)/exceptions)",
+        job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
+          reply(res, 200, job_exceptions_json(j));
+        }));
+  s.Get(R"(/jobs/([^/]+)/checkpoints)",
+        job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
+          reply(res, 200, job_checkpoints_json(j));
+        }));
+  s.Get(R"(/jobs/([^/]+)/vertices/([^/]+))",
+        job_route([](const httplib::Request& req, httplib::Response& res, const job_view& j) {
+          auto body = vertex_details_json(j, req.matches[2], now_ms());
+          if (!body)
+            return fail(res, 404,
+                        "JobVertex " + std::string(req.matches[2]) + " not found in job "
+                          + j.details.job_id.to_string() + ".");
+          reply(res, 200, std::move(*body));
+        }));
+  s.Get(R"(/jobs/([^/]+)/vertices/([^/]+)/backpressure)",
+        job_route([](const httplib::Request& req, httplib::Response& res, const job_view& j) {
+          for (const auto& v : j.report.vertices)
+            if (v.id == req.matches[2].str()) {
+              // Flink's answer when it has no back-pressure figures for the vertex: the tasks'
+              // backPressuredTimeMsPerSecond are on the TaskManagers' metrics endpoints.
+              reply(res, 200, json{{"status", "deprecated"}}.dump());
+              return;
+            }
+          fail(res, 404,
+               "JobVertex " + std::string(req.matches[2]) + " not found in job "
+                 + j.details.job_id.to_string() + ".");
+        }));
+  s.Patch(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto id = job_id_of(req.matches[1], res);
+    if (!id)
+      return;
+    auto mode = req.has_param("mode") ? req.get_param_value("mode") : std::string("cancel");
+    if (mode != "cancel")
+      return fail(res, 400,
+                  "Bad request, could not parse parameters: invalid mode '" + mode
+                    + "' (only 'cancel' is supported).");
+    log->info("Cancelling job {} as a REST client asked.", id->to_string());
+    if (auto ok = cluster->cancel_job(*id); !ok)
+      return fail(res, ok.error());
+    reply(res, 202, "{}");
+  });
+  s.Post(
+    R"(/jobs/([^/]+)/savepoints)", [this](const httplib::Request& req, httplib::Response& res) {
+      auto id = job_id_of(req.matches[1], res);
+      if (!id)
+        return;
+      auto body = json::parse(req.body.empty() ? std::string("{}") : req.body, nullptr, false);
+      if (body.is_discarded() || !body.is_object())
+        return fail(res, 400, "Request did not match expected format SavepointTriggerRequestBody.");
+      std::string target;
+      bool stop = false;
+      if (body.contains("target-directory")) {
+        if (!body["target-directory"].is_string() && !body["target-directory"].is_null())
+          return fail(res, 400,
+                      "Request did not match expected format SavepointTriggerRequestBody.");
+        if (body["target-directory"].is_string())
+          target = body["target-directory"].get<std::string>();
+      }
+      if (body.contains("cancel-job")) {
+        if (!body["cancel-job"].is_boolean())
+          return fail(res, 400,
+                      "Request did not match expected format SavepointTriggerRequestBody.");
+        stop = body["cancel-job"].get<bool>();
+      }
+      if (auto known = this->job(*id); !known)
+        return fail(res, known.error());
+      auto trigger = random_hex(16);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (stopping)
+          return fail(res, 503, "The REST endpoint is shutting down.");
+        savepoints[trigger] = savepoint_operation{*id};
+        savepoint_threads.emplace_back([this, trigger, job = *id, target, stop] {
+          auto path = cluster->trigger_savepoint(job, target, stop);
+          std::lock_guard<std::mutex> lock(mutex);
+          auto& op = savepoints[trigger];
+          op.done = true;
+          if (path)
+            op.location = *path;
+          else
+            op.failure = path.error().message;
+        });
+      }
+      reply(res, 202, json{{"request-id", trigger}}.dump());
+    });
+  s.Get(R"(/jobs/([^/]+)/savepoints/([^/]+))",
+        [this](const httplib::Request& req, httplib::Response& res) {
+          auto id = job_id_of(req.matches[1], res);
+          if (!id)
+            return;
+          std::lock_guard<std::mutex> lock(mutex);
+          auto i = savepoints.find(req.matches[2]);
+          if (i == savepoints.end() || i->second.job != *id)
+            return fail(res, 404,
+                        "There is no savepoint operation with trigger id "
+                          + std::string(req.matches[2]) + " for job " + id->to_string() + ".");
+          json j;
+          if (!i->second.done) {
+            j["status"] = {{"id", "IN_PROGRESS"}};
+            j["operation"] = nullptr;
+          } else {
+            j["status"] = {{"id", "COMPLETED"}};
+            if (i->second.failure.empty())
+              j["operation"] = {{"location", i->second.location}};
+            else
+              j["operation"] = {{"failure-cause",
+                                 {{"class", "org.apache.flink.util.FlinkException"},
+                                  {"stack-trace", i->second.failure}}}};
+          }
+          reply(res, 200, j.dump());
+        });
+  s.Get(R"(/jobs/([^/]+)/why)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto id = job_id_of(req.matches[1], res);
+    if (!id)
+      return;
+    auto job = this->job(*id);
+    if (!job)
+      return fail(res, job.error());
+    std::optional<resource_manager::resource_overview> resources;
+    if (auto o = cluster->resource_overview())
+      resources = std::move(*o);
+    reply(res, 200,
+          job_why_json(*job, resources, recent_trace(), now_ms(), options.heartbeat_interval_ms));
+  });
+  s.Get("/trace", [this](const httplib::Request& req, httplib::Response& res) {
+    trace::fetch_trace_request ask;
+    try {
+      if (req.has_param("from"))
+        ask.from_sequence = std::stoull(req.get_param_value("from"));
+      ask.max_records = req.has_param("max")
+        ? static_cast<std::uint32_t>(std::min<unsigned long long>(
+          std::stoull(req.get_param_value("max")), trace::max_fetch_records))
+        : trace::default_fetch_records;
+    } catch (const std::exception&) {
+      return fail(res, 400, "Bad request, could not parse parameters: from and max are numbers.");
+    }
+    auto page = cluster->fetch_trace(ask);
+    if (!page)
+      return fail(res, page.error());
+    if (req.has_param("job")) {
+      // The records of one job: those its endpoints ("job_master/<jid>") sent or received.
+      auto jid = req.get_param_value("job");
+      std::erase_if(page->records, [&](const trace::record& r) {
+        return r.from.find(jid) == std::string::npos && r.to.find(jid) == std::string::npos;
+      });
+    }
+    reply(res, 200, trace_json(*page));
+  });
+  s.Get("/taskmanagers", [this](const httplib::Request&, httplib::Response& res) {
+    auto resources = cluster->resource_overview();
+    if (!resources)
+      return fail(res, resources.error());
+    reply(res, 200, task_managers_json(*resources));
+  });
+  s.Get(R"(/taskmanagers/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto resources = cluster->resource_overview();
+    if (!resources)
+      return fail(res, resources.error());
+    auto body = task_manager_json(*resources, req.matches[1]);
+    if (!body)
+      return fail(res, 404, "Could not find TaskExecutor " + std::string(req.matches[1]) + ".");
+    reply(res, 200, std::move(*body));
+  });
+  s.Get("/jobmanager/config", [this](const httplib::Request&, httplib::Response& res) {
+    reply(res, 200, key_values_json(options.configuration));
+  });
+  s.Post("/jars/upload",
+         [this](const httplib::Request& req, httplib::Response& res) { upload(req, res); });
+  s.Get("/jars", [this](const httplib::Request&, httplib::Response& res) { list_uploads(res); });
+  s.Delete(R"(/jars/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string id = req.matches[1];
+    // Only a name this directory holds: no separator, no "..".
+    if (id.find('/') != std::string::npos || id.find("..") != std::string::npos
+        || !std::filesystem::is_regular_file(options.upload_dir / id))
+      return fail(res, 404,
+                  "File " + id + " does not exist in " + options.upload_dir.string() + ".");
+    std::error_code ec;
+    std::filesystem::remove(options.upload_dir / id, ec);
+    reply(res, 200, "{}");
+  });
+  s.Get(".*",
+        [this](const httplib::Request& req, httplib::Response& res) { serve_asset(req, res); });
+}
+
+expected<std::unique_ptr<rest_server>> rest_server::start(rest_options options,
+                                                          std::shared_ptr<cluster_view> cluster,
+                                                          std::shared_ptr<spdlog::logger> log) {
+  std::unique_ptr<rest_server> r(new rest_server);
+  r->impl_ = std::make_unique<impl>();
+  auto& m = *r->impl_;
+  m.options = std::move(options);
+  m.cluster = std::move(cluster);
+  m.log = std::move(log);
+  auto server = std::make_unique<httplib::Server>();
+  // A slow or half-open client holds one thread until its read times out; enough threads that a
+  // few of them do not keep the others waiting.
+  server->new_task_queue = [] { return new httplib::ThreadPool(32); };
+  server->set_read_timeout(5, 0);
+  server->set_write_timeout(5, 0);
+  server->set_keep_alive_timeout(5);
+  server->set_payload_max_length(static_cast<std::size_t>(m.options.max_content_length));
+  auto* self = &m;
+  server->set_error_handler([self](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty())
+      return;
+    if (res.status == 413)
+      fail(res, 413,
+           "Request body is larger than rest.server.max-content-length ("
+             + std::to_string(self->options.max_content_length) + " bytes).");
+    else if (res.status == 404)
+      fail(res, 404, "Not found: " + req.path);
+    else
+      fail(res, res.status, "Request failed with HTTP status " + std::to_string(res.status) + ".");
+  });
+  server->set_exception_handler(
+    [self](const httplib::Request& req, httplib::Response& res, std::exception_ptr e) {
+      std::string what = "unknown error";
+      try {
+        if (e)
+          std::rethrow_exception(e);
+      } catch (const std::exception& x) {
+        what = x.what();
+      } catch (...) {
+      }
+      self->log->error("REST handler for {} {} failed: {}", req.method, req.path, what);
+      fail(res, 500, "Internal server error: " + what);
+    });
+  m.routes(*server);
+  auto service =
+    http::http_service::start(std::move(server), m.options.bind_address, m.options.bind_port,
+                              "rest.bind-port", "the REST endpoint");
+  if (!service)
+    return service.error();
+  m.service = std::move(*service);
+  return r;
+}
+
+std::uint16_t rest_server::port() const noexcept {
+  return impl_ && impl_->service ? impl_->service->port() : 0;
+}
+
+void rest_server::stop() {
+  if (!impl_)
+    return;
+  if (impl_->service)
+    impl_->service->stop();
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->stopping = true;
+    threads.swap(impl_->savepoint_threads);
+  }
+  for (auto& t : threads)
+    if (t.joinable())
+      t.join();
+}
+
+rest_server::~rest_server() {
+  stop();
+}
+
+} // namespace flint::rest

@@ -1,0 +1,57 @@
+#pragma once
+/// The JobManager's REST endpoint (Flink's WebMonitorEndpoint): Flink's REST paths and JSON
+/// shapes over a cluster_view, the dashboard's files at `/`, and job library uploads. Errors
+/// are Flink's `{"errors": [...]}` with its status codes. Its own threads (cpp-httplib); no CAF
+/// here: the cluster_view asks the gateways.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <spdlog/fwd.h>
+
+#include "runtime/common/expected.hpp"
+#include "runtime/rest/cluster_view.hpp"
+
+namespace flint::rest {
+
+struct rest_options {
+  /// Interface and port spec (a port, a range, "0") to bind.
+  std::string bind_address = "localhost";
+  std::string bind_port = "8081";
+  /// Larger request bodies get 413.
+  std::int64_t max_content_length = 104857600;
+  /// Where uploaded job libraries go (made when missing).
+  std::filesystem::path upload_dir;
+  bool submit_enabled = true;
+  /// What GET /jobmanager/config lists.
+  std::vector<std::pair<std::string, std::string>> configuration;
+  /// The dashboard's refresh interval (Flink's web.refresh-interval).
+  std::int64_t refresh_interval_ms = 3000;
+  /// `heartbeat.interval`: a heartbeat older than twice this is overdue in the "why" view.
+  std::int64_t heartbeat_interval_ms = 10000;
+};
+
+class rest_server {
+public:
+  static expected<std::unique_ptr<rest_server>> start(rest_options options,
+                                                      std::shared_ptr<cluster_view> cluster,
+                                                      std::shared_ptr<spdlog::logger> log);
+  ~rest_server();
+  rest_server(const rest_server&) = delete;
+  rest_server& operator=(const rest_server&) = delete;
+
+  std::uint16_t port() const noexcept;
+  /// Stops serving and waits for the threads (and any savepoint still asked). Idempotent.
+  void stop();
+
+private:
+  rest_server() = default;
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+} // namespace flint::rest

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The web dashboard in a real browser (Debian's chromium, headless, --dump-dom and --screenshot)
+# against a running cluster of processes: a running job's graph shows each vertex with its state,
+# the message timeline shows the slot protocol's messages in order, and a job whose slots cannot
+# be had shows its pending slot requests in the "why is this job not running" panel. The
+# screenshots are kept in $FLINT_ARTIFACTS (build/test-artifacts/dashboard).
+. "$(dirname "$0")/lib.sh"
+browser=$(command -v chromium || true)
+[[ -n "$browser" ]] || { echo "SKIP: no chromium (bash deploy/install-deps.sh --tests installs it)"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+ARTIFACTS=${FLINT_ARTIFACTS:-$WORK/artifacts}/dashboard
+mkdir -p "$ARTIFACTS"
+
+SLOTS=2 write_loopback_config
+NODES="jm tm1 tm2"
+start_jobmanager
+for tm in tm1 tm2; do start_node "$tm" "" taskmanager --config "$WORK/flink-conf.yaml" >/dev/null; done
+rest=$(ready_field jm rest_port)
+[[ -n "$rest" && "$rest" != 0 ]] || fail "the JobManager serves no REST endpoint"
+url="http://127.0.0.1:$rest"
+
+# GET $1 of the REST API, printed; fails the test on a non-2xx answer.
+rest_get() {
+  python3 - "$url$1" <<'PY'
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=10) as r:
+    print(r.read().decode())
+PY
+}
+# Waits up to 30 s until the python expression $2 holds of GET $1's JSON (as `j`).
+await_rest() {
+  for _ in $(seq 1 150); do
+    if python3 - "$url$1" "$2" <<'PY' 2>/dev/null; then return 0; fi
+import json, sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
+    j = json.load(r)
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+    sleep 0.2
+  done
+  fail "GET $1 never satisfied: $2 (last: $(rest_get "$1" 2>&1 | head -c 400))"
+}
+# Dumps the DOM of the dashboard at route $1 (after its scripts ran) into $WORK/$2.html, and
+# keeps a screenshot as $ARTIFACTS/$2.png.
+browse() {
+  local route=$1 name=$2
+  local flags=(--headless=new --no-sandbox --disable-gpu --log-level=3 --no-first-run
+               --user-data-dir="$WORK/chromium-$name" --virtual-time-budget=8000)
+  "$browser" "${flags[@]}" --dump-dom "$url/#$route" >"$WORK/$name.html" 2>>"$WORK/chromium.log" || true
+  "$browser" "${flags[@]}" --window-size=1400,900 --screenshot="$ARTIFACTS/$name.png" "$url/#$route" \
+    >/dev/null 2>>"$WORK/chromium.log" || true
+  [[ -s "$WORK/$name.html" ]] || fail "chromium rendered nothing for $route (see $WORK/chromium.log)"
+}
+
+await_rest /overview 'j["taskmanagers"] == 2 and j["slots-total"] == 4'
+"$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -d -p 2 "$FLINT_JOBS/endless.so" --rate 200 \
+  >"$WORK/run1.log" 2>&1 || { cat "$WORK/run1.log"; fail "flint run endless.so"; }
+job=$(sed -n 's/^Job has been submitted with JobID \([0-9a-f]*\)$/\1/p' "$WORK/run1.log")
+[[ -n "$job" ]] || fail "no job id in $(cat "$WORK/run1.log")"
+await_rest "/jobs/$job" 'j["state"] == "RUNNING" and all(v["status"] == "RUNNING" for v in j["vertices"])'
+rest_get "/jobs/$job" >"$WORK/job.json"
+
+# 1. The job graph: one box per vertex, each RUNNING.
+browse "/job/running/$job/overview" graph
+python3 - "$WORK/graph.html" "$WORK/job.json" <<'PY' || fail "the dashboard's job graph does not show the job's vertices running"
+import json, re, sys
+dom = open(sys.argv[1]).read()
+job = json.load(open(sys.argv[2]))
+boxes = {}
+for tag in re.findall(r'<g [^>]*class="vertex[^"]*"[^>]*>', dom):
+    vid = re.search(r'data-vertex-id="([^"]*)"', tag).group(1)
+    boxes[vid] = re.search(r'data-status="([^"]*)"', tag).group(1)
+want = {v["id"] for v in job["vertices"]}
+print(f"graph: {len(boxes)} vertex boxes {sorted(boxes.values())} for {len(want)} vertices")
+assert set(boxes) == want, f"boxes {sorted(boxes)} != vertices {sorted(want)}"
+assert all(s == "RUNNING" for s in boxes.values()), boxes
+edges = re.findall(r'<g [^>]*class="edge[^"]*"[^>]*data-ship-strategy="([^"]*)"', dom)
+assert "HASH" in edges, f"no HASH edge drawn: {edges}"
+PY
+
+# 2. The timeline: the slot protocol's messages, in the order the protocol sends them.
+browse "/timeline" timeline
+python3 - "$WORK/timeline.html" <<'PY' || fail "the timeline does not show the slot protocol in order"
+import re, sys
+dom = open(sys.argv[1]).read()
+arrows = []
+for tag in re.findall(r'<g [^>]*class="message[^"]*"[^>]*>', dom):
+    method = re.search(r'data-method="([^"]*)"', tag).group(1)
+    seq = int(re.search(r'data-sequence="([0-9]+)"', tag).group(1))
+    arrows.append((seq, method))
+arrows.sort()
+first = {}
+for seq, method in arrows:
+    first.setdefault(method, seq)
+order = ["register_job_manager", "request_slot", "offer_slots", "submit_task"]
+print(f"timeline: {len(arrows)} arrows; first of each: {[(m, first.get(m)) for m in order]}")
+assert all(m in first for m in order), f"missing: {[m for m in order if m not in first]}"
+assert [first[m] for m in order] == sorted(first[m] for m in order), "out of order"
+PY
+
+# 3. A job that asks for more slots than are free: its pending requests in the "why" panel.
+"$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -d -p 8 "$FLINT_JOBS/endless.so" \
+  >"$WORK/run2.log" 2>&1 || { cat "$WORK/run2.log"; fail "flint run -p 8"; }
+starved=$(sed -n 's/^Job has been submitted with JobID \([0-9a-f]*\)$/\1/p' "$WORK/run2.log")
+[[ -n "$starved" ]] || fail "no job id in $(cat "$WORK/run2.log")"
+await_rest "/jobs/$starved/why" 'len(j["pending-slot-requests"]) > 0'
+browse "/job/running/$starved/why" why
+python3 - "$WORK/why.html" <<'PY' || fail "the why panel does not show the pending slot requests"
+import re, sys
+dom = open(sys.argv[1]).read()
+pending = re.findall(r'<tr [^>]*class="pending-request"[^>]*>', dom)
+reasons = re.findall(r'<li class="why-reason">([^<]*)</li>', dom)
+print(f"why: {len(pending)} pending requests shown; reasons: {reasons}")
+assert pending, "no pending slot request shown"
+assert any("slot request" in r for r in reasons), reasons
+PY
+ls "$ARTIFACTS"
+echo "PASS"

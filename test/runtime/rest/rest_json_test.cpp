@@ -1,0 +1,129 @@
+// The REST bodies built from gateway answers, without a cluster: Flink's field names, the
+// vertex aggregate state, the error body, the "why" reasons and the trace page.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/rest/rest_json.hpp"
+
+using namespace flint;
+using namespace flint::rest;
+using graph::execution_state;
+using json = nlohmann::json;
+
+namespace {
+
+job_master::vertex_status vertex(std::initializer_list<execution_state> states) {
+  job_master::vertex_status v;
+  v.id = "v";
+  v.parallelism = static_cast<std::int32_t>(states.size());
+  std::int32_t i = 0;
+  for (auto s : states) {
+    job_master::subtask_status t;
+    t.subtask = i++;
+    t.status = s;
+    v.subtasks.push_back(t);
+  }
+  return v;
+}
+
+job_view running_job() {
+  job_view j;
+  j.details.job_id = graph::job_id::from_string("0123456789abcdef0123456789abcdef").value();
+  j.details.name = "WordCount";
+  j.details.status = graph::job_status::running;
+  j.details.start_time_ms = 1000;
+  j.details.end_time_ms = -1;
+  j.report.tasks = 4;
+  j.report.tasks_running = 2;
+  j.report.slots_needed = 4;
+  j.report.slots_assigned = 2;
+  j.report.pending_slot_requests = {{"SlotRequestId{a}", 12000}, {"SlotRequestId{b}", 3000}};
+  return j;
+}
+
+} // namespace
+
+TEST_CASE("a vertex's state aggregates its subtasks' as Flink's ExecutionJobVertex does") {
+  using s = execution_state;
+  CHECK(aggregate_state(vertex({s::running, s::failed})) == s::failed);
+  CHECK(aggregate_state(vertex({s::running, s::canceling})) == s::canceling);
+  CHECK(aggregate_state(vertex({s::running, s::deploying})) == s::running);
+  CHECK(aggregate_state(vertex({s::finished, s::running})) == s::running);
+  CHECK(aggregate_state(vertex({s::finished, s::finished})) == s::finished);
+  CHECK(aggregate_state(vertex({s::scheduled, s::deploying})) == s::deploying);
+  CHECK(aggregate_state(vertex({s::created, s::created})) == s::created);
+}
+
+TEST_CASE("errors are Flink's {\"errors\": [...]}") {
+  auto j = json::parse(errors_json("Job x not found"));
+  REQUIRE(j["errors"].is_array());
+  CHECK(j["errors"][0] == "Job x not found");
+}
+
+TEST_CASE("the why view names the pending slot requests, the free slots and refused calls") {
+  auto job = running_job();
+  resource_manager::resource_overview o;
+  o.number_task_managers = 1;
+  o.number_registered_slots = 2;
+  o.number_free_slots = 0;
+  std::vector<trace::record> recent;
+  trace::record refused;
+  refused.sequence = 7;
+  refused.dir = trace::direction::response;
+  refused.from = "job_master/0123456789abcdef0123456789abcdef";
+  refused.to = "resource_manager";
+  refused.method = "request_slot";
+  refused.result = trace::outcome::rejected;
+  recent.push_back(refused);
+  trace::record other = refused;
+  other.from = "job_master/ffffffffffffffffffffffffffffffff";
+  recent.push_back(other);
+  auto j = json::parse(job_why_json(job, o, recent, 100000, 10000));
+  CHECK(j["state"] == "RUNNING");
+  CHECK(j["tasks"] == 4);
+  CHECK(j["tasks-running"] == 2);
+  REQUIRE(j["pending-slot-requests"].size() == 2);
+  CHECK(j["pending-slot-requests"][0]["age-ms"] == 12000);
+  REQUIRE(j["refused-calls"].size() == 1); // the other job's call is not this job's
+  CHECK(j["refused-calls"][0]["seq"] == 7);
+  std::string all;
+  for (const auto& r : j["reasons"])
+    all += r.get<std::string>() + "\n";
+  CHECK(all.find("2 of 4 tasks are not running.") != std::string::npos);
+  CHECK(all.find("2 slot request(s) wait for a slot, the oldest for 12 s.") != std::string::npos);
+  CHECK(all.find("0 free slot(s) of 2 on 1 TaskManager(s)") != std::string::npos);
+  CHECK(all.find("request_slot") != std::string::npos);
+}
+
+TEST_CASE("a heartbeat target not heard from for two intervals is overdue") {
+  auto job = running_job();
+  trace::record hb;
+  hb.from = "job_master/0123456789abcdef0123456789abcdef";
+  hb.to = "task_executor@tm-a";
+  hb.method = "heartbeat_from_job_manager";
+  hb.dir = trace::direction::response;
+  hb.time_us = 50000 * 1000;
+  std::vector<trace::record> recent{hb};
+  auto fresh = json::parse(job_why_json(job, std::nullopt, recent, 60000, 10000));
+  CHECK(fresh["overdue-heartbeats"].empty());
+  auto stale = json::parse(job_why_json(job, std::nullopt, recent, 80001, 10000));
+  REQUIRE(stale["overdue-heartbeats"].size() == 1);
+  CHECK(stale["overdue-heartbeats"][0]["target"] == "task_executor@tm-a");
+  CHECK(stale["overdue-heartbeats"][0]["last-ms-ago"] == 30001);
+}
+
+TEST_CASE("the jobs overview counts a job's subtasks per state in Flink's lower-case keys") {
+  auto job = running_job();
+  job.report.vertices = {vertex({execution_state::running, execution_state::deploying})};
+  auto j = json::parse(jobs_overview_json({job}, 5000));
+  const auto& e = j["jobs"][0];
+  CHECK(e["jid"] == "0123456789abcdef0123456789abcdef");
+  CHECK(e["duration"] == 4000);
+  CHECK(e["end-time"] == -1);
+  CHECK(e["tasks"]["running"] == 1);
+  CHECK(e["tasks"]["deploying"] == 1);
+  CHECK(e["tasks"]["total"] == 2);
+}
