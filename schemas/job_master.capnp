@@ -90,6 +90,35 @@ struct JmSubtaskStatus {
   taskManager @3 :Text;
   # The resource id of the TaskManager its slot is on; empty before it has a slot.
   host @4 :Text;
+  io @5 :JmTaskIo;
+  # Its I/O and time figures as its TaskExecutor last reported them.
+  ioFinal @6 :Bool;
+  # Whether they are the attempt's final figures (sent as it ended).
+}
+
+struct JmTaskIo {
+  # A task's figures (Flink's IOMetrics with its TimerGauges), from its TaskExecutor: with each
+  # heartbeat for the running tasks, once more as a task ends.
+  attempt @0 :Cluster.ExecutionAttemptId;
+  recordsIn @1 :Int64;
+  recordsOut @2 :Int64;
+  bytesInLocal @3 :Int64;
+  bytesInRemote @4 :Int64;
+  bytesOut @5 :Int64;
+  buffersOut @6 :Int64;
+  busyMsPerSecond @7 :Float64;
+  idleMsPerSecond @8 :Float64;
+  backPressuredMsPerSecond @9 :Float64;
+  accumulatedBusyMs @10 :Int64;
+  accumulatedIdleMs @11 :Int64;
+  accumulatedBackPressuredMs @12 :Int64;
+}
+
+struct JmTaskIoReport {
+  # The heartbeat payload a TaskExecutor sends its JobMaster, and report_task_io's request.
+  tasks @0 :List(JmTaskIo);
+  final @1 :Bool;
+  # The tasks ended: these are their last figures.
 }
 
 struct JmTriggerSavepointRequest {

@@ -12,5 +12,7 @@ int exchange(int argc, char** argv);
 int failover(int argc, char** argv);
 int ha(int argc, char** argv);
 int checkpoint(int argc, char** argv);
+int metrics(int argc, char** argv);
+int rest(int argc, char** argv);
 
 } // namespace flint::bench

@@ -34,6 +34,7 @@ const bench_entry benches[] = {
    "WordCount on the MiniCluster vs a plain single-threaded count"},
   {"checkpoint", flint::bench::checkpoint,
    "WordCount with checkpoints every second vs without, checkpoint duration and size"},
+  {"metrics", flint::bench::metrics, "WordCount with task metrics on vs off"},
 #endif
 #ifdef FLINT_BENCH_HAS_EXCHANGE
   {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},
@@ -45,6 +46,10 @@ const bench_entry benches[] = {
 #ifdef FLINT_BENCH_HAS_HA
   {"ha", flint::bench::ha,
    "lost leading JobManager (ZooKeeper HA) to RUNNING again: kill -9 vs graceful stop"},
+#endif
+#ifdef FLINT_BENCH_HAS_REST
+  {"rest", flint::bench::rest,
+   "/jobs/overview latency with 100 concurrent clients while a job runs, vs GET /config"},
 #endif
 };
 

@@ -62,18 +62,34 @@ std::array<std::int64_t, execution_states.size()> subtask_counts(
   return n;
 }
 
-/// Flink's IOMetricsInfo. The JobManager does not collect the tasks' I/O figures yet (they are
-/// on each TaskManager's Prometheus endpoint): zero and "-complete": false, as Flink reports
-/// figures it has not got.
-json io_metrics() {
-  json m;
-  for (const char* k : {"read-bytes", "write-bytes", "read-records", "write-records"}) {
-    m[k] = 0;
-    m[std::string(k) + "-complete"] = false;
+/// Flink's IOMetricsInfo of subtasks: their figures summed, "-complete" when every one of them
+/// sent its final figures (as Flink marks figures it has from every subtask's end).
+json io_metrics(const std::vector<job_master::subtask_status>& subtasks) {
+  std::int64_t read_bytes = 0, write_bytes = 0, read_records = 0, write_records = 0;
+  std::int64_t backpressured = 0, idle = 0, busy = 0;
+  bool complete = !subtasks.empty();
+  for (const auto& t : subtasks) {
+    read_bytes += t.io.bytes_in_local + t.io.bytes_in_remote;
+    write_bytes += t.io.bytes_out;
+    read_records += t.io.records_in;
+    write_records += t.io.records_out;
+    backpressured += t.io.accumulated_back_pressured_ms;
+    idle += t.io.accumulated_idle_ms;
+    busy += t.io.accumulated_busy_ms;
+    complete = complete && t.io_final;
   }
-  m["accumulated-backpressured-time"] = 0;
-  m["accumulated-idle-time"] = 0;
-  m["accumulated-busy-time"] = 0.0;
+  json m;
+  m["read-bytes"] = read_bytes;
+  m["read-bytes-complete"] = complete;
+  m["write-bytes"] = write_bytes;
+  m["write-bytes-complete"] = complete;
+  m["read-records"] = read_records;
+  m["read-records-complete"] = complete;
+  m["write-records"] = write_records;
+  m["write-records-complete"] = complete;
+  m["accumulated-backpressured-time"] = backpressured;
+  m["accumulated-idle-time"] = idle;
+  m["accumulated-busy-time"] = static_cast<double>(busy);
   return m;
 }
 
@@ -233,7 +249,7 @@ std::string job_details_json(const job_view& job, std::int64_t now_ms) {
     for (auto s : execution_states)
       tasks[name(s)] = n[static_cast<std::size_t>(s)];
     vj["tasks"] = std::move(tasks);
-    vj["metrics"] = io_metrics();
+    vj["metrics"] = io_metrics(v.subtasks);
     vertices.push_back(std::move(vj));
   }
   j["vertices"] = std::move(vertices);
@@ -335,9 +351,47 @@ std::optional<std::string> vertex_details_json(const job_view& job, const std::s
          {"start-time", -1},
          {"end-time", -1},
          {"duration", -1},
-         {"metrics", io_metrics()},
+         {"metrics", io_metrics({t})},
          {"taskmanager-id",
           t.task_manager.empty() ? std::string("(unassigned)") : task_manager_id(t.task_manager)}});
+    j["subtasks"] = std::move(subtasks);
+    return j.dump();
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// Flink's levels: OK up to 10 % of the time back-pressured, LOW up to 50 %, HIGH above.
+const char* backpressure_level(double ratio) {
+  return ratio <= 0.10 ? "ok" : ratio <= 0.5 ? "low" : "high";
+}
+
+} // namespace
+
+std::optional<std::string> vertex_backpressure_json(const job_view& job,
+                                                    const std::string& vertex_id,
+                                                    std::int64_t now_ms) {
+  for (const auto& v : job.report.vertices) {
+    if (v.id != vertex_id)
+      continue;
+    double worst = 0;
+    json subtasks = json::array();
+    for (const auto& t : v.subtasks) {
+      double ratio = t.io.back_pressured_ms_per_second / 1000.0;
+      worst = std::max(worst, ratio);
+      subtasks.push_back({{"subtask", t.subtask},
+                          {"attempt-number", t.attempt},
+                          {"backpressure-level", backpressure_level(ratio)},
+                          {"ratio", ratio},
+                          {"idleRatio", t.io.idle_ms_per_second / 1000.0},
+                          {"busyRatio", t.io.busy_ms_per_second / 1000.0}});
+    }
+    json j;
+    j["status"] = "ok";
+    j["backpressure-level"] = backpressure_level(worst);
+    j["backpressureLevel"] = backpressure_level(worst);
+    j["end-timestamp"] = now_ms;
     j["subtasks"] = std::move(subtasks);
     return j.dump();
   }

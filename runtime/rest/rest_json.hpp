@@ -42,6 +42,11 @@ std::string job_checkpoints_json(const job_view& job);
 /// GET /jobs/:jobid/vertices/:vertexid; nullopt for a vertex the job does not have.
 std::optional<std::string> vertex_details_json(const job_view& job, const std::string& vertex_id,
                                                std::int64_t now_ms);
+/// GET /jobs/:jobid/vertices/:vertexid/backpressure (Flink 1.13+: from the subtasks'
+/// backPressuredTimeMsPerSecond); nullopt for a vertex the job does not have.
+std::optional<std::string> vertex_backpressure_json(const job_view& job,
+                                                    const std::string& vertex_id,
+                                                    std::int64_t now_ms);
 /// GET /taskmanagers.
 std::string task_managers_json(const resource_manager::resource_overview& resources);
 /// GET /taskmanagers/:tmid; nullopt for an unknown TaskManager.

@@ -291,16 +291,12 @@ void rest_server::impl::routes(httplib::Server& s) {
         }));
   s.Get(R"(/jobs/([^/]+)/vertices/([^/]+)/backpressure)",
         job_route([](const httplib::Request& req, httplib::Response& res, const job_view& j) {
-          for (const auto& v : j.report.vertices)
-            if (v.id == req.matches[2].str()) {
-              // Flink's answer when it has no back-pressure figures for the vertex: the tasks'
-              // backPressuredTimeMsPerSecond are on the TaskManagers' metrics endpoints.
-              reply(res, 200, json{{"status", "deprecated"}}.dump());
-              return;
-            }
-          fail(res, 404,
-               "JobVertex " + std::string(req.matches[2]) + " not found in job "
-                 + j.details.job_id.to_string() + ".");
+          auto body = vertex_backpressure_json(j, req.matches[2], now_ms());
+          if (!body)
+            return fail(res, 404,
+                        "JobVertex " + std::string(req.matches[2]) + " not found in job "
+                          + j.details.job_id.to_string() + ".");
+          reply(res, 200, std::move(*body));
         }));
   s.Patch(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto id = job_id_of(req.matches[1], res);

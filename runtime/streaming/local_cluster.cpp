@@ -49,6 +49,7 @@ local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_un
   mc.number_of_task_managers = options.task_managers;
   mc.number_of_slots_per_task_manager = options.slots_per_task_manager;
   mc.detached_tasks = true;
+  mc.metrics = options.metrics;
   mc.invokables = make_stream_task_factory(*impl_->envs.front());
   auto* self = impl_.get();
   const bool remote = options.remote_channels;

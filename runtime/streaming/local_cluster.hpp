@@ -15,6 +15,10 @@
 #include <memory>
 #include <string_view>
 
+namespace flint::metrics {
+class metric_registry;
+}
+
 namespace flint::minicluster {
 class minicluster;
 }
@@ -33,6 +37,9 @@ struct local_cluster_options {
   /// 127.0.0.1 (a free data port each), so every channel between two TaskExecutors goes through
   /// the partition request server and CAF's middleman, as between TaskManager processes.
   bool remote_channels = false;
+  /// The TaskExecutors' tasks register and count their figures here (as on a TaskManager node);
+  /// null: they count nothing.
+  std::shared_ptr<metrics::metric_registry> metrics;
 };
 
 class local_cluster {

@@ -136,6 +136,16 @@ void job_master::start_job_master_services() {
     "Heartbeat of TaskManager", "TaskManager",
     [this](const heartbeat::resource_id& id, const std::string& cause) {
       disconnect_task_manager(id, cause);
+    },
+    [this](const heartbeat::resource_id& id, const heartbeat::payload& data) {
+      // The running tasks' figures (Flink's TaskExecutorToJobManagerHeartbeatPayload).
+      auto report = rpc::codec<task_io_report>::decode(data);
+      if (!report) {
+        logger_->warn("Ignoring an unreadable heartbeat payload of TaskManager " + id + ": "
+                      + report.error().message);
+        return;
+      }
+      state_.update_task_io(*report);
     });
   rm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
     "The heartbeat of ResourceManager", "ResourceManager",
@@ -314,6 +324,11 @@ void job_master::register_methods() {
       }
     }
     return report;
+  });
+
+  handle<report_task_io>(fencing::fenced, [this](task_io_report req) -> expected<rpc::ack> {
+    state_.update_task_io(req);
+    return rpc::ack{};
   });
 
   handle<heartbeat_from_task_manager>(

@@ -122,4 +122,13 @@ struct trigger_savepoint {
   using response = savepoint_response;
 };
 
+/// A task's last I/O figures, sent by its TaskExecutor as the task ends, before its final state
+/// (running tasks' figures come with the heartbeats). Tell. Fenced.
+struct report_task_io {
+  static constexpr std::uint32_t id = 0x040E;
+  static constexpr const char* name = "report_task_io";
+  using request = task_io_report;
+  using response = rpc::ack;
+};
+
 } // namespace flint::job_master

@@ -14,6 +14,17 @@ void job_master_state::set_scheduler(std::unique_ptr<scheduler> s) {
   plan_ = scheduler_ ? graph::json_execution_plan(scheduler_->graph().job_graph(), -1) : "";
 }
 
+void job_master_state::update_task_io(const task_io_report& report) {
+  for (const auto& t : report.tasks) {
+    auto& kept = task_io_[t.attempt];
+    // A heartbeat answered before the final report arrived must not replace it.
+    if (kept.final && !report.final)
+      continue;
+    kept.figures = t;
+    kept.final = report.final;
+  }
+}
+
 job_status job_master_state::status() const {
   if (result_)
     return result_->status;
@@ -75,6 +86,10 @@ job_status_response job_master_state::status_report() const {
       if (slot) {
         st.task_manager = slot->location.id;
         st.host = slot->location.host;
+      }
+      if (auto io = task_io_.find(graph.attempt_id(v)); io != task_io_.end()) {
+        st.io = io->second.figures;
+        st.io_final = io->second.final;
       }
       vs.subtasks.push_back(std::move(st));
     }

@@ -151,11 +151,20 @@ public:
   /// Drops every peer handle (TaskExecutors, the ResourceManager and its leader), at shutdown.
   void drop_peers();
 
+  /// Keeps the latest I/O figures of each attempt (from heartbeats, and final ones as tasks end)
+  /// for the status report's subtasks.
+  void update_task_io(const task_io_report& report);
+
 private:
   graph::job_id job_;
   std::unique_ptr<scheduler> scheduler_;
   /// Flink's JSON plan of the job graph, compact (the graph does not change).
   std::string plan_;
+  struct reported_io {
+    task_io figures;
+    bool final = false;
+  };
+  std::map<graph::execution_attempt_id, reported_io> task_io_;
   std::optional<job_master_result> result_;
   bool terminal_reported_ = false;
 

@@ -106,6 +106,7 @@ caf::actor minicluster::add_task_manager() {
   task_executor::task_executor_services te_services;
   te_services.ha = &ha_;
   te_services.directory = &directory_;
+  te_services.metrics = config_.metrics;
   te_services.invokables = config_.invokables
     ? config_.invokables
     : task_executor::make_invokable_factory<task_executor::noop_invokable>();

@@ -33,6 +33,9 @@
 namespace flint::trace {
 class trace_recorder;
 }
+namespace flint::metrics {
+class metric_registry;
+}
 
 namespace flint::minicluster {
 
@@ -77,6 +80,9 @@ struct minicluster_config {
   std::uint64_t seed = 0x5eed;
   /// What tasks run; empty: every task finishes at once.
   task_executor::invokable_factory invokables;
+  /// Where the TaskExecutors register their tasks' figures (a TaskManager node's registry);
+  /// null: the tasks count nothing.
+  std::shared_ptr<metrics::metric_registry> metrics;
   /// Per TaskExecutor (by its 1-based number): what it runs and where its data plane listens.
   /// Empty: every TaskExecutor runs `invokables` at data port 0.
   std::function<task_manager_services(int number)> task_manager;

@@ -44,6 +44,29 @@ using rm_registration = registration::retrying_registration<rm::task_executor_re
 
 } // namespace
 
+/// Flink's IOMetrics of one task, from its figures now.
+static job_master::task_io task_io_of(const graph::execution_attempt_id& attempt,
+                                      metrics::task_io_metrics& io) {
+  auto now = metrics::task_io_metrics::clock::now();
+  auto per_second = io.time_per_second(now);
+  auto totals = io.totals_at(now);
+  job_master::task_io t;
+  t.attempt = attempt;
+  t.records_in = io.records_in.load(std::memory_order_relaxed);
+  t.records_out = io.records_out.load(std::memory_order_relaxed);
+  t.bytes_in_local = io.bytes_in_local.load(std::memory_order_relaxed);
+  t.bytes_in_remote = io.bytes_in_remote.load(std::memory_order_relaxed);
+  t.bytes_out = io.bytes_out.load(std::memory_order_relaxed);
+  t.buffers_out = io.buffers_out.load(std::memory_order_relaxed);
+  t.busy_ms_per_second = per_second.busy_ms;
+  t.idle_ms_per_second = per_second.idle_ms;
+  t.back_pressured_ms_per_second = per_second.backpressured_ms;
+  t.accumulated_busy_ms = totals.busy_ns / 1000000;
+  t.accumulated_idle_ms = totals.idle_ns / 1000000;
+  t.accumulated_back_pressured_ms = totals.backpressured_ns / 1000000;
+  return t;
+}
+
 template <class M>
 void task_executor::tell_job_master(const graph::job_id& job, const typename M::request& req) {
   if (auto* entry = state_->jobs().get(job); entry != nullptr && entry->connection)
@@ -100,15 +123,22 @@ struct task_executor::wiring {
         [&te](const heartbeat::resource_id&) {
           return rm::encode_slot_report(te.state_->slots().create_slot_report());
         }),
-      jm_hb_listener("The heartbeat of JobManager", "JobManager",
-                     [&te](const heartbeat::resource_id& id, const std::string& cause) {
-                       if (auto job = te.state_->jobs().job_of_job_master(id)) {
-                         te.job_manager_lost(*job, cause, cause);
-                         // Flink: register again; the new connection offers the slots anew.
-                         if (te.wiring_->job_leaders)
-                           te.wiring_->job_leaders->reconnect(*job);
-                       }
-                     }),
+      jm_hb_listener(
+        "The heartbeat of JobManager", "JobManager",
+        [&te](const heartbeat::resource_id& id, const std::string& cause) {
+          if (auto job = te.state_->jobs().job_of_job_master(id)) {
+            te.job_manager_lost(*job, cause, cause);
+            // Flink: register again; the new connection offers the slots anew.
+            if (te.wiring_->job_leaders)
+              te.wiring_->job_leaders->reconnect(*job);
+          }
+        },
+        {},
+        [&te](const heartbeat::resource_id& id) -> heartbeat::payload {
+          // The job's running tasks' figures ride on the heartbeat, as Flink's accumulators do.
+          auto job = te.state_->jobs().job_of_job_master(id);
+          return job ? te.task_io_payload_of(*job) : heartbeat::payload{};
+        }),
       job_events(te) {}
 
   rm_leader_listener rm_listener;
@@ -230,6 +260,7 @@ void task_executor::on_exit() {
     for (const auto& [attempt, t] : st.tasks())
       caf::anon_send_exit(t.handle, caf::exit_reason::user_shutdown);
     st.clear_tasks();
+    task_io_.clear();
     // Drop every peer handle (JobMasters, the ResourceManager, heartbeat targets): they hold
     // ours too, and handles held both ways keep both actors from ever being freed.
     w.job_leaders.reset();
@@ -325,6 +356,7 @@ void task_executor::register_methods() {
                                 tdd.attempt_number,
                                 tdd.subtask_index};
       task_metrics_[attempt] = services_.metrics->add(metrics::task_collector(scope, setup.io));
+      task_io_[attempt] = task_io_entry{tdd.job_id, setup.io};
     }
     auto handle = config_.detached_tasks
       ? home_system().spawn<task, caf::detached>(std::move(setup))
@@ -639,6 +671,12 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
   log_->info(t->name + " (" + s.attempt.to_string() + ") switched from "
              + std::string(graph::to_string(from)) + " to " + std::string(graph::to_string(s.state))
              + "." + (s.failure_cause.empty() ? std::string() : " Cause: " + s.failure_cause));
+  // The last figures of an ended task go first: the JobMaster has them before the final state.
+  if (auto i = task_io_.find(s.attempt); i != task_io_.end() && graph::is_terminal(s.state)) {
+    job_master::task_io_report final_report{{task_io_of(s.attempt, *i->second.io)}, true};
+    task_io_.erase(i);
+    tell_job_master<job_master::report_task_io>(s.job, final_report);
+  }
   if (auto* entry = state_->jobs().get(s.job); entry != nullptr && entry->connection)
     entry->connection->gateway.ask<job_master::update_task_execution_state>(
       *this, s, [this, attempt = s.attempt](expected<rpc::ack> r) {
@@ -662,6 +700,16 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
   }
   if (auto freed = state_->remove_task(s.attempt))
     after_slot_freed(*freed);
+}
+
+std::vector<char> task_executor::task_io_payload_of(const graph::job_id& job) const {
+  job_master::task_io_report report;
+  for (const auto& [attempt, entry] : task_io_)
+    if (entry.job == job)
+      report.tasks.push_back(task_io_of(attempt, *entry.io));
+  if (report.tasks.empty())
+    return {};
+  return rpc::codec<job_master::task_io_report>::encode(report);
 }
 
 } // namespace flint::task_executor

@@ -160,6 +160,15 @@ private:
   static constexpr std::size_t retained_task_metrics = 64;
   std::map<graph::execution_attempt_id, metrics::registration> task_metrics_;
   std::deque<metrics::registration> ended_task_metrics_;
+  /// The running tasks' figures, by job: what the JobMaster's heartbeats carry back.
+  struct task_io_entry {
+    graph::job_id job;
+    std::shared_ptr<metrics::task_io_metrics> io;
+  };
+  std::map<graph::execution_attempt_id, task_io_entry> task_io_;
+  /// The figures of the job's running tasks here, encoded as the JobMaster's heartbeat payload
+  /// (empty: none).
+  std::vector<char> task_io_payload_of(const graph::job_id& job) const;
   std::unique_ptr<wiring> wiring_;
 };
 

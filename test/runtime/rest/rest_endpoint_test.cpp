@@ -62,6 +62,9 @@ struct rest_cluster {
     js.bind_host = "127.0.0.1";
     js.rpc_port = 0;
     js.blob_storage_directory = dir / "blobs";
+    // Heartbeats carry the running tasks' figures: often, so the test sees them soon.
+    js.heartbeat.interval = 500ms;
+    js.heartbeat.timeout = 10s;
     js.rest.enabled = true;
     js.rest.bind_address = "127.0.0.1";
     js.rest.bind_port = "0";
@@ -99,6 +102,8 @@ struct rest_cluster {
     ts.bind_host = "127.0.0.1";
     ts.resource_id = id;
     ts.number_of_slots = 2;
+    ts.heartbeat.interval = 500ms;
+    ts.heartbeat.timeout = 10s;
     node::task_manager_node_services services;
     services.make_invokables = [](caf::actor_system&, streaming::streaming_environment& env,
                                   const std::string&, node::job_manager_locator) {
@@ -253,6 +258,19 @@ TEST_CASE(
     CHECK(v["metrics"]["read-records-complete"].is_boolean());
   }
   CHECK(d["status-counts"]["FINISHED"] == p.job->vertices.size());
+  // The tasks' final figures reached the JobManager: the source chain sent one record per word,
+  // the keyed sum received them all.
+  std::int64_t words = 0;
+  for (const auto& [w, n] : test::plain_count(text))
+    words += n;
+  const auto& source = d["vertices"][0]["metrics"];
+  const auto& sink = d["vertices"][d["vertices"].size() - 1]["metrics"];
+  CHECK(source["write-records"] == words);
+  CHECK(source["write-records-complete"] == true);
+  CHECK(source["write-bytes"].get<std::int64_t>() > 0);
+  CHECK(sink["read-records"] == words);
+  CHECK(sink["read-bytes"].get<std::int64_t>() > 0);
+  CHECK(sink["read-records-complete"] == true);
   CHECK(d["plan"]["jid"] == jid);
 
   auto plan = c.get("/jobs/" + jid + "/plan");
@@ -283,7 +301,14 @@ TEST_CASE(
     auto tm = st["taskmanager-id"].get<std::string>();
     CHECK((tm == "tm-a" || tm == "tm-b"));
   }
-  CHECK(c.get("/jobs/" + jid + "/vertices/" + vid + "/backpressure").status == 200);
+  auto backpressure = c.get("/jobs/" + jid + "/vertices/" + vid + "/backpressure");
+  REQUIRE(backpressure.status == 200);
+  CHECK(backpressure.body["status"] == "ok");
+  CHECK(backpressure.body["subtasks"].size() == vertex.body["subtasks"].size());
+  for (const auto& st : backpressure.body["subtasks"]) {
+    CHECK(st["ratio"].is_number());
+    CHECK(st["backpressure-level"].is_string());
+  }
   auto no_vertex = c.get("/jobs/" + jid + "/vertices/00000000000000000000000000000000");
   CHECK(no_vertex.status == 404);
   check_error_body(no_vertex);
@@ -318,6 +343,14 @@ TEST_CASE("REST: a running job is watched and cancelled through REST, its TaskMa
       auto a = c.get("/jobs/" + jid);
       return a.status == 200 && a.body["state"] == "RUNNING"
         && a.body["status-counts"]["RUNNING"] == p.job->vertices.size();
+    },
+    30s));
+  // While it runs, the heartbeats bring the tasks' figures: the source sends more and more.
+  REQUIRE(eventually(
+    [&] {
+      auto a = c.get("/jobs/" + jid);
+      return a.status == 200 && a.body["vertices"][0]["metrics"]["write-records"] > 0
+        && a.body["vertices"][0]["metrics"]["write-records-complete"] == false;
     },
     30s));
   auto running = c.get("/jobs/overview");

@@ -272,7 +272,17 @@ TEST_CASE_FIXTURE(
   report_all(execution_state::finished);
   CHECK(master().status() == job_status::finished);
   REQUIRE(results.size() == 1);
-  CHECK(results[0] == job_master_result{job, job_status::finished, "", {}, 0});
+  CHECK(results[0].job == job);
+  CHECK(results[0].status == job_status::finished);
+  CHECK(results[0].failure_cause.empty());
+  CHECK(results[0].failures.empty());
+  CHECK(results[0].restarts == 0);
+  // The archive keeps the graph's plan and its vertices as they ended.
+  CHECK(results[0].plan.find(job.to_string()) != std::string::npos);
+  REQUIRE(results[0].vertices.size() == 3);
+  for (const auto& v : results[0].vertices)
+    for (const auto& t : v.subtasks)
+      CHECK(t.status == execution_state::finished);
   // Both slots are freed at the TaskExecutor once the job is over.
   CHECK(freed.size() == 2);
 
@@ -710,4 +720,39 @@ TEST_CASE_FIXTURE(
     REQUIRE(submitted[i].tdd.restore.has_value());
     CHECK(submitted[i].tdd.restore->checkpoint_id == 1);
   }
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "report_task_io: a task's figures show on its subtask, final ones win over a "
+                  "later heartbeat's") {
+  confirm_resource_manager();
+  start_job_master();
+  register_and_offer();
+  report_all(execution_state::running);
+  const auto& first = submitted[0].tdd;
+  graph::execution_attempt_id attempt{first.job_vertex_id, first.subtask_index,
+                                      first.attempt_number};
+  flint::job_master::task_io io;
+  io.attempt = attempt;
+  io.records_out = 41;
+  io.back_pressured_ms_per_second = 300;
+  REQUIRE(te_call<report_task_io>(task_io_report{{io}, true}).has_value());
+  io.records_out = 7; // an older heartbeat's figures, arriving after the final ones
+  REQUIRE(te_call<report_task_io>(task_io_report{{io}, false}).has_value());
+  auto status = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(status.has_value());
+  const flint::job_master::subtask_status* shown = nullptr;
+  for (const auto& v : status->vertices)
+    if (v.id == first.job_vertex_id.to_string())
+      shown = &v.subtasks[static_cast<std::size_t>(first.subtask_index)];
+  REQUIRE(shown != nullptr);
+  CHECK(shown->io_final);
+  CHECK(shown->io.records_out == 41);
+  CHECK(shown->io.back_pressured_ms_per_second == 300);
+  CHECK(shown->status == execution_state::running);
+  CHECK(shown->task_manager == tm_id);
+  CHECK(flint::test::contains_in_order(trace(),
+                                       {{direction::receive, "report_task_io"},
+                                        {direction::receive, "report_task_io"},
+                                        {direction::receive, "request_job_status"}}));
 }

@@ -41,9 +41,55 @@ fail_slot_request sample_fail_slot() {
           sample_text("slot lost")};
 }
 
+task_io sample_task_io() {
+  task_io t;
+  t.attempt = sample_attempt();
+  t.records_in = 1;
+  t.records_out = 1LL << 40;
+  t.bytes_in_local = 3;
+  t.bytes_in_remote = 4;
+  t.bytes_out = 5;
+  t.buffers_out = 6;
+  t.busy_ms_per_second = 250.5;
+  t.idle_ms_per_second = 700.25;
+  t.back_pressured_ms_per_second = 49.25;
+  t.accumulated_busy_ms = 7;
+  t.accumulated_idle_ms = 8;
+  t.accumulated_back_pressured_ms = 9;
+  return t;
+}
+
 } // namespace
 
 TEST_SUITE("job master codecs") {
+  TEST_CASE("a task I/O report round-trips, running and final") {
+    check_round_trip(task_io_report{{sample_task_io(), sample_task_io()}, false});
+    check_round_trip(task_io_report{{sample_task_io()}, true});
+    check_truncated_refused(task_io_report{{sample_task_io()}, true});
+  }
+
+  TEST_CASE("a job status response with its plan and vertices round-trips") {
+    job_status_response r;
+    r.status = graph::job_status::running;
+    r.plan = sample_text("{\"jid\":\"x\",\"nodes\":[]}");
+    vertex_status v;
+    v.id = "0123456789abcdef0123456789abcdef";
+    v.name = sample_text("Source: Collection Source -> Map");
+    v.parallelism = 2;
+    v.max_parallelism = 128;
+    subtask_status s;
+    s.subtask = 1;
+    s.attempt = 3;
+    s.status = graph::execution_state::running;
+    s.task_manager = "task_executor/tm-7";
+    s.host = "10.0.0.7";
+    s.io = sample_task_io();
+    s.io_final = true;
+    v.subtasks = {s, subtask_status{}};
+    r.vertices = {v, vertex_status{}};
+    check_round_trip(r);
+  }
+
   TEST_CASE("a register task manager request round-trips") {
     check_round_trip(sample_register_tm());
   }
