@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "runtime/config/config_options.hpp"
+#include "runtime/config/job_configuration.hpp"
 
 #if FLINT_HAVE_JOB_LIBRARY
 #include "api/job_library.hpp"
@@ -12,30 +12,7 @@ namespace flint::cli {
 
 expected<api::configuration> job_configuration(const cli_settings& settings,
                                                std::optional<int> parallelism) {
-  api::configuration out;
-  auto p = settings.config.get(config::options::parallelism_default);
-  if (!p)
-    return p.error();
-  out["parallelism.default"] = std::to_string(parallelism ? *parallelism : *p);
-  auto buffer_timeout = settings.config.get(config::options::execution_buffer_timeout);
-  if (!buffer_timeout)
-    return buffer_timeout.error();
-  // The API reads milliseconds.
-  out["execution.buffer-timeout"] =
-    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(*buffer_timeout).count());
-  for (const char* key : {"pipeline.max-parallelism", "pipeline.operator-chaining",
-                          "execution.global-data-exchange-mode", "execution.runtime-mode",
-                          "execution.checkpointing.interval"})
-    if (auto v = settings.config.get_raw(key))
-      out[key] = *v;
-  // The job's own recovery and checkpoint settings (`-D restart-strategy.type=fixed-delay`,
-  // `-D state.backend.type=rocksdb`): the JobMaster reads them over the cluster's, and the
-  // Dispatcher refuses a bad one naming the key.
-  for (const auto& key : settings.config.keys())
-    if (key.starts_with("restart-strategy") || key == "jobmanager.execution.failover-strategy"
-        || key.starts_with("execution.checkpointing.") || key.starts_with("state."))
-      out[key] = *settings.config.get_raw(key);
-  return out;
+  return config::job_configuration(settings.config, parallelism);
 }
 
 graph::job_id new_job_id() {

@@ -25,8 +25,8 @@ struct loaded_job {
   api::configuration config;
 };
 
-/// The environment settings a job is built with: `parallelism.default` (`-p` over the
-/// configuration), `execution.buffer-timeout` and the pipeline options the configuration sets.
+/// The environment settings a job is built with (config::job_configuration of the client's
+/// configuration, `-p` over `parallelism.default`).
 expected<api::configuration> job_configuration(const cli_settings& settings,
                                                std::optional<int> parallelism);
 

@@ -289,13 +289,26 @@ void job_manager_node::start_rest() {
   o.upload_dir =
     s.rest.upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload" : s.rest.upload_dir;
   o.submit_enabled = s.rest.submit_enabled;
+  if (s.tls.enabled && o.submit_enabled) {
+    // With TLS only authenticated clients may bring code; REST has no client authentication.
+    o.submit_enabled = false;
+    o.submit_disabled_reason =
+      "Job submission through REST is disabled: security.ssl.internal.enabled is on and the REST "
+      "endpoint does not authenticate its clients; submit with flint run.";
+    m.log->info(
+      "Job submission through REST is disabled because security.ssl.internal.enabled "
+      "is on.");
+  }
   o.configuration = visible_configuration(s.configuration);
   o.heartbeat_interval_ms = s.heartbeat.interval.count();
   rest::gateway_providers gateways{
     [this] { return dispatcher_gateway(); }, [this] { return resource_manager_gateway(); }, {}};
   if (m.trace_server)
     gateways.trace = [&m] { return rpc::gateway(m.trace_server, "trace", {}); };
-  auto view = rest::make_gateway_cluster_view(*m.system, std::move(gateways), s.rpc.ask_timeout);
+  if (m.blob_server)
+    gateways.blob_server = [&m] { return m.blob_server; };
+  auto view = rest::make_gateway_cluster_view(*m.system, std::move(gateways), s.rpc.ask_timeout,
+                                              s.configuration);
   auto started =
     rest::rest_server::start(std::move(o), std::move(view), make_endpoint_logger("rest"));
   if (!started) {

@@ -3,6 +3,11 @@
 /// gateway methods, as blocking calls from an HTTP thread. The handlers never see endpoint state;
 /// an implementation asks the endpoints (gateway_cluster_view), a test may answer itself.
 
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/trace_server/trace_server_gateway.hpp"
@@ -10,6 +15,17 @@
 #include "runtime/graph/ids.hpp"
 
 namespace flint::rest {
+
+/// Flink's /jars/:jarid/run: an uploaded job library, run with these arguments.
+struct library_run {
+  std::filesystem::path library;
+  std::vector<std::string> args;
+  /// The job's parallelism.default; unset: the cluster's.
+  std::optional<int> parallelism;
+  /// Restore from this savepoint (Flink's savepointPath); empty: none.
+  std::string savepoint_path;
+  bool allow_non_restored_state = false;
+};
 
 class cluster_view {
 public:
@@ -26,6 +42,10 @@ public:
   /// The node's trace records from a sequence number on (its trace server's fetch_trace).
   virtual expected<trace::fetch_trace_response> fetch_trace(
     const trace::fetch_trace_request& request) = 0;
+  /// Builds the library's program here (its entry point runs in this process, as Flink runs a
+  /// jar's main() in the JobManager), uploads library and job package to the blob server and
+  /// submits the job: its id. errc::invalid_argument for a library that does not load or build.
+  virtual expected<graph::job_id> run_library(const library_run& run) = 0;
 };
 
 } // namespace flint::rest

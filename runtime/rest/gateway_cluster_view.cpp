@@ -1,6 +1,11 @@
 #include "runtime/rest/gateway_cluster_view.hpp"
 
+#include <random>
+
 #include <caf/all.hpp>
+
+#include "api/job_library.hpp"
+#include "runtime/config/job_configuration.hpp"
 
 namespace flint::rest {
 
@@ -13,10 +18,11 @@ const char* const no_leader =
 class gateway_cluster_view final : public cluster_view {
 public:
   gateway_cluster_view(caf::actor_system& system, gateway_providers gateways,
-                       std::chrono::nanoseconds timeout)
+                       std::chrono::nanoseconds timeout, config::configuration configuration)
     : system_(system),
       gateways_(std::move(gateways)),
-      timeout_(timeout) {}
+      timeout_(timeout),
+      configuration_(std::move(configuration)) {}
 
   expected<dispatcher::job_list> list_jobs() override {
     return ask<dispatcher::list_jobs>(gateways_.dispatcher, rpc::ack{});
@@ -54,6 +60,39 @@ public:
       *self, rpc::client_identity{rest_endpoint_id, nullptr, timeout_}, request);
   }
 
+  expected<graph::job_id> run_library(const library_run& run) override {
+    if (!gateways_.blob_server)
+      return make_error(errc::illegal_state,
+                        "This JobManager has no blob server: no job library "
+                        "can be run.");
+    auto settings = config::job_configuration(configuration_, run.parallelism);
+    if (!settings)
+      return settings.error();
+    auto library = api::load_job_library(run.library.string());
+    if (!library)
+      return library.error();
+    std::random_device rd;
+    auto draw = [&] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
+    graph::job_id id{draw(), draw()};
+    auto program = api::build_job_program(**library, run.args, *settings, id);
+    if (!program)
+      return program.error();
+    // The program's graphs keep the library loaded until the job is uploaded and submitted.
+    auto job = *program->job;
+    job.savepoint_restore = {run.savepoint_path, run.allow_non_restored_state};
+    if (auto up = api::upload_job(system_, gateways_.blob_server(), run.library.string(), run.args,
+                                  *settings, job);
+        !up)
+      return make_error(up.error().code,
+                        "Could not upload the job library " + run.library.filename().string()
+                          + " to the blob server: " + up.error().message);
+    auto submitted =
+      ask<dispatcher::submit_job>(gateways_.dispatcher, dispatcher::submit_job_request{job});
+    if (!submitted)
+      return submitted.error();
+    return id;
+  }
+
 private:
   template <class M>
   expected<typename M::response> ask(const std::function<rpc::gateway()>& provider,
@@ -74,14 +113,17 @@ private:
   caf::actor_system& system_;
   gateway_providers gateways_;
   std::chrono::nanoseconds timeout_;
+  config::configuration configuration_;
 };
 
 } // namespace
 
 std::shared_ptr<cluster_view> make_gateway_cluster_view(caf::actor_system& system,
                                                         gateway_providers gateways,
-                                                        std::chrono::nanoseconds ask_timeout) {
-  return std::make_shared<gateway_cluster_view>(system, std::move(gateways), ask_timeout);
+                                                        std::chrono::nanoseconds ask_timeout,
+                                                        config::configuration configuration) {
+  return std::make_shared<gateway_cluster_view>(system, std::move(gateways), ask_timeout,
+                                                std::move(configuration));
 }
 
 } // namespace flint::rest

@@ -7,9 +7,11 @@
 #include <functional>
 #include <memory>
 
+#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/config/configuration.hpp"
 #include "runtime/rest/cluster_view.hpp"
 
 namespace flint::rest {
@@ -19,13 +21,17 @@ struct gateway_providers {
   std::function<rpc::gateway()> resource_manager;
   /// Unfenced: any node serves its own trace.
   std::function<rpc::gateway()> trace;
+  /// The node's blob server, where run_library uploads; empty: no library can be run.
+  std::function<caf::actor()> blob_server;
 };
 
 /// The caller id REST calls carry (what traces show).
 inline constexpr const char* rest_endpoint_id = "rest";
 
+/// `configuration`: the node's, what run_library builds jobs with (config::job_configuration).
 std::shared_ptr<cluster_view> make_gateway_cluster_view(caf::actor_system& system,
                                                         gateway_providers gateways,
-                                                        std::chrono::nanoseconds ask_timeout);
+                                                        std::chrono::nanoseconds ask_timeout,
+                                                        config::configuration configuration);
 
 } // namespace flint::rest

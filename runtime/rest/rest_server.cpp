@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include <httplib.h>
@@ -146,6 +147,9 @@ struct rest_server::impl {
   void serve_asset(const httplib::Request& req, httplib::Response& res);
   void upload(const httplib::Request& req, httplib::Response& res);
   void list_uploads(httplib::Response& res);
+  void run(const httplib::Request& req, httplib::Response& res);
+  /// The uploaded library named `id` in the upload directory; nullopt (and 404) otherwise.
+  std::optional<std::filesystem::path> upload_named(const std::string& id, httplib::Response& res);
 };
 
 void rest_server::impl::serve_asset(const httplib::Request& req, httplib::Response& res) {
@@ -163,7 +167,7 @@ void rest_server::impl::serve_asset(const httplib::Request& req, httplib::Respon
 
 void rest_server::impl::upload(const httplib::Request& req, httplib::Response& res) {
   if (!options.submit_enabled) {
-    fail(res, 403, "Job submission through REST is disabled (web.submit.enable: false).");
+    fail(res, 403, options.submit_disabled_reason);
     return;
   }
   if (!req.is_multipart_form_data() || !req.has_file("jarfile")) {
@@ -220,6 +224,69 @@ void rest_server::impl::list_uploads(httplib::Response& res) {
     files.push_back(std::move(file));
   }
   reply(res, 200, json{{"address", ""}, {"files", std::move(files)}}.dump());
+}
+
+std::optional<std::filesystem::path> rest_server::impl::upload_named(const std::string& id,
+                                                                     httplib::Response& res) {
+  // Only a name this directory holds: no separator, no "..".
+  if (id.find('/') == std::string::npos && id.find("..") == std::string::npos
+      && std::filesystem::is_regular_file(options.upload_dir / id))
+    return options.upload_dir / id;
+  fail(res, 404, "Jar file " + id + " does not exist in " + options.upload_dir.string() + ".");
+  return std::nullopt;
+}
+
+void rest_server::impl::run(const httplib::Request& req, httplib::Response& res) {
+  if (!options.submit_enabled) {
+    fail(res, 403, options.submit_disabled_reason);
+    return;
+  }
+  auto path = upload_named(req.matches[1], res);
+  if (!path)
+    return;
+  const char* bad = "Request did not match expected format JarRunRequestBody.";
+  auto body = json::parse(req.body.empty() ? std::string("{}") : req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    return fail(res, 400, bad);
+  library_run run;
+  run.library = *path;
+  if (body.contains("programArgsList") && !body["programArgsList"].is_null()) {
+    if (!body["programArgsList"].is_array())
+      return fail(res, 400, bad);
+    for (const auto& a : body["programArgsList"]) {
+      if (!a.is_string())
+        return fail(res, 400, bad);
+      run.args.push_back(a.get<std::string>());
+    }
+  } else if (body.contains("programArgs") && !body["programArgs"].is_null()) {
+    if (!body["programArgs"].is_string())
+      return fail(res, 400, bad);
+    // Flink splits programArgs at whitespace.
+    std::istringstream words(body["programArgs"].get<std::string>());
+    for (std::string w; words >> w;)
+      run.args.push_back(w);
+  }
+  if (body.contains("parallelism") && !body["parallelism"].is_null()) {
+    if (!body["parallelism"].is_number_integer() || body["parallelism"].get<std::int64_t>() <= 0
+        || body["parallelism"].get<std::int64_t>() > 32768)
+      return fail(res, 400, "Bad request: parallelism must be a positive whole number.");
+    run.parallelism = body["parallelism"].get<int>();
+  }
+  if (body.contains("savepointPath") && !body["savepointPath"].is_null()) {
+    if (!body["savepointPath"].is_string())
+      return fail(res, 400, bad);
+    run.savepoint_path = body["savepointPath"].get<std::string>();
+  }
+  if (body.contains("allowNonRestoredState") && !body["allowNonRestoredState"].is_null()) {
+    if (!body["allowNonRestoredState"].is_boolean())
+      return fail(res, 400, bad);
+    run.allow_non_restored_state = body["allowNonRestoredState"].get<bool>();
+  }
+  log->info("Running the uploaded job library {} as a REST client asked.", path->string());
+  auto id = cluster->run_library(run);
+  if (!id)
+    return fail(res, id.error());
+  reply(res, 200, json{{"jobid", id->to_string()}}.dump());
 }
 
 void rest_server::impl::routes(httplib::Server& s) {
@@ -440,15 +507,14 @@ void rest_server::impl::routes(httplib::Server& s) {
   s.Post("/jars/upload",
          [this](const httplib::Request& req, httplib::Response& res) { upload(req, res); });
   s.Get("/jars", [this](const httplib::Request&, httplib::Response& res) { list_uploads(res); });
+  s.Post(R"(/jars/([^/]+)/run)",
+         [this](const httplib::Request& req, httplib::Response& res) { run(req, res); });
   s.Delete(R"(/jars/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    std::string id = req.matches[1];
-    // Only a name this directory holds: no separator, no "..".
-    if (id.find('/') != std::string::npos || id.find("..") != std::string::npos
-        || !std::filesystem::is_regular_file(options.upload_dir / id))
-      return fail(res, 404,
-                  "File " + id + " does not exist in " + options.upload_dir.string() + ".");
+    auto path = upload_named(req.matches[1], res);
+    if (!path)
+      return;
     std::error_code ec;
-    std::filesystem::remove(options.upload_dir / id, ec);
+    std::filesystem::remove(*path, ec);
     reply(res, 200, "{}");
   });
   s.Get(".*",

@@ -27,6 +27,9 @@ struct rest_options {
   /// Where uploaded job libraries go (made when missing).
   std::filesystem::path upload_dir;
   bool submit_enabled = true;
+  /// What an upload or run is answered (403) while submission is off.
+  std::string submit_disabled_reason =
+    "Job submission through REST is disabled (web.submit.enable: false).";
   /// What GET /jobmanager/config lists.
   std::vector<std::pair<std::string, std::string>> configuration;
   /// The dashboard's refresh interval (Flink's web.refresh-interval).

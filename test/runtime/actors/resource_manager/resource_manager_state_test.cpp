@@ -303,13 +303,14 @@ TEST_CASE("allocation answers reach the slot manager, and the overview counts sl
   f.st.register_job_manager(jm(job_a, jm_id));
   REQUIRE(f.st.register_slot_request(request_for(job_a, 1)));
   REQUIRE(f.actions.allocations.size() == 1);
-  CHECK(f.st.overview() == resource_overview{1, 2, 1, 1});
+  // Each TaskExecutor is listed with its slots (REST's /taskmanagers).
+  CHECK(f.st.overview() == resource_overview{1, 2, 1, 1, {task_manager_info{tm_1, tm_1, 0, 2, 1}}});
   // A failed answer frees the slot and retries the request; an ack allocates it.
   f.st.complete_allocation(cluster::allocation_id{99, 1}, f.actions.allocations[0].second,
                            make_error(errc::timeout, "no answer"));
   REQUIRE(f.actions.allocations.size() == 2);
   f.st.complete_allocation(cluster::allocation_id{99, 1}, f.actions.allocations[1].second, unit{});
-  CHECK(f.st.overview() == resource_overview{1, 2, 1, 0});
+  CHECK(f.st.overview() == resource_overview{1, 2, 1, 0, {task_manager_info{tm_1, tm_1, 0, 2, 1}}});
   CHECK(f.st.slots()->slot_of(cluster::allocation_id{99, 1}) != nullptr);
 }
 

@@ -285,7 +285,14 @@ TEST_CASE_FIXTURE(rm_fixture,
   CHECK(slots().number_of_free_slots() == 2);
   auto overview = ask_from<rm::request_resource_overview>(handle_of(tm->id), rpc::ack{});
   REQUIRE(overview.has_value());
-  CHECK(*overview == rm::resource_overview{1, 2, 2, 0});
+  CHECK(overview->number_task_managers == 1);
+  CHECK(overview->number_registered_slots == 2);
+  CHECK(overview->number_free_slots == 2);
+  CHECK(overview->number_pending_slot_requests == 0);
+  REQUIRE(overview->task_managers.size() == 1);
+  CHECK(overview->task_managers[0].resource_id == tm->id);
+  CHECK(overview->task_managers[0].slots_number == 2);
+  CHECK(overview->task_managers[0].free_slots == 2);
   CHECK(test::contains_in_order(trace(),
                                 {{direction::receive, "register_task_executor"},
                                  {direction::reply, "register_task_executor"},

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Jobs through the REST API alone, as a Flink user scripts them: a job library uploaded with
+# POST /jars/upload, run with POST /jars/:id/run, watched with GET /jobs/:id, cancelled with
+# PATCH /jobs/:id?mode=cancel; a WordCount run that way counts exactly. Bad runs get Flink's
+# error body: an unknown library (404), a malformed body (400), a file that is no library (400).
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+
+SLOTS=2 write_loopback_config
+NODES="jm tm1 tm2"
+start_jobmanager
+for tm in tm1 tm2; do start_node "$tm" "" taskmanager --config "$WORK/flink-conf.yaml" >/dev/null; done
+rest=$(ready_field jm rest_port)
+[[ -n "$rest" && "$rest" != 0 ]] || fail "the JobManager serves no REST endpoint"
+generate_text 2000000 "$WORK/input.txt"
+
+python3 - "http://127.0.0.1:$rest" "$FLINT_JOBS" "$WORK" <<'PY' || fail "the REST-only job flow failed"
+import json, sys, time, urllib.error, urllib.request, uuid
+base, jobs, work = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def call(method, path, body=None, headers=None):
+    req = urllib.request.Request(base + path, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"{}")
+
+def upload(path, name):
+    boundary = uuid.uuid4().hex
+    data = open(path, "rb").read()
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"{name}\"\r\n"
+            f"Content-Type: application/x-sharedlib\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    status, j = call("POST", "/jars/upload", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert status == 200 and j["status"] == "success", (status, j)
+    return j["filename"].rsplit("/", 1)[1]
+
+def run(jar, body):
+    return call("POST", f"/jars/{jar}/run", json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+def await_state(jid, states, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        status, j = call("GET", f"/jobs/{jid}")
+        if status == 200 and j["state"] in states:
+            return j
+        time.sleep(0.1)
+    raise AssertionError(f"job {jid} not in {states}: {j}")
+
+def is_error(status, j, code):
+    assert status == code, (status, j)
+    assert isinstance(j.get("errors"), list) and j["errors"], j
+
+# A job submitted, watched and cancelled through REST alone.
+endless = upload(f"{jobs}/endless.so", "endless.so")
+status, j = call("GET", "/jars")
+assert any(f["id"] == endless and f["name"] == "endless.so" for f in j["files"]), j
+status, j = run(endless, {"programArgsList": ["--rate", "500"], "parallelism": 2})
+assert status == 200, (status, j)
+jid = j["jobid"]
+job = await_state(jid, {"RUNNING"})
+deadline = time.time() + 30
+while not all(v["status"] == "RUNNING" for v in job["vertices"]):
+    assert time.time() < deadline, job
+    time.sleep(0.1)
+    job = await_state(jid, {"RUNNING"})
+assert all(v["parallelism"] == 2 for v in job["vertices"]), job
+status, j = call("PATCH", f"/jobs/{jid}?mode=cancel")
+assert status == 202, (status, j)
+await_state(jid, {"CANCELED"})
+print(f"endless.so: submitted as {jid}, RUNNING, cancelled through REST")
+
+# WordCount through REST, counted exactly below.
+wordcount = upload(f"{jobs}/wordcount.so", "wordcount.so")
+status, j = run(wordcount, {"programArgs": f"--input {work}/input.txt --output {work}/output", "parallelism": 2})
+assert status == 200, (status, j)
+done = await_state(j["jobid"], {"FINISHED", "FAILED", "CANCELED"})
+assert done["state"] == "FINISHED", done
+print(f"wordcount.so: {j['jobid']} FINISHED")
+
+# Bad runs.
+is_error(*run("no-such.so", {}), 404)
+status, j = call("POST", f"/jars/{wordcount}/run", b"{\"programArgs\": ", {"Content-Type": "application/json"})
+is_error(status, j, 400)
+is_error(*run(wordcount, {"parallelism": "two"}), 400)
+not_a_library = f"{work}/fake.so"
+open(not_a_library, "wb").write(b"\x7fELF but not really")
+fake = upload(not_a_library, "fake.so")
+is_error(*run(fake, {}), 400)
+status, j = call("DELETE", f"/jars/{fake}")
+assert status == 200, (status, j)
+status, j = call("GET", "/jars")
+assert all(f["id"] != fake for f in j["files"]), j
+print("bad runs refused with Flink's error body")
+PY
+check_wordcount "$WORK/input.txt" "$WORK/output"
+echo "PASS"
