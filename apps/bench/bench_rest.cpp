@@ -47,6 +47,7 @@ load_result load(std::uint16_t port, const std::string& path, int clients, int r
     threads.emplace_back([&, c] {
       httplib::Client client("127.0.0.1", port);
       client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);
       client.set_read_timeout(30, 0);
       ++ready;
       while (!go)

@@ -6,7 +6,9 @@
 #include <thread>
 
 #include <httplib.h>
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,6 +50,30 @@ bool port_free(const std::string& host, std::uint16_t port) {
   }
   ::freeaddrinfo(found);
   return free;
+}
+
+/// httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, fixed in Debian's library):
+/// a burst of clients then loses SYNs and waits 1, 3, 7 s for the retries. Linux lets listen()
+/// be called again to raise it; the socket is the one listening on `port` (httplib keeps it
+/// private).
+void raise_listen_backlog(std::uint16_t port) {
+  for (int fd = 0; fd < 4096; ++fd) {
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening)
+      continue;
+    sockaddr_storage addr{};
+    socklen_t alen = sizeof addr;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &alen) != 0)
+      continue;
+    std::uint16_t bound = 0;
+    if (addr.ss_family == AF_INET)
+      bound = ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+    else if (addr.ss_family == AF_INET6)
+      bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+    if (bound == port)
+      ::listen(fd, SOMAXCONN);
+  }
 }
 
 } // namespace
@@ -96,6 +122,7 @@ expected<std::unique_ptr<http_service>> http_service::start(std::unique_ptr<http
     return make_error(
       errc::unreachable,
       "Could not start " + what + ": no free port in " + port_spec + " on " + bind_host);
+  raise_listen_backlog(static_cast<std::uint16_t>(bound));
   std::unique_ptr<http_service> s(new http_service);
   s->port_ = static_cast<std::uint16_t>(bound);
   s->impl_ = std::make_unique<impl>();

@@ -531,12 +531,17 @@ expected<std::unique_ptr<rest_server>> rest_server::start(rest_options options,
   m.cluster = std::move(cluster);
   m.log = std::move(log);
   auto server = std::make_unique<httplib::Server>();
-  // A slow or half-open client holds one thread until its read times out; enough threads that a
-  // few of them do not keep the others waiting.
-  server->new_task_queue = [] { return new httplib::ThreadPool(32); };
+  // httplib serves a connection on one thread for as long as it is kept alive, and a slow or
+  // half-open client holds its thread until the read times out: enough threads for a hundred
+  // dashboards or scripts at once (flint-bench rest), and short keep-alives so that idle
+  // connections give their threads back.
+  server->new_task_queue = [] { return new httplib::ThreadPool(128); };
   server->set_read_timeout(5, 0);
   server->set_write_timeout(5, 0);
-  server->set_keep_alive_timeout(5);
+  server->set_keep_alive_timeout(2);
+  // Headers and body go out in two writes: without TCP_NODELAY the second waits for the
+  // client's delayed ACK (40 ms a response).
+  server->set_tcp_nodelay(true);
   server->set_payload_max_length(static_cast<std::size_t>(m.options.max_content_length));
   auto* self = &m;
   server->set_error_handler([self](const httplib::Request& req, httplib::Response& res) {
