@@ -94,6 +94,9 @@ struct JmSubtaskStatus {
   # Its I/O and time figures as its TaskExecutor last reported them.
   ioFinal @6 :Bool;
   # Whether they are the attempt's final figures (sent as it ended).
+  startTime @7 :Int64 = -1;
+  endTime @8 :Int64 = -1;
+  # When the attempt went DEPLOYING and when it ended, ms since the epoch (-1: not yet).
 }
 
 struct JmTaskIo {

@@ -52,6 +52,24 @@ std::int64_t duration_of(const dispatcher::job_details& d, std::int64_t now_ms) 
   return (d.end_time_ms >= 0 ? d.end_time_ms : now_ms) - d.start_time_ms;
 }
 
+/// Flink's duration: from the start to the end, or to now while running; -1 before the start.
+std::int64_t duration_between(std::int64_t start, std::int64_t end, std::int64_t now_ms) {
+  return start < 0 ? -1 : (end >= 0 ? end : now_ms) - start;
+}
+
+/// A vertex's start (its first subtask's) and end (its last subtask's, once all ended).
+std::pair<std::int64_t, std::int64_t> vertex_times(const job_master::vertex_status& v) {
+  std::int64_t start = -1, end = -1;
+  bool all_ended = !v.subtasks.empty();
+  for (const auto& t : v.subtasks) {
+    if (t.start_time >= 0 && (start < 0 || t.start_time < start))
+      start = t.start_time;
+    all_ended = all_ended && t.end_time >= 0;
+    end = std::max(end, t.end_time);
+  }
+  return {start, all_ended ? end : -1};
+}
+
 /// Per state, how many subtasks of these vertices are in it.
 std::array<std::int64_t, execution_states.size()> subtask_counts(
   const std::vector<job_master::vertex_status>& vertices) {
@@ -241,9 +259,10 @@ std::string job_details_json(const job_view& job, std::int64_t now_ms) {
     vj["maxParallelism"] = v.max_parallelism;
     vj["parallelism"] = v.parallelism;
     vj["status"] = name(state);
-    vj["start-time"] = -1;
-    vj["end-time"] = -1;
-    vj["duration"] = -1;
+    auto [start, end] = vertex_times(v);
+    vj["start-time"] = start;
+    vj["end-time"] = end;
+    vj["duration"] = duration_between(start, end, now_ms);
     auto n = subtask_counts({v});
     json tasks;
     for (auto s : execution_states)
@@ -348,9 +367,9 @@ std::optional<std::string> vertex_details_json(const job_view& job, const std::s
          {"status", name(t.status)},
          {"attempt", t.attempt},
          {"host", t.host.empty() ? std::string("(unassigned)") : t.host},
-         {"start-time", -1},
-         {"end-time", -1},
-         {"duration", -1},
+         {"start-time", t.start_time},
+         {"end-time", t.end_time},
+         {"duration", duration_between(t.start_time, t.end_time, now_ms)},
          {"metrics", io_metrics({t})},
          {"taskmanager-id",
           t.task_manager.empty() ? std::string("(unassigned)") : task_manager_id(t.task_manager)}});

@@ -87,6 +87,9 @@ job_status_response job_master_state::status_report() const {
         st.task_manager = slot->location.id;
         st.host = slot->location.host;
       }
+      st.start_time = scheduler_->deploying_at_ms(v);
+      if (graph::is_terminal(st.status))
+        st.end_time = scheduler_->ended_at_ms(v);
       if (auto io = task_io_.find(graph.attempt_id(v)); io != task_io_.end()) {
         st.io = io->second.figures;
         st.io_final = io->second.final;

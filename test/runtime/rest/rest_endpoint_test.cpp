@@ -253,6 +253,8 @@ TEST_CASE(
   for (std::size_t i = 0; i < p.job->vertices.size(); ++i) {
     const auto& v = d["vertices"][i];
     CHECK(v["status"] == "FINISHED");
+    CHECK(v["start-time"].get<std::int64_t>() > 0);
+    CHECK(v["end-time"].get<std::int64_t>() >= v["start-time"].get<std::int64_t>());
     CHECK(v["tasks"]["FINISHED"] == v["parallelism"]);
     CHECK(v["metrics"].contains("read-records"));
     CHECK(v["metrics"]["read-records-complete"].is_boolean());
@@ -296,6 +298,11 @@ TEST_CASE(
   REQUIRE(vertex.body["subtasks"].size() == d["vertices"][0]["parallelism"].get<std::size_t>());
   for (const auto& st : vertex.body["subtasks"]) {
     CHECK(st["status"] == "FINISHED");
+    // Flink's state timestamps: DEPLOYING to FINISHED, within the job's run.
+    CHECK(st["start-time"].get<std::int64_t>() >= d["start-time"].get<std::int64_t>());
+    CHECK(st["end-time"].get<std::int64_t>() >= st["start-time"].get<std::int64_t>());
+    CHECK(st["duration"]
+          == st["end-time"].get<std::int64_t>() - st["start-time"].get<std::int64_t>());
     CHECK(st["attempt"] == 0);
     CHECK(st["host"] == "127.0.0.1");
     auto tm = st["taskmanager-id"].get<std::string>();

@@ -19,6 +19,8 @@ scheduler::scheduler(graph::execution_graph graph, scheduler_settings settings,
     region_scheduled_(graph_.regions().size(), false),
     slot_of_vertex_(graph_.vertices().size()),
     deployed_to_(graph_.vertices().size()),
+    deploying_at_ms_(graph_.vertices().size(), -1),
+    ended_at_ms_(graph_.vertices().size(), -1),
     partition_finished_(graph_.partitions().size(), false) {
   compute_region_order();
   consumers_of_group_.assign(graph_.consumed_partition_groups().size(), 0);
@@ -463,6 +465,13 @@ bool scheduler::transition(std::uint32_t vertex, execution_state to, const std::
     if (logger_)
       logger_->warn(moved.error().message);
     return false;
+  }
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now()).count();
+  if (to == execution_state::deploying) {
+    deploying_at_ms_[vertex] = now_ms;
+    ended_at_ms_[vertex] = -1;
+  } else if (graph::is_terminal(to)) {
+    ended_at_ms_[vertex] = now_ms;
   }
   if (logger_) {
     auto line = graph_.task_name_with_subtask(vertex) + " (" + graph_.attempt_id(vertex).to_string()

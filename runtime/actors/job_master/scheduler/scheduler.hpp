@@ -157,6 +157,11 @@ public:
   const std::optional<slot_pool::allocated_slot>& deployed_to(std::uint32_t vertex) const {
     return deployed_to_[vertex];
   }
+  /// Flink's state timestamps of the vertex's latest attempt, in milliseconds since the epoch
+  /// per the scheduler's clock: when it went DEPLOYING and when it reached a terminal state
+  /// (-1: not yet; the end is cleared when an attempt deploys again).
+  std::int64_t deploying_at_ms(std::uint32_t vertex) const { return deploying_at_ms_[vertex]; }
+  std::int64_t ended_at_ms(std::uint32_t vertex) const { return ended_at_ms_[vertex]; }
 
 private:
   /// A physical slot shared by the subtasks with one index of one slot sharing group.
@@ -243,6 +248,8 @@ private:
   /// Per vertex: where its current or last attempt was deployed (kept after its slot is gone,
   /// so that a consumer of its blocking result can still find it).
   std::vector<std::optional<slot_pool::allocated_slot>> deployed_to_;
+  std::vector<std::int64_t> deploying_at_ms_;
+  std::vector<std::int64_t> ended_at_ms_;
   /// Per partition: its producer FINISHED and counted in finished_in_group_.
   std::vector<bool> partition_finished_;
   std::set<cluster::resource_id> lost_task_managers_;
