@@ -182,4 +182,6 @@ struct TaskDeploymentDescriptor {
   stateBackend @12 :Text;
   # state.backend.type: hashmap or rocksdb (empty: hashmap).
   incrementalCheckpoints @13 :Bool;
+  jobName @14 :Text;
+  # The job's name: the job_name of the task's metrics (Flink's task scope).
 }

@@ -76,6 +76,8 @@ struct task_checkpoint_options {
 /// JobVertex (by `job_vertex_id`) of the JobGraph the TaskExecutor holds.
 struct task_deployment_descriptor {
   graph::job_id job_id;
+  /// The job's name, for the task's metric scope (`job_name`).
+  std::string job_name;
   graph::job_vertex_id job_vertex_id;
   std::string task_name;
   std::int32_t subtask_index = 0;

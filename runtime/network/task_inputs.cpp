@@ -327,6 +327,17 @@ std::size_t task_inputs::num_remote_channels() const {
   return n;
 }
 
+float task_inputs::floating_pool_usage() const {
+  std::size_t in_use = 0, capacity = 0;
+  for (const auto& gate : gates_) {
+    if (!gate.gate || !gate.gate->floating_pool())
+      continue;
+    in_use += gate.gate->floating_pool()->num_in_use();
+    capacity += gate.gate->floating_pool()->max_segments();
+  }
+  return capacity == 0 ? 0.0f : static_cast<float>(in_use) / static_cast<float>(capacity);
+}
+
 void task_inputs::release() noexcept {
   if (released_)
     return;

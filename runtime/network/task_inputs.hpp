@@ -108,6 +108,10 @@ public:
   std::size_t num_channels(std::size_t gate) const { return gates_.at(gate).channels.size(); }
   /// Remote input channels with a client (0 while every producer is in this process).
   std::size_t num_remote_channels() const;
+  /// Flink's buffers.inPoolUsage as the gates' floating pools show it: their buffers in use over
+  /// their capacity, 0..1 (0 while every producer is in this process: local channels read the
+  /// producers' own buffers, and Flink's figure ignores them too).
+  float floating_pool_usage() const;
   /// Whether `channel` of `gate` is fed by a producer in another process (numBytesInRemote).
   bool is_remote(std::size_t gate, std::size_t channel) const {
     return gate < gates_.size() && channel < gates_[gate].channels.size()

@@ -210,6 +210,8 @@ void stream_task::publish_metrics() {
   io_->records_out.store(records, std::memory_order_relaxed);
   io_->buffers_out.store(buffers, std::memory_order_relaxed);
   io_->bytes_out.store(bytes, std::memory_order_relaxed);
+  if (inputs_)
+    io_->in_pool_usage.store(inputs_->floating_pool_usage(), std::memory_order_relaxed);
   for (auto [op, counts] : counted_operators_) {
     counts->records_in.store(op->records_in_counted(), std::memory_order_relaxed);
     counts->records_out.store(op->records_out_counted(), std::memory_order_relaxed);

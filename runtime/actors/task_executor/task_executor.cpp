@@ -349,7 +349,7 @@ void task_executor::register_methods() {
       metrics::task_scope scope{config_.host,
                                 config_.resource_id,
                                 tdd.job_id.to_string(),
-                                tdd.job_id.to_string(),
+                                tdd.job_name.empty() ? tdd.job_id.to_string() : tdd.job_name,
                                 tdd.job_vertex_id.to_string(),
                                 attempt.to_string(),
                                 tdd.task_name,

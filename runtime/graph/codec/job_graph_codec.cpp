@@ -309,6 +309,7 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
   write_id(root.initJobId(), tdd.job_id);
   write_id(root.initJobVertexId(), tdd.job_vertex_id);
   root.setTaskName(tdd.task_name);
+  root.setJobName(tdd.job_name);
   root.setSubtaskIndex(tdd.subtask_index);
   root.setParallelism(tdd.parallelism);
   root.setMaxParallelism(tdd.max_parallelism);
@@ -363,6 +364,7 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(
       tdd.job_id = read_id<graph::job_id>(root.getJobId());
       tdd.job_vertex_id = read_id<graph::job_vertex_id>(root.getJobVertexId());
       tdd.task_name = root.getTaskName().cStr();
+      tdd.job_name = root.getJobName().cStr();
       tdd.subtask_index = root.getSubtaskIndex();
       tdd.parallelism = root.getParallelism();
       tdd.max_parallelism = root.getMaxParallelism();

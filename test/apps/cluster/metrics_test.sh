@@ -52,20 +52,25 @@ def scrape(port):
     return out
 source_out = sink_in = 0
 tasks = set()
+pool_usage = []
 for port in tm_ports:
     for name, labels, value in scrape(port):
         if name == "flink_taskmanager_job_task_operator_numRecordsOut" and labels["operator_name"].startswith("Source"):
             source_out += value
         if name == "flink_taskmanager_job_task_operator_numRecordsIn" and labels["operator_name"].startswith("Sink"):
             sink_in += value
+        if name == "flink_taskmanager_job_task_buffers_inPoolUsage":
+            pool_usage.append(value)
         if name == "flink_taskmanager_job_task_numRecordsIn":
-            for key in ("host", "tm_id", "job_id", "task_name", "subtask_index", "task_attempt_id"):
+            for key in ("host", "tm_id", "job_id", "job_name", "task_name", "subtask_index", "task_attempt_id"):
                 assert key in labels, f"no {key} label: {labels}"
+            assert labels["job_name"] == "Streaming WordCount", f"job_name: {labels['job_name']}"
             tasks.add((labels["task_name"], labels["subtask_index"]))
 print(f"source numRecordsOut {source_out:.0f} (input lines {lines}), sink numRecordsIn {sink_in:.0f} (updates {updates}), {len(tasks)} tasks")
 assert source_out == lines, "the sources' numRecordsOut is not the input's line count"
 assert sink_in == updates, "the sinks' numRecordsIn is not the number of updates"
 assert len(tasks) == 4, f"expected 4 subtasks' figures, got {sorted(tasks)}"
+assert len(pool_usage) == 4 and all(0 <= u <= 1 for u in pool_usage), f"buffers.inPoolUsage: {pool_usage}"
 jm = {name: value for name, labels, value in scrape(jm_port)}
 print({k: v for k, v in jm.items() if k.startswith("flink_jobmanager_")})
 assert jm.get("flink_jobmanager_numRegisteredTaskManagers") == 2

@@ -79,6 +79,9 @@ TEST_CASE("every task deployment descriptor survives a round trip") {
   auto eg = value_of(execution_graph::build(busy_job()));
   for (std::uint32_t v = 0; v < eg.vertices().size(); ++v) {
     auto tdd = value_of(make_task_deployment_descriptor(eg, v));
+    // The job's name travels with each task (its metrics' job_name).
+    CHECK(tdd.job_name == eg.job_graph().name);
+    CHECK_FALSE(tdd.job_name.empty());
     auto decoded = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(tdd)));
     REQUIRE(decoded.has_value());
     CHECK(*decoded == tdd);
