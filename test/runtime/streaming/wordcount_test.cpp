@@ -7,12 +7,14 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -221,8 +223,13 @@ void run_wordcount(int parallelism, int task_managers, bool remote = false, bool
       auto& shuffle = cluster.streaming(i).shuffle();
       CHECK(shuffle.blocking_memory().reserved() == 0);
       auto root = shuffle.spill_files().root(0);
-      CHECK_MESSAGE((!std::filesystem::exists(root) || std::filesystem::is_empty(root)),
-                    root.string());
+      // A spill file goes when its last reader lets go: a remote server's reader may still be
+      // closing (milliseconds; under AddressSanitizer on a loaded machine, longer). A file left
+      // behind for good would not go at all.
+      auto gone = [&] { return !std::filesystem::exists(root) || std::filesystem::is_empty(root); };
+      for (int wait = 0; wait < 500 && !gone(); ++wait)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      CHECK_MESSAGE(gone(), root.string());
     }
   }
 }
