@@ -74,6 +74,8 @@ run_figures run_once(const std::string& input, int parallelism, std::int64_t int
   return out;
 }
 
+} // namespace
+
 std::int64_t count_words(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f)
@@ -93,8 +95,6 @@ std::int64_t count_words(const std::string& path) {
   std::fclose(f);
   return words;
 }
-
-} // namespace
 
 int checkpoint(int argc, char** argv) {
   std::string input;

@@ -1,15 +1,15 @@
-/// `flint-bench metrics --input FILE [--rounds N] [--parallelism P] [--generate MB]`: what the
+/// `flint-bench metrics --input FILE [--rounds N] [--parallelism P]`: what the
 /// task metrics cost. WordCount (the example's pipeline, writing its text output) on the
 /// MiniCluster, alternately with every TaskExecutor's tasks registering and counting their
 /// figures (a metric registry, as a TaskManager node has) and without, N rounds each in the
 /// same run. Prints one JSON line: the median words per second of each and their ratio
-/// (metrics on over off; the goal is at least 0.98).
+/// (metrics on over off; the goal is at least 0.98). Make an input with
+/// `flint-bench wordcount --input FILE --generate MB`.
 
 #include "apps/bench/benches.hpp"
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/wordcount_job.hpp"
-#include "apps/examples/wordcount/words.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/metrics/metric_registry.hpp"
 #include "runtime/streaming/local_cluster.hpp"
@@ -21,8 +21,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -32,39 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using clock_type = std::chrono::steady_clock;
-
-bool write_text(const std::string& path, std::size_t mb) {
-  std::ofstream out(path, std::ios::binary);
-  std::mt19937_64 rng(2026);
-  std::vector<std::string> vocabulary;
-  for (int i = 0; i < 10000; ++i) {
-    std::string w;
-    for (std::size_t k = 0, n = 2 + rng() % 8; k < n; ++k)
-      w += static_cast<char>('a' + rng() % 26);
-    vocabulary.push_back(std::move(w));
-  }
-  std::size_t written = 0;
-  while (written < mb * 1024 * 1024 && out) {
-    std::string line;
-    for (int k = 0; k < 10; ++k) {
-      auto r = static_cast<double>(rng() % 100000) / 100000.0;
-      line += vocabulary[static_cast<std::size_t>(r * r * r * 10000)] + ' ';
-    }
-    line.back() = '\n';
-    out << line;
-    written += line.size();
-  }
-  return static_cast<bool>(out);
-}
-
-std::int64_t count_words(const std::string& path) {
-  std::ifstream in(path);
-  std::string line, word;
-  std::int64_t n = 0;
-  while (std::getline(in, line))
-    examples::for_each_word(line, word, [&](const std::string&) { ++n; });
-  return n;
-}
 
 /// Seconds WordCount took over `input`, with or without task metrics.
 double run_once(const std::string& input, const fs::path& output, int parallelism,
@@ -106,7 +71,6 @@ double median(std::vector<double> v) {
 int metrics(int argc, char** argv) {
   std::string input;
   int rounds = 5, parallelism = 2;
-  std::size_t generate_mb = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--input" && i + 1 < argc)
@@ -115,12 +79,10 @@ int metrics(int argc, char** argv) {
       rounds = std::max(1, std::atoi(argv[++i]));
     else if (a == "--parallelism" && i + 1 < argc)
       parallelism = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--generate" && i + 1 < argc)
-      generate_mb = static_cast<std::size_t>(std::atol(argv[++i]));
     else {
       std::fprintf(stderr,
                    "usage: flint-bench metrics --input FILE [--rounds N] "
-                   "[--parallelism P] [--generate MB]\n");
+                   "[--parallelism P]\n");
       return 2;
     }
   }
@@ -128,16 +90,19 @@ int metrics(int argc, char** argv) {
     std::fprintf(stderr, "flint-bench metrics: --input FILE is required\n");
     return 2;
   }
-  if (generate_mb > 0 && !write_text(input, generate_mb)) {
-    std::fprintf(stderr, "flint-bench metrics: cannot write %s\n", input.c_str());
-    return 1;
-  }
   if (!fs::is_regular_file(input)) {
-    std::fprintf(stderr, "flint-bench metrics: cannot read %s\n", input.c_str());
+    std::fprintf(stderr,
+                 "flint-bench metrics: cannot read %s (make one with flint-bench wordcount "
+                 "--input FILE --generate MB)\n",
+                 input.c_str());
     return 1;
   }
   set_logging_level(spdlog::level::warn);
   auto words = static_cast<double>(count_words(input));
+  if (words <= 0) {
+    std::fprintf(stderr, "flint-bench metrics: no words in %s\n", input.c_str());
+    return 1;
+  }
   auto output = fs::temp_directory_path() / "flint-bench-metrics-output";
   std::vector<double> on, off;
   // Alternating, so that a change in the machine's load hits both alike.
