@@ -127,7 +127,7 @@ int cluster(int argc, char** argv) {
   big_tasks -= big_tasks % 2;
 
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {"stealing", 0, false, {}});
+  rpc::configure_node(cfg, {"stealing", 0, false, {}, {}});
   caf::actor_system sys{cfg};
   trace::trace_recorder recorder(trace::system_now_us);
   auto probe = std::make_shared<running_probe>();

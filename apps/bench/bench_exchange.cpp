@@ -2,7 +2,8 @@
 // serialized on the producer and read back on the consumer) from a producer process to a consumer
 // process, and in the same run bare CAF `std::vector<char>` messages of the buffer size sent
 // one-way with a window of outstanding messages (acknowledged one by one, as credit is). The
-// second process is this binary with --serve; it produces, this process consumes.
+// second process is this binary with --serve; it produces, this process consumes. With --tls each
+// round also runs the channel over mutual TLS against a second producing process.
 
 #include <algorithm>
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +33,7 @@
 #include <caf/stateful_actor.hpp>
 
 #include "apps/bench/benches.hpp"
+#include "apps/bench/bench_tls.hpp"
 #include "apps/bench/serving_child.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/network/input_gate.hpp"
@@ -68,6 +71,10 @@ struct options {
   std::size_t workers = 0;
   /// Freed buffers per add_credit (remote_input_channel::set_credit_batch); 1 = one per buffer.
   std::size_t credit_batch = remote_input_channel::default_credit_batch;
+  /// Also run each round's channel over mutual TLS, against a second producing process.
+  bool tls = false;
+  /// --serve over TLS (the certificate files the measuring side made).
+  std::string tls_keystore, tls_truststore;
 };
 
 // ---- producer process ----------------------------------------------------------------------
@@ -167,7 +174,8 @@ int serve(const options& o) {
   auto shuffle = std::make_shared<shuffle_environment>(network_config{});
   auto& env = *shuffle;
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, o.workers, true, {}});
+  rpc::configure_node(cfg,
+                      {o.policy, o.workers, true, tls_of(o.tls_keystore, o.tls_truststore), {}});
   caf::actor_system sys{cfg};
   std::vector<std::thread> writers;
   auto stop = std::make_shared<std::atomic<bool>>(false);
@@ -404,6 +412,12 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.rounds = std::max(1, std::atoi(v));
     } else if (a == "--credit-batch" && (v = next())) {
       o.credit_batch = std::max<std::size_t>(1, static_cast<std::size_t>(std::atoll(v)));
+    } else if (a == "--tls") {
+      o.tls = true;
+    } else if (a == "--tls-keystore" && (v = next())) {
+      o.tls_keystore = v;
+    } else if (a == "--tls-truststore" && (v = next())) {
+      o.tls_truststore = v;
     } else if (a == "--workers" && (v = next())) {
       o.workers = static_cast<std::size_t>(std::atoll(v));
     } else if (a == "--scheduler" && (v = next())) {
@@ -416,7 +430,7 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       std::fprintf(
         stderr,
         "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
-        "[--scheduler stealing|sharing] [--workers N] [--credit-batch N]\n");
+        "[--scheduler stealing|sharing] [--workers N] [--credit-batch N] [--tls]\n");
       return 2;
     }
   }
@@ -444,11 +458,28 @@ int exchange(int argc, char** argv) {
     return 1;
   }
   auto port = *child.port();
+  // With --tls a second producing process serves over mutual TLS; each round runs the channel
+  // over both, so drift on a noisy machine hits both alike.
+  std::optional<bench_certificates> certs;
+  std::optional<serving_child> tls_child;
+  if (o.tls) {
+    auto made = bench_certificates::make("exchange");
+    if (!made)
+      return 1;
+    certs.emplace(std::move(*made));
+    tls_child.emplace(std::vector<std::string>{
+      "exchange", "--serve", "--scheduler", o.policy, "--workers", std::to_string(o.workers),
+      "--tls-keystore", certs->server(), "--tls-truststore", certs->ca()});
+    if (!tls_child->port()) {
+      std::fprintf(stderr, "flint-bench exchange: the TLS producing process did not start\n");
+      return 1;
+    }
+  }
 
   int rc = 0;
   {
     caf::actor_system_config cfg;
-    rpc::configure_node(cfg, {o.policy, o.workers, true, {}});
+    rpc::configure_node(cfg, {o.policy, o.workers, true, {}, {}});
     caf::actor_system sys{cfg};
     auto server = rpc::connect_endpoint(sys, "127.0.0.1", port, "partition_server");
     auto control = rpc::connect_endpoint(sys, "127.0.0.1", port, "exchange_control");
@@ -457,18 +488,45 @@ int exchange(int argc, char** argv) {
       std::fprintf(stderr, "flint-bench exchange: cannot reach the producing process\n");
       return 1;
     }
+    caf::actor_system_config tls_cfg;
+    if (certs)
+      rpc::configure_node(tls_cfg,
+                          {o.policy, o.workers, true, tls_of(certs->client(), certs->ca()), {}});
+    std::optional<caf::actor_system> tls_sys;
+    caf::actor tls_server, tls_control;
+    if (certs) {
+      tls_sys.emplace(tls_cfg);
+      auto s = rpc::connect_endpoint(*tls_sys, "127.0.0.1", *tls_child->port(), "partition_server");
+      auto c = rpc::connect_endpoint(*tls_sys, "127.0.0.1", *tls_child->port(), "exchange_control");
+      if (!s || !c) {
+        std::fprintf(stderr, "flint-bench exchange: cannot reach the TLS producing process: %s\n",
+                     (!s ? s.error() : c.error()).to_string().c_str());
+        return 1;
+      }
+      tls_server = *s;
+      tls_control = *c;
+    }
     // Warm-up (connections, allocator, caches), not reported.
     std::uint64_t round = 0;
-    run_channel(sys, *control, *server, round++, o, std::min<std::size_t>(total, 32 * 1000 * 1000));
-    run_bare(sys, *bare, std::min<std::size_t>(total, 32 * 1000 * 1000), window, net.segment_size);
-    std::vector<double> channel_mb, bare_mb, channel_rps, channel_wire_mb, paired;
+    auto warm = std::min<std::size_t>(total, 32 * 1000 * 1000);
+    run_channel(sys, *control, *server, round++, o, warm);
+    run_bare(sys, *bare, warm, window, net.segment_size);
+    if (tls_sys)
+      run_channel(*tls_sys, tls_control, tls_server, round++, o, warm);
+    std::vector<double> channel_mb, bare_mb, channel_rps, channel_wire_mb, paired, tls_mb,
+      tls_paired;
     // Interleaved rounds so drift on a noisy machine hits both alike.
     for (int i = 0; i < o.rounds; ++i) {
       auto c = run_channel(sys, *control, *server, round++, o, total);
       report("channel", i, c);
       auto b = run_bare(sys, *bare, total, window, net.segment_size);
       report("bare", i, b);
-      if (!c.error.empty() || !b.error.empty()) {
+      std::optional<result> t;
+      if (tls_sys) {
+        t = run_channel(*tls_sys, tls_control, tls_server, round++, o, total);
+        report("channel_tls", i, *t);
+      }
+      if (!c.error.empty() || !b.error.empty() || (t && !t->error.empty())) {
         rc = 1;
         break;
       }
@@ -481,19 +539,34 @@ int exchange(int argc, char** argv) {
       // Channel over the bare round right after it: drift common to both cancels out.
       if (mb_per_s(b) > 0)
         paired.push_back(mb_per_s(c) / mb_per_s(b));
+      if (t) {
+        tls_mb.push_back(mb_per_s(*t));
+        if (mb_per_s(c) > 0)
+          tls_paired.push_back(mb_per_s(*t) / mb_per_s(c));
+      }
     }
     if (rc == 0) {
       auto c = median(channel_mb), b = median(bare_mb);
+      std::string tls_fields;
+      if (!tls_mb.empty()) {
+        char buf[200];
+        std::snprintf(buf, sizeof(buf),
+                      ",\"tls_channel_mb_per_s\":%.1f,\"tls_ratio\":%.2f,"
+                      "\"tls_paired_ratio\":%.2f,\"tls_goal\":\">= 0.8\"",
+                      median(tls_mb), c > 0 ? median(tls_mb) / c : 0.0, median(tls_paired));
+        tls_fields = buf;
+      }
       std::printf(
         "{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
         "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
         "\"scheduler\":\"%s\",\"workers\":%zu,\"credit_batch\":%zu,\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,"
         "\"channel_records_per_s\":%.0f,"
-        "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f,\"paired_ratio\":%.2f}\n",
+        "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f,\"paired_ratio\":%.2f%s}\n",
         o.mb, o.record_bytes, net.segment_size, window,
         net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(),
         o.workers, o.credit_batch, c, median(channel_wire_mb), median(channel_rps), b,
-        b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0, median(paired));
+        b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0, median(paired),
+        tls_fields.c_str());
       std::fflush(stdout);
     }
   }

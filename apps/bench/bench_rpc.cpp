@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <future>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 
 #include "apps/bench/benches.hpp"
 #include "apps/bench/bench_processes.hpp"
+#include "apps/bench/bench_tls.hpp"
 #include "apps/bench/serving_child.hpp"
 #include "runtime/actors/rpc/echo_endpoint.hpp"
 #include "runtime/actors/rpc/echo_gateway.hpp"
@@ -154,17 +156,9 @@ void report(const char* where, const options& o, std::size_t wire_bytes, const s
   std::fflush(stdout);
 }
 
-rpc::tls_options tls_of(const std::string& keystore, const std::string& truststore) {
-  rpc::tls_options t;
-  t.enabled = !keystore.empty();
-  t.keystore = keystore;
-  t.truststore = truststore;
-  return t;
-}
-
 int serve(const options& o) {
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, 0, true, tls_of(o.tls_keystore, o.tls_truststore)});
+  rpc::configure_node(cfg, {o.policy, 0, true, tls_of(o.tls_keystore, o.tls_truststore), {}});
   caf::actor_system sys{cfg};
   trace::trace_recorder rec(trace::system_now_us);
   auto echo =
@@ -236,7 +230,7 @@ int rpc(int argc, char** argv) {
   auto wire = envelope_bytes(req);
 
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {o.policy, 0, true, {}});
+  rpc::configure_node(cfg, {o.policy, 0, true, {}, {}});
   caf::actor_system sys{cfg};
   trace::trace_recorder rec(trace::system_now_us);
 
@@ -260,82 +254,72 @@ int rpc(int argc, char** argv) {
     caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
   }
 
-  double plain_median = 0;
-  { // two processes
-    serving_child child({"rpc", "--serve", "--scheduler", o.policy});
-    if (!child.port()) {
-      std::fprintf(stderr, "flint-bench rpc: the serving process did not start\n");
-      return 1;
-    }
-    auto port = *child.port();
-    auto echo = rpc::connect_endpoint(sys, "127.0.0.1", port, "echo_server");
-    auto bare = rpc::connect_endpoint(sys, "127.0.0.1", port, "bare_echo");
-    if (!echo || !bare) {
-      std::fprintf(stderr, "flint-bench rpc: %s\n",
-                   (!echo ? echo.error() : bare.error()).to_string().c_str());
-      return 1;
-    }
-    rpc::gateway gw(*echo, "echo_server", bench_token);
-    measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
-    measure_bare(sys, *bare, wire, o.warmup);
-    samples ep, b;
-    for (int round = 0; round < 2; ++round) {
-      auto e = measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.iterations / 2);
-      auto x = measure_bare(sys, *bare, wire, o.iterations / 2);
-      ep.insert(ep.end(), e.begin(), e.end());
-      b.insert(b.end(), x.begin(), x.end());
-    }
-    report("two_processes", o, wire, ep, b);
-    plain_median = percentile(ep, 0.5);
+  // Two processes, plain and over mutual TLS (security.ssl.internal.*): both serving processes
+  // run at once and the rounds alternate between them, so drift on a noisy machine hits both.
+  auto certs = bench_certificates::make("rpc");
+  serving_child child({"rpc", "--serve", "--scheduler", o.policy});
+  std::optional<serving_child> tls_child;
+  if (certs)
+    tls_child.emplace(std::vector<std::string>{"rpc", "--serve", "--scheduler", o.policy,
+                                               "--tls-keystore", certs->server(),
+                                               "--tls-truststore", certs->ca()});
+  if (!child.port() || (tls_child && !tls_child->port())) {
+    std::fprintf(stderr, "flint-bench rpc: a serving process did not start\n");
+    return 1;
   }
-
-  { // two processes over mutual TLS (security.ssl.internal.*), against the plain run above
-    auto gen = find_deploy_script("gen-certs.sh");
-    auto dir = make_temp_dir("rpc-tls");
-    if (!gen || !dir) {
-      std::fprintf(stderr, "flint-bench rpc: no deploy/gen-certs.sh or temp dir: TLS skipped\n");
-      return 0;
-    }
-    auto cmd = "bash '" + gen->string() + "' '" + dir->string() + "' server client >/dev/null";
-    if (std::system(cmd.c_str()) != 0) {
-      std::fprintf(stderr, "flint-bench rpc: gen-certs.sh failed: TLS skipped\n");
-      return 0;
-    }
-    auto ca = (*dir / "ca.pem").string();
-    serving_child child({"rpc", "--serve", "--scheduler", o.policy, "--tls-keystore",
-                         (*dir / "server.pem").string(), "--tls-truststore", ca});
-    caf::actor_system_config tls_cfg;
-    rpc::configure_node(tls_cfg, {o.policy, 0, true, tls_of((*dir / "client.pem").string(), ca)});
-    caf::actor_system tls_sys{tls_cfg};
-    if (!child.port()) {
-      std::fprintf(stderr, "flint-bench rpc: the TLS serving process did not start\n");
-      return 1;
-    }
-    auto echo = rpc::connect_endpoint(tls_sys, "127.0.0.1", *child.port(), "echo_server");
-    auto bare = rpc::connect_endpoint(tls_sys, "127.0.0.1", *child.port(), "bare_echo");
+  caf::actor_system_config tls_cfg;
+  if (certs)
+    rpc::configure_node(tls_cfg, {o.policy, 0, true, tls_of(certs->client(), certs->ca()), {}});
+  std::optional<caf::actor_system> tls_sys;
+  if (certs)
+    tls_sys.emplace(tls_cfg);
+  struct side {
+    caf::actor_system* sys;
+    std::optional<rpc::gateway> gw;
+    caf::actor bare;
+    samples ep, b;
+  };
+  std::vector<side> sides;
+  for (int k = 0; k < (certs ? 2 : 1); ++k) {
+    auto& s = k == 0 ? sys : *tls_sys;
+    auto port = k == 0 ? *child.port() : *tls_child->port();
+    auto echo = rpc::connect_endpoint(s, "127.0.0.1", port, "echo_server");
+    auto bare = rpc::connect_endpoint(s, "127.0.0.1", port, "bare_echo");
     if (!echo || !bare) {
       std::fprintf(stderr, "flint-bench rpc: %s\n",
                    (!echo ? echo.error() : bare.error()).to_string().c_str());
       return 1;
     }
-    rpc::gateway gw(*echo, "echo_server", bench_token);
-    measure_endpoint(tls_sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
-    measure_bare(tls_sys, *bare, wire, o.warmup);
-    samples ep, b;
-    for (int round = 0; round < 2; ++round) {
-      auto e = measure_endpoint(tls_sys, o.trace ? &rec : nullptr, gw, req, o.iterations / 2);
-      auto x = measure_bare(tls_sys, *bare, wire, o.iterations / 2);
-      ep.insert(ep.end(), e.begin(), e.end());
-      b.insert(b.end(), x.begin(), x.end());
+    sides.push_back(side{&s, rpc::gateway(*echo, "echo_server", bench_token), *bare, {}, {}});
+    measure_endpoint(s, o.trace ? &rec : nullptr, *sides.back().gw, req, o.warmup);
+    measure_bare(s, *bare, wire, o.warmup);
+  }
+  constexpr int rounds = 10;
+  samples paired; // TLS over plain median, round by round
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<double> medians;
+    for (auto& sd : sides) {
+      auto e = measure_endpoint(*sd.sys, o.trace ? &rec : nullptr, *sd.gw, req,
+                                std::max(1, o.iterations / rounds));
+      auto x = measure_bare(*sd.sys, sd.bare, wire, std::max(1, o.iterations / rounds));
+      medians.push_back(percentile(e, 0.5));
+      sd.ep.insert(sd.ep.end(), e.begin(), e.end());
+      sd.b.insert(sd.b.end(), x.begin(), x.end());
     }
-    report("two_processes_tls", o, wire, ep, b);
-    auto tls_median = percentile(ep, 0.5);
+    if (medians.size() == 2 && medians[0] > 0)
+      paired.push_back(medians[1] / medians[0]);
+  }
+  report("two_processes", o, wire, sides[0].ep, sides[0].b);
+  if (sides.size() == 2) {
+    report("two_processes_tls", o, wire, sides[1].ep, sides[1].b);
+    auto plain_median = percentile(sides[0].ep, 0.5);
+    auto tls_median = percentile(sides[1].ep, 0.5);
     std::printf(
       "{\"bench\":\"rpc\",\"kind\":\"tls_vs_plain\",\"plain_median_us\":%.1f,"
-      "\"tls_median_us\":%.1f,\"ratio\":%.2f,\"goal\":\"<= 1.3\"}\n",
-      plain_median, tls_median, plain_median > 0 ? tls_median / plain_median : 0.0);
-    std::error_code ec;
-    std::filesystem::remove_all(*dir, ec);
+      "\"tls_median_us\":%.1f,\"ratio\":%.2f,\"paired_ratio\":%.2f,\"rounds\":%d,"
+      "\"goal\":\"<= 1.3\"}\n",
+      plain_median, tls_median, plain_median > 0 ? tls_median / plain_median : 0.0,
+      percentile(paired, 0.5), rounds);
   }
   return 0;
 }

@@ -33,7 +33,7 @@ struct cluster_client::impl {
 
   explicit impl(const config::configuration& config) {
     // One worker is plenty for a client that waits on one answer at a time.
-    rpc::node_options options{"stealing", 2, true, {}};
+    rpc::node_options options{"stealing", 2, true, {}, {}};
     auto tls = node::read_tls_settings(config);
     if (!tls)
       unusable = tls.error();

@@ -69,7 +69,7 @@ void print_call(const char* label, const expected<rpc::echo_response>& r) {
 
 int main() {
   caf::actor_system_config cfg;
-  rpc::configure_node(cfg, {"stealing", 0, false, {}});
+  rpc::configure_node(cfg, {"stealing", 0, false, {}, {}});
   caf::actor_system sys{cfg};
   trace::trace_recorder recorder(trace::system_now_us);
   rpc::client_identity cli{"cli", &recorder, std::chrono::seconds(10)};

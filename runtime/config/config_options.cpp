@@ -302,10 +302,15 @@ const config_option<std::string> web_upload_dir{
 const config_option<bool> web_submit_enable{
   "web.submit.enable", true, "Whether job libraries can be uploaded and run through REST.",
   nullptr};
-const config_option<std::int64_t> security_ssl_internal_max_connections{
-  "security.ssl.internal.max-connections", 1024,
-  "The most TLS connections a node accepts at once; one more is closed before its handshake.",
+const config_option<std::int64_t> rpc_max_connections{
+  "rpc.max-connections", 1024,
+  "The most connections a node accepts at once on its RPC and data ports; one more is closed "
+  "as it is accepted.",
   positive};
+const config_option<duration> rpc_handshake_timeout{
+  "rpc.handshake-timeout", 10s,
+  "An accepted connection whose RPC handshake has not arrived by then is closed.",
+  positive_duration};
 
 namespace {
 
@@ -406,7 +411,8 @@ const std::vector<option_info>& all() {
     info<security_ssl_internal_truststore>(),
     info<security_ssl_internal_key_password>(),
     info<security_ssl_internal_handshake_timeout>(),
-    info<security_ssl_internal_max_connections>(),
+    info<rpc_max_connections>(),
+    info<rpc_handshake_timeout>(),
     info<metrics_reporter_prom_factory_class>(),
     info<metrics_reporter_prom_port>(),
     info<rest_port>(),

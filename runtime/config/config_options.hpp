@@ -101,7 +101,8 @@ extern const config_option<std::string> security_ssl_internal_key_password;
 /// A connection that has not completed its TLS handshake by then is closed.
 extern const config_option<duration> security_ssl_internal_handshake_timeout;
 /// The most connections a node accepts at once (counted where the TLS handshake begins).
-extern const config_option<std::int64_t> security_ssl_internal_max_connections;
+extern const config_option<std::int64_t> rpc_max_connections;
+extern const config_option<duration> rpc_handshake_timeout;
 /// Flink's PrometheusReporter: on when its factory class is set, at its port (or range).
 extern const config_option<std::string> metrics_reporter_prom_factory_class;
 extern const config_option<std::string> metrics_reporter_prom_port;

@@ -206,6 +206,7 @@ expected<unit> job_manager_node::start() {
                 s.tls.truststore);
   }
   m.caf_options.tls = s.tls;
+  m.caf_options.inbound = s.inbound;
   rpc::configure_node(m.caf_config, m.caf_options);
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);

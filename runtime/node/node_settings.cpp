@@ -58,6 +58,8 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   config::duration initial{}, max{}, error_delay{}, refused{}, ask{};
   std::string blob_dir, prom_factory;
   config::memory_size frame{};
+  config::duration handshake{};
+  std::int64_t max_connections = 0;
   if (!read(cfg, opt::heartbeat_interval, interval, err)
       || !read(cfg, opt::heartbeat_timeout, timeout, err)
       || !read(cfg, opt::heartbeat_rpc_failure_threshold, threshold, err)
@@ -67,6 +69,8 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
       || !read(cfg, opt::cluster_registration_refused_registration_delay, refused, err)
       || !read(cfg, opt::rpc_ask_timeout, ask, err)
       || !read(cfg, opt::rpc_max_frame_size, frame, err)
+      || !read(cfg, opt::rpc_max_connections, max_connections, err)
+      || !read(cfg, opt::rpc_handshake_timeout, handshake, err)
       || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err)
       || !read_optional(cfg, opt::metrics_reporter_prom_factory_class, prom_factory, err)
       || !read(cfg, opt::metrics_reporter_prom_port, s.prometheus_port, err))
@@ -80,6 +84,9 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   s.registration = {initial, max, error_delay, refused};
   s.rpc.ask_timeout = ask;
   s.rpc.max_frame_size = static_cast<std::size_t>(frame.bytes);
+  s.inbound = rpc::inbound_limits::for_frame_size(frame.bytes);
+  s.inbound.max_connections = static_cast<std::size_t>(max_connections);
+  s.inbound.handshake_timeout = duration_cast<milliseconds>(handshake);
   auto ha = read_high_availability_settings(cfg);
   if (!ha)
     return ha.error();
@@ -100,16 +107,13 @@ expected<rpc::tls_options> read_tls_settings(const config::configuration& cfg) {
   rpc::tls_options t;
   error err;
   config::duration handshake{};
-  std::int64_t max_connections = 0;
   if (!read(cfg, opt::security_ssl_internal_enabled, t.enabled, err)
       || !read_optional(cfg, opt::security_ssl_internal_keystore, t.keystore, err)
       || !read_optional(cfg, opt::security_ssl_internal_truststore, t.truststore, err)
       || !read_optional(cfg, opt::security_ssl_internal_key_password, t.key_password, err)
-      || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err)
-      || !read(cfg, opt::security_ssl_internal_max_connections, max_connections, err))
+      || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err))
     return err;
   t.handshake_timeout = duration_cast<milliseconds>(handshake);
-  t.max_connections = static_cast<std::size_t>(max_connections);
   return t;
 }
 

@@ -409,7 +409,7 @@ void rest_server::impl::routes(httplib::Server& s) {
         std::lock_guard<std::mutex> lock(mutex);
         if (stopping)
           return fail(res, 503, "The REST endpoint is shutting down.");
-        savepoints[trigger] = savepoint_operation{*id};
+        savepoints[trigger] = savepoint_operation{*id, false, {}, {}};
         savepoint_threads.emplace_back([this, trigger, job = *id, target, stop] {
           auto path = cluster->trigger_savepoint(job, target, stop);
           std::lock_guard<std::mutex> lock(mutex);

@@ -29,7 +29,7 @@ struct local_cluster::impl {
 };
 
 local_cluster::local_cluster(local_cluster_options options) : impl_(std::make_unique<impl>()) {
-  rpc::configure_node(impl_->config, {"stealing", 0, options.remote_channels, {}});
+  rpc::configure_node(impl_->config, {"stealing", 0, options.remote_channels, {}, {}});
   impl_->system = std::make_unique<caf::actor_system>(impl_->config);
   impl_->recorder = std::make_unique<trace::trace_recorder>(trace::system_now_us);
   auto environments = options.remote_channels ? std::max(options.task_managers, 1) : 1;

@@ -48,12 +48,14 @@ caf::behavior locator(caf::stateful_actor<locator_state>* self,
 } // namespace
 
 caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const node_options& opts) {
-  if (opts.network)
+  if (opts.network) {
     cfg.load<caf::io::middleman>();
+    install_inbound_guard(opts.inbound);
+  }
   // After the middleman (the other order throws, CAF-NOTES). Setting the files turns on mutual
   // authentication: there is no server-only mode.
   if (opts.network && opts.tls.enabled) {
-    install_tls_guards(opts.tls.handshake_timeout, opts.tls.max_connections);
+    install_tls_guards(opts.tls.handshake_timeout);
     cfg.load<caf::openssl::manager>();
     cfg.set("openssl.certificate", opts.tls.keystore);
     cfg.set("openssl.key", opts.tls.keystore);
@@ -90,9 +92,13 @@ bool uses_tls(caf::actor_system& sys) {
 expected<std::uint16_t> publish_actor(caf::actor_system& sys, const caf::actor& a,
                                       std::uint16_t port, const std::string& bind_address) {
   const char* in = bind_address.empty() ? nullptr : bind_address.c_str();
+  if (port != 0)
+    guard_inbound_port(port, uses_tls(sys)); // before the first peer can connect
   auto res = uses_tls(sys) ? caf::openssl::publish(a, port, in, true)
                            : sys.middleman().publish(a, port, in, true);
-  if (!res)
+  if (res)
+    guard_inbound_port(*res, uses_tls(sys));
+  else
     return make_error(errc::unreachable,
                       "cannot listen on " + (bind_address.empty() ? std::string("*") : bind_address)
                         + ":" + std::to_string(port) + ": " + sys.render(res.error()));

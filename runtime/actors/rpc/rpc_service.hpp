@@ -12,6 +12,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "runtime/actors/rpc/inbound_guard.hpp"
 #include "runtime/common/expected.hpp"
 
 namespace flint::rpc {
@@ -28,11 +29,8 @@ struct tls_options {
   std::string truststore;
   /// The private key's passphrase, if it has one.
   std::string key_password;
-  /// A connection that has not completed its handshake by then is closed.
+  /// A connection that has not completed its TLS handshake by then is closed.
   std::chrono::milliseconds handshake_timeout{10000};
-  /// Accepted connections open at once; one more is closed before its handshake (a stranger
-  /// cannot exhaust the node's descriptors).
-  std::size_t max_connections = 1024;
 };
 
 struct node_options {
@@ -44,6 +42,8 @@ struct node_options {
   bool network = true;
   /// With `tls.enabled`, CAF's OpenSSL transport for every connection (check_tls_files first).
   tls_options tls;
+  /// What connections accepted on published ports may do (inbound_guard.hpp).
+  inbound_limits inbound;
 };
 
 /// Whether `sys` speaks TLS (its configuration loaded the OpenSSL transport).

@@ -1,6 +1,5 @@
 #include "runtime/actors/rpc/tls.hpp"
 
-#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <sys/socket.h>
 
@@ -8,7 +7,6 @@
 #include <condition_variable>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,6 +19,7 @@
 #include <openssl/x509.h>
 #include <spdlog/logger.h>
 
+#include "runtime/actors/rpc/inbound_guard.hpp"
 #include "runtime/common/logging.hpp"
 
 namespace flint::rpc {
@@ -57,28 +56,6 @@ file_ptr open_file(const std::string& path) {
   return file_ptr(std::fopen(path.c_str(), "r"), &std::fclose);
 }
 
-std::string peer_of(int fd) {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-    return "an unknown peer";
-  char host[INET6_ADDRSTRLEN] = {};
-  std::uint16_t port = 0;
-  if (addr.ss_family == AF_INET) {
-    auto* in = reinterpret_cast<sockaddr_in*>(&addr);
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-    port = ntohs(in->sin_port);
-  } else if (addr.ss_family == AF_INET6) {
-    auto* in = reinterpret_cast<sockaddr_in6*>(&addr);
-    if (IN6_IS_ADDR_V4MAPPED(&in->sin6_addr))
-      inet_ntop(AF_INET, &in->sin6_addr.s6_addr[12], host, sizeof(host)); // an IPv4 peer
-    else
-      inet_ntop(AF_INET6, &in->sin6_addr, host, sizeof(host));
-    port = ntohs(in->sin6_port);
-  }
-  return std::string(host) + ":" + std::to_string(port);
-}
-
 /// Handshakes not yet complete, by session: their socket and when they began.
 struct handshake_guard {
   std::mutex mtx;
@@ -86,10 +63,6 @@ struct handshake_guard {
   std::map<const SSL*, std::pair<int, std::chrono::steady_clock::time_point>> pending;
   std::chrono::milliseconds timeout{0};
   std::atomic<std::uint64_t> timed_out{0};
-  /// Sessions that began as accepted connections and are not yet freed.
-  std::set<const SSL*> accepted;
-  std::size_t max_connections = 1024;
-  std::atomic<std::uint64_t> refused{0};
   bool started = false;
 
   void run() {
@@ -103,7 +76,7 @@ struct handshake_guard {
           // Under the lock: SSL_free (which takes it too) runs before CAF closes the socket, so
           // this fd is still the session's, not a reused number.
           auto fd = it->second.first;
-          closed.push_back(peer_of(fd));
+          closed.push_back(peer_address(fd));
           ::shutdown(fd, SHUT_RDWR);
           ++timed_out;
           it = pending.erase(it);
@@ -157,36 +130,8 @@ void handshake_step(SSL* ssl, int ret, const char* role) {
     return; // wants more data
   char text[256];
   ERR_error_string_n(code, text, sizeof(text));
-  logger()->warn("TLS handshake ({}) with {} refused: {}", role, peer_of(SSL_get_fd(ssl)), text);
-}
-
-/// The first handshake step of an accepted session counts it; past the bound it is refused (its
-/// socket shut down, so the multiplexer frees it whatever the module makes of the failure).
-bool admit_accepted(const SSL* ssl) {
-  auto& g = guard();
-  std::size_t open = 0, limit = 0;
-  int fd = -1;
-  {
-    std::lock_guard<std::mutex> lock(g.mtx);
-    if (g.accepted.count(ssl) != 0)
-      return true;
-    if (g.accepted.size() < g.max_connections) {
-      g.accepted.insert(ssl);
-      return true;
-    }
-    open = g.accepted.size();
-    limit = g.max_connections;
-    fd = SSL_get_fd(ssl);
-    g.pending.erase(ssl);
-    ++g.refused;
-  }
-  auto peer = peer_of(fd);
-  if (fd >= 0)
-    ::shutdown(fd, SHUT_RDWR);
-  logger()->warn("Refusing the connection from {}: {} connections are open "
-                 "(security.ssl.internal.max-connections: {}).",
-                 peer, open, limit);
-  return false;
+  logger()->warn("TLS handshake ({}) with {} refused: {}", role, peer_address(SSL_get_fd(ssl)),
+                 text);
 }
 
 } // namespace
@@ -239,12 +184,10 @@ expected<unit> check_tls_files(const tls_options& tls) {
   return unit{};
 }
 
-void install_tls_guards(std::chrono::milliseconds handshake_timeout,
-                        std::size_t max_connections) {
+void install_tls_guards(std::chrono::milliseconds handshake_timeout) {
   auto& g = guard();
   std::lock_guard<std::mutex> lock(g.mtx);
   g.timeout = handshake_timeout;
-  g.max_connections = max_connections;
   if (!g.started) {
     g.started = true;
     std::thread([&g] { g.run(); }).detach();
@@ -253,10 +196,6 @@ void install_tls_guards(std::chrono::milliseconds handshake_timeout,
 
 std::uint64_t tls_handshakes_timed_out() {
   return guard().timed_out.load();
-}
-
-std::uint64_t tls_connections_refused() {
-  return guard().refused.load();
 }
 
 } // namespace flint::rpc
@@ -269,7 +208,12 @@ extern "C" {
 int SSL_read(SSL* ssl, void* buf, int num) {
   static const auto f = flint::rpc::real<int (*)(SSL*, void*, int)>("SSL_read");
   ERR_clear_error();
-  return f(ssl, buf, num);
+  auto ret = f(ssl, buf, num);
+  // Decrypted bytes that break the protocol are not handed on: the module sees the end.
+  if (ret > 0
+      && !flint::rpc::inspect_decrypted(SSL_get_fd(ssl), buf, static_cast<std::size_t>(ret)))
+    return 0;
+  return ret;
 }
 
 int SSL_write(SSL* ssl, const void* buf, int num) {
@@ -281,8 +225,6 @@ int SSL_write(SSL* ssl, const void* buf, int num) {
 int SSL_accept(SSL* ssl) {
   static const auto f = flint::rpc::real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
-  if (!flint::rpc::admit_accepted(ssl))
-    return -1; // the module sees a failed handshake and closes the connection
   auto ret = f(ssl);
   flint::rpc::handshake_step(ssl, ret, "accept");
   return ret;
@@ -312,7 +254,6 @@ void SSL_free(SSL* ssl) {
     auto& g = flint::rpc::guard();
     std::lock_guard<std::mutex> lock(g.mtx);
     g.pending.erase(ssl);
-    g.accepted.erase(ssl);
   }
   f(ssl);
 }

@@ -5,7 +5,7 @@
 /// - `check_tls_files`: the module accepts a missing or wrong key, certificate or passphrase at
 ///   start and aborts the process at the first connection; the files are checked up front, with
 ///   an error naming the file and OpenSSL's reason.
-/// - `install_tls_guards`: two guards on the module's OpenSSL calls, by symbol interposition (the
+/// - `install_tls_guards`: guards on the module's OpenSSL calls, by symbol interposition (the
 ///   process defines SSL_read, SSL_write, SSL_accept, SSL_connect, SSL_set_fd and SSL_free, and
 ///   forwards to libssl's):
 ///   * OpenSSL's per-thread error queue is cleared before each call. The module never clears it;
@@ -15,9 +15,8 @@
 ///   * A connection whose handshake is not complete `handshake_timeout` after it was accepted or
 ///     opened is shut down (the module has no such bound: an idle TCP connection stayed forever).
 ///     Its socket is shut down, not closed: the multiplexer sees end of file and frees it.
-///   * At most `max_connections` accepted connections are open at once: one more is refused
-///     at its first handshake step, logged with the peer's address (CAF's acceptor has no hook
-///     of its own; the handshake is the first place Flint sees a new connection).
+///   * What SSL_read decrypted goes through the inbound guard's protocol check
+///     (inbound_guard.hpp); the connection cap sits there too, for plain and TLS alike.
 ///   The executable must export these symbols: targets linking flint_rpc get the linker flags.
 
 #include <chrono>
@@ -33,13 +32,9 @@ namespace flint::rpc {
 expected<unit> check_tls_files(const tls_options& tls);
 
 /// Turns the guards on for this process (idempotent; the latest settings win).
-void install_tls_guards(std::chrono::milliseconds handshake_timeout,
-                        std::size_t max_connections = 1024);
+void install_tls_guards(std::chrono::milliseconds handshake_timeout);
 
 /// Connections shut down so far because their handshake took too long (for tests and logs).
 std::uint64_t tls_handshakes_timed_out();
-
-/// Connections refused so far because `max_connections` were open.
-std::uint64_t tls_connections_refused();
 
 } // namespace flint::rpc

@@ -7,7 +7,7 @@
 #   TaskManager registers again, a second job is exact) — CAF's module alone would drop them all
 #   (CAF-NOTES "TLS");
 # - an idle TCP connection that never starts a handshake is closed after the handshake timeout;
-# - past security.ssl.internal.max-connections a new connection is closed before its handshake;
+# - past rpc.max-connections a new connection is closed before its handshake;
 # - a proxy between the client and the JobManager sees none of the envelope's plain text;
 # - a keystore without a key, or with a wrong passphrase, stops a node at start with a clear error.
 . "$(dirname "$0")/lib.sh"
@@ -66,7 +66,7 @@ grep -q "its TLS handshake did not complete within 1000 ms" "$WORK/jm.log" || fa
 # A cap on accepted connections: a JobManager that takes two at once refuses a third stranger
 # before its handshake and logs it; once the idle two are reaped, a client is served again.
 start_node capped "" jobmanager --config "$WORK/flink-conf.yaml" -D jobmanager.rpc.port=0 \
-  -D "blob.storage.directory=$WORK/capped-blobs" -D security.ssl.internal.max-connections=2 \
+  -D "blob.storage.directory=$WORK/capped-blobs" -D rpc.max-connections=2 \
   -D "security.ssl.internal.keystore=$certs/jm.pem" >/dev/null
 capped_port=$(ready_field capped rpc_port)
 exec 4<>"/dev/tcp/127.0.0.1/$capped_port"
@@ -77,7 +77,7 @@ start=$(date +%s%N)
 timeout 10 cat <&6 >/dev/null || fail "a connection past the cap stayed open 10 s"
 echo "connection past the cap closed after $(( ($(date +%s%N) - start) / 1000000 )) ms"
 exec 6<&-
-grep -q "Refusing the connection from 127.0.0.1:[0-9]*: 2 connections are open (security.ssl.internal.max-connections: 2)" \
+grep -q "Refusing the connection from 127.0.0.1:[0-9]*: 2 connections are open (rpc.max-connections: 2)" \
   "$WORK/capped.log" || fail "the refusal past the cap was not logged"
 timeout 10 cat <&4 >/dev/null; timeout 10 cat <&5 >/dev/null
 exec 4<&- 5<&-

@@ -54,7 +54,7 @@ disconnect_job_manager_request sample_disconnect_jm() {
 }
 
 resource_overview sample_overview() {
-  return {3, 12, 5, 7};
+  return {3, 12, 5, 7, {}};
 }
 
 } // namespace
