@@ -21,30 +21,62 @@
 
 namespace flint::streaming {
 
-/// Reads a record's bytes front to back; throws on a truncated record.
+/// Reads a record's bytes front to back; throws on a truncated record. Lengths and counts come
+/// from the network or a state file: they are checked against the bytes left before they size
+/// anything (`take_claimed`, `check_count`), so a few bytes cannot claim gigabytes.
 class byte_reader {
 public:
   explicit byte_reader(std::span<const char> bytes)
     : p_(bytes.data()),
       end_(bytes.data() + bytes.size()) {}
   void read(void* out, std::size_t n) {
-    if (static_cast<std::size_t>(end_ - p_) < n)
+    if (remaining() < n)
       throw std::runtime_error(
         "record is shorter than its type needs (corrupt or mismatched record)");
     std::memcpy(out, p_, n);
     p_ += n;
   }
   const char* take(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - p_) < n)
+    if (remaining() < n)
       throw std::runtime_error(
         "record is shorter than its type needs (corrupt or mismatched record)");
     auto at = p_;
     p_ += n;
     return at;
   }
+  /// Takes the `n` bytes a length read from the record claims for a `what` ("string").
+  const char* take_claimed(std::size_t n, const char* what) {
+    if (remaining() < n) [[unlikely]]
+      refuse_claim(n, 0, what);
+    auto at = p_;
+    p_ += n;
+    return at;
+  }
+  /// Checks a count read from the record before it sizes anything: `count` elements of at least
+  /// `min_size` bytes each (taken as 1 when an element may encode to nothing) must fit in the
+  /// bytes left. `what` names the container ("vector").
+  void check_count(std::uint64_t count, std::size_t min_size, const char* what) const {
+    if (count > remaining() / (min_size == 0 ? 1 : min_size)) [[unlikely]]
+      refuse_claim(count, min_size == 0 ? 1 : min_size, what);
+  }
+  std::size_t remaining() const noexcept { return static_cast<std::size_t>(end_ - p_); }
   bool at_end() const noexcept { return p_ == end_; }
 
 private:
+  /// "record claims a string of N bytes" or, with an element size, "a vector of N elements of at
+  /// least S bytes each", then the bytes left.
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse_claim(std::uint64_t claimed,
+                                                           std::size_t min_size,
+                                                           const char* what) const {
+    auto claim = min_size == 0
+      ? std::to_string(claimed) + " bytes"
+      : std::to_string(claimed) + " elements of at least " + std::to_string(min_size)
+        + (min_size == 1 ? " byte each" : " bytes each");
+    throw std::runtime_error("record claims a " + std::string(what) + " of " + claim + ", but "
+                             + std::to_string(remaining()) + " bytes are left "
+                             + "(corrupt or mismatched record)");
+  }
+
   const char* p_;
   const char* end_;
 };
@@ -79,6 +111,25 @@ constexpr bool serializable() {
   (std::make_index_sequence<std::tuple_size_v<T>>{});
   else if constexpr (is_vector<T>::value) return serializable<typename T::value_type>();
   else return false;
+}
+
+/// The fewest bytes `type_serializer<T>` writes for any T: what each element of a vector takes
+/// at least, so a count can be checked against the bytes left.
+template <class T>
+constexpr std::size_t min_encoded_size() {
+  if constexpr (std::is_arithmetic_v<T>)
+    return sizeof(T);
+  else if constexpr (std::is_same_v<T, std::string> || is_vector<T>::value)
+    return 4;
+  else if constexpr (is_pair<T>::value)
+    return min_encoded_size<std::remove_cv_t<typename T::first_type>>()
+      + min_encoded_size<std::remove_cv_t<typename T::second_type>>();
+  else if constexpr (is_tuple<T>::value)
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (std::size_t{0} + ... + min_encoded_size<std::tuple_element_t<I, T>>());
+    }
+  (std::make_index_sequence<std::tuple_size_v<T>>{});
+  else return 0;
 }
 
 [[noreturn]] inline void unsupported(const char* what, const std::type_info& type) {
@@ -182,9 +233,10 @@ struct type_serializer {
       in.read(&out, sizeof(T));
     } else if constexpr (std::is_same_v<T, std::string>) {
       auto n = type_serializer<std::uint32_t>::read(in);
+      const char* at = in.take_claimed(n, "string");
       // clear + append: a plain copy into the kept storage (assign takes the general replace).
       out.clear();
-      out.append(in.take(n), n);
+      out.append(at, n);
     } else if constexpr (detail::is_pair<T>::value) {
       if constexpr (!std::is_const_v<
                       typename T::first_type> && !std::is_const_v<typename T::second_type>) {
@@ -203,6 +255,7 @@ struct type_serializer {
         out);
     } else if constexpr (detail::is_vector<T>::value) {
       auto n = type_serializer<std::uint32_t>::read(in);
+      in.check_count(n, detail::min_encoded_size<typename T::value_type>(), "vector");
       out.resize(n);
       for (auto& x : out)
         type_serializer<typename T::value_type>::read_into(in, x);
@@ -218,7 +271,7 @@ struct type_serializer {
       return value;
     } else if constexpr (std::is_same_v<T, std::string>) {
       auto n = type_serializer<std::uint32_t>::read(in);
-      const char* at = in.take(n);
+      const char* at = in.take_claimed(n, "string");
       return std::string(at, n);
     } else if constexpr (detail::is_pair<T>::value) {
       auto first = type_serializer<std::remove_cv_t<typename T::first_type>>::read(in);
@@ -232,6 +285,7 @@ struct type_serializer {
       (std::make_index_sequence<std::tuple_size_v<T>>{});
     } else if constexpr (detail::is_vector<T>::value) {
       auto n = type_serializer<std::uint32_t>::read(in);
+      in.check_count(n, detail::min_encoded_size<typename T::value_type>(), "vector");
       T out;
       out.reserve(n);
       for (std::uint32_t i = 0; i < n; ++i)
