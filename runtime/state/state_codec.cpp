@@ -113,6 +113,23 @@ std::uint32_t get_u32_be(const char* in) {
 
 // ---- decoding ----------------------------------------------------------------------------
 
+/// The message's size bounds its lists. Every element Flint writes takes at least a byte, but a
+/// list of zero-sized structs takes none: Cap'n Proto charges those only to the traversal limit,
+/// so a few bytes could claim thousands of elements, each a vector's worth once decoded. Every
+/// struct list is checked before it sizes anything.
+struct list_bound {
+  std::size_t message_bytes;
+
+  template <class List>
+  List operator()(List list, const std::string& what) const {
+    if (list.size() > message_bytes)
+      throw decode_failure{"the " + what + " claim " + std::to_string(list.size())
+                           + " entries, but the message is " + std::to_string(message_bytes)
+                           + " bytes"};
+    return list;
+  }
+};
+
 graph::operator_id read_id(schema::OperatorId128::Reader in) {
   return graph::operator_id{in.getUpper(), in.getLower()};
 }
@@ -130,7 +147,8 @@ stream_state_handle read_stream_handle(schema::StreamStateHandle::Reader in) {
 
 /// A local file name: a restore makes it in its instance directory, so nothing that leaves it.
 std::vector<named_file> read_named_files(capnp::List<schema::NamedFile>::Reader in,
-                                         const std::string& range) {
+                                         const std::string& range, const list_bound& bound) {
+  in = bound(in, "files of the incremental keyed state handle of " + range);
   std::vector<named_file> out;
   out.reserve(in.size());
   for (auto file : in) {
@@ -144,7 +162,8 @@ std::vector<named_file> read_named_files(capnp::List<schema::NamedFile>::Reader 
   return out;
 }
 
-keyed_state_handle read_keyed_handle(schema::KeyedStateHandle::Reader in) {
+keyed_state_handle read_keyed_handle(schema::KeyedStateHandle::Reader in,
+                                     const list_bound& bound) {
   keyed_state_handle out;
   out.first_key_group = in.getFirstKeyGroup();
   out.last_key_group = in.getLastKeyGroup();
@@ -159,8 +178,8 @@ keyed_state_handle read_keyed_handle(schema::KeyedStateHandle::Reader in) {
   if (out.incremental) {
     if (offsets.size() != 0)
       throw decode_failure{"incremental keyed state handle of " + range + " has key group offsets"};
-    out.shared_files = read_named_files(in.getSharedFiles(), range);
-    out.private_files = read_named_files(in.getPrivateFiles(), range);
+    out.shared_files = read_named_files(in.getSharedFiles(), range, bound);
+    out.private_files = read_named_files(in.getPrivateFiles(), range, bound);
     return out;
   }
   if (static_cast<std::int64_t>(offsets.size()) != count)
@@ -179,13 +198,15 @@ keyed_state_handle read_keyed_handle(schema::KeyedStateHandle::Reader in) {
   return out;
 }
 
-operator_subtask_state read_subtask(schema::OperatorSubtaskState::Reader in) {
+operator_subtask_state read_subtask(schema::OperatorSubtaskState::Reader in,
+                                    const list_bound& bound) {
   operator_subtask_state out;
   out.operator_id = read_id(in.getOperatorId());
-  auto keyed = in.getKeyed();
+  auto keyed =
+    bound(in.getKeyed(), "keyed state handles of operator " + out.operator_id.to_string());
   out.keyed.reserve(keyed.size());
   for (auto handle : keyed)
-    out.keyed.push_back(read_keyed_handle(handle));
+    out.keyed.push_back(read_keyed_handle(handle, bound));
   auto entries = in.getListEntries();
   out.list_entries.reserve(entries.size());
   for (auto entry : entries)
@@ -193,22 +214,24 @@ operator_subtask_state read_subtask(schema::OperatorSubtaskState::Reader in) {
   return out;
 }
 
-task_state_snapshot read_snapshot(schema::TaskStateSnapshot::Reader in) {
+task_state_snapshot read_snapshot(schema::TaskStateSnapshot::Reader in,
+                                  const list_bound& bound) {
   task_state_snapshot out;
-  auto ops = in.getOperators();
+  auto ops = bound(in.getOperators(), "operator states");
   out.operators.reserve(ops.size());
   for (auto op : ops)
-    out.operators.push_back(read_subtask(op));
+    out.operators.push_back(read_subtask(op, bound));
   out.finished = in.getFinished();
   return out;
 }
 
-checkpoint_metadata read_metadata(schema::CheckpointMetadata::Reader in) {
+checkpoint_metadata read_metadata(schema::CheckpointMetadata::Reader in,
+                                  const list_bound& bound) {
   checkpoint_metadata out;
   out.checkpoint_id = in.getCheckpointId();
   out.timestamp = in.getTimestamp();
   out.is_savepoint = in.getIsSavepoint();
-  auto ops = in.getOperators();
+  auto ops = bound(in.getOperators(), "operator states");
   out.operators.reserve(ops.size());
   for (auto op_in : ops) {
     operator_state op;
@@ -221,7 +244,7 @@ checkpoint_metadata read_metadata(schema::CheckpointMetadata::Reader in) {
     if (op.parallelism < 1 || op.max_parallelism < op.parallelism)
       throw decode_failure{name + " has parallelism " + std::to_string(op.parallelism)
                            + " and max parallelism " + std::to_string(op.max_parallelism)};
-    auto subtasks = op_in.getSubtasks();
+    auto subtasks = bound(op_in.getSubtasks(), "subtask states of " + name);
     auto finished = op_in.getFinished();
     auto parallelism = static_cast<unsigned>(op.parallelism);
     if (subtasks.size() > parallelism || finished.size() > parallelism)
@@ -230,7 +253,7 @@ checkpoint_metadata read_metadata(schema::CheckpointMetadata::Reader in) {
                            + std::to_string(finished.size()) + " finished flags"};
     op.subtasks.reserve(subtasks.size());
     for (auto subtask : subtasks)
-      op.subtasks.push_back(read_subtask(subtask));
+      op.subtasks.push_back(read_subtask(subtask, bound));
     op.finished.reserve(finished.size());
     for (bool f : finished)
       op.finished.push_back(f);
@@ -250,11 +273,12 @@ std::string at_least_text(std::size_t have, std::size_t want) {
 // Cap'n Proto's readers refuse more segments than this; our messages have one or a few.
 constexpr std::uint32_t max_segments = 512;
 
-/// Reads `bytes` as one message with root `Root` and converts it with `fn`. Errors carry only
-/// the detail; `header` bytes preceded `bytes` in the input and count in the sizes reported.
+/// Reads `bytes` as one message with root `Root` and converts it with `fn(root, list_bound)`.
+/// Errors carry only the detail; `header` bytes preceded `bytes` in the input and count in the
+/// sizes reported.
 template <class Root, class Fn>
 auto read_message(std::span<const char> bytes, std::size_t header, Fn&& fn)
-  -> expected<decltype(fn(std::declval<typename Root::Reader>()))> {
+  -> expected<decltype(fn(std::declval<typename Root::Reader>(), list_bound{}))> {
   auto fail = [](std::string detail) { return make_error(errc::invalid_argument, detail); };
   constexpr auto word = sizeof(capnp::word);
   if (bytes.empty() && header == 0)
@@ -287,7 +311,7 @@ auto read_message(std::span<const char> bytes, std::size_t header, Fn&& fn)
                                          wire::reader_options(storage.words().size()));
     if (reader.getEnd() != storage.words().end())
       return fail("trailing bytes after the message");
-    return fn(reader.getRoot<Root>());
+    return fn(reader.getRoot<Root>(), list_bound{bytes.size()});
   } catch (const kj::Exception& e) {
     return fail(std::string("not a valid message (") + e.getDescription().cStr() + ")");
   } catch (const decode_failure& e) {
@@ -324,8 +348,8 @@ std::vector<char> encode_task_restore(const task_restore& restore) {
 }
 
 expected<task_restore> decode_task_restore(std::span<const char> bytes) {
-  auto read = [](schema::TaskRestore::Reader in) {
-    return task_restore{in.getCheckpointId(), read_snapshot(in.getState())};
+  auto read = [](schema::TaskRestore::Reader in, const list_bound& bound) {
+    return task_restore{in.getCheckpointId(), read_snapshot(in.getState(), bound)};
   };
   return with_context(read_message<schema::TaskRestore>(bytes, 0, read),
                       "malformed task restore: ");

@@ -358,3 +358,85 @@ TEST_CASE("shared_state_files lists the shared files of a checkpoint's increment
           "/ckp/job/shared/op-3-0-000009.sst", "/ckp/job/shared/op-3-0-000012.sst",
           "/ckp/job/shared/op-3-1-000009.sst", "/ckp/job/shared/op-3-1-000012.sst"});
 }
+
+namespace {
+
+// Cap'n Proto words by hand: a list of zero-sized structs costs no bytes, so a message of a few
+// words can claim thousands of elements (Cap'n Proto only charges them to the traversal limit).
+std::uint64_t struct_pointer(std::uint32_t offset, std::uint16_t data_words,
+                             std::uint16_t pointers) {
+  return (std::uint64_t{offset} << 2) | (std::uint64_t{data_words} << 32)
+    | (std::uint64_t{pointers} << 48);
+}
+
+/// A pointer to an inline-composite (struct) list of `words` words after its tag word.
+std::uint64_t struct_list_pointer(std::uint32_t words) {
+  return 1 | (std::uint64_t{7} << 32) | (std::uint64_t{words} << 35);
+}
+
+/// The tag word of a struct list: its element count and each element's size.
+std::uint64_t list_tag(std::uint32_t count, std::uint16_t data_words, std::uint16_t pointers) {
+  return struct_pointer(count, data_words, pointers);
+}
+
+/// One segment: its table, then the words (little-endian, as Cap'n Proto is).
+std::vector<char> message_of(const std::vector<std::uint64_t>& words) {
+  std::vector<char> out(8 + 8 * words.size());
+  std::uint32_t table[2] = {0, static_cast<std::uint32_t>(words.size())};
+  std::memcpy(out.data(), table, sizeof table);
+  std::memcpy(out.data() + 8, words.data(), 8 * words.size());
+  return out;
+}
+
+/// A root struct whose first pointer is a list of `count` zero-sized structs.
+std::vector<char> root_list_of_empty_structs(std::uint32_t count) {
+  return message_of({struct_pointer(0, 0, 1), struct_list_pointer(0), list_tag(count, 0, 0)});
+}
+
+} // namespace
+
+TEST_CASE("a list claiming more elements than its message has bytes is refused before it is read") {
+  // 32 bytes claiming 8000 operator states: within Cap'n Proto's traversal limit, so only the
+  // codec's own check stands between them and 8000 decoded operators.
+  auto snapshot_bytes = root_list_of_empty_structs(8000);
+  REQUIRE(snapshot_bytes.size() == 32);
+  auto s = decode_task_state_snapshot(snapshot_bytes);
+  REQUIRE_FALSE(s);
+  CHECK(s.error().code == errc::invalid_argument);
+  CHECK(s.error().message
+        == "malformed task state snapshot: the operator states claim 8000 entries, but the "
+           "message is 32 bytes");
+
+  auto metadata_bytes = std::vector<char>{0x49, 0x60, 0x67, 0x2d, 0, 0, 0, 1};
+  metadata_bytes.insert(metadata_bytes.end(), snapshot_bytes.begin(), snapshot_bytes.end());
+  auto m = decode_checkpoint_metadata(metadata_bytes, "/ckp/chk-1/_metadata");
+  REQUIRE_FALSE(m);
+  CHECK(m.error().message
+        == "Cannot read checkpoint metadata /ckp/chk-1/_metadata: the operator states claim 8000 "
+           "entries, but the message is 32 bytes");
+
+  // A restore: its state (pointer 0) holds the list.
+  auto restore_bytes = message_of({struct_pointer(0, 1, 1), 0, struct_pointer(0, 0, 1),
+                                   struct_list_pointer(0), list_tag(5000, 0, 0)});
+  auto r = decode_task_restore(restore_bytes);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message
+        == "malformed task restore: the operator states claim 5000 entries, but the message is "
+           "48 bytes");
+
+  // One operator whose keyed handles (its second pointer) claim 8000.
+  auto keyed_bytes =
+    message_of({struct_pointer(0, 0, 1), struct_list_pointer(3), list_tag(1, 0, 3), 0,
+                struct_list_pointer(0) | (std::uint64_t{1} << 2), 0, list_tag(8000, 0, 0)});
+  auto k = decode_task_state_snapshot(keyed_bytes);
+  REQUIRE_FALSE(k);
+  CHECK(k.error().message
+        == "malformed task state snapshot: the keyed state handles of operator "
+           "00000000000000000000000000000000 claim 8000 entries, but the message is 64 bytes");
+
+  // As many empty operator states as the message has bytes still decode (Flint never writes
+  // zero-sized structs, but they are valid Cap'n Proto).
+  auto fits = decode_task_state_snapshot(root_list_of_empty_structs(32));
+  REQUIRE(fits);
+  CHECK(fits->operators.size() == 32);
+}
