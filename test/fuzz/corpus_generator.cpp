@@ -16,7 +16,9 @@
 #include "runtime/network/checkpoint_barrier.hpp"
 #include "runtime/network/record_serializer.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
+#include "runtime/state/backend_entry_format.hpp"
 #include "runtime/state/state_codec.hpp"
+#include "runtime/streaming/type_serializer.hpp"
 #include "test/fuzz/fuzz_input.hpp"
 
 #include <caf/actor_system.hpp>
@@ -226,6 +228,28 @@ void record_seeds() {
     fuzz::append_pieces(framed, stream, piece);
     write_seed("record_deserializer", "buffers-of-" + std::to_string(piece), framed);
   }
+  // Typed records, as an operator reads them (type_serializer): a (word, count) tuple and a
+  // vector of words; then, a regression, a record whose four bytes claim 2^32 - 1 vector
+  // elements (once a 32 GiB reservation for int64s; type_serializer_test has the same).
+  auto framed_records = [](const std::vector<std::vector<char>>& typed) {
+    std::vector<char> frames;
+    for (const auto& r : typed) {
+      char header[4];
+      network::record_serializer::write_header(static_cast<std::uint32_t>(r.size()), header);
+      frames.insert(frames.end(), header, header + 4);
+      frames.insert(frames.end(), r.begin(), r.end());
+    }
+    std::vector<char> framed;
+    fuzz::append_pieces(framed, frames);
+    return framed;
+  };
+  std::vector<char> word_count;
+  streaming::type_serializer<std::tuple<std::string, std::int64_t>>::write({"word", 3}, word_count);
+  std::vector<char> words;
+  streaming::type_serializer<std::vector<std::string>>::write({"to", "be"}, words);
+  write_seed("record_deserializer", "typed-records", framed_records({word_count, words}));
+  write_seed("record_deserializer", "regression-huge-count",
+             framed_records({{'\xff', '\xff', '\xff', '\xff'}}));
 }
 
 void transport_seeds() {
@@ -293,6 +317,23 @@ void state_seeds() {
   seed("savepoint_metadata", 0, state::encode_checkpoint_metadata(metadata));
   seed("task_state_snapshot", 1, state::encode_task_state_snapshot(sample_snapshot()));
   seed("task_restore", 2, state::encode_task_restore({3, sample_snapshot()}));
+  // A key group of a keyed state file (backend_entry_format), its key and value typed records.
+  state::key_group_entries_writer entries;
+  entries.begin_state("counts");
+  std::vector<char> key;
+  streaming::type_serializer<std::string>::write("word", key);
+  std::vector<char> value;
+  streaming::type_serializer<std::vector<std::int64_t>>::write({1, 2}, value);
+  entries.add({key.data(), key.size()}, {value.data(), value.size()});
+  seed("key_group_entries", 3, entries.take());
+  // Regression: 32 bytes whose operator list claims 8000 zero-sized structs, within Cap'n
+  // Proto's traversal limit (state_codec_test has the same message).
+  const std::uint64_t empty_structs[] = {
+    std::uint64_t{3} << 32 /* one segment of 3 words */, std::uint64_t{1} << 48,
+    1 | (std::uint64_t{7} << 32), 8000 << 2};
+  seed("regression-empty-struct-list", 1,
+       {reinterpret_cast<const char*>(empty_structs),
+        reinterpret_cast<const char*>(empty_structs) + sizeof empty_structs});
 }
 
 void config_seeds(const fs::path& flink_conf) {

@@ -1,9 +1,36 @@
 // libFuzzer target: the record deserializer (runtime/network), which reassembles length-prefixed
-// records from the buffers a remote producer sent. The input is a sequence of buffers, each a
-// 1-byte length and its bytes (fuzz_input.hpp).
+// records from the buffers a remote producer sent, and the typed read of each record
+// (runtime/streaming/type_serializer) whose lengths and counts must never size more than the
+// record holds. The input is a sequence of buffers, each a 1-byte length and its bytes
+// (fuzz_input.hpp).
 
 #include "runtime/network/record_deserializer.hpp"
+#include "runtime/streaming/type_serializer.hpp"
 #include "test/fuzz/fuzz_input.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace {
+
+/// Reads `record` as a T, as an operator's input or a restored state value does; a corrupt
+/// record is a runtime_error.
+template <class T>
+std::size_t read_as(std::span<const char> record) {
+  flint::streaming::byte_reader in(record);
+  try {
+    auto value = flint::streaming::type_serializer<T>::read(in);
+    return flint::streaming::type_serializer<T>::size(value);
+  } catch (const std::runtime_error&) {
+    return 0;
+  }
+}
+
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using flint::network::deserialization_result;
@@ -16,6 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // Touch every byte, so a view past the buffer shows.
       for (char c : record)
         seen += static_cast<unsigned char>(c);
+      seen += read_as<std::tuple<std::string, std::int64_t>>(record);
+      seen += read_as<std::vector<std::string>>(record);
+      seen += read_as<std::vector<std::vector<std::int32_t>>>(record);
+      seen += read_as<std::vector<std::pair<std::int64_t, double>>>(record);
     }
   }
   (void)deserializer.has_unfinished_data();
