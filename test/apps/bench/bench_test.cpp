@@ -5,6 +5,7 @@
 
 #include "test/apps/cli/command_runner.hpp"
 #include "test/runtime/actors/blob/blob_test_util.hpp"
+#include "test/support/skip.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -91,7 +92,7 @@ TEST_CASE(
   std::filesystem::path bin = std::filesystem::path(bench).parent_path();
   if (!std::filesystem::exists(bin / "flint-node") || !std::filesystem::exists(bin / "flint")
       || !std::filesystem::exists(bin.parent_path() / "jobs" / "endless.so")) {
-    MESSAGE("skipped: flint-node, flint or jobs/endless.so is not built");
+    flint::test::skip_test_case("flint-node, flint or jobs/endless.so is not built");
     return;
   }
   auto run = flint::test::run_command({bench, "failover", "--quick"}, 110s);

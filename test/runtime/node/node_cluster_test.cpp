@@ -25,6 +25,7 @@
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
 #include "test/runtime/node/node_test_util.hpp"
+#include "test/support/skip.hpp"
 #include "test/support/word_counts.hpp"
 
 using namespace flint;
@@ -178,7 +179,7 @@ TEST_CASE("TaskManagers register again at a JobManager restarted on the same por
 TEST_CASE(
   "wordcount at parallelism 4 over two TaskManager nodes with two slots each counts like a plain count") {
   if (!node::task_manager_node::remote_channels_available()) {
-    MESSAGE("skipped: this build has no remote data channels (contract C)");
+    test::skip_test_case("this build has no remote data channels (contract C)");
     return;
   }
   const std::string text = test::sample_text(3 * 512 * 1024);
