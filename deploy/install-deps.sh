@@ -24,9 +24,11 @@ packages=(
   libcpp-httplib-dev
 )
 
-# `--tests`: also what only the tests need (the dashboard is checked in a headless browser).
+# `--tests`: also what only the tests need (the dashboard is checked in a headless browser;
+# python3 checks the REST, metrics, trace and dashboard answers and plays raw peers in the cluster
+# tests).
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=(chromium fonts-dejavu-core)
+  packages+=(chromium fonts-dejavu-core python3)
 elif [[ -n "${1:-}" ]]; then
   echo "install-deps: unknown argument '$1' (usage: install-deps.sh [--tests])" >&2
   exit 2

@@ -64,6 +64,9 @@ rest_get "/jobs/$job" >"$WORK/job.json"
 browse "/job/running/$job/overview" graph
 python3 - "$WORK/graph.html" "$WORK/job.json" <<'PY' || fail "the dashboard's job graph does not show the job's vertices running"
 import json, re, sys
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
 dom = open(sys.argv[1]).read()
 job = json.load(open(sys.argv[2]))
 boxes = {}
@@ -72,16 +75,19 @@ for tag in re.findall(r'<g [^>]*class="vertex[^"]*"[^>]*>', dom):
     boxes[vid] = re.search(r'data-status="([^"]*)"', tag).group(1)
 want = {v["id"] for v in job["vertices"]}
 print(f"graph: {len(boxes)} vertex boxes {sorted(boxes.values())} for {len(want)} vertices")
-assert set(boxes) == want, f"boxes {sorted(boxes)} != vertices {sorted(want)}"
-assert all(s == "RUNNING" for s in boxes.values()), boxes
+check(set(boxes) == want, f"boxes {sorted(boxes)} != vertices {sorted(want)}")
+check(all(s == "RUNNING" for s in boxes.values()), f"not all RUNNING: {boxes}")
 edges = re.findall(r'<g [^>]*class="edge[^"]*"[^>]*data-ship-strategy="([^"]*)"', dom)
-assert "HASH" in edges, f"no HASH edge drawn: {edges}"
+check("HASH" in edges, f"no HASH edge drawn: {edges}")
 PY
 
 # 2. The timeline: the slot protocol's messages, in the order the protocol sends them.
 browse "/timeline" timeline
 python3 - "$WORK/timeline.html" <<'PY' || fail "the timeline does not show the slot protocol in order"
 import re, sys
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
 dom = open(sys.argv[1]).read()
 arrows = []
 for tag in re.findall(r'<g [^>]*class="message[^"]*"[^>]*>', dom):
@@ -94,8 +100,8 @@ for seq, method in arrows:
     first.setdefault(method, seq)
 order = ["register_job_manager", "request_slot", "offer_slots", "submit_task"]
 print(f"timeline: {len(arrows)} arrows; first of each: {[(m, first.get(m)) for m in order]}")
-assert all(m in first for m in order), f"missing: {[m for m in order if m not in first]}"
-assert [first[m] for m in order] == sorted(first[m] for m in order), "out of order"
+check(all(m in first for m in order), f"missing: {[m for m in order if m not in first]}")
+check([first[m] for m in order] == sorted(first[m] for m in order), "out of order")
 PY
 
 # 3. A job that asks for more slots than are free: its pending requests in the "why" panel.
@@ -107,12 +113,15 @@ await_rest "/jobs/$starved/why" 'len(j["pending-slot-requests"]) > 0'
 browse "/job/running/$starved/why" why
 python3 - "$WORK/why.html" <<'PY' || fail "the why panel does not show the pending slot requests"
 import re, sys
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
 dom = open(sys.argv[1]).read()
 pending = re.findall(r'<tr [^>]*class="pending-request"[^>]*>', dom)
 reasons = re.findall(r'<li class="why-reason">([^<]*)</li>', dom)
 print(f"why: {len(pending)} pending requests shown; reasons: {reasons}")
-assert pending, "no pending slot request shown"
-assert any("slot request" in r for r in reasons), reasons
+check(pending, "no pending slot request shown")
+check(any("slot request" in r for r in reasons), f"no reason names a slot request: {reasons}")
 PY
 ls "$ARTIFACTS"
 echo "PASS"

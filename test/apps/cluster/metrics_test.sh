@@ -33,6 +33,9 @@ for n in jm tm1 tm2; do
 done
 python3 - "$lines" "$updates" "${ports[@]}" <<'PY' || fail "the scrapes do not hold the expected figures"
 import re, sys, urllib.request
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
 lines, updates = int(sys.argv[1]), int(sys.argv[2])
 jm_port, tm_ports = sys.argv[3], sys.argv[4:]
 # The text format 0.0.4: comments, or name{labels} value.
@@ -40,14 +43,15 @@ sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(
 label = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 def scrape(port):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
-        assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4"), r.headers["Content-Type"]
+        check(r.headers["Content-Type"].startswith("text/plain; version=0.0.4"),
+              f"port {port}: Content-Type {r.headers['Content-Type']}")
         text = r.read().decode()
     out = []
     for line in text.splitlines():
         if not line or line.startswith("# HELP ") or line.startswith("# TYPE "):
             continue
         m = sample.match(line)
-        assert m, f"port {port}: not the text format: {line!r}"
+        check(m, f"port {port}: not the text format: {line!r}")
         out.append((m.group(1), dict(label.findall(m.group(2) or "")), float(m.group(3))))
     return out
 source_out = sink_in = 0
@@ -63,18 +67,18 @@ for port in tm_ports:
             pool_usage.append(value)
         if name == "flink_taskmanager_job_task_numRecordsIn":
             for key in ("host", "tm_id", "job_id", "job_name", "task_name", "subtask_index", "task_attempt_id"):
-                assert key in labels, f"no {key} label: {labels}"
-            assert labels["job_name"] == "Streaming WordCount", f"job_name: {labels['job_name']}"
+                check(key in labels, f"no {key} label: {labels}")
+            check(labels["job_name"] == "Streaming WordCount", f"job_name: {labels['job_name']}")
             tasks.add((labels["task_name"], labels["subtask_index"]))
 print(f"source numRecordsOut {source_out:.0f} (input lines {lines}), sink numRecordsIn {sink_in:.0f} (updates {updates}), {len(tasks)} tasks")
-assert source_out == lines, "the sources' numRecordsOut is not the input's line count"
-assert sink_in == updates, "the sinks' numRecordsIn is not the number of updates"
-assert len(tasks) == 4, f"expected 4 subtasks' figures, got {sorted(tasks)}"
-assert len(pool_usage) == 4 and all(0 <= u <= 1 for u in pool_usage), f"buffers.inPoolUsage: {pool_usage}"
+check(source_out == lines, "the sources' numRecordsOut is not the input's line count")
+check(sink_in == updates, "the sinks' numRecordsIn is not the number of updates")
+check(len(tasks) == 4, f"expected 4 subtasks' figures, got {sorted(tasks)}")
+check(len(pool_usage) == 4 and all(0 <= u <= 1 for u in pool_usage), f"buffers.inPoolUsage: {pool_usage}")
 jm = {name: value for name, labels, value in scrape(jm_port)}
 print({k: v for k, v in jm.items() if k.startswith("flink_jobmanager_")})
-assert jm.get("flink_jobmanager_numRegisteredTaskManagers") == 2
-assert jm.get("flink_jobmanager_taskSlotsTotal") == 4
-assert jm.get("flink_jobmanager_numRunningJobs") == 0
+for name, want in (("flink_jobmanager_numRegisteredTaskManagers", 2),
+                   ("flink_jobmanager_taskSlotsTotal", 4), ("flink_jobmanager_numRunningJobs", 0)):
+    check(jm.get(name) == want, f"{name} is {jm.get(name)}, not {want}")
 PY
 echo "PASS"

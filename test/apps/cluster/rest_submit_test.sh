@@ -16,6 +16,9 @@ generate_text 2000000 "$WORK/input.txt"
 
 python3 - "http://127.0.0.1:$rest" "$FLINT_JOBS" "$WORK" <<'PY' || fail "the REST-only job flow failed"
 import json, sys, time, urllib.error, urllib.request, uuid
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
 base, jobs, work = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def call(method, path, body=None, headers=None):
@@ -32,7 +35,7 @@ def upload(path, name):
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"{name}\"\r\n"
             f"Content-Type: application/x-sharedlib\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
     status, j = call("POST", "/jars/upload", body, {"Content-Type": f"multipart/form-data; boundary={boundary}"})
-    assert status == 200 and j["status"] == "success", (status, j)
+    check(status == 200 and j["status"] == "success", f"upload of {name}: {status} {j}")
     return j["filename"].rsplit("/", 1)[1]
 
 def run(jar, body):
@@ -45,37 +48,37 @@ def await_state(jid, states, seconds=60):
         if status == 200 and j["state"] in states:
             return j
         time.sleep(0.1)
-    raise AssertionError(f"job {jid} not in {states}: {j}")
+    check(False, f"job {jid} not in {states}: {j}")
 
 def is_error(status, j, code):
-    assert status == code, (status, j)
-    assert isinstance(j.get("errors"), list) and j["errors"], j
+    check(status == code, f"status {status}, not {code}: {j}")
+    check(isinstance(j.get("errors"), list) and j["errors"], f"no errors list: {j}")
 
 # A job submitted, watched and cancelled through REST alone.
 endless = upload(f"{jobs}/endless.so", "endless.so")
 status, j = call("GET", "/jars")
-assert any(f["id"] == endless and f["name"] == "endless.so" for f in j["files"]), j
+check(any(f["id"] == endless and f["name"] == "endless.so" for f in j["files"]), f"endless.so not listed: {j}")
 status, j = run(endless, {"programArgsList": ["--rate", "500"], "parallelism": 2})
-assert status == 200, (status, j)
+check(status == 200, f"{status} {j}")
 jid = j["jobid"]
 job = await_state(jid, {"RUNNING"})
 deadline = time.time() + 30
 while not all(v["status"] == "RUNNING" for v in job["vertices"]):
-    assert time.time() < deadline, job
+    check(time.time() < deadline, f"not every vertex RUNNING within 30 s: {job}")
     time.sleep(0.1)
     job = await_state(jid, {"RUNNING"})
-assert all(v["parallelism"] == 2 for v in job["vertices"]), job
+check(all(v["parallelism"] == 2 for v in job["vertices"]), f"parallelism not 2: {job}")
 status, j = call("PATCH", f"/jobs/{jid}?mode=cancel")
-assert status == 202, (status, j)
+check(status == 202, f"cancel: {status} {j}")
 await_state(jid, {"CANCELED"})
 print(f"endless.so: submitted as {jid}, RUNNING, cancelled through REST")
 
 # WordCount through REST, counted exactly below.
 wordcount = upload(f"{jobs}/wordcount.so", "wordcount.so")
 status, j = run(wordcount, {"programArgs": f"--input {work}/input.txt --output {work}/output", "parallelism": 2})
-assert status == 200, (status, j)
+check(status == 200, f"{status} {j}")
 done = await_state(j["jobid"], {"FINISHED", "FAILED", "CANCELED"})
-assert done["state"] == "FINISHED", done
+check(done["state"] == "FINISHED", f"wordcount did not finish: {done}")
 print(f"wordcount.so: {j['jobid']} FINISHED")
 
 # Bad runs.
@@ -88,9 +91,9 @@ open(not_a_library, "wb").write(b"\x7fELF but not really")
 fake = upload(not_a_library, "fake.so")
 is_error(*run(fake, {}), 400)
 status, j = call("DELETE", f"/jars/{fake}")
-assert status == 200, (status, j)
+check(status == 200, f"{status} {j}")
 status, j = call("GET", "/jars")
-assert all(f["id"] != fake for f in j["files"]), j
+check(all(f["id"] != fake for f in j["files"]), f"fake.so still listed: {j}")
 print("bad runs refused with Flink's error body")
 PY
 check_wordcount "$WORK/input.txt" "$WORK/output"

@@ -30,18 +30,21 @@ head -1 "$WORK/trace.mmd" | grep -q sequenceDiagram || fail "the mermaid export 
 
 python3 - "$WORK/trace.json" <<'PY' || fail "the chrome export is not what Perfetto needs"
 import json, sys
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
 doc = json.load(open(sys.argv[1]))  # valid JSON or an exception
 events = [e for e in doc["traceEvents"] if e.get("ph") not in ("M",)]
-assert events, "no events"
+check(events, "no events")
 for e in events:
-    assert {"name", "ph", "ts", "pid", "tid"} <= e.keys(), e
+    check({"name", "ph", "ts", "pid", "tid"} <= e.keys(), f"an event lacks a field: {e}")
 def first(name):
     ts = [e["ts"] for e in events if e["name"] == name]
-    assert ts, "no " + name
+    check(ts, "no " + name)
     return min(ts)
 order = ["register_task_executor", "request_slot", "offer_slots", "submit_task", "update_task_execution_state"]
 times = [first(n) for n in order]
-assert times == sorted(times), list(zip(order, times))
+check(times == sorted(times), f"out of order: {list(zip(order, times))}")
 print("chrome export: %d events; first %s" % (len(events), " < ".join(order)))
 PY
 echo "PASS"
