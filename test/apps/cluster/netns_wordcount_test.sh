@@ -33,6 +33,14 @@ generate_text 3000000 "$WORK/input.txt"
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 || { cat "$WORK/run.log"; fail "flint run failed"; }
 cat "$WORK/run.log"
 check_wordcount "$WORK/input.txt" "$WORK/output"
-# The TaskManagers registered from their own addresses.
-grep -h "$("$lan" addr "$name" 2)\|$("$lan" addr "$name" 3)" "$WORK/jm.log" | head -4 || true
+# Each TaskManager registered from its own host's address (its resource id starts with it), and
+# the JobMaster deployed tasks to each host at that address.
+for i in 2 3; do
+  addr=$("$lan" addr "$name" "$i")
+  id=$(ready_field "tm$i" resource_id)
+  [[ "$id" == "$addr:"* ]] || fail "tm$i's resource id $id is not on host $i's address $addr"
+  grep -F "Registering TaskManager with ResourceID task_executor/$id " "$WORK/jm.log" ||
+    fail "the ResourceManager did not register tm$i from $addr"
+  grep -qF "to task_executor/$id @ $addr (dataPort=" "$WORK/jm.log" || fail "no task was deployed to tm$i at $addr"
+done
 echo "PASS"

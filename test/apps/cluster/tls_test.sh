@@ -117,20 +117,28 @@ echo "proxy: $(wc -c <"$WORK/proxy.bytes") bytes, no plain text of the envelope"
 
 # A connected TLS peer dies hard (kill -9: no close_notify): the others must not notice.
 start_node tm3 "" taskmanager --config "$WORK/flink-conf.yaml" -D "security.ssl.internal.keystore=$certs/tm1.pem"
-NODES="jm tm1 tm2 stranger proxy tm3" # as started (the proxy is a PIDS entry too)
+NODES="jm tm1 tm2 stranger capped proxy tm3" # as started (the proxy is a PIDS entry too)
 for _ in $(seq 1 100); do
   [[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -ge 3 ]] && break; sleep 0.1
 done
 [[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -eq 3 ]] || fail "a third TaskManager did not register"
+tm3_id=$(ready_field tm3 resource_id)
+[[ -n "$tm3_id" ]] || fail "no resource_id in tm3's ready line"
+[[ "$(pid_of tm3)" == "$(ready_field tm3 pid)" ]] || fail "\$NODES does not list the nodes in the order they started"
 kill -KILL "$(pid_of tm3)"
-for _ in $(seq 1 100); do grep -q "is no longer reachable\|Closing TaskExecutor connection\|Disconnect TaskExecutor" "$WORK/jm.log" && break; sleep 0.1; done
-sleep 1
+# The others are checked once the JobManager has dropped tm3 (its connection closes with the
+# process), not before.
+lost="Closing TaskExecutor connection task_executor/$tm3_id because"
+for _ in $(seq 1 300); do grep -qF "$lost" "$WORK/jm.log" && break; sleep 0.1; done
+grep -F "$lost" "$WORK/jm.log" || fail "the JobManager did not drop the killed TaskManager within 30 s"
 
 # The other connections kept working: a second job, no TaskManager registered again.
 flint run "${client_tls[@]}" -p 4 "$FLINT_JOBS/wordcount.so" --input "$WORK/input.txt" \
   --output "$WORK/output2" >"$WORK/run2.log" 2>&1 || { cat "$WORK/run2.log"; fail "the second job failed"; }
 check_wordcount "$WORK/input.txt" "$WORK/output2"
 [[ $(grep -c "Registering TaskManager with ResourceID" "$WORK/jm.log") -eq 3 ]] || fail "a TaskManager had to register again"
+[[ $(grep -c "Closing TaskExecutor connection" "$WORK/jm.log") -eq 1 ]] ||
+  fail "the JobManager dropped another TaskManager besides the killed one"
 grep -q "JobManager.*lost\|Close ResourceManager connection" "$WORK/tm1.log" "$WORK/tm2.log" &&
   fail "a TaskManager lost its connection while others were refused"
 
