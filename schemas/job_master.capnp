@@ -122,6 +122,11 @@ struct JmTaskIoReport {
   tasks @0 :List(JmTaskIo);
   final @1 :Bool;
   # The tasks ended: these are their last figures.
+  deployedExecutions @2 :List(Cluster.ExecutionAttemptId);
+  # Flink's ExecutionDeploymentReport: every execution of the job the TaskExecutor holds now.
+  reportsDeployments @3 :Bool;
+  # Set in heartbeat payloads, where deployedExecutions is complete and the JobMaster reconciles
+  # it with the executions it expects there (Flink's ExecutionDeploymentReconciler).
 }
 
 struct JmTriggerSavepointRequest {

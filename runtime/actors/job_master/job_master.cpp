@@ -146,6 +146,8 @@ void job_master::start_job_master_services() {
         return;
       }
       state_.update_task_io(*report);
+      if (report->reports_deployments)
+        reconcile_deployments(id, report->deployed_executions);
     });
   rm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
     "The heartbeat of ResourceManager", "ResourceManager",
@@ -499,6 +501,25 @@ void job_master::disconnect_task_manager(const cluster::resource_id& id, const s
     *this, task_executor::disconnect_job_manager_request{job_id_, cause});
   if (auto* scheduler = state_.job_scheduler())
     scheduler->fail_task_manager(id, "TaskManager " + id + " disconnected: " + cause);
+}
+
+void job_master::reconcile_deployments(const cluster::resource_id& id,
+                                       const std::vector<graph::execution_attempt_id>& deployed) {
+  auto* scheduler = state_.job_scheduler();
+  const auto* tm = state_.task_manager(id);
+  if (scheduler == nullptr || tm == nullptr)
+    return;
+  auto gateway = tm->gateway; // a failure below may disconnect the TaskManager
+  auto unknown = scheduler->reconcile_deployments(id, deployed);
+  if (unknown.empty())
+    return;
+  std::string listed;
+  for (const auto& attempt : unknown)
+    listed += (listed.empty() ? "" : ", ") + attempt.to_string();
+  logger_->info("Canceling unknown deployments [" + listed + "] on " + id + ".");
+  for (const auto& attempt : unknown)
+    gateway.tell<task_executor::cancel_task>(
+      *this, task_executor::cancel_task_request{job_id_, attempt});
 }
 
 std::optional<rpc::gateway> job_master::task_executor_gateway(

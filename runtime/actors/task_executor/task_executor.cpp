@@ -707,8 +707,12 @@ std::vector<char> task_executor::task_io_payload_of(const graph::job_id& job) co
   for (const auto& [attempt, entry] : task_io_)
     if (entry.job == job)
       report.tasks.push_back(task_io_of(attempt, *entry.io));
-  if (report.tasks.empty())
-    return {};
+  // Flink's ExecutionDeploymentReport: every execution of the job held here, so that the
+  // JobMaster fails the ones it expects and we lost, and cancels the ones it does not know.
+  for (const auto& [attempt, t] : state_->tasks())
+    if (t.job == job)
+      report.deployed_executions.push_back(attempt);
+  report.reports_deployments = true;
   return rpc::codec<job_master::task_io_report>::encode(report);
 }
 

@@ -21,6 +21,7 @@ scheduler::scheduler(graph::execution_graph graph, scheduler_settings settings,
     deployed_to_(graph_.vertices().size()),
     deploying_at_ms_(graph_.vertices().size(), -1),
     ended_at_ms_(graph_.vertices().size(), -1),
+    deployment_confirmed_(graph_.vertices().size(), false),
     partition_finished_(graph_.partitions().size(), false) {
   compute_region_order();
   consumers_of_group_.assign(graph_.consumed_partition_groups().size(), 0);
@@ -298,6 +299,7 @@ void scheduler::deploy(std::uint32_t vertex) {
     return;
   const auto& slot = *shared->slot;
   deployed_to_[vertex] = slot;
+  deployment_confirmed_[vertex] = false;
   auto attempt = graph_.attempt_id(vertex);
   log_info("Deploying " + graph_.task_name_with_subtask(vertex) + " (attempt #"
            + std::to_string(attempt.attempt_number) + ") with attempt id " + attempt.to_string()
@@ -324,8 +326,13 @@ void scheduler::deploy(std::uint32_t vertex) {
 
 void scheduler::on_submit_result(const graph::execution_attempt_id& attempt,
                                  expected<unit> result) {
-  if (result)
+  if (result) {
+    // Flink's ExecutionDeploymentTracker#completeDeploymentOf: from now on the TaskExecutor
+    // must report the execution with each heartbeat, or it is missing there.
+    if (auto v = vertex_of(attempt); v && !is_terminal(graph_.vertices()[*v].current_execution.state()))
+      deployment_confirmed_[*v] = true;
     return;
+  }
   auto v = vertex_of(attempt);
   if (!v || is_terminal(graph_.vertices()[*v].current_execution.state()))
     return;
@@ -825,6 +832,40 @@ void scheduler::consumer_restarts(std::uint32_t vertex) {
         --done_groups_of_partition_[group.first_partition + i];
     }
   }
+}
+
+std::vector<graph::execution_attempt_id> scheduler::reconcile_deployments(
+  const cluster::resource_id& task_manager,
+  const std::vector<graph::execution_attempt_id>& deployed) {
+  std::set<graph::execution_attempt_id> reported(deployed.begin(), deployed.end());
+  std::vector<graph::execution_attempt_id> unknown;
+  for (const auto& attempt : deployed) {
+    auto v = vertex_of(attempt);
+    if (!v || is_terminal(graph_.vertices()[*v].current_execution.state()))
+      unknown.push_back(attempt);
+  }
+  // Missing: failed one by one (a failure may restart others, so the set is taken first).
+  std::vector<graph::execution_attempt_id> missing;
+  for (std::uint32_t v = 0; v < graph_.vertices().size(); ++v) {
+    auto state = graph_.vertices()[v].current_execution.state();
+    if (is_terminal(state) || !deployment_confirmed_[v] || !deployed_to_[v]
+        || deployed_to_[v]->location.id != task_manager)
+      continue;
+    auto attempt = graph_.attempt_id(v);
+    if (reported.count(attempt) == 0)
+      missing.push_back(attempt);
+  }
+  for (const auto& attempt : missing) {
+    auto v = vertex_of(attempt);
+    if (!v || is_terminal(graph_.vertices()[*v].current_execution.state()))
+      continue;
+    log_info("Failing deployment " + attempt.to_string() + " due to no longer being deployed.");
+    (void)update_task_execution_state(cluster::task_execution_state{
+      graph_.job_graph().job_id, attempt, execution_state::failed,
+      "Execution " + attempt.to_string() + " is unexpectedly no longer running on task executor "
+        + task_manager + "."});
+  }
+  return unknown;
 }
 
 std::vector<std::pair<slot_pool::slot_request_id, std::chrono::nanoseconds>>

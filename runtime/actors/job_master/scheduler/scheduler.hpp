@@ -133,6 +133,16 @@ public:
   /// One slot failed at its TaskExecutor: as above for the executions in it.
   std::size_t fail_slot(const cluster::allocation_id& allocation, const std::string& cause);
 
+  /// Flink's ExecutionDeploymentReconciler, for one heartbeat of `task_manager` listing every
+  /// execution of the job it holds (`deployed`). An execution expected there — its submission
+  /// was acknowledged and it is not terminal — that the list lacks FAILS ("unexpectedly no
+  /// longer running"), and the job recovers under its strategies. Returns the listed executions
+  /// this scheduler does not expect (older attempts, executions it holds terminal): the caller
+  /// cancels them at the TaskExecutor.
+  std::vector<graph::execution_attempt_id> reconcile_deployments(
+    const cluster::resource_id& task_manager,
+    const std::vector<graph::execution_attempt_id>& deployed);
+
   // -- inspection ---------------------------------------------------------------------------------
 
   const graph::execution_graph& graph() const noexcept { return graph_; }
@@ -250,6 +260,9 @@ private:
   std::vector<std::optional<slot_pool::allocated_slot>> deployed_to_;
   std::vector<std::int64_t> deploying_at_ms_;
   std::vector<std::int64_t> ended_at_ms_;
+  /// Per vertex: its TaskExecutor acknowledged the current attempt's submission, so each of its
+  /// heartbeats must list it (Flink's ExecutionDeploymentTracker, pending vs deployed).
+  std::vector<bool> deployment_confirmed_;
   /// Per partition: its producer FINISHED and counted in finished_in_group_.
   std::vector<bool> partition_finished_;
   std::set<cluster::resource_id> lost_task_managers_;
