@@ -103,6 +103,17 @@ std::string check_duration(const std::string& text) {
   return {};
 }
 
+/// A savepoint path or directory, read as the path keys are (config/file_path.hpp): a file://
+/// URI (also the "file:/..." `flint savepoint` prints) becomes its path; another scheme or a
+/// relative path is refused here, naming the option, before anything is sent.
+std::string shared_path(std::string& text) {
+  auto path = config::parse_path(text, config::path_scope::shared);
+  if (!path)
+    return "'" + text + "': " + path.error().message;
+  text = path->string();
+  return {};
+}
+
 void add_common(CLI::App& app, common_options& opts) {
   app.add_option("--config", opts.config_file, "flink-conf.yaml to read");
   app
@@ -151,8 +162,10 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     if (action == "run") {
       app.add_flag("-d,--detached", opts.detached, "submit and return");
       app.add_flag("--local", local, "run on an embedded MiniCluster");
-      app.add_option("-s,--fromSavepoint", opts.from_savepoint,
-                     "start from this savepoint or retained checkpoint");
+      app
+        .add_option("-s,--fromSavepoint", opts.from_savepoint,
+                    "start from this savepoint or retained checkpoint")
+        ->transform(CLI::Validator(shared_path, "PATH"));
       app.add_flag("-n,--allowNonRestoredState", opts.allow_non_restored_state,
                    "skip state of operators the program no longer has");
     }
@@ -213,9 +226,11 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     std::string target;
     if (action == "savepoint") {
       app.add_option("job-id", job_id, "the JobID")->required();
-      app.add_option("target-directory", target, "where the savepoint goes");
+      app.add_option("target-directory", target, "where the savepoint goes")
+        ->transform(CLI::Validator(shared_path, "DIR"));
     } else {
-      app.add_option("-p,--savepointPath", target, "where the savepoint goes");
+      app.add_option("-p,--savepointPath", target, "where the savepoint goes")
+        ->transform(CLI::Validator(shared_path, "DIR"));
       app.add_option("job-id", job_id, "the JobID")->required();
     }
     add_common(app, common);

@@ -203,9 +203,20 @@ int main(int argc, char** argv) {
   app.add_option("-s,--slots", f.slots, "taskmanager.numberOfTaskSlots")
     ->check(CLI::Range(1, 100000));
   app.add_option("-m,--jobmanager", f.jobmanager, "HOST:PORT of the JobManager (taskmanager)");
-  app.add_option("--log-file", f.log_file, "write the log here instead of stderr");
-  app.add_option("--trace-file", f.trace_file,
-                 "also append this node's message trace to a JSON-lines file");
+  // A path or a file:// URI, as every path key (config/file_path.hpp).
+  auto local_path = [](std::string& text) -> std::string {
+    auto path = config::parse_path(text);
+    if (!path)
+      return "'" + text + "': " + path.error().message;
+    text = path->string();
+    return {};
+  };
+  app.add_option("--log-file", f.log_file, "write the log here instead of stderr")
+    ->transform(CLI::Validator(local_path, "FILE"));
+  app
+    .add_option("--trace-file", f.trace_file,
+                "also append this node's message trace to a JSON-lines file")
+    ->transform(CLI::Validator(local_path, "FILE"));
   app.add_option("--log-level", f.log_level,
                  "trace, debug, info (default; or FLINT_LOG_LEVEL), warn, error");
   // CLI11 wants argv[0] first; the -D pairs are already out.

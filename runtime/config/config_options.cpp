@@ -38,6 +38,10 @@ const char* not_empty(const std::string& s) {
   return s.empty() ? "must not be empty" : nullptr;
 }
 
+const char* shared_directory(const std::filesystem::path& p) {
+  return p.is_absolute() ? nullptr : relative_shared_path_problem;
+}
+
 const char* segment_size(const memory_size& m) {
   if (m.bytes < 4096)
     return "must be at least 4 kb";
@@ -68,11 +72,16 @@ const config_option<std::int64_t> taskmanager_data_port{
 const config_option<std::string> taskmanager_resource_id{
   "taskmanager.resource-id", std::nullopt,
   "The TaskManager's resource id (default: its host:rpc-port and a random suffix).", not_empty};
-const config_option<std::string> blob_storage_directory{
+const config_option<std::filesystem::path> blob_storage_directory{
   "blob.storage.directory", std::nullopt,
-  "Where the blob server and the TaskManagers' blob caches keep files (default: the system's "
-  "temporary directory).",
-  not_empty};
+  "Where the blob server and the TaskManagers' blob caches keep files, a path or file:// URI "
+  "(default: the system's temporary directory).",
+  nullptr};
+const config_option<std::vector<std::filesystem::path>> io_tmp_dirs{
+  "io.tmp.dirs", std::nullopt,
+  "Where BLOCKING exchanges spill, paths or file:// URIs separated by ',' or ':' (default: the "
+  "system's temporary directory).",
+  nullptr};
 const config_option<std::string> taskmanager_host{
   "taskmanager.host", std::nullopt,
   "The address this TaskManager publishes to the JobManager (default: the local address).",
@@ -196,13 +205,16 @@ const config_option<std::string> execution_checkpointing_externalized_retention{
   "NO_EXTERNALIZED_CHECKPOINTS, DELETE_ON_CANCELLATION or RETAIN_ON_CANCELLATION.", nullptr};
 const config_option<std::string> state_checkpoints_num_retained{
   "state.checkpoints.num-retained", std::nullopt, "Completed checkpoints kept (1).", nullptr};
-const config_option<std::string> state_checkpoints_dir{
+const config_option<std::filesystem::path> state_checkpoints_dir{
   "state.checkpoints.dir", std::nullopt,
-  "Where checkpoints are written: <dir>/<job id>/chk-<n>/_metadata (unset: the JobManager's memory).",
-  nullptr};
-const config_option<std::string> state_savepoints_dir{
+  "Where checkpoints are written: <dir>/<job id>/chk-<n>/_metadata; an absolute path or "
+  "file:/// URI every node sees (unset: the JobManager's memory).",
+  shared_directory};
+const config_option<std::filesystem::path> state_savepoints_dir{
   "state.savepoints.dir", std::nullopt,
-  "Where `flint savepoint` and `flint stop` put savepoints when given no directory.", nullptr};
+  "Where `flint savepoint` and `flint stop` put savepoints when given no directory; an absolute "
+  "path or file:/// URI every node sees.",
+  shared_directory};
 const config_option<std::string> state_backend_type{
   "state.backend.type", std::nullopt,
   "Where keyed state lives: hashmap (the heap) or rocksdb (RocksDB on local disk).", nullptr};
@@ -232,9 +244,11 @@ const config_option<std::string> high_availability_zookeeper_path_root{
 const config_option<std::string> high_availability_cluster_id{
   "high-availability.cluster-id", std::string("/default"),
   "The cluster's node under the root (distinct per cluster sharing a ZooKeeper).", nullptr};
-const config_option<std::string> high_availability_storage_dir{
+const config_option<std::filesystem::path> high_availability_storage_dir{
   "high-availability.storageDir", std::nullopt,
-  "Where job graphs and job results are kept; every JobManager must reach it.", nullptr};
+  "Where job graphs and job results are kept; an absolute path or file:/// URI every JobManager "
+  "sees.",
+  shared_directory};
 const config_option<duration> high_availability_zookeeper_session_timeout{
   "high-availability.zookeeper.client.session-timeout", 60s,
   "The ZooKeeper session timeout: leadership is lost after this long without ZooKeeper.",
@@ -259,10 +273,10 @@ const config_option<std::int64_t> high_availability_zookeeper_max_retry_attempts
 const config_option<bool> security_ssl_internal_enabled{
   "security.ssl.internal.enabled", false,
   "Mutual TLS on every connection between nodes and clients (keystore and truststore).", nullptr};
-const config_option<std::string> security_ssl_internal_keystore{
+const config_option<std::filesystem::path> security_ssl_internal_keystore{
   "security.ssl.internal.keystore", std::nullopt,
   "This node's or client's certificate and private key, one PEM file.", nullptr};
-const config_option<std::string> security_ssl_internal_truststore{
+const config_option<std::filesystem::path> security_ssl_internal_truststore{
   "security.ssl.internal.truststore", std::nullopt, "The cluster CA's certificate, PEM.", nullptr};
 const config_option<std::string> security_ssl_internal_key_password{
   "security.ssl.internal.key-password", std::nullopt, "The private key's passphrase.", nullptr};
@@ -294,11 +308,11 @@ const config_option<std::int64_t> rest_server_max_content_length{
   "rest.server.max-content-length", 104857600,
   "The largest request body the REST server accepts, in bytes (a larger upload gets 413).",
   positive};
-const config_option<std::string> web_upload_dir{
+const config_option<std::filesystem::path> web_upload_dir{
   "web.upload.dir", std::nullopt,
   "Where uploaded job libraries are kept (default: flint-web-upload in the blob storage "
   "directory).",
-  not_empty};
+  nullptr};
 const config_option<bool> web_submit_enable{
   "web.submit.enable", true, "Whether job libraries can be uploaded and run through REST.",
   nullptr};
@@ -350,6 +364,7 @@ const std::vector<option_info>& all() {
     info<taskmanager_data_port>(),
     info<taskmanager_resource_id>(),
     info<blob_storage_directory>(),
+    info<io_tmp_dirs>(),
     info<taskmanager_number_of_task_slots>(),
     info<parallelism_default>(),
     info<heartbeat_interval>(),

@@ -4,6 +4,7 @@
 /// take typed values from these in main(); nothing reads the configuration behind their backs.
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,10 @@ extern const config_option<std::int64_t> taskmanager_data_port;
 extern const config_option<std::string> taskmanager_resource_id;
 /// Where the blob server and the TaskManagers' blob caches keep files; no default (the
 /// system's temporary directory).
-extern const config_option<std::string> blob_storage_directory;
+extern const config_option<std::filesystem::path> blob_storage_directory;
+/// Where BLOCKING exchanges spill (Flink's CoreOptions.TMP_DIRS); no default (the system's
+/// temporary directory). The network stack reads it (network_config).
+extern const config_option<std::vector<std::filesystem::path>> io_tmp_dirs;
 /// Slots each TaskManager offers.
 extern const config_option<std::int64_t> taskmanager_number_of_task_slots;
 /// Parallelism of jobs that do not set their own.
@@ -76,8 +80,8 @@ extern const config_option<std::string> high_availability_zookeeper_quorum;
 extern const config_option<std::string> high_availability_zookeeper_path_root;
 /// The cluster's node under the root (clusters sharing a ZooKeeper need distinct ids).
 extern const config_option<std::string> high_availability_cluster_id;
-/// Where job graphs and job results are kept (a directory every JobManager can read).
-extern const config_option<std::string> high_availability_storage_dir;
+/// Where job graphs and job results are kept (a directory every JobManager can read: absolute).
+extern const config_option<std::filesystem::path> high_availability_storage_dir;
 /// The ZooKeeper session timeout: leadership ends when the session is lost for this long.
 extern const config_option<duration> high_availability_zookeeper_session_timeout;
 /// How long one attempt to connect to ZooKeeper waits.
@@ -93,9 +97,9 @@ extern const config_option<std::int64_t> high_availability_zookeeper_max_retry_a
 /// Mutual TLS on every connection of nodes and clients.
 extern const config_option<bool> security_ssl_internal_enabled;
 /// This node's (or client's) certificate and private key, one PEM file.
-extern const config_option<std::string> security_ssl_internal_keystore;
+extern const config_option<std::filesystem::path> security_ssl_internal_keystore;
 /// The cluster CA's certificate, PEM.
-extern const config_option<std::string> security_ssl_internal_truststore;
+extern const config_option<std::filesystem::path> security_ssl_internal_truststore;
 /// The private key's passphrase.
 extern const config_option<std::string> security_ssl_internal_key_password;
 /// A connection that has not completed its TLS handshake by then is closed.
@@ -112,7 +116,7 @@ extern const config_option<std::string> rest_bind_port;
 extern const config_option<std::string> rest_address;
 extern const config_option<std::string> rest_bind_address;
 extern const config_option<std::int64_t> rest_server_max_content_length;
-extern const config_option<std::string> web_upload_dir;
+extern const config_option<std::filesystem::path> web_upload_dir;
 extern const config_option<bool> web_submit_enable;
 
 /// One option without its type: for listing, templates and checking a whole configuration.
@@ -168,8 +172,9 @@ extern const config_option<std::string> execution_checkpointing_mode;
 extern const config_option<std::string> execution_checkpointing_tolerable_failures;
 extern const config_option<std::string> execution_checkpointing_externalized_retention;
 extern const config_option<std::string> state_checkpoints_num_retained;
-extern const config_option<std::string> state_checkpoints_dir;
-extern const config_option<std::string> state_savepoints_dir;
+/// Checkpoints and savepoints: directories every node sees, so absolute (file_path.hpp).
+extern const config_option<std::filesystem::path> state_checkpoints_dir;
+extern const config_option<std::filesystem::path> state_savepoints_dir;
 extern const config_option<std::string> state_backend_type;
 extern const config_option<std::string> state_backend_incremental;
 

@@ -2,8 +2,9 @@
 /// Flink's flat configuration (`org.apache.flink.configuration.Configuration`): string keys with
 /// dots ("heartbeat.interval") mapped to string values, read through typed getters that parse
 /// Flink's value syntax — durations ("10 s", "100 ms", a bare number is milliseconds), memory
-/// sizes ("32kb", "64 mb"), booleans, integers and host:port addresses. Values are parsed when
-/// read, so a bad value is an error naming the key, the value and where it was set.
+/// sizes ("32kb", "64 mb"), booleans, integers, host:port addresses and paths (file_path.hpp).
+/// Values are parsed when read, so a bad value is an error naming the key, the value and where
+/// it was set.
 
 #include <chrono>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "runtime/common/expected.hpp"
+#include "runtime/config/file_path.hpp"
 
 namespace flint::config {
 
@@ -145,6 +147,13 @@ private:
     return parse_memory_size(s);
   }
   static expected<host_port> parse_as(std::string_view s, host_port*) { return parse_host_port(s); }
+  static expected<std::filesystem::path> parse_as(std::string_view s, std::filesystem::path*) {
+    return parse_path(s);
+  }
+  static expected<std::vector<std::filesystem::path>> parse_as(
+    std::string_view s, std::vector<std::filesystem::path>*) {
+    return parse_path_list(s);
+  }
 
   static std::string format(const std::string& v) { return v; }
   static std::string format(std::int64_t v) { return std::to_string(v); }
@@ -152,6 +161,13 @@ private:
   static std::string format(duration v) { return format_duration(v); }
   static std::string format(memory_size v) { return format_memory_size(v); }
   static std::string format(const host_port& v) { return v.to_string(); }
+  static std::string format(const std::filesystem::path& v) { return v.string(); }
+  static std::string format(const std::vector<std::filesystem::path>& v) {
+    std::string out;
+    for (const auto& p : v)
+      out += (out.empty() ? "" : ",") + p.string();
+    return out;
+  }
 
   /// "invalid value '<value>' for configuration key '<key>' (set in <origin>): <problem>"
   error invalid(std::string_view key, std::string_view value, std::string_view problem) const;

@@ -1,5 +1,7 @@
 #include "runtime/network/network_config.hpp"
 
+#include "runtime/config/file_path.hpp"
+
 #include <cctype>
 #include <cstdint>
 #include <string_view>
@@ -127,18 +129,12 @@ expected<network_config> network_config::from_map(
     }
   }
   if (auto* text = find("io.tmp.dirs")) {
+    auto dirs = config::parse_path_list(*text);
+    if (!dirs)
+      return make_error(errc::invalid_argument, "io.tmp.dirs: " + dirs.error().message);
     config.tmp_dirs.clear();
-    std::string dir;
-    for (char c : *text + ",") {
-      if (c == ',' || c == ':') {
-        auto first = dir.find_first_not_of(" \t");
-        if (first != std::string::npos)
-          config.tmp_dirs.push_back(dir.substr(first, dir.find_last_not_of(" \t") - first + 1));
-        dir.clear();
-      } else {
-        dir.push_back(c);
-      }
-    }
+    for (const auto& dir : *dirs)
+      config.tmp_dirs.push_back(dir.string());
   }
   if (auto* text = find("taskmanager.network.blocking-shuffle.memory-budget")) {
     auto size = parse_memory("taskmanager.network.blocking-shuffle.memory-budget", *text);

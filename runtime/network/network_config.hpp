@@ -38,8 +38,8 @@ struct network_config {
   std::chrono::milliseconds request_backoff_max{10000};
   /// `io.tmp.dirs`: where BLOCKING result partitions spill what exceeds their memory budget, in a
   /// folder of this TaskExecutor's own (deleted on shutdown). Several directories are separated
-  /// by ',' or ':' and used round robin. Empty (the default): the system's temp directory
-  /// ($TMPDIR or /tmp), as Flink.
+  /// by ',' or ':' and used round robin; each a path or a file:// URI (config::parse_path_list).
+  /// Empty (the default): the system's temp directory ($TMPDIR or /tmp), as Flink.
   std::vector<std::string> tmp_dirs;
   /// `taskmanager.network.blocking-shuffle.memory-budget` (Flint's own key): heap memory all
   /// BLOCKING result partitions of one shuffle environment may keep (32 MiB); every buffer beyond

@@ -56,7 +56,8 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   config::duration interval{}, timeout{};
   std::int64_t threshold = 0;
   config::duration initial{}, max{}, error_delay{}, refused{}, ask{};
-  std::string blob_dir, prom_factory;
+  std::string prom_factory;
+  std::filesystem::path blob_dir;
   config::memory_size frame{};
   config::duration handshake{};
   std::int64_t max_connections = 0;
@@ -95,9 +96,8 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   if (!tls)
     return tls.error();
   s.tls = std::move(*tls);
-  s.blob_storage_directory = blob_dir.empty()
-    ? std::filesystem::temp_directory_path() / "flint-blobs"
-    : std::filesystem::path(blob_dir);
+  s.blob_storage_directory =
+    blob_dir.empty() ? std::filesystem::temp_directory_path() / "flint-blobs" : blob_dir;
   return unit{};
 }
 
@@ -107,13 +107,16 @@ expected<rpc::tls_options> read_tls_settings(const config::configuration& cfg) {
   rpc::tls_options t;
   error err;
   config::duration handshake{};
+  std::filesystem::path keystore, truststore;
   if (!read(cfg, opt::security_ssl_internal_enabled, t.enabled, err)
-      || !read_optional(cfg, opt::security_ssl_internal_keystore, t.keystore, err)
-      || !read_optional(cfg, opt::security_ssl_internal_truststore, t.truststore, err)
+      || !read_optional(cfg, opt::security_ssl_internal_keystore, keystore, err)
+      || !read_optional(cfg, opt::security_ssl_internal_truststore, truststore, err)
       || !read_optional(cfg, opt::security_ssl_internal_key_password, t.key_password, err)
       || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err))
     return err;
   t.handshake_timeout = duration_cast<milliseconds>(handshake);
+  t.keystore = keystore.string();
+  t.truststore = truststore.string();
   return t;
 }
 
@@ -121,7 +124,7 @@ expected<high_availability_settings> read_high_availability_settings(
   const config::configuration& cfg) {
   high_availability_settings s;
   error err;
-  std::string type, legacy, cluster_id, storage;
+  std::string type, legacy, cluster_id;
   config::duration session{}, connection{}, wait{};
   std::int64_t attempts = 0;
   if (!read(cfg, opt::high_availability_type, type, err)
@@ -129,7 +132,7 @@ expected<high_availability_settings> read_high_availability_settings(
       || !read_optional(cfg, opt::high_availability_zookeeper_quorum, s.quorum, err)
       || !read(cfg, opt::high_availability_zookeeper_path_root, s.root, err)
       || !read(cfg, opt::high_availability_cluster_id, cluster_id, err)
-      || !read_optional(cfg, opt::high_availability_storage_dir, storage, err)
+      || !read_optional(cfg, opt::high_availability_storage_dir, s.storage_dir, err)
       || !read(cfg, opt::high_availability_zookeeper_session_timeout, session, err)
       || !read(cfg, opt::high_availability_zookeeper_connection_timeout, connection, err)
       || !read(cfg, opt::high_availability_zookeeper_retry_wait, wait, err)
@@ -150,7 +153,6 @@ expected<high_availability_settings> read_high_availability_settings(
       errc::invalid_argument,
       "high-availability.cluster-id: '" + cluster_id + "' must be one non-empty path element");
   s.cluster_id = cluster_id;
-  s.storage_dir = storage;
   s.session_timeout = duration_cast<milliseconds>(session);
   s.connection_timeout = duration_cast<milliseconds>(connection);
   s.retry_wait = duration_cast<milliseconds>(wait);
@@ -183,7 +185,8 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
                       "high-availability.storageDir must be set for ZooKeeper HA: job graphs and "
                       "job results are kept there");
   std::uint16_t rest_port = 0;
-  std::string bind_port, upload_dir;
+  std::string bind_port;
+  std::filesystem::path upload_dir;
   if (!read(cfg, opt::rest_port, rest_port, err)
       || !read_optional(cfg, opt::rest_bind_port, bind_port, err)
       || !read_optional(cfg, opt::rest_address, s.rest.address, err)
@@ -196,8 +199,8 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
   s.rest.bind_port = bind_port.empty() ? std::to_string(rest_port) : bind_port;
   if (s.rest.address.empty())
     s.rest.address = s.rpc_address;
-  s.rest.upload_dir = upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload"
-                                         : std::filesystem::path(upload_dir);
+  s.rest.upload_dir =
+    upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload" : upload_dir;
   s.configuration = cfg;
   return s;
 }

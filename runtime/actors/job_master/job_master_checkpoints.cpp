@@ -8,6 +8,7 @@
 
 #include "runtime/actors/job_master/failover_settings.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/config/config_options.hpp"
 #include "runtime/ha/checkpoint_id_counter.hpp"
 #include "runtime/ha/completed_checkpoint_store.hpp"
 #include "runtime/ha/ha_stores.hpp"
@@ -59,8 +60,14 @@ bool job_master::create_checkpoint_coordinator() {
     }
     incremental_checkpoints_ = *incremental;
   }
-  if (auto dir = config.get_raw("state.checkpoints.dir"); dir && !dir->empty()) {
-    auto storage = state::checkpoint_storage::create(*dir, job_id_);
+  auto checkpoints_dir = config.find(config::options::state_checkpoints_dir);
+  if (!checkpoints_dir) {
+    fail_before_start("Could not start job " + job_id_.to_string() + ": "
+                      + checkpoints_dir.error().message);
+    return false;
+  }
+  if (*checkpoints_dir) {
+    auto storage = state::checkpoint_storage::create((*checkpoints_dir)->string(), job_id_);
     if (!storage) {
       fail_before_start("Could not start job " + job_id_.to_string()
                         + ": cannot use the checkpoint directory (state.checkpoints.dir): "
@@ -102,16 +109,33 @@ void job_master::register_checkpoint_methods() {
                      "Job " + job_id_.to_string() + " is not running: cannot take a savepoint."));
         return;
       }
-      auto target = req.target_directory;
-      if (target.empty())
-        target = config_.configuration.get_raw("state.savepoints.dir").value_or("");
+      // Read as every path key is (config/file_path.hpp): a file:// URI is a path, another
+      // scheme or a relative path an error naming what was given.
+      std::filesystem::path target;
+      if (!req.target_directory.empty()) {
+        auto given = config::parse_path(req.target_directory, config::path_scope::shared);
+        if (!given) {
+          reply(make_error(errc::invalid_argument,
+                           "Cannot use the savepoint target directory '" + req.target_directory
+                             + "': " + given.error().message));
+          return;
+        }
+        target = *given;
+      } else {
+        auto configured = config_.configuration.find(config::options::state_savepoints_dir);
+        if (!configured) {
+          reply(configured.error());
+          return;
+        }
+        target = configured->value_or(std::filesystem::path());
+      }
       if (target.empty()) {
         reply(make_error(errc::invalid_argument,
                          "No savepoint directory: give a target directory or set "
                          "state.savepoints.dir."));
         return;
       }
-      auto dir = state::make_savepoint_directory(target, job_id_);
+      auto dir = state::make_savepoint_directory(target.string(), job_id_);
       if (!dir) {
         reply(dir.error());
         return;
@@ -261,7 +285,11 @@ bool job_master::restore_initial_state() {
                       + restore.path + ": " + why);
     return false;
   };
-  auto metadata = state::load_checkpoint_metadata(restore.path);
+  // The path `flint savepoint` printed ("file:/..."), a file:// URI or a plain absolute path.
+  auto path = config::parse_path(restore.path, config::path_scope::shared);
+  if (!path)
+    return fail(path.error().message);
+  auto metadata = state::load_checkpoint_metadata(path->string());
   if (!metadata)
     return fail(metadata.error().message);
   std::vector<graph::operator_id> operators;
@@ -282,7 +310,7 @@ bool job_master::restore_initial_state() {
     metadata->timestamp,
     metadata->timestamp,
     metadata->state_size(),
-    restore.path,
+    path->string(),
     std::make_shared<state::checkpoint_metadata>(std::move(*metadata))};
   return true;
 }

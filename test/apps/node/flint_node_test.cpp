@@ -87,9 +87,12 @@ int terminate(child_process& p, std::chrono::milliseconds timeout = 10s) {
   return p.stop(timeout);
 }
 
-/// Runs flint-node with stderr folded into stdout; returns (exit code, everything it printed).
-std::pair<int, std::string> run_to_end(const std::vector<std::string>& args) {
-  std::string cmd = "exec '" + node_bin + "'";
+/// Runs flint-node (in `cwd` when given) with stderr folded into stdout; returns (exit code,
+/// everything it printed).
+std::pair<int, std::string> run_to_end(const std::vector<std::string>& args,
+                                       const std::filesystem::path& cwd = {}) {
+  std::string cmd = cwd.empty() ? std::string() : "cd '" + cwd.string() + "' && ";
+  cmd += "exec '" + node_bin + "'";
   for (const auto& a : args)
     cmd += " '" + a + "'";
   cmd += " 2>&1 </dev/null";
@@ -237,5 +240,39 @@ TEST_CASE("bad configuration, values and flags fail with a clear message and exi
     CHECK(out.find(port) != std::string::npos);
     CHECK(terminate(jm) == 0);
   }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a path key the node cannot serve stops it before it starts, naming the key") {
+  auto dir = temp_dir("paths");
+  auto cwd = dir / "cwd";
+  std::filesystem::create_directories(cwd);
+  SUBCASE("a checkpoint directory on another file system") {
+    for (std::string role : {"jobmanager", "taskmanager"}) {
+      CAPTURE(role);
+      auto [code, out] = run_to_end({role, "-D", "state.checkpoints.dir=hdfs://x/y"}, cwd);
+      CHECK(code == 1);
+      CHECK(out.find("flint-node: error:") != std::string::npos);
+      CHECK(out.find("'state.checkpoints.dir'") != std::string::npos);
+      CHECK(out.find("hdfs://x/y") != std::string::npos);
+      CHECK(out.find("not supported") != std::string::npos);
+      CHECK(out.find("flint-node ready") == std::string::npos);
+    }
+  }
+  SUBCASE("a relative HA storage directory") {
+    for (std::string storage : {"ha", "file:ha", "./shared/ha"}) {
+      CAPTURE(storage);
+      auto [code, out] = run_to_end({"jobmanager", "-D", "high-availability.type=zookeeper", "-D",
+                                     "high-availability.zookeeper.quorum=127.0.0.1:1", "-D",
+                                     "high-availability.storageDir=" + storage},
+                                    cwd);
+      CHECK(code == 1);
+      CHECK(out.find("'high-availability.storageDir'") != std::string::npos);
+      CHECK(out.find("absolute") != std::string::npos);
+      CHECK(out.find("flint-node ready") == std::string::npos);
+    }
+  }
+  // Refused before anything is written: no folder appears where the node was started.
+  CHECK(std::filesystem::is_empty(cwd));
   std::filesystem::remove_all(dir);
 }
