@@ -38,7 +38,7 @@ struct resolving_leader_retrieval::shared {
   leader_address target;
   rpc::fencing_token session_id;
   std::uint64_t generation = 0;
-  /// Bumped each time a resolved handle dies; the callback names the value it watches.
+  /// Bumped for each resolved handle and when it dies; the callback names the value it watches.
   std::uint64_t lost = 0;
 
   void set_target(leader_address address, const rpc::fencing_token& id) {
@@ -182,8 +182,10 @@ void resolving_leader_retrieval::run() {
       caf::actor handle = std::move(*found);
       std::uint64_t lost;
       {
+        // A number of this handle's own: the death of a handle resolved before (a deposed
+        // leader's, stopping long after it was replaced) must not count as this one's.
         std::lock_guard<std::mutex> guard(s.mtx);
-        lost = s.lost;
+        lost = ++s.lost;
       }
       // Called when the handle dies: the remote actor ended or its node became unreachable.
       std::weak_ptr<shared> weak = shared_;

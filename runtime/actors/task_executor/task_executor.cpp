@@ -202,7 +202,17 @@ caf::actor task_executor::task_of(const graph::execution_attempt_id& attempt) co
 }
 
 rpc::fencing_token task_executor::expected_token(const rpc::envelope& e) const {
-  return state_ ? state_->expected_token(e.fencing_scope) : rpc::fencing_token{};
+  if (!state_)
+    return {};
+  auto token = state_->expected_token(e.fencing_scope);
+  // Calls about a job come from the leader that leader retrieval names now, never from a
+  // deposed JobMaster: a connection's JobMasterId that retrieval no longer names serves nothing.
+  if (!token.is_nil() && wiring_ && wiring_->job_leaders)
+    if (auto job = graph::job_id::from_string(e.fencing_scope);
+        job && wiring_->job_leaders->contains_job(*job)
+        && wiring_->job_leaders->leader_id_of(*job) != token)
+      return {};
+  return token;
 }
 
 void task_executor::on_start() {

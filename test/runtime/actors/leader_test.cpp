@@ -4,12 +4,16 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <thread>
 
 #include <caf/all.hpp>
 
 #include "runtime/actors/leader/embedded_leader_service.hpp"
+#include "runtime/actors/leader/resolving_leader_retrieval.hpp"
+#include "runtime/actors/rpc/endpoint_directory.hpp"
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
 #include "test/support/test_fixture.hpp"
@@ -217,4 +221,83 @@ TEST_CASE("standalone services use the fixed leader id and address") {
   CHECK(f.id == standalone_leader_id());
   CHECK(f.address.host == "10.0.0.1");
   CHECK(f.address.port == 6123);
+}
+
+// -- resolving retrieval --------------------------------------------------------------------------
+
+namespace {
+
+/// A retrieval source the test drives by hand.
+struct manual_source : leader_retrieval_service {
+  leader_retrieval_listener* listener = nullptr;
+  void start(leader_retrieval_listener& l) override { listener = &l; }
+  void stop() override {}
+};
+
+/// Records each notification (the endpoint id, empty for "no leader"), from the resolving thread.
+struct recording_follower : leader_retrieval_listener {
+  std::mutex mtx;
+  std::condition_variable cv;
+  std::vector<std::string> seen;
+  void notify_leader_address(const leader_address& a, const fencing_token&) override {
+    {
+      std::lock_guard<std::mutex> guard(mtx);
+      seen.push_back(a.endpoint_id);
+    }
+    cv.notify_all();
+  }
+  /// Whether `n` notifications came within `bound`.
+  bool await(std::size_t n, std::chrono::milliseconds bound) {
+    std::unique_lock<std::mutex> lock(mtx);
+    return cv.wait_for(lock, bound, [&] { return seen.size() >= n; });
+  }
+  std::vector<std::string> snapshot() {
+    std::lock_guard<std::mutex> guard(mtx);
+    return seen;
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(test_fixture,
+                  "the death of a replaced leader's endpoint is not taken for the current "
+                  "leader's (a deposed JobMaster stopping cannot close the new one's connections)") {
+  using namespace std::chrono_literals;
+  endpoint_directory directory;
+  auto old_leader = spawn<fake_endpoint>(context("job_master/old"));
+  auto new_leader = spawn<fake_endpoint>(context("job_master/new"));
+  run();
+  directory.put("job_master/old", old_leader);
+  directory.put("job_master/new", new_leader);
+  auto source = std::make_unique<manual_source>();
+  auto* src = source.get();
+  resolving_retrieval_config cfg;
+  cfg.retry_interval = 10ms;
+  cfg.local_host = "127.0.0.1";
+  cfg.local_port = 6123;
+  cfg.directory = &directory;
+  resolving_leader_retrieval retrieval(sys, std::move(source), cfg);
+  recording_follower follower;
+  retrieval.start(follower);
+  REQUIRE(src->listener != nullptr);
+  src->listener->notify_leader_address({"job_master/old", {}, "127.0.0.1", 6123},
+                                       fencing_token{1, 1});
+  REQUIRE(follower.await(1, 10s));
+  src->listener->notify_leader_address({"job_master/new", {}, "127.0.0.1", 6123},
+                                       fencing_token{2, 2});
+  REQUIRE(follower.await(2, 10s));
+  // The deposed leader's endpoint stops long after it was replaced; its death callbacks run here.
+  directory.remove("job_master/old");
+  caf::anon_send_exit(old_leader, caf::exit_reason::user_shutdown);
+  run();
+  // Only silence can be awaited: a wrong "no leader" follows the callback within microseconds.
+  CHECK_FALSE(follower.await(3, 500ms));
+  CHECK(follower.snapshot() == std::vector<std::string>{"job_master/old", "job_master/new"});
+  // The current leader's own end is reported.
+  directory.remove("job_master/new");
+  caf::anon_send_exit(new_leader, caf::exit_reason::user_shutdown);
+  run();
+  REQUIRE(follower.await(3, 10s));
+  CHECK(follower.snapshot()[2].empty());
+  retrieval.stop();
 }
