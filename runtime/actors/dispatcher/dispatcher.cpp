@@ -7,17 +7,39 @@
 #include "runtime/ha/job_graph_store.hpp"
 #include "runtime/ha/job_result_store.hpp"
 
+#include <mutex>
+
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 namespace flint::dispatcher {
+
+/// The Dispatcher's election and leader id, read from its JobMasters' threads: a JobManager that
+/// wakes after its ZooKeeper session expired must not act as leader on what it dequeues, so each
+/// check asks the election (session and latch), not a flag that the revocation sets later.
+struct dispatcher::leadership_probe {
+  std::mutex mtx;
+  leader::leader_election_service* election = nullptr;
+  rpc::fencing_token token;
+
+  void set(leader::leader_election_service* e, const rpc::fencing_token& id) {
+    std::lock_guard<std::mutex> guard(mtx);
+    election = e;
+    token = id;
+  }
+  bool leads() {
+    std::lock_guard<std::mutex> guard(mtx);
+    return election != nullptr && election->has_leadership(token);
+  }
+};
 
 dispatcher::dispatcher(caf::actor_config& cfg, rpc::endpoint_context ctx, dispatcher_config config,
                        dispatcher_services services)
   : rpc::rpc_endpoint(cfg, std::move(ctx)),
     config_(std::move(config)),
     services_(std::move(services)),
-    log_(make_endpoint_logger(endpoint_id())) {}
+    log_(make_endpoint_logger(endpoint_id())),
+    leadership_(std::make_shared<leadership_probe>()) {}
 
 dispatcher::~dispatcher() = default;
 
@@ -25,6 +47,7 @@ void dispatcher::grant_leadership(const rpc::fencing_token& session_id) {
   caf::anon_send(caf::actor_cast<caf::actor>(this), rpc::run_atom::value,
                  std::function<void()>([this, session_id] {
                    set_token(session_id);
+                   leadership_->set(election_.get(), session_id);
                    log_->info("Dispatcher {} was granted leadership with leader id {}.",
                               endpoint_id(), session_id.to_string());
                    // Jobs first, then the address: a client that finds this leader finds them.
@@ -39,6 +62,7 @@ void dispatcher::revoke_leadership() {
   caf::anon_send(caf::actor_cast<caf::actor>(this), rpc::run_atom::value,
                  std::function<void()>([this] {
                    set_token({});
+                   leadership_->set(nullptr, {});
                    suspend_jobs();
                  }));
 }
@@ -371,6 +395,8 @@ void dispatcher::start_job_master(const graph::job_id& id, const rpc::fencing_to
   services.ha = services_.ha;
   services.directory = services_.directory;
   services.stores = services_.stores;
+  if (election_)
+    services.leads = [probe = leadership_] { return probe->leads(); };
   services.on_terminal = [self, this](job_master::job_master_result result) {
     caf::anon_send(self, rpc::run_atom::value,
                    std::function<void()>([this, result] { job_reached_terminal_state(result); }));
@@ -401,6 +427,13 @@ void dispatcher::job_reached_terminal_state(const job_master::job_master_result&
   auto i = jobs_.find(result.job);
   if (i == jobs_.end())
     return;
+  if (election_ && !leadership_->leads()) {
+    // Nothing goes to the HA stores from a Dispatcher that lost its session: the job is the
+    // next leader's, whatever this one's JobMaster saw.
+    log_->warn("Ignoring the terminal state {} of job {}: this Dispatcher no longer leads.",
+               graph::to_string(result.status), result.job.to_string());
+    return;
+  }
   auto now = services_.now_ms ? services_.now_ms() : 0;
   if (auto done = state_.finish_job(result.job, result.status, result.failure_cause, now); !done)
     return;
@@ -423,6 +456,7 @@ void dispatcher::on_exit() {
     stop_job_master(job);
   jobs_.clear();
   stopping_job_masters_.clear();
+  leadership_->set(nullptr, {});
   if (election_)
     election_->stop();
   election_.reset();

@@ -92,6 +92,10 @@ private:
   dispatcher_services services_;
   std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<leader::leader_election_service> election_;
+  /// Whether this Dispatcher still leads, as its JobMasters ask before they act on a message:
+  /// shared with them, emptied when leadership goes and when the Dispatcher stops.
+  struct leadership_probe;
+  std::shared_ptr<leadership_probe> leadership_;
   dispatcher_state state_;
   std::map<graph::job_id, running_job> jobs_;
   /// JobMasters told to stop whose down message has not come yet. Like Flink's Dispatcher, which

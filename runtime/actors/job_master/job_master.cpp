@@ -135,7 +135,8 @@ void job_master::start_job_master_services() {
   tm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
     "Heartbeat of TaskManager", "TaskManager",
     [this](const heartbeat::resource_id& id, const std::string& cause) {
-      disconnect_task_manager(id, cause);
+      when_leading("the loss of TaskManager " + id,
+                   [this, id, cause] { disconnect_task_manager(id, cause); });
     },
     [this](const heartbeat::resource_id& id, const heartbeat::payload& data) {
       // The running tasks' figures (Flink's TaskExecutorToJobManagerHeartbeatPayload).
@@ -152,8 +153,10 @@ void job_master::start_job_master_services() {
   rm_listener_ = std::make_unique<heartbeat::peer_heartbeat_listener>(
     "The heartbeat of ResourceManager", "ResourceManager",
     [this](const heartbeat::resource_id&, const std::string& cause) {
-      logger_->info(cause);
-      reconnect_to_resource_manager(cause);
+      when_leading("the loss of the ResourceManager", [this, cause] {
+        logger_->info(cause);
+        reconnect_to_resource_manager(cause);
+      });
     });
   tm_heartbeats_ = std::make_unique<heartbeat::heartbeat_manager>(
     heartbeat::heartbeat_role::sender, endpoint_id(), config_.heartbeat, *tm_listener_, *this);
@@ -188,6 +191,27 @@ void job_master::start_job_master_services() {
 void job_master::reset_and_start_scheduler() {
   validate_runs_in_main_thread();
   state_.job_scheduler()->start_scheduling();
+}
+
+rpc::fencing_token job_master::expected_token(const rpc::envelope& e) const {
+  // Flink's JobMaster has no fencing token once its leadership is revoked; here the leadership
+  // is asked at each call, so a JobManager that wakes after its session expired refuses what it
+  // dequeued before its revocation arrives.
+  if (services_.leads && !services_.leads())
+    return {};
+  return rpc::rpc_endpoint::expected_token(e);
+}
+
+void job_master::when_leading(std::string what, std::function<void()> f) {
+  if (!services_.leads || services_.leads()) {
+    f();
+    return;
+  }
+  logger_->warn("The JobMaster of job " + job_id_.to_string()
+                + " cannot confirm its leadership: it does not act on " + what + " now.");
+  schedule_run_async([this, what = std::move(what), f = std::move(f)]() mutable {
+    when_leading(std::move(what), std::move(f));
+  }, std::chrono::milliseconds(200));
 }
 
 void job_master::on_exit() {
@@ -633,9 +657,15 @@ void job_master::schedule_restart(std::chrono::milliseconds delay, std::uint64_t
 }
 
 void job_master::job_status_changed(job_status, job_status to, const std::string& cause) {
-  checkpoint_job_status_changed(to);
-  if (is_globally_terminal(to))
+  if (!is_globally_terminal(to)) {
+    checkpoint_job_status_changed(to);
+    return;
+  }
+  // The end goes to the HA stores (the job's result, its checkpoints removed): a leader's act.
+  when_leading("the end of the job", [this, to, cause] {
+    checkpoint_job_status_changed(to);
     run_async([this, to, cause] { job_reached_terminal_state(to, cause); });
+  });
 }
 
 void job_master::job_reached_terminal_state(job_status status, const std::string& cause) {

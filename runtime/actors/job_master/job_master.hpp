@@ -97,6 +97,10 @@ struct job_master_services {
   /// CompletedCheckpointStore come from there, so a JobMaster of the next leader resumes from
   /// the latest completed checkpoint. Null: checkpoints are known to this JobMaster only.
   ha::ha_stores* stores = nullptr;
+  /// Whether this JobMaster's leadership still holds (Dispatcher session and latch), asked before
+  /// it acts on a message it dequeued: a JobManager that wakes after its ZooKeeper session expired
+  /// must refuse every fenced call and write nothing. Null: always (no HA).
+  std::function<bool()> leads;
 };
 
 class job_master : public rpc::rpc_endpoint,
@@ -127,6 +131,8 @@ public:
 protected:
   void on_start() override;
   void on_exit() override;
+  /// No token while the leadership cannot be confirmed: every fenced call is refused.
+  rpc::fencing_token expected_token(const rpc::envelope& e) const override;
 
 private:
   class resource_manager_leader_listener;
@@ -149,6 +155,9 @@ private:
 
   // Task executors.
   void disconnect_task_manager(const cluster::resource_id& id, const std::string& cause);
+  /// Runs `f` now if the leadership holds, else checks again shortly (until this JobMaster
+  /// stops): timers and peers' losses are not acted on by a JobMaster that may be deposed.
+  void when_leading(std::string what, std::function<void()> f);
   /// A heartbeat of TaskManager `id` listed the job's executions it holds: missing ones fail,
   /// unknown ones are cancelled there (Flink's ExecutionDeploymentReconciliationHandler).
   void reconcile_deployments(const cluster::resource_id& id,

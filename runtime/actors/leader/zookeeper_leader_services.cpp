@@ -1,6 +1,7 @@
 #include "runtime/actors/leader/zookeeper_leader_services.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -119,6 +120,26 @@ bool publish_connection_info(ha::zookeeper_client& client, const std::string& in
   return false;
 }
 
+/// A leader's session ends with ZooKeeper's, but a process frozen past its session timeout
+/// (SIGSTOP, a stalled host) still believes it leads until its client hears of the expiry, and
+/// would act on whatever it dequeues first. `verified` is when the session last answered a read
+/// of `path`; older than a third of `session_timeout`, `path` is read again now, on the caller's
+/// thread. A failed read (connection lost, session expired) or, with `node_required`, a missing
+/// node means the leadership is lost or in doubt: the caller must not act as leader.
+bool session_confirms(ha::zookeeper_client& client, const std::string& path, bool node_required,
+                      std::atomic<steady::rep>& verified, std::chrono::milliseconds session_timeout) {
+  auto now = steady::now();
+  if (now - steady::time_point(steady::duration(verified.load())) < session_timeout / 3)
+    return true;
+  if (client.state() != zookeeper_connection_state::connected)
+    return false;
+  auto e = client.exists(path);
+  if (!e || (node_required && !*e))
+    return false;
+  verified.store(now.time_since_epoch().count());
+  return true;
+}
+
 } // namespace
 
 std::string encode_leader_address(const leader_address& address,
@@ -175,6 +196,10 @@ struct zookeeper_leader_election_service::state
   leader_contender* contender = nullptr;
   bool leader = false;
   rpc::fencing_token session_id;
+  /// The latch node that made us leader (for has_leadership's check from other threads).
+  std::string leader_latch;
+  /// When the session last confirmed the latch node (steady clock ticks); see session_confirms.
+  mutable std::atomic<steady::rep> verified{0};
   std::mt19937_64 rng{std::random_device{}()};
   std::uint64_t listener_id = 0;
   bool listening = false;
@@ -353,6 +378,8 @@ struct zookeeper_leader_election_service::state
       session_id = rpc::fencing_token::generate(rng);
       id = session_id;
       to_grant = contender;
+      leader_latch = latch_node;
+      verified.store(steady::now().time_since_epoch().count());
     }
     log->info("{} was granted leadership with leader id {}.", to_grant->description(),
               id.to_string());
@@ -488,8 +515,22 @@ void zookeeper_leader_election_service::confirm_leadership(const rpc::fencing_to
 }
 
 bool zookeeper_leader_election_service::has_leadership(const rpc::fencing_token& session_id) const {
-  std::lock_guard<std::mutex> guard(state_->mtx);
-  return state_->leader && !state_->stopping && session_id == state_->session_id;
+  auto& s = *state_;
+  std::string latch;
+  {
+    std::lock_guard<std::mutex> guard(s.mtx);
+    if (!s.leader || s.stopping || session_id != s.session_id)
+      return false;
+    latch = s.leader_latch;
+  }
+  // Session and latch: a leader that woke after its session expired leads no more.
+  if (latch.empty() || session_confirms(*s.client, latch, true, s.verified, s.grace))
+    return true;
+  s.log->warn("{} cannot confirm its leadership: the ZooKeeper session or the latch node {} is "
+              "gone or in doubt.",
+              s.component_path, latch);
+  s.signal();
+  return false;
 }
 
 // -- a job's JobMaster -----------------------------------------------------------------------------
@@ -548,8 +589,18 @@ void zookeeper_job_master_election_service::confirm_leadership(const rpc::fencin
 
 bool zookeeper_job_master_election_service::has_leadership(
   const rpc::fencing_token& session_id) const {
-  std::lock_guard<std::mutex> guard(mtx_);
-  return !stopped_ && !session_id_.is_nil() && session_id == session_id_;
+  {
+    std::lock_guard<std::mutex> guard(mtx_);
+    if (stopped_ || session_id_.is_nil() || session_id != session_id_)
+      return false;
+  }
+  auto timeout = client_->negotiated_session_timeout();
+  if (timeout.count() <= 0 || session_confirms(*client_, info_path_, false, verified_, timeout))
+    return true;
+  log_->warn("The JobMaster leadership at {} cannot be confirmed: the ZooKeeper session is gone "
+             "or in doubt.",
+             component_path_);
+  return false;
 }
 
 // -- retrieval ------------------------------------------------------------------------------------

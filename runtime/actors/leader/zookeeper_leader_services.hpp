@@ -21,6 +21,7 @@
 /// `stop()` (or destroy the service) from inside one of its callbacks. The client must stay open
 /// while a service runs.
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -103,6 +104,8 @@ private:
   mutable std::mutex mtx_;
   leader_contender* contender_ = nullptr;
   rpc::fencing_token session_id_;
+  /// When the session last answered (steady clock ticks); has_leadership reads again when stale.
+  mutable std::atomic<std::chrono::steady_clock::rep> verified_{0};
   bool stopped_ = false;
 };
 

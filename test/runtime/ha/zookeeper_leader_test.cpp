@@ -203,6 +203,26 @@ TEST_CASE("the next contender leads when the leader's client closes") {
   CHECK(follower.current_address().endpoint_id == "rm-b");
 }
 
+TEST_CASE("a leader cut off from its session does not confirm its leadership, before any revocation") {
+  // A JobManager frozen past its session wakes with its leadership still granted: what it
+  // dequeues first must already see has_leadership false (issue 25), not only after the revocation.
+  zookeeper_server zk;
+  auto c1 = connected_client(zk, 6s);
+  auto log = flint::make_endpoint_logger("leader");
+  constexpr auto grace = 3s;
+  contender a("contender-a");
+  zookeeper_leader_election_service ea(c1, component, grace, log);
+  ea.start(a);
+  REQUIRE(eventually([&] { return a.granted() == 1; }));
+  auto first = a.current();
+  CHECK(ea.has_leadership(first));
+  zk.stop(0);
+  REQUIRE(eventually([&] { return c1->state() == zookeeper_connection_state::connecting; }));
+  REQUIRE(eventually([&] { return !ea.has_leadership(first); }, 10s));
+  CHECK(a.revoked() == 0);
+  REQUIRE(eventually([&] { return a.revoked() == 1; }));
+}
+
 TEST_CASE("a suspended leader is revoked after the grace period and leads again after a restart") {
   zookeeper_server zk;
   auto c1 = connected_client(zk, 6s);
