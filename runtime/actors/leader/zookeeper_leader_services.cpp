@@ -127,7 +127,8 @@ bool publish_connection_info(ha::zookeeper_client& client, const std::string& in
 /// thread. A failed read (connection lost, session expired) or, with `node_required`, a missing
 /// node means the leadership is lost or in doubt: the caller must not act as leader.
 bool session_confirms(ha::zookeeper_client& client, const std::string& path, bool node_required,
-                      std::atomic<steady::rep>& verified, std::chrono::milliseconds session_timeout) {
+                      std::atomic<steady::rep>& verified,
+                      std::chrono::milliseconds session_timeout) {
   auto now = steady::now();
   if (now - steady::time_point(steady::duration(verified.load())) < session_timeout / 3)
     return true;

@@ -329,7 +329,8 @@ void scheduler::on_submit_result(const graph::execution_attempt_id& attempt,
   if (result) {
     // Flink's ExecutionDeploymentTracker#completeDeploymentOf: from now on the TaskExecutor
     // must report the execution with each heartbeat, or it is missing there.
-    if (auto v = vertex_of(attempt); v && !is_terminal(graph_.vertices()[*v].current_execution.state()))
+    if (auto v = vertex_of(attempt);
+        v && !is_terminal(graph_.vertices()[*v].current_execution.state()))
       deployment_confirmed_[*v] = true;
     return;
   }
