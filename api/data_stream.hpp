@@ -128,9 +128,12 @@ public:
   data_stream_sink<T> print() {
     return sink("Print to Std. Out", std::make_shared<print_sink_factory<T>>());
   }
-  /// Writes every record as a line of text to `path`.
-  data_stream_sink<T> write_as_text(std::string path) {
-    return sink("Unnamed", std::make_shared<text_sink_factory<T>>(std::move(path)));
+  /// Writes every record as a line of text to `path` (Flink's writeAsText; with checkpoints its
+  /// FileSink). Without checkpoints an existing `path` refuses the job unless `mode` is
+  /// `write_mode::overwrite`.
+  data_stream_sink<T> write_as_text(std::string path,
+                                    write_mode mode = write_mode::no_overwrite) {
+    return sink("Unnamed", std::make_shared<text_sink_factory<T>>(std::move(path), mode));
   }
 
   /// Adds any one-input operator (Flink's `transform`); the chaining strategy defaults to

@@ -8,7 +8,9 @@
 #include "runtime/streaming/file_sink.hpp"
 #include "runtime/streaming/keyed_process_operator.hpp"
 #include "runtime/streaming/operators.hpp"
+#include "runtime/streaming/output_initialization.hpp"
 #include "runtime/streaming/socket_source.hpp"
+#include "runtime/streaming/write_mode.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -19,6 +21,9 @@
 #include <vector>
 
 namespace flint::api {
+
+/// What `write_as_text` does with an existing path (Flink's FileSystem.WriteMode).
+using write_mode = streaming::write_mode;
 
 /// Where a flat map emits records (Flink's Collector): the runtime output itself, so a word
 /// handed to `collect_ref` goes straight into the next operator of the chain. `collect` takes a
@@ -262,20 +267,28 @@ public:
 };
 
 /// `write_as_text`: writes each record as a line to `path`. When the job checkpoints, `path` is
-/// a directory of part files committed with the checkpoints (exactly once, Flink's FileSink).
+/// a directory of part files committed with the checkpoints (exactly once, Flink's FileSink):
+/// the sink adds its files beside whatever the directory holds. Without checkpoints it is Flink's
+/// writeAsText: an existing `path` refuses the job unless `mode` is `overwrite`.
 template <class T>
 class text_sink_factory : public named_operator_factory {
 public:
-  explicit text_sink_factory(std::string path)
+  text_sink_factory(std::string path, streaming::write_mode mode)
     : named_operator_factory("sink.text_file"),
-      path(std::move(path)) {}
+      path(std::move(path)),
+      mode(mode) {}
   std::unique_ptr<streaming::stream_operator> create_operator(
     streaming::operator_context& ctx) const override {
     if (ctx.checkpointing != graph::checkpointing_mode::none)
       return std::make_unique<streaming::file_sink<T>>(path, ctx);
     return std::make_unique<streaming::text_sink<T>>(path, ctx);
   }
+  expected<unit> initialize_global(
+    const streaming::global_initialization_context& ctx) const override {
+    return streaming::initialize_text_output(path, mode, ctx);
+  }
   std::string path;
+  streaming::write_mode mode;
 };
 
 /// A typed key selector for key-group partitioning. `field`, when set, reads the same key in

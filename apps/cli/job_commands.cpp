@@ -13,6 +13,7 @@
 
 #if FLINT_HAVE_JOB_LIBRARY
 #include "api/job_library.hpp"
+#include "runtime/streaming/output_initialization.hpp"
 #endif
 
 namespace flint::cli {
@@ -89,10 +90,12 @@ int run_on_cluster(const cli_settings& settings, const run_options& opts) {
   auto job = load_job(opts.library, opts.args, *config, id);
   if (!job)
     return fail(job.error().message);
+  if (auto outputs = streaming::initialize_outputs(*job->stream); !outputs)
+    return fail("Could not submit job " + id.to_string() + ": " + outputs.error().message);
 
   // Flink's SavepointRestoreSettings travel with the JobGraph: the JobMaster reads the state.
   auto graph = *job->job;
-  graph.savepoint_restore = {opts.from_savepoint, opts.allow_non_restored_state};
+  graph.savepoint_restore = {opts.from_savepoint, opts.allow_non_restored_state, opts.claim_mode};
   cluster_client client(settings);
   if (auto ok = client.connect_dispatcher(); !ok)
     return fail(ok.error().message);

@@ -1,4 +1,4 @@
-/// `wordcount.so [--input FILE] [--output PATH]`: the seed's Streaming WordCount as a job library
+/// `wordcount.so [--input FILE] [--output PATH [--overwrite]]`: the seed's Streaming WordCount as a job library
 /// (`flint run build/jobs/wordcount.so --input F --output O`). Without --input it counts the
 /// built-in lines; without --output it prints.
 
@@ -17,9 +17,11 @@ void wordcount_main(flint::api::job_context& ctx) {
     const auto& arg = args[i];
     if ((arg == "--input" || arg == "--output") && i + 1 < args.size()) {
       (arg == "--input" ? options.input : options.output) = args[++i];
+    } else if (arg == "--overwrite") {
+      options.overwrite = true;
     } else {
       throw std::invalid_argument("wordcount: unexpected argument '" + arg
-                                  + "'; usage: wordcount.so [--input FILE] [--output PATH]");
+                                  + "'; usage: wordcount.so [--input FILE] [--output PATH [--overwrite]]");
     }
   }
   flint::examples::build_wordcount(ctx.env(), options);

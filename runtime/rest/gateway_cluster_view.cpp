@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "api/job_library.hpp"
+#include "runtime/streaming/output_initialization.hpp"
 #include "runtime/config/job_configuration.hpp"
 
 namespace flint::rest {
@@ -77,9 +78,11 @@ public:
     auto program = api::build_job_program(**library, run.args, *settings, id);
     if (!program)
       return program.error();
+    if (auto outputs = streaming::initialize_outputs(*program->stream); !outputs)
+      return outputs.error();
     // The program's graphs keep the library loaded until the job is uploaded and submitted.
     auto job = *program->job;
-    job.savepoint_restore = {run.savepoint_path, run.allow_non_restored_state};
+    job.savepoint_restore = {run.savepoint_path, run.allow_non_restored_state, run.claim_mode};
     if (auto up = api::upload_job(system_, gateways_.blob_server(), run.library.string(), run.args,
                                   *settings, job);
         !up)

@@ -4,6 +4,7 @@
 #include "runtime/actors/minicluster/minicluster.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/streaming/output_initialization.hpp"
 
 #include <caf/all.hpp>
 
@@ -96,6 +97,8 @@ expected<unit> local_cluster::submit(std::shared_ptr<const graph::stream_graph> 
                                      std::shared_ptr<const graph::job_graph> job) {
   if (!impl_->dispatcher)
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
+  if (auto outputs = initialize_outputs(*stream); !outputs)
+    return outputs.error();
   for (auto& env : impl_->envs)
     env->add_program(stream, job);
   caf::scoped_actor self{*impl_->system, true};

@@ -8,6 +8,7 @@
 #include "runtime/streaming/keyed_state.hpp"
 #include "runtime/streaming/operator_api.hpp"
 #include "runtime/streaming/record_format.hpp"
+#include "runtime/streaming/write_mode.hpp"
 
 #include <cerrno>
 #include <cstdint>
@@ -626,8 +627,10 @@ private:
   std::string text_;
 };
 
-/// Writes each record as a line of text (Flink's writeAsText, overwriting). At parallelism 1
-/// `path` is the file; above 1 it is a directory holding one file per subtask, named 1, 2, ...
+/// Writes each record as a line of text (Flink's writeAsText). At parallelism 1 `path` is the
+/// file; above 1 it is a directory holding one file per subtask, named 1, 2, ... What existed at
+/// the path was refused or removed when the job was submitted (initialize_text_output); a task
+/// deletes nothing: it writes its own file, and a restarted attempt rewrites it.
 template <class T>
 class text_sink final : public one_input_operator<T> {
 public:
@@ -646,15 +649,15 @@ public:
     std::filesystem::path target(path_);
     std::error_code ec;
     if (parallelism_ > 1) {
-      if (std::filesystem::is_regular_file(target, ec))
-        std::filesystem::remove(target, ec);
       std::filesystem::create_directories(target, ec);
       if (!std::filesystem::is_directory(target))
-        throw std::runtime_error("Cannot create output directory " + path_ + ": " + ec.message());
+        throw std::runtime_error("Cannot create output directory " + path_ + ": "
+                                 + (ec ? ec.message() : std::string(no_overwrite_message)));
       target /= std::to_string(subtask_ + 1);
     } else {
       if (std::filesystem::is_directory(target, ec))
-        std::filesystem::remove_all(target, ec);
+        throw std::runtime_error("Cannot write to " + path_ + ": "
+                                 + std::string(no_overwrite_message));
       if (target.has_parent_path())
         std::filesystem::create_directories(target.parent_path(), ec);
     }

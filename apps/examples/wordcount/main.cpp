@@ -1,6 +1,6 @@
-/// `wordcount [--input FILE] [--output PATH] [--parallelism N] [--task-managers N] [--plan]`: the
-/// seed's Streaming WordCount on the embedded MiniCluster. With --plan it prints the JSON
-/// execution plan instead of running.
+/// `wordcount [--input FILE] [--output PATH [--overwrite]] [--parallelism N] [--task-managers N]
+/// [--plan]`: the seed's Streaming WordCount on the embedded MiniCluster. With --plan it prints
+/// the JSON execution plan instead of running.
 
 #include "apps/examples/wordcount/wordcount_job.hpp"
 #include "runtime/common/logging.hpp"
@@ -23,8 +23,11 @@ int main(int argc, char** argv) {
   int parallelism = 2;
   int task_managers = 1;
   bool plan = false;
+  bool overwrite = false;
   app.add_option("--input", input, "text file to count words of (default: built-in lines)");
   app.add_option("--output", output, "where to write the counts (default: standard output)");
+  app.add_flag("--overwrite", overwrite,
+               "replace what exists at --output (by default an existing path refuses the job)");
   app.add_option("--parallelism", parallelism, "default parallelism")->check(CLI::PositiveNumber);
   app.add_option("--task-managers", task_managers, "TaskExecutors of the embedded MiniCluster")
     ->check(CLI::PositiveNumber);
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
     options.input = input;
   if (!output.empty())
     options.output = output;
+  options.overwrite = overwrite;
 
   try {
     flint::api::stream_execution_environment env(

@@ -57,7 +57,8 @@ void build_wordcount(api::stream_execution_environment& env, const wordcount_opt
       .sum<1>();
 
   if (options.output)
-    counts.write_as_text(*options.output);
+    counts.write_as_text(*options.output, options.overwrite ? api::write_mode::overwrite
+                                                            : api::write_mode::no_overwrite);
   else
     counts.print();
 }

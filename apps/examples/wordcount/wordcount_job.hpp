@@ -16,6 +16,9 @@ struct wordcount_options {
   std::optional<std::string> input;
   /// A result path; standard output when unset.
   std::optional<std::string> output;
+  /// Replace what exists at `output` (Flink's WriteMode.OVERWRITE); otherwise an existing path
+  /// refuses the job, unless it checkpoints (its file sink adds part files to the directory).
+  bool overwrite = false;
 };
 
 /// The job name the seed passes to `execute`.

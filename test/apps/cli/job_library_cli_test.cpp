@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -26,6 +27,7 @@ namespace {
 
 const std::string flint_bin = FLINT_CLI_BIN;
 const std::string jobs_dir = FLINT_JOBS_DIR;
+const std::string wordcount_bin = FLINT_WORDCOUNT_BIN;
 
 command_result run_flint(std::vector<std::string> args, std::chrono::milliseconds timeout = 60s) {
   args.insert(args.begin(), flint_bin);
@@ -101,6 +103,96 @@ TEST_CASE("flint run --local counts words like an independent count") {
   CHECK(contains(r.out, "Job Runtime: "));
   auto counted = flint::test::read_counts(output);
   CHECK(counted == flint::test::plain_count(text));
+}
+
+const std::string no_overwrite_text =
+  "File or directory already exists. Existing files and directories are not overwritten in "
+  "NO_OVERWRITE mode. Use OVERWRITE mode to overwrite existing files and directories.";
+
+std::string read_all(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST_CASE("wordcount --output refuses an existing path and deletes nothing (NO_OVERWRITE)") {
+  temp_dir dir("flint_wordcount_no_overwrite");
+  auto input = dir.path / "in.txt";
+  std::ofstream(input, std::ios::binary) << "to be or not to be\n";
+  auto output = dir.path / "results";
+  std::filesystem::create_directories(output);
+  std::ofstream(output / "thesis.tex") << "a user's file\n";
+  for (const char* parallelism : {"1", "2"}) {
+    CAPTURE(parallelism);
+    auto r = run_command({wordcount_bin, "--input", input.string(), "--output", output.string(),
+                          "--parallelism", parallelism},
+                         60s);
+    CHECK_MESSAGE(r.exit_code == 1, describe(r));
+    CHECK_MESSAGE(contains(r.err, no_overwrite_text), describe(r));
+    CHECK_MESSAGE(contains(r.err, output.string()), describe(r));
+    CHECK(read_all(output / "thesis.tex") == "a user's file\n");
+  }
+  // A file at the path is refused too, and kept.
+  auto file = dir.path / "counts.txt";
+  std::ofstream(file) << "earlier counts\n";
+  auto r = run_command({wordcount_bin, "--input", input.string(), "--output", file.string(),
+                        "--parallelism", "1"},
+                       60s);
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
+  CHECK(read_all(file) == "earlier counts\n");
+  // flint run refuses it the same way, before the job is submitted.
+  auto run = run_flint({"run", "--local", jobs_dir + "/wordcount.so", "--input", input.string(),
+                        "--output", output.string()});
+  CHECK_MESSAGE(run.exit_code == 1, describe(run));
+  CHECK_MESSAGE(contains(run.err, no_overwrite_text), describe(run));
+  CHECK_FALSE(contains(run.out, "Job has been submitted"));
+  CHECK(read_all(output / "thesis.tex") == "a user's file\n");
+  // --overwrite is the user's explicit word: the path is replaced.
+  auto replaced = run_command({wordcount_bin, "--input", input.string(), "--output",
+                               file.string(), "--parallelism", "1", "--overwrite"},
+                              60s);
+  REQUIRE_MESSAGE(replaced.exit_code == 0, describe(replaced));
+  CHECK(contains(read_all(file), "(be,2)"));
+}
+
+TEST_CASE("a checkpointing WordCount adds its part files beside a file it did not write") {
+  temp_dir dir("flint_wordcount_file_sink_dir");
+  auto text = flint::test::sample_text(300'000);
+  auto input = dir.path / "in.txt";
+  std::ofstream(input, std::ios::binary) << text;
+  auto output = dir.path / "results";
+  std::filesystem::create_directories(output);
+  std::ofstream(output / "README") << "a user's file\n";
+  std::ofstream(output / ".part-notes.inprogress") << "a user's hidden file\n";
+  auto r = run_flint({"run", "--local", "-p", "2", "-D", "execution.checkpointing.interval=50 ms",
+                      jobs_dir + "/wordcount.so", "--input", input.string(), "--output",
+                      output.string()},
+                     120s);
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  CHECK(read_all(output / "README") == "a user's file\n");
+  CHECK(read_all(output / ".part-notes.inprogress") == "a user's hidden file\n");
+  // The job's committed parts beside them hold every update once: a word's highest count is its
+  // total, and it has one line per occurrence.
+  std::map<std::string, std::int64_t> highest;
+  std::map<std::string, std::int64_t> lines;
+  std::size_t parts = 0;
+  for (const auto& e : std::filesystem::directory_iterator(output)) {
+    if (!e.path().filename().string().starts_with("part-"))
+      continue;
+    ++parts;
+    std::ifstream in(e.path());
+    for (std::string line; std::getline(in, line);) {
+      auto comma = line.rfind(',');
+      REQUIRE_MESSAGE((line.size() > 2 && comma != std::string::npos), line);
+      auto word = line.substr(1, comma - 1);
+      std::int64_t n = std::stoll(line.substr(comma + 1, line.size() - comma - 2));
+      highest[word] = std::max(highest[word], n);
+      ++lines[word];
+    }
+  }
+  CHECK(parts > 0);
+  auto expected = flint::test::plain_count(text);
+  CHECK(highest == expected);
+  CHECK(lines == expected);
 }
 
 TEST_CASE(
