@@ -5,7 +5,9 @@
 /// checkpoint; when the checkpoint completes, its pending files are committed — renamed to their
 /// visible names. A restored subtask commits the pending files of the checkpoint it restores (it
 /// completed) and removes its in-progress files written after it (their records are replayed).
-/// Readers of the directory see committed files only.
+/// Readers of the directory see committed files only. The sink owns only the files of its
+/// writers (their uuids travel in its state): it adds them beside whatever the directory holds
+/// and never removes another file.
 ///
 /// Names as Flink's: `.part-<uuid>-<subtask>-<n>.inprogress` while written and pending,
 /// `part-<uuid>-<subtask>-<n>` committed; `<uuid>` is new for every attempt, so a restarted
@@ -22,6 +24,7 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -35,52 +38,108 @@ namespace flint::streaming {
 
 namespace file_sink_detail {
 
-/// A part file waiting for its checkpoint to complete.
+/// A part file waiting for its checkpoint to complete (whole paths: a job restored with another
+/// output path still commits the files where they were written, as Flink's FileSink does).
 struct pending_file {
   std::int64_t checkpoint_id = 0;
-  /// The writing subtask's index and parallelism (a restore at another parallelism keeps every
-  /// in-progress file: it cannot tell which ones other subtasks still commit).
-  std::int32_t subtask = 0;
-  std::int32_t parallelism = 1;
   std::string in_progress;
   std::string committed;
 };
 
-inline std::vector<char> encode(const pending_file& p) {
+/// What one writer (one attempt of one subtask) owns in the directory: the files of its name
+/// prefix `.part-<uuid>-<subtask>-`, some of them pending. A checkpoint holds one entry per
+/// writer, so at any parallelism exactly one subtask inherits it: that one commits its pending
+/// files and removes its other in-progress files, and nothing else in the directory is touched.
+struct writer_state {
+  /// The directory it wrote into.
+  std::string dir;
+  std::string uuid;
+  std::int32_t subtask = 0;
+  std::vector<pending_file> pending;
+};
+
+/// Entries start with this tag where the first sink's entries (one pending file each, whole
+/// paths) started with a checkpoint id, which is never negative.
+inline constexpr std::int64_t writer_entry_tag = -1;
+
+inline std::vector<char> encode(const writer_state& w) {
   std::vector<char> out;
-  type_serializer<std::int64_t>::write(p.checkpoint_id, out);
-  type_serializer<std::int32_t>::write(p.subtask, out);
-  type_serializer<std::int32_t>::write(p.parallelism, out);
-  type_serializer<std::string>::write(p.in_progress, out);
-  type_serializer<std::string>::write(p.committed, out);
+  type_serializer<std::int64_t>::write(writer_entry_tag, out);
+  type_serializer<std::string>::write(w.dir, out);
+  type_serializer<std::string>::write(w.uuid, out);
+  type_serializer<std::int32_t>::write(w.subtask, out);
+  type_serializer<std::int32_t>::write(static_cast<std::int32_t>(w.pending.size()), out);
+  for (const auto& p : w.pending) {
+    type_serializer<std::int64_t>::write(p.checkpoint_id, out);
+    type_serializer<std::string>::write(p.in_progress, out);
+    type_serializer<std::string>::write(p.committed, out);
+  }
   return out;
 }
 
-inline pending_file decode(const std::vector<char>& entry) {
+/// A restored entry; the first sink's form (one pending file by whole paths, no owner) comes back
+/// as a writer without a uuid, whose file is committed and nothing removed.
+inline writer_state decode(const std::vector<char>& entry) {
   byte_reader in(entry);
-  pending_file p;
-  p.checkpoint_id = type_serializer<std::int64_t>::read(in);
-  p.subtask = type_serializer<std::int32_t>::read(in);
-  p.parallelism = type_serializer<std::int32_t>::read(in);
-  p.in_progress = type_serializer<std::string>::read(in);
-  p.committed = type_serializer<std::string>::read(in);
+  writer_state w;
+  auto first = type_serializer<std::int64_t>::read(in);
+  if (first != writer_entry_tag) {
+    pending_file p;
+    p.checkpoint_id = first;
+    (void)type_serializer<std::int32_t>::read(in); // subtask
+    (void)type_serializer<std::int32_t>::read(in); // parallelism
+    p.in_progress = type_serializer<std::string>::read(in);
+    p.committed = type_serializer<std::string>::read(in);
+    w.pending.push_back(std::move(p));
+  } else {
+    w.dir = type_serializer<std::string>::read(in);
+    w.uuid = type_serializer<std::string>::read(in);
+    w.subtask = type_serializer<std::int32_t>::read(in);
+    auto n = type_serializer<std::int32_t>::read(in);
+    // No reserve: a corrupt count runs out of bytes at the first missing file.
+    if (n < 0)
+      throw std::runtime_error("the restored state of the file sink claims " + std::to_string(n)
+                               + " pending files");
+    for (std::int32_t i = 0; i < n; ++i) {
+      pending_file p;
+      p.checkpoint_id = type_serializer<std::int64_t>::read(in);
+      p.in_progress = type_serializer<std::string>::read(in);
+      p.committed = type_serializer<std::string>::read(in);
+      w.pending.push_back(std::move(p));
+    }
+  }
   if (!in.at_end())
     throw std::runtime_error("the restored state of the file sink has trailing bytes");
-  return p;
+  return w;
 }
 
+/// Makes the renames in `dir` durable: a committed name must survive the machine.
+inline void sync_directory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  bool ok = fd >= 0 && ::fsync(fd) == 0;
+  auto err = errno;
+  if (fd >= 0)
+    ::close(fd);
+  if (!ok)
+    throw std::runtime_error("Cannot sync directory " + dir + ": " + std::strerror(err));
+}
+
+/// Renames a pending file to its visible name; a file committed already (a repeated restore) is
+/// fine, one missing in both names is an error.
 inline void commit(const pending_file& p) {
+  std::filesystem::path from(p.in_progress);
+  std::filesystem::path to(p.committed);
   std::error_code ec;
-  if (std::filesystem::exists(p.in_progress, ec)) {
-    std::filesystem::rename(p.in_progress, p.committed, ec);
+  if (std::filesystem::exists(from, ec)) {
+    std::filesystem::rename(from, to, ec);
     if (ec)
-      throw std::runtime_error("Cannot commit part file " + p.in_progress + " as " + p.committed
+      throw std::runtime_error("Cannot commit part file " + from.string() + " as " + to.string()
                                + ": " + ec.message());
     return;
   }
-  if (!std::filesystem::exists(p.committed, ec))
-    throw std::runtime_error("Cannot commit part file " + p.committed + ": neither it nor "
-                             + p.in_progress + " exists");
+  if (!std::filesystem::exists(to, ec))
+    throw std::runtime_error("Cannot commit part file " + to.string() + ": neither it nor "
+                             + from.string() + " exists");
 }
 
 /// Flushes and closes `file` (written at `path`); throws naming the path.
@@ -108,21 +167,23 @@ inline expected<unit> sync(const std::vector<std::string>& paths) {
   return unit{};
 }
 
-inline void remove_in_progress(const std::filesystem::path& dir, std::int32_t subtask,
-                               const std::vector<pending_file>& keep) {
-  auto marker = "-" + std::to_string(subtask) + "-";
+/// `.part-<uuid>-<subtask>-`: every file of one writer starts so.
+inline std::string writer_prefix(const std::string& uuid, std::int32_t subtask) {
+  return ".part-" + uuid + "-" + std::to_string(subtask) + "-";
+}
+
+/// Removes the in-progress files of the restored writer `w` that no completed checkpoint holds:
+/// written after the restored checkpoint, their records are replayed. Only names of `w`'s own
+/// prefix are candidates; a file of any other writer, job or user is never touched.
+inline void remove_uncommitted(const writer_state& w) {
+  if (w.uuid.empty())
+    return;
+  auto prefix = writer_prefix(w.uuid, w.subtask);
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator(w.dir, ec)) {
     auto name = entry.path().filename().string();
-    if (!name.starts_with(".part-") || !name.ends_with(".inprogress"))
-      continue;
-    // .part-<uuid>-<subtask>-<n>.inprogress: the subtask sits after the 32-digit uuid.
-    if (name.size() < 6 + 32 + marker.size() || name.compare(6 + 32, marker.size(), marker) != 0)
-      continue;
-    bool kept = false;
-    for (const auto& p : keep)
-      kept = kept || std::filesystem::path(p.in_progress).filename() == entry.path().filename();
-    if (!kept)
+    if (name.starts_with(prefix) && name.ends_with(".inprogress")
+        && entry.is_regular_file(ec))
       std::filesystem::remove(entry.path(), ec);
   }
 }
@@ -134,8 +195,7 @@ class file_sink final : public one_input_operator<T> {
 public:
   file_sink(std::string dir, const operator_context& ctx)
     : dir_(std::move(dir)),
-      subtask_(ctx.subtask_index),
-      parallelism_(ctx.parallelism) {
+      subtask_(ctx.subtask_index) {
     this->records_in_ = 0;
     std::random_device seed;
     std::mt19937_64 rng((static_cast<std::uint64_t>(seed()) << 32) ^ seed());
@@ -150,7 +210,7 @@ public:
   void initialize_state(const state::operator_state_restore& restore) override {
     if (!restore.present())
       return;
-    std::vector<file_sink_detail::pending_file> restored;
+    std::vector<file_sink_detail::writer_state> restored;
     for (const auto& entry : restore.list_entries())
       restored.push_back(file_sink_detail::decode(entry));
     restored_ = std::move(restored);
@@ -163,15 +223,19 @@ public:
       throw std::runtime_error("Cannot create output directory " + dir_ + ": " + ec.message());
     if (!restored_)
       return;
-    // The restored checkpoint completed: its pending files are committed now (Flink's
-    // FileCommitter on restore). Files written after it are replayed, so they go.
-    bool same_parallelism = true;
-    for (const auto& p : *restored_) {
-      file_sink_detail::commit(p);
-      same_parallelism = same_parallelism && p.parallelism == parallelism_;
-    }
-    if (same_parallelism)
-      file_sink_detail::remove_in_progress(dir_, subtask_, *restored_);
+    // The restored checkpoint completed: the pending files of the writers this subtask inherits
+    // are committed now (Flink's FileCommitter on restore). Their files written after it are
+    // replayed, so they go.
+    std::set<std::string> dirs;
+    for (const auto& w : *restored_)
+      for (const auto& p : w.pending) {
+        file_sink_detail::commit(p);
+        dirs.insert(std::filesystem::path(p.committed).parent_path().string());
+      }
+    for (const auto& dir : dirs)
+      file_sink_detail::sync_directory(dir);
+    for (const auto& w : *restored_)
+      file_sink_detail::remove_uncommitted(w);
     restored_.reset();
   }
 
@@ -190,32 +254,39 @@ public:
   }
 
   /// The part file being written is closed and becomes pending for `checkpoint_id`; it is
-  /// synced to disk by the checkpoint's asynchronous part, so processing goes on meanwhile.
+  /// synced to disk by the checkpoint's asynchronous part, so processing goes on meanwhile. The
+  /// entry names this writer even with nothing pending: whoever restores it removes what it
+  /// wrote after the checkpoint.
   state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
     state::operator_snapshot s;
     if (file_) {
       auto* file = std::exchange(file_, nullptr);
-      file_sink_detail::close(file, current_.in_progress);
+      auto path = current_.in_progress;
+      file_sink_detail::close(file, path);
       current_.checkpoint_id = checkpoint_id;
-      s.before_acknowledge = [paths = std::vector<std::string>{current_.in_progress}] {
+      s.before_acknowledge = [paths = std::vector<std::string>{path}] {
         return file_sink_detail::sync(paths);
       };
       pending_.push_back(std::move(current_));
     }
-    for (const auto& p : pending_)
-      s.list_entries.push_back(file_sink_detail::encode(p));
+    s.list_entries.push_back(file_sink_detail::encode({dir_, uuid_, subtask_, pending_}));
     return s;
   }
 
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
     std::vector<file_sink_detail::pending_file> later;
+    bool committed = false;
     for (auto& p : pending_) {
-      if (p.checkpoint_id <= checkpoint_id)
+      if (p.checkpoint_id <= checkpoint_id) {
         file_sink_detail::commit(p);
-      else
+        committed = true;
+      } else {
         later.push_back(std::move(p));
+      }
     }
     pending_ = std::move(later);
+    if (committed)
+      file_sink_detail::sync_directory(dir_);
   }
 
   /// A failed or cancelled attempt's in-progress file stays hidden (a restore removes it).
@@ -226,8 +297,10 @@ public:
 
 private:
   void start_part() {
-    auto name = "part-" + uuid_ + "-" + std::to_string(subtask_) + "-" + std::to_string(counter_++);
-    current_ = {0, subtask_, parallelism_, dir_ + "/." + name + ".inprogress", dir_ + "/" + name};
+    auto n = std::to_string(counter_++);
+    auto name = "part-" + uuid_ + "-" + std::to_string(subtask_) + "-" + n;
+    current_ = {0, dir_ + "/" + file_sink_detail::writer_prefix(uuid_, subtask_) + n + ".inprogress",
+                dir_ + "/" + name};
     file_ = std::fopen(current_.in_progress.c_str(), "wb");
     if (!file_)
       throw std::runtime_error("Cannot open part file " + current_.in_progress + ": "
@@ -236,7 +309,6 @@ private:
 
   std::string dir_;
   std::int32_t subtask_;
-  std::int32_t parallelism_;
   std::string uuid_;
   std::uint64_t counter_ = 0;
   /// The in-progress part file, if records came since the last checkpoint.
@@ -244,7 +316,7 @@ private:
   file_sink_detail::pending_file current_;
   std::string text_;
   std::vector<file_sink_detail::pending_file> pending_;
-  std::optional<std::vector<file_sink_detail::pending_file>> restored_;
+  std::optional<std::vector<file_sink_detail::writer_state>> restored_;
 };
 
 } // namespace flint::streaming

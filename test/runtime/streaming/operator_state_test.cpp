@@ -299,10 +299,12 @@ TEST_CASE("the file sink commits a checkpoint's part files only when it complete
   sink.process_element("b");
   CHECK(sink.awaits_commit());
   auto first = sink.snapshot_state(1);
-  CHECK(first.list_entries.size() == 1);
+  REQUIRE(first.list_entries.size() == 1); // one entry per writer
+  CHECK(file_sink_detail::decode(first.list_entries[0]).pending.size() == 1);
   sink.process_element("c");
   auto second = sink.snapshot_state(2);
-  CHECK(second.list_entries.size() == 2); // 1 is still pending
+  REQUIRE(second.list_entries.size() == 1);
+  CHECK(file_sink_detail::decode(second.list_entries[0]).pending.size() == 2); // 1 still pending
   sink.process_element("d");
   CHECK(committed_lines(dir).empty()); // in progress and pending files are hidden
   sink.notify_checkpoint_complete(1);
@@ -324,6 +326,111 @@ TEST_CASE("the file sink commits a checkpoint's part files only when it complete
     CHECK(hidden_files(dir) == 0);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a restored file sink removes only its own writers' files") {
+  auto dir = temp_dir("file_sink_foreign");
+  // What others keep in the same directory: a user's file, a hidden one, and another job's
+  // sink of the same subtask index with a file in progress.
+  { std::ofstream(dir / "notes.txt") << "mine\n"; }
+  { std::ofstream(dir / ".hidden") << "mine\n"; }
+  auto ctx = context(0, 1);
+  ctx.checkpointing = graph::checkpointing_mode::exactly_once;
+  file_sink<std::string> other(dir.string(), ctx);
+  other.open();
+  other.process_element("other job");
+  other.snapshot_state(7); // pending in the other job, not committed yet
+
+  file_sink<std::string> sink(dir.string(), ctx);
+  sink.open();
+  sink.process_element("a");
+  auto first = sink.snapshot_state(1);
+  sink.process_element("b"); // after the checkpoint: replayed after the restore
+  sink.close();
+
+  file_sink<std::string> restored(dir.string(), ctx);
+  restored.initialize_state(restore_of({first}));
+  restored.open();
+  CHECK(std::filesystem::exists(dir / "notes.txt"));
+  CHECK(std::filesystem::exists(dir / ".hidden"));
+  other.notify_checkpoint_complete(7); // the other job's file was left for it to commit
+  auto lines = committed_lines(dir);
+  std::sort(lines.begin(), lines.end());
+  CHECK(lines == std::vector<std::string>{"a", "mine", "other job"});
+  CHECK(hidden_files(dir) == 1); // .hidden; "b"'s in-progress file went
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+/// `parallelism` sink subtasks, each with a committed line, a line pending for checkpoint 2 and
+/// one in progress after it; returns checkpoint 2's entries of every subtask.
+std::vector<std::vector<std::vector<char>>> sinks_with_pending_files(
+  const std::filesystem::path& dir, int parallelism) {
+  std::vector<std::vector<std::vector<char>>> entries;
+  for (int i = 0; i < parallelism; ++i) {
+    auto ctx = context(i, parallelism);
+    ctx.checkpointing = graph::checkpointing_mode::exactly_once;
+    file_sink<std::string> sink(dir.string(), ctx);
+    sink.open();
+    sink.process_element("committed " + std::to_string(i));
+    sink.snapshot_state(1);
+    sink.notify_checkpoint_complete(1);
+    sink.process_element("pending " + std::to_string(i));
+    entries.push_back(sink.snapshot_state(2).list_entries);
+    sink.process_element("replayed " + std::to_string(i));
+    sink.snapshot_state(3); // never completes: the job fails now
+    sink.close();
+  }
+  return entries;
+}
+
+/// Restores checkpoint 2 at `parallelism`, handing out the entries round robin as the JobMaster
+/// does at a changed parallelism (state_assignment).
+void restore_sinks(const std::filesystem::path& dir,
+                   const std::vector<std::vector<std::vector<char>>>& entries, int parallelism) {
+  std::vector<std::vector<std::vector<char>>> assigned(static_cast<std::size_t>(parallelism));
+  std::size_t k = 0;
+  for (const auto& subtask : entries)
+    for (const auto& e : subtask)
+      assigned[k++ % static_cast<std::size_t>(parallelism)].push_back(e);
+  for (int i = 0; i < parallelism; ++i) {
+    auto ctx = context(i, parallelism);
+    ctx.checkpointing = graph::checkpointing_mode::exactly_once;
+    file_sink<std::string> sink(dir.string(), ctx);
+    sink.initialize_state(restore_of({}, assigned[static_cast<std::size_t>(i)]));
+    sink.open();
+  }
+}
+
+} // namespace
+
+TEST_CASE("a rescaled file sink commits every pending file once and leaves no file in progress") {
+  for (auto [from, to] : {std::pair{4, 2}, std::pair{2, 3}, std::pair{3, 3}}) {
+    CAPTURE(from);
+    CAPTURE(to);
+    auto dir = temp_dir("file_sink_rescale");
+    { std::ofstream(dir / ".user-file.inprogress") << "mine\n"; }
+    auto entries = sinks_with_pending_files(dir, from);
+    restore_sinks(dir, entries, to);
+    std::vector<std::string> expected;
+    for (int i = 0; i < from; ++i) {
+      expected.push_back("committed " + std::to_string(i));
+      expected.push_back("pending " + std::to_string(i));
+    }
+    auto lines = committed_lines(dir);
+    std::sort(lines.begin(), lines.end());
+    std::sort(expected.begin(), expected.end());
+    CHECK(lines == expected);
+    CHECK(hidden_files(dir) == 1); // the user's file only
+    // A second restore of the same checkpoint (the first restored attempt failed at once)
+    // finds everything committed already.
+    restore_sinks(dir, entries, to);
+    lines = committed_lines(dir);
+    std::sort(lines.begin(), lines.end());
+    CHECK(lines == expected);
+    std::filesystem::remove_all(dir);
+  }
 }
 
 TEST_CASE("a pending part file missing at commit is an error naming it") {

@@ -186,8 +186,13 @@ void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
     log_info("Completed checkpoint " + std::to_string(c.id) + " for job " + job_.to_string() + " ("
              + std::to_string(c.state_bytes) + " bytes, checkpointDuration="
              + std::to_string(now - c.trigger_time) + " ms, finalizationTime=0 ms).");
-    for (const auto& task : p.plan.to_acknowledge)
-      actions_.notify_checkpoint_complete(task, c.id);
+    // Only stop-with-savepoint commits side effects (Flink 1.15+, FLIP-193): an intermediate
+    // savepoint is never restored on failover, so a sink that committed on it would write its
+    // records again after a failover to the checkpoint before it. Its pending files wait for
+    // the next checkpoint.
+    if (p.savepoint->stop)
+      for (const auto& task : p.plan.to_acknowledge)
+        actions_.notify_checkpoint_complete(task, c.id);
     if (p.savepoint->done)
       p.savepoint->done(c.external_pointer);
     return;

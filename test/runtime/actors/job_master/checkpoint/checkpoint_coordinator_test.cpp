@@ -399,7 +399,16 @@ TEST_SUITE("checkpoint coordinator") {
     REQUIRE(result->has_value());
     CHECK(**result == "/checkpoints/chk-1"); // what finalize returned
     CHECK(c.retained().empty());
-    CHECK(actions.completes.size() == 3); // the sinks commit on a savepoint too
+    // An intermediate savepoint commits no side effects (FLIP-193): a failover restores the
+    // checkpoint before it, and a sink that had committed would write its records twice.
+    CHECK(actions.completes.empty());
+    SUBCASE("the next checkpoint commits what was pending at the savepoint") {
+      auto next = c.trigger_checkpoint(10);
+      REQUIRE(next.has_value());
+      ack_all(*next, 15);
+      CHECK(actions.completes.size() == 3);
+      CHECK(actions.completes.back().second == *next);
+    }
     SUBCASE("a failed savepoint is reported and does not fail the job") {
       std::optional<expected<std::string>> failed;
       auto next = c.trigger_savepoint(
@@ -411,6 +420,19 @@ TEST_SUITE("checkpoint coordinator") {
       CHECK_FALSE(failed->has_value());
       CHECK(actions.job_failures.empty());
     }
+  }
+
+  TEST_CASE_FIXTURE(coordinator_fixture, "stop-with-savepoint commits its side effects") {
+    auto& c = make();
+    std::optional<expected<std::string>> result;
+    auto id = c.trigger_savepoint(
+      0, savepoint_request{"/savepoints/savepoint-1", true, [&](expected<std::string> r) {
+                             result = std::move(r);
+                           }});
+    REQUIRE(id.has_value());
+    ack_all(*id, 5);
+    REQUIRE(result.has_value());
+    CHECK(actions.completes.size() == 3); // the job ends on it: the sinks commit now
   }
 
   TEST_CASE_FIXTURE(coordinator_fixture,
