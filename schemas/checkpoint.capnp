@@ -43,6 +43,8 @@ struct KeyedStateHandle {
   # SST files in the job's shared/ directory, which later checkpoints may refer to too.
   privateFiles @6 :List(NamedFile);
   # The instance's other files, in the checkpoint's own directory.
+  baseCheckpointId @7 :Int64 = -1;
+  # Incremental: the completed checkpoint whose shared files this snapshot could reuse; -1: none.
 }
 
 struct OperatorSubtaskState {

@@ -137,6 +137,8 @@ struct JobGraph {
   savepointRestorePath @9 :Text;
   # Flink's SavepointRestoreSettings: the savepoint or checkpoint to start from (empty: none).
   allowNonRestoredState @10 :Bool;
+  claimMode @11 :UInt8;
+  # Flink's RecoveryClaimMode: 0 NO_CLAIM (the snapshot stays the user's), 1 CLAIM.
 }
 
 struct ResultPartitionDeploymentDescriptor {

@@ -9,6 +9,8 @@
 #include "apps/cli/cli_settings.hpp"
 #include "apps/cli/job_list_format.hpp"
 
+#include "runtime/graph/job_graph.hpp"
+
 namespace flint::cli {
 
 struct run_options {
@@ -18,6 +20,8 @@ struct run_options {
   bool detached = false; ///< -d
   std::string from_savepoint; ///< -s
   bool allow_non_restored_state = false; ///< -n
+  /// -claimMode (Flink 1.20; -restoreMode before): who owns the snapshot of -s.
+  graph::recovery_claim_mode claim_mode = graph::recovery_claim_mode::no_claim;
 };
 
 /// `flint run`: build the JobGraph from the library, upload library and job package to the

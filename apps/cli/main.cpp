@@ -52,6 +52,9 @@ Action "run" compiles and runs a program.
     -s,--fromSavepoint PATH start from a savepoint or retained checkpoint (_metadata or its dir)
     -n,--allowNonRestoredState
                             skip savepoint state of operators the program no longer has
+    -cm,--claimMode MODE    NO_CLAIM (default): the snapshot of -s stays yours, the job never
+                            changes or deletes it; CLAIM: the job owns it and deletes it once
+                            subsumed (-rm,--restoreMode is the older spelling)
 
 Action "info" shows the optimized execution plan of the program (JSON).
   Syntax: info [OPTIONS] <job-library> <arguments>
@@ -168,13 +171,34 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
         ->transform(CLI::Validator(shared_path, "PATH"));
       app.add_flag("-n,--allowNonRestoredState", opts.allow_non_restored_state,
                    "skip state of operators the program no longer has");
+      app
+        .add_option_function<std::string>(
+          "--claimMode,--restoreMode",
+          [&opts](const std::string& text) {
+            auto mode = graph::parse_recovery_claim_mode(text);
+            if (!mode)
+              throw CLI::ValidationError("--claimMode", "'" + text
+                                                          + "' is neither NO_CLAIM nor CLAIM");
+            opts.claim_mode = *mode;
+          },
+          "NO_CLAIM (default) or CLAIM: who owns the snapshot of -s")
+        ->type_name("MODE");
     }
     app.add_option("job-library", opts.library, "the job's shared object (build/jobs/<name>.so)")
       ->required();
     add_common(app, common);
-    auto split = split_at_library(rest,
-                                  {"-p", "--parallelism", "-m", "--jobmanager", "--timeout",
-                                   "--config", "-D", "-s", "--fromSavepoint"});
+    const std::vector<std::string> value_options{
+      "-p",     "--parallelism",   "-m",          "--jobmanager",  "--timeout", "--config", "-D",
+      "-s",     "--fromSavepoint", "--claimMode", "--restoreMode", "-cm",       "-rm",
+      "-claimMode", "-restoreMode"};
+    auto split = split_at_library(rest, value_options);
+    // Flink's single-dash spellings of the claim mode, which CLI11 would read as bundled flags.
+    for (auto& arg : split.own) {
+      if (arg == "-claimMode" || arg == "-cm")
+        arg = "--claimMode";
+      else if (arg == "-restoreMode" || arg == "-rm")
+        arg = "--restoreMode";
+    }
     if (auto code = parse(app, split.own))
       return *code;
     opts.args = std::move(split.job_args);

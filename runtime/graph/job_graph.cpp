@@ -1,5 +1,8 @@
 #include "runtime/graph/job_graph.hpp"
 
+#include <cctype>
+#include <string>
+
 #include <deque>
 
 namespace flint::graph {
@@ -51,9 +54,14 @@ expected<unit> job_graph::validate() const {
   }
   for (std::size_t v = 0; v < vertices.size(); ++v) {
     const auto& vertex = vertices[v];
-    if (vertex.parallelism < 1)
+    // Flink's upper bound (KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM): a decoded
+    // graph's parallelism sizes the execution graph, so it is checked before anything is made.
+    if (vertex.parallelism < 1 || vertex.parallelism > 32768)
       return bad("vertex " + vertex.name + " has parallelism "
-                 + std::to_string(vertex.parallelism));
+                 + std::to_string(vertex.parallelism) + " (1 to 32768)");
+    if (vertex.max_parallelism > 32768)
+      return bad("vertex " + vertex.name + " has max parallelism "
+                 + std::to_string(vertex.max_parallelism) + " (at most 32768)");
     if (vertex.slot_sharing_group >= slot_sharing_groups.size())
       return bad("vertex " + vertex.name + " names a missing slot sharing group");
     if (vertex.co_location_group && *vertex.co_location_group >= co_location_groups.size())
@@ -124,6 +132,21 @@ expected<unit> check_same_program(const job_graph& submitted, const job_graph& r
   if (submitted.edges != rebuilt.edges || submitted.data_sets.size() != rebuilt.data_sets.size())
     return differs("the job edges differ");
   return unit{};
+}
+
+const char* to_string(recovery_claim_mode mode) {
+  return mode == recovery_claim_mode::claim ? "CLAIM" : "NO_CLAIM";
+}
+
+std::optional<recovery_claim_mode> parse_recovery_claim_mode(std::string_view text) {
+  std::string upper;
+  for (char c : text)
+    upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper == "NO_CLAIM")
+    return recovery_claim_mode::no_claim;
+  if (upper == "CLAIM")
+    return recovery_claim_mode::claim;
+  return std::nullopt;
 }
 
 } // namespace flint::graph

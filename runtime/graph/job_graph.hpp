@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,12 +38,28 @@ struct checkpoint_settings {
   friend bool operator==(const checkpoint_settings&, const checkpoint_settings&) = default;
 };
 
+/// Who owns a restored snapshot (Flink's RecoveryClaimMode, `flint run -claimMode`).
+enum class recovery_claim_mode : std::uint8_t {
+  /// The snapshot stays the user's: the job never refers to its files, changes or deletes
+  /// them; its first checkpoint is a full one (the default).
+  no_claim = 0,
+  /// The job owns the snapshot: it is retained as the job's own checkpoints are and deleted
+  /// once a newer checkpoint subsumes it.
+  claim = 1,
+};
+
+/// "NO_CLAIM" or "CLAIM".
+const char* to_string(recovery_claim_mode mode);
+/// From Flink's spelling (case-insensitive); nullopt for anything else.
+std::optional<recovery_claim_mode> parse_recovery_claim_mode(std::string_view text);
+
 /// The savepoint or retained checkpoint a job starts from.
 struct savepoint_restore_settings {
   /// A `_metadata` file or the directory holding it; empty: the job starts without state.
   std::string path;
   /// State of operators the job no longer has is skipped instead of refused.
   bool allow_non_restored_state = false;
+  recovery_claim_mode claim_mode = recovery_claim_mode::no_claim;
   friend bool operator==(const savepoint_restore_settings&,
                          const savepoint_restore_settings&) = default;
 };

@@ -13,6 +13,7 @@
 #include "runtime/actors/trace_server/trace_server_gateway.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/ids.hpp"
+#include "runtime/graph/job_graph.hpp"
 
 namespace flint::rest {
 
@@ -25,6 +26,8 @@ struct library_run {
   /// Restore from this savepoint (Flink's savepointPath); empty: none.
   std::string savepoint_path;
   bool allow_non_restored_state = false;
+  /// Flink's claimMode (restoreMode before 1.20).
+  graph::recovery_claim_mode claim_mode = graph::recovery_claim_mode::no_claim;
 };
 
 class cluster_view {

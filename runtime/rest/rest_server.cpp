@@ -282,6 +282,16 @@ void rest_server::impl::run(const httplib::Request& req, httplib::Response& res)
       return fail(res, 400, bad);
     run.allow_non_restored_state = body["allowNonRestoredState"].get<bool>();
   }
+  for (const char* key : {"restoreMode", "claimMode"})
+    if (body.contains(key) && !body[key].is_null()) {
+      auto mode = body[key].is_string()
+        ? graph::parse_recovery_claim_mode(body[key].get<std::string>())
+        : std::nullopt;
+      if (!mode)
+        return fail(res, 400,
+                    std::string("Bad request: ") + key + " must be NO_CLAIM or CLAIM.");
+      run.claim_mode = *mode;
+    }
   log->info("Running the uploaded job library {} as a REST client asked.", path->string());
   auto id = cluster->run_library(run);
   if (!id)

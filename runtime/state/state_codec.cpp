@@ -58,6 +58,7 @@ void write_subtask(schema::OperatorSubtaskState::Builder out, const operator_sub
       offsets.set(i, handle.key_group_offsets[i]);
     write_stream_handle(handle_out.initData(), handle.data);
     handle_out.setIncremental(handle.incremental);
+    handle_out.setBaseCheckpointId(handle.base_checkpoint_id);
     write_named_files(handle_out.initSharedFiles(static_cast<unsigned>(handle.shared_files.size())),
                       handle.shared_files);
     write_named_files(
@@ -175,6 +176,7 @@ keyed_state_handle read_keyed_handle(schema::KeyedStateHandle::Reader in,
   out.data = read_stream_handle(in.getData());
   auto offsets = in.getKeyGroupOffsets();
   out.incremental = in.getIncremental();
+  out.base_checkpoint_id = in.getBaseCheckpointId();
   if (out.incremental) {
     if (offsets.size() != 0)
       throw decode_failure{"incremental keyed state handle of " + range + " has key group offsets"};

@@ -80,4 +80,21 @@ std::vector<std::string> shared_state_files(const checkpoint_metadata& metadata)
   return paths;
 }
 
+std::vector<std::string> all_state_files(const checkpoint_metadata& metadata) {
+  std::vector<std::string> paths;
+  for (const auto& op : metadata.operators)
+    for (const auto& subtask : op.subtasks)
+      for (const auto& handle : subtask.keyed) {
+        if (!handle.data.is_inline())
+          paths.push_back(handle.data.path);
+        for (const auto* files : {&handle.shared_files, &handle.private_files})
+          for (const auto& file : *files)
+            if (!file.handle.is_inline())
+              paths.push_back(file.handle.path);
+      }
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  return paths;
+}
+
 } // namespace flint::state

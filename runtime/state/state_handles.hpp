@@ -57,6 +57,11 @@ struct keyed_state_handle {
   std::vector<named_file> shared_files;
   /// The instance's other files (MANIFEST, CURRENT, OPTIONS), in this checkpoint's directory.
   std::vector<named_file> private_files;
+  /// Incremental: the completed checkpoint whose shared files this snapshot could reuse (its
+  /// backend's last confirmed one), -1 for none known. The JobMaster deletes a shared file no
+  /// retained checkpoint uses only once every backend has moved past its last user
+  /// (shared_state_registry).
+  std::int64_t base_checkpoint_id = -1;
 
   /// Bytes of `data`, or of all the files of an incremental handle.
   std::uint64_t state_size() const noexcept;
@@ -138,5 +143,7 @@ struct checkpoint_metadata {
 /// files of its incremental handles), sorted, each once. The JobMaster deletes a shared file when
 /// no retained checkpoint refers to it any more (Flink's SharedStateRegistry).
 std::vector<std::string> shared_state_files(const checkpoint_metadata& metadata);
+/// Every file the metadata refers to (keyed state data, incremental shared and private files).
+std::vector<std::string> all_state_files(const checkpoint_metadata& metadata);
 
 } // namespace flint::state

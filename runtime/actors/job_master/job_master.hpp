@@ -34,6 +34,7 @@
 #include "runtime/config/configuration.hpp"
 #include "runtime/actors/heartbeat/heartbeat_config.hpp"
 #include "runtime/actors/job_master/checkpoint/checkpoint_coordinator.hpp"
+#include "runtime/actors/job_master/checkpoint/shared_state_registry.hpp"
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/job_master/job_master_result.hpp"
 #include "runtime/actors/job_master/job_master_state.hpp"
@@ -213,6 +214,10 @@ private:
   expected<checkpoint::finalized_checkpoint> finalize_checkpoint(
     const checkpoint::pending_checkpoint& p) override;
   void discard_checkpoint(const checkpoint::completed_checkpoint& c) override;
+  /// Deletes the shared state files nothing can refer to again (`job_ended`: none can).
+  void delete_unused_shared_state(bool job_ended);
+  /// A snapshot restored in CLAIM mode was subsumed: its files go.
+  void discard_claimed_snapshot(const checkpoint::completed_checkpoint& c);
   expected<std::int64_t> reserve_checkpoint_id(std::int64_t proposed) override;
   /// Retains the checkpoints the completed checkpoint store lists (a former leader's).
   bool recover_checkpoints();
@@ -230,9 +235,9 @@ private:
   std::unique_ptr<checkpoint::checkpoint_coordinator> checkpoints_;
   /// Where checkpoints are written (`state.checkpoints.dir`); null: the JobManager's memory.
   std::unique_ptr<state::checkpoint_storage> checkpoint_storage_;
-  /// Files under `shared/` (incremental RocksDB SSTs) by the number of retained checkpoints that
-  /// refer to them (Flink's SharedStateRegistry): a file goes when the last of them is discarded.
-  std::map<std::string, int> shared_state_references_;
+  /// Files under `shared/` (incremental RocksDB SSTs) and the retained checkpoints that refer to
+  /// them: one goes when none does and no checkpoint still to complete can.
+  checkpoint::shared_state_registry shared_state_;
   /// From `services_.stores` (null without).
   std::unique_ptr<ha::checkpoint_id_counter> checkpoint_ids_;
   std::unique_ptr<ha::completed_checkpoint_store> completed_store_;
@@ -241,6 +246,8 @@ private:
   bool incremental_checkpoints_ = false;
   /// The savepoint or checkpoint the job started from (until a checkpoint of its own completes).
   std::optional<checkpoint::completed_checkpoint> initial_restore_;
+  /// The path of a snapshot restored in CLAIM mode, while it is retained: the job deletes it.
+  std::optional<std::string> claimed_snapshot_;
   /// The checkpoint and restart whose restore was last logged.
   std::optional<std::pair<std::int64_t, std::size_t>> restore_logged_;
 

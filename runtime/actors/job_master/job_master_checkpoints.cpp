@@ -21,7 +21,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <limits>
+#include <set>
 
 namespace flint::job_master {
 
@@ -203,6 +206,7 @@ void job_master::checkpoint_job_status_changed(job_status to) {
       }
     }
     checkpoints_->shutdown(to, now_ms());
+    delete_unused_shared_state(true);
     // Only the leader gets here (a suspended JobMaster just stops): the job's HA entries go.
     if (completed_store_)
       if (auto gone = completed_store_->shutdown(true); !gone)
@@ -236,18 +240,32 @@ bool job_master::recover_checkpoints() {
                 + std::to_string(pointers->size()) + " checkpoint(s) of job " + job_id_.to_string()
                 + ".");
   std::size_t recovered = 0;
+  std::int64_t latest = pointers->front().checkpoint_id;
+  for (const auto& p : *pointers)
+    latest = std::max(latest, p.checkpoint_id);
   for (const auto& p : *pointers) {
     auto metadata = state::load_checkpoint_metadata(p.metadata_path);
+    if (!metadata && p.checkpoint_id == latest && metadata.error().code != errc::not_found) {
+      // The latest checkpoint is there but cannot be read (corrupt, unreadable, a storage
+      // failure): restoring an older one would silently go back in time, and its sinks would
+      // commit again what the latest one committed. Nothing is deleted.
+      fail_before_start("Could not recover job " + job_id_.to_string() + ": its latest checkpoint "
+                        + std::to_string(p.checkpoint_id) + " at " + p.metadata_path
+                        + " cannot be read (" + metadata.error().message
+                        + "); not restoring an older checkpoint instead. Its files are kept: "
+                          "once it is readable, resume the job with flint run -s "
+                        + p.metadata_path);
+      return false;
+    }
     if (!metadata) {
-      // An older one may still do; the newest readable one is restored.
+      // Missing, or an older one: the newest readable one is restored.
       logger_->warn("Could not read checkpoint " + std::to_string(p.checkpoint_id) + " of job "
                     + job_id_.to_string() + " at " + p.metadata_path + ": "
                     + metadata.error().message);
       continue;
     }
     auto shared = std::make_shared<state::checkpoint_metadata>(std::move(*metadata));
-    for (const auto& file : state::shared_state_files(*shared))
-      ++shared_state_references_[file];
+    shared_state_.register_checkpoint(p.checkpoint_id, state::shared_state_files(*shared));
     checkpoints_->add_recovered(
       checkpoint::completed_checkpoint{p.checkpoint_id, shared->timestamp, shared->timestamp,
                                        shared->state_size(), p.metadata_path, std::move(shared)});
@@ -303,15 +321,25 @@ bool job_master::restore_initial_state() {
   logger_->info("Starting job " + job_id_.to_string() + " from savepoint " + restore.path + " ("
                 + (restore.allow_non_restored_state ? "allowing non restored state"
                                                     : "not allowing non restored state")
-                + ")");
+                + ") in " + graph::to_string(restore.claim_mode) + " mode");
   checkpoints_->restored_from(metadata->checkpoint_id);
-  initial_restore_ = checkpoint::completed_checkpoint{
+  checkpoint::completed_checkpoint restored{
     metadata->checkpoint_id,
     metadata->timestamp,
     metadata->timestamp,
     metadata->state_size(),
     path->string(),
     std::make_shared<state::checkpoint_metadata>(std::move(*metadata))};
+  if (restore.claim_mode == graph::recovery_claim_mode::claim) {
+    // CLAIM: the snapshot is the job's first retained checkpoint, subsumed and deleted as its
+    // own are. (Its files are never reused: the first checkpoint is a full one either way.)
+    claimed_snapshot_ = restored.external_pointer;
+    checkpoints_->add_recovered(std::move(restored));
+  } else {
+    // NO_CLAIM: only read. No checkpoint of the job refers to its files (backends reuse only
+    // what lies under the job's shared/ directory), and nothing discards it.
+    initial_restore_ = std::move(restored);
+  }
   return true;
 }
 
@@ -551,6 +579,15 @@ expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
       (void)checkpoint_storage_->discard_checkpoint(p.id);
     pointer = p.savepoint->directory;
   } else if (checkpoint_storage_) {
+    // A snapshot may refer to a file deleted while it was pending (it reused what its backend
+    // last heard of): such a checkpoint must never complete, or a restore would miss the file.
+    auto shared_files = state::shared_state_files(*metadata);
+    for (const auto& file : shared_files) {
+      std::error_code ec;
+      if (!shared_state_.in_use(file) && !std::filesystem::exists(file, ec))
+        return make_error(errc::internal, "it refers to shared state file " + file
+                                            + ", which no longer exists");
+    }
     auto written = checkpoint_storage_->write_metadata(*metadata);
     if (!written)
       return written.error();
@@ -558,18 +595,34 @@ expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
     // Registered before any task hears of it: a sink commits only what a next leader restores.
     if (completed_store_)
       if (auto added = completed_store_->add({p.id, pointer}); !added) {
-        (void)checkpoint_storage_->discard_checkpoint(p.id);
+        // The outcome may be unknown (a lost connection after the write went through): the
+        // store is read again, and the files go only if it surely does not point to them
+        // (FLINK-25486). A pointer to deleted files would be a next leader's restore.
+        auto stored = completed_store_->checkpoints();
+        bool absent = stored.has_value()
+          && std::none_of(stored->begin(), stored->end(),
+                          [&](const ha::checkpoint_pointer& c) { return c.checkpoint_id == p.id; });
+        if (absent)
+          (void)checkpoint_storage_->discard_checkpoint(p.id);
+        else
+          logger_->warn("Keeping the files of checkpoint " + std::to_string(p.id) + " of job "
+                        + job_id_.to_string()
+                        + ": the completed checkpoint store may hold it after a failed add ("
+                        + (stored ? std::string("it does") : stored.error().message) + ")");
         return make_error(added.error().code,
                           "could not add checkpoint " + std::to_string(p.id)
                             + " to the completed checkpoint store: " + added.error().message);
       }
-    for (const auto& file : state::shared_state_files(*metadata))
-      ++shared_state_references_[file];
+    shared_state_.register_checkpoint(p.id, shared_files);
   }
   return checkpoint::finalized_checkpoint{std::move(metadata), std::move(pointer)};
 }
 
 void job_master::discard_checkpoint(const checkpoint::completed_checkpoint& c) {
+  if (claimed_snapshot_ && c.external_pointer == *claimed_snapshot_) {
+    discard_claimed_snapshot(c);
+    return;
+  }
   if (!checkpoint_storage_ || c.external_pointer.empty())
     return;
   // The pointer first: a next leader never finds one to deleted files.
@@ -585,14 +638,58 @@ void job_master::discard_checkpoint(const checkpoint::completed_checkpoint& c) {
                   + job_id_.to_string() + ": " + gone.error().message);
   if (!c.metadata)
     return;
-  for (const auto& file : state::shared_state_files(*c.metadata)) {
-    auto it = shared_state_references_.find(file);
-    if (it == shared_state_references_.end() || --it->second > 0)
-      continue;
-    shared_state_references_.erase(it);
+  shared_state_.unregister_checkpoint(state::shared_state_files(*c.metadata));
+  delete_unused_shared_state(false);
+}
+
+void job_master::discard_claimed_snapshot(const checkpoint::completed_checkpoint& c) {
+  // The files of its own directory go, then the directory if nothing else is left in it;
+  // files elsewhere (a retained checkpoint's shared/ SSTs, which other checkpoints of the job
+  // that wrote it may share) stay.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir(c.external_pointer);
+  if (!fs::is_directory(dir, ec))
+    dir = dir.parent_path();
+  auto inside = [&](const std::string& file) {
+    auto rel = fs::path(file).lexically_normal().lexically_relative(dir.lexically_normal());
+    return !rel.empty() && *rel.begin() != "..";
+  };
+  if (c.metadata)
+    for (const auto& file : state::all_state_files(*c.metadata))
+      if (inside(file))
+        fs::remove(file, ec);
+  fs::remove(dir / state::metadata_file_name, ec);
+  fs::remove(dir, ec); // only if empty
+  logger_->info("Discarded the claimed snapshot " + c.external_pointer + " of job "
+                + job_id_.to_string() + " (checkpoint " + std::to_string(c.id) + ", subsumed).");
+  claimed_snapshot_.reset();
+}
+
+void job_master::delete_unused_shared_state(bool job_ended) {
+  if (shared_state_.unused() == 0)
+    return;
+  // Nothing can refer to a file again once the job ended; while it runs, the backends of the
+  // latest completed checkpoint may still reuse what their base checkpoint held, and the
+  // acknowledged snapshots of pending checkpoints hold what they hold.
+  auto lowest_base = std::numeric_limits<std::int64_t>::max();
+  std::set<std::string> in_flight;
+  if (!job_ended) {
+    const auto* latest = checkpoints_ ? checkpoints_->latest_completed() : nullptr;
+    if (latest == nullptr || !latest->metadata)
+      return;
+    lowest_base = checkpoint::lowest_base_checkpoint(*latest->metadata);
+    for (const auto& [id, pending] : checkpoints_->pending_checkpoints())
+      for (const auto& [task, snapshot] : pending.task_states)
+        for (const auto& op : snapshot.operators)
+          for (const auto& handle : op.keyed)
+            for (const auto& file : handle.shared_files)
+              in_flight.insert(file.handle.path);
+  }
+  shared_state_.delete_unused(lowest_base, in_flight, [](const std::string& file) {
     std::error_code ec;
     std::filesystem::remove(file, ec);
-  }
+  });
 }
 
 } // namespace flint::job_master

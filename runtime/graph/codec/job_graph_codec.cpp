@@ -213,6 +213,7 @@ std::vector<char> encode_job_graph(const job_graph& graph) {
   }
   root.setSavepointRestorePath(graph.savepoint_restore.path);
   root.setAllowNonRestoredState(graph.savepoint_restore.allow_non_restored_state);
+  root.setClaimMode(static_cast<std::uint8_t>(graph.savepoint_restore.claim_mode));
   return to_bytes(message);
 }
 
@@ -295,6 +296,8 @@ expected<job_graph> decode_job_graph(std::span<const char> bytes) {
         graph.execution_config.job_configuration[entry.getKey().cStr()] = entry.getValue().cStr();
       graph.savepoint_restore.path = root.getSavepointRestorePath().cStr();
       graph.savepoint_restore.allow_non_restored_state = root.getAllowNonRestoredState();
+      graph.savepoint_restore.claim_mode =
+        read_enum(root.getClaimMode(), recovery_claim_mode::claim, "claim mode");
 
       // Decoded indices are untrusted until they hold together.
       if (auto valid = graph.validate(); !valid)
@@ -426,6 +429,21 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(
                           "malformed task deployment descriptor: subtask "
                             + std::to_string(tdd.subtask_index) + " of "
                             + std::to_string(tdd.parallelism));
+      // Counts the task sizes its partitions and key-group tables by: at most Flink's upper
+      // bound of parallelism (32768), whatever a descriptor claims.
+      auto too_large = [](std::int64_t n) { return n < -1 || n > 32768; };
+      if (too_large(tdd.parallelism) || too_large(tdd.max_parallelism))
+        return make_error(errc::malformed_message,
+                          "malformed task deployment descriptor: parallelism "
+                            + std::to_string(tdd.parallelism) + ", max parallelism "
+                            + std::to_string(tdd.max_parallelism) + " (at most 32768)");
+      for (const auto& p : tdd.produced_partitions)
+        if (too_large(p.number_of_subpartitions) || too_large(p.key_group_max_parallelism))
+          return make_error(errc::malformed_message,
+                            "malformed task deployment descriptor: a partition of "
+                              + std::to_string(p.number_of_subpartitions)
+                              + " subpartitions, key groups "
+                              + std::to_string(p.key_group_max_parallelism) + " (at most 32768)");
       return tdd;
     });
 }

@@ -79,6 +79,11 @@ uploaded_ssts rocksdb_sst_registry::confirmed() const {
   return confirmed_;
 }
 
+std::int64_t rocksdb_sst_registry::confirmed_id() const {
+  std::lock_guard guard(mutex_);
+  return confirmed_id_;
+}
+
 void rocksdb_sst_registry::uploaded(std::int64_t checkpoint_id, uploaded_ssts ssts) {
   std::lock_guard guard(mutex_);
   pending_[checkpoint_id] = std::move(ssts);
@@ -90,6 +95,7 @@ void rocksdb_sst_registry::complete(std::int64_t checkpoint_id) {
   if (it == pending_.end())
     return;
   confirmed_ = std::move(it->second);
+  confirmed_id_ = checkpoint_id;
   pending_.erase(pending_.begin(), std::next(it));
 }
 
@@ -97,6 +103,7 @@ void rocksdb_sst_registry::restored(uploaded_ssts ssts) {
   std::lock_guard guard(mutex_);
   pending_.clear();
   confirmed_ = std::move(ssts);
+  confirmed_id_ = -1;
 }
 
 expected<keyed_state_handle> upload_rocksdb_checkpoint(const std::string& local_dir,
@@ -118,13 +125,27 @@ expected<keyed_state_handle> upload_rocksdb_checkpoint(const std::string& local_
   handle.first_key_group = context.key_groups.first;
   handle.last_key_group = context.key_groups.last;
   handle.incremental = true;
+  handle.base_checkpoint_id = context.base_checkpoint_id;
   ssts.clear();
+  // As upload() names what it writes there.
+  std::error_code absolute_ec;
+  auto own_shared_dir =
+    std::filesystem::absolute(detail::local_path(target.shared_dir) + "/", absolute_ec)
+      .lexically_normal()
+      .string();
+  if (absolute_ec)
+    own_shared_dir = std::string(1, '\0'); // no path starts so: nothing is reused
   auto shared_prefix = target.file_prefix + "-" + context.instance_id + "-"
     + std::to_string(context.checkpoint_id) + "-";
   for (const auto& path : files) {
     auto name = path.filename().string();
     if (path.extension() == ".sst") {
-      if (auto reused = context.reusable.find(name); reused != context.reusable.end()) {
+      auto reused = context.reusable.find(name);
+      if (reused != context.reusable.end()
+          && !std::filesystem::path(reused->second.path).lexically_normal().string().starts_with(
+            own_shared_dir))
+        reused = context.reusable.end();
+      if (reused != context.reusable.end()) {
         handle.shared_files.push_back({name, reused->second});
       } else {
         auto uploaded = upload(path, target.shared_dir, shared_prefix + name);

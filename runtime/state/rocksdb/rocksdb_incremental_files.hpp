@@ -26,6 +26,9 @@ class rocksdb_sst_registry {
 public:
   /// The SSTs of the last completed checkpoint (or of the restored one).
   uploaded_ssts confirmed() const;
+  /// The id of the checkpoint `confirmed()` holds the SSTs of; -1 when none is known (nothing
+  /// completed yet, or restored: the restore does not say which checkpoint it was).
+  std::int64_t confirmed_id() const;
   /// Checkpoint `checkpoint_id` holds `ssts` (once its upload is done).
   void uploaded(std::int64_t checkpoint_id, uploaded_ssts ssts);
   /// Checkpoint `checkpoint_id` completed: its SSTs are the confirmed ones, older pending ones go.
@@ -37,6 +40,7 @@ private:
   mutable std::mutex mutex_;
   std::map<std::int64_t, uploaded_ssts> pending_;
   uploaded_ssts confirmed_;
+  std::int64_t confirmed_id_ = -1;
 };
 
 /// What `upload_rocksdb_checkpoint` needs besides the files.
@@ -46,8 +50,13 @@ struct rocksdb_upload_context {
   /// Random per instance: with the checkpoint id it keeps shared file names unique across
   /// attempts and restores that reuse a file prefix.
   std::string instance_id;
-  /// SSTs already in checkpoint storage.
+  /// SSTs already in checkpoint storage. Only those under `snapshot_target::shared_dir` — this
+  /// job's own — are reused: a file of a savepoint or of another job's checkpoint it was restored
+  /// from is uploaded again, so the job never refers to, and never deletes, a file it does not
+  /// own (Flink's NO_CLAIM: the first checkpoint after such a restore is a full one).
   uploaded_ssts reusable;
+  /// The checkpoint `reusable` came from (rocksdb_sst_registry::confirmed_id).
+  std::int64_t base_checkpoint_id = -1;
 };
 
 /// Uploads the RocksDB checkpoint in `local_dir`: every `*.sst` not in `context.reusable` into

@@ -324,6 +324,7 @@ keyed_snapshot_upload rocksdb_keyed_state_backend::snapshot(std::int64_t checkpo
     capture->context.key_groups = key_groups_;
     capture->context.instance_id = core_->instance_id;
     capture->context.reusable = core_->ssts.confirmed();
+    capture->context.base_checkpoint_id = core_->ssts.confirmed_id();
   }
   return [capture](const snapshot_target& target) {
     auto handles = write_snapshot(*capture, target);

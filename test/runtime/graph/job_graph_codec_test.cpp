@@ -75,6 +75,27 @@ TEST_CASE("a job graph decodes from misaligned bytes") {
   CHECK(*decoded == original);
 }
 
+TEST_CASE("a job graph or descriptor claiming a parallelism past 32768 is refused before it "
+          "sizes anything") {
+  auto graph = wordcount_job();
+  graph.savepoint_restore.claim_mode = recovery_claim_mode::claim;
+  auto round = decode_job_graph(view(encode_job_graph(graph)));
+  REQUIRE(round.has_value());
+  CHECK(round->savepoint_restore.claim_mode == recovery_claim_mode::claim);
+  graph.vertices[0].parallelism = 2147483647;
+  auto decoded = decode_job_graph(view(encode_job_graph(graph)));
+  REQUIRE_FALSE(decoded.has_value());
+  CHECK(decoded.error().message.find("parallelism 2147483647") != std::string::npos);
+
+  auto eg = value_of(execution_graph::build(busy_job()));
+  auto tdd = value_of(make_task_deployment_descriptor(eg, 0));
+  REQUIRE_FALSE(tdd.produced_partitions.empty());
+  tdd.produced_partitions[0].number_of_subpartitions = 2147483647;
+  auto bad = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(tdd)));
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message.find("2147483647 subpartitions") != std::string::npos);
+}
+
 TEST_CASE("every task deployment descriptor survives a round trip") {
   auto eg = value_of(execution_graph::build(busy_job()));
   for (std::uint32_t v = 0; v < eg.vertices().size(); ++v) {

@@ -218,6 +218,9 @@ public:
 
   std::size_t number_of_pending() const noexcept { return pending_.size(); }
   const pending_checkpoint* pending(std::int64_t checkpoint_id) const;
+  const std::map<std::int64_t, pending_checkpoint>& pending_checkpoints() const noexcept {
+    return pending_;
+  }
   /// The retained completed checkpoints, oldest first (at most `state.checkpoints.num-retained`).
   const std::deque<completed_checkpoint>& retained() const noexcept { return retained_; }
   /// The checkpoint a failover restores from, if any.

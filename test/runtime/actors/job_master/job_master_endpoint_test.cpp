@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include <unistd.h>
@@ -15,6 +16,9 @@
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/slot_pool/slot_pool.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/ha/completed_checkpoint_store.hpp"
+#include "runtime/ha/ha_stores.hpp"
+#include "runtime/state/checkpoint_storage.hpp"
 #include "test/runtime/actors/job_master/test_jobs.hpp"
 #include "test/support/test_fixture.hpp"
 
@@ -755,4 +759,262 @@ TEST_CASE_FIXTURE(job_master_fixture,
                                        {{direction::receive, "report_task_io"},
                                         {direction::receive, "report_task_io"},
                                         {direction::receive, "request_job_status"}}));
+}
+
+namespace {
+
+/// HA stores whose completed checkpoint store holds `pointers` (what a next leader finds).
+class recorded_stores final : public ha::ha_stores {
+public:
+  explicit recorded_stores(std::vector<ha::checkpoint_pointer> pointers)
+    : standalone_(ha::make_standalone_ha_stores()),
+      pointers_(std::move(pointers)) {}
+  ha::job_graph_store& job_graphs() override { return standalone_->job_graphs(); }
+  ha::job_result_store& job_results() override { return standalone_->job_results(); }
+  std::unique_ptr<ha::checkpoint_id_counter> checkpoint_id_counter(
+    const graph::job_id& job) override {
+    return standalone_->checkpoint_id_counter(job);
+  }
+  std::unique_ptr<ha::completed_checkpoint_store> completed_checkpoints(
+    const graph::job_id&) override {
+    auto store = std::make_unique<ha::standalone_completed_checkpoint_store>();
+    for (const auto& p : pointers_)
+      REQUIRE(store->add(p).has_value());
+    return store;
+  }
+
+private:
+  std::unique_ptr<ha::ha_stores> standalone_;
+  std::vector<ha::checkpoint_pointer> pointers_;
+};
+
+/// Checkpoints 1 and 2 of `job` under `dir`, as a leader left them; `latest` is what becomes of
+/// chk-2/_metadata.
+std::vector<ha::checkpoint_pointer> two_checkpoints(const std::filesystem::path& dir,
+                                                    const std::string& latest) {
+  auto storage = state::checkpoint_storage::create(dir.string(), job);
+  REQUIRE(storage.has_value());
+  std::vector<ha::checkpoint_pointer> pointers;
+  for (std::int64_t id : {1, 2}) {
+    REQUIRE(storage->initialize_checkpoint(id).has_value());
+    state::checkpoint_metadata metadata;
+    metadata.checkpoint_id = id;
+    auto written = storage->write_metadata(metadata);
+    REQUIRE(written.has_value());
+    pointers.push_back({id, *written});
+  }
+  if (latest == "corrupt")
+    std::ofstream(pointers[1].metadata_path, std::ios::binary | std::ios::trunc) << "not a checkpoint";
+  else if (latest == "missing")
+    std::filesystem::remove(pointers[1].metadata_path);
+  return pointers;
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "recovery never goes back in time: an unreadable latest checkpoint fails the "
+                  "recovery and no older one is restored; a missing one falls back") {
+  for (const std::string latest : {"corrupt", "missing"}) {
+    CAPTURE(latest);
+    checkpoint_dir dir;
+    auto pointers = two_checkpoints(dir.path, latest);
+    recorded_stores stores(pointers);
+    job_master_config cfg;
+    cfg.configuration.set("state.checkpoints.dir", dir.path.string());
+    confirm_resource_manager();
+    auto g = test::chain_job(job, {2, 2, 2});
+    g.checkpointing.interval = 100;
+    job_master_services services{
+      &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr, &stores};
+    jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
+    run();
+    if (latest == "corrupt") {
+      REQUIRE(results.size() == 1);
+      CHECK(results[0].status == job_status::failed);
+      CHECK(results[0].failure_cause.find("latest checkpoint 2") != std::string::npos);
+      CHECK(results[0].failure_cause.find("not restoring an older checkpoint") != std::string::npos);
+      CHECK(submitted.empty());
+      // Nothing was deleted: both checkpoints are where they were.
+      CHECK(std::filesystem::exists(pointers[0].metadata_path));
+      CHECK(std::filesystem::file_size(pointers[1].metadata_path) == 16);
+    } else {
+      register_and_offer();
+      REQUIRE(submitted.size() == 6);
+      for (const auto& s : submitted) {
+        REQUIRE(s.tdd.restore.has_value());
+        CHECK(s.tdd.restore->checkpoint_id == 1);
+      }
+    }
+    caf::anon_send_exit(jm, caf::exit_reason::user_shutdown);
+    run();
+    jm = caf::actor{};
+    results.clear();
+    submitted.clear();
+    slot_requests.clear();
+  }
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a late completion notification: no shared state file a checkpoint refers to "
+                  "is deleted, and one that refers to a deleted file never completes") {
+  checkpoint_dir dir;
+  job_master_config cfg;
+  cfg.configuration.set("state.checkpoints.dir", dir.path.string());
+  confirm_resource_manager();
+  auto g = test::chain_job(job, {2, 2, 2});
+  g.checkpointing.interval = 100;
+  graph::chained_operator keyed_op;
+  keyed_op.id = graph::operator_id{0x5e, 0x11};
+  keyed_op.name = "Map";
+  g.vertices[1].operators.push_back(keyed_op);
+  auto keyed_vertex = g.vertices[1].id;
+  start_job_master(std::move(g), cfg);
+  register_and_offer();
+  REQUIRE(submitted.size() == 6);
+  report_all(execution_state::running);
+
+  auto shared = dir.path / job.to_string() / "shared";
+  std::filesystem::create_directories(shared);
+  auto file = [&](const std::string& name) {
+    auto path = (shared / name).string();
+    if (!std::filesystem::exists(path))
+      std::ofstream(path) << name;
+    return path;
+  };
+  // Checkpoint n: the keyed subtask's RocksDB snapshot refers to `files`, reusing what checkpoint
+  // `base` held; every other task acknowledges nothing.
+  auto checkpoint = [&](std::vector<std::string> files, std::int64_t base) {
+    auto before = checkpoint_triggers.size();
+    for (int i = 0; i < 20 && checkpoint_triggers.size() == before; ++i)
+      advance(100ms);
+    REQUIRE(checkpoint_triggers.size() > before);
+    auto id = checkpoint_triggers.back().checkpoint_id;
+    for (const auto& s : submitted) {
+      state::task_state_snapshot snapshot;
+      if (s.tdd.job_vertex_id == keyed_vertex && s.tdd.subtask_index == 0) {
+        auto& op = snapshot.operators.emplace_back();
+        op.operator_id = keyed_op.id;
+        auto& handle = op.keyed.emplace_back();
+        handle.first_key_group = 0;
+        handle.last_key_group = 63;
+        handle.incremental = true;
+        handle.base_checkpoint_id = base;
+        for (const auto& f : files)
+          handle.shared_files.push_back({f + ".sst", {file(f), 0, 1, {}}});
+      }
+      REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), id, snapshot}));
+    }
+    return id;
+  };
+  auto exists = [&](const std::string& name) { return std::filesystem::exists(shared / name); };
+  auto completed = [&] { return master().checkpoint_coordinator()->stats().completed; };
+
+  checkpoint({"A"}, -1);
+  REQUIRE(completed() == 1);
+  // Snapshot 2 began before 1's completion reached the backend: the same SST went up again as
+  // B. 2 subsumes 1, yet the latest checkpoint's backend has heard of no completion: A stays.
+  checkpoint({"B"}, -1);
+  REQUIRE(completed() == 2);
+  CHECK(exists("A"));
+  // 1's notification arrived: snapshot 3 reuses A.
+  checkpoint({"A"}, 1);
+  REQUIRE(completed() == 3);
+  CHECK(exists("A"));
+  CHECK(exists("B")); // unused; a backend based on 1 might still have reused it
+  checkpoint({"C"}, 3);
+  REQUIRE(completed() == 4);
+  CHECK_FALSE(exists("B")); // last used by 2, every backend is past 3
+  CHECK(exists("A"));       // last used by 3, which the backend's base still is
+  checkpoint({"C"}, 4);
+  REQUIRE(completed() == 5);
+  CHECK_FALSE(exists("A"));
+  CHECK(exists("C"));
+  // A backend that somehow still reuses A: its checkpoint is aborted, never completed.
+  auto aborts = checkpoint_aborts.size();
+  auto before = checkpoint_triggers.size();
+  for (int i = 0; i < 20 && checkpoint_triggers.size() == before; ++i)
+    advance(100ms);
+  REQUIRE(checkpoint_triggers.size() > before);
+  auto id = checkpoint_triggers.back().checkpoint_id;
+  for (const auto& s : submitted) {
+    state::task_state_snapshot snapshot;
+    if (s.tdd.job_vertex_id == keyed_vertex && s.tdd.subtask_index == 0) {
+      auto& op = snapshot.operators.emplace_back();
+      op.operator_id = keyed_op.id;
+      auto& handle = op.keyed.emplace_back();
+      handle.last_key_group = 63;
+      handle.incremental = true;
+      handle.base_checkpoint_id = 3;
+      handle.shared_files.push_back({"A.sst", {(shared / "A").string(), 0, 1, {}}});
+    }
+    REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), id, snapshot}));
+  }
+  CHECK(completed() == 5);
+  CHECK(checkpoint_aborts.size() > aborts);
+  CHECK(exists("C"));
+}
+
+namespace {
+
+/// A store whose add reaches the store but answers as a lost connection would (FLINK-25486).
+class unknown_outcome_store final : public ha::completed_checkpoint_store {
+public:
+  expected<unit> add(const ha::checkpoint_pointer& p) override {
+    (void)inner_.add(p);
+    return make_error(errc::timeout, "connection loss");
+  }
+  expected<unit> remove(std::int64_t id) override { return inner_.remove(id); }
+  expected<std::vector<ha::checkpoint_pointer>> checkpoints() override {
+    return inner_.checkpoints();
+  }
+  expected<unit> shutdown(bool terminal) override { return inner_.shutdown(terminal); }
+
+private:
+  ha::standalone_completed_checkpoint_store inner_;
+};
+
+class unknown_outcome_stores final : public ha::ha_stores {
+public:
+  ha::job_graph_store& job_graphs() override { return standalone_->job_graphs(); }
+  ha::job_result_store& job_results() override { return standalone_->job_results(); }
+  std::unique_ptr<ha::checkpoint_id_counter> checkpoint_id_counter(
+    const graph::job_id& job) override {
+    return standalone_->checkpoint_id_counter(job);
+  }
+  std::unique_ptr<ha::completed_checkpoint_store> completed_checkpoints(
+    const graph::job_id&) override {
+    return std::make_unique<unknown_outcome_store>();
+  }
+
+private:
+  std::unique_ptr<ha::ha_stores> standalone_ = ha::make_standalone_ha_stores();
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "an add to the completed checkpoint store with an unknown outcome keeps the "
+                  "checkpoint's files when the store holds it") {
+  checkpoint_dir dir;
+  unknown_outcome_stores stores;
+  job_master_config cfg;
+  cfg.configuration.set("state.checkpoints.dir", dir.path.string());
+  confirm_resource_manager();
+  auto g = test::chain_job(job, {2, 2, 2});
+  g.checkpointing.interval = 100;
+  job_master_services services{
+    &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr, &stores};
+  jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
+  run();
+  register_and_offer();
+  REQUIRE(submitted.size() == 6);
+  report_all(execution_state::running);
+  advance(100ms);
+  REQUIRE_FALSE(checkpoint_triggers.empty());
+  for (const auto& s : submitted)
+    REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), 1, {}}));
+  // Not completed (the add failed), but a next leader may find the pointer: the files stay.
+  CHECK(master().checkpoint_coordinator()->stats().completed == 0);
+  CHECK(std::filesystem::is_regular_file(dir.path / job.to_string() / "chk-1" / "_metadata"));
 }
