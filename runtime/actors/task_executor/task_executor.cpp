@@ -155,6 +155,7 @@ struct task_executor::wiring {
 void task_executor::job_manager_lost(const graph::job_id& job, const std::string& task_cause,
                                      const std::string& connection_cause) {
   // Flink: fail the job's tasks, keep its slots (inactive).
+  state_->orphan_tasks_of(job);
   for (const auto& allocation : state_->slots().allocations_of(job)) {
     fail_tasks_of(allocation, task_cause);
     mark_slot_inactive(allocation);
@@ -199,6 +200,11 @@ std::size_t task_executor::number_of_running_tasks() const {
 caf::actor task_executor::task_of(const graph::execution_attempt_id& attempt) const {
   const auto* t = state_ ? state_->task(attempt) : nullptr;
   return t == nullptr ? caf::actor{} : t->handle;
+}
+
+bool task_executor::is_orphaned(const graph::execution_attempt_id& attempt) const {
+  const auto* t = state_ ? state_->task(attempt) : nullptr;
+  return t != nullptr && t->orphaned;
 }
 
 rpc::fencing_token task_executor::expected_token(const rpc::envelope& e) const {
@@ -338,6 +344,8 @@ void task_executor::register_methods() {
                                      std::int64_t checkpoint_id, state::task_state_snapshot state) {
       auto shared = std::make_shared<state::task_state_snapshot>(std::move(state));
       respond([self, job, attempt, checkpoint_id, shared] {
+        if (self->is_orphaned(attempt))
+          return;
         self->tell_job_master<job_master::acknowledge_checkpoint>(
           job,
           job_master::acknowledge_checkpoint_request{job, attempt, checkpoint_id,
@@ -348,6 +356,8 @@ void task_executor::register_methods() {
                                  std::int64_t checkpoint_id, const std::string& cause,
                                  bool task_not_ready) {
       respond([self, job, attempt, checkpoint_id, cause, task_not_ready] {
+        if (self->is_orphaned(attempt))
+          return;
         self->tell_job_master<job_master::decline_checkpoint>(
           job,
           job_master::decline_checkpoint_request{job, attempt, checkpoint_id, cause,
@@ -595,6 +605,15 @@ void task_executor::offer_slots_to_job_manager(const graph::job_id& job) {
   auto offers = state_->slots().offers_for(job);
   if (offers.empty())
     return;
+  if (state_->has_orphaned_tasks(job)) {
+    // Tasks of a closed connection are still ending here, and their partitions with them: a
+    // JobMaster given the slots now would deploy beside them, and its consumers could bind to a
+    // dying producer's partition of the same id. The offer goes when the last of them ended.
+    log_->info("Offering the slots of job " + job.to_string()
+               + " once its tasks of the closed JobManager connection have ended.");
+    offers_waiting_for_orphans_.insert(job);
+    return;
+  }
   auto id = entry->connection->job_master_id;
   log_->info("Offer reserved slots to the leader of job " + job.to_string() + ".");
   entry->connection->gateway.ask<job_master::offer_slots>(
@@ -681,13 +700,17 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
   log_->info(t->name + " (" + s.attempt.to_string() + ") switched from "
              + std::string(graph::to_string(from)) + " to " + std::string(graph::to_string(s.state))
              + "." + (s.failure_cause.empty() ? std::string() : " Cause: " + s.failure_cause));
+  // A task whose JobMaster connection closed while it ran reports to nobody: the JobMaster of a
+  // later connection does not know it (and may number its own executions alike).
+  const bool orphaned = t->orphaned;
   // The last figures of an ended task go first: the JobMaster has them before the final state.
   if (auto i = task_io_.find(s.attempt); i != task_io_.end() && graph::is_terminal(s.state)) {
     job_master::task_io_report final_report{{task_io_of(s.attempt, *i->second.io)}, true};
     task_io_.erase(i);
-    tell_job_master<job_master::report_task_io>(s.job, final_report);
+    if (!orphaned)
+      tell_job_master<job_master::report_task_io>(s.job, final_report);
   }
-  if (auto* entry = state_->jobs().get(s.job); entry != nullptr && entry->connection)
+  if (auto* entry = state_->jobs().get(s.job); !orphaned && entry != nullptr && entry->connection)
     entry->connection->gateway.ask<job_master::update_task_execution_state>(
       *this, s, [this, attempt = s.attempt](expected<rpc::ack> r) {
         // Flink's TaskManagerActions#updateTaskExecutionState: a task the JobMaster does not know
@@ -710,6 +733,10 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
   }
   if (auto freed = state_->remove_task(s.attempt))
     after_slot_freed(*freed);
+  if (offers_waiting_for_orphans_.count(s.job) != 0 && !state_->has_orphaned_tasks(s.job)) {
+    offers_waiting_for_orphans_.erase(s.job);
+    offer_slots_to_job_manager(s.job);
+  }
 }
 
 std::vector<char> task_executor::task_io_payload_of(const graph::job_id& job) const {
@@ -720,7 +747,7 @@ std::vector<char> task_executor::task_io_payload_of(const graph::job_id& job) co
   // Flink's ExecutionDeploymentReport: every execution of the job held here, so that the
   // JobMaster fails the ones it expects and we lost, and cancels the ones it does not know.
   for (const auto& [attempt, t] : state_->tasks())
-    if (t.job == job)
+    if (t.job == job && !t.orphaned) // an orphan is ending and reports to nobody
       report.deployed_executions.push_back(attempt);
   report.reports_deployments = true;
   return rpc::codec<job_master::task_io_report>::encode(report);

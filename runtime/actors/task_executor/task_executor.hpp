@@ -19,6 +19,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 #include "runtime/metrics/metric_registry.hpp"
 #include <chrono>
@@ -166,6 +167,10 @@ private:
     std::shared_ptr<metrics::task_io_metrics> io;
   };
   std::map<graph::execution_attempt_id, task_io_entry> task_io_;
+  /// Whether `attempt` runs here orphaned (task_record::orphaned): its messages go nowhere.
+  bool is_orphaned(const graph::execution_attempt_id& attempt) const;
+  /// Jobs whose slot offer waits for their orphaned tasks to end (offer_slots_to_job_manager).
+  std::set<graph::job_id> offers_waiting_for_orphans_;
   /// The figures of the job's running tasks here, encoded as the JobMaster's heartbeat payload
   /// (empty: none).
   std::vector<char> task_io_payload_of(const graph::job_id& job) const;

@@ -222,6 +222,18 @@ std::optional<freed_slot> task_executor_state::remove_task(
   return freed_slot{job, *removed->freed_slot, removed->allocation};
 }
 
+void task_executor_state::orphan_tasks_of(const graph::job_id& job) {
+  for (auto& [attempt, t] : tasks_)
+    if (t.job == job)
+      t.orphaned = true;
+}
+
+bool task_executor_state::has_orphaned_tasks(const graph::job_id& job) const {
+  return std::any_of(tasks_.begin(), tasks_.end(), [&](const auto& entry) {
+    return entry.second.job == job && entry.second.orphaned;
+  });
+}
+
 // -- jobs ---------------------------------------------------------------------------------------
 
 job_manager_connection_change task_executor_state::job_manager_gained_leadership(

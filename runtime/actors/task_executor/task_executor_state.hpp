@@ -36,6 +36,9 @@ struct task_record {
   graph::execution_state state = graph::execution_state::created;
   /// Raised before a cancel or fail mail, so a long step stops between two records.
   std::shared_ptr<std::atomic<bool>> interrupt;
+  /// Its JobMaster connection closed while it ran (it is being failed): until it ended, and its
+  /// partitions with it, no JobMaster gets this job's slots offered again.
+  bool orphaned = false;
 };
 
 /// An established registration at the ResourceManager.
@@ -178,6 +181,10 @@ public:
     const graph::execution_attempt_id& attempt, graph::execution_state to);
   /// Forgets a task that reached a final state; returns its slot if that became free.
   std::optional<freed_slot> remove_task(const graph::execution_attempt_id& attempt);
+  /// Marks every task of `job` orphaned (see task_record::orphaned).
+  void orphan_tasks_of(const graph::job_id& job);
+  /// Whether a task of `job` is still orphaned.
+  bool has_orphaned_tasks(const graph::job_id& job) const;
   const std::map<graph::execution_attempt_id, task_record>& tasks() const noexcept {
     return tasks_;
   }
