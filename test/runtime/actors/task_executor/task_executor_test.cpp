@@ -66,6 +66,8 @@ struct jm_log {
   std::vector<jm::acknowledge_checkpoint_request> acknowledged;
   std::vector<jm::decline_checkpoint_request> declined;
   bool accept_offers = true;
+  /// Called as each offer arrives (in the test's thread).
+  std::function<void()> on_offer;
 };
 
 graph::task_deployment_descriptor tdd_for(int subtask) {
@@ -156,6 +158,8 @@ struct te_fixture : test_fixture {
         fencing::fenced,
         [jseen](jm::offer_slots_request req) -> expected<jm::offer_slots_response> {
           jseen->offers.push_back(req);
+          if (jseen->on_offer)
+            jseen->on_offer();
           if (!jseen->accept_offers)
             return jm::offer_slots_response{};
           return jm::offer_slots_response{req.offers};
@@ -791,6 +795,35 @@ TEST_CASE_FIXTURE(
   // Accepted again before taskmanager.slot.timeout: the slot stays.
   advance(15s);
   CHECK(tex().slot_table().slot(0)->state == te::task_slot_state::active);
+}
+
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "tasks failed with a closed JobMaster connection report to nobody, and the job's slots are "
+  "offered again only once they ended") {
+  invokables = te::make_invokable_factory<te::blocking_invokable>();
+  start_task_executor(1);
+  request_slot(0, 1);
+  REQUIRE(submit(0, 1)->has_value());
+  REQUIRE(tex().number_of_running_tasks() == 1);
+  auto states_before = jm_seen->states.size();
+  std::vector<std::size_t> running_at_offer;
+  jm_seen->on_offer = [&] { running_at_offer.push_back(tex().number_of_running_tasks()); };
+  // The JobMaster's heartbeat times out: the connection closes, the task is failed. Newest job
+  // first, so that the registration at the JobMaster completes before the task handles its fail
+  // mail — the order a loaded machine may give.
+  sched.advance_time(50s);
+  for (int i = 0; i < 200 && sched.try_run_once_lifo(); ++i)
+    if (jm_seen->registrations.size() == 2 && tex().jobs().job_master_id_of(job_a))
+      break;
+  REQUIRE(jm_seen->registrations.size() == 2);
+  CHECK(running_at_offer.empty());
+  run();
+  CHECK(tex().number_of_running_tasks() == 0);
+  REQUIRE(running_at_offer.size() == 1);
+  CHECK(running_at_offer[0] == 0);
+  // Its FAILED went nowhere: the JobMaster of the new connection never deployed it.
+  CHECK(jm_seen->states.size() == states_before);
 }
 
 TEST_CASE_FIXTURE(
