@@ -102,6 +102,9 @@ struct job_master_fixture : test_fixture {
         });
       auto ack = [](auto) -> expected<rpc::ack> { return rpc::ack{}; };
       self.on<task_executor::free_slot>(rpc::fencing::fenced, ack);
+      self.on<task_executor::trigger_checkpoint>(rpc::fencing::fenced, ack);
+      self.on<task_executor::confirm_checkpoint>(rpc::fencing::fenced, ack);
+      self.on<task_executor::abort_checkpoint>(rpc::fencing::fenced, ack);
       self.on<task_executor::disconnect_job_manager>(rpc::fencing::fenced, ack);
       self.on<task_executor::heartbeat_from_job_manager>(
         rpc::fencing::fenced, [this, &self](heartbeat::heartbeat_request) -> expected<rpc::ack> {
@@ -168,10 +171,13 @@ struct job_master_fixture : test_fixture {
     REQUIRE(accepted->accepted.size() == offers.size());
   }
 
-  /// Brings a 3 x 2 job to RUNNING on one TaskExecutor with two slots.
-  void run_job(job_master_config cfg = {}) {
+  /// Brings a 3 x 2 job to RUNNING on one TaskExecutor with two slots; `checkpoint_interval`
+  /// > 0 makes it checkpoint.
+  void run_job(job_master_config cfg = {}, std::int64_t checkpoint_interval = -1) {
     confirm_resource_manager();
-    start_job_master(test::chain_job(job, {2, 2, 2}), std::move(cfg));
+    auto g = test::chain_job(job, {2, 2, 2});
+    g.checkpointing.interval = checkpoint_interval;
+    start_job_master(std::move(g), std::move(cfg));
     register_and_offer();
     REQUIRE(submitted.size() == 6);
     for (auto& s : submitted)
@@ -274,4 +280,28 @@ TEST_CASE_FIXTURE(job_master_fixture,
   CHECK(canceled[0].attempt == stale);
   CHECK(canceled[0].job_id == job);
   CHECK(master().status() == job_status::running);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a checkpoint whose participant went missing is aborted within the heartbeat, "
+                  "not at its timeout") {
+  job_master_config cfg;
+  cfg.configuration.set("restart-strategy.type", "fixed-delay");
+  cfg.configuration.set("restart-strategy.fixed-delay.attempts", "2");
+  cfg.configuration.set("restart-strategy.fixed-delay.delay", "500 ms");
+  cfg.heartbeat.interval = 1s;
+  cfg.heartbeat.timeout = 5s;
+  run_job(cfg, 100);
+  std::vector<graph::execution_attempt_id> held;
+  for (const auto& s : submitted)
+    held.push_back(attempt_of(s));
+  advance(100ms); // checkpoint 1 is triggered at the sources; nobody acknowledges it
+  REQUIRE(master().checkpoint_coordinator()->stats().in_progress == 1);
+  held.erase(held.begin()); // a source the TaskExecutor lost
+  te_deployed = held;
+  advance(900ms);
+  const auto stats = master().checkpoint_coordinator()->stats();
+  CHECK(stats.in_progress == 0);
+  CHECK(stats.failed == 1);
+  CHECK(master().status() == job_status::restarting);
 }
