@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <optional>
 
@@ -763,12 +764,12 @@ TEST_CASE_FIXTURE(job_master_fixture,
 
 namespace {
 
-/// HA stores whose completed checkpoint store holds `pointers` (what a next leader finds).
-class recorded_stores final : public ha::ha_stores {
+/// HA stores whose completed checkpoint store `make_store` makes (what a next leader finds).
+class test_stores final : public ha::ha_stores {
 public:
-  explicit recorded_stores(std::vector<ha::checkpoint_pointer> pointers)
+  explicit test_stores(std::function<std::unique_ptr<ha::completed_checkpoint_store>()> make_store)
     : standalone_(ha::make_standalone_ha_stores()),
-      pointers_(std::move(pointers)) {}
+      make_store_(std::move(make_store)) {}
   ha::job_graph_store& job_graphs() override { return standalone_->job_graphs(); }
   ha::job_result_store& job_results() override { return standalone_->job_results(); }
   std::unique_ptr<ha::checkpoint_id_counter> checkpoint_id_counter(
@@ -777,16 +778,22 @@ public:
   }
   std::unique_ptr<ha::completed_checkpoint_store> completed_checkpoints(
     const graph::job_id&) override {
-    auto store = std::make_unique<ha::standalone_completed_checkpoint_store>();
-    for (const auto& p : pointers_)
-      REQUIRE(store->add(p).has_value());
-    return store;
+    return make_store_();
   }
 
 private:
   std::unique_ptr<ha::ha_stores> standalone_;
-  std::vector<ha::checkpoint_pointer> pointers_;
+  std::function<std::unique_ptr<ha::completed_checkpoint_store>()> make_store_;
 };
+
+/// A store holding `pointers`.
+std::unique_ptr<ha::completed_checkpoint_store> store_of(
+  const std::vector<ha::checkpoint_pointer>& pointers) {
+  auto store = std::make_unique<ha::standalone_completed_checkpoint_store>();
+  for (const auto& p : pointers)
+    REQUIRE(store->add(p).has_value());
+  return store;
+}
 
 /// Checkpoints 1 and 2 of `job` under `dir`, as a leader left them; `latest` is what becomes of
 /// chk-2/_metadata.
@@ -819,7 +826,7 @@ TEST_CASE_FIXTURE(job_master_fixture,
     CAPTURE(latest);
     checkpoint_dir dir;
     auto pointers = two_checkpoints(dir.path, latest);
-    recorded_stores stores(pointers);
+    test_stores stores([&] { return store_of(pointers); });
     job_master_config cfg;
     cfg.configuration.set("state.checkpoints.dir", dir.path.string());
     confirm_resource_manager();
@@ -974,30 +981,13 @@ private:
   ha::standalone_completed_checkpoint_store inner_;
 };
 
-class unknown_outcome_stores final : public ha::ha_stores {
-public:
-  ha::job_graph_store& job_graphs() override { return standalone_->job_graphs(); }
-  ha::job_result_store& job_results() override { return standalone_->job_results(); }
-  std::unique_ptr<ha::checkpoint_id_counter> checkpoint_id_counter(
-    const graph::job_id& job) override {
-    return standalone_->checkpoint_id_counter(job);
-  }
-  std::unique_ptr<ha::completed_checkpoint_store> completed_checkpoints(
-    const graph::job_id&) override {
-    return std::make_unique<unknown_outcome_store>();
-  }
-
-private:
-  std::unique_ptr<ha::ha_stores> standalone_ = ha::make_standalone_ha_stores();
-};
-
 } // namespace
 
 TEST_CASE_FIXTURE(job_master_fixture,
                   "an add to the completed checkpoint store with an unknown outcome keeps the "
                   "checkpoint's files when the store holds it") {
   checkpoint_dir dir;
-  unknown_outcome_stores stores;
+  test_stores stores([] { return std::make_unique<unknown_outcome_store>(); });
   job_master_config cfg;
   cfg.configuration.set("state.checkpoints.dir", dir.path.string());
   confirm_resource_manager();
