@@ -93,6 +93,8 @@ TEST_CASE("wrong options and arguments are usage errors (exit 2), found before a
     {{"run", "-m", m}, "job-library"},
     {{"run", "-p", "0", "x.so"}, "-p"},
     {{"run", "--local", "-d", "x.so"}, "cannot be detached"},
+    {{"run", "-m", m, "-s", "/sp", "-claimMode", "LEGACY", "x.so"}, "neither NO_CLAIM nor CLAIM"},
+    {{"run", "-m", m, "-s", "/sp", "--restoreMode", "sometimes", "x.so"}, "'sometimes'"},
     {{"trace", "-m", m, "--export", "svg", "out.svg"}, "chrome or mermaid"},
     {{"trace", "-m", m, "--follow", "--no-follow"}, "exclude each other"},
   };
@@ -102,6 +104,19 @@ TEST_CASE("wrong options and arguments are usage errors (exit 2), found before a
     CHECK_MESSAGE(r.exit_code == 2, describe(r));
     CHECK_MESSAGE(contains(r.err, c.says), describe(r));
   }
+}
+
+TEST_CASE("flint run takes Flink's claim mode spellings: -claimMode, --claimMode, -cm, "
+          "-restoreMode, --restoreMode, -rm") {
+  // Parsed, not refused as usage: the run goes on to load the (missing) library and fails there.
+  for (const char* flag : {"-claimMode", "--claimMode", "-cm", "-restoreMode", "--restoreMode", "-rm"})
+    for (const char* mode : {"CLAIM", "NO_CLAIM", "claim"}) {
+      CAPTURE(flag);
+      CAPTURE(mode);
+      auto r = run_flint({"run", "-s", "/sp", flag, mode, "/no/such/job.so"});
+      CHECK_MESSAGE(r.exit_code == 1, describe(r));
+      CHECK_MESSAGE(contains(r.err, "/no/such/job.so"), describe(r));
+    }
 }
 
 TEST_CASE("flint list against a closed port fails fast with a clear message and exit 1") {
