@@ -440,6 +440,15 @@ TEST_CASE("REST: bad requests get Flink's error body and the right status, and n
   auto listed = c.get("/jars");
   REQUIRE(listed.body["files"].size() == 1);
   CHECK(listed.body["files"][0]["name"] == "wordcount.so");
+  // A claim mode Flink does not know is refused before anything runs.
+  for (const char* key : {"claimMode", "restoreMode"}) {
+    auto bad_mode = rest_cluster::read(
+      http.Post(("/jars/" + listed.body["files"][0]["id"].get<std::string>() + "/run").c_str(),
+                std::string("{\"") + key + "\": \"LEGACY\"}", "application/json"));
+    CHECK(bad_mode.status == 400);
+    check_error_body(bad_mode);
+    CHECK(bad_mode.text.find(key) != std::string::npos);
+  }
 
   // CVE-2020-17519: a double-encoded path that climbs to /etc/passwd.
   for (const char* path : {"/jobmanager/logs/..%252f..%252f..%252f..%252fetc%252fpasswd",
