@@ -8,6 +8,7 @@
 #include "runtime/graph/types.hpp"
 #include "runtime/state/keyed_state_backend.hpp"
 #include "runtime/streaming/key_groups.hpp"
+#include "runtime/streaming/step_budget.hpp"
 #include "runtime/streaming/stream_operator.hpp"
 #include "runtime/streaming/type_serializer.hpp"
 
@@ -146,13 +147,16 @@ struct network_output {
 };
 
 /// Whether a source must stop emitting for this step: a record writer ran out of buffers (the
-/// task's yield flag, its own thread's), or the task is being cancelled or failed from outside
-/// (its interrupt flag, raised by another thread). A plain and a relaxed atomic load per record.
+/// task's yield flag, its own thread's), the task is being cancelled or failed from outside (its
+/// interrupt flag, raised by another thread), or the step used its time (its budget, so mail
+/// gets its turn). A plain and a relaxed atomic load and a countdown per record.
 struct yield_signal {
   const bool* yield = nullptr;
   const std::atomic<bool>* interrupt = nullptr;
+  step_budget* budget = nullptr;
   bool operator()() const {
-    return (yield && *yield) || (interrupt && interrupt->load(std::memory_order_relaxed));
+    return (yield && *yield) || (interrupt && interrupt->load(std::memory_order_relaxed))
+      || (budget && budget->expired());
   }
 };
 
@@ -176,12 +180,14 @@ struct operator_context {
   const bool* yield = nullptr;
   /// Raised from another thread when the task is cancelled or failed from outside: stop too.
   const std::atomic<bool>* interrupt = nullptr;
+  /// The task's time for this step: spent, the source stops too.
+  step_budget* budget = nullptr;
   /// Whether the job checkpoints: a file sink then commits its files with the checkpoints.
   graph::checkpointing_mode checkpointing = graph::checkpointing_mode::none;
   /// Where keyed state that goes through a keyed_state_backend lives (`state.backend.type`); its
   /// local directory is this subtask's alone.
   state::keyed_state_backend_options state_backend;
-  yield_signal yield_signal_of() const { return {yield, interrupt}; }
+  yield_signal yield_signal_of() const { return {yield, interrupt, budget}; }
   bool must_yield() const { return yield_signal_of()(); }
 };
 

@@ -50,6 +50,7 @@ expected<operator_chain> build_operator_chain(
     ctx.wake = hooks.wake;
     ctx.yield = hooks.yield;
     ctx.interrupt = hooks.interrupt;
+    ctx.budget = hooks.budget;
     ctx.checkpointing = tdd.checkpointing.mode;
     ctx.state_backend.type = tdd.checkpointing.state_backend;
     ctx.state_backend.incremental = tdd.checkpointing.incremental;

@@ -32,6 +32,8 @@ struct chain_hooks {
   const bool* yield = nullptr;
   /// The task's interrupt flag (task_context::interrupt_flag).
   const std::atomic<bool>* interrupt = nullptr;
+  /// The task's time budget per step.
+  step_budget* budget = nullptr;
 };
 
 /// Head first; the head is the task's source (a SourceStreamTask) or its input.

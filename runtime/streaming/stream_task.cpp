@@ -102,7 +102,7 @@ expected<unit> stream_task::create_inputs() {
 
 expected<unit> stream_task::build_chain() {
   auto chain = build_operator_chain(program_, tdd_, *vertex_, writers_,
-                                    {write_stdout_, waker(), &yield_, interrupt_});
+                                    {write_stdout_, waker(), &yield_, interrupt_, &budget_});
   if (!chain)
     return chain.error();
   operators_ = std::move(chain->operators);
@@ -156,6 +156,7 @@ expected<bool> stream_task::step() {
     return false;
   }
   if (phase_ == phase::running) {
+    budget_.start();
     if (inputs_->has_pending_requests())
       if (auto ok = inputs_->request_partitions(); !ok)
         return ok.error();
@@ -235,7 +236,7 @@ void stream_task::run_source() {
 
 expected<unit> stream_task::run_input() {
   std::size_t n = 0;
-  const yield_signal stop{&yield_, interrupt_};
+  const yield_signal stop{&yield_, interrupt_, &budget_};
   while (n < records_per_step && !stop()) {
     if (current_) {
       std::span<const char> record;

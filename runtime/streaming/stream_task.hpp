@@ -6,7 +6,8 @@
 /// from the shuffle environment, which decides which channels are local and which remote; the
 /// operator chain built from the JobVertex; operators opened tail first); each later step is one
 /// default action of the mailbox loop (pull the source, or
-/// process the records of the available input buffers), at most `records_per_step` records, and
+/// process the records of the available input buffers), at most `records_per_step` records and
+/// about a millisecond (step_budget), and
 /// it ends early when an output runs out of buffers (backpressure: the task then waits for a
 /// buffer-available wake-up) or no input is there (it waits for a data wake-up). Once every input
 /// ended: finish the operators head first, flush, end-of-partition, close: FINISHED. The
@@ -131,6 +132,8 @@ private:
   /// The task's interrupt flag (task_context::interrupt_flag): raised from another thread when a
   /// cancel or fail mail is on its way; a step stops between two records then.
   const std::atomic<bool>* interrupt_ = nullptr;
+  /// The time a step may process records for (besides records_per_step): mail gets its turn.
+  step_budget budget_;
   bool canceled_ = false;
   bool closed_ = false;
   std::int64_t buffer_timeout_ms_ = 100;
