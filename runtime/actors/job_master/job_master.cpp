@@ -600,14 +600,25 @@ void job_master::submit_task(const graph::execution_attempt_id& attempt,
   task_executor::submit_task_request req{std::move(tdd), token(), slot.allocation_id};
   te->ask<task_executor::submit_task>(
     *this, req,
-    [this, attempt](expected<rpc::ack> r) {
+    [this, attempt, allocation = slot.allocation_id, where = slot.location.id](expected<rpc::ack> r) {
       auto* scheduler = state_.job_scheduler();
       if (scheduler == nullptr)
         return;
-      if (r)
+      if (r) {
         scheduler->on_submit_result(attempt, unit{});
-      else
+      } else if (r.error().code == errc::not_found) {
+        // The TaskExecutor holds no such slot (it freed it, say on a disconnect that crossed its
+        // offer): the slot is dead, not only this attempt, or every restart would pick it again
+        // (Flink's failSlot from TaskExecutor#syncSlotsWithSnapshotFromJobMaster).
+        auto cause = "Slot " + allocation.to_string() + " is not allocated on TaskExecutor "
+          + where + ": " + r.error().message;
+        slot_pool_gateway().tell<slot_pool::fail_allocation>(
+          *this, slot_pool::fail_allocation_request{allocation, cause});
+        if (scheduler->fail_slot(allocation, cause) == 0)
+          scheduler->on_submit_result(attempt, r.error());
+      } else {
         scheduler->on_submit_result(attempt, r.error());
+      }
     },
     rpc_settings().ask_timeout);
 }

@@ -53,6 +53,8 @@ struct job_master_fixture : test_fixture {
   std::vector<task_executor::cancel_task_request> canceled;
   std::vector<rpc::reply_to<rpc::ack>> parked_submits;
   bool park_submits = false;
+  /// The fake TE holds no slot for what it is sent (it freed them).
+  bool refuse_submits = false;
   /// When set, the fake TE answers each heartbeat request with these as its deployed executions.
   std::optional<std::vector<graph::execution_attempt_id>> te_deployed;
   std::vector<job_master_result> results;
@@ -90,6 +92,12 @@ struct job_master_fixture : test_fixture {
         rpc::fencing::fenced,
         [this](task_executor::submit_task_request r, rpc::reply_to<rpc::ack> reply) {
           submitted.push_back(r);
+          if (refuse_submits) {
+            reply(make_error(errc::not_found, "No task slot allocated for job ID "
+                                                + r.tdd.job_id.to_string() + " and allocation ID "
+                                                + r.allocation_id.to_string() + "."));
+            return;
+          }
           if (park_submits)
             parked_submits.push_back(std::move(reply));
           else
@@ -304,4 +312,25 @@ TEST_CASE_FIXTURE(job_master_fixture,
   CHECK(stats.in_progress == 0);
   CHECK(stats.failed == 1);
   CHECK(master().status() == job_status::restarting);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a submission refused because the slot is gone at the TaskExecutor fails the "
+                  "slot, and the restart asks for new ones instead of picking it again") {
+  job_master_config cfg;
+  cfg.configuration.set("restart-strategy.type", "fixed-delay");
+  cfg.configuration.set("restart-strategy.fixed-delay.attempts", "2");
+  cfg.configuration.set("restart-strategy.fixed-delay.delay", "0 ms");
+  refuse_submits = true;
+  confirm_resource_manager();
+  start_job_master(test::chain_job(job, {1}), cfg);
+  REQUIRE(slot_requests.size() == 1);
+  register_and_offer();
+  REQUIRE(submitted.size() == 1);
+  advance(1ms); // the restart delay (0 ms) is a timer
+  // The dead slot left the pool: the restart waits for a new one from the ResourceManager.
+  CHECK(submitted.size() == 1);
+  CHECK(slot_requests.size() == 2);
+  CHECK(master().status() == job_status::running);
+  CHECK(results.empty());
 }
