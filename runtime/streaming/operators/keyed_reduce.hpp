@@ -1,0 +1,210 @@
+#pragma once
+/// The keyed fold behind reduce and sum (Flink's StreamGroupedReduce).
+
+#include "runtime/streaming/key_groups.hpp"
+#include "runtime/streaming/keyed_backend_holder.hpp"
+#include "runtime/streaming/keyed_state.hpp"
+#include "runtime/streaming/operator_api.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace flint::streaming {
+
+/// How a keyed operator finds a record's key: a field read in place (`key_by<N>` under a fold
+/// that never changes that field: state then holds the values alone, keyed by the field) or the
+/// user's selector (returns the key by value; state holds key and value).
+template <class T, class K>
+struct key_extractor {
+  std::function<K(const T&)> select;
+  const K& (*field)(const T&) = nullptr;
+};
+
+/// Folds each key's records and emits every new value (Flink's StreamGroupedReduce), with the
+/// value state of each key kept in the subtask's keyed state table (`keyed_state.hpp`), tagged
+/// with its key group. `fold(acc, next)` updates a key's value in place (sum does; it spares a
+/// copy of the record); without it `fn(acc, next)` replaces the value.
+template <class T, class K>
+class keyed_reduce_operator final : public one_input_operator<T> {
+public:
+  keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
+                        const operator_context& ctx, std::unique_ptr<output<T>> out)
+    : keyed_reduce_operator(std::move(fn), nullptr, key_extractor<T, K>{std::move(key)}, ctx,
+                            std::move(out)) {}
+
+  keyed_reduce_operator(std::function<T(const T&, const T&)> fn,
+                        std::function<void(T&, const T&)> fold, key_extractor<T, K> key,
+                        const operator_context& ctx, std::unique_ptr<output<T>> out)
+    : fn_(std::move(fn)),
+      fold_(std::move(fold)),
+      key_(std::move(key)),
+      max_parallelism_(ctx.key_group_max_parallelism),
+      range_(ctx.key_groups),
+      backend_(ctx.state_backend, ctx.key_groups),
+      out_(std::move(out)) {}
+
+  /// `state.backend.type: rocksdb`: the values live in RocksDB (state larger than memory);
+  /// hashmap keeps them in the table above, the fast path.
+  void open() override {
+    if (uses_backend())
+      state_ = backend_.get().register_state("reduce");
+  }
+
+  void process_element(const T& value) override {
+    if (backend_.made()) {
+      process_in_backend(value);
+      return;
+    }
+    if (key_.field) {
+      const K& key = key_.field(value);
+      auto hash = key_hash(key);
+      if (auto* current =
+            by_field_.find(hash, [&](const T& entry) { return same_key(key_.field(entry), key); }))
+        update(*current, value);
+      else
+        out_->collect_ref(by_field_.insert(hash, key_group_of(hash), value));
+    } else {
+      K key = key_.select(value);
+      auto hash = key_hash(key);
+      if (auto* current = by_selector_.find(
+            hash, [&](const std::pair<K, T>& entry) { return same_key(entry.first, key); }))
+        update(current->second, value);
+      else
+        out_->collect_ref(
+          by_selector_.insert(hash, key_group_of(hash), {std::move(key), value}).second);
+    }
+  }
+
+  void collect_ref(const T& value) override { process_element(value); }
+
+  /// Keys held in state (for tests).
+  std::size_t num_keys() const { return by_field_.size() + by_selector_.size(); }
+
+  /// Each key group's entries, serialized: the values (keyed by a field), or key and value.
+  state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
+    state::operator_snapshot s;
+    if (backend_.made()) {
+      s.keyed_upload = backend_.get().snapshot(checkpoint_id);
+      return s;
+    }
+    s.first_key_group = range_.first;
+    s.key_groups.resize(static_cast<std::size_t>(range_.size()));
+    auto& groups = s.key_groups;
+    auto first = range_.first;
+    by_field_.for_each([&](int group, const T& value) {
+      type_serializer<T>::write(value, groups[static_cast<std::size_t>(group - first)]);
+    });
+    by_selector_.for_each([&](int group, const std::pair<K, T>& entry) {
+      auto& out = groups[static_cast<std::size_t>(group - first)];
+      type_serializer<K>::write(entry.first, out);
+      type_serializer<T>::write(entry.second, out);
+    });
+    return s;
+  }
+
+  /// Only this subtask's key groups are read (after a rescale the handles hold others too).
+  void initialize_state(const state::operator_state_restore& restore) override {
+    if (!restore.has_keyed_state())
+      return;
+    if (uses_backend()) {
+      if (auto restored = backend_.get().restore(restore.keyed_handles()); !restored)
+        throw std::runtime_error(restored.error().message);
+      return;
+    }
+    auto read = restore.for_each_key_group(
+      range_.first, range_.last, [&](std::int32_t, std::span<const char> bytes) {
+        byte_reader in(bytes);
+        while (!in.at_end()) {
+          if (key_.field) {
+            T value = type_serializer<T>::read(in);
+            auto hash = key_hash(key_.field(value));
+            by_field_.insert(hash, key_group_of(hash), std::move(value));
+          } else {
+            K key = type_serializer<K>::read(in);
+            T value = type_serializer<T>::read(in);
+            auto hash = key_hash(key);
+            by_selector_.insert(hash, key_group_of(hash), {std::move(key), std::move(value)});
+          }
+        }
+      });
+    if (!read)
+      throw std::runtime_error(read.error().message);
+  }
+
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    backend_.notify_checkpoint_complete(checkpoint_id);
+  }
+
+private:
+  bool uses_backend() const { return backend_.options().type == "rocksdb"; }
+
+  /// A value read, folded and written back per record, as bytes (Flink's RocksDB ValueState).
+  void process_in_backend(const T& value) {
+    key_bytes_.clear();
+    std::int32_t hash = 0;
+    if (key_.field) {
+      const K& key = key_.field(value);
+      hash = key_hash(key);
+      type_serializer<K>::write(key, key_bytes_);
+    } else {
+      K key = key_.select(value);
+      hash = key_hash(key);
+      type_serializer<K>::write(key, key_bytes_);
+    }
+    int group = key_group_of(hash);
+    std::string_view key(key_bytes_.data(), key_bytes_.size());
+    value_bytes_.clear();
+    auto& backend = backend_.get();
+    if (backend.get(state_, group, key, stored_)) {
+      byte_reader in(std::span<const char>(stored_.data(), stored_.size()));
+      T current = type_serializer<T>::read(in);
+      update(current, value);
+      type_serializer<T>::write(current, value_bytes_);
+    } else {
+      out_->collect_ref(value);
+      type_serializer<T>::write(value, value_bytes_);
+    }
+    backend.put(state_, group, key, std::string_view(value_bytes_.data(), value_bytes_.size()));
+  }
+
+  /// The key group of a new key, which must be one of this subtask's.
+  int key_group_of(std::int32_t key_hash) const {
+    int group = assign_to_key_group(key_hash, max_parallelism_);
+    if (!range_.contains(group))
+      throw std::logic_error(
+        "Key group " + std::to_string(group) + " is not in KeyGroupRange{startKeyGroup="
+        + std::to_string(range_.first) + ", endKeyGroup=" + std::to_string(range_.last)
+        + "}: the record reached the wrong subtask");
+    return group;
+  }
+
+  void update(T& current, const T& value) {
+    if (fold_)
+      fold_(current, value);
+    else
+      current = fn_(current, value);
+    out_->collect_ref(current);
+  }
+
+  std::function<T(const T&, const T&)> fn_;
+  std::function<void(T&, const T&)> fold_;
+  key_extractor<T, K> key_;
+  int max_parallelism_;
+  key_group_range range_;
+  /// The values themselves when the key is a field of them, else (key, value) pairs.
+  keyed_value_table<T> by_field_;
+  keyed_value_table<std::pair<K, T>> by_selector_;
+  keyed_backend_holder backend_;
+  std::uint32_t state_ = 0;
+  std::vector<char> key_bytes_;
+  std::vector<char> value_bytes_;
+  std::string stored_;
+  output_ref<T> out_;
+};
+
+} // namespace flint::streaming
