@@ -848,8 +848,12 @@ std::vector<graph::execution_attempt_id> scheduler::reconcile_deployments(
   // Missing: failed one by one (a failure may restart others, so the set is taken first).
   std::vector<graph::execution_attempt_id> missing;
   for (std::uint32_t v = 0; v < graph_.vertices().size(); ++v) {
+    // Only a deployed attempt can be missing: a restarted one waiting for its slot (CREATED,
+    // SCHEDULED) still has its predecessor's deployed_to_.
     auto state = graph_.vertices()[v].current_execution.state();
-    if (is_terminal(state) || !deployment_confirmed_[v] || !deployed_to_[v]
+    bool deployed = state == execution_state::deploying || state == execution_state::initializing
+      || state == execution_state::running || state == execution_state::canceling;
+    if (!deployed || !deployment_confirmed_[v] || !deployed_to_[v]
         || deployed_to_[v]->location.id != task_manager)
       continue;
     auto attempt = graph_.attempt_id(v);

@@ -334,3 +334,33 @@ TEST_CASE_FIXTURE(job_master_fixture,
   CHECK(master().status() == job_status::running);
   CHECK(results.empty());
 }
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a restarted execution waiting for its slot is not missing where its "
+                  "predecessor ran") {
+  job_master_config cfg;
+  cfg.configuration.set("restart-strategy.type", "fixed-delay");
+  cfg.configuration.set("restart-strategy.fixed-delay.attempts", "3");
+  cfg.configuration.set("restart-strategy.fixed-delay.delay", "0 ms");
+  cfg.heartbeat.interval = 1s;
+  cfg.heartbeat.timeout = 5s;
+  run_job(cfg);
+  REQUIRE(slot_requests.size() == 2);
+  // One slot dies: its tasks fail, the region restarts and waits for a new slot from the
+  // ResourceManager (which never offers one here).
+  REQUIRE(te_call<fail_slot>({tm_id, slot_requests[0].request.allocation_id, "slot lost"}));
+  for (std::size_t i = 0; i < canceled.size(); ++i)
+    REQUIRE(te_call<update_task_execution_state>(
+      cluster::task_execution_state{job, canceled[i].attempt, execution_state::canceled, {}}));
+  advance(1ms);
+  REQUIRE(slot_requests.size() == 3);
+  for (const auto& v : master().job_scheduler()->graph().vertices())
+    REQUIRE(v.current_execution.state() == execution_state::scheduled);
+  te_deployed = std::vector<graph::execution_attempt_id>{}; // the TaskExecutor holds nothing now
+  advance(1s);
+  for (const auto& v : master().job_scheduler()->graph().vertices())
+    CHECK(v.current_execution.state() == execution_state::scheduled);
+  auto status = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(status.has_value());
+  CHECK(status->restarts == 1);
+}
