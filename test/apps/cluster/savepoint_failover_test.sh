@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # An intermediate savepoint commits no output (Flink 1.15+): WordCount -p 2 with the exactly-once
-# file sink checkpoints every 4 s; right after checkpoint 1 `flint savepoint` completes and a busy
-# TaskManager is killed (SIGKILL) before checkpoint 2. The job fails over to checkpoint 1 — never
+# file sink checkpoints every second with a pause of 3 s after each; right after checkpoint 1 `flint
+# savepoint` completes and a busy TaskManager is killed (SIGKILL) before the next checkpoint. The job fails over to checkpoint 1 — never
 # to the savepoint, which is the user's — and replays what came after it; the committed output has
 # exactly one update per input word. (Had the sinks committed on the savepoint, the records
 # between checkpoint 1 and the savepoint would be there twice.) Then the file sink's ownership of
@@ -20,7 +20,8 @@ flint_action() { local action=$1; shift; "$FLINT_BIN/flint" "$action" --config "
 job_of() { sed -n 's/^Job has been submitted with JobID \([0-9a-f]*\)$/\1/p' "$1"; }
 generate_text "${FLINT_SAVEPOINT_FAILOVER_INPUT_BYTES:-100000000}" "$WORK/input.txt"
 
-flint_action run -p 2 -D execution.checkpointing.interval=4s "$FLINT_JOBS/wordcount.so" \
+flint_action run -p 2 -D execution.checkpointing.interval=1s -D execution.checkpointing.min-pause=3s \
+  "$FLINT_JOBS/wordcount.so" \
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 &
 client=$!
 for _ in $(seq 1 300); do job=$(job_of "$WORK/run.log"); [[ -n "$job" ]] && break; sleep 0.1; done
@@ -41,7 +42,7 @@ grep -q "Completed checkpoint 3 for job $job" "$WORK/jm.log" \
 await_client "$client" 120 "flint run still waits 120 s after the kill"
 [[ $CLIENT_STATUS -eq 0 ]] || fail "flint run exited $CLIENT_STATUS, expected 0"
 grep -E -q "Restoring job $job from Checkpoint 1 @" "$WORK/jm.log" \
-  || { grep "Restoring job" "$WORK/jm.log" >&2; fail "the job did not fail over to checkpoint 1"; }
+  || { grep "Restoring job" "$WORK/jm.log" >&2 || true; fail "the job did not fail over to checkpoint 1"; }
 check_wordcount "$WORK/input.txt" "$WORK/output"
 
 # Two jobs into sibling directories under one parent, at the same time: both exact.

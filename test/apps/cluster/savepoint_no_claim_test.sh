@@ -54,7 +54,7 @@ for run in 2 3; do
   [[ $n -ge 3 ]] || fail "run $run completed $n checkpoints; several must subsume each other"
   listing "$savepoint" >"$WORK/savepoint.after$run"
   if ! cmp -s "$WORK/savepoint.before" "$WORK/savepoint.after$run"; then
-    diff "$WORK/savepoint.before" "$WORK/savepoint.after$run" | head -20 >&2
+    { diff "$WORK/savepoint.before" "$WORK/savepoint.after$run" || true; } | head -20 >&2
     fail "run $run changed the savepoint it was restored from"
   fi
   mkdir -p "$WORK/both$run"
