@@ -214,6 +214,9 @@ private:
   expected<checkpoint::finalized_checkpoint> finalize_checkpoint(
     const checkpoint::pending_checkpoint& p) override;
   void discard_checkpoint(const checkpoint::completed_checkpoint& c) override;
+  /// Whether this JobMaster's leadership holds (services_.leads; always without HA). Checkpoint
+  /// ids, completed checkpoints and deletions are the leader's alone.
+  bool leads() const;
   /// Deletes the shared state files nothing can refer to again (`job_ended`: none can).
   void delete_unused_shared_state(bool job_ended);
   /// A snapshot restored in CLAIM mode was subsumed: its files go.

@@ -279,7 +279,13 @@ bool job_master::recover_checkpoints() {
   return true;
 }
 
+bool job_master::leads() const {
+  return !services_.leads || services_.leads();
+}
+
 expected<std::int64_t> job_master::reserve_checkpoint_id(std::int64_t proposed) {
+  if (!leads())
+    return make_error(errc::illegal_state, "this JobMaster cannot confirm its leadership");
   if (!checkpoint_ids_)
     return proposed;
   // The counter is shared with former and later leaders: ids never repeat across them. One
@@ -522,6 +528,10 @@ void job_master::fail_job(const std::string& cause) {
 
 expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
   const checkpoint::pending_checkpoint& p) {
+  // A JobManager that woke after its session expired completes nothing: the next leader owns
+  // the job's checkpoints.
+  if (!leads())
+    return make_error(errc::illegal_state, "this JobMaster cannot confirm its leadership");
   const auto& graph = state_.job_scheduler()->graph();
   auto metadata = std::make_shared<state::checkpoint_metadata>();
   metadata->checkpoint_id = p.id;
@@ -619,6 +629,12 @@ expected<checkpoint::finalized_checkpoint> job_master::finalize_checkpoint(
 }
 
 void job_master::discard_checkpoint(const checkpoint::completed_checkpoint& c) {
+  if (!leads()) {
+    // The next leader may restore it: a deposed JobMaster deletes nothing.
+    logger_->warn("Keeping checkpoint " + std::to_string(c.id) + " of job " + job_id_.to_string()
+                  + ": this JobMaster cannot confirm its leadership.");
+    return;
+  }
   if (claimed_snapshot_ && c.external_pointer == *claimed_snapshot_) {
     discard_claimed_snapshot(c);
     return;
@@ -667,7 +683,7 @@ void job_master::discard_claimed_snapshot(const checkpoint::completed_checkpoint
 }
 
 void job_master::delete_unused_shared_state(bool job_ended) {
-  if (shared_state_.unused() == 0)
+  if (shared_state_.unused() == 0 || !leads())
     return;
   // Nothing can refer to a file again once the job ended; while it runs, the backends of the
   // latest completed checkpoint may still reuse what their base checkpoint held, and the

@@ -222,8 +222,17 @@ void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
 
 void checkpoint_coordinator::decline(const task_id& task, std::int64_t checkpoint_id,
                                      const std::string& cause, time_ms now, failure_reason reason) {
-  if (pending_.count(checkpoint_id) == 0)
+  auto it = pending_.find(checkpoint_id);
+  if (it == pending_.end())
     return;
+  // Only a participant can decline: a stale attempt's message (a woken TaskManager's) is not
+  // one, whatever checkpoint id it names.
+  const auto& participants = it->second.plan.to_acknowledge;
+  if (std::find(participants.begin(), participants.end(), task) == participants.end()) {
+    log_info("Ignoring the decline of checkpoint " + std::to_string(checkpoint_id) + " by task "
+             + task.to_string() + " of job " + job_.to_string() + ": it does not take part.");
+    return;
+  }
   log_info("Decline checkpoint " + std::to_string(checkpoint_id) + " by task " + task.to_string()
            + " of job " + job_.to_string() + ": " + cause);
   abort(checkpoint_id, reason, cause, now);

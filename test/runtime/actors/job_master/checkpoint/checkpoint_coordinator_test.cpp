@@ -422,6 +422,19 @@ TEST_SUITE("checkpoint coordinator") {
     }
   }
 
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "a decline from a task that does not take part (a stale attempt) is ignored") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(0);
+    REQUIRE(id.has_value());
+    auto stale = task_id{graph::job_vertex_id{0, 2}, 0, 7}; // an attempt the plan does not have
+    c.decline(stale, *id, "a woken TaskManager's old task", 1);
+    CHECK(c.pending(*id) != nullptr);
+    CHECK(actions.aborts.empty());
+    ack_all(*id, 5);
+    CHECK(c.stats().completed == 1);
+  }
+
   TEST_CASE_FIXTURE(coordinator_fixture, "stop-with-savepoint commits its side effects") {
     auto& c = make();
     std::optional<expected<std::string>> result;
