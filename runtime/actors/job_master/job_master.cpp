@@ -91,8 +91,15 @@ void job_master::on_start() {
   }
   logger_->info("Using restart back off time strategy " + failover->restart_strategy->description()
                 + " for " + job_graph_.name + " (" + job_id_.to_string() + ").");
+  failover_ = std::move(*failover);
+  start_execution();
+}
+
+void job_master::start_execution() {
+  // False: failed, or the recovery is tried again later (retry_recovery).
   if (!create_checkpoint_coordinator())
     return;
+  auto failover = std::move(failover_);
   auto graph = graph::execution_graph::build(std::move(job_graph_));
   if (!graph) {
     fail_before_start("Could not create the ExecutionGraph of job " + job_id_.to_string() + ": "
@@ -108,8 +115,8 @@ void job_master::on_start() {
   clock_at_start_ = clock().now();
   scheduler_settings settings;
   settings.rpc_timeout = rpc_settings().ask_timeout;
-  settings.restart_strategy = std::move(failover->restart_strategy);
-  settings.failover_strategy = std::move(failover->failover_strategy);
+  settings.restart_strategy = std::move(failover.restart_strategy);
+  settings.failover_strategy = std::move(failover.failover_strategy);
   settings.clock = [this] {
     return epoch_at_start_
       + std::chrono::duration_cast<std::chrono::nanoseconds>(clock().now() - clock_at_start_);

@@ -35,6 +35,7 @@
 #include "runtime/actors/heartbeat/heartbeat_config.hpp"
 #include "runtime/actors/job_master/checkpoint/checkpoint_coordinator.hpp"
 #include "runtime/actors/job_master/checkpoint/shared_state_registry.hpp"
+#include "runtime/actors/job_master/failover_settings.hpp"
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/job_master/job_master_result.hpp"
 #include "runtime/actors/job_master/job_master_state.hpp"
@@ -214,6 +215,12 @@ private:
   expected<checkpoint::finalized_checkpoint> finalize_checkpoint(
     const checkpoint::pending_checkpoint& p) override;
   void discard_checkpoint(const checkpoint::completed_checkpoint& c) override;
+  /// The job's execution from its checkpoint coordinator on (on_start's second half; again when
+  /// a recovery is retried).
+  void start_execution();
+  /// The latest checkpoint could not be read: tried again after the restart strategy's back-off
+  /// while it allows, else the job fails. False in both cases (nothing more to do now).
+  bool retry_recovery(const std::string& cause);
   /// Whether this JobMaster's leadership holds (services_.leads; always without HA). Checkpoint
   /// ids, completed checkpoints and deletions are the leader's alone.
   bool leads() const;
@@ -249,6 +256,8 @@ private:
   bool incremental_checkpoints_ = false;
   /// The savepoint or checkpoint the job started from (until a checkpoint of its own completes).
   std::optional<checkpoint::completed_checkpoint> initial_restore_;
+  /// The restart and failover strategies from on_start until the scheduler takes them.
+  failover_settings failover_;
   /// The path of a snapshot restored in CLAIM mode, while it is retained: the job deletes it.
   std::optional<std::string> claimed_snapshot_;
   /// The checkpoint and restart whose restore was last logged.

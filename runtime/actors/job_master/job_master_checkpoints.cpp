@@ -249,13 +249,12 @@ bool job_master::recover_checkpoints() {
       // The latest checkpoint is there but cannot be read (corrupt, unreadable, a storage
       // failure): restoring an older one would silently go back in time, and its sinks would
       // commit again what the latest one committed. Nothing is deleted.
-      fail_before_start("Could not recover job " + job_id_.to_string() + ": its latest checkpoint "
-                        + std::to_string(p.checkpoint_id) + " at " + p.metadata_path
-                        + " cannot be read (" + metadata.error().message
-                        + "); not restoring an older checkpoint instead. Its files are kept: "
-                          "once it is readable, resume the job with flint run -s "
-                        + p.metadata_path);
-      return false;
+      return retry_recovery("Could not recover job " + job_id_.to_string()
+                            + ": its latest checkpoint " + std::to_string(p.checkpoint_id) + " at "
+                            + p.metadata_path + " cannot be read (" + metadata.error().message
+                            + "); not restoring an older checkpoint instead. Its files are kept: "
+                              "once it is readable, resume the job with flint run -s "
+                            + p.metadata_path);
     }
     if (!metadata) {
       // Missing, or an older one: the newest readable one is restored.
@@ -277,6 +276,28 @@ bool job_master::recover_checkpoints() {
     return false;
   }
   return true;
+}
+
+bool job_master::retry_recovery(const std::string& cause) {
+  auto& strategy = failover_.restart_strategy;
+  auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(clock().now().time_since_epoch());
+  if (strategy)
+    strategy->notify_failure(now);
+  if (!strategy || !strategy->can_restart()) {
+    fail_before_start(cause);
+    return false;
+  }
+  auto delay = strategy->backoff_time();
+  logger_->warn(cause + " Trying the recovery again in " + std::to_string(delay.count())
+                + " ms (restart strategy).");
+  // All of it again: a storage that failed for a moment may answer the next time.
+  checkpoints_.reset();
+  checkpoint_storage_.reset();
+  checkpoint_ids_.reset();
+  completed_store_.reset();
+  shared_state_ = {};
+  schedule_run_async([this] { start_execution(); }, delay);
+  return false;
 }
 
 bool job_master::leads() const {

@@ -829,6 +829,9 @@ TEST_CASE_FIXTURE(job_master_fixture,
     test_stores stores([&] { return store_of(pointers); });
     job_master_config cfg;
     cfg.configuration.set("state.checkpoints.dir", dir.path.string());
+    // No restarts: the first failed recovery fails the job (with checkpoints, Flink's default
+    // strategy would try again for ever).
+    cfg.configuration.set("restart-strategy.type", "none");
     confirm_resource_manager();
     auto g = test::chain_job(job, {2, 2, 2});
     g.checkpointing.interval = 100;
@@ -960,6 +963,45 @@ TEST_CASE_FIXTURE(job_master_fixture,
   CHECK(completed() == 5);
   CHECK(checkpoint_aborts.size() > aborts);
   CHECK(exists("C"));
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "an unreadable latest checkpoint is read again under the restart strategy, and "
+                  "the job resumes from it once it reads") {
+  checkpoint_dir dir;
+  auto pointers = two_checkpoints(dir.path, "corrupt");
+  test_stores stores([&] { return store_of(pointers); });
+  job_master_config cfg;
+  cfg.configuration.set("state.checkpoints.dir", dir.path.string());
+  cfg.configuration.set("restart-strategy.type", "fixed-delay");
+  cfg.configuration.set("restart-strategy.fixed-delay.attempts", "3");
+  cfg.configuration.set("restart-strategy.fixed-delay.delay", "100 ms");
+  confirm_resource_manager();
+  auto g = test::chain_job(job, {2, 2, 2});
+  g.checkpointing.interval = 100;
+  job_master_services services{
+    &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr, &stores};
+  jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
+  run();
+  CHECK(results.empty()); // not failed: tried again in 100 ms
+  CHECK(slot_requests.empty());
+  advance(100ms);
+  CHECK(results.empty());
+  // The storage answers again: the latest checkpoint is restored, never the older one.
+  auto storage = state::checkpoint_storage::create(dir.path.string(), job);
+  REQUIRE(storage.has_value());
+  state::checkpoint_metadata two;
+  two.checkpoint_id = 2;
+  std::filesystem::remove(pointers[1].metadata_path);
+  REQUIRE(storage->write_metadata(two).has_value());
+  advance(100ms);
+  register_and_offer();
+  REQUIRE(submitted.size() == 6);
+  for (const auto& s : submitted) {
+    REQUIRE(s.tdd.restore.has_value());
+    CHECK(s.tdd.restore->checkpoint_id == 2);
+  }
+  CHECK(results.empty());
 }
 
 namespace {
