@@ -886,15 +886,16 @@ TEST_CASE_FIXTURE(job_master_fixture,
 
   auto shared = dir.path / job.to_string() / "shared";
   std::filesystem::create_directories(shared);
-  auto file = [&](const std::string& name) {
+  // A shared file of that name, made unless `make` is false (a snapshot referring to a gone one).
+  auto file = [&](const std::string& name, bool make) {
     auto path = (shared / name).string();
-    if (!std::filesystem::exists(path))
+    if (make && !std::filesystem::exists(path))
       std::ofstream(path) << name;
     return path;
   };
   // Checkpoint n: the keyed subtask's RocksDB snapshot refers to `files`, reusing what checkpoint
   // `base` held; every other task acknowledges nothing.
-  auto checkpoint = [&](std::vector<std::string> files, std::int64_t base) {
+  auto checkpoint = [&](std::vector<std::string> files, std::int64_t base, bool make = true) {
     auto before = checkpoint_triggers.size();
     for (int i = 0; i < 20 && checkpoint_triggers.size() == before; ++i)
       advance(100ms);
@@ -911,7 +912,7 @@ TEST_CASE_FIXTURE(job_master_fixture,
         handle.incremental = true;
         handle.base_checkpoint_id = base;
         for (const auto& f : files)
-          handle.shared_files.push_back({f + ".sst", {file(f), 0, 1, {}}});
+          handle.shared_files.push_back({f + ".sst", {file(f, make), 0, 1, {}}});
       }
       REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), id, snapshot}));
     }
@@ -942,24 +943,7 @@ TEST_CASE_FIXTURE(job_master_fixture,
   CHECK(exists("C"));
   // A backend that somehow still reuses A: its checkpoint is aborted, never completed.
   auto aborts = checkpoint_aborts.size();
-  auto before = checkpoint_triggers.size();
-  for (int i = 0; i < 20 && checkpoint_triggers.size() == before; ++i)
-    advance(100ms);
-  REQUIRE(checkpoint_triggers.size() > before);
-  auto id = checkpoint_triggers.back().checkpoint_id;
-  for (const auto& s : submitted) {
-    state::task_state_snapshot snapshot;
-    if (s.tdd.job_vertex_id == keyed_vertex && s.tdd.subtask_index == 0) {
-      auto& op = snapshot.operators.emplace_back();
-      op.operator_id = keyed_op.id;
-      auto& handle = op.keyed.emplace_back();
-      handle.last_key_group = 63;
-      handle.incremental = true;
-      handle.base_checkpoint_id = 3;
-      handle.shared_files.push_back({"A.sst", {(shared / "A").string(), 0, 1, {}}});
-    }
-    REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), id, snapshot}));
-  }
+  checkpoint({"A"}, 3, false);
   CHECK(completed() == 5);
   CHECK(checkpoint_aborts.size() > aborts);
   CHECK(exists("C"));
