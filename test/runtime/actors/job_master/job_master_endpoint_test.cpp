@@ -159,10 +159,12 @@ struct job_master_fixture : test_fixture {
     run();
   }
 
+  /// `stores`: the HA stores a JobMaster recovers from (null: none).
   void start_job_master(graph::job_graph g = test::chain_job(job, {2, 2, 2}),
-                        job_master_config cfg = {}) {
+                        job_master_config cfg = {}, ha::ha_stores* stores = nullptr) {
     job_master_services services{
-      &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr};
+      &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr,
+      stores};
     jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
     run();
   }
@@ -835,10 +837,7 @@ TEST_CASE_FIXTURE(job_master_fixture,
     confirm_resource_manager();
     auto g = test::chain_job(job, {2, 2, 2});
     g.checkpointing.interval = 100;
-    job_master_services services{
-      &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr, &stores};
-    jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
-    run();
+    start_job_master(std::move(g), cfg, &stores);
     if (latest == "corrupt") {
       REQUIRE(results.size() == 1);
       CHECK(results[0].status == job_status::failed);
@@ -963,10 +962,7 @@ TEST_CASE_FIXTURE(job_master_fixture,
   confirm_resource_manager();
   auto g = test::chain_job(job, {2, 2, 2});
   g.checkpointing.interval = 100;
-  job_master_services services{
-    &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr, &stores};
-  jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
-  run();
+  start_job_master(std::move(g), cfg, &stores);
   CHECK(results.empty()); // not failed: tried again in 100 ms
   CHECK(slot_requests.empty());
   advance(100ms);
@@ -1019,10 +1015,7 @@ TEST_CASE_FIXTURE(job_master_fixture,
   confirm_resource_manager();
   auto g = test::chain_job(job, {2, 2, 2});
   g.checkpointing.interval = 100;
-  job_master_services services{
-    &ha, &directory, [this](job_master_result r) { results.push_back(std::move(r)); }, nullptr, &stores};
-  jm = spawn<job_master::job_master>(context(jm_id), std::move(g), jm_token, cfg, services);
-  run();
+  start_job_master(std::move(g), cfg, &stores);
   register_and_offer();
   REQUIRE(submitted.size() == 6);
   report_all(execution_state::running);
