@@ -8,12 +8,17 @@
 /// milliseconds, and requests are rare (one upload per job, one fetch per job and TaskExecutor).
 
 #include <filesystem>
+#include <memory>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
 #include "runtime/actors/blob/blob_store.hpp"
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
+
+namespace spdlog {
+class logger;
+}
 
 namespace flint::blob {
 
@@ -22,9 +27,11 @@ inline constexpr const char* blob_server_endpoint_id = "blob_server";
 
 class blob_server : public rpc::rpc_endpoint {
 public:
-  /// `ha_dir` (empty: none): blobs are also kept there (see blob_store).
+  /// `ha_dir` (empty: none): blobs are also kept there (see blob_store). `logger` (null:
+  /// make_endpoint_logger("blob_server")) gets the refusals worth an operator's attention: a job
+  /// package that would replace another.
   blob_server(caf::actor_config& cfg, rpc::endpoint_context ctx, std::filesystem::path storage_dir,
-              std::filesystem::path ha_dir = {});
+              std::filesystem::path ha_dir = {}, std::shared_ptr<spdlog::logger> logger = nullptr);
 
   const blob_store& store() const noexcept { return store_; }
 
@@ -33,11 +40,13 @@ protected:
 
 private:
   blob_store store_;
+  std::shared_ptr<spdlog::logger> logger_;
 };
 
 /// Spawns a blob server storing its blobs in `storage_dir` (created when missing), and in
 /// `ha_dir` too when given.
 caf::actor spawn_blob_server(caf::actor_system& sys, rpc::endpoint_context ctx,
-                             std::filesystem::path storage_dir, std::filesystem::path ha_dir = {});
+                             std::filesystem::path storage_dir, std::filesystem::path ha_dir = {},
+                             std::shared_ptr<spdlog::logger> logger = nullptr);
 
 } // namespace flint::blob
