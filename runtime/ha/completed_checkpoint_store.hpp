@@ -7,6 +7,7 @@
 /// Every method may be called from any thread.
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,13 +60,25 @@ private:
 
 /// Flink's ZooKeeperCompletedCheckpointStore (with ZooKeeperCheckpointStoreUtil's names): under
 /// `path` (e.g. "/flink/<cluster>/jobs/<job>/checkpoints") one persistent child per checkpoint,
-/// named by its id zero-padded to 19 digits (so names sort like ids), whose data is the metadata
-/// path. A child that is not a 19-digit id, or whose data is empty or not a path (control
+/// named by its id zero-padded to 19 digits (so names sort like ids), whose data is the path of
+/// a file `<storage_dir>/<name>` holding the metadata path (Flink: a RetrievableStateHandle in
+/// the storage directory). The metadata lies wherever the job's checkpoints go; ZooKeeper only
+/// ever names a file in the storage directory, so a tampered node cannot send the JobMaster to
+/// another file: a node pointing outside `storage_dir` fails checkpoints() (rejected, naming the
+/// path; never skipped, which would silently restore an older checkpoint) and is removed by
+/// remove() and shutdown() without touching the file it names.
+///
+/// A child that is not a 19-digit id, or whose data is empty or not a path (control
 /// characters), is skipped by checkpoints() with a warning on `log`: a half-written or foreign
 /// node must not stop a job from recovering from the good ones.
+///
+/// add() writes the file before the node; remove() removes the node before the file.
 class zookeeper_completed_checkpoint_store final : public completed_checkpoint_store {
 public:
+  /// `storage_dir` (made absolute) holds this job's pointer files, e.g.
+  /// `<storageDir>/<cluster-id>/completed_checkpoints/<job>`.
   zookeeper_completed_checkpoint_store(std::shared_ptr<zookeeper_client> client, std::string path,
+                                       std::filesystem::path storage_dir,
                                        std::shared_ptr<spdlog::logger> log);
 
   expected<unit> add(const checkpoint_pointer& p) override;
@@ -78,10 +91,17 @@ public:
   /// The child name of a checkpoint id: 19 digits, zero-padded ("0000000000000000042").
   static std::string checkpoint_id_to_name(std::int64_t checkpoint_id);
   const std::string& path() const { return path_; }
+  /// `<storage_dir>/<19-digit id>`: the file the checkpoint's node points to.
+  std::filesystem::path file_of(std::int64_t checkpoint_id) const;
 
 private:
+  /// Removes the child `name` and the file it points to (if that lies in storage_dir_) and
+  /// this store's own file of that name.
+  expected<unit> remove_child(const std::string& name);
+
   std::shared_ptr<zookeeper_client> client_;
   std::string path_;
+  std::filesystem::path storage_dir_;
   std::shared_ptr<spdlog::logger> log_;
 };
 

@@ -30,6 +30,7 @@ public:
                       std::shared_ptr<spdlog::logger> log)
     : client_(std::move(client)),
       cluster_(cluster_path(paths.root, paths.cluster_id)),
+      checkpoints_dir_(paths.storage_dir / paths.cluster_id / "completed_checkpoints"),
       log_(std::move(log)),
       graphs_(client_, job_graphs_path(cluster_), paths.storage_dir / paths.cluster_id, log_),
       results_(paths.storage_dir / "job-result-store" / paths.cluster_id) {}
@@ -44,12 +45,13 @@ public:
   std::unique_ptr<completed_checkpoint_store> completed_checkpoints(
     const graph::job_id& job) override {
     return std::make_unique<zookeeper_completed_checkpoint_store>(
-      client_, job_path(cluster_, job) + "/checkpoints", log_);
+      client_, job_path(cluster_, job) + "/checkpoints", checkpoints_dir_ / job.to_string(), log_);
   }
 
 private:
   std::shared_ptr<zookeeper_client> client_;
   std::string cluster_;
+  std::filesystem::path checkpoints_dir_;
   std::shared_ptr<spdlog::logger> log_;
   zookeeper_job_graph_store graphs_;
   file_system_job_result_store results_;

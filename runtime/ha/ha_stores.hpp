@@ -48,11 +48,15 @@ public:
 /// In memory: nothing survives the process (a non-HA cluster).
 std::unique_ptr<ha_stores> make_standalone_ha_stores();
 
-/// ZooKeeper pointers and files, with `client` (connected; shared with the leader services):
+/// ZooKeeper pointers and files, with `client` (connected; shared with the leader services).
+/// A path read back from ZooKeeper is used only if it names a file of the store's own under
+/// `<storageDir>/<cluster-id>` (storage_pointer.hpp).
 ///   ZooKeeper: <root>/<cluster-id>/jobgraphs/<job>
 ///              <root>/<cluster-id>/jobs/<job>/checkpoints/<id, 19 digits>
 ///              <root>/<cluster-id>/jobs/<job>/checkpoint_id_counter
 ///   files:     <storageDir>/<cluster-id>/job_graphs/<job>
+///              <storageDir>/<cluster-id>/completed_checkpoints/<job>/<id, 19 digits>
+///                (each holds the path of the checkpoint's chk-N/_metadata)
 ///              <storageDir>/job-result-store/<cluster-id>/<job>[_DIRTY].json
 std::unique_ptr<ha_stores> make_zookeeper_ha_stores(std::shared_ptr<zookeeper_client> client,
                                                     ha_store_paths paths,

@@ -6,6 +6,7 @@
 
 #include "runtime/graph/codec/job_graph_codec.hpp"
 #include "runtime/ha/durable_file.hpp"
+#include "runtime/ha/storage_pointer.hpp"
 #include "runtime/ha/zookeeper/zookeeper_client.hpp"
 
 namespace flint::ha {
@@ -109,7 +110,11 @@ expected<graph::job_graph> zookeeper_job_graph_store::recover(const graph::job_i
     return make_error(
       errc::malformed_message,
       "recover job graph of " + job_text(job) + ": node " + node_of(job) + " holds no file path");
-  std::filesystem::path file = node->data;
+  auto pointed = resolve_storage_pointer(node->data, storage_dir_,
+                                         "recover job graph of " + job_text(job));
+  if (!pointed)
+    return pointed.error();
+  const auto& file = *pointed;
   auto bytes = read_whole_file(file);
   if (!bytes)
     return make_error(bytes.error().code,
@@ -153,12 +158,20 @@ expected<std::vector<graph::job_id>> zookeeper_job_graph_store::job_ids() {
 expected<unit> zookeeper_job_graph_store::remove(const graph::job_id& job) {
   std::lock_guard guard{mutex_};
   auto node = node_of(job);
-  // The file the node points to: normally file_of(job), but a store configured with another
-  // storage directory before a restart may have written elsewhere.
+  // The file the node points to: normally file_of(job). One outside the storage directory is
+  // not ours to delete (a tampered node, or a store configured elsewhere before a restart); the
+  // node is, and goes anyway, so the job's cleanup can finish.
   std::filesystem::path pointed;
-  if (auto current = client_->get(node); current)
-    pointed = current->data;
-  else if (current.error().code != errc::not_found)
+  if (auto current = client_->get(node); current) {
+    if (!current->data.empty()) {
+      auto resolved =
+        resolve_storage_pointer(current->data, storage_dir_, "remove job graph of " + job_text(job));
+      if (resolved)
+        pointed = std::move(*resolved);
+      else if (log_)
+        log_->error("{}", resolved.error().message);
+    }
+  } else if (current.error().code != errc::not_found)
     return make_error(current.error().code,
                       "remove job graph of " + job_text(job) + ": " + current.error().message);
   if (auto removed = client_->remove(node); !removed && removed.error().code != errc::not_found)

@@ -59,6 +59,9 @@ private:
 /// written atomically, and a persistent znode `<zk_path>/J` whose data is that file's path
 /// (Flink: a RetrievableStateHandle in the storage directory, its pointer in ZooKeeper).
 ///
+/// A node's path is used only if it lies under `storage_dir` (storage_pointer.hpp): recover()
+/// refuses any other (rejected, naming it) and remove() removes the node but leaves the file.
+///
 /// put() writes the file before the node, so a node never points to a missing file unless the
 /// file was removed behind the store's back; remove() deletes the node before the file, so a
 /// crash in between leaves at worst an orphaned file, never a dangling pointer.

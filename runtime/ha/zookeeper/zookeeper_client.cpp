@@ -23,6 +23,14 @@ const char* to_string(zookeeper_connection_state state) {
   return "unknown";
 }
 
+const char* to_string(zookeeper_acl acl) {
+  switch (acl) {
+    case zookeeper_acl::open: return "open";
+    case zookeeper_acl::creator: return "creator";
+  }
+  return "unknown";
+}
+
 const char* to_string(zookeeper_event_type type) {
   switch (type) {
     case zookeeper_event_type::created: return "created";
@@ -138,6 +146,12 @@ struct zookeeper_client::impl {
   zookeeper_connection_state state = zookeeper_connection_state::disconnected;
   std::int64_t session_id = 0;
   std::chrono::milliseconds session_timeout{0};
+  /// The digest was sent and the server has not answered it yet.
+  bool auth_pending = false;
+  int auth_rc = ZOK;
+
+  /// What every created node gets (the C client's constants; set once by connect()).
+  ACL_vector* acl = &ZOO_OPEN_ACL_UNSAFE;
 
   std::mutex listeners_mutex;
   std::map<std::uint64_t, zookeeper_connection_listener> listeners;
@@ -175,6 +189,16 @@ struct zookeeper_client::impl {
     }
     for (auto& listener : copy)
       listener(next);
+  }
+
+  static void on_auth(int rc, const void* ctx) {
+    auto* self = const_cast<impl*>(static_cast<const impl*>(ctx));
+    {
+      std::lock_guard guard{self->state_mutex};
+      self->auth_pending = false;
+      self->auth_rc = rc;
+    }
+    self->state_changed.notify_all();
   }
 
   static void on_watch_event(zhandle_t*, int type, int state, const char* path, void* ctx) {
@@ -228,12 +252,25 @@ zookeeper_client::~zookeeper_client() {
 
 expected<unit> zookeeper_client::connect(const std::string& connect_string,
                                          std::chrono::milliseconds session_timeout,
-                                         std::chrono::milliseconds connect_timeout) {
+                                         std::chrono::milliseconds connect_timeout,
+                                         zookeeper_credentials credentials) {
+  // Errors name neither the digest nor any part of it.
+  if (credentials.acl == zookeeper_acl::creator && credentials.digest.empty())
+    return make_error(errc::invalid_argument,
+                      "connect " + connect_string
+                        + ": the creator ACL needs a digest (user:password) to authenticate with");
+  if (!credentials.digest.empty()
+      && (credentials.digest.find(':') == std::string::npos || credentials.digest.front() == ':'))
+    return make_error(errc::invalid_argument,
+                      "connect " + connect_string + ": the digest is not of the form user:password");
+  int auth_rc = ZOK;
   {
     std::unique_lock lock{impl_->handle_mutex};
     if (impl_->used)
       return make_error(errc::illegal_state, "connect " + connect_string + ": connected before");
     impl_->used = true;
+    impl_->acl =
+      credentials.acl == zookeeper_acl::creator ? &ZOO_CREATOR_ALL_ACL : &ZOO_OPEN_ACL_UNSAFE;
     {
       std::lock_guard guard{log_route_mutex};
       log_route = impl_->log;
@@ -245,17 +282,38 @@ expected<unit> zookeeper_client::connect(const std::string& connect_string,
     if (impl_->zh == nullptr)
       return make_error(errc::invalid_argument,
                         "connect " + connect_string + ": " + std::strerror(errno));
+    if (!credentials.digest.empty()) {
+      {
+        std::lock_guard guard{impl_->state_mutex};
+        impl_->auth_pending = true;
+      }
+      // Queued before the session is up: the C client sends it first on every (re)connection,
+      // so no request of this session runs unauthenticated.
+      auth_rc = zoo_add_auth(impl_->zh, "digest", credentials.digest.data(),
+                             static_cast<int>(credentials.digest.size()), &impl::on_auth,
+                             impl_.get());
+    }
+  }
+  if (auth_rc != ZOK) {
+    close();
+    return make_error(errc::internal, "connect " + connect_string
+                                        + ": cannot add the digest: " + zerror(auth_rc));
   }
   std::unique_lock lock{impl_->state_mutex};
   auto done = impl_->state_changed.wait_for(lock, connect_timeout, [this] {
     return impl_->state != zookeeper_connection_state::disconnected
-      && impl_->state != zookeeper_connection_state::connecting;
+      && impl_->state != zookeeper_connection_state::connecting
+      && !(impl_->state == zookeeper_connection_state::connected && impl_->auth_pending);
   });
   auto state = impl_->state;
+  auth_rc = impl_->auth_rc;
   lock.unlock();
-  if (done && state == zookeeper_connection_state::connected)
+  if (done && state == zookeeper_connection_state::connected && auth_rc == ZOK)
     return unit{};
   close();
+  if (done && (state == zookeeper_connection_state::auth_failed || auth_rc != ZOK))
+    return make_error(errc::rejected, "connect " + connect_string
+                                        + ": the server refused the digest authentication");
   if (!done)
     return make_error(errc::unreachable,
                       "connect " + connect_string + ": no server answered in "
@@ -326,14 +384,14 @@ expected<std::string> zookeeper_client::create(const std::string& path, const st
   std::vector<char> created(path.size() + 16);
   auto attempt = [&] {
     return zoo_create(impl_->zh, path.c_str(), data.data(), static_cast<int>(data.size()),
-                      &ZOO_OPEN_ACL_UNSAFE, mode, created.data(), static_cast<int>(created.size()));
+                      impl_->acl, mode, created.data(), static_cast<int>(created.size()));
   };
   int rc = attempt();
   if (rc == ZNONODE && options.create_parents) {
     for (auto slash = path.find('/', 1); slash != std::string::npos;
          slash = path.find('/', slash + 1)) {
       auto parent = path.substr(0, slash);
-      int prc = zoo_create(impl_->zh, parent.c_str(), nullptr, -1, &ZOO_OPEN_ACL_UNSAFE,
+      int prc = zoo_create(impl_->zh, parent.c_str(), nullptr, -1, impl_->acl,
                            ZOO_PERSISTENT, nullptr, 0);
       if (prc != ZOK && prc != ZNODEEXISTS)
         return to_error(prc, "create (parent)", parent);

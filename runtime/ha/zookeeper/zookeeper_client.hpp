@@ -9,7 +9,7 @@
 /// Errors (flint::errc), each naming the operation and the path:
 /// - not_found: no node (for create: its parent does not exist and create_parents was not set);
 /// - rejected: create: the node exists; set/remove: bad version (another writer got there first);
-///   also no children for ephemerals, not authorised;
+///   also no children for ephemerals, not authorised (the node's ACL excludes this session);
 /// - illegal_state: remove: the node has children; any call before connect() or after close();
 /// - unreachable: connection loss (the operation may or may not have been applied: read back)
 ///   or session expired (state() says which; an expired client stays expired: make a new one);
@@ -79,6 +79,27 @@ struct zookeeper_node {
   zookeeper_stat stat;
 };
 
+/// Who may touch the nodes a client creates: Flink's `high-availability.zookeeper.client.acl`.
+enum class zookeeper_acl {
+  /// Anyone may read, write, delete and create children (world:anyone, ZOO_OPEN_ACL_UNSAFE).
+  /// Flink's default `open`.
+  open,
+  /// Only sessions authenticated as the creator may do anything, reading included
+  /// (ZOO_CREATOR_ALL_ACL). Flink's `creator`; Flink authenticates through SASL/Kerberos, Flint
+  /// with ZooKeeper's `digest` scheme, so every process of a cluster needs the same digest.
+  creator,
+};
+
+const char* to_string(zookeeper_acl acl);
+
+/// How a client authenticates and which ACL it puts on the nodes it creates.
+struct zookeeper_credentials {
+  zookeeper_acl acl = zookeeper_acl::open;
+  /// "user:password" for the `digest` scheme, sent before any request of the session (and again
+  /// on every reconnect); empty: no authentication. Required with `creator`. Never logged.
+  std::string digest;
+};
+
 /// What a one-shot watch saw.
 enum class zookeeper_event_type {
   created,
@@ -121,9 +142,13 @@ public:
   /// and waits up to `connect_timeout` for it to be connected. The server bounds
   /// `session_timeout` to [2, 20] ticks: see negotiated_session_timeout(). On timeout the client
   /// is closed again (unreachable). Once per client; illegal_state when called again.
+  /// With a digest in `credentials` it also waits for the server to accept it (rejected when
+  /// it does not); `creator` without a digest is invalid_argument. Every node this client
+  /// creates, parents included, gets `credentials.acl`.
   expected<unit> connect(const std::string& connect_string,
                          std::chrono::milliseconds session_timeout,
-                         std::chrono::milliseconds connect_timeout = std::chrono::seconds(10));
+                         std::chrono::milliseconds connect_timeout = std::chrono::seconds(10),
+                         zookeeper_credentials credentials = {});
 
   /// Ends the session (its ephemeral nodes go at once) and joins the C client's threads. Bounded:
   /// with a hung server it waits for at most a few seconds. Idempotent. No callback runs after it.

@@ -264,3 +264,32 @@ TEST_CASE("a three-server ensemble keeps serving when its leader is killed") {
     serving += zk.mode(i).empty() ? 0 : 1;
   CHECK(serving == 2);
 }
+
+TEST_CASE("the creator ACL needs a well-formed digest, and errors never show it") {
+  zookeeper_server zk;
+  using flint::ha::zookeeper_acl;
+  for (const std::string digest : {"", "no-colon-secret", ":secret-without-user"}) {
+    CAPTURE(digest);
+    zookeeper_client client(flint::make_endpoint_logger("zookeeper"));
+    auto r = client.connect(zk.connect_string(), 4s, 10s, {zookeeper_acl::creator, digest});
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == errc::invalid_argument);
+    if (!digest.empty())
+      CHECK(r.error().message.find(digest) == std::string::npos);
+    CHECK(client.state() == zookeeper_connection_state::disconnected);
+  }
+  // With a digest, nodes (and the parents made for them) are the creator's alone.
+  zookeeper_client owner(flint::make_endpoint_logger("zookeeper"));
+  REQUIRE(owner.connect(zk.connect_string(), 4s, 10s, {zookeeper_acl::creator, "flint:pw"}));
+  REQUIRE(owner.create("/owned/a/b", "x", {.create_parents = true}).has_value());
+  auto stranger = connected_client(zk);
+  for (const auto* node : {"/owned", "/owned/a", "/owned/a/b"}) {
+    CAPTURE(node);
+    auto set = stranger->set(node, "y");
+    REQUIRE_FALSE(set.has_value());
+    CHECK(set.error().code == errc::rejected);
+  }
+  REQUIRE_FALSE(stranger->remove("/owned/a/b").has_value());
+  CHECK(owner.get("/owned/a/b")->data == "x");
+  REQUIRE(owner.remove("/owned/a/b").has_value());
+}

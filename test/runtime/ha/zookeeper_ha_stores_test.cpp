@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <thread>
 
@@ -55,6 +56,24 @@ std::vector<std::string> sorted_children(zookeeper_client& client, const std::st
 void write_text(const std::filesystem::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// A client as a Flint process with `high-availability.zookeeper.client.acl: creator` has it.
+std::shared_ptr<zookeeper_client> creator_client(const std::string& digest = "flint:s3cret") {
+  auto client = std::make_shared<zookeeper_client>(flint::make_endpoint_logger("zookeeper"));
+  auto r = client->connect(server().connect_string(), 4s, 10s, {zookeeper_acl::creator, digest});
+  REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+  return client;
+}
+
+void check_not_authorised(const flint::error& e) {
+  CHECK(e.code == errc::rejected);
+  CHECK_MESSAGE(e.message.find("not authorised") != std::string::npos, e.message);
 }
 
 } // namespace
@@ -210,30 +229,37 @@ TEST_CASE("two zookeeper counters on one path from two clients never return the 
 
 TEST_CASE("the zookeeper completed checkpoint store names children by 19-digit ids") {
   auto client = connected_client();
+  temporary_directory tmp;
   const std::string path = "/checkpoints-contract/jobs/j/checkpoints";
-  zookeeper_completed_checkpoint_store store(client, path, flint::make_endpoint_logger("ha"));
+  zookeeper_completed_checkpoint_store store(client, path, tmp.path(),
+                                             flint::make_endpoint_logger("ha"));
   flint::test::check_completed_checkpoint_store(store);
   CHECK(zookeeper_completed_checkpoint_store::checkpoint_id_to_name(42) == "0000000000000000042");
   CHECK(sorted_children(*client, path)
         == std::vector<std::string>{"0000000000000000001", "0000000000000000010",
                                     "0000000000000000100"});
-  CHECK(client->get(path + "/0000000000000000010")->data == "/other/chk-10/_metadata");
+  // The node names a file in the storage directory; the file holds the metadata path.
+  CHECK(store.file_of(10) == tmp.path() / "0000000000000000010");
+  CHECK(client->get(path + "/0000000000000000010")->data == store.file_of(10).string());
+  CHECK(read_text(store.file_of(10)) == "/other/chk-10/_metadata");
 
   // A new JobMaster (another client) sees the same checkpoints.
-  zookeeper_completed_checkpoint_store again(connected_client(), path,
+  zookeeper_completed_checkpoint_store again(connected_client(), path, tmp.path(),
                                              flint::make_endpoint_logger("ha"));
   CHECK(*again.checkpoints() == *store.checkpoints());
 }
 
 TEST_CASE("children with empty or garbage data or names are skipped by checkpoints") {
   auto client = connected_client();
+  temporary_directory tmp;
   const std::string path = "/checkpoints-garbage/jobs/j/checkpoints";
-  zookeeper_completed_checkpoint_store store(client, path, flint::make_endpoint_logger("ha"));
+  zookeeper_completed_checkpoint_store store(client, path, tmp.path(),
+                                             flint::make_endpoint_logger("ha"));
   REQUIRE(store.add({7, "/ckpt/chk-7/_metadata"}).has_value());
   REQUIRE(client->create(path + "/0000000000000000008", "").has_value());
   REQUIRE(client->create(path + "/0000000000000000009", std::string("\0\x01\xff", 3)).has_value());
   REQUIRE(client->create(path + "/not-a-checkpoint", "/x").has_value());
-  REQUIRE(client->create(path + "/12", "/ckpt/chk-12/_metadata").has_value());
+  REQUIRE(client->create(path + "/12", (tmp.path() / "12").string()).has_value());
   REQUIRE(store.add({11, "/ckpt/chk-11/_metadata"}).has_value());
   auto all = store.checkpoints();
   REQUIRE_MESSAGE(all.has_value(), all.error().to_string());
@@ -248,8 +274,9 @@ TEST_CASE("children with empty or garbage data or names are skipped by checkpoin
 
 TEST_CASE("a suspended shutdown keeps checkpoints and counter and a terminal one removes the job") {
   auto client = connected_client();
+  temporary_directory tmp;
   const std::string job = "/checkpoints-shutdown/jobs/j";
-  zookeeper_completed_checkpoint_store store(client, job + "/checkpoints",
+  zookeeper_completed_checkpoint_store store(client, job + "/checkpoints", tmp.path() / "j",
                                              flint::make_endpoint_logger("ha"));
   zookeeper_checkpoint_id_counter counter(client, job + "/checkpoint_id_counter");
   for (std::int64_t id : std::initializer_list<std::int64_t>{1, 2, 3}) {
@@ -265,6 +292,7 @@ TEST_CASE("a suspended shutdown keeps checkpoints and counter and a terminal one
   // The store goes first: the job's node stays while the counter is there.
   REQUIRE(store.shutdown(true).has_value());
   CHECK_FALSE(exists(*client, job + "/checkpoints"));
+  CHECK_FALSE(std::filesystem::exists(tmp.path() / "j"));
   CHECK(exists(*client, job));
   CHECK(store.checkpoints()->empty());
   REQUIRE(counter.shutdown(true).has_value());
@@ -298,7 +326,11 @@ TEST_CASE("the zookeeper factory lays out nodes and files under the cluster") {
   CHECK(client->get(cluster + "/jobs/" + job.to_string() + "/checkpoint_id_counter")->data == "2");
   auto checkpoints = stores->completed_checkpoints(job);
   REQUIRE(checkpoints->add({1, "/ckpt/chk-1/_metadata"}).has_value());
-  CHECK(exists(*client, cluster + "/jobs/" + job.to_string() + "/checkpoints/0000000000000000001"));
+  auto checkpoint_file =
+    tmp.path() / "c1" / "completed_checkpoints" / job.to_string() / "0000000000000000001";
+  CHECK(client->get(cluster + "/jobs/" + job.to_string() + "/checkpoints/0000000000000000001")->data
+        == checkpoint_file.string());
+  CHECK(read_text(checkpoint_file) == "/ckpt/chk-1/_metadata");
 
   // The same cluster through a second factory (a new leader) sees it all.
   auto next = make_zookeeper_ha_stores(connected_client(), {"/factory-root", "c1", tmp.path()},
@@ -315,4 +347,146 @@ TEST_CASE("the zookeeper factory lays out nodes and files under the cluster") {
   CHECK(sorted_children(*client, cluster + "/jobs").empty());
   CHECK(sorted_children(*client, cluster + "/jobgraphs").empty());
   CHECK_FALSE(std::filesystem::exists(tmp.path() / "c1" / "job_graphs" / job.to_string()));
+  CHECK_FALSE(std::filesystem::exists(checkpoint_file));
+}
+
+TEST_CASE("with the creator ACL a client without the digest can neither change nor delete "
+          "Flint's nodes, and Flint's own sessions still can") {
+  temporary_directory tmp;
+  auto stores = make_zookeeper_ha_stores(creator_client(), {"/acl-root", "c1", tmp.path()},
+                                         flint::make_endpoint_logger("ha"));
+  job_id job{0x77, 0x77};
+  REQUIRE(stores->job_graphs().put(flint::test::sample_job_graph(job)).has_value());
+  auto counter = stores->checkpoint_id_counter(job);
+  REQUIRE(*counter->get_and_increment() == 1);
+  auto checkpoints = stores->completed_checkpoints(job);
+  REQUIRE(checkpoints->add({1, "/ckpt/chk-1/_metadata"}).has_value());
+  const std::string cluster = "/acl-root/c1";
+  const std::string graph_node = cluster + "/jobgraphs/" + job.to_string();
+  const std::string job_node = cluster + "/jobs/" + job.to_string();
+  const std::string checkpoint_node = job_node + "/checkpoints/0000000000000000001";
+  const std::string counter_node = job_node + "/checkpoint_id_counter";
+
+  for (auto stranger : {connected_client(), creator_client("mallory:guess")}) {
+    for (const auto& node : {std::string("/acl-root"), cluster, graph_node, checkpoint_node,
+                             counter_node}) {
+      CAPTURE(node);
+      auto set = stranger->set(node, "/etc/passwd");
+      REQUIRE_FALSE(set.has_value());
+      check_not_authorised(set.error());
+    }
+    for (const auto& node : {graph_node, checkpoint_node, counter_node}) {
+      CAPTURE(node);
+      auto removed = stranger->remove(node);
+      REQUIRE_FALSE(removed.has_value());
+      check_not_authorised(removed.error());
+    }
+    auto planted = stranger->create(cluster + "/jobgraphs/" + job_id{1, 2}.to_string(), "/x");
+    REQUIRE_FALSE(planted.has_value());
+    check_not_authorised(planted.error());
+    // Not even readable: the pointers name files in the storage directory.
+    auto read = stranger->get(graph_node);
+    REQUIRE_FALSE(read.has_value());
+    check_not_authorised(read.error());
+  }
+
+  // Another session with the same digest (a new leader) reads, writes and removes as before.
+  auto next = make_zookeeper_ha_stores(creator_client(), {"/acl-root", "c1", tmp.path()},
+                                       flint::make_endpoint_logger("ha"));
+  CHECK(*next->job_graphs().recover(job) == flint::test::sample_job_graph(job));
+  CHECK(*next->checkpoint_id_counter(job)->get() == 2);
+  auto recovered = next->completed_checkpoints(job)->checkpoints();
+  REQUIRE_MESSAGE(recovered.has_value(), recovered.error().to_string());
+  CHECK(*recovered == std::vector<checkpoint_pointer>{{1, "/ckpt/chk-1/_metadata"}});
+  REQUIRE(next->completed_checkpoints(job)->shutdown(true).has_value());
+  REQUIRE(next->checkpoint_id_counter(job)->shutdown(true).has_value());
+  REQUIRE(next->job_graphs().remove(job).has_value());
+  CHECK(next->job_graphs().job_ids()->empty());
+}
+
+TEST_CASE("a job graph pointer outside the storage directory is refused and its file is neither "
+          "read nor deleted") {
+  auto client = connected_client();
+  temporary_directory tmp;
+  const auto storage = tmp.path() / "ha";
+  zookeeper_job_graph_store store(client, "/graphs-outside/jobgraphs", storage,
+                                  flint::make_endpoint_logger("ha"));
+  job_id job{0x55, 0x55};
+  REQUIRE(store.put(flint::test::sample_job_graph(job)).has_value());
+  // Files an attacker with write access to ZooKeeper would like the JobManager to read or
+  // delete; each even holds a valid graph of this very job.
+  const auto victim = tmp.path() / "victim";
+  const auto sibling = tmp.path() / "ha-other" / "victim";
+  std::filesystem::create_directories(sibling.parent_path());
+  std::filesystem::copy_file(store.file_of(job), victim);
+  std::filesystem::copy_file(store.file_of(job), sibling);
+  const auto content = read_text(victim);
+  const auto node = store.node_of(job);
+
+  for (const auto& pointer : {victim.string(), "file://" + victim.string(),
+                              "file://localhost" + victim.string(), "file:" + victim.string(),
+                              (storage / ".." / "victim").string(),
+                              "file://" + (storage / "job_graphs" / ".." / ".." / "victim").string(),
+                              sibling.string(), std::string("victim"), storage.string(),
+                              std::string("/etc/passwd")}) {
+    CAPTURE(pointer);
+    REQUIRE(client->set(node, pointer).has_value());
+    auto recovered = store.recover(job);
+    REQUIRE_FALSE(recovered.has_value());
+    CHECK(recovered.error().code == errc::rejected);
+    CHECK(recovered.error().message.find(pointer) != std::string::npos);
+    CHECK(recovered.error().message.find(job.to_string()) != std::string::npos);
+    CHECK((recovered.error().message.find("outside") != std::string::npos
+           || recovered.error().message.find("not a path") != std::string::npos));
+  }
+
+  // Inside the storage directory a file: URI is as good as a plain path.
+  REQUIRE(client->set(node, "file://" + store.file_of(job).string()).has_value());
+  CHECK(*store.recover(job) == flint::test::sample_job_graph(job));
+
+  // Removing the job removes its node and its own file, never the file pointed to.
+  REQUIRE(client->set(node, "file://" + (storage / ".." / "victim").string()).has_value());
+  REQUIRE(store.remove(job).has_value());
+  CHECK_FALSE(exists(*client, node));
+  CHECK_FALSE(std::filesystem::exists(store.file_of(job)));
+  CHECK(read_text(victim) == content);
+  CHECK(read_text(sibling) == content);
+}
+
+TEST_CASE("a checkpoint pointer outside the storage directory fails the listing and its file is "
+          "neither read nor deleted") {
+  auto client = connected_client();
+  temporary_directory tmp;
+  const auto storage = tmp.path() / "ha" / "j";
+  const std::string path = "/checkpoints-outside/jobs/j/checkpoints";
+  zookeeper_completed_checkpoint_store store(client, path, storage,
+                                             flint::make_endpoint_logger("ha"));
+  REQUIRE(store.add({1, "/ckpt/chk-1/_metadata"}).has_value());
+  REQUIRE(store.add({2, "/ckpt/chk-2/_metadata"}).has_value());
+  // Holds a metadata path, as the store's own files do: read, it would restore from there.
+  const auto victim = tmp.path() / "victim";
+  write_text(victim, "/attacker/chk-99/_metadata");
+  const auto node = path + "/" + zookeeper_completed_checkpoint_store::checkpoint_id_to_name(2);
+
+  for (const auto& pointer : {victim.string(), "file://" + victim.string(),
+                              (storage / ".." / ".." / "victim").string()}) {
+    CAPTURE(pointer);
+    REQUIRE(client->set(node, pointer).has_value());
+    auto listed = store.checkpoints();
+    // Not skipped: that would silently restore the older checkpoint 1.
+    REQUIRE_FALSE(listed.has_value());
+    CHECK(listed.error().code == errc::rejected);
+    CHECK(listed.error().message.find(pointer) != std::string::npos);
+  }
+
+  REQUIRE(store.remove(2).has_value());
+  CHECK_FALSE(exists(*client, node));
+  CHECK_FALSE(std::filesystem::exists(store.file_of(2)));
+  CHECK(read_text(victim) == "/attacker/chk-99/_metadata");
+  CHECK(*store.checkpoints() == std::vector<checkpoint_pointer>{{1, "/ckpt/chk-1/_metadata"}});
+
+  REQUIRE(client->set(path + "/0000000000000000001", victim.string()).has_value());
+  REQUIRE(store.shutdown(true).has_value());
+  CHECK_FALSE(exists(*client, path));
+  CHECK(read_text(victim) == "/attacker/chk-99/_metadata");
 }
