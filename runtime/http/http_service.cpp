@@ -5,12 +5,13 @@
 #include <chrono>
 #include <thread>
 
-#include <httplib.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "runtime/http/httplib.hpp"
 
 namespace flint::http {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -10,12 +11,12 @@
 #include <sstream>
 #include <thread>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/http/http_service.hpp"
+#include "runtime/http/httplib.hpp"
 #include "runtime/rest/rest_json.hpp"
 #include "runtime/rest/web_assets.hpp"
 
@@ -40,6 +41,45 @@ void reply(httplib::Response& res, int status, std::string body) {
 
 void fail(httplib::Response& res, int status, const std::string& message) {
   reply(res, status, errors_json(message));
+}
+
+/// A request that only reads: what stays open when changes are refused.
+bool is_read(const std::string& method) {
+  return method == "GET" || method == "HEAD" || method == "OPTIONS";
+}
+
+/// The request announces a body (which a refusal leaves unread).
+bool carries_body(const httplib::Request& req) {
+  if (req.has_header("Transfer-Encoding"))
+    return true;
+  auto length = req.get_header_value("Content-Length");
+  return !length.empty() && length.find_first_not_of('0') != std::string::npos;
+}
+
+/// Refuses `req` before its body is read. A body that was announced stays unread in the
+/// connection, where it would be taken for the next request: the connection ends with the
+/// answer. (httplib decides keep-alive from the request alone; a content provider that returns
+/// false once it has written everything is the one way a handler can end the connection.)
+void refuse(const httplib::Request& req, httplib::Response& res, int status,
+            const std::string& message) {
+  if (!carries_body(req))
+    return fail(res, status, message);
+  auto body = std::make_shared<const std::string>(errors_json(message));
+  res.status = status;
+  res.set_header("Connection", "close");
+  res.set_content_provider(body->size(), json_type,
+                           [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             sink.write(body->data() + offset, length);
+                             return false;
+                           });
+}
+
+/// Who asked, for the log: the peer's address and, with mutual TLS, its certificate's subject.
+std::string client_of(const httplib::Request& req) {
+  auto who = req.remote_addr + ":" + std::to_string(req.remote_port);
+  if (auto subject = verified_client(req.ssl); !subject.empty())
+    who += " (" + subject + ")";
+  return who;
 }
 
 /// The status code of a gateway error, as Flink's handlers map their exceptions.
@@ -107,6 +147,9 @@ struct rest_server::impl {
   std::shared_ptr<spdlog::logger> log;
   std::unique_ptr<http::http_service> service;
 
+  /// Why a call that changes something is refused (403); empty when changes are open.
+  std::string changes_refused;
+
   /// Savepoints asked through REST (Flink's asynchronous operations): by trigger id.
   struct savepoint_operation {
     graph::job_id job;
@@ -114,10 +157,53 @@ struct rest_server::impl {
     std::string location;
     std::string failure;
   };
+  /// The thread that waits for a job's pending savepoint: at most one per job, so that no
+  /// number of requests can hold more threads than there are jobs. It ends with its savepoint
+  /// and is joined by the next trigger or by stop().
+  struct savepoint_waiter {
+    std::string trigger;
+    std::thread thread;
+    bool done = false;
+  };
+  /// Completed operations whose results are kept for GET (Flink keeps them for
+  /// rest.async.store-duration; here the newest ones): older results are forgotten.
+  static constexpr std::size_t kept_savepoint_results = 1024;
   std::mutex mutex;
   std::map<std::string, savepoint_operation> savepoints;
-  std::vector<std::thread> savepoint_threads;
+  std::deque<std::string> completed_savepoints;
+  std::map<graph::job_id, savepoint_waiter> savepoint_waiters;
   std::atomic<bool> stopping{false};
+
+  /// Joins the waiters whose savepoint is done (each has only its return left). Under `mutex`.
+  void reap_savepoint_waiters() {
+    for (auto i = savepoint_waiters.begin(); i != savepoint_waiters.end();) {
+      if (!i->second.done) {
+        ++i;
+        continue;
+      }
+      if (i->second.thread.joinable())
+        i->second.thread.join();
+      i = savepoint_waiters.erase(i);
+    }
+  }
+
+  /// False (and `res` answered) for a request refused before routing: one without the verified
+  /// client certificate mutual TLS asks for, or one that changes something while changes are
+  /// refused.
+  bool admit(const httplib::Request& req, httplib::Response& res) {
+    if (options.tls.authenticates() && verified_client(req.ssl).empty()) {
+      refuse(req, res, 401, "This REST endpoint requires a client certificate its truststore "
+                            "(security.ssl.rest.truststore) signed.");
+      return false;
+    }
+    if (changes_refused.empty() || is_read(req.method))
+      return true;
+    log->warn("Refused {} {} from {}: REST serves reads only (security.ssl.internal.enabled is "
+              "on and REST does not authenticate its clients).",
+              req.method, req.path, client_of(req));
+    refuse(req, res, 403, req.method + " " + req.path + " is refused: " + changes_refused);
+    return false;
+  }
 
   expected<job_view> job(const graph::job_id& id) {
     auto report = cluster->job_status(id);
@@ -301,7 +387,9 @@ void rest_server::impl::run(const httplib::Request& req, httplib::Response& res)
 
 void rest_server::impl::routes(httplib::Server& s) {
   s.Get("/config", [this](const httplib::Request&, httplib::Response& res) {
-    reply(res, 200, dashboard_config_json(options.submit_enabled, options.refresh_interval_ms));
+    reply(res, 200,
+          dashboard_config_json(options.submit_enabled && changes_refused.empty(),
+                                options.refresh_interval_ms));
   });
   s.Get("/overview", [this](const httplib::Request&, httplib::Response& res) {
     auto jobs = cluster->list_jobs();
@@ -384,7 +472,7 @@ void rest_server::impl::routes(httplib::Server& s) {
       return fail(res, 400,
                   "Bad request, could not parse parameters: invalid mode '" + mode
                     + "' (only 'cancel' is supported).");
-    log->info("Cancelling job {} as a REST client asked.", id->to_string());
+    log->info("Cancelling job {} as a REST client ({}) asked.", id->to_string(), client_of(req));
     if (auto ok = cluster->cancel_job(*id); !ok)
       return fail(res, ok.error());
     reply(res, 202, "{}");
@@ -419,8 +507,19 @@ void rest_server::impl::routes(httplib::Server& s) {
         std::lock_guard<std::mutex> lock(mutex);
         if (stopping)
           return fail(res, 503, "The REST endpoint is shutting down.");
+        reap_savepoint_waiters();
+        if (auto pending = savepoint_waiters.find(*id); pending != savepoint_waiters.end())
+          return fail(res, 409,
+                      "A savepoint of job " + id->to_string()
+                        + " is already in progress (trigger id " + pending->second.trigger
+                        + "); wait for it (GET /jobs/" + id->to_string() + "/savepoints/"
+                        + pending->second.trigger + ") before triggering another.");
+        log->info("Triggering a savepoint of job {} (trigger id {}) as a REST client ({}) asked.",
+                  id->to_string(), trigger, client_of(req));
         savepoints[trigger] = savepoint_operation{*id, false, {}, {}};
-        savepoint_threads.emplace_back([this, trigger, job = *id, target, stop] {
+        auto& waiter = savepoint_waiters[*id];
+        waiter.trigger = trigger;
+        waiter.thread = std::thread([this, trigger, job = *id, target, stop] {
           auto path = cluster->trigger_savepoint(job, target, stop);
           std::lock_guard<std::mutex> lock(mutex);
           auto& op = savepoints[trigger];
@@ -429,6 +528,12 @@ void rest_server::impl::routes(httplib::Server& s) {
             op.location = *path;
           else
             op.failure = path.error().message;
+          completed_savepoints.push_back(trigger);
+          while (completed_savepoints.size() > kept_savepoint_results) {
+            savepoints.erase(completed_savepoints.front());
+            completed_savepoints.pop_front();
+          }
+          savepoint_waiters[job].done = true;
         });
       }
       reply(res, 202, json{{"request-id", trigger}}.dump());
@@ -540,7 +645,28 @@ expected<std::unique_ptr<rest_server>> rest_server::start(rest_options options,
   m.options = std::move(options);
   m.cluster = std::move(cluster);
   m.log = std::move(log);
-  auto server = std::make_unique<httplib::Server>();
+  if (m.options.internal_tls && !m.options.tls.authenticates())
+    m.changes_refused =
+      "security.ssl.internal.enabled is true, so only authenticated clients may change the "
+      "cluster, and this REST endpoint does not authenticate its clients. Reads stay open. To "
+      "cancel, stop, savepoint or submit through REST, set security.ssl.rest.enabled: true and "
+      "security.ssl.rest.authentication-enabled: true with security.ssl.rest.keystore and "
+      "security.ssl.rest.truststore (PEM); or use the flint CLI, which speaks mutual TLS.";
+  std::unique_ptr<httplib::Server> server;
+  if (m.options.tls.enabled) {
+    error setup_failure = make_error(errc::internal, "cannot set up TLS for the REST endpoint");
+    auto tls_server = std::make_unique<httplib::SSLServer>([&](SSL_CTX& ctx) {
+      auto ok = configure_server_context(ctx, m.options.tls);
+      if (!ok)
+        setup_failure = ok.error();
+      return ok.has_value();
+    });
+    if (!tls_server->is_valid())
+      return setup_failure;
+    server = std::move(tls_server);
+  } else {
+    server = std::make_unique<httplib::Server>();
+  }
   // httplib serves a connection on one thread for as long as it is kept alive, and a slow or
   // half-open client holds its thread until the read times out: enough threads for a hundred
   // dashboards or scripts at once (flint-bench rest), and short keep-alives so that idle
@@ -554,8 +680,20 @@ expected<std::unique_ptr<rest_server>> rest_server::start(rest_options options,
   server->set_tcp_nodelay(true);
   server->set_payload_max_length(static_cast<std::size_t>(m.options.max_content_length));
   auto* self = &m;
+  // Judged on the request line and headers, before any body is read: curl's
+  // "Expect: 100-continue" is answered with the refusal, so its body is never sent; otherwise
+  // the pre-routing handler runs before httplib reads the body.
+  server->set_expect_100_continue_handler(
+    [self](const httplib::Request& req, httplib::Response& res) {
+      return self->admit(req, res) ? 100 : res.status;
+    });
+  server->set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
+    return self->admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                                 : httplib::Server::HandlerResponse::Handled;
+  });
   server->set_error_handler([self](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty())
+    // Already answered (a body, or a refusal's content provider).
+    if (!res.body.empty() || res.has_header("Content-Type"))
       return;
     if (res.status == 413)
       fail(res, 413,
@@ -602,11 +740,15 @@ void rest_server::stop() {
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->stopping = true;
-    threads.swap(impl_->savepoint_threads);
+    for (auto& [job, waiter] : impl_->savepoint_waiters)
+      threads.push_back(std::move(waiter.thread));
   }
+  // Without the lock: a waiter takes it to record its result.
   for (auto& t : threads)
     if (t.joinable())
       t.join();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->savepoint_waiters.clear();
 }
 
 rest_server::~rest_server() {

@@ -3,6 +3,11 @@
 /// shapes over a cluster_view, the dashboard's files at `/`, and job library uploads. Errors
 /// are Flink's `{"errors": [...]}` with its status codes. Its own threads (cpp-httplib); no CAF
 /// here: the cluster_view asks the gateways.
+///
+/// REST follows the cluster's rule: with `security.ssl.internal.enabled` only an authenticated
+/// client may change anything, so unless the endpoint itself authenticates its clients (mutual
+/// TLS, `security.ssl.rest.authentication-enabled`) every call but a read (GET, HEAD, OPTIONS)
+/// answers 403, judged by its method before its body is read.
 
 #include <cstdint>
 #include <filesystem>
@@ -15,6 +20,7 @@
 
 #include "runtime/common/expected.hpp"
 #include "runtime/rest/cluster_view.hpp"
+#include "runtime/rest/rest_tls.hpp"
 
 namespace flint::rest {
 
@@ -36,6 +42,11 @@ struct rest_options {
   std::int64_t refresh_interval_ms = 3000;
   /// `heartbeat.interval`: a heartbeat older than twice this is overdue in the "why" view.
   std::int64_t heartbeat_interval_ms = 10000;
+  /// `security.ssl.rest.*`: HTTPS, and with authentication mutual TLS.
+  rest_tls_options tls;
+  /// `security.ssl.internal.enabled`: without `tls.authenticates()` the endpoint serves reads
+  /// only (every other call answers 403, naming the keys to set).
+  bool internal_tls = false;
 };
 
 class rest_server {
@@ -48,7 +59,7 @@ public:
   rest_server& operator=(const rest_server&) = delete;
 
   std::uint16_t port() const noexcept;
-  /// Stops serving and waits for the threads (and any savepoint still asked). Idempotent.
+  /// Stops serving and waits for the threads (and any savepoint still pending). Idempotent.
   void stop();
 
 private:
