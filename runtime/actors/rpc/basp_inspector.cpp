@@ -10,7 +10,9 @@ namespace {
 constexpr const char* operation_names[] = {"server_handshake", "client_handshake", "direct_message",
                                            "routed_message",   "monitor_message",  "down_message",
                                            "heartbeat"};
+constexpr std::uint8_t server_handshake = 0;
 constexpr std::uint8_t client_handshake = 1;
+constexpr std::uint8_t routed_message = 3;
 constexpr std::uint8_t last_operation = 6;
 
 std::uint64_t big_endian(const std::uint8_t* p, std::size_t n) {
@@ -57,6 +59,10 @@ std::optional<std::string> basp_inspector::feed(const void* data, std::size_t n)
   while (n > 0) {
     if (payload_left_ > 0) {
       auto take = static_cast<std::size_t>(std::min<std::uint64_t>(payload_left_, n));
+      if (in_handshake_ && handshake_payload_.size() < kept_handshake_payload) {
+        auto keep = std::min(take, kept_handshake_payload - handshake_payload_.size());
+        handshake_payload_.insert(handshake_payload_.end(), p, p + keep);
+      }
       payload_left_ -= take;
       p += take;
       n -= take;
@@ -109,6 +115,15 @@ std::optional<std::string> basp_inspector::check_header() {
   if (op > last_operation || !fields_valid(op, payload_len_, data, source, dest))
     return "it sent an invalid frame header " + describe(h, header_size) + " after "
       + std::to_string(frames_) + " good frames";
+  // A peer that connected to us sends one client handshake and never a server's: whatever it
+  // claims for another one is bounded as before its handshake.
+  if ((op == server_handshake || op == client_handshake) && payload_len_ > max_handshake_payload)
+    return std::string("it sent a ") + operation_names[op] + " frame claiming "
+      + std::to_string(payload_len_) + " bytes (at most " + std::to_string(max_handshake_payload)
+      + ")";
+  if (op == routed_message && refuse_routed_)
+    return "it may only call this node (a client certificate's connection) but sent a routed "
+           "message";
   if (payload_len_ > max_payload_)
     return "it sent a frame of " + std::to_string(payload_len_)
       + " bytes, more than rpc.max-frame-size allows (" + std::to_string(max_payload_)
