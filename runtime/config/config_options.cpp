@@ -269,6 +269,20 @@ const config_option<std::int64_t> high_availability_zookeeper_max_retry_attempts
   "high-availability.zookeeper.client.max-retry-attempts", 3,
   "Attempts to connect to ZooKeeper before giving up.",
   [](const std::int64_t& v) -> const char* { return v >= 1 ? nullptr : "must be at least 1"; }};
+const config_option<std::string> high_availability_zookeeper_client_acl{
+  "high-availability.zookeeper.client.acl", std::string("open"),
+  "The ACL of the nodes Flint creates in ZooKeeper: open (anyone may change them, Flink's "
+  "default) or creator (only sessions authenticated with the same digest, from "
+  "high-availability.zookeeper.client.digest-file).",
+  [](const std::string& v) -> const char* {
+    return lower(v) == "open" || lower(v) == "creator" ? nullptr : "must be open or creator";
+  }};
+const config_option<std::filesystem::path> high_availability_zookeeper_client_digest_file{
+  "high-availability.zookeeper.client.digest-file", std::nullopt,
+  "A file holding user:password for ZooKeeper's digest authentication (where Flink logs in "
+  "through SASL/JAAS); required with the creator ACL, the same on every node; readable by the "
+  "Flint user only.",
+  nullptr};
 
 const config_option<bool> security_ssl_internal_enabled{
   "security.ssl.internal.enabled", false,
@@ -420,6 +434,8 @@ const std::vector<option_info>& all() {
     info<high_availability_zookeeper_connection_timeout>(),
     info<high_availability_zookeeper_retry_wait>(),
     info<high_availability_zookeeper_max_retry_attempts>(),
+    info<high_availability_zookeeper_client_acl>(),
+    info<high_availability_zookeeper_client_digest_file>(),
     info<high_availability_jobmanager_port>(),
     info<security_ssl_internal_enabled>(),
     info<security_ssl_internal_keystore>(),

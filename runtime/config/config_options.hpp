@@ -93,6 +93,11 @@ extern const config_option<duration> high_availability_zookeeper_retry_wait;
 extern const config_option<std::int64_t> high_availability_jobmanager_port;
 /// Attempts to connect to ZooKeeper before giving up.
 extern const config_option<std::int64_t> high_availability_zookeeper_max_retry_attempts;
+/// Flink's ZooKeeper ACL mode for the nodes Flint creates: open (default) or creator.
+extern const config_option<std::string> high_availability_zookeeper_client_acl;
+/// A file holding "user:password" for ZooKeeper's digest scheme (Flint's stand-in for Flink's
+/// SASL login); required with the creator ACL. The secret never enters the configuration.
+extern const config_option<std::filesystem::path> high_availability_zookeeper_client_digest_file;
 
 /// Mutual TLS on every connection of nodes and clients.
 extern const config_option<bool> security_ssl_internal_enabled;

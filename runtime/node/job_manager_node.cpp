@@ -150,7 +150,7 @@ struct job_manager_node::impl {
     leader::zookeeper_ha_config config;
     config.root = h.root;
     config.cluster_id = h.cluster_id;
-    config.suspended_grace = h.session_timeout;
+    config.suspended_grace = leadership_grace(*zookeeper, h, log);
     config.advertised_host = s.rpc_address;
     config.advertised_port = port;
     config.system = system.get();

@@ -124,7 +124,7 @@ expected<high_availability_settings> read_high_availability_settings(
   const config::configuration& cfg) {
   high_availability_settings s;
   error err;
-  std::string type, legacy, cluster_id;
+  std::string type, legacy, cluster_id, acl;
   config::duration session{}, connection{}, wait{};
   std::int64_t attempts = 0;
   if (!read(cfg, opt::high_availability_type, type, err)
@@ -136,7 +136,10 @@ expected<high_availability_settings> read_high_availability_settings(
       || !read(cfg, opt::high_availability_zookeeper_session_timeout, session, err)
       || !read(cfg, opt::high_availability_zookeeper_connection_timeout, connection, err)
       || !read(cfg, opt::high_availability_zookeeper_retry_wait, wait, err)
-      || !read(cfg, opt::high_availability_zookeeper_max_retry_attempts, attempts, err))
+      || !read(cfg, opt::high_availability_zookeeper_max_retry_attempts, attempts, err)
+      || !read(cfg, opt::high_availability_zookeeper_client_acl, acl, err)
+      || !read_optional(cfg, opt::high_availability_zookeeper_client_digest_file, s.digest_file,
+                        err))
     return err;
   // The newer key wins when both are set, as in Flink.
   if (!cfg.get_raw(opt::high_availability_type.key) && !legacy.empty())
@@ -161,6 +164,13 @@ expected<high_availability_settings> read_high_availability_settings(
     return make_error(errc::invalid_argument,
                       "high-availability.type is ZOOKEEPER but high-availability.zookeeper.quorum "
                       "is not set (host:port,host:port)");
+  s.acl = config::lower(acl) == "creator" ? ha::zookeeper_acl::creator : ha::zookeeper_acl::open;
+  if (s.zookeeper && s.acl == ha::zookeeper_acl::creator && s.digest_file.empty())
+    return make_error(errc::invalid_argument,
+                      "high-availability.zookeeper.client.acl is creator but "
+                      "high-availability.zookeeper.client.digest-file is not set: only an "
+                      "authenticated ZooKeeper session can create nodes with the creator ACL "
+                      "(give a file holding user:password, the same on every node)");
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/config/configuration.hpp"
+#include "runtime/ha/zookeeper/zookeeper_client.hpp"
 #include "runtime/network/network_config.hpp"
 
 namespace flint::node {
@@ -32,6 +33,11 @@ struct high_availability_settings {
   std::chrono::milliseconds connection_timeout{15000};
   std::chrono::milliseconds retry_wait{5000};
   std::int32_t max_retry_attempts = 3;
+  /// `high-availability.zookeeper.client.acl`: the ACL of every node this process creates.
+  ha::zookeeper_acl acl = ha::zookeeper_acl::open;
+  /// `high-availability.zookeeper.client.digest-file`: "user:password" for the digest scheme,
+  /// read at connect (connect_zookeeper); set whenever `acl` is creator.
+  std::filesystem::path digest_file;
 };
 
 /// Settings both roles share.

@@ -212,7 +212,7 @@ expected<unit> task_manager_node::start() {
     leader::zookeeper_ha_config ha_config;
     ha_config.root = h.root;
     ha_config.cluster_id = h.cluster_id;
-    ha_config.suspended_grace = h.session_timeout;
+    ha_config.suspended_grace = leadership_grace(*m.zookeeper, h, logger());
     ha_config.system = m.system.get();
     auto zk_ha = std::make_unique<leader::zookeeper_ha_services>(m.zookeeper, ha_config, logger());
     m.job_manager_retrieval = std::make_unique<leader::zookeeper_leader_retrieval_service>(

@@ -472,3 +472,91 @@ TEST_CASE(
   tm1.reset();
   tm2.reset();
 }
+
+TEST_CASE("high-availability.zookeeper.client.acl creator without a digest file is a start-up "
+          "error naming both keys") {
+  config::configuration cfg;
+  cfg.set("high-availability.type", "zookeeper");
+  cfg.set("high-availability.zookeeper.quorum", "127.0.0.1:2181");
+  cfg.set("high-availability.storageDir", "/tmp/flint-ha");
+  cfg.set("high-availability.zookeeper.client.acl", "creator");
+  auto refused = node::read_high_availability_settings(cfg);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == errc::invalid_argument);
+  CHECK(refused.error().message.find("high-availability.zookeeper.client.acl")
+        != std::string::npos);
+  CHECK(refused.error().message.find("high-availability.zookeeper.client.digest-file")
+        != std::string::npos);
+  CHECK_FALSE(node::read_job_manager_settings(cfg).has_value());
+
+  cfg.set("high-availability.zookeeper.client.digest-file", "/etc/flint/zk-digest");
+  auto read = node::read_high_availability_settings(cfg);
+  REQUIRE_MESSAGE(read.has_value(), read.error().to_string());
+  CHECK(read->acl == ha::zookeeper_acl::creator);
+  CHECK(read->digest_file == "/etc/flint/zk-digest");
+  cfg.set("high-availability.zookeeper.client.acl", "world");
+  CHECK_FALSE(node::read_high_availability_settings(cfg).has_value());
+  // Flink's default stays open, and needs no digest.
+  config::configuration plain;
+  plain.set("high-availability.type", "zookeeper");
+  plain.set("high-availability.zookeeper.quorum", "127.0.0.1:2181");
+  CHECK(node::read_high_availability_settings(plain)->acl == ha::zookeeper_acl::open);
+}
+
+TEST_CASE("a cluster with the creator ACL elects, registers and runs a job while a client "
+          "without its digest cannot change its leader nodes") {
+  test::zookeeper_server zk;
+  temp_dir dir("creator");
+  auto h = ha_settings(zk, dir.path / "ha", "creator");
+  h.acl = ha::zookeeper_acl::creator;
+  h.digest_file = dir.path / "zk-digest";
+  write_text(h.digest_file, "flint:correct-horse\n");
+  std::filesystem::permissions(h.digest_file, std::filesystem::perms::owner_read
+                                                | std::filesystem::perms::owner_write);
+  const auto text = test::sample_text(16 * 1024);
+  write_text(dir.path / "input.txt", text);
+  auto p = wordcount(dir.path / "input.txt", dir.path / "output");
+  auto jm = start_jm(h, dir.path / "blobs");
+  REQUIRE(eventually([&] { return leads(*jm); }, 20s));
+  auto tm = start_tm(h, "tm-creator");
+  tm->streaming().add_program(p.stream, p.job);
+  REQUIRE(eventually([&] { return registered_task_managers(*jm) == 1; }, 20s));
+  auto submitted = submit(*jm, *p.job);
+  REQUIRE_MESSAGE(submitted.has_value(), submitted.error().to_string());
+  auto r = result(*jm, p.job->job_id);
+  REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
+  CHECK(r->status == graph::job_status::finished);
+
+  auto stranger = connect(zk);
+  const std::string info = "/flink/creator/leader/dispatcher/connection_info";
+  auto hijack = stranger->set(info, "evil\n127.0.0.1\n1\n" + std::string(32, '0'));
+  REQUIRE_FALSE(hijack.has_value());
+  CHECK(hijack.error().message.find("not authorised") != std::string::npos);
+  auto removed = stranger->remove(info);
+  REQUIRE_FALSE(removed.has_value());
+  CHECK(removed.error().message.find("not authorised") != std::string::npos);
+  CHECK(leads(*jm));
+  tm.reset();
+}
+
+TEST_CASE("a JobManager cut off from ZooKeeper gives up leadership after the session timeout "
+          "the server granted, not the one it asked for") {
+  // The test servers run with tickTime=500, so they grant at most 20 ticks (10 s): Flink's
+  // default of 60 s is asked for and 10 s is what the session gets. A leader that waited the
+  // configured 60 s would still act as leader long after the servers expired its session and
+  // another JobManager took over.
+  test::zookeeper_server zk;
+  temp_dir dir("negotiated");
+  auto h = ha_settings(zk, dir.path / "ha", "negotiated");
+  h.session_timeout = 60s;
+  auto jm = start_jm(h, dir.path / "blobs");
+  REQUIRE(eventually([&] { return leads(*jm); }, 20s));
+  auto id = jm->leader_id("dispatcher");
+  zk.stop(0);
+  auto cut_at = std::chrono::steady_clock::now();
+  REQUIRE(eventually([&] { return refused_as_not_leader(*jm, id); }, 30s));
+  auto lost_after = std::chrono::duration_cast<std::chrono::milliseconds>(
+    std::chrono::steady_clock::now() - cut_at);
+  MESSAGE("leadership given up " << lost_after.count() << " ms after ZooKeeper stopped");
+  CHECK(lost_after >= 9s);
+}
