@@ -339,6 +339,25 @@ const config_option<duration> rpc_handshake_timeout{
   "rpc.handshake-timeout", 10s,
   "An accepted connection whose RPC handshake has not arrived by then is closed.",
   positive_duration};
+const config_option<std::int64_t> rpc_max_connections_per_host{
+  "rpc.max-connections-per-host", 128,
+  "The most connections a node accepts at once from one peer address (loopback included) on "
+  "its RPC and data ports; one more is closed as it is accepted.",
+  positive};
+const config_option<duration> rpc_idle_timeout{
+  "rpc.idle-timeout", 0s,
+  "After its RPC handshake, an accepted connection that sent nothing for this long is closed; "
+  "0 never (the default: CAF's own heartbeats are off, and a data connection between stages or "
+  "a waiting client may stay silent for long).",
+  [](const duration& d) -> const char* { return d.count() >= 0 ? nullptr : "must not be negative"; }};
+const config_option<memory_size> rpc_max_incomplete_frames_size{
+  "rpc.max-incomplete-frames-size", memory_size{1u << 30},
+  "The payload bytes the incomplete frames of all accepted connections may claim at once (each "
+  "is allocated when its header arrives); a connection whose frame would pass it is closed. "
+  "Never less than one frame of rpc.max-frame-size.",
+  [](const memory_size& m) -> const char* {
+    return m.bytes >= 1 ? nullptr : "must be at least 1 b";
+  }};
 
 namespace {
 
@@ -444,6 +463,9 @@ const std::vector<option_info>& all() {
     info<security_ssl_internal_handshake_timeout>(),
     info<rpc_max_connections>(),
     info<rpc_handshake_timeout>(),
+    info<rpc_max_connections_per_host>(),
+    info<rpc_idle_timeout>(),
+    info<rpc_max_incomplete_frames_size>(),
     info<metrics_reporter_prom_factory_class>(),
     info<metrics_reporter_prom_port>(),
     info<rest_port>(),

@@ -112,6 +112,12 @@ extern const config_option<duration> security_ssl_internal_handshake_timeout;
 /// The most connections a node accepts at once (counted where the TLS handshake begins).
 extern const config_option<std::int64_t> rpc_max_connections;
 extern const config_option<duration> rpc_handshake_timeout;
+/// The most connections a node accepts at once from one peer address.
+extern const config_option<std::int64_t> rpc_max_connections_per_host;
+/// After its handshake, a connection that sent nothing this long is closed (0: never).
+extern const config_option<duration> rpc_idle_timeout;
+/// The payload bytes the incomplete frames of all accepted connections may claim at once.
+extern const config_option<memory_size> rpc_max_incomplete_frames_size;
 /// Flink's PrometheusReporter: on when its factory class is set, at its port (or range).
 extern const config_option<std::string> metrics_reporter_prom_factory_class;
 extern const config_option<std::string> metrics_reporter_prom_port;

@@ -208,6 +208,9 @@ expected<unit> job_manager_node::start() {
   m.caf_options.tls = s.tls;
   m.caf_options.inbound = s.inbound;
   rpc::configure_node(m.caf_config, m.caf_options);
+  // Every accepted connection passes the inbound guard: a node without it must not start.
+  if (auto ok = rpc::check_inbound_guard_live(); !ok)
+    return ok.error();
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);
   auto port = rpc::publish_locator(*m.system, m.locator, s.rpc_port, s.bind_host);

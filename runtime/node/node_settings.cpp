@@ -59,8 +59,9 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   std::string prom_factory;
   std::filesystem::path blob_dir;
   config::memory_size frame{};
-  config::duration handshake{};
-  std::int64_t max_connections = 0;
+  config::duration handshake{}, idle{};
+  std::int64_t max_connections = 0, max_per_host = 0;
+  config::memory_size incomplete{};
   if (!read(cfg, opt::heartbeat_interval, interval, err)
       || !read(cfg, opt::heartbeat_timeout, timeout, err)
       || !read(cfg, opt::heartbeat_rpc_failure_threshold, threshold, err)
@@ -72,6 +73,9 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
       || !read(cfg, opt::rpc_max_frame_size, frame, err)
       || !read(cfg, opt::rpc_max_connections, max_connections, err)
       || !read(cfg, opt::rpc_handshake_timeout, handshake, err)
+      || !read(cfg, opt::rpc_max_connections_per_host, max_per_host, err)
+      || !read(cfg, opt::rpc_idle_timeout, idle, err)
+      || !read(cfg, opt::rpc_max_incomplete_frames_size, incomplete, err)
       || !read_optional(cfg, opt::blob_storage_directory, blob_dir, err)
       || !read_optional(cfg, opt::metrics_reporter_prom_factory_class, prom_factory, err)
       || !read(cfg, opt::metrics_reporter_prom_port, s.prometheus_port, err))
@@ -88,6 +92,9 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   s.inbound = rpc::inbound_limits::for_frame_size(frame.bytes);
   s.inbound.max_connections = static_cast<std::size_t>(max_connections);
   s.inbound.handshake_timeout = duration_cast<milliseconds>(handshake);
+  s.inbound.max_connections_per_host = static_cast<std::size_t>(max_per_host);
+  s.inbound.idle_timeout = duration_cast<milliseconds>(idle);
+  s.inbound.incomplete_frames_budget = incomplete.bytes;
   auto ha = read_high_availability_settings(cfg);
   if (!ha)
     return ha.error();

@@ -45,7 +45,9 @@ struct common_settings {
   high_availability_settings high_availability;
   /// `security.ssl.internal.*`: mutual TLS on every connection.
   rpc::tls_options tls;
-  /// `rpc.max-connections`, `rpc.handshake-timeout`; the frame bound from `rpc.max-frame-size`.
+  /// `rpc.max-connections`, `rpc.max-connections-per-host`, `rpc.handshake-timeout`,
+  /// `rpc.idle-timeout`, `rpc.max-incomplete-frames-size`; the frame bound from
+  /// `rpc.max-frame-size`.
   rpc::inbound_limits inbound;
   /// `heartbeat.interval`, `heartbeat.timeout`, `heartbeat.rpc-failure-threshold`.
   heartbeat::heartbeat_config heartbeat;

@@ -180,6 +180,9 @@ expected<unit> task_manager_node::start() {
   m.caf_options.tls = s.tls;
   m.caf_options.inbound = s.inbound;
   rpc::configure_node(m.caf_config, m.caf_options);
+  // Every accepted connection passes the inbound guard: a node without it must not start.
+  if (auto ok = rpc::check_inbound_guard_live(); !ok)
+    return ok.error();
   m.system = std::make_unique<caf::actor_system>(m.caf_config);
   m.detached_baseline = m.system->detached_actors();
   m.locator = rpc::spawn_endpoint_locator(*m.system, &m.directory);
