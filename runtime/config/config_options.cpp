@@ -330,6 +330,23 @@ const config_option<std::filesystem::path> web_upload_dir{
 const config_option<bool> web_submit_enable{
   "web.submit.enable", true, "Whether job libraries can be uploaded and run through REST.",
   nullptr};
+const config_option<bool> security_ssl_rest_enabled{
+  "security.ssl.rest.enabled", false, "HTTPS on the REST endpoint (keystore required).", nullptr};
+const config_option<std::filesystem::path> security_ssl_rest_keystore{
+  "security.ssl.rest.keystore", std::nullopt,
+  "The REST endpoint's certificate and private key, one PEM file.", nullptr};
+const config_option<std::filesystem::path> security_ssl_rest_truststore{
+  "security.ssl.rest.truststore", std::nullopt,
+  "The CA certificate that signs REST clients' certificates, PEM (with authentication).",
+  nullptr};
+const config_option<std::string> security_ssl_rest_key_password{
+  "security.ssl.rest.key-password", std::nullopt,
+  "The passphrase of the REST keystore's private key.", nullptr};
+const config_option<bool> security_ssl_rest_authentication_enabled{
+  "security.ssl.rest.authentication-enabled", false,
+  "Mutual TLS on REST: a client without a certificate the truststore signed is refused in the "
+  "handshake. With security.ssl.internal.enabled, REST changes nothing without it (403).",
+  nullptr};
 const config_option<std::int64_t> rpc_max_connections{
   "rpc.max-connections", 1024,
   "The most connections a node accepts at once on its RPC and data ports; one more is closed "
@@ -475,6 +492,11 @@ const std::vector<option_info>& all() {
     info<rest_server_max_content_length>(),
     info<web_upload_dir>(),
     info<web_submit_enable>(),
+    info<security_ssl_rest_enabled>(),
+    info<security_ssl_rest_keystore>(),
+    info<security_ssl_rest_truststore>(),
+    info<security_ssl_rest_key_password>(),
+    info<security_ssl_rest_authentication_enabled>(),
   };
   return list;
 }

@@ -129,6 +129,13 @@ extern const config_option<std::string> rest_bind_address;
 extern const config_option<std::int64_t> rest_server_max_content_length;
 extern const config_option<std::filesystem::path> web_upload_dir;
 extern const config_option<bool> web_submit_enable;
+/// Flink's security.ssl.rest.*: HTTPS on the REST endpoint (PEM files, as the internal keys),
+/// and with authentication mutual TLS.
+extern const config_option<bool> security_ssl_rest_enabled;
+extern const config_option<std::filesystem::path> security_ssl_rest_keystore;
+extern const config_option<std::filesystem::path> security_ssl_rest_truststore;
+extern const config_option<std::string> security_ssl_rest_key_password;
+extern const config_option<bool> security_ssl_rest_authentication_enabled;
 
 /// One option without its type: for listing, templates and checking a whole configuration.
 struct option_info {

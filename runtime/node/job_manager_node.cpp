@@ -205,6 +205,9 @@ expected<unit> job_manager_node::start() {
     m.log->info("Mutual TLS on every connection (keystore {}, truststore {}).", s.tls.keystore,
                 s.tls.truststore);
   }
+  if (s.rest.enabled && s.rest.tls.enabled)
+    if (auto ok = rest::check_tls_files(s.rest.tls); !ok)
+      return ok.error();
   m.caf_options.tls = s.tls;
   m.caf_options.inbound = s.inbound;
   rpc::configure_node(m.caf_config, m.caf_options);
@@ -293,16 +296,12 @@ void job_manager_node::start_rest() {
   o.upload_dir =
     s.rest.upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload" : s.rest.upload_dir;
   o.submit_enabled = s.rest.submit_enabled;
-  if (s.tls.enabled && o.submit_enabled) {
-    // With TLS only authenticated clients may bring code; REST has no client authentication.
-    o.submit_enabled = false;
-    o.submit_disabled_reason =
-      "Job submission through REST is disabled: security.ssl.internal.enabled is on and the REST "
-      "endpoint does not authenticate its clients; submit with flint run.";
+  o.tls = s.rest.tls;
+  o.internal_tls = s.tls.enabled;
+  if (s.tls.enabled && !s.rest.tls.authenticates())
     m.log->info(
-      "Job submission through REST is disabled because security.ssl.internal.enabled "
-      "is on.");
-  }
+      "REST serves reads only: security.ssl.internal.enabled is on and REST does not "
+      "authenticate its clients (security.ssl.rest.authentication-enabled).");
   o.configuration = visible_configuration(s.configuration);
   o.heartbeat_interval_ms = s.heartbeat.interval.count();
   rest::gateway_providers gateways{
@@ -323,7 +322,8 @@ void job_manager_node::start_rest() {
   m.rest = std::move(*started);
   auto address = s.rest.address.empty() ? s.rpc_address : s.rest.address;
   m.log->info("Rest endpoint listening at {}:{}", address, m.rest->port());
-  m.log->info("Web frontend listening at http://{}:{}.", address, m.rest->port());
+  m.log->info("Web frontend listening at {}://{}:{}.", s.rest.tls.enabled ? "https" : "http",
+              address, m.rest->port());
 }
 
 void job_manager_node::shutdown() {

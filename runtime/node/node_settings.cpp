@@ -212,6 +212,22 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
       || !read_optional(cfg, opt::web_upload_dir, upload_dir, err)
       || !read(cfg, opt::web_submit_enable, s.rest.submit_enabled, err))
     return err;
+  std::filesystem::path rest_keystore, rest_truststore;
+  if (!read(cfg, opt::security_ssl_rest_enabled, s.rest.tls.enabled, err)
+      || !read_optional(cfg, opt::security_ssl_rest_keystore, rest_keystore, err)
+      || !read_optional(cfg, opt::security_ssl_rest_truststore, rest_truststore, err)
+      || !read_optional(cfg, opt::security_ssl_rest_key_password, s.rest.tls.key_password, err)
+      || !read(cfg, opt::security_ssl_rest_authentication_enabled,
+               s.rest.tls.authentication_enabled, err))
+    return err;
+  s.rest.tls.keystore = rest_keystore.string();
+  s.rest.tls.truststore = rest_truststore.string();
+  // Flink would serve plain HTTP here; a user who asked for client authentication believes
+  // REST is closed to strangers.
+  if (s.rest.tls.authentication_enabled && !s.rest.tls.enabled)
+    return make_error(errc::invalid_argument,
+                      "security.ssl.rest.authentication-enabled is true but "
+                      "security.ssl.rest.enabled is not: REST would authenticate nobody");
   s.rest.enabled = true;
   s.rest.bind_port = bind_port.empty() ? std::to_string(rest_port) : bind_port;
   if (s.rest.address.empty())

@@ -16,6 +16,7 @@
 #include "runtime/config/configuration.hpp"
 #include "runtime/ha/zookeeper/zookeeper_client.hpp"
 #include "runtime/network/network_config.hpp"
+#include "runtime/rest/rest_tls.hpp"
 
 namespace flint::node {
 
@@ -81,6 +82,9 @@ struct rest_settings {
   std::filesystem::path upload_dir;
   /// `web.submit.enable`.
   bool submit_enabled = true;
+  /// `security.ssl.rest.*`: HTTPS and, with authentication, mutual TLS. Without it, a node with
+  /// `security.ssl.internal.enabled` serves only reads through REST.
+  rest::rest_tls_options tls;
 };
 
 struct job_manager_settings : common_settings {

@@ -1,6 +1,7 @@
 // The JobManager's REST endpoint against a real cluster in one process: a JobManager node with
 // REST on a free loopback port and two TaskManager nodes. Every answer is read over HTTP and
-// checked field by field against the shapes of Flink's REST reference.
+// checked field by field against the shapes of Flink's REST reference. With TLS, certificates
+// come from deploy/gen-certs.sh and every connection is real TLS.
 
 #include <doctest/doctest.h>
 
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,13 +20,13 @@
 #include <tuple>
 
 #include <caf/all.hpp>
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/wordcount_job.hpp"
 #include "apps/examples/wordcount/words.hpp"
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
+#include "runtime/http/httplib.hpp"
 #include "runtime/node/job_manager_node.hpp"
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
@@ -49,14 +51,33 @@ std::filesystem::path scratch(const std::string& name) {
   return p;
 }
 
+/// Runs deploy/gen-certs.sh: `dir`/ca.pem and one `dir`/NAME.pem for each of `names`.
+void make_certificates(const std::filesystem::path& dir, const std::string& names) {
+  auto command =
+    std::string(FLINT_SOURCE_DIR) + "/deploy/gen-certs.sh " + dir.string() + " " + names + " >/dev/null";
+  REQUIRE_MESSAGE(std::system(command.c_str()) == 0, command);
+}
+
+/// What a test cluster secures. `certs` holds gen-certs.sh's ca.pem, jm.pem, tm-a.pem, tm-b.pem
+/// (internal TLS), localhost.pem (the REST endpoint's) and alice.pem (the REST client's).
+struct cluster_security {
+  std::filesystem::path certs;
+  /// security.ssl.internal.enabled.
+  bool internal_tls = false;
+  /// security.ssl.rest.enabled and security.ssl.rest.authentication-enabled.
+  bool rest_mutual_tls = false;
+};
+
 struct rest_cluster {
   std::filesystem::path dir;
+  cluster_security security;
   std::unique_ptr<node::job_manager_node> jm;
   std::unique_ptr<node::task_manager_node> tm_a;
   std::unique_ptr<node::task_manager_node> tm_b;
 
-  explicit rest_cluster(const std::string& name, std::int64_t max_content_length = 1 << 20)
-    : dir(scratch(name)) {
+  explicit rest_cluster(const std::string& name, std::int64_t max_content_length = 1 << 20,
+                        cluster_security sec = {})
+    : dir(scratch(name)), security(std::move(sec)) {
     node::job_manager_settings js;
     js.rpc_address = "127.0.0.1";
     js.bind_host = "127.0.0.1";
@@ -72,6 +93,13 @@ struct rest_cluster {
     js.rest.upload_dir = dir / "uploads";
     js.configuration.set("parallelism.default", "2", "test");
     js.configuration.set("security.ssl.internal.key-password", "hunter2", "test");
+    js.tls = internal_tls("jm");
+    if (security.rest_mutual_tls) {
+      js.rest.tls.enabled = true;
+      js.rest.tls.keystore = (security.certs / "localhost.pem").string();
+      js.rest.tls.truststore = (security.certs / "ca.pem").string();
+      js.rest.tls.authentication_enabled = true;
+    }
     jm = std::make_unique<node::job_manager_node>(js);
     auto started = jm->start();
     REQUIRE_MESSAGE(started.has_value(), started.error().to_string());
@@ -104,6 +132,7 @@ struct rest_cluster {
     ts.number_of_slots = 2;
     ts.heartbeat.interval = 500ms;
     ts.heartbeat.timeout = 10s;
+    ts.tls = internal_tls(id);
     node::task_manager_node_services services;
     services.make_invokables = [](caf::actor_system&, streaming::streaming_environment& env,
                                   const std::string&, node::job_manager_locator) {
@@ -116,7 +145,29 @@ struct rest_cluster {
     return tm;
   }
 
+  /// security.ssl.internal.* of node `name`: off unless the test asked for it.
+  rpc::tls_options internal_tls(const std::string& name) const {
+    rpc::tls_options t;
+    if (!security.internal_tls)
+      return t;
+    t.enabled = true;
+    t.keystore = (security.certs / (name + ".pem")).string();
+    t.truststore = (security.certs / "ca.pem").string();
+    return t;
+  }
+
+  /// A client of the REST endpoint; with REST mutual TLS one that presents alice's certificate
+  /// and checks the endpoint's ("localhost", signed by the cluster CA).
   httplib::Client client() const {
+    if (security.rest_mutual_tls) {
+      const auto alice = (security.certs / "alice.pem").string();
+      httplib::Client c("https://localhost:" + std::to_string(jm->rest_port()), alice, alice);
+      c.set_ca_cert_path((security.certs / "ca.pem").string().c_str());
+      c.enable_server_certificate_verification(true);
+      c.set_read_timeout(10, 0);
+      c.set_connection_timeout(5, 0);
+      return c;
+    }
     httplib::Client c("127.0.0.1", jm->rest_port());
     c.set_read_timeout(10, 0);
     c.set_connection_timeout(5, 0);
@@ -505,4 +556,92 @@ TEST_CASE("REST: half-open clients do not keep others from being answered") {
   }
   for (int fd : stalled)
     ::close(fd);
+}
+
+TEST_CASE("REST with internal TLS on: PATCH cancel and POST savepoints answer 403, reads stay "
+          "open, and the job runs on") {
+  const auto certs = scratch("tls_reads_certs");
+  make_certificates(certs, "jm tm-a tm-b");
+  rest_cluster c("tls_reads", 1 << 20, {certs, true, false});
+  auto p = endless();
+  c.add_program(p);
+  c.submit(p);
+  const auto jid = p.job->job_id.to_string();
+  REQUIRE(eventually([&] { return c.state_of(p.job->job_id) == "RUNNING"; }, 30s));
+
+  auto http = c.client();
+  auto cancel = rest_cluster::read(http.Patch(("/jobs/" + jid + "?mode=cancel").c_str()));
+  CHECK(cancel.status == 403);
+  check_error_body(cancel);
+  CAPTURE(cancel.text);
+  CHECK(cancel.text.find("security.ssl.rest.authentication-enabled") != std::string::npos);
+  auto savepoint = rest_cluster::read(
+    http.Post(("/jobs/" + jid + "/savepoints").c_str(), "{}", "application/json"));
+  CHECK(savepoint.status == 403);
+  check_error_body(savepoint);
+
+  // A cancel that went through would show at once: the Dispatcher answers after the job
+  // switched to CANCELLING.
+  CHECK(c.state_of(p.job->job_id) == "RUNNING");
+  auto checkpoints = c.get("/jobs/" + jid + "/checkpoints");
+  CHECK(checkpoints.status == 200);
+  CHECK(checkpoints.body["counts"]["completed"] == 0);
+  std::error_code ec;
+  std::filesystem::remove_all(certs, ec);
+}
+
+TEST_CASE("REST with mutual TLS: a client without a certificate the cluster CA signed is refused "
+          "in the TLS handshake, one with such a certificate cancels the job (202)") {
+  const auto certs = scratch("rest_mtls_certs");
+  make_certificates(certs, "jm tm-a tm-b localhost alice");
+  const auto other_ca = scratch("rest_mtls_other_ca");
+  make_certificates(other_ca, "mallory");
+  rest_cluster c("rest_mtls", 1 << 20, {certs, true, true});
+  auto p = endless();
+  c.add_program(p);
+  c.submit(p);
+  const auto jid = p.job->job_id.to_string();
+  const auto cancel_path = "/jobs/" + jid + "?mode=cancel";
+  REQUIRE(eventually([&] { return c.state_of(p.job->job_id) == "RUNNING"; }, 30s));
+  const auto port = c.jm->rest_port();
+  const auto ca = (certs / "ca.pem").string();
+
+  {
+    httplib::SSLClient anonymous("localhost", port);
+    anonymous.set_ca_cert_path(ca.c_str());
+    anonymous.enable_server_certificate_verification(true);
+    anonymous.set_read_timeout(5, 0);
+    auto r = anonymous.Patch(cancel_path.c_str());
+    CHECK_FALSE(r);
+    auto read = anonymous.Get("/jobs");
+    CHECK_FALSE(read);
+  }
+  {
+    const auto mallory = (other_ca / "mallory.pem").string();
+    httplib::SSLClient stranger("localhost", port, mallory, mallory);
+    stranger.set_ca_cert_path(ca.c_str());
+    stranger.enable_server_certificate_verification(true);
+    stranger.set_read_timeout(5, 0);
+    CHECK_FALSE(stranger.Patch(cancel_path.c_str()));
+  }
+  {
+    httplib::Client plain("127.0.0.1", port);
+    plain.set_read_timeout(5, 0);
+    auto r = plain.Patch(cancel_path.c_str());
+    CHECK((!r || r->status >= 400));
+  }
+  CHECK(c.state_of(p.job->job_id) == "RUNNING");
+
+  const auto alice = (certs / "alice.pem").string();
+  httplib::SSLClient trusted("localhost", port, alice, alice);
+  trusted.set_ca_cert_path(ca.c_str());
+  trusted.enable_server_certificate_verification(true);
+  trusted.set_read_timeout(10, 0);
+  auto cancel = trusted.Patch(cancel_path.c_str());
+  REQUIRE(cancel);
+  CHECK(cancel->status == 202);
+  REQUIRE(eventually([&] { return c.state_of(p.job->job_id) == "CANCELED"; }, 30s));
+  std::error_code ec;
+  std::filesystem::remove_all(certs, ec);
+  std::filesystem::remove_all(other_ca, ec);
 }
