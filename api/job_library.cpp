@@ -6,6 +6,7 @@
 #include "runtime/actors/blob/job_package.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/common/logging.hpp"
+#include "runtime/common/private_directory.hpp"
 #include "runtime/graph/codec/job_graph_codec.hpp"
 #include "runtime/graph/job_graph_generator.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
@@ -16,7 +17,12 @@
 #include <spdlog/logger.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <atomic>
 #include <fstream>
@@ -45,7 +51,11 @@ expected<std::shared_ptr<job_library>> load_job_library(const std::string& path)
   if (!fs::is_regular_file(path, ec))
     return make_error(errc::invalid_argument, "job library " + path + " is not a regular file");
   // dlopen searches the library path for a name without a slash; a job library is a file.
-  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  return detail::load_job_library(path, path.find('/') == std::string::npos ? "./" + path : path);
+}
+
+expected<std::shared_ptr<job_library>> detail::load_job_library(const std::string& path,
+                                                                const std::string& file) {
   // RTLD_NOW: a symbol the host does not export fails here, named, not later in a task.
   // RTLD_LOCAL: two jobs' libraries do not see each other's symbols.
   void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -150,7 +160,7 @@ std::string operator_id_difference(const graph::job_graph& submitted,
 
 expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
                           const std::string& library_path, const std::vector<std::string>& args,
-                          const api::configuration& config, const graph::job_graph& job) {
+                          const api::configuration& config, graph::job_graph& job) {
   auto bytes = read_file(library_path);
   if (!bytes)
     return bytes.error();
@@ -159,7 +169,7 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
     return with_context(key.error(),
                         "uploading job library " + library_path + " to the blob server failed");
   blob::job_package package;
-  package.library_key = std::move(*key);
+  package.library_key = *key;
   package.library_name = fs::path(library_path).filename().string();
   package.args = args;
   for (const auto& [k, v] : config)
@@ -171,6 +181,8 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
   if (!stored)
     return with_context(stored.error(),
                         "uploading the package of job " + job.job_id.to_string() + " failed");
+  job.code.package = blob::content_key({encoded.data(), encoded.size()});
+  job.code.library = std::move(*key);
   return unit{};
 }
 
@@ -192,8 +204,9 @@ public:
       server_(std::move(server)),
       cache_dir_(std::move(cache_dir)) {}
 
-  /// The job's program, loading it on first use; callers of one job wait for one load.
-  expected<job_program> program(const graph::job_id& id) {
+  /// The job's program, loading it on first use; callers of one job wait for one load. `code`:
+  /// what the task's descriptor says the job's package and library hash to.
+  expected<job_program> program(const graph::job_id& id, const graph::job_code_hashes& code) {
     std::shared_ptr<job_slot> slot;
     {
       std::lock_guard<std::mutex> guard{mutex_};
@@ -206,12 +219,19 @@ public:
     std::lock_guard<std::mutex> guard{slot->mutex};
     auto stream = slot->stream.lock();
     auto job = slot->job.lock();
+    if (stream && job && slot->code != code)
+      return make_error(errc::rejected,
+                        "a task of job " + id.to_string() + " names package SHA-256 "
+                          + code.package + " and library SHA-256 " + code.library
+                          + ", but the job's program on this TaskExecutor was loaded from package "
+                          + slot->code.package + " and library " + slot->code.library);
     if (stream && job)
       return job_program{std::move(stream), std::move(job)};
-    auto loaded = load(id);
+    auto loaded = load(id, code);
     if (loaded) {
       slot->stream = loaded->stream;
       slot->job = loaded->job;
+      slot->code = code;
     }
     return loaded;
   }
@@ -221,6 +241,8 @@ private:
     std::mutex mutex;
     std::weak_ptr<const graph::stream_graph> stream;
     std::weak_ptr<const graph::job_graph> job;
+    /// The hashes the loaded program was checked against.
+    graph::job_code_hashes code;
   };
 
   /// Drops the slots of jobs with no task here and no load under way (called under mutex_: a
@@ -266,48 +288,123 @@ private:
     return bytes;
   }
 
+  /// The cache directory: the configured one (made private when missing, refused when it is a
+  /// link or another user's), or a private temporary one this cache removes when it goes.
+  expected<fs::path> cache_directory() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (cache_dir_.empty()) {
+      auto made = make_private_temp_directory("flint-job-libraries-");
+      if (!made)
+        return make_error(made.error().code,
+                          "cannot create the job library cache: " + made.error().message);
+      owned_cache_dir_ = owned_directory(*made);
+      cache_dir_ = *made;
+    }
+    if (auto ok = prepare_private_directory(cache_dir_, "the job library cache"); !ok)
+      return ok.error();
+    return cache_dir_;
+  }
+
   /// The library's file in the cache directory, fetched unless a previous job left it there.
-  expected<std::string> library_file(const blob::job_package& package) {
-    std::error_code ec;
-    fs::create_directories(cache_dir_, ec);
-    if (ec)
-      return make_error(
-        errc::internal,
-        "cannot create the job library cache " + cache_dir_.string() + ": " + ec.message());
+  expected<fs::path> library_file(const blob::job_package& package) {
+    auto dir = cache_directory();
+    if (!dir)
+      return dir.error();
     if (!blob::is_content_key(package.library_key))
       return make_error(errc::malformed_message,
                         "the job package names no library: '" + package.library_key + "'");
-    auto path = cache_dir_ / (package.library_key + ".so");
-    if (fs::is_regular_file(path, ec))
-      return path.string();
+    auto path = *dir / (package.library_key + ".so");
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0)
+      return path; // checked by hash when it is opened
     auto bytes = fetch(package.library_key);
     if (!bytes)
       return with_context(bytes.error(), "fetching job library " + package.library_name);
     // Written aside and renamed: a loaded library is never overwritten under its reader.
-    auto temp = cache_dir_
+    auto temp = *dir
       / (".incoming-" + package.library_key + "-" + std::to_string(::getpid()) + "-"
          + std::to_string(++temp_counter_));
-    {
-      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-      out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
-      out.close();
-      if (!out)
-        return make_error(errc::internal, "cannot write job library " + temp.string());
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return make_error(errc::internal, "cannot write job library " + temp.string() + ": "
+                                          + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < bytes->size()) {
+      auto n = ::write(fd, bytes->data() + done, bytes->size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += static_cast<std::size_t>(n);
+    }
+    bool written = ::close(fd) == 0 && done == bytes->size();
+    std::error_code ec;
+    if (!written) {
+      fs::remove(temp, ec);
+      return make_error(errc::internal, "cannot write job library " + temp.string());
     }
     fs::rename(temp, path, ec);
     if (ec)
       return make_error(errc::internal,
                         "cannot store job library " + path.string() + ": " + ec.message());
-    return path.string();
+    return path;
   }
 
-  expected<job_program> load(const graph::job_id& id) {
+  /// Loads the cached library at `path` after hashing it: the file is opened once without
+  /// following a link, hashed from that descriptor, and handed to the dynamic linker as
+  /// /proc/self/fd/N, so the bytes checked are the bytes mapped.
+  expected<std::shared_ptr<job_library>> load_checked(const fs::path& path,
+                                                      const graph::job_id& id,
+                                                      const std::string& library_hash) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ELOOP)
+      return make_error(errc::rejected, "the cached job library " + path.string() + " of job "
+                                          + id.to_string()
+                                          + " is a symbolic link; it is not loaded");
+    if (fd < 0)
+      return make_error(errc::internal, "cannot open the cached job library " + path.string()
+                                          + ": " + std::strerror(errno));
+    struct closer {
+      int fd;
+      ~closer() { ::close(fd); }
+    } close_after_load{fd};
+    auto bytes = read_open_file(fd, path);
+    if (!bytes)
+      return bytes.error();
+    if (auto actual = blob::content_key(*bytes); actual != library_hash)
+      return make_error(errc::rejected,
+                        "the cached job library " + path.string() + " of job " + id.to_string()
+                          + " hashes to SHA-256 " + actual
+                          + ", but the job's TaskDeploymentDescriptor names SHA-256 "
+                          + library_hash
+                          + ": the file was changed after it was fetched; it is not loaded");
+    return detail::load_job_library(path.string(), "/proc/self/fd/" + std::to_string(fd));
+  }
+
+  expected<job_program> load(const graph::job_id& id, const graph::job_code_hashes& code) {
     auto package_bytes = fetch(blob::job_package_key(id.to_string()));
     if (!package_bytes)
       return with_context(package_bytes.error(), "fetching the package of job " + id.to_string());
+    if (code.package.empty() || code.library.empty())
+      return make_error(errc::rejected,
+                        "the TaskDeploymentDescriptor of job " + id.to_string()
+                          + " names no hash of the job's package and library (was the job "
+                            "submitted without uploading it?); this TaskExecutor runs only job "
+                            "code named by its hash");
+    if (auto actual = blob::content_key(*package_bytes); actual != code.package)
+      return make_error(errc::rejected,
+                        "the package of job " + id.to_string() + " hashes to SHA-256 " + actual
+                          + ", but the job's TaskDeploymentDescriptor names SHA-256 "
+                          + code.package + ": it is not the package the job was submitted with");
     auto package = blob::decode_job_package({package_bytes->data(), package_bytes->size()});
     if (!package)
       return package.error();
+    if (package->library_key != code.library)
+      return make_error(errc::rejected,
+                        "the package of job " + id.to_string() + " names library SHA-256 "
+                          + package->library_key
+                          + ", but the job's TaskDeploymentDescriptor names SHA-256 "
+                          + code.library);
     auto submitted = graph::decode_job_graph(package->job_graph);
     if (!submitted)
       return with_context(submitted.error(),
@@ -315,7 +412,7 @@ private:
     auto path = library_file(*package);
     if (!path)
       return path.error();
-    auto library = load_job_library(*path);
+    auto library = load_checked(*path, id, code.library);
     if (!library)
       return library.error();
     api::configuration config;
@@ -343,6 +440,8 @@ private:
   std::optional<std::pair<std::string, std::uint16_t>> server_at_;
   caf::actor server_;
   fs::path cache_dir_;
+  /// The cache directory when this cache made it (none was configured).
+  owned_directory owned_cache_dir_;
   std::atomic<std::uint64_t> temp_counter_{0};
   std::map<graph::job_id, std::shared_ptr<job_slot>> jobs_;
 };
@@ -357,19 +456,11 @@ private:
   error cause_;
 };
 
-fs::path cache_directory(fs::path dir) {
-  if (!dir.empty())
-    return dir;
-  std::error_code ec;
-  auto base = fs::temp_directory_path(ec);
-  return (ec ? fs::path("/tmp") : base) / ("flint-job-libraries-" + std::to_string(::getpid()));
-}
-
 task_executor::invokable_factory make_factory(std::shared_ptr<library_cache> cache,
                                               streaming_environment& env) {
   return [cache, env = &env](const graph::task_deployment_descriptor& tdd)
            -> std::unique_ptr<task_executor::invokable> {
-    auto program = cache->program(tdd.job_id);
+    auto program = cache->program(tdd.job_id, tdd.code);
     if (!program)
       return std::make_unique<failed_task>(make_error(
         program.error().code,
@@ -400,7 +491,7 @@ task_executor::invokable_factory make_library_task_factory(caf::actor_system& sy
                                                            blob_server_locator locate,
                                                            std::filesystem::path cache_dir) {
   return make_factory(std::make_shared<library_cache>(sys, std::move(locate), caf::actor{},
-                                                      cache_directory(std::move(cache_dir))),
+                                                      std::move(cache_dir)),
                       env);
 }
 
@@ -409,7 +500,7 @@ task_executor::invokable_factory make_library_task_factory(caf::actor_system& sy
                                                            caf::actor blob_server,
                                                            std::filesystem::path cache_dir) {
   return make_factory(std::make_shared<library_cache>(sys, nullptr, std::move(blob_server),
-                                                      cache_directory(std::move(cache_dir))),
+                                                      std::move(cache_dir)),
                       env);
 }
 

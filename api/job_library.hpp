@@ -37,6 +37,14 @@ class streaming_environment;
 namespace flint::api {
 
 class job_context;
+class job_library;
+
+namespace detail {
+/// load_job_library, with the dynamic linker given `file` (a /proc/self/fd path, so that the
+/// file checked is the file loaded); messages name `path`.
+expected<std::shared_ptr<job_library>> load_job_library(const std::string& path,
+                                                        const std::string& file);
+} // namespace detail
 
 /// A loaded job library (Flink's user-code class loader). Programs built from it keep it loaded
 /// for as long as their graphs live; it is unloaded when the last of them goes.
@@ -50,7 +58,8 @@ public:
   const std::string& path() const noexcept { return path_; }
 
 private:
-  friend expected<std::shared_ptr<job_library>> load_job_library(const std::string& path);
+  friend expected<std::shared_ptr<job_library>> detail::load_job_library(const std::string& path,
+                                                                         const std::string& file);
   friend expected<streaming::job_program> build_job_program(const job_library& library,
                                                             const std::vector<std::string>& args,
                                                             const api::configuration& config,
@@ -86,17 +95,25 @@ expected<streaming::job_program> build_job_program(const job_library& library,
                                                    const graph::job_id& id);
 
 /// Client side of `flint run`: uploads the library at `library_path`, then the job package
-/// (library key, args, config, the encoded JobGraph) under job_package_key(job id). Blocking;
-/// not from an actor's handler.
+/// (library key, args, config, the encoded JobGraph) under job_package_key(job id), and sets
+/// `job.code` to the package's and the library's SHA-256: submit `job` after this, and its
+/// TaskExecutors load only that package and that library. Blocking; not from an actor's handler.
 expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
                           const std::string& library_path, const std::vector<std::string>& args,
-                          const api::configuration& config, const graph::job_graph& job);
+                          const api::configuration& config, graph::job_graph& job);
 
 /// TaskExecutor side: for a task of a job it does not know yet, fetches the job package and the
 /// library from the blob server at `blob_host`:`blob_port` (endpoint "blob_server", connected
-/// on first use), stores the library in `cache_dir` (named by its content key; a temporary
-/// directory when empty), loads it, rebuilds the program, checks it against the submitted
-/// JobGraph, caches it per job, then makes the stream task. Runs in the task's thread (the
+/// on first use), stores the library in `cache_dir` (named by its content key; made with mode
+/// 0700 when missing, refused when it is a symbolic link or another user's; when empty, a private
+/// temporary directory removed with the factory), loads it, rebuilds the program, checks it
+/// against the submitted JobGraph, caches it per job, then makes the stream task.
+///
+/// The task's descriptor names the job's code by hash (graph::job_code_hashes): a package or a
+/// library that hashes to anything else fails the task, naming the job and both hashes. The
+/// cached library file is opened without following a link and hashed again right before it is
+/// loaded, from the very file the dynamic linker then maps: a file swapped in the cache is
+/// refused, not loaded. Runs in the task's thread (the
 /// factory blocks there while fetching, so TaskExecutors must run detached tasks); tasks of one
 /// job arriving together load it once. A failure (unreachable server, missing package, load
 /// error, a different program) fails the task with the cause; failures are not cached, so a

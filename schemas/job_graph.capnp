@@ -139,6 +139,11 @@ struct JobGraph {
   allowNonRestoredState @10 :Bool;
   claimMode @11 :UInt8;
   # Flink's RecoveryClaimMode: 0 NO_CLAIM (the snapshot stays the user's), 1 CLAIM.
+  packageHash @12 :Text;
+  # SHA-256 of the job's package on the blob server, 64 lower-case hex digits (Flink's user jar
+  # blob keys); empty for a program compiled into the runtime.
+  libraryHash @13 :Text;
+  # SHA-256 of the job's library: its content key on the blob server.
 }
 
 struct ResultPartitionDeploymentDescriptor {
@@ -186,4 +191,7 @@ struct TaskDeploymentDescriptor {
   incrementalCheckpoints @13 :Bool;
   jobName @14 :Text;
   # The job's name: the job_name of the task's metrics (Flink's task scope).
+  packageHash @15 :Text;
+  # The JobGraph's packageHash and libraryHash: the only code the TaskExecutor may run for it.
+  libraryHash @16 :Text;
 }

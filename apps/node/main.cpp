@@ -281,8 +281,11 @@ int main(int argc, char** argv) {
     services.make_invokables =
       [s = *settings](caf::actor_system& sys, streaming::streaming_environment& env,
                       const std::string& resource_id, node::job_manager_locator job_manager) {
+        // Without blob.storage.directory the cache is a private temporary directory of its own.
         return api::make_library_task_factory(sys, env, std::move(job_manager),
-                                              s.blob_storage_directory / resource_id);
+                                              s.blob_storage_directory.empty()
+                                                ? std::filesystem::path{}
+                                                : s.blob_storage_directory / resource_id);
       };
 #endif
     tm.emplace(std::move(*settings), std::move(services));

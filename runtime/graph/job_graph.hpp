@@ -79,6 +79,21 @@ struct job_execution_config {
 };
 
 /// JobVertices in creation order (Flink's order: a chain is created after the chains it feeds).
+/// The code a job runs as `flint run` stored it on the blob server (Flink's JobGraph carries its
+/// user jars' blob keys, content hashes too): SHA-256 digests in 64 lower-case hex digits, both
+/// empty for a program compiled into the runtime. The JobMaster copies them into every
+/// TaskDeploymentDescriptor; a TaskExecutor loads no package and no library that hashes to
+/// anything else.
+struct job_code_hashes {
+  /// Of the encoded job package (runtime/actors/blob/job_package.hpp) stored under the job id.
+  std::string package;
+  /// Of the job library: its content key on the blob server.
+  std::string library;
+
+  bool empty() const noexcept { return package.empty() && library.empty(); }
+  friend bool operator==(const job_code_hashes&, const job_code_hashes&) = default;
+};
+
 struct job_graph {
   graph::job_id job_id;
   std::string name;
@@ -91,6 +106,8 @@ struct job_graph {
   job_execution_config execution_config;
   /// Flink's SavepointRestoreSettings (`flint run -s PATH [--allowNonRestoredState]`).
   savepoint_restore_settings savepoint_restore;
+  /// The package and library the job was uploaded with (set by api::upload_job).
+  job_code_hashes code;
 
   /// The index of the vertex with `id`, if any.
   std::optional<std::size_t> find_vertex(const job_vertex_id& id) const;

@@ -89,6 +89,9 @@ struct task_deployment_descriptor {
   task_checkpoint_options checkpointing;
   /// The state it starts from, when it is restored from a checkpoint or savepoint.
   std::optional<state::task_restore> restore;
+  /// The job's code as submitted (job_graph::code): what the TaskExecutor checks the package and
+  /// library it loads against.
+  job_code_hashes code;
 
   friend bool operator==(const task_deployment_descriptor&,
                          const task_deployment_descriptor&) = default;

@@ -9,6 +9,7 @@
 #include "runtime/actors/blob/blob_client.hpp"
 #include "runtime/actors/blob/blob_key.hpp"
 #include "runtime/actors/blob/blob_server.hpp"
+#include "runtime/actors/blob/job_package.hpp"
 #include "runtime/actors/minicluster/minicluster.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -262,10 +264,11 @@ graph::job_graph client_submits(const blob_node& blobs, const std::string& libra
   graph::job_id id{0xabc, static_cast<std::uint64_t>(std::rand())};
   auto built = api::build_job_program(*library, args, config, id);
   REQUIRE_MESSAGE(built.has_value(), why(built));
-  auto uploaded = api::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args,
-                                  config, *built->job);
+  auto job = *built->job;
+  auto uploaded =
+    api::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args, config, job);
   REQUIRE_MESSAGE(uploaded.has_value(), why(uploaded));
-  return *built->job;
+  return job;
 }
 
 } // namespace
@@ -392,4 +395,106 @@ TEST_CASE("a job library whose bytes differ from the submitted hash is refused b
   CHECK(contains(result->failure_cause, "fetching job library wordcount.so"));
   CHECK(contains(result->failure_cause, "arrived corrupted: its content hashes to"));
   CHECK(cluster.cached_libraries() == 0); // nothing of it was kept, let alone loaded
+}
+
+namespace {
+
+std::string file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+} // namespace
+
+TEST_CASE("the uploaded job names its package and library by SHA-256") {
+  blob_node blobs;
+  auto job = client_submits(blobs, "wordcount.so", {}, {});
+  CHECK(job.code.library == blob::content_key(file_bytes(jobs_dir + "/wordcount.so")));
+  auto stored = file_bytes(blobs.storage.path / blob::job_package_key(job.job_id.to_string()));
+  CHECK(job.code.package == blob::content_key(stored));
+}
+
+TEST_CASE("a swapped cached library is refused by hash") {
+  blob_node blobs;
+  auto job = client_submits(blobs, "wordcount.so", {}, {});
+  library_cluster cluster(blobs.port, 1, 1);
+  // Another loadable library where the TaskExecutor keeps wordcount.so, as if swapped after an
+  // earlier job fetched it.
+  auto cached = cluster.cache.path / (job.code.library + ".so");
+  std::filesystem::copy_file(jobs_dir + "/random_uid.so", cached);
+  auto swapped_hash = blob::content_key(file_bytes(cached));
+  auto result = cluster.cluster->execute(job, 2min);
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  MESSAGE(result->failure_cause);
+  CHECK(contains(result->failure_cause, "Could not load the program of"));
+  CHECK(contains(result->failure_cause, "of job " + job.job_id.to_string()));
+  CHECK(contains(result->failure_cause, "hashes to SHA-256 " + swapped_hash));
+  CHECK(contains(result->failure_cause, "names SHA-256 " + job.code.library));
+  CHECK(contains(result->failure_cause, "it is not loaded"));
+  // Loaded, its entry point would have run and built another program.
+  CHECK_FALSE(contains(result->failure_cause, "differs from the submitted one"));
+  CHECK_FALSE(is_loaded(cached.string()));
+  CHECK(file_bytes(cached) == file_bytes(jobs_dir + "/random_uid.so")); // refused, not repaired
+}
+
+TEST_CASE("a cached library that is a symbolic link is not loaded") {
+  blob_node blobs;
+  auto job = client_submits(blobs, "wordcount.so", {}, {});
+  library_cluster cluster(blobs.port, 1, 1);
+  test::temp_directory elsewhere{"flint-job-library-elsewhere"};
+  auto target = elsewhere.path / "wordcount.so";
+  std::filesystem::copy_file(jobs_dir + "/wordcount.so", target);
+  std::filesystem::create_symlink(target, cluster.cache.path / (job.code.library + ".so"));
+  auto result = cluster.cluster->execute(job, 2min);
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  CHECK(contains(result->failure_cause, "is a symbolic link; it is not loaded"));
+  CHECK_FALSE(is_loaded(target.string()));
+}
+
+TEST_CASE("a package replaced after submission is refused by the hash in the deployment") {
+  blob_node blobs;
+  auto job = client_submits(blobs, "wordcount.so", {}, {{"parallelism.default", "1"}});
+  // Replaced behind the blob server's back (it refuses a second put): the same program, but not
+  // the bytes the job was submitted with.
+  auto path = blobs.storage.path / blob::job_package_key(job.job_id.to_string());
+  auto stored = file_bytes(path);
+  auto package = blob::decode_job_package({stored.data(), stored.size()});
+  REQUIRE(package.has_value());
+  package->library_name = "replaced.so";
+  auto replaced = blob::encode_job_package(*package);
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+    .write(replaced.data(), static_cast<std::streamsize>(replaced.size()));
+  auto replaced_hash = blob::content_key({replaced.data(), replaced.size()});
+  library_cluster cluster(blobs.port, 1, 1);
+  auto result = cluster.cluster->execute(job, 2min);
+  REQUIRE(result.has_value());
+  MESSAGE(result->failure_cause);
+  CHECK(result->status == graph::job_status::failed);
+  CHECK(contains(result->failure_cause, "the package of job " + job.job_id.to_string()
+                                          + " hashes to SHA-256 " + replaced_hash));
+  CHECK(contains(result->failure_cause, "names SHA-256 " + job.code.package));
+  CHECK(cluster.cached_libraries() == 0);
+}
+
+TEST_CASE("a deployment naming another library, or no hashes at all, is refused") {
+  blob_node blobs;
+  auto job = client_submits(blobs, "wordcount.so", {}, {{"parallelism.default", "1"}});
+  library_cluster cluster(blobs.port, 1, 1);
+  auto other = job;
+  other.code.library = blob::content_key("some other library");
+  auto result = cluster.cluster->execute(other, 2min);
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::failed);
+  CHECK(contains(result->failure_cause, "names library SHA-256 " + job.code.library));
+  CHECK(contains(result->failure_cause, "names SHA-256 " + other.code.library));
+
+  auto unnamed = client_submits(blobs, "wordcount.so", {}, {{"parallelism.default", "1"}});
+  unnamed.code = {};
+  auto refused = cluster.cluster->execute(unnamed, 2min);
+  REQUIRE(refused.has_value());
+  CHECK(refused->status == graph::job_status::failed);
+  CHECK(contains(refused->failure_cause, "names no hash of the job's package and library"));
+  CHECK(cluster.cached_libraries() == 0);
 }

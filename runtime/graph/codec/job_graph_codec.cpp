@@ -214,6 +214,8 @@ std::vector<char> encode_job_graph(const job_graph& graph) {
   root.setSavepointRestorePath(graph.savepoint_restore.path);
   root.setAllowNonRestoredState(graph.savepoint_restore.allow_non_restored_state);
   root.setClaimMode(static_cast<std::uint8_t>(graph.savepoint_restore.claim_mode));
+  root.setPackageHash(graph.code.package);
+  root.setLibraryHash(graph.code.library);
   return to_bytes(message);
 }
 
@@ -298,6 +300,8 @@ expected<job_graph> decode_job_graph(std::span<const char> bytes) {
       graph.savepoint_restore.allow_non_restored_state = root.getAllowNonRestoredState();
       graph.savepoint_restore.claim_mode =
         read_enum(root.getClaimMode(), recovery_claim_mode::claim, "claim mode");
+      graph.code.package = root.getPackageHash().cStr();
+      graph.code.library = root.getLibraryHash().cStr();
 
       // Decoded indices are untrusted until they hold together.
       if (auto valid = graph.validate(); !valid)
@@ -313,6 +317,8 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
   write_id(root.initJobVertexId(), tdd.job_vertex_id);
   root.setTaskName(tdd.task_name);
   root.setJobName(tdd.job_name);
+  root.setPackageHash(tdd.code.package);
+  root.setLibraryHash(tdd.code.library);
   root.setSubtaskIndex(tdd.subtask_index);
   root.setParallelism(tdd.parallelism);
   root.setMaxParallelism(tdd.max_parallelism);
@@ -368,6 +374,8 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(
       tdd.job_vertex_id = read_id<graph::job_vertex_id>(root.getJobVertexId());
       tdd.task_name = root.getTaskName().cStr();
       tdd.job_name = root.getJobName().cStr();
+      tdd.code.package = root.getPackageHash().cStr();
+      tdd.code.library = root.getLibraryHash().cStr();
       tdd.subtask_index = root.getSubtaskIndex();
       tdd.parallelism = root.getParallelism();
       tdd.max_parallelism = root.getMaxParallelism();

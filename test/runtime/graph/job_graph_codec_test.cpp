@@ -109,6 +109,24 @@ TEST_CASE("every task deployment descriptor survives a round trip") {
   }
 }
 
+TEST_CASE("the job's code hashes reach every task deployment descriptor and survive a round trip") {
+  auto job = busy_job();
+  job.code.package = std::string(64, 'a');
+  job.code.library = std::string(64, 'b');
+  auto decoded_job = decode_job_graph(view(encode_job_graph(job)));
+  REQUIRE(decoded_job.has_value());
+  CHECK(decoded_job->code == job.code);
+  auto eg = value_of(execution_graph::build(job));
+  for (std::uint32_t v = 0; v < eg.vertices().size(); ++v) {
+    auto tdd = value_of(make_task_deployment_descriptor(eg, v));
+    CHECK(tdd.code.package == std::string(64, 'a'));
+    CHECK(tdd.code.library == std::string(64, 'b'));
+    auto decoded = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(tdd)));
+    REQUIRE(decoded.has_value());
+    CHECK(decoded->code == tdd.code);
+  }
+}
+
 TEST_CASE("producer locations reach the consumer's descriptor and survive a round trip") {
   auto eg = value_of(execution_graph::build(busy_job()));
   // Each producer on a TaskExecutor of its own, with an embedded NUL in the host to keep.
