@@ -24,6 +24,7 @@ inline constexpr std::size_t max_blob_size = 120u << 20;
 /// Stores `data` under its content key and answers the key. Idempotent.
 struct put_blob {
   static constexpr std::uint32_t id = 0x0B01;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "put_blob";
   using request = put_blob_request;
   using response = put_blob_response;
@@ -32,6 +33,7 @@ struct put_blob {
 /// Answers the blob stored under `key` (a content key or a job package key).
 struct get_blob {
   static constexpr std::uint32_t id = 0x0B02;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "get_blob";
   using request = get_blob_request;
   using response = get_blob_response;
@@ -40,6 +42,7 @@ struct get_blob {
 /// Stores a job's package under job_package_key(job id), replacing an older one.
 struct put_job_package {
   static constexpr std::uint32_t id = 0x0B03;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "put_job_package";
   using request = put_job_package_request;
   using response = put_job_package_response;

@@ -20,6 +20,7 @@ inline constexpr const char* endpoint_name = "dispatcher";
 /// the graph is invalid). Fenced.
 struct submit_job {
   static constexpr std::uint32_t id = 0x0601;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "submit_job";
   using request = submit_job_request;
   using response = rpc::ack;
@@ -28,6 +29,7 @@ struct submit_job {
 /// Running and archived jobs. Fenced.
 struct list_jobs {
   static constexpr std::uint32_t id = 0x0602;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "list_jobs";
   using request = rpc::ack;
   using response = job_list;
@@ -36,6 +38,7 @@ struct list_jobs {
 /// Cancels a job. Reply: ack, or errc::not_found for an unknown job id. Fenced.
 struct cancel_job {
   static constexpr std::uint32_t id = 0x0603;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "cancel_job";
   using request = job_id_request;
   using response = rpc::ack;
@@ -44,6 +47,7 @@ struct cancel_job {
 /// A job's status (running or archived). errc::not_found for an unknown id. Fenced.
 struct request_job_status {
   static constexpr std::uint32_t id = 0x0604;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "request_job_status";
   using request = job_id_request;
   using response = job_master::job_status_response;
@@ -52,6 +56,7 @@ struct request_job_status {
 /// Completes when the job reaches a globally terminal state. Ask with a long timeout. Fenced.
 struct request_job_result {
   static constexpr std::uint32_t id = 0x0605;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "request_job_result";
   using request = job_id_request;
   using response = job_result;
@@ -61,6 +66,7 @@ struct request_job_result {
 /// complete. Ask with a long timeout. errc::not_found for an unknown job. Fenced.
 struct trigger_savepoint {
   static constexpr std::uint32_t id = 0x0606;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "trigger_savepoint";
   using request = trigger_savepoint_request;
   using response = job_master::savepoint_response;

@@ -103,6 +103,7 @@ struct disconnect_job_manager {
 /// Counts of TaskExecutors and slots. Fenced.
 struct request_resource_overview {
   static constexpr std::uint32_t id = 0x020B;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "request_resource_overview";
   using request = rpc::ack;
   using response = resource_overview;

@@ -9,6 +9,11 @@
 ///       using request = slot_request;
 ///       using response = ack;
 ///     };
+///
+/// With security.ssl.internal.* on, a peer holding a client certificate (gen-certs.sh --client)
+/// may call only the methods that say `static constexpr bool open_to_clients = true;`: what
+/// Flink's CLI does (submit, list, cancel, savepoint, status, reads). Every other method is the
+/// cluster's own (register as a TaskManager or JobManager, offer slots, deploy, heartbeat).
 
 #include <cstdint>
 #include <span>
@@ -17,6 +22,9 @@
 #include "runtime/common/expected.hpp"
 
 namespace flint::rpc {
+
+template <class M>
+inline constexpr bool open_to_clients_v = requires { requires M::open_to_clients; };
 
 template <class T>
 struct codec; // specialize: static std::vector<char> encode(const T&);

@@ -1,5 +1,6 @@
 #include "runtime/actors/rpc/peer_roles.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <unordered_map>
@@ -14,6 +15,7 @@ struct registry {
   /// Node ids announced under a client certificate, and under a node certificate.
   std::set<std::string, std::less<>> clients;
   std::set<std::string, std::less<>> nodes;
+  std::atomic<bool> any_clients{false};
 };
 
 registry& roles() {
@@ -40,6 +42,8 @@ bool peer_announced(int fd, const std::string& node_id) {
   if (other.count(node_id) != 0)
     return false;
   mine.insert(node_id);
+  if (role == peer_role::client)
+    r.any_clients.store(true, std::memory_order_release);
   return true;
 }
 
@@ -56,6 +60,10 @@ void connection_closed(int fd) {
   r.by_fd.erase(fd);
 }
 
+bool any_client_nodes() {
+  return roles().any_clients.load(std::memory_order_acquire);
+}
+
 bool is_client_node(std::string_view node_id) {
   auto& r = roles();
   std::lock_guard<std::mutex> lock(r.mtx);
@@ -68,6 +76,7 @@ void reset_peer_roles() {
   r.by_fd.clear();
   r.clients.clear();
   r.nodes.clear();
+  r.any_clients.store(false);
 }
 
 } // namespace flint::rpc

@@ -33,6 +33,9 @@ peer_role connection_role(int fd);
 /// For the inbound guard: `fd` is closed (its number may be reused).
 void connection_closed(int fd);
 
+/// Whether any peer ever announced itself with a client certificate (a lock-free fast path).
+bool any_client_nodes();
+
 /// Whether `node_id` announced itself over a connection with a client certificate.
 bool is_client_node(std::string_view node_id);
 

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <spdlog/logger.h>
+
 #include <caf/actor_system.hpp>
 #include <caf/all.hpp>
 
+#include "runtime/actors/rpc/peer_roles.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 
@@ -133,8 +137,21 @@ std::string rpc_endpoint::method_name(std::uint32_t id) const {
   return "method#" + std::to_string(id);
 }
 
-void rpc_endpoint::add_method(std::uint32_t id, std::string name, fencing f, raw_handler h) {
-  methods_[id] = method_entry{std::move(name), f, std::move(h)};
+void rpc_endpoint::add_method(std::uint32_t id, std::string name, fencing f, raw_handler h,
+                              bool open_to_clients) {
+  methods_[id] = method_entry{std::move(name), f, std::move(h), open_to_clients};
+}
+
+bool rpc_endpoint::sender_is_client() {
+  if (!any_client_nodes())
+    return false;
+  auto* element = current_mailbox_element();
+  if (element == nullptr || !element->sender)
+    return false;
+  const auto& node = element->sender->node();
+  if (node == home_system().node())
+    return false;
+  return is_client_node(caf::to_string(node));
 }
 
 std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<char>& bytes,
@@ -206,6 +223,17 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   }
   auto& entry = i->second;
   st->method = entry.name;
+  if (!entry.open_to_clients && sender_is_client()) {
+    auto text = "Permission denied: " + entry.name + " at " + endpoint_id()
+      + " is the cluster's own and the caller " + env.sender
+      + " holds a client certificate (security.ssl.internal.keystore made with gen-certs.sh "
+        "--client); only nodes' certificates may call it.";
+    static const auto log = make_endpoint_logger("rpc");
+    log->warn("{}", text);
+    record_receive(&env, trace::outcome::rejected, text);
+    r.deliver(make_error(errc::rejected, std::move(text)));
+    return answer;
+  }
   if (entry.fenced == fencing::fenced) {
     auto expected = expected_token(env);
     if (expected.is_nil() || env.token != expected) {

@@ -155,38 +155,43 @@ public:
 protected:
   using raw_handler = std::function<void(const received_envelope&, responder)>;
 
-  void add_method(std::uint32_t id, std::string name, fencing f, raw_handler h);
+  void add_method(std::uint32_t id, std::string name, fencing f, raw_handler h,
+                  bool open_to_clients = false);
 
   /// Registers a method answered at once: `fn(request) -> expected<response>`.
   template <class M, class F>
   void handle(fencing f, F fn) {
-    add_method(M::id, M::name, f,
-               [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
-                 auto req = codec<typename M::request>::decode(call.payload);
-                 if (!req) {
-                   r.deliver(req.error());
-                   return;
-                 }
-                 expected<typename M::response> resp = fn(std::move(*req));
-                 if (!resp)
-                   r.deliver(resp.error());
-                 else
-                   r.deliver(codec<typename M::response>::encode(*resp));
-               });
+    add_method(
+      M::id, M::name, f,
+      [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
+        auto req = codec<typename M::request>::decode(call.payload);
+        if (!req) {
+          r.deliver(req.error());
+          return;
+        }
+        expected<typename M::response> resp = fn(std::move(*req));
+        if (!resp)
+          r.deliver(resp.error());
+        else
+          r.deliver(codec<typename M::response>::encode(*resp));
+      },
+      open_to_clients_v<M>);
   }
 
   /// Registers a method that may answer later: `fn(request, reply_to<response>)`.
   template <class M, class F>
   void handle_async(fencing f, F fn) {
-    add_method(M::id, M::name, f,
-               [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
-                 auto req = codec<typename M::request>::decode(call.payload);
-                 if (!req) {
-                   r.deliver(req.error());
-                   return;
-                 }
-                 fn(std::move(*req), reply_to<typename M::response>(std::move(r)));
-               });
+    add_method(
+      M::id, M::name, f,
+      [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
+        auto req = codec<typename M::request>::decode(call.payload);
+        if (!req) {
+          r.deliver(req.error());
+          return;
+        }
+        fn(std::move(*req), reply_to<typename M::response>(std::move(r)));
+      },
+      open_to_clients_v<M>);
   }
 
   /// The token a fenced call must carry. The default is the endpoint's own token; endpoints
@@ -213,7 +218,11 @@ private:
     std::string name;
     fencing fenced;
     raw_handler fn;
+    bool open_to_clients = false;
   };
+
+  /// Whether the call being handled comes from a peer holding a client certificate.
+  bool sender_is_client();
 
   /// Handles one incoming call; for asks answered synchronously returns the answer.
   std::optional<expected<std::vector<char>>> dispatch(std::vector<char>& bytes, bool is_ask);

@@ -55,7 +55,7 @@ caf::actor_system_config& configure_node(caf::actor_system_config& cfg, const no
   // After the middleman (the other order throws, CAF-NOTES). Setting the files turns on mutual
   // authentication: there is no server-only mode.
   if (opts.network && opts.tls.enabled) {
-    install_tls_guards(opts.tls.handshake_timeout);
+    install_tls_guards(opts.tls);
     cfg.load<caf::openssl::manager>();
     cfg.set("openssl.certificate", opts.tls.keystore);
     cfg.set("openssl.key", opts.tls.keystore);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -31,6 +32,14 @@ struct tls_options {
   std::string key_password;
   /// A connection that has not completed its TLS handshake by then is closed.
   std::chrono::milliseconds handshake_timeout{10000};
+  /// `security.ssl.internal.cert.fingerprint`: if not empty, a peer's certificate must have one
+  /// of these SHA-256 (or, as Flink's, SHA-1) fingerprints; hex, colons and case ignored.
+  std::vector<std::string> fingerprints;
+  /// `security.ssl.protocol`: the one TLS version spoken, "TLSv1.2" (Flink's default) or "TLSv1.3".
+  std::string protocol = "TLSv1.2";
+  /// `security.ssl.algorithms`: cipher suites by IANA (Flink's) or OpenSSL name, comma-separated;
+  /// empty: OpenSSL's defaults.
+  std::string algorithms;
 };
 
 struct node_options {

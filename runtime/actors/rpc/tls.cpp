@@ -6,6 +6,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,12 +16,15 @@
 #include <vector>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 #include <spdlog/logger.h>
 
 #include "runtime/actors/rpc/inbound_guard.hpp"
+#include "runtime/actors/rpc/peer_roles.hpp"
 #include "runtime/common/logging.hpp"
 
 namespace flint::rpc {
@@ -103,6 +108,202 @@ handshake_guard& guard() {
   return *g;
 }
 
+/// What install_tls_guards turned on beyond the guards, in OpenSSL's terms.
+struct tls_policy {
+  /// Lower-case hex, no colons: 64 digits for SHA-256, 40 for SHA-1.
+  std::vector<std::string> fingerprints;
+  int version = TLS1_2_VERSION;
+  /// OpenSSL names: TLS 1.2 suites (SSL_set_cipher_list), TLS 1.3 ones (SSL_set_ciphersuites).
+  std::string cipher_list;
+  std::string ciphersuites;
+  std::atomic<std::uint64_t> refused{0};
+};
+
+std::mutex policy_mtx;
+
+tls_policy*& policy_slot() {
+  static tls_policy* p = nullptr; // never freed: sessions may read it while the process exits
+  return p;
+}
+
+const tls_policy* current_policy() {
+  std::lock_guard<std::mutex> lock(policy_mtx);
+  return policy_slot();
+}
+
+using ssl_ctx_ptr = std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)>;
+
+expected<int> protocol_version(const std::string& protocol) {
+  if (protocol == "TLSv1.2")
+    return TLS1_2_VERSION;
+  if (protocol == "TLSv1.3")
+    return TLS1_3_VERSION;
+  return make_error(errc::invalid_argument,
+                    "security.ssl.protocol: '" + protocol
+                      + "' is not supported; use TLSv1.2 (the default) or TLSv1.3");
+}
+
+expected<std::string> normalize_fingerprint(const std::string& text) {
+  std::string hex;
+  for (char c : text) {
+    if (c == ':' || std::isspace(static_cast<unsigned char>(c)))
+      continue;
+    if (!std::isxdigit(static_cast<unsigned char>(c)))
+      return make_error(errc::invalid_argument,
+                        "security.ssl.internal.cert.fingerprint: '" + text
+                          + "' is not a hex fingerprint");
+    hex.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (hex.size() != 64 && hex.size() != 40)
+    return make_error(errc::invalid_argument,
+                      "security.ssl.internal.cert.fingerprint: '" + text
+                        + "' is neither a SHA-256 (32 bytes) nor a SHA-1 (20 bytes) fingerprint");
+  return hex;
+}
+
+/// Splits `algorithms` into TLS 1.2 and TLS 1.3 suites by OpenSSL name; IANA names (Flink's,
+/// e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) are mapped to OpenSSL's.
+expected<unit> resolve_algorithms(const std::string& algorithms, tls_policy& p) {
+  if (algorithms.empty())
+    return unit{};
+  ssl_ctx_ptr ctx(SSL_CTX_new(TLS_method()), &SSL_CTX_free);
+  if (!ctx || SSL_CTX_set_cipher_list(ctx.get(), "ALL:COMPLEMENTOFALL") != 1
+      || SSL_CTX_set_ciphersuites(ctx.get(),
+                                  "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                                  "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_CCM_SHA256:"
+                                  "TLS_AES_128_CCM_8_SHA256")
+           != 1)
+    return make_error(errc::internal, "cannot list OpenSSL's cipher suites: " + openssl_reason());
+  auto* known = SSL_CTX_get_ciphers(ctx.get());
+  std::size_t start = 0;
+  while (start <= algorithms.size()) {
+    auto end = algorithms.find(',', start);
+    if (end == std::string::npos)
+      end = algorithms.size();
+    auto name = algorithms.substr(start, end - start);
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    start = end + 1;
+    if (name.empty())
+      continue;
+    const SSL_CIPHER* found = nullptr;
+    for (int i = 0; i < sk_SSL_CIPHER_num(known) && found == nullptr; ++i) {
+      const auto* c = sk_SSL_CIPHER_value(known, i);
+      const char* standard = SSL_CIPHER_standard_name(c);
+      if (name == SSL_CIPHER_get_name(c) || (standard != nullptr && name == standard))
+        found = c;
+    }
+    if (found == nullptr)
+      return make_error(errc::invalid_argument,
+                        "security.ssl.algorithms: '" + name
+                          + "' is not a cipher suite OpenSSL knows (IANA or OpenSSL names)");
+    auto& list = std::string(SSL_CIPHER_get_version(found)) == "TLSv1.3" ? p.ciphersuites
+                                                                          : p.cipher_list;
+    if (!list.empty())
+      list += ':';
+    list += SSL_CIPHER_get_name(found);
+  }
+  if (p.version == TLS1_2_VERSION && p.cipher_list.empty())
+    return make_error(errc::invalid_argument,
+                      "security.ssl.algorithms lists no TLS 1.2 cipher suite, and "
+                      "security.ssl.protocol is TLSv1.2");
+  if (p.version == TLS1_3_VERSION && p.ciphersuites.empty())
+    return make_error(errc::invalid_argument,
+                      "security.ssl.algorithms lists no TLS 1.3 cipher suite, and "
+                      "security.ssl.protocol is TLSv1.3");
+  return unit{};
+}
+
+expected<std::unique_ptr<tls_policy>> make_policy(const tls_options& tls) {
+  auto p = std::make_unique<tls_policy>();
+  auto version = protocol_version(tls.protocol);
+  if (!version)
+    return version.error();
+  p->version = *version;
+  for (const auto& text : tls.fingerprints) {
+    auto hex = normalize_fingerprint(text);
+    if (!hex)
+      return hex.error();
+    p->fingerprints.push_back(*hex);
+  }
+  if (auto ok = resolve_algorithms(tls.algorithms, *p); !ok)
+    return ok.error();
+  return p;
+}
+
+std::string hex_digest(const X509* cert, const EVP_MD* md) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (X509_digest(cert, md, digest, &n) != 1)
+    return {};
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < n; ++i) {
+    out.push_back(digits[digest[i] >> 4]);
+    out.push_back(digits[digest[i] & 15]);
+  }
+  return out;
+}
+
+std::string with_colons(const std::string& hex) {
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    if (i > 0)
+      out.push_back(':');
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(hex[i]))));
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(hex[i + 1]))));
+  }
+  return out;
+}
+
+/// A certificate whose extended key usage lacks serverAuth cannot serve: a client's.
+peer_role role_of(X509* cert) {
+  if ((X509_get_extension_flags(cert) & EXFLAG_XKUSAGE) == 0)
+    return peer_role::node;
+  return (X509_get_extended_key_usage(cert) & XKU_SSL_SERVER) != 0 ? peer_role::node
+                                                                    : peer_role::client;
+}
+
+/// When a handshake of the RPC transport completes: whether its peer may stay. Inbound, the
+/// peer's role is recorded for its connection; outbound, the peer must be a node.
+bool admit_peer(SSL* ssl, bool inbound) {
+  const auto* p = current_policy();
+  if (p == nullptr)
+    return true;
+  auto fd = SSL_get_fd(ssl);
+  // Inbound, only the RPC transport's connections (a REST server in the process has its own
+  // rules); outbound, every connection is Flint's RPC or a test's client.
+  if (inbound && !is_guarded_connection(fd))
+    return true;
+  std::unique_ptr<X509, void (*)(X509*)> cert(SSL_get1_peer_certificate(ssl), &X509_free);
+  auto refuse = [&](const std::string& why) {
+    ++const_cast<tls_policy*>(p)->refused;
+    logger()->warn("Refused the TLS peer {} ({}): {}", peer_address(fd),
+                   inbound ? "inbound" : "outbound", why);
+    return false;
+  };
+  if (!cert)
+    return refuse("it presented no certificate");
+  if (!p->fingerprints.empty()) {
+    auto sha256 = hex_digest(cert.get(), EVP_sha256());
+    auto sha1 = hex_digest(cert.get(), EVP_sha1());
+    auto pinned = std::any_of(p->fingerprints.begin(), p->fingerprints.end(),
+                              [&](const std::string& f) { return f == sha256 || f == sha1; });
+    if (!pinned)
+      return refuse("its certificate's SHA-256 fingerprint " + with_colons(sha256)
+                    + " is not in security.ssl.internal.cert.fingerprint");
+  }
+  auto role = role_of(cert.get());
+  if (inbound) {
+    set_connection_role(fd, role);
+    return true;
+  }
+  if (role == peer_role::client)
+    return refuse("it holds a client certificate (no serverAuth): a client cannot serve as a "
+                  "node");
+  return true;
+}
+
 template <class F>
 F real(const char* name) {
   void* f = dlvsym(RTLD_NEXT, name, "OPENSSL_3.0.0");
@@ -115,23 +316,35 @@ F real(const char* name) {
   return reinterpret_cast<F>(f);
 }
 
-/// After a handshake step: a finished one is no longer watched; a refused one is logged with
-/// the peer's address (the reason is only peeked at: the module reads the queue after us).
-void handshake_step(SSL* ssl, int ret, const char* role) {
+/// After a handshake step: a finished one is no longer watched and its peer is judged (false:
+/// refused, the call must fail); a refused one is logged with the peer's address (the reason is
+/// only peeked at: the module reads the queue after us).
+bool handshake_step(SSL* ssl, int ret, const char* role) {
   if (SSL_is_init_finished(ssl)) {
-    std::lock_guard<std::mutex> lock(guard().mtx);
-    guard().pending.erase(ssl);
-    return;
+    {
+      std::lock_guard<std::mutex> lock(guard().mtx);
+      guard().pending.erase(ssl);
+    }
+    return admit_peer(ssl, std::string_view(role) == "accept");
   }
   if (ret > 0)
-    return;
+    return true;
   auto code = ERR_peek_error();
   if (code == 0)
-    return; // wants more data
+    return true; // wants more data
   char text[256];
   ERR_error_string_n(code, text, sizeof(text));
   logger()->warn("TLS handshake ({}) with {} refused: {}", role, peer_address(SSL_get_fd(ssl)),
                  text);
+  return true;
+}
+
+/// A finished handshake whose peer was refused: the module sees a fatal TLS error and closes
+/// the connection before any RPC byte goes either way.
+int refuse_handshake(SSL* ssl) {
+  ERR_raise(ERR_LIB_SSL, SSL_R_CERTIFICATE_VERIFY_FAILED);
+  ::shutdown(SSL_get_fd(ssl), SHUT_RDWR);
+  return -1;
 }
 
 } // namespace
@@ -181,13 +394,29 @@ expected<unit> check_tls_files(const tls_options& tls) {
                       "security.ssl.internal.truststore " + tls.truststore
                         + " holds no PEM certificate: " + openssl_reason());
   ERR_clear_error();
+  if (auto policy = make_policy(tls); !policy)
+    return policy.error();
   return unit{};
 }
 
-void install_tls_guards(std::chrono::milliseconds handshake_timeout) {
+void install_tls_guards(const tls_options& tls) {
+  auto policy = make_policy(tls);
+  if (!policy) {
+    // check_tls_files refuses these settings first; a caller that skipped it keeps the
+    // strictest reading: nothing it asked for is silently dropped.
+    logger()->error("{}", policy.error().message);
+    std::abort();
+  }
+  {
+    std::lock_guard<std::mutex> lock(policy_mtx);
+    auto* old = policy_slot();
+    if (old != nullptr)
+      (*policy)->refused.store(old->refused.load());
+    policy_slot() = policy->release(); // the old one stays: sessions may hold it
+  }
   auto& g = guard();
   std::lock_guard<std::mutex> lock(g.mtx);
-  g.timeout = handshake_timeout;
+  g.timeout = tls.handshake_timeout;
   if (!g.started) {
     g.started = true;
     std::thread([&g] { g.run(); }).detach();
@@ -196,6 +425,23 @@ void install_tls_guards(std::chrono::milliseconds handshake_timeout) {
 
 std::uint64_t tls_handshakes_timed_out() {
   return guard().timed_out.load();
+}
+
+std::uint64_t tls_peers_refused() {
+  const auto* p = current_policy();
+  return p == nullptr ? 0 : p->refused.load();
+}
+
+expected<std::string> certificate_fingerprint(const std::string& pem_file) {
+  auto file = open_file(pem_file);
+  if (!file)
+    return make_error(errc::not_found, "cannot read " + pem_file);
+  std::unique_ptr<X509, void (*)(X509*)> cert(
+    PEM_read_X509(file.get(), nullptr, nullptr, nullptr), &X509_free);
+  if (!cert)
+    return make_error(errc::invalid_argument,
+                      pem_file + " holds no PEM certificate: " + openssl_reason());
+  return with_colons(hex_digest(cert.get(), EVP_sha256()));
 }
 
 } // namespace flint::rpc
@@ -226,7 +472,8 @@ int SSL_accept(SSL* ssl) {
   static const auto f = flint::rpc::real<int (*)(SSL*)>("SSL_accept");
   ERR_clear_error();
   auto ret = f(ssl);
-  flint::rpc::handshake_step(ssl, ret, "accept");
+  if (!flint::rpc::handshake_step(ssl, ret, "accept"))
+    return flint::rpc::refuse_handshake(ssl);
   return ret;
 }
 
@@ -234,13 +481,22 @@ int SSL_connect(SSL* ssl) {
   static const auto f = flint::rpc::real<int (*)(SSL*)>("SSL_connect");
   ERR_clear_error();
   auto ret = f(ssl);
-  flint::rpc::handshake_step(ssl, ret, "connect");
+  if (!flint::rpc::handshake_step(ssl, ret, "connect"))
+    return flint::rpc::refuse_handshake(ssl);
   return ret;
 }
 
 int SSL_set_fd(SSL* ssl, int fd) {
   static const auto f = flint::rpc::real<int (*)(SSL*, int)>("SSL_set_fd");
   auto ret = f(ssl, fd);
+  if (const auto* p = flint::rpc::current_policy()) {
+    SSL_set_min_proto_version(ssl, p->version);
+    SSL_set_max_proto_version(ssl, p->version);
+    if (!p->cipher_list.empty())
+      SSL_set_cipher_list(ssl, p->cipher_list.c_str());
+    if (!p->ciphersuites.empty())
+      SSL_set_ciphersuites(ssl, p->ciphersuites.c_str());
+  }
   auto& g = flint::rpc::guard();
   std::lock_guard<std::mutex> lock(g.mtx);
   if (g.started)

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/common/expected.hpp"
@@ -28,11 +29,26 @@
 namespace flint::rpc {
 
 /// The keystore holds a certificate and the private key matching it (decrypted with the
-/// password if set), the truststore at least one CA certificate. Errors name the file.
+/// password if set), the truststore at least one CA certificate; the fingerprints, protocol and
+/// algorithms are ones OpenSSL knows. Errors name the file or the key.
 expected<unit> check_tls_files(const tls_options& tls);
 
-/// Turns the guards on for this process (idempotent; the latest settings win).
-void install_tls_guards(std::chrono::milliseconds handshake_timeout);
+/// Turns the guards on for this process (idempotent; the latest settings win). Besides the
+/// guards above, on every connection of the RPC transport:
+/// - the TLS version is `tls.protocol` only, the cipher suites `tls.algorithms` if set;
+/// - a peer whose certificate's fingerprint is not among `tls.fingerprints` (if any) is refused
+///   when the handshake completes, before a byte of RPC is read or written;
+/// - a certificate without serverAuth in its extended key usage is a client's (gen-certs.sh
+///   --client): a node does not connect to a client as if to a node (refused), and what a
+///   client's inbound connection announces is recorded as a client's (peer_roles.hpp).
+void install_tls_guards(const tls_options& tls);
+
+/// The SHA-256 fingerprint of the first certificate in a PEM file, as "AB:CD:…" (what
+/// security.ssl.internal.cert.fingerprint lists).
+expected<std::string> certificate_fingerprint(const std::string& pem_file);
+
+/// Peers refused so far for their certificate (fingerprint or role).
+std::uint64_t tls_peers_refused();
 
 /// Connections shut down so far because their handshake took too long (for tests and logs).
 std::uint64_t tls_handshakes_timed_out();

@@ -23,6 +23,7 @@ inline constexpr std::uint32_t default_fetch_records = 1024;
 /// Records of the node's recorder from a sequence number on. Unfenced.
 struct fetch_trace {
   static constexpr std::uint32_t id = 0x0E01;
+  static constexpr bool open_to_clients = true;
   static constexpr const char* name = "fetch_trace";
   using request = fetch_trace_request;
   using response = fetch_trace_response;
