@@ -297,6 +297,22 @@ const config_option<std::string> security_ssl_internal_key_password{
 const config_option<duration> security_ssl_internal_handshake_timeout{
   "security.ssl.internal.handshake-timeout", 10s,
   "A connection that has not completed its TLS handshake by then is closed.", positive_duration};
+const config_option<std::string> security_ssl_internal_cert_fingerprint{
+  "security.ssl.internal.cert.fingerprint", std::nullopt,
+  "Comma-separated SHA-256 (or, as Flink's, SHA-1) fingerprints of the certificates a peer may "
+  "present; any other is refused even if the CA signed it (hex, colons optional).",
+  nullptr};
+const config_option<std::string> security_ssl_protocol{
+  "security.ssl.protocol", "TLSv1.2",
+  "The TLS version every connection speaks: TLSv1.2 (Flink's default) or TLSv1.3.",
+  [](const std::string& v) -> const char* {
+    return v == "TLSv1.2" || v == "TLSv1.3" ? nullptr : "must be TLSv1.2 or TLSv1.3";
+  }};
+const config_option<std::string> security_ssl_algorithms{
+  "security.ssl.algorithms", std::nullopt,
+  "Comma-separated cipher suites (IANA names as Flink's, or OpenSSL's); unset: OpenSSL's "
+  "defaults for the protocol.",
+  nullptr};
 const config_option<std::string> metrics_reporter_prom_factory_class{
   "metrics.reporter.prom.factory.class", std::nullopt,
   "Set (to org.apache.flink.metrics.prometheus.PrometheusReporterFactory) to start the "
@@ -478,6 +494,9 @@ const std::vector<option_info>& all() {
     info<security_ssl_internal_truststore>(),
     info<security_ssl_internal_key_password>(),
     info<security_ssl_internal_handshake_timeout>(),
+    info<security_ssl_internal_cert_fingerprint>(),
+    info<security_ssl_protocol>(),
+    info<security_ssl_algorithms>(),
     info<rpc_max_connections>(),
     info<rpc_handshake_timeout>(),
     info<rpc_max_connections_per_host>(),

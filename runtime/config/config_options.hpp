@@ -109,6 +109,12 @@ extern const config_option<std::filesystem::path> security_ssl_internal_truststo
 extern const config_option<std::string> security_ssl_internal_key_password;
 /// A connection that has not completed its TLS handshake by then is closed.
 extern const config_option<duration> security_ssl_internal_handshake_timeout;
+/// Fingerprints a peer's certificate must have (none: any the CA signed).
+extern const config_option<std::string> security_ssl_internal_cert_fingerprint;
+/// The TLS version spoken (TLSv1.2, TLSv1.3).
+extern const config_option<std::string> security_ssl_protocol;
+/// The cipher suites allowed (unset: OpenSSL's defaults).
+extern const config_option<std::string> security_ssl_algorithms;
 /// The most connections a node accepts at once (counted where the TLS handshake begins).
 extern const config_option<std::int64_t> rpc_max_connections;
 extern const config_option<duration> rpc_handshake_timeout;

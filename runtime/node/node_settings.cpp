@@ -115,13 +115,24 @@ expected<rpc::tls_options> read_tls_settings(const config::configuration& cfg) {
   error err;
   config::duration handshake{};
   std::filesystem::path keystore, truststore;
+  std::string fingerprints;
   if (!read(cfg, opt::security_ssl_internal_enabled, t.enabled, err)
       || !read_optional(cfg, opt::security_ssl_internal_keystore, keystore, err)
       || !read_optional(cfg, opt::security_ssl_internal_truststore, truststore, err)
       || !read_optional(cfg, opt::security_ssl_internal_key_password, t.key_password, err)
-      || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err))
+      || !read(cfg, opt::security_ssl_internal_handshake_timeout, handshake, err)
+      || !read_optional(cfg, opt::security_ssl_internal_cert_fingerprint, fingerprints, err)
+      || !read(cfg, opt::security_ssl_protocol, t.protocol, err)
+      || !read_optional(cfg, opt::security_ssl_algorithms, t.algorithms, err))
     return err;
   t.handshake_timeout = duration_cast<milliseconds>(handshake);
+  for (std::size_t start = 0; start < fingerprints.size();) {
+    auto end = std::min(fingerprints.find(',', start), fingerprints.size());
+    auto one = fingerprints.substr(start, end - start);
+    if (one.find_first_not_of(" \t") != std::string::npos)
+      t.fingerprints.push_back(one);
+    start = end + 1;
+  }
   t.keystore = keystore.string();
   t.truststore = truststore.string();
   return t;
