@@ -78,7 +78,7 @@ void refuse(const httplib::Request& req, httplib::Response& res, int status,
 std::string client_of(const httplib::Request& req) {
   auto who = req.remote_addr + ":" + std::to_string(req.remote_port);
   if (auto subject = verified_client(req.ssl); !subject.empty())
-    who += " (" + subject + ")";
+    who += ", " + subject;
   return who;
 }
 
