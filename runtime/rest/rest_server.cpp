@@ -1,15 +1,10 @@
 #include "runtime/rest/rest_server.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <deque>
 #include <fstream>
-#include <map>
-#include <mutex>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -18,6 +13,7 @@
 #include "runtime/http/http_service.hpp"
 #include "runtime/http/httplib.hpp"
 #include "runtime/rest/rest_json.hpp"
+#include "runtime/rest/savepoint_operations.hpp"
 #include "runtime/rest/web_assets.hpp"
 
 namespace flint::rest {
@@ -150,42 +146,7 @@ struct rest_server::impl {
   /// Why a call that changes something is refused (403); empty when changes are open.
   std::string changes_refused;
 
-  /// Savepoints asked through REST (Flink's asynchronous operations): by trigger id.
-  struct savepoint_operation {
-    graph::job_id job;
-    bool done = false;
-    std::string location;
-    std::string failure;
-  };
-  /// The thread that waits for a job's pending savepoint: at most one per job, so that no
-  /// number of requests can hold more threads than there are jobs. It ends with its savepoint
-  /// and is joined by the next trigger or by stop().
-  struct savepoint_waiter {
-    std::string trigger;
-    std::thread thread;
-    bool done = false;
-  };
-  /// Completed operations whose results are kept for GET (Flink keeps them for
-  /// rest.async.store-duration; here the newest ones): older results are forgotten.
-  static constexpr std::size_t kept_savepoint_results = 1024;
-  std::mutex mutex;
-  std::map<std::string, savepoint_operation> savepoints;
-  std::deque<std::string> completed_savepoints;
-  std::map<graph::job_id, savepoint_waiter> savepoint_waiters;
-  std::atomic<bool> stopping{false};
-
-  /// Joins the waiters whose savepoint is done (each has only its return left). Under `mutex`.
-  void reap_savepoint_waiters() {
-    for (auto i = savepoint_waiters.begin(); i != savepoint_waiters.end();) {
-      if (!i->second.done) {
-        ++i;
-        continue;
-      }
-      if (i->second.thread.joinable())
-        i->second.thread.join();
-      i = savepoint_waiters.erase(i);
-    }
-  }
+  savepoint_operations savepoints;
 
   /// False (and `res` answered) for a request refused before routing: one without the verified
   /// client certificate mutual TLS asks for, or one that changes something while changes are
@@ -503,39 +464,13 @@ void rest_server::impl::routes(httplib::Server& s) {
       if (auto known = this->job(*id); !known)
         return fail(res, known.error());
       auto trigger = random_hex(16);
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (stopping)
-          return fail(res, 503, "The REST endpoint is shutting down.");
-        reap_savepoint_waiters();
-        if (auto pending = savepoint_waiters.find(*id); pending != savepoint_waiters.end())
-          return fail(res, 409,
-                      "A savepoint of job " + id->to_string()
-                        + " is already in progress (trigger id " + pending->second.trigger
-                        + "); wait for it (GET /jobs/" + id->to_string() + "/savepoints/"
-                        + pending->second.trigger + ") before triggering another.");
-        log->info("Triggering a savepoint of job {} (trigger id {}) as a REST client ({}) asked.",
-                  id->to_string(), trigger, client_of(req));
-        savepoints[trigger] = savepoint_operation{*id, false, {}, {}};
-        auto& waiter = savepoint_waiters[*id];
-        waiter.trigger = trigger;
-        waiter.thread = std::thread([this, trigger, job = *id, target, stop] {
-          auto path = cluster->trigger_savepoint(job, target, stop);
-          std::lock_guard<std::mutex> lock(mutex);
-          auto& op = savepoints[trigger];
-          op.done = true;
-          if (path)
-            op.location = *path;
-          else
-            op.failure = path.error().message;
-          completed_savepoints.push_back(trigger);
-          while (completed_savepoints.size() > kept_savepoint_results) {
-            savepoints.erase(completed_savepoints.front());
-            completed_savepoints.pop_front();
-          }
-          savepoint_waiters[job].done = true;
-        });
-      }
+      auto started = savepoints.trigger(*id, trigger, [this, job = *id, target, stop] {
+        return cluster->trigger_savepoint(job, target, stop);
+      });
+      if (!started)
+        return fail(res, started.error());
+      log->info("Triggering a savepoint of job {} (trigger id {}) as a REST client ({}) asked.",
+                id->to_string(), trigger, client_of(req));
       reply(res, 202, json{{"request-id", trigger}}.dump());
     });
   s.Get(R"(/jobs/([^/]+)/savepoints/([^/]+))",
@@ -543,24 +478,23 @@ void rest_server::impl::routes(httplib::Server& s) {
           auto id = job_id_of(req.matches[1], res);
           if (!id)
             return;
-          std::lock_guard<std::mutex> lock(mutex);
-          auto i = savepoints.find(req.matches[2]);
-          if (i == savepoints.end() || i->second.job != *id)
+          auto op = savepoints.find(*id, req.matches[2]);
+          if (!op)
             return fail(res, 404,
                         "There is no savepoint operation with trigger id "
                           + std::string(req.matches[2]) + " for job " + id->to_string() + ".");
           json j;
-          if (!i->second.done) {
+          if (!op->done) {
             j["status"] = {{"id", "IN_PROGRESS"}};
             j["operation"] = nullptr;
           } else {
             j["status"] = {{"id", "COMPLETED"}};
-            if (i->second.failure.empty())
-              j["operation"] = {{"location", i->second.location}};
+            if (op->failure.empty())
+              j["operation"] = {{"location", op->location}};
             else
               j["operation"] = {{"failure-cause",
                                  {{"class", "org.apache.flink.util.FlinkException"},
-                                  {"stack-trace", i->second.failure}}}};
+                                  {"stack-trace", op->failure}}}};
           }
           reply(res, 200, j.dump());
         });
@@ -736,19 +670,7 @@ void rest_server::stop() {
     return;
   if (impl_->service)
     impl_->service->stop();
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard<std::mutex> lock(impl_->mutex);
-    impl_->stopping = true;
-    for (auto& [job, waiter] : impl_->savepoint_waiters)
-      threads.push_back(std::move(waiter.thread));
-  }
-  // Without the lock: a waiter takes it to record its result.
-  for (auto& t : threads)
-    if (t.joinable())
-      t.join();
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->savepoint_waiters.clear();
+  impl_->savepoints.stop();
 }
 
 rest_server::~rest_server() {

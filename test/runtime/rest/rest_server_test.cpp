@@ -15,6 +15,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -26,6 +27,7 @@
 
 #include "runtime/http/httplib.hpp"
 #include "runtime/rest/rest_server.hpp"
+#include "runtime/rest/savepoint_operations.hpp"
 
 using namespace flint;
 using namespace std::chrono_literals;
@@ -92,7 +94,7 @@ public:
     return the_job;
   }
 
-  /// Lets every savepoint asked so far complete.
+  /// Lets every savepoint asked so far complete (asked: counted in `savepoints()`).
   void complete_savepoints() {
     std::lock_guard<std::mutex> lock(mutex_);
     ++completed_rounds_;
@@ -370,7 +372,7 @@ TEST_CASE("REST: one savepoint per job is pending at a time, and the thread that
   CHECK(conflicts == 199);
   // One thread waits for the one pending savepoint; no request added another.
   CHECK(thread_count() <= before + 1);
-  CHECK(f.view->savepoints() == 1);
+  REQUIRE(eventually([&] { return f.view->savepoints() == 1; }, 10s));
 
   auto pending = http.Get((path + "/" + trigger).c_str());
   REQUIRE(pending);
@@ -393,6 +395,47 @@ TEST_CASE("REST: one savepoint per job is pending at a time, and the thread that
   auto next = http.Post(path.c_str(), "{}", "application/json");
   REQUIRE(next);
   CHECK(next->status == 202);
+  REQUIRE(eventually([&] { return f.view->savepoints() == 2; }, 10s));
   f.view->complete_savepoints();
   CHECK(eventually([&] { return thread_count() == before; }, 10s));
+}
+
+TEST_CASE("savepoint operations: one pending per job, jobs independent, failures kept, the "
+          "oldest results forgotten, stop waits for the pending and refuses new ones") {
+  rest::savepoint_operations ops(2);
+  const graph::job_id other{1, 2};
+  std::promise<expected<std::string>> first, second;
+  auto first_result = first.get_future().share();
+  auto second_result = second.get_future().share();
+  REQUIRE(ops.trigger(the_job, "a", [first_result] { return first_result.get(); }));
+  auto again = ops.trigger(the_job, "b", [] { return expected<std::string>(std::string("x")); });
+  REQUIRE_FALSE(again);
+  CHECK(again.error().code == errc::illegal_state);
+  CHECK(again.error().message.find("trigger id a") != std::string::npos);
+  REQUIRE(ops.trigger(other, "c", [second_result] { return second_result.get(); }));
+  CHECK_FALSE(ops.find(other, "a")); // a trigger id belongs to its job
+  CHECK_FALSE(ops.find(the_job, "a")->done);
+
+  first.set_value(make_error(errc::rejected, "checkpoint declined"));
+  REQUIRE(eventually([&] { return ops.find(the_job, "a")->done; }, 10s));
+  CHECK(ops.find(the_job, "a")->failure == "checkpoint declined");
+  REQUIRE(ops.trigger(the_job, "d", [] { return expected<std::string>(std::string("/sp/d")); }));
+  REQUIRE(eventually([&] { return ops.find(the_job, "d")->done; }, 10s));
+  CHECK(ops.find(the_job, "d")->location == "/sp/d");
+  // Two results are kept: the third completed forgets the first.
+  second.set_value(std::string("/sp/c"));
+  REQUIRE(eventually([&] { auto c = ops.find(other, "c"); return c && c->done; }, 10s));
+  CHECK_FALSE(ops.find(the_job, "a"));
+  CHECK(ops.find(the_job, "d"));
+
+  std::promise<expected<std::string>> last;
+  auto last_result = last.get_future().share();
+  REQUIRE(ops.trigger(the_job, "e", [last_result] { return last_result.get(); }));
+  std::thread release([&] { last.set_value(std::string("/sp/e")); });
+  ops.stop(); // returns once "e" is done, whenever it is released
+  CHECK(ops.find(the_job, "e")->done);
+  release.join();
+  auto late = ops.trigger(other, "f", [] { return expected<std::string>(std::string("/sp/f")); });
+  REQUIRE_FALSE(late);
+  CHECK(late.error().code == errc::unreachable);
 }
