@@ -351,8 +351,12 @@ private:
   }
 
   /// Loads the cached library at `path` after hashing it: the file is opened once without
-  /// following a link, hashed from that descriptor, and handed to the dynamic linker as
-  /// /proc/self/fd/N, so the bytes checked are the bytes mapped.
+  /// following a link and hashed from that descriptor; the dynamic linker then opens `path`
+  /// itself, and the file it mapped must still be the one hashed (same inode, size and change
+  /// time), or the library is closed again and refused. The path, not /proc/self/fd/N: the
+  /// dynamic linker returns an already loaded library whose name matches, and a descriptor's
+  /// number is reused by the next job's library (which then ran the first job's code). The
+  /// cache's file names are content keys, so a matching name is the same content.
   expected<std::shared_ptr<job_library>> load_checked(const fs::path& path,
                                                       const graph::job_id& id,
                                                       const std::string& library_hash) {
@@ -378,7 +382,22 @@ private:
                           + ", but the job's TaskDeploymentDescriptor names SHA-256 "
                           + library_hash
                           + ": the file was changed after it was fetched; it is not loaded");
-    return detail::load_job_library(path.string(), "/proc/self/fd/" + std::to_string(fd));
+    struct stat hashed {};
+    if (::fstat(fd, &hashed) != 0)
+      return make_error(errc::internal, "cannot stat the cached job library " + path.string()
+                                          + ": " + std::strerror(errno));
+    auto loaded = detail::load_job_library(path.string(), path.string());
+    if (!loaded)
+      return loaded;
+    struct stat mapped {};
+    if (::lstat(path.c_str(), &mapped) != 0 || mapped.st_dev != hashed.st_dev
+        || mapped.st_ino != hashed.st_ino || mapped.st_size != hashed.st_size
+        || mapped.st_ctim.tv_sec != hashed.st_ctim.tv_sec
+        || mapped.st_ctim.tv_nsec != hashed.st_ctim.tv_nsec)
+      return make_error(errc::rejected, "the cached job library " + path.string() + " of job "
+                                          + id.to_string()
+                                          + " changed while it was loaded; it is not run");
+    return loaded;
   }
 
   expected<job_program> load(const graph::job_id& id, const graph::job_code_hashes& code) {
