@@ -152,14 +152,15 @@ std::string errors_json(const std::string& message) {
   return json{{"errors", json::array({message})}}.dump();
 }
 
-std::string dashboard_config_json(bool web_submit, std::int64_t refresh_interval_ms) {
+std::string dashboard_config_json(bool web_submit, bool web_cancel,
+                                  std::int64_t refresh_interval_ms) {
   json j;
   j["refresh-interval"] = refresh_interval_ms;
   j["timezone-name"] = "Coordinated Universal Time";
   j["timezone-offset"] = 0;
   j["flink-version"] = flint_version;
   j["flink-revision"] = "flint";
-  j["features"] = {{"web-submit", web_submit}, {"web-cancel", true}, {"web-history", false}};
+  j["features"] = {{"web-submit", web_submit}, {"web-cancel", web_cancel}, {"web-history", false}};
   return j.dump();
 }
 

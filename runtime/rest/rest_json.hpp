@@ -23,7 +23,8 @@ struct job_view {
 /// `{"errors": [message]}`.
 std::string errors_json(const std::string& message);
 /// GET /config: the dashboard's settings.
-std::string dashboard_config_json(bool web_submit, std::int64_t refresh_interval_ms);
+std::string dashboard_config_json(bool web_submit, bool web_cancel,
+                                  std::int64_t refresh_interval_ms);
 /// GET /overview.
 std::string cluster_overview_json(const dispatcher::job_list& jobs,
                                   const resource_manager::resource_overview& resources);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -148,6 +150,33 @@ struct rest_server::impl {
 
   savepoint_operations savepoints;
 
+  /// Refusals are logged at most once a second, with the number left out in between: a flood
+  /// of refused calls does not flood the log.
+  std::mutex refusal_log_mutex;
+  std::chrono::steady_clock::time_point last_refusal_logged{};
+  std::uint64_t refusals_not_logged = 0;
+
+  void log_refusal(const httplib::Request& req) {
+    std::uint64_t not_logged = 0;
+    {
+      std::lock_guard<std::mutex> lock(refusal_log_mutex);
+      auto now = std::chrono::steady_clock::now();
+      if (last_refusal_logged.time_since_epoch().count() != 0
+          && now - last_refusal_logged < std::chrono::seconds(1)) {
+        ++refusals_not_logged;
+        return;
+      }
+      last_refusal_logged = now;
+      not_logged = std::exchange(refusals_not_logged, 0);
+    }
+    log->warn("Refused {} {} from {}: REST serves reads only (security.ssl.internal.enabled is "
+              "on and REST does not authenticate its clients){}.",
+              req.method, req.path, client_of(req),
+              not_logged == 0 ? std::string()
+                              : "; " + std::to_string(not_logged)
+                                  + " more refused since the last such line");
+  }
+
   /// False (and `res` answered) for a request refused before routing: one without the verified
   /// client certificate mutual TLS asks for, or one that changes something while changes are
   /// refused.
@@ -159,9 +188,7 @@ struct rest_server::impl {
     }
     if (changes_refused.empty() || is_read(req.method))
       return true;
-    log->warn("Refused {} {} from {}: REST serves reads only (security.ssl.internal.enabled is "
-              "on and REST does not authenticate its clients).",
-              req.method, req.path, client_of(req));
+    log_refusal(req);
     refuse(req, res, 403, req.method + " " + req.path + " is refused: " + changes_refused);
     return false;
   }
@@ -350,7 +377,7 @@ void rest_server::impl::routes(httplib::Server& s) {
   s.Get("/config", [this](const httplib::Request&, httplib::Response& res) {
     reply(res, 200,
           dashboard_config_json(options.submit_enabled && changes_refused.empty(),
-                                options.refresh_interval_ms));
+                                changes_refused.empty(), options.refresh_interval_ms));
   });
   s.Get("/overview", [this](const httplib::Request&, httplib::Response& res) {
     auto jobs = cluster->list_jobs();

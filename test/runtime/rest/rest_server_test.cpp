@@ -261,6 +261,7 @@ TEST_CASE("REST with internal TLS on and no REST authentication: every call that
   auto config = http.Get("/config");
   REQUIRE(config);
   CHECK(json::parse(config->body)["features"]["web-submit"] == false);
+  CHECK(json::parse(config->body)["features"]["web-cancel"] == false);
 
   CHECK(f.view->cancels() == 0);
   CHECK(f.view->savepoints() == 0);
