@@ -227,9 +227,15 @@ public:
   void stop() {
     stop_children(pids_, 5s);
     // Keyed state backends' local directories of the nodes (a killed node cannot remove its own).
+    // They are named flint-state-<pid>-XXXXXX (local_state_root.hpp).
     std::error_code ec;
-    for (auto pid : started_)
-      fs::remove_all(fs::temp_directory_path(ec) / ("flint-state-" + std::to_string(pid)), ec);
+    auto tmp = fs::temp_directory_path(ec);
+    for (auto pid : started_) {
+      auto prefix = "flint-state-" + std::to_string(pid) + "-";
+      for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().filename().string().starts_with(prefix))
+          fs::remove_all(it->path(), ec);
+    }
     started_.clear();
     stop_zookeeper(zk_pid_);
     live_zookeeper = 0;

@@ -74,8 +74,10 @@ const config_option<std::string> taskmanager_resource_id{
   "The TaskManager's resource id (default: its host:rpc-port and a random suffix).", not_empty};
 const config_option<std::filesystem::path> blob_storage_directory{
   "blob.storage.directory", std::nullopt,
-  "Where the blob server and the TaskManagers' blob caches keep files, a path or file:// URI "
-  "(default: the system's temporary directory).",
+  "Where the blob server and the TaskManagers' blob caches keep files, a path or file:// URI; "
+  "it must be a real directory of the user Flint runs as (made with mode 0700 when missing) "
+  "(default: a private directory made under the system's temporary directory, removed at "
+  "shutdown).",
   nullptr};
 const config_option<std::vector<std::filesystem::path>> io_tmp_dirs{
   "io.tmp.dirs", std::nullopt,

@@ -28,8 +28,8 @@ extern const config_option<std::int64_t> taskmanager_rpc_port;
 extern const config_option<std::int64_t> taskmanager_data_port;
 /// The TaskManager's resource id; no default (host:port and a random suffix).
 extern const config_option<std::string> taskmanager_resource_id;
-/// Where the blob server and the TaskManagers' blob caches keep files; no default (the
-/// system's temporary directory).
+/// Where the blob server and the TaskManagers' blob caches keep files; no default (a private
+/// directory under the system's temporary directory, made at start and removed at shutdown).
 extern const config_option<std::filesystem::path> blob_storage_directory;
 /// Where BLOCKING exchanges spill (Flink's CoreOptions.TMP_DIRS); no default (the system's
 /// temporary directory). The network stack reads it (network_config).

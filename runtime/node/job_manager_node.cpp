@@ -18,6 +18,7 @@
 #include "runtime/actors/rpc/tls.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/common/logging.hpp"
+#include "runtime/common/private_directory.hpp"
 #include "runtime/rest/gateway_cluster_view.hpp"
 #include "runtime/rest/rest_server.hpp"
 #if defined(FLINT_NODE_HAS_BLOB)
@@ -125,6 +126,26 @@ struct job_manager_node::impl {
   std::vector<std::string> endpoints;
   std::uint16_t port = 0;
   bool running = false;
+  /// `blob.storage.directory`, or the private directory made for this run (Flink's
+  /// blobStore-<uuid>), removed at shutdown.
+  std::filesystem::path blob_directory;
+  owned_directory owned_blob_directory;
+
+  /// A configured directory is used only when it is this user's real directory; without one, a
+  /// fresh private directory is made under the temporary directory.
+  expected<unit> prepare_blob_directory() {
+    if (!settings.blob_storage_directory.empty()) {
+      blob_directory = settings.blob_storage_directory;
+      return prepare_private_directory(blob_directory, "blob.storage.directory");
+    }
+    auto made = make_private_temp_directory("flint-blobStore-");
+    if (!made)
+      return make_error(made.error().code,
+                        "cannot create the blob storage directory: " + made.error().message);
+    blob_directory = *made;
+    owned_blob_directory = owned_directory(*made);
+    return unit{};
+  }
 
   rpc::endpoint_context context(std::string id) const {
     return rpc::endpoint_context{std::move(id), recorder.get(), settings.rpc};
@@ -196,6 +217,8 @@ expected<unit> job_manager_node::start() {
     return unit{};
   const auto& s = m.settings;
   m.log->info("Starting StandaloneSessionClusterEntrypoint (Flint).");
+  if (auto ok = m.prepare_blob_directory(); !ok)
+    return ok.error();
   m.log->info("Starting RPC service at {}:{} (bind host {}).", s.rpc_address, s.rpc_port,
               s.bind_host.empty() ? "<all interfaces>" : s.bind_host);
   if (s.tls.enabled) {
@@ -263,16 +286,14 @@ expected<unit> job_manager_node::start() {
               dispatcher::endpoint_name);
 
 #if defined(FLINT_NODE_HAS_BLOB)
-  std::error_code ec;
-  std::filesystem::create_directories(s.blob_storage_directory, ec);
   m.blob_server = blob::spawn_blob_server(
-    *m.system, m.context("blob_server"), s.blob_storage_directory,
+    *m.system, m.context("blob_server"), m.blob_directory,
     s.high_availability.zookeeper
       ? s.high_availability.storage_dir / s.high_availability.cluster_id / "blob"
       : std::filesystem::path{});
   m.publish("blob_server", m.blob_server);
   m.log->info("Started BLOB server at flint://{}:{}/blob_server - storage directory {}.",
-              s.rpc_address, m.port, s.blob_storage_directory.string());
+              s.rpc_address, m.port, m.blob_directory.string());
 #endif
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
   m.trace_server = trace::spawn_trace_server(*m.system, m.context("trace"), *m.recorder);
@@ -294,7 +315,7 @@ void job_manager_node::start_rest() {
   o.bind_port = s.rest.bind_port;
   o.max_content_length = s.rest.max_content_length;
   o.upload_dir =
-    s.rest.upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload" : s.rest.upload_dir;
+    s.rest.upload_dir.empty() ? m.blob_directory / "flint-web-upload" : s.rest.upload_dir;
   o.submit_enabled = s.rest.submit_enabled;
   o.tls = s.rest.tls;
   o.internal_tls = s.tls.enabled;
@@ -349,6 +370,7 @@ void job_manager_node::shutdown() {
   m.rm_election.reset();
   m.close_ha_services();
   m.endpoints.clear();
+  m.owned_blob_directory = {};
   m.log->info("Terminated the JobManager.");
 }
 
@@ -360,6 +382,9 @@ std::uint16_t job_manager_node::rpc_port() const noexcept {
 }
 const job_manager_settings& job_manager_node::settings() const noexcept {
   return impl_->settings;
+}
+const std::filesystem::path& job_manager_node::blob_storage_directory() const noexcept {
+  return impl_->blob_directory;
 }
 std::vector<std::string> job_manager_node::endpoints() const {
   return impl_->endpoints;

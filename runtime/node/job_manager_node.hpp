@@ -53,6 +53,9 @@ public:
   /// The REST endpoint's port (0: none runs; settings().rest.enabled starts it).
   std::uint16_t rest_port() const noexcept;
   const job_manager_settings& settings() const noexcept;
+  /// The blob server's storage directory: `blob.storage.directory`, or the private directory
+  /// start() made (empty before).
+  const std::filesystem::path& blob_storage_directory() const noexcept;
   /// Endpoint ids published on the locator, for the ready line and logs.
   std::vector<std::string> endpoints() const;
 

@@ -103,8 +103,8 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
   if (!tls)
     return tls.error();
   s.tls = std::move(*tls);
-  s.blob_storage_directory =
-    blob_dir.empty() ? std::filesystem::temp_directory_path() / "flint-blobs" : blob_dir;
+  // Empty: the node makes a private directory when it starts (job_manager_node).
+  s.blob_storage_directory = blob_dir;
   return unit{};
 }
 
@@ -243,8 +243,8 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
   s.rest.bind_port = bind_port.empty() ? std::to_string(rest_port) : bind_port;
   if (s.rest.address.empty())
     s.rest.address = s.rpc_address;
-  s.rest.upload_dir =
-    upload_dir.empty() ? s.blob_storage_directory / "flint-web-upload" : upload_dir;
+  // Empty: "flint-web-upload" in the blob storage directory the node uses.
+  s.rest.upload_dir = upload_dir;
   s.configuration = cfg;
   return s;
 }

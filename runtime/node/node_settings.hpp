@@ -56,7 +56,10 @@ struct common_settings {
   registration::retrying_registration_config registration;
   /// `rpc.ask.timeout`.
   rpc::rpc_config rpc;
-  /// `blob.storage.directory` (default: the system's temporary directory).
+  /// `blob.storage.directory`: this user's real directory (made with mode 0700 when missing; a
+  /// symbolic link or another user's directory is refused). Empty (the default): a private
+  /// directory the node makes under the system's temporary directory with mkdtemp and removes at
+  /// shutdown. A TaskManager keeps its job library cache in `<it>/<resource id>`.
   std::filesystem::path blob_storage_directory;
   /// `metrics.reporter.prom.factory.class` set: the Prometheus reporter runs at
   /// `metrics.reporter.prom.port` (a port or a range).
@@ -78,7 +81,7 @@ struct rest_settings {
   std::string address;
   /// `rest.server.max-content-length`.
   std::int64_t max_content_length = 104857600;
-  /// `web.upload.dir`, else flint-web-upload in the blob storage directory.
+  /// `web.upload.dir`; empty: flint-web-upload in the blob storage directory the node uses.
   std::filesystem::path upload_dir;
   /// `web.submit.enable`.
   bool submit_enabled = true;

@@ -20,6 +20,7 @@
 #include "runtime/actors/rpc/tls.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/common/logging.hpp"
+#include "runtime/common/private_directory.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
 #if defined(FLINT_NODE_HAS_TRACE_SERVER)
 #include "runtime/actors/trace_server/trace_server.hpp"
@@ -171,6 +172,11 @@ expected<unit> task_manager_node::start() {
   logger()->info("Using {} address for TaskManager: {}.",
                  s.host.empty() ? "the connecting" : "the configured", m.host);
 
+  // The job library cache lives under it: this user's real directory or none.
+  if (!s.blob_storage_directory.empty())
+    if (auto ok = prepare_private_directory(s.blob_storage_directory, "blob.storage.directory");
+        !ok)
+      return ok.error();
   if (s.tls.enabled) {
     if (auto ok = rpc::check_tls_files(s.tls); !ok)
       return ok.error();

@@ -1,14 +1,13 @@
 #include "runtime/streaming/operator_chain.hpp"
 
 #include "runtime/streaming/key_groups.hpp"
+#include "runtime/streaming/local_state_root.hpp"
 #include "runtime/streaming/stream_operator_factory.hpp"
 
 #include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
-
-#include <unistd.h>
 
 namespace flint::streaming {
 
@@ -54,14 +53,18 @@ expected<operator_chain> build_operator_chain(
     ctx.checkpointing = tdd.checkpointing.mode;
     ctx.state_backend.type = tdd.checkpointing.state_backend;
     ctx.state_backend.incremental = tdd.checkpointing.incremental;
-    // RocksDB's working files: one directory per operator subtask and attempt (Flink's
-    // taskmanager local state directory, under java.io.tmpdir by default).
-    ctx.state_backend.local_dir =
-      (std::filesystem::temp_directory_path() / ("flint-state-" + std::to_string(::getpid()))
-       / tdd.job_id.to_string()
-       / (co.id.to_string() + "-" + std::to_string(tdd.subtask_index) + "-"
-          + std::to_string(tdd.attempt_number)))
-        .string();
+    // RocksDB's working files: one directory per operator subtask and attempt in the process's
+    // private local state root (Flink's taskmanager local state directory).
+    if (hooks.local_state != nullptr) {
+      auto root = hooks.local_state->path();
+      if (!root)
+        return root.error();
+      ctx.state_backend.local_dir =
+        (*root / tdd.job_id.to_string()
+         / (co.id.to_string() + "-" + std::to_string(tdd.subtask_index) + "-"
+            + std::to_string(tdd.attempt_number)))
+          .string();
+    }
     for (int target : co.chained_outputs) {
       auto it = built.find(target);
       if (it == built.end())

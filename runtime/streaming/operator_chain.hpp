@@ -18,6 +18,8 @@
 
 namespace flint::streaming {
 
+class local_state_root;
+
 /// The job a stream task runs: the program's graphs, compiled into the process.
 struct job_program {
   std::shared_ptr<const graph::stream_graph> stream;
@@ -34,6 +36,9 @@ struct chain_hooks {
   const std::atomic<bool>* interrupt = nullptr;
   /// The task's time budget per step.
   step_budget* budget = nullptr;
+  /// Where the operators' local state goes (per operator subtask and attempt below it); null:
+  /// each keyed state backend makes a private directory of its own.
+  local_state_root* local_state = nullptr;
 };
 
 /// Head first; the head is the task's source (a SourceStreamTask) or its input.

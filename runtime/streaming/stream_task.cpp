@@ -10,11 +10,13 @@ namespace flint::streaming {
 
 stream_task::stream_task(job_program program, graph::task_deployment_descriptor tdd,
                          std::shared_ptr<network::shuffle_environment> shuffle,
-                         std::function<void(std::string_view)> write_stdout)
+                         std::function<void(std::string_view)> write_stdout,
+                         std::shared_ptr<local_state_root> local_state)
   : program_(std::move(program)),
     tdd_(std::move(tdd)),
     shuffle_(std::move(shuffle)),
-    write_stdout_(std::move(write_stdout)) {
+    write_stdout_(std::move(write_stdout)),
+    local_state_(std::move(local_state)) {
   shuffle_->task_started();
 }
 
@@ -102,7 +104,8 @@ expected<unit> stream_task::create_inputs() {
 
 expected<unit> stream_task::build_chain() {
   auto chain = build_operator_chain(program_, tdd_, *vertex_, writers_,
-                                    {write_stdout_, waker(), &yield_, interrupt_, &budget_});
+                                    {write_stdout_, waker(), &yield_, interrupt_, &budget_,
+                                     local_state_.get()});
   if (!chain)
     return chain.error();
   operators_ = std::move(chain->operators);

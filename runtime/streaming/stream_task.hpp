@@ -42,9 +42,12 @@ public:
   /// Records one step handles at most before the mailbox gets a turn.
   static constexpr std::size_t records_per_step = 4096;
 
+  /// `local_state`: where keyed state backends keep their working files (null: each backend
+  /// makes a private directory of its own).
   stream_task(job_program program, graph::task_deployment_descriptor tdd,
               std::shared_ptr<network::shuffle_environment> shuffle,
-              std::function<void(std::string_view)> write_stdout);
+              std::function<void(std::string_view)> write_stdout,
+              std::shared_ptr<local_state_root> local_state = nullptr);
   ~stream_task() override;
 
   void attach(std::shared_ptr<task_executor::task_context> context) override;
@@ -107,6 +110,7 @@ private:
   graph::task_deployment_descriptor tdd_;
   std::shared_ptr<network::shuffle_environment> shuffle_;
   std::function<void(std::string_view)> write_stdout_;
+  std::shared_ptr<local_state_root> local_state_;
   std::shared_ptr<task_executor::task_context> context_;
   const graph::job_vertex* vertex_ = nullptr;
 

@@ -39,10 +39,11 @@ task_executor::invokable_factory make_stream_task_factory(
   job_program program{std::move(stream), std::move(job)};
   auto shuffle = env.shuffle_ptr();
   auto write = env.stdout_writer();
+  auto local_state = env.local_state();
   return
-    [program, shuffle, write](
+    [program, shuffle, write, local_state](
       const graph::task_deployment_descriptor& tdd) -> std::unique_ptr<task_executor::invokable> {
-      return std::make_unique<stream_task>(program, tdd, shuffle, write);
+      return std::make_unique<stream_task>(program, tdd, shuffle, write, local_state);
     };
 }
 
@@ -50,8 +51,9 @@ task_executor::invokable_factory make_stream_task_factory(streaming_environment&
   auto programs = env.programs_;
   auto shuffle = env.shuffle_ptr();
   auto write = env.stdout_writer();
+  auto local_state = env.local_state();
   return
-    [programs, shuffle, write](
+    [programs, shuffle, write, local_state](
       const graph::task_deployment_descriptor& tdd) -> std::unique_ptr<task_executor::invokable> {
       job_program program;
       {
@@ -60,7 +62,7 @@ task_executor::invokable_factory make_stream_task_factory(streaming_environment&
           program = it->second;
       }
       // An unknown job fails in before_invoke with a clear message.
-      return std::make_unique<stream_task>(program, tdd, shuffle, write);
+      return std::make_unique<stream_task>(program, tdd, shuffle, write, local_state);
     };
 }
 

@@ -7,6 +7,7 @@
 #include "runtime/graph/stream_graph.hpp"
 #include "runtime/network/network_config.hpp"
 #include "runtime/network/shuffle_environment.hpp"
+#include "runtime/streaming/local_state_root.hpp"
 
 #include <functional>
 #include <map>
@@ -39,6 +40,10 @@ public:
     return write_stdout_;
   }
 
+  /// Where this process's tasks keep their local state: a private directory made on first use,
+  /// removed when the environment and the last task holding it are gone.
+  const std::shared_ptr<local_state_root>& local_state() const noexcept { return local_state_; }
+
   /// Makes a compiled-in program runnable by the factory of `make_stream_task_factory(env)`.
   void add_program(std::shared_ptr<const graph::stream_graph> stream,
                    std::shared_ptr<const graph::job_graph> job);
@@ -56,6 +61,7 @@ private:
   std::shared_ptr<network::shuffle_environment> shuffle_;
   std::function<void(std::string_view)> write_stdout_;
   std::shared_ptr<programs> programs_;
+  std::shared_ptr<local_state_root> local_state_ = std::make_shared<local_state_root>();
 };
 
 /// Stream tasks of one compiled-in job (DESIGN.md "Job code": compiled-in jobs skip the library

@@ -19,7 +19,7 @@ cleanup() {
   done
   for c in "${CLEANUPS[@]}"; do eval "$c" || true; done
   # Keyed state backends' local directories of the nodes (a killed node cannot remove its own).
-  for pid in "${PIDS[@]}"; do rm -rf "${TMPDIR:-/tmp}/flint-state-$pid"; done
+  for pid in "${PIDS[@]}"; do rm -rf "${TMPDIR:-/tmp}/flint-state-$pid-"*; done
   if [[ $status -ne 0 ]]; then
     echo "--- logs of the failed test ($WORK) ---"
     for f in "$WORK"/*.log; do [[ -f "$f" ]] && { echo "== $f"; tail -n 40 "$f"; }; done

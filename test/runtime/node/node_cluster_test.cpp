@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include <caf/all.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/api.hpp"
@@ -273,4 +274,78 @@ TEST_CASE(
   // reports "no leader" and the job's tasks fail (Flink: "JobManager ... lost leadership").
   CHECK(cluster.tm_a->streaming().await_tasks_released(30s));
   CHECK(cluster.tm_b->streaming().await_tasks_released(30s));
+}
+
+namespace {
+
+node::job_manager_settings loopback_job_manager() {
+  node::job_manager_settings js;
+  js.rpc_address = "127.0.0.1";
+  js.bind_host = "127.0.0.1";
+  js.rpc_port = 0;
+  return js;
+}
+
+} // namespace
+
+TEST_CASE("a JobManager without blob.storage.directory keeps blobs in a private directory it "
+          "removes at shutdown") {
+  node::job_manager_node jm(loopback_job_manager());
+  auto started = jm.start();
+  REQUIRE_MESSAGE(started.has_value(), started.error().to_string());
+  auto dir = jm.blob_storage_directory();
+  CHECK(dir.parent_path() == std::filesystem::temp_directory_path());
+  CHECK(dir.filename().string().starts_with("flint-blobStore-"));
+  struct stat st {};
+  REQUIRE(::lstat(dir.c_str(), &st) == 0);
+  CHECK(S_ISDIR(st.st_mode));
+  CHECK((st.st_mode & 07777) == 0700);
+  CHECK(st.st_uid == ::geteuid());
+  jm.shutdown();
+  CHECK_FALSE(std::filesystem::exists(dir));
+}
+
+TEST_CASE("a node refuses a blob.storage.directory that is a symbolic link or another user's, and "
+          "keeps a configured one") {
+  temp_path scratch_dir("node_blob_dir");
+  auto scratch = scratch_dir.path;
+  std::filesystem::create_directories(scratch / "target");
+  std::filesystem::create_directory_symlink(scratch / "target", scratch / "link");
+  auto js = loopback_job_manager();
+  js.blob_storage_directory = scratch / "link";
+  node::job_manager_node linked(js);
+  auto refused = linked.start();
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message.find("blob.storage.directory " + (scratch / "link").string())
+        != std::string::npos);
+  CHECK(refused.error().message.find("is a symbolic link") != std::string::npos);
+  CHECK_FALSE(linked.running());
+
+  auto foreign = scratch / "foreign";
+  std::filesystem::create_directory(foreign);
+  if (::geteuid() == 0)
+    REQUIRE(::chown(foreign.c_str(), 65534, 65534) == 0);
+  else
+    foreign = "/";
+  node::task_manager_settings ts;
+  ts.jobmanager_address = "127.0.0.1";
+  ts.jobmanager_port = 1;
+  ts.host = "127.0.0.1";
+  ts.bind_host = "127.0.0.1";
+  ts.resource_id = "tm-foreign-blobs";
+  ts.blob_storage_directory = foreign;
+  node::task_manager_node tm(ts, {});
+  auto theirs = tm.start();
+  REQUIRE_FALSE(theirs.has_value());
+  CHECK(theirs.error().message.find("is owned by user id") != std::string::npos);
+
+  // A configured directory of this user is used and outlives the JobManager.
+  js.blob_storage_directory = scratch / "configured";
+  {
+    node::job_manager_node jm(js);
+    auto started = jm.start();
+    REQUIRE_MESSAGE(started.has_value(), started.error().to_string());
+    CHECK(jm.blob_storage_directory() == scratch / "configured");
+  }
+  CHECK(std::filesystem::is_directory(scratch / "configured"));
 }
