@@ -28,6 +28,7 @@
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
 #include "runtime/http/httplib.hpp"
 #include "runtime/node/job_manager_node.hpp"
+#include "runtime/node/node_settings.hpp"
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
 #include "test/runtime/node/node_test_util.hpp"
@@ -644,4 +645,50 @@ TEST_CASE("REST with mutual TLS: a client without a certificate the cluster CA s
   std::error_code ec;
   std::filesystem::remove_all(certs, ec);
   std::filesystem::remove_all(other_ca, ec);
+}
+
+TEST_CASE("REST TLS settings: authentication without REST TLS and unreadable files stop the "
+          "JobManager before it starts, naming the key") {
+  config::configuration cfg;
+  cfg.set("security.ssl.rest.authentication-enabled", "true", "test");
+  auto lone = node::read_job_manager_settings(cfg);
+  REQUIRE_FALSE(lone);
+  CHECK(lone.error().message.find("security.ssl.rest.enabled") != std::string::npos);
+
+  cfg.set("security.ssl.rest.enabled", "true", "test");
+  cfg.set("security.ssl.rest.keystore", "/nonexistent/rest.pem", "test");
+  cfg.set("security.ssl.rest.truststore", "/nonexistent/ca.pem", "test");
+  cfg.set("security.ssl.rest.key-password", "hunter2", "test");
+  auto read = node::read_job_manager_settings(cfg);
+  REQUIRE_MESSAGE(read.has_value(), read.error().to_string());
+  CHECK(read->rest.tls.authenticates());
+  CHECK(read->rest.tls.keystore == "/nonexistent/rest.pem");
+  CHECK(read->rest.tls.key_password == "hunter2");
+
+  const auto dir = scratch("rest_tls_bad_files");
+  auto js = *read;
+  js.rpc_address = "127.0.0.1";
+  js.bind_host = "127.0.0.1";
+  js.rpc_port = 0;
+  js.blob_storage_directory = dir / "blobs";
+  js.rest.bind_address = "127.0.0.1";
+  js.rest.bind_port = "0";
+  node::job_manager_node jm(js);
+  auto started = jm.start();
+  REQUIRE_FALSE(started);
+  CAPTURE(started.error().message);
+  CHECK(started.error().message.find("security.ssl.rest.keystore") != std::string::npos);
+
+  // A keystore that holds a certificate and key, but a truststore that holds none.
+  make_certificates(dir / "certs", "localhost");
+  js.rest.tls.keystore = (dir / "certs" / "localhost.pem").string();
+  js.rest.tls.key_password.clear();
+  js.rest.tls.truststore = (dir / "certs" / "ca-key.pem").string();
+  node::job_manager_node jm2(js);
+  auto again = jm2.start();
+  REQUIRE_FALSE(again);
+  CAPTURE(again.error().message);
+  CHECK(again.error().message.find("security.ssl.rest.truststore") != std::string::npos);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
