@@ -127,6 +127,7 @@ void add_common(CLI::App& app, common_options& opts) {
     ->check(CLI::Validator(check_duration, "DURATION"));
   app.add_option("-D", opts.dynamic, "configuration option key=value")
     ->expected(1)
+    ->allow_extra_args(false)
     ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
