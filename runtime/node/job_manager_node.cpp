@@ -12,6 +12,7 @@
 #include "runtime/actors/leader/zookeeper_leader_services.hpp"
 #include "runtime/ha/ha_stores.hpp"
 #include "runtime/ha/zookeeper/zookeeper_client.hpp"
+#include "runtime/ha/zookeeper_paths.hpp"
 #include "runtime/node/zookeeper_connection.hpp"
 #include "runtime/actors/resource_manager/resource_manager.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
@@ -168,6 +169,8 @@ struct job_manager_node::impl {
     if (!client)
       return client.error();
     zookeeper = std::move(*client);
+    if (auto ok = zookeeper->ensure_private_node(ha::cluster_path(h.root, h.cluster_id)); !ok)
+      return ok.error();
     leader::zookeeper_ha_config config;
     config.root = h.root;
     config.cluster_id = h.cluster_id;

@@ -466,6 +466,46 @@ expected<std::optional<zookeeper_stat>> zookeeper_client::exists(const std::stri
   return to_error(rc, "exists", path);
 }
 
+expected<std::vector<zookeeper_acl_entry>> zookeeper_client::acl(const std::string& path) {
+  std::shared_lock lock{impl_->handle_mutex};
+  if (impl_->zh == nullptr)
+    return not_connected("acl", path);
+  ACL_vector acl{};
+  Stat stat{};
+  int rc = zoo_get_acl(impl_->zh, path.c_str(), &acl, &stat);
+  if (rc != ZOK)
+    return to_error(rc, "acl", path);
+  std::vector<zookeeper_acl_entry> out;
+  for (int i = 0; i < acl.count; ++i)
+    out.push_back({acl.data[i].id.scheme ? acl.data[i].id.scheme : "",
+                   acl.data[i].id.id ? acl.data[i].id.id : "", acl.data[i].perms});
+  deallocate_ACL_vector(&acl);
+  return out;
+}
+
+expected<unit> zookeeper_client::ensure_private_node(const std::string& path) {
+  {
+    std::shared_lock lock{impl_->handle_mutex};
+    if (impl_->acl != &ZOO_CREATOR_ALL_ACL)
+      return unit{};
+  }
+  if (auto created = create(path, {}, {.create_parents = true});
+      !created && created.error().code != errc::rejected)
+    return created.error();
+  auto entries = acl(path);
+  if (!entries)
+    return entries.error();
+  for (const auto& e : *entries)
+    if (e.scheme == "world" && (e.perms & ~zookeeper_acl_entry::read) != 0)
+      return make_error(errc::rejected,
+                        "ZooKeeper node " + path
+                          + " may be changed by anyone (world:anyone, made under the open ACL or "
+                            "by someone else): with high-availability.zookeeper.client.acl: "
+                            "creator Flint does not use it; delete it or choose another "
+                            "high-availability.cluster-id");
+  return unit{};
+}
+
 expected<unit> zookeeper_client::remove(const std::string& path, std::int32_t version) {
   std::shared_lock lock{impl_->handle_mutex};
   if (impl_->zh == nullptr)

@@ -100,6 +100,15 @@ struct zookeeper_credentials {
   std::string digest;
 };
 
+/// One entry of a node's ACL: who (`scheme`:`id`, e.g. "world":"anyone" or
+/// "digest":"user:<hash>") may do what (`perms`, a bit set).
+struct zookeeper_acl_entry {
+  static constexpr std::int32_t read = 1, write = 2, create = 4, remove = 8, admin = 16;
+  std::string scheme;
+  std::string id;
+  std::int32_t perms = 0;
+};
+
 /// What a one-shot watch saw.
 enum class zookeeper_event_type {
   created,
@@ -186,11 +195,20 @@ public:
   /// is created, changed or deleted (whether or not it exists now).
   expected<std::optional<zookeeper_stat>> exists(const std::string& path,
                                                  zookeeper_watch watch = {});
+  /// The node's ACL.
+  expected<std::vector<zookeeper_acl_entry>> acl(const std::string& path);
   /// Deletes the node (it must have no children) if its version is `version` (or any).
   expected<unit> remove(const std::string& path, std::int32_t version = any_version);
   /// The names (not paths) of the node's children, unordered; `watch` (if set) fires once when a
   /// child is created or removed or the node is deleted.
   expected<std::vector<std::string>> children(const std::string& path, zookeeper_watch watch = {});
+
+  /// Under the creator ACL, the node at `path` (a cluster's node, below which everything of the
+  /// cluster lives) must be this client's alone: created with its parents when missing; a node
+  /// that grants anyone (world:anyone) more than reading is refused (rejected, naming the node),
+  /// since whoever may delete or create under it could remove or replace what Flint keeps there.
+  /// Under the open ACL: nothing to check.
+  expected<unit> ensure_private_node(const std::string& path);
 
 private:
   struct impl;

@@ -293,3 +293,35 @@ TEST_CASE("the creator ACL needs a well-formed digest, and errors never show it"
   CHECK(owner.get("/owned/a/b")->data == "x");
   REQUIRE(owner.remove("/owned/a/b").has_value());
 }
+
+TEST_CASE("under the creator ACL a cluster node anyone may change is refused, and a new one is "
+          "the creator's alone") {
+  zookeeper_server zk;
+  using flint::ha::zookeeper_acl;
+  using flint::ha::zookeeper_acl_entry;
+  auto stranger = connected_client(zk);
+  // Squatted before Flint started: an open node whose children anyone could delete or plant.
+  REQUIRE(stranger->create("/flink/squatted", "", {.create_parents = true}).has_value());
+  zookeeper_client owner(flint::make_endpoint_logger("zookeeper"));
+  REQUIRE(owner.connect(zk.connect_string(), 4s, 10s, {zookeeper_acl::creator, "flint:pw"}));
+  auto refused = owner.ensure_private_node("/flink/squatted");
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == errc::rejected);
+  CHECK(refused.error().message.find("/flink/squatted") != std::string::npos);
+  CHECK(refused.error().message.find("anyone") != std::string::npos);
+
+  REQUIRE(owner.ensure_private_node("/flink/mine").has_value());
+  REQUIRE(owner.ensure_private_node("/flink/mine").has_value()); // again: it is ours
+  auto entries = owner.acl("/flink/mine");
+  REQUIRE(entries.has_value());
+  REQUIRE(entries->size() == 1);
+  CHECK(entries->front().scheme == "digest");
+  CHECK(entries->front().id.starts_with("flint:"));
+  CHECK(entries->front().perms == 31);
+  auto planted = stranger->create("/flink/mine/jobgraphs", "");
+  REQUIRE_FALSE(planted.has_value());
+  CHECK(planted.error().code == errc::rejected);
+
+  // The open ACL checks nothing (Flink's default).
+  CHECK(stranger->ensure_private_node("/flink/squatted").has_value());
+}
