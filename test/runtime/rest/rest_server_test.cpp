@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
 #include <future>
@@ -135,7 +136,7 @@ struct rest_fixture {
   std::filesystem::path dir;
   std::unique_ptr<rest::rest_server> server;
 
-  explicit rest_fixture(bool internal_tls) {
+  explicit rest_fixture(bool internal_tls, rest::rest_tls_options tls = {}) {
     dir = std::filesystem::temp_directory_path()
       / ("flint_rest_server_test_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
@@ -145,6 +146,7 @@ struct rest_fixture {
     o.bind_port = "0";
     o.upload_dir = dir / "uploads";
     o.internal_tls = internal_tls;
+    o.tls = std::move(tls);
     auto log = std::make_shared<spdlog::logger>(
       "rest", std::make_shared<spdlog::sinks::null_sink_mt>());
     auto started = rest::rest_server::start(std::move(o), view, log);
@@ -439,4 +441,58 @@ TEST_CASE("savepoint operations: one pending per job, jobs independent, failures
   auto late = ops.trigger(other, "f", [] { return expected<std::string>(std::string("/sp/f")); });
   REQUIRE_FALSE(late);
   CHECK(late.error().code == errc::unreachable);
+}
+
+TEST_CASE("REST over HTTPS: without client authentication anyone may read and, with internal TLS "
+          "on, nothing changes; with it, a client certificate the truststore signed may cancel") {
+  const auto certs = std::filesystem::temp_directory_path()
+    / ("flint_rest_server_test_certs_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(certs);
+  const auto make = std::string(FLINT_SOURCE_DIR) + "/deploy/gen-certs.sh " + certs.string()
+    + " localhost alice >/dev/null";
+  REQUIRE(std::system(make.c_str()) == 0);
+  const auto ca = (certs / "ca.pem").string();
+  const auto alice = (certs / "alice.pem").string();
+  const auto cancel = "/jobs/" + the_job.to_string() + "?mode=cancel";
+  rest::rest_tls_options tls;
+  tls.enabled = true;
+  tls.keystore = (certs / "localhost.pem").string();
+  tls.truststore = ca;
+
+  SUBCASE("HTTPS only") {
+    rest_fixture f(true, tls);
+    httplib::SSLClient anyone("localhost", f.server->port());
+    anyone.set_ca_cert_path(ca.c_str());
+    anyone.enable_server_certificate_verification(true);
+    auto jobs = anyone.Get("/jobs");
+    REQUIRE(jobs);
+    CHECK(jobs->status == 200);
+    auto refused = anyone.Patch(cancel.c_str());
+    REQUIRE(refused);
+    CHECK(refused->status == 403);
+    // A certificate changes nothing while REST does not ask for one.
+    httplib::SSLClient with_certificate("localhost", f.server->port(), alice, alice);
+    with_certificate.set_ca_cert_path(ca.c_str());
+    auto still = with_certificate.Patch(cancel.c_str());
+    REQUIRE(still);
+    CHECK(still->status == 403);
+    CHECK(f.view->cancels() == 0);
+  }
+  SUBCASE("mutual TLS") {
+    tls.authentication_enabled = true;
+    rest_fixture f(true, tls);
+    httplib::SSLClient anyone("localhost", f.server->port());
+    anyone.set_ca_cert_path(ca.c_str());
+    anyone.set_read_timeout(5, 0);
+    CHECK_FALSE(anyone.Get("/jobs"));
+    httplib::SSLClient trusted("localhost", f.server->port(), alice, alice);
+    trusted.set_ca_cert_path(ca.c_str());
+    trusted.enable_server_certificate_verification(true);
+    auto cancelled = trusted.Patch(cancel.c_str());
+    REQUIRE(cancelled);
+    CHECK(cancelled->status == 202);
+    CHECK(f.view->cancels() == 1);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(certs, ec);
 }
