@@ -59,6 +59,8 @@ struct ExecutionAttemptId $Flint.type("graph::execution_attempt_id") {
   jobVertex @0 :Id128;
   subtaskIndex @1 :Int32;
   attemptNumber @2 :Int32;
+  executionGraph @3 :Id128;
+  # graph::execution_graph_id: random per ExecutionGraph, so equal topologies never share an id.
 }
 
 struct TaskExecutionState $Flint.type("cluster::task_execution_state") {

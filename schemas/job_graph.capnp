@@ -194,4 +194,6 @@ struct TaskDeploymentDescriptor {
   packageHash @15 :Text;
   # The JobGraph's packageHash and libraryHash: the only code the TaskExecutor may run for it.
   libraryHash @16 :Text;
+  executionGraphId @17 :GraphId128;
+  # The ExecutionGraph of the attempt (part of its ExecutionAttemptID; random per graph).
 }

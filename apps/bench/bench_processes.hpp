@@ -91,7 +91,7 @@ std::vector<log_line> read_log(const std::filesystem::path& p);
 std::optional<double> first_line(const std::vector<log_line>& lines, const std::string& text,
                                  double after_ms = 0);
 
-/// `<vertex>_<subtask>_<attempt>` -> attempt.
+/// `<execution graph>_<vertex>_<subtask>_<attempt>` -> attempt.
 int attempt_number(const std::string& attempt_id);
 
 /// The attempt id in "<name> (<attempt id>) switched from ..." ending at `at` (the ')').

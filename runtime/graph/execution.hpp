@@ -10,17 +10,19 @@
 
 namespace flint::graph {
 
-/// Names one attempt: the subtask and the attempt number (Flink 1.15's ExecutionAttemptID
-/// shape; deterministic, unlike Flink 1.14's random one).
+/// Names one attempt (Flink's ExecutionAttemptID since 1.15): the ExecutionGraph, the subtask
+/// and the attempt number. Job vertex ids are hashes of the topology, so the graph's random id is
+/// what keeps two jobs of one shape (and two leaderships of one job) apart on a TaskExecutor.
 struct execution_attempt_id {
+  graph::execution_graph_id execution_graph;
   job_vertex_id job_vertex;
   std::int32_t subtask_index = 0;
   std::int32_t attempt_number = 0;
 
-  /// "<job vertex>_<subtask>_<attempt>".
+  /// "<execution graph>_<job vertex>_<subtask>_<attempt>", as Flink prints it.
   std::string to_string() const {
-    return job_vertex.to_string() + "_" + std::to_string(subtask_index) + "_"
-      + std::to_string(attempt_number);
+    return execution_graph.to_string() + "_" + job_vertex.to_string() + "_"
+      + std::to_string(subtask_index) + "_" + std::to_string(attempt_number);
   }
   friend auto operator<=>(const execution_attempt_id&, const execution_attempt_id&) = default;
 };

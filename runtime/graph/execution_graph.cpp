@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <numeric>
+#include <random>
 
 namespace flint::graph {
 
@@ -35,9 +36,22 @@ private:
   std::vector<std::uint32_t> parent_;
 };
 
+execution_graph_id random_execution_graph_id() {
+  std::random_device device;
+  auto next = [&device] {
+    return (static_cast<std::uint64_t>(device()) << 32) ^ static_cast<std::uint64_t>(device());
+  };
+  auto upper = next();
+  return {upper, next()};
+}
+
 } // namespace
 
 expected<execution_graph> execution_graph::build(graph::job_graph job) {
+  return build(std::move(job), random_execution_graph_id());
+}
+
+expected<execution_graph> execution_graph::build(graph::job_graph job, execution_graph_id id) {
   if (auto valid = job.validate(); !valid)
     return valid.error();
   for (const auto& data_set : job.data_sets)
@@ -55,7 +69,7 @@ expected<execution_graph> execution_graph::build(graph::job_graph job) {
   if (!order)
     return order.error();
 
-  execution_graph graph(std::move(job));
+  execution_graph graph(std::move(job), id);
   if (auto created = graph.create_vertices(*order); !created)
     return created.error();
   for (std::uint32_t ejv = 0; ejv < graph.job_vertices_.size(); ++ejv)
@@ -248,8 +262,9 @@ intermediate_result_partition_id execution_graph::partition_id(std::uint32_t par
 }
 
 execution_attempt_id execution_graph::attempt_id(std::uint32_t vertex) const {
-  auto id = vertex_id(vertex);
-  return {id.job_vertex, id.subtask_index, vertices_[vertex].current_execution.attempt_number()};
+  auto vertex_of = vertex_id(vertex);
+  return {id_, vertex_of.job_vertex, vertex_of.subtask_index,
+          vertices_[vertex].current_execution.attempt_number()};
 }
 
 expected<unit> execution_graph::transition_execution(std::uint32_t vertex, execution_state to) {

@@ -35,9 +35,14 @@ class execution_graph {
 public:
   /// Builds the graph (§5.1.1 steps 4–6): sorts the JobVertices topologically, creates
   /// ExecutionJobVertices, ExecutionVertices, results and partitions, connects them POINTWISE or
-  /// ALL_TO_ALL, and computes the pipelined regions. Fails on an invalid JobGraph.
+  /// ALL_TO_ALL, and computes the pipelined regions. Fails on an invalid JobGraph. The graph gets
+  /// a random id, as Flink's DefaultExecutionGraph does (every attempt id carries it).
   static expected<execution_graph> build(job_graph job);
+  /// The same with a given id (tests that need the attempt ids to be known in advance).
+  static expected<execution_graph> build(job_graph job, execution_graph_id id);
 
+  /// Random per graph: a new graph of the same job (a new JobManager leadership) has another.
+  const execution_graph_id& id() const { return id_; }
   const graph::job_graph& job_graph() const { return job_; }
 
   /// In topological order.
@@ -80,12 +85,13 @@ public:
   expected<unit> transition_state(job_status to);
 
 private:
-  explicit execution_graph(graph::job_graph job) : job_(std::move(job)) {}
+  execution_graph(graph::job_graph job, execution_graph_id id) : id_(id), job_(std::move(job)) {}
   expected<unit> create_vertices(const std::vector<std::size_t>& order);
   void connect_all_to_all(std::uint32_t consumer, std::uint32_t result);
   void connect_pointwise(std::uint32_t consumer, std::uint32_t result);
   void compute_pipelined_regions();
 
+  execution_graph_id id_;
   graph::job_graph job_;
   std::vector<execution_job_vertex> job_vertices_;
   std::vector<execution_vertex> vertices_;

@@ -82,6 +82,9 @@ using job_vertex_id = abstract_id<struct job_vertex_id_tag>;
 using operator_id = abstract_id<struct operator_id_tag>;
 /// An IntermediateDataSet of the JobGraph, and the IntermediateResult made from it.
 using intermediate_data_set_id = abstract_id<struct intermediate_data_set_id_tag>;
+/// One ExecutionGraph (Flink's ExecutionGraphID): random, so the attempts of two jobs of the same
+/// topology, or of one job under two JobManager leaderships, never share an id.
+using execution_graph_id = abstract_id<struct execution_graph_id_tag>;
 
 } // namespace flint::graph
 

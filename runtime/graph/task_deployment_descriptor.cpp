@@ -12,6 +12,7 @@ expected<task_deployment_descriptor> make_task_deployment_descriptor(
 
   task_deployment_descriptor tdd;
   tdd.job_id = job.job_id;
+  tdd.execution_graph_id = graph.id();
   tdd.job_name = job.name;
   tdd.code = job.code;
   tdd.job_vertex_id = graph.job_vertex_of(ev.job_vertex).id;

@@ -76,6 +76,9 @@ struct task_checkpoint_options {
 /// JobVertex (by `job_vertex_id`) of the JobGraph the TaskExecutor holds.
 struct task_deployment_descriptor {
   graph::job_id job_id;
+  /// The ExecutionGraph the attempt belongs to: with the vertex and attempt number, its
+  /// execution_attempt_id.
+  graph::execution_graph_id execution_graph_id;
   /// The job's name, for the task's metric scope (`job_name`).
   std::string job_name;
   graph::job_vertex_id job_vertex_id;

@@ -10,7 +10,9 @@
 #include "runtime/actors/blob/blob_key.hpp"
 #include "runtime/actors/blob/blob_server.hpp"
 #include "runtime/actors/blob/job_package.hpp"
+#include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
 #include "runtime/actors/minicluster/minicluster.hpp"
+#include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
@@ -25,6 +27,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <map>
 #include <set>
@@ -436,6 +439,52 @@ TEST_CASE("a swapped cached library is refused by hash") {
   CHECK_FALSE(contains(result->failure_cause, "differs from the submitted one"));
   CHECK_FALSE(is_loaded(cached.string()));
   CHECK(file_bytes(cached) == file_bytes(jobs_dir + "/random_uid.so")); // refused, not repaired
+}
+
+TEST_CASE("one TaskExecutor runs two jobs' different libraries at once, each its own") {
+  // The second library loads while the first is mapped. Loaded by the name /proc/self/fd/N, the
+  // second got the first job's library (the dynamic linker returns a loaded library whose name
+  // matches, and N was reused) and its program differed from the submitted one.
+  blob_node blobs;
+  library_cluster cluster(blobs.port, 1, 2);
+  auto endless = client_submits(blobs, "cli_endless.so", {}, {{"parallelism.default", "1"}});
+  auto running = std::async(std::launch::async,
+                            [&] { return cluster.cluster->execute(endless, 2min); });
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (cluster.cached_libraries() < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  REQUIRE(cluster.cached_libraries() == 1);
+  while (!is_loaded(cluster.cached_library_paths().front())
+         && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  REQUIRE(is_loaded(cluster.cached_library_paths().front()));
+
+  test::temp_directory work{"flint-job-library-two-jobs"};
+  auto input = work.path / "in.txt";
+  std::string text;
+  for (int i = 0; i < 500; ++i)
+    text += "a b c " + std::to_string(i % 7) + "\n";
+  std::ofstream(input) << text;
+  auto wordcount = client_submits(
+    blobs, "wordcount.so", {"--input", input.string(), "--output", (work.path / "wc").string()},
+    {{"parallelism.default", "1"}});
+  auto counted = cluster.cluster->execute(wordcount, 2min);
+  REQUIRE(counted.has_value());
+  CHECK_MESSAGE(counted->status == graph::job_status::finished, counted->failure_cause);
+  CHECK(test::read_counts(work.path / "wc") == test::plain_count(text));
+  CHECK(cluster.cached_libraries() == 2);
+
+  auto gw = cluster.cluster->dispatcher_gateway();
+  REQUIRE(gw.has_value());
+  trace::trace_recorder rec{trace::system_now_us};
+  rpc::client_identity who{"test_client", &rec, 10s};
+  caf::scoped_actor self{*cluster.sys, true};
+  auto cancelled =
+    gw->ask_blocking<dispatcher::cancel_job>(*self, who, dispatcher::job_id_request{endless.job_id});
+  CHECK(cancelled.has_value());
+  auto ended = running.get();
+  REQUIRE(ended.has_value());
+  CHECK(ended->status == graph::job_status::canceled);
 }
 
 TEST_CASE("a cached library that is a symbolic link is not loaded") {

@@ -105,12 +105,14 @@ expected<unit> get(schema::TaskManagerLocation::Reader r, cluster::task_manager_
 }
 
 void put(schema::ExecutionAttemptId::Builder b, const graph::execution_attempt_id& a) {
+  put(b.initExecutionGraph(), a.execution_graph);
   put(b.initJobVertex(), a.job_vertex);
   b.setSubtaskIndex(a.subtask_index);
   b.setAttemptNumber(a.attempt_number);
 }
 
 expected<unit> get(schema::ExecutionAttemptId::Reader r, graph::execution_attempt_id& out) {
+  (void)get(r.getExecutionGraph(), out.execution_graph);
   (void)get(r.getJobVertex(), out.job_vertex);
   out.subtask_index = r.getSubtaskIndex();
   out.attempt_number = r.getAttemptNumber();

@@ -94,7 +94,8 @@ task::task(caf::actor_config& cfg, task_setup setup)
 task::~task() = default;
 
 graph::execution_attempt_id task::attempt_of(const graph::task_deployment_descriptor& tdd) {
-  return graph::execution_attempt_id{tdd.job_vertex_id, tdd.subtask_index, tdd.attempt_number};
+  return graph::execution_attempt_id{tdd.execution_graph_id, tdd.job_vertex_id, tdd.subtask_index,
+                                     tdd.attempt_number};
 }
 
 caf::behavior task::make_behavior() {

@@ -314,6 +314,7 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
   capnp::MallocMessageBuilder message;
   auto root = message.initRoot<schema::TaskDeploymentDescriptor>();
   write_id(root.initJobId(), tdd.job_id);
+  write_id(root.initExecutionGraphId(), tdd.execution_graph_id);
   write_id(root.initJobVertexId(), tdd.job_vertex_id);
   root.setTaskName(tdd.task_name);
   root.setJobName(tdd.job_name);
@@ -371,6 +372,7 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(
     [](schema::TaskDeploymentDescriptor::Reader root) -> expected<task_deployment_descriptor> {
       task_deployment_descriptor tdd;
       tdd.job_id = read_id<graph::job_id>(root.getJobId());
+      tdd.execution_graph_id = read_id<graph::execution_graph_id>(root.getExecutionGraphId());
       tdd.job_vertex_id = read_id<graph::job_vertex_id>(root.getJobVertexId());
       tdd.task_name = root.getTaskName().cStr();
       tdd.job_name = root.getJobName().cStr();

@@ -151,6 +151,25 @@ TEST_CASE("an execution follows Flink's life cycle") {
   CHECK(eg.attempt_id(1).attempt_number == 1);
 }
 
+TEST_CASE("two execution graphs of one job graph name their attempts apart, as Flink prints them") {
+  api::stream_execution_environment env(test::parallelism(2));
+  env.generate_sequence(0, 9).map(plus_one).print();
+  auto job = value_of(env.get_job_graph());
+  auto first = value_of(execution_graph::build(job));
+  auto second = value_of(execution_graph::build(job));
+  // Equal topologies hash to equal job vertex ids; only the graph's random id tells them apart.
+  CHECK(first.vertex_id(0) == second.vertex_id(0));
+  CHECK(first.id() != second.id());
+  CHECK(first.attempt_id(0) != second.attempt_id(0));
+  CHECK(first.attempt_id(0).execution_graph == first.id());
+  CHECK(value_of(make_task_deployment_descriptor(first, 1)).execution_graph_id == first.id());
+
+  auto fixed = value_of(execution_graph::build(job, execution_graph_id{0xab, 0xcd}));
+  REQUIRE(fixed.vertices()[1].job_vertex == 0);
+  CHECK(fixed.attempt_id(1).to_string()
+        == "00000000000000ab00000000000000cd_" + fixed.job_vertex_of(0).id.to_string() + "_1_0");
+}
+
 TEST_CASE("illegal execution state transitions are refused") {
   auto eg = two_vertices(1, 1, false);
   auto refused = eg.transition_execution(0, execution_state::running);

@@ -283,7 +283,72 @@ void run_checkpointed_wordcount(int parallelism, int task_managers) {
   test::check_resources_released(cluster);
 }
 
+/// Two WordCounts of one topology (so of equal job vertex ids) submitted together to one
+/// TaskExecutor with a slot for each of their subtasks: both run at once, and each counts its own
+/// input exactly through its own keyBy exchange.
+void run_two_wordcounts_at_once() {
+  const auto& text = wordcount_text();
+  static std::int64_t words = 0;
+  static const auto expected = plain_count(text, words);
+  // The second input is the first twice over, so a record crossing into the other job shows.
+  const std::string doubled = text + text;
+  test::temp_path input_a("two_wordcounts_in_a");
+  test::temp_path input_b("two_wordcounts_in_b");
+  test::temp_path output_a("two_wordcounts_out_a");
+  test::temp_path output_b("two_wordcounts_out_b");
+  std::ofstream(input_a.path, std::ios::binary) << text;
+  std::ofstream(input_b.path, std::ios::binary) << doubled;
+
+  auto program_of = [](const test::temp_path& input, const test::temp_path& output) {
+    api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+    examples::build_wordcount(env, {input.path.string(), output.path.string()});
+    return test::graphs_of(env);
+  };
+  auto a = program_of(input_a, output_a);
+  auto b = program_of(input_b, output_b);
+  REQUIRE(a.job->job_id != b.job->job_id);
+  REQUIRE(a.job->vertices.size() == b.job->vertices.size());
+  for (std::size_t v = 0; v < a.job->vertices.size(); ++v)
+    REQUIRE(a.job->vertices[v].id == b.job->vertices[v].id);
+
+  streaming::local_cluster_options options;
+  options.task_managers = 1;
+  options.slots_per_task_manager = 4;
+  streaming::local_cluster cluster(options);
+  REQUIRE(cluster.submit(a.stream, a.job).has_value());
+  REQUIRE(cluster.submit(b.stream, b.job).has_value());
+  for (const auto* program : {&a, &b}) {
+    auto result = cluster.result(program->job->job_id, std::chrono::minutes(4));
+    REQUIRE_MESSAGE(result.has_value(), result.error().to_string());
+    REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  }
+
+  auto counts_in = [](const test::temp_path& output) {
+    parsed_output counted;
+    REQUIRE(std::filesystem::is_directory(output.path));
+    for (int i = 1; i <= 2; ++i)
+      parse_counts(output.path / std::to_string(i), counted);
+    return counted;
+  };
+  auto counted_a = counts_in(output_a);
+  CHECK(counted_a.updates == words);
+  CHECK(counted_a.in_order);
+  CHECK(counted_a.last == expected);
+  auto counted_b = counts_in(output_b);
+  CHECK(counted_b.updates == 2 * words);
+  CHECK(counted_b.in_order);
+  auto expected_b = expected;
+  for (auto& [word, n] : expected_b)
+    n *= 2;
+  CHECK(counted_b.last == expected_b);
+  test::check_resources_released(cluster);
+}
+
 } // namespace
+
+TEST_CASE("two wordcounts of one topology run at once on one TaskExecutor, each counting its own") {
+  run_two_wordcounts_at_once();
+}
 
 TEST_CASE("a checkpointed wordcount at parallelism 2 commits its output with the checkpoints") {
   run_checkpointed_wordcount(2, 2);

@@ -39,7 +39,7 @@ struct rm_contender : leader::leader_contender {
 };
 
 graph::execution_attempt_id attempt_of(const task_executor::submit_task_request& s) {
-  return {s.tdd.job_vertex_id, s.tdd.subtask_index, s.tdd.attempt_number};
+  return {s.tdd.execution_graph_id, s.tdd.job_vertex_id, s.tdd.subtask_index, s.tdd.attempt_number};
 }
 
 struct job_master_fixture : test_fixture {

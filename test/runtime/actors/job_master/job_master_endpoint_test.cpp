@@ -39,6 +39,11 @@ const cluster::job_master_id jm_token{0x1234, 0x5678};
 const std::string jm_id = "job_master/" + job.to_string();
 const std::string tm_id = "task_executor/tm-1";
 
+/// The attempt a submitted task runs as (what its TaskExecutor reports it by).
+graph::execution_attempt_id attempt_of(const task_executor::submit_task_request& s) {
+  return {s.tdd.execution_graph_id, s.tdd.job_vertex_id, s.tdd.subtask_index, s.tdd.attempt_number};
+}
+
 /// Takes the ResourceManager leadership for the fake RM and confirms it with the fake's handle.
 struct rm_contender : leader::leader_contender {
   rpc::fencing_token granted;
@@ -216,8 +221,7 @@ struct job_master_fixture : test_fixture {
 
   void report_all(execution_state state) {
     for (auto& s : submitted) {
-      cluster::task_execution_state tes{
-        job, {s.tdd.job_vertex_id, s.tdd.subtask_index, s.tdd.attempt_number}, state, {}};
+      cluster::task_execution_state tes{job, attempt_of(s), state, {}};
       auto r = te_call<update_task_execution_state>(tes);
       REQUIRE_MESSAGE(r.has_value(), r.error().to_string());
     }
@@ -514,8 +518,8 @@ TEST_CASE_FIXTURE(
   run_job(cfg);
   const auto first = submitted;
   auto failed = first[2]; // Map (1/2)
-  auto r = te_call<update_task_execution_state>(cluster::task_execution_state{
-    job, {failed.tdd.job_vertex_id, failed.tdd.subtask_index, 0}, execution_state::failed, "boom"});
+  auto r = te_call<update_task_execution_state>(
+    cluster::task_execution_state{job, attempt_of(failed), execution_state::failed, "boom"});
   REQUIRE(r.has_value());
   CHECK(master().status() == job_status::restarting);
   REQUIRE(canceled.size() == 5);
@@ -600,7 +604,7 @@ TEST_CASE_FIXTURE(
   "checkpoint acknowledgements and declines are answered while no coordinator runs") {
   // The job of the fixture does not checkpoint.
   run_job();
-  graph::execution_attempt_id attempt{graph::job_vertex_id{0, 1}, 0, 0};
+  graph::execution_attempt_id attempt{{}, graph::job_vertex_id{0, 1}, 0, 0};
   auto ack = te_call<flint::job_master::acknowledge_checkpoint>({job, attempt, 1, {}});
   CHECK(ack.has_value());
   auto decline = te_call<flint::job_master::decline_checkpoint>({job, attempt, 1, "no"});
@@ -616,10 +620,6 @@ TEST_CASE_FIXTURE(
 // -- checkpoints ---------------------------------------------------------------------------------
 
 namespace {
-
-graph::execution_attempt_id attempt_of(const task_executor::submit_task_request& s) {
-  return {s.tdd.job_vertex_id, s.tdd.subtask_index, s.tdd.attempt_number};
-}
 
 /// A checkpoint directory of the test's own, removed at the end.
 struct checkpoint_dir {
@@ -737,8 +737,8 @@ TEST_CASE_FIXTURE(job_master_fixture,
   register_and_offer();
   report_all(execution_state::running);
   const auto& first = submitted[0].tdd;
-  graph::execution_attempt_id attempt{first.job_vertex_id, first.subtask_index,
-                                      first.attempt_number};
+  graph::execution_attempt_id attempt{first.execution_graph_id, first.job_vertex_id,
+                                      first.subtask_index, first.attempt_number};
   flint::job_master::task_io io;
   io.attempt = attempt;
   io.records_out = 41;

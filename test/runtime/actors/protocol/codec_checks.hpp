@@ -126,7 +126,7 @@ inline cluster::task_manager_location sample_location() {
 }
 
 inline graph::execution_attempt_id sample_attempt() {
-  return {sample_id<graph::job_vertex_id>(9), 3, 2};
+  return {sample_id<graph::execution_graph_id>(11), sample_id<graph::job_vertex_id>(9), 3, 2};
 }
 
 /// Two allocated slots and a free one: both optional fields present and absent.

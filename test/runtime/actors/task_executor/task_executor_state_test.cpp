@@ -23,7 +23,7 @@ const cluster::job_master_id jm_id{21, 1};
 const cluster::job_master_id other_jm_id{21, 2};
 
 graph::execution_attempt_id attempt(int subtask) {
-  return graph::execution_attempt_id{graph::job_vertex_id{3, 3}, subtask, 0};
+  return graph::execution_attempt_id{{}, graph::job_vertex_id{3, 3}, subtask, 0};
 }
 
 leader::leader_address rm_address(const std::string& id = "resource_manager/rm") {

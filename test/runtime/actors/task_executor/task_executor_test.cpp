@@ -81,7 +81,7 @@ graph::task_deployment_descriptor tdd_for(int subtask) {
 }
 
 graph::execution_attempt_id attempt_for(int subtask) {
-  return graph::execution_attempt_id{graph::job_vertex_id{0xbeef, 7}, subtask, 0};
+  return graph::execution_attempt_id{{}, graph::job_vertex_id{0xbeef, 7}, subtask, 0};
 }
 
 struct te_fixture : test_fixture {

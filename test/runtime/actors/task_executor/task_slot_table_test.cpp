@@ -16,7 +16,7 @@ const cluster::allocation_id alloc_1{7, 1};
 const cluster::allocation_id alloc_2{7, 2};
 
 graph::execution_attempt_id attempt(int subtask) {
-  return graph::execution_attempt_id{graph::job_vertex_id{3, 3}, subtask, 0};
+  return graph::execution_attempt_id{{}, graph::job_vertex_id{3, 3}, subtask, 0};
 }
 
 } // namespace
@@ -65,6 +65,26 @@ TEST_CASE(
   CHECK(*t.mark_slot_inactive(alloc_1) == true);
   CHECK(t.try_mark_slot_active(job_a, alloc_1));
   CHECK_FALSE(t.try_mark_slot_active(job_b, alloc_1));
+}
+
+TEST_CASE("two jobs of one topology register their subtasks side by side") {
+  // Equal job vertex ids, subtask and attempt numbers: only the execution graphs differ.
+  auto of_graph = [](std::uint64_t graph) {
+    return graph::execution_attempt_id{graph::execution_graph_id{graph, graph},
+                                       graph::job_vertex_id{3, 3}, 0, 0};
+  };
+  task_slot_table t("task_executor/tm-1", 2, {});
+  REQUIRE(t.allocate_slot(0, job_a, alloc_1).has_value());
+  REQUIRE(t.allocate_slot(1, job_b, alloc_2).has_value());
+  REQUIRE(t.mark_slot_active(alloc_1).has_value());
+  REQUIRE(t.mark_slot_active(alloc_2).has_value());
+  CHECK(t.add_task(of_graph(1), job_a, alloc_1).has_value());
+  CHECK(t.add_task(of_graph(2), job_b, alloc_2).has_value());
+  CHECK(t.allocation_of_task(of_graph(1)) == alloc_1);
+  CHECK(t.allocation_of_task(of_graph(2)) == alloc_2);
+  auto again = t.add_task(of_graph(2), job_b, alloc_2);
+  REQUIRE_FALSE(again.has_value());
+  CHECK(again.error().message == "Task " + of_graph(2).to_string() + " is already registered.");
 }
 
 TEST_CASE("a slot with tasks is released when its last task is removed") {
