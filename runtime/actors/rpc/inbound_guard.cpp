@@ -373,9 +373,10 @@ void reap() {
 /// The bytes of a read broke the rules: shut the connection down; the read reports its end.
 void drop(int fd, connection& c, refusal why, std::atomic<std::uint64_t>& counter,
           const std::string& reason) {
+  // Counted first: whoever sees the connection end sees it counted.
+  ++counter;
   c.closing.store(true);
   ::shutdown(fd, SHUT_RDWR);
-  ++counter;
   refusal_warn(why, "Closing the connection with {}: {}.", c.peer, reason);
 }
 
