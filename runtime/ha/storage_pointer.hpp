@@ -7,6 +7,7 @@
 /// the store's own directory there; anything else is refused, neither read nor deleted.
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "runtime/common/expected.hpp"
