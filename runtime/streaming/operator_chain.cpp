@@ -54,8 +54,9 @@ expected<operator_chain> build_operator_chain(
     ctx.state_backend.type = tdd.checkpointing.state_backend;
     ctx.state_backend.incremental = tdd.checkpointing.incremental;
     // RocksDB's working files: one directory per operator subtask and attempt in the process's
-    // private local state root (Flink's taskmanager local state directory).
-    if (hooks.local_state != nullptr) {
+    // private local state root (Flink's taskmanager local state directory), made only for a job
+    // that keeps its state there.
+    if (hooks.local_state != nullptr && ctx.state_backend.type == "rocksdb") {
       auto root = hooks.local_state->path();
       if (!root)
         return root.error();
