@@ -96,8 +96,11 @@ expected<caf::actor> cluster_client::connect(const std::string& endpoint_id,
 bool cluster_client::uses_zookeeper() const {
   if (settings_.address_given)
     return false;
+  // Unreadable HA settings (say, the creator ACL without its digest file) are reported by
+  // connect_leading_dispatcher, not taken for "no ZooKeeper" and a silent fallback to
+  // jobmanager.rpc.address.
   auto ha = node::read_high_availability_settings(settings_.config);
-  return ha && ha->zookeeper;
+  return !ha || ha->zookeeper;
 }
 
 expected<unit> cluster_client::connect_leading_dispatcher(std::chrono::nanoseconds wait) {

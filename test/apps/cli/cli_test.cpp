@@ -129,6 +129,22 @@ TEST_CASE("flint list against a closed port fails fast with a clear message and 
   CHECK(r.elapsed < 5s);
 }
 
+TEST_CASE("ZooKeeper HA settings the client cannot use are reported, not skipped for the rpc address") {
+  local_socket closed(false);
+  auto host_port = closed.address();
+  auto port = host_port.substr(host_port.rfind(':') + 1);
+  // The creator ACL without its digest file: before, the client fell back to
+  // jobmanager.rpc.address and reported only that nothing answered there.
+  auto r = run_flint({"list", "-D", "high-availability.type=zookeeper", "-D",
+                      "high-availability.zookeeper.quorum=127.0.0.1:1", "-D",
+                      "high-availability.zookeeper.client.acl=creator", "-D",
+                      "jobmanager.rpc.address=127.0.0.1", "-D", "jobmanager.rpc.port=" + port},
+                     15s);
+  CHECK_FALSE(r.timed_out);
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
+  CHECK_MESSAGE(contains(r.err, "high-availability.zookeeper.client.digest-file"), describe(r));
+}
+
 TEST_CASE("status, cancel and trace against a closed port fail with exit 1 too") {
   local_socket closed(false);
   for (auto args : std::vector<std::vector<std::string>>{
