@@ -11,7 +11,7 @@
 
 namespace flint::blob {
 
-/// The SHA-256 digest of `bytes` (FIPS 180-4).
+/// The SHA-256 digest of `bytes` (FIPS 180-4), computed by OpenSSL.
 std::array<std::uint8_t, 32> sha256(std::string_view bytes);
 
 /// The content key of `bytes`: its SHA-256 in 64 lower-case hex digits.
