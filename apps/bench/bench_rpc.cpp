@@ -1,7 +1,8 @@
 // flint-bench rpc: round trip of an endpoint ask (envelope, fencing, trace, codecs) against a
 // bare CAF request/response carrying the same number of bytes, measured in the same run, in one
 // process and between two processes on loopback (the second process is this binary with
-// --serve).
+// --serve). Between processes also over TLS, and to a process whose port the inbound guard does
+// not watch (--serve --no-guard): what TLS and the guard cost, rounds alternating.
 
 #include <algorithm>
 #include <chrono>
@@ -51,6 +52,8 @@ struct options {
   /// Record every envelope in the node's trace (the default, as in production); --no-trace
   /// measures what recording costs.
   bool trace = true;
+  /// --serve with the inbound guard on its port (--no-guard measures what the guard costs).
+  bool guard = true;
 };
 
 /// A bare CAF echo: the baseline.
@@ -172,6 +175,8 @@ int serve(const options& o) {
     std::fprintf(stderr, "%s\n", port.error().to_string().c_str());
     return 1;
   }
+  if (!o.guard)
+    rpc::unguard_inbound_port(*port);
   std::printf("port=%u\n", static_cast<unsigned>(*port));
   std::fflush(stdout);
   std::string line;
@@ -196,6 +201,8 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.tls_truststore = v;
     } else if (a == "--no-trace") {
       o.trace = false;
+    } else if (a == "--no-guard") {
+      o.guard = false;
     } else if (a == "--iterations" && (v = next())) {
       o.iterations = std::max(1, std::atoi(v));
     } else if (a == "--payload" && (v = next())) {
@@ -263,7 +270,8 @@ int rpc(int argc, char** argv) {
     tls_child.emplace(std::vector<std::string>{"rpc", "--serve", "--scheduler", o.policy,
                                                "--tls-keystore", certs->server(),
                                                "--tls-truststore", certs->ca()});
-  if (!child.port() || (tls_child && !tls_child->port())) {
+  serving_child unguarded_child({"rpc", "--serve", "--no-guard", "--scheduler", o.policy});
+  if (!child.port() || (tls_child && !tls_child->port()) || !unguarded_child.port()) {
     std::fprintf(stderr, "flint-bench rpc: a serving process did not start\n");
     return 1;
   }
@@ -279,10 +287,11 @@ int rpc(int argc, char** argv) {
     caf::actor bare;
     samples ep, b;
   };
+  // Plain (guarded), plain without the guard, then TLS.
   std::vector<side> sides;
-  for (int k = 0; k < (certs ? 2 : 1); ++k) {
-    auto& s = k == 0 ? sys : *tls_sys;
-    auto port = k == 0 ? *child.port() : *tls_child->port();
+  for (int k = 0; k < (certs ? 3 : 2); ++k) {
+    auto& s = k < 2 ? sys : *tls_sys;
+    auto port = k == 0 ? *child.port() : k == 1 ? *unguarded_child.port() : *tls_child->port();
     auto echo = rpc::connect_endpoint(s, "127.0.0.1", port, "echo_server");
     auto bare = rpc::connect_endpoint(s, "127.0.0.1", port, "bare_echo");
     if (!echo || !bare) {
@@ -294,26 +303,44 @@ int rpc(int argc, char** argv) {
     measure_endpoint(s, o.trace ? &rec : nullptr, *sides.back().gw, req, o.warmup);
     measure_bare(s, *bare, wire, o.warmup);
   }
-  constexpr int rounds = 10;
-  samples paired; // TLS over plain median, round by round
+  constexpr int rounds = 20;
+  samples paired;        // TLS over plain median, round by round
+  samples guard_paired;  // guarded over unguarded median, round by round
   for (int round = 0; round < rounds; ++round) {
-    std::vector<double> medians;
-    for (auto& sd : sides) {
+    std::vector<double> medians(sides.size());
+    // Odd rounds run the sides in reverse, so that no side always follows the same one.
+    for (std::size_t i = 0; i < sides.size(); ++i) {
+      auto k = round % 2 == 0 ? i : sides.size() - 1 - i;
+      auto& sd = sides[k];
       auto e = measure_endpoint(*sd.sys, o.trace ? &rec : nullptr, *sd.gw, req,
                                 std::max(1, o.iterations / rounds));
       auto x = measure_bare(*sd.sys, sd.bare, wire, std::max(1, o.iterations / rounds));
-      medians.push_back(percentile(e, 0.5));
+      medians[k] = percentile(e, 0.5);
       sd.ep.insert(sd.ep.end(), e.begin(), e.end());
       sd.b.insert(sd.b.end(), x.begin(), x.end());
     }
-    if (medians.size() == 2 && medians[0] > 0)
-      paired.push_back(medians[1] / medians[0]);
+    if (medians[1] > 0)
+      guard_paired.push_back(medians[0] / medians[1]);
+    if (medians.size() == 3 && medians[0] > 0)
+      paired.push_back(medians[2] / medians[0]);
   }
   report("two_processes", o, wire, sides[0].ep, sides[0].b);
-  if (sides.size() == 2) {
-    report("two_processes_tls", o, wire, sides[1].ep, sides[1].b);
+  report("two_processes_unguarded", o, wire, sides[1].ep, sides[1].b);
+  {
+    auto guarded = percentile(sides[0].ep, 0.5), unguarded = percentile(sides[1].ep, 0.5);
+    auto guarded_bare = percentile(sides[0].b, 0.5), unguarded_bare = percentile(sides[1].b, 0.5);
+    std::printf(
+      "{\"bench\":\"rpc\",\"kind\":\"guard_cost\",\"guarded_median_us\":%.1f,"
+      "\"unguarded_median_us\":%.1f,\"ratio\":%.3f,\"paired_ratio\":%.3f,"
+      "\"bare_ratio\":%.3f,\"rounds\":%d,\"goal\":\"<= 1.02\"}\n",
+      guarded, unguarded, unguarded > 0 ? guarded / unguarded : 0.0,
+      percentile(guard_paired, 0.5), unguarded_bare > 0 ? guarded_bare / unguarded_bare : 0.0,
+      rounds);
+  }
+  if (sides.size() == 3) {
+    report("two_processes_tls", o, wire, sides[2].ep, sides[2].b);
     auto plain_median = percentile(sides[0].ep, 0.5);
-    auto tls_median = percentile(sides[1].ep, 0.5);
+    auto tls_median = percentile(sides[2].ep, 0.5);
     std::printf(
       "{\"bench\":\"rpc\",\"kind\":\"tls_vs_plain\",\"plain_median_us\":%.1f,"
       "\"tls_median_us\":%.1f,\"ratio\":%.2f,\"paired_ratio\":%.2f,\"rounds\":%d,"
