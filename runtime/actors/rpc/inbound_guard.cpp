@@ -643,6 +643,18 @@ void guard_inbound_port(std::uint16_t port, bool tls) {
     g.pending.erase(port);
 }
 
+void expect_inbound_port(std::uint16_t port, bool tls) {
+  if (port == 0)
+    return;
+  auto sockets = listening_sockets(port);
+  auto& g = guard();
+  std::lock_guard<std::mutex> lock(g.mtx);
+  for (int fd : sockets)
+    if (listeners[fd].load() == unknown)
+      set_listener(g, fd, not_guarded);
+  g.pending[port] = pending_port{tls, clock::now() + pending_port_lifetime};
+}
+
 void unguard_inbound_port(std::uint16_t port) {
   auto sockets = listening_sockets(port);
   auto& g = guard();

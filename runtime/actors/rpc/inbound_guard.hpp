@@ -75,10 +75,16 @@ struct inbound_limits {
 /// ports passed to `guard_inbound_port` only.
 void install_inbound_guard(const inbound_limits& limits);
 
-/// Guards what is accepted from now on by the socket listening on `port` (publish_actor calls
-/// it before and after publishing). With `tls` the bytes read are TLS records: the inspector
-/// reads what SSL_read decrypted instead.
+/// Guards what is accepted from now on by the sockets listening on `port` (publish_actor calls
+/// it after publishing). With `tls` the bytes read are TLS records: the inspector reads what
+/// SSL_read decrypted instead. Called for a port nothing listens on yet, it does what
+/// `expect_inbound_port` does.
 void guard_inbound_port(std::uint16_t port, bool tls);
+
+/// Before publishing on `port`: the socket that will listen on it is guarded from its first
+/// accept (if that comes within 30 s); one listening on the number already is someone else's and
+/// stays unguarded (the publish will fail).
+void expect_inbound_port(std::uint16_t port, bool tls);
 
 /// Ends the guard of `port`'s listening socket, or of a port announced that no socket claimed
 /// (a failed publish). Closing the listening socket does the same.

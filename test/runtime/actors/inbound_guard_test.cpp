@@ -464,6 +464,38 @@ TEST_CASE("inbound guard: a listener given the port number of a closed RPC port 
   CHECK(inbound_guard_counters().dropped == before.dropped);
 }
 
+TEST_CASE(
+  "inbound guard: a port expected for a publish leaves a listener already on the number alone, "
+  "and guards the next one") {
+  auto opts = guarded_node(64, 10s);
+  guarded_server server(opts); // installs the guard
+  auto port = free_port();
+  auto before = inbound_guard_counters();
+  int other = listen_on(port);
+  REQUIRE(other >= 0);
+  expect_inbound_port(port, false); // a publish on the number is about to fail
+  int client = connect_raw(port);
+  int served = ::accept(other, nullptr, nullptr);
+  REQUIRE(served >= 0);
+  CHECK_FALSE(is_guarded_connection(served));
+  ::close(client);
+  ::close(served);
+  ::close(other);
+  // The socket that listens next on the number (within the 30 s) is the one expected.
+  int next = listen_on(port);
+  REQUIRE(next >= 0);
+  client = connect_raw(port);
+  served = ::accept(next, nullptr, nullptr);
+  REQUIRE(served >= 0);
+  CHECK(is_guarded_connection(served));
+  CHECK(inbound_guard_counters().listeners == before.listeners + 1);
+  ::close(client);
+  ::close(served);
+  ::close(next);
+  CHECK(inbound_guard_counters().listeners == before.listeners);
+  CHECK(inbound_guard_counters().open == before.open);
+}
+
 TEST_CASE("inbound guard: a frame claiming more than 64 KiB is dropped before or as a handshake") {
   node_options opts; // rpc.max-frame-size at its default: 128 MiB after the handshake
   opts.inbound.handshake_timeout = 10s;
