@@ -304,8 +304,8 @@ int rpc(int argc, char** argv) {
     measure_bare(s, *bare, wire, o.warmup);
   }
   constexpr int rounds = 20;
-  samples paired;        // TLS over plain median, round by round
-  samples guard_paired;  // guarded over unguarded median, round by round
+  samples paired; // TLS over plain median, round by round
+  samples guard_paired; // guarded over unguarded median, round by round
   for (int round = 0; round < rounds; ++round) {
     std::vector<double> medians(sides.size());
     // Odd rounds run the sides in reverse, so that no side always follows the same one.
@@ -333,9 +333,8 @@ int rpc(int argc, char** argv) {
       "{\"bench\":\"rpc\",\"kind\":\"guard_cost\",\"guarded_median_us\":%.1f,"
       "\"unguarded_median_us\":%.1f,\"ratio\":%.3f,\"paired_ratio\":%.3f,"
       "\"bare_ratio\":%.3f,\"rounds\":%d,\"goal\":\"<= 1.02\"}\n",
-      guarded, unguarded, unguarded > 0 ? guarded / unguarded : 0.0,
-      percentile(guard_paired, 0.5), unguarded_bare > 0 ? guarded_bare / unguarded_bare : 0.0,
-      rounds);
+      guarded, unguarded, unguarded > 0 ? guarded / unguarded : 0.0, percentile(guard_paired, 0.5),
+      unguarded_bare > 0 ? guarded_bare / unguarded_bare : 0.0, rounds);
   }
   if (sides.size() == 3) {
     report("two_processes_tls", o, wire, sides[2].ep, sides[2].b);

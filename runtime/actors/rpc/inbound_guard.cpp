@@ -94,10 +94,14 @@ enum class refusal : std::uint8_t {
   count
 };
 
-constexpr const char* refusal_names[] = {
-  "rpc.max-connections", "rpc.max-connections-per-host", "rpc.handshake-timeout",
-  "rpc.idle-timeout",    "protocol",                     "rpc.max-incomplete-frames-size",
-  "truncated frame",     "certificate role"};
+constexpr const char* refusal_names[] = {"rpc.max-connections",
+                                         "rpc.max-connections-per-host",
+                                         "rpc.handshake-timeout",
+                                         "rpc.idle-timeout",
+                                         "protocol",
+                                         "rpc.max-incomplete-frames-size",
+                                         "truncated frame",
+                                         "certificate role"};
 
 struct pending_port {
   bool tls = false;
@@ -273,7 +277,7 @@ std::vector<int> listening_sockets(std::uint16_t port) {
   }
   rlimit lim{};
   auto top = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 ? std::min<rlim_t>(lim.rlim_cur, max_guarded_fd)
-                                                    : max_guarded_fd;
+                                                   : max_guarded_fd;
   for (int fd = 0; fd < static_cast<int>(top); ++fd)
     if (listening_on(fd, port))
       found.push_back(fd);
@@ -445,9 +449,8 @@ ssize_t after_read(int fd, connection& c, const void* buf, ssize_t n) {
     if (claim != c.claim.load(std::memory_order_relaxed) && !take_claim(c, claim)) {
       drop(fd, c, refusal::over_budget, g.over_budget,
            "its frame claims " + std::to_string(claim)
-             + " bytes while incomplete frames already claim "
-             + std::to_string(g.claimed.load()) + " (rpc.max-incomplete-frames-size: "
-             + std::to_string(g.budget.load()) + ")");
+             + " bytes while incomplete frames already claim " + std::to_string(g.claimed.load())
+             + " (rpc.max-incomplete-frames-size: " + std::to_string(g.budget.load()) + ")");
       return 0;
     }
     if (before_handshake && c.inspector->handshake_done()) {
@@ -457,9 +460,9 @@ ssize_t after_read(int fd, connection& c, const void* buf, ssize_t n) {
     }
   } else if (n == 0 && c.inspector->mid_frame()) {
     ++g.truncated;
-    refusal_warn(refusal::truncated, "The connection with {} ended in the middle of a frame ({}{}).",
-                 c.peer, c.inspector->position(),
-                 c.inspector->handshake_done() ? "" : ", before its RPC handshake");
+    refusal_warn(
+      refusal::truncated, "The connection with {} ended in the middle of a frame ({}{}).", c.peer,
+      c.inspector->position(), c.inspector->handshake_done() ? "" : ", before its RPC handshake");
   }
   return n;
 }
@@ -716,9 +719,9 @@ expected<unit> check_inbound_guard_live(const socket_calls& calls) {
   socklen_t peer_len = sizeof(peer);
   int accepted = calls.accept(listener, reinterpret_cast<sockaddr*>(&peer), &peer_len);
   if (accepted < 0)
-    return self_test_failed(std::string("the self-test connection was not accepted: ")
-                              + std::strerror(errno),
-                            {client, listener});
+    return self_test_failed(
+      std::string("the self-test connection was not accepted: ") + std::strerror(errno),
+      {client, listener});
   auto* c = guarded(accepted);
   if (c == nullptr)
     return self_test_failed("accept() does not reach the guard", {accepted, client, listener});

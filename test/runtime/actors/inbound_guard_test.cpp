@@ -360,8 +360,8 @@ bytes handshake_of(const caf::node_id& node) {
   caf::binary_serializer sink(static_cast<caf::execution_unit*>(nullptr), payload);
   auto id = node;
   REQUIRE_FALSE(sink(id));
-  return concat({header(1, static_cast<std::uint32_t>(payload.size())),
-                 bytes(payload.begin(), payload.end())});
+  return concat(
+    {header(1, static_cast<std::uint32_t>(payload.size())), bytes(payload.begin(), payload.end())});
 }
 
 /// A node id no other test announces.
@@ -526,7 +526,8 @@ TEST_CASE("inbound guard: a frame claiming more than 64 KiB is dropped before or
   CHECK(server.serves_a_client(opts));
 }
 
-TEST_CASE("inbound guard: the node id a real client announces is recorded for its certificate role") {
+TEST_CASE(
+  "inbound guard: the node id a real client announces is recorded for its certificate role") {
   auto opts = guarded_node(64, 10s);
   guarded_server server(opts);
   std::string node;
@@ -587,7 +588,8 @@ TEST_CASE("inbound guard: the payload bytes claimed by incomplete frames are bou
   };
   int a = open_with_claim(100u << 10);
   int b = open_with_claim(100u << 10);
-  REQUIRE(eventually([&] { return inbound_guard_counters().claimed == before.claimed + (200u << 10); }));
+  REQUIRE(
+    eventually([&] { return inbound_guard_counters().claimed == before.claimed + (200u << 10); }));
   int c = open_with_claim(100u << 10);
   CHECK(closed_by_node(c));
   CHECK(inbound_guard_counters().over_budget == before.over_budget + 1);
@@ -596,7 +598,8 @@ TEST_CASE("inbound guard: the payload bytes claimed by incomplete frames are bou
   ::close(c);
   // A's claim is given back when it goes.
   ::close(a);
-  CHECK(eventually([&] { return inbound_guard_counters().claimed == before.claimed + (100u << 10); }));
+  CHECK(
+    eventually([&] { return inbound_guard_counters().claimed == before.claimed + (100u << 10); }));
   int d = open_with_claim(100u << 10);
   CHECK(stays_open(d));
   ::close(b);
@@ -604,7 +607,8 @@ TEST_CASE("inbound guard: the payload bytes claimed by incomplete frames are bou
   CHECK(eventually([&] { return inbound_guard_counters().claimed == before.claimed; }));
 }
 
-TEST_CASE("inbound guard: with rpc.idle-timeout a silent connection is closed after its handshake") {
+TEST_CASE(
+  "inbound guard: with rpc.idle-timeout a silent connection is closed after its handshake") {
   auto opts = guarded_node(64, 10s);
   opts.inbound.idle_timeout = 300ms;
   guarded_server server(opts);
