@@ -312,6 +312,22 @@ TEST_CASE_FIXTURE(
   CHECK(status->status == job_status::finished);
 }
 
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "every deployed task names the job's package and library by their SHA-256") {
+  confirm_resource_manager();
+  auto g = test::chain_job(job, {2, 2, 2});
+  // As `flint run` sets them (api::upload_job): the TaskExecutor loads no other code.
+  g.code.package = std::string(64, 'a');
+  g.code.library = std::string(64, 'b');
+  start_job_master(g);
+  register_and_offer();
+  REQUIRE(submitted.size() == 6);
+  for (const auto& s : submitted) {
+    CHECK(s.tdd.code.package == std::string(64, 'a'));
+    CHECK(s.tdd.code.library == std::string(64, 'b'));
+  }
+}
+
 TEST_CASE_FIXTURE(
   job_master_fixture,
   "slots are requested from the leading resource manager, not from this process's standby of the same name") {
