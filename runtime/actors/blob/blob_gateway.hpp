@@ -39,7 +39,8 @@ struct get_blob {
   using response = get_blob_response;
 };
 
-/// Stores a job's package under job_package_key(job id), replacing an older one.
+/// Stores a job's package under job_package_key(job id), once: the same bytes again are
+/// accepted, other bytes are refused (errc::rejected, logged) — a job's code never changes.
 struct put_job_package {
   static constexpr std::uint32_t id = 0x0B03;
   static constexpr bool open_to_clients = true;
