@@ -150,7 +150,7 @@ TEST_CASE("options give Flink's defaults when unset") {
           return c;
         }())
           .empty());
-  CHECK(options::all().size() == 82);
+  CHECK(options::all().size() == 95);
   CHECK(validate(cfg));
 }
 
