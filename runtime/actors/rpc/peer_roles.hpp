@@ -8,8 +8,10 @@
 /// node id (`rpc_endpoint` checks each call's sender). Without TLS there are no roles: every
 /// peer is a node.
 ///
-/// A node id announced first under a node certificate and then under a client's (or the other
-/// way round) is refused: one process cannot be both.
+/// A node id announced under a client certificate, while the same id is announced by an open
+/// connection under a node certificate (or the other way round), is refused: one process cannot
+/// be both. A client's id is remembered for the process's life; a node's only while one of its
+/// connections is open.
 
 #include <cstdint>
 #include <string>

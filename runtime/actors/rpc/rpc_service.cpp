@@ -92,16 +92,21 @@ bool uses_tls(caf::actor_system& sys) {
 expected<std::uint16_t> publish_actor(caf::actor_system& sys, const caf::actor& a,
                                       std::uint16_t port, const std::string& bind_address) {
   const char* in = bind_address.empty() ? nullptr : bind_address.c_str();
+  // Before the first peer can connect; the socket publish makes, not one already listening on
+  // the number (another listener of this process keeps its own rules).
   if (port != 0)
-    guard_inbound_port(port, uses_tls(sys)); // before the first peer can connect
+    expect_inbound_port(port, uses_tls(sys));
   auto res = uses_tls(sys) ? caf::openssl::publish(a, port, in, true)
                            : sys.middleman().publish(a, port, in, true);
-  if (res)
+  if (res) {
     guard_inbound_port(*res, uses_tls(sys));
-  else
+  } else {
+    if (port != 0)
+      unguard_inbound_port(port);
     return make_error(errc::unreachable,
                       "cannot listen on " + (bind_address.empty() ? std::string("*") : bind_address)
                         + ":" + std::to_string(port) + ": " + sys.render(res.error()));
+  }
   return *res;
 }
 

@@ -187,7 +187,15 @@ TEST_CASE("a node id announced under one certificate role is refused under the o
   CHECK_FALSE(peer_announced(9, "node-b"));
   connection_closed(7);
   CHECK(connection_role(7) == peer_role::node);
-  CHECK(is_client_node("node-a")); // a node id keeps its role for the process's life
+  CHECK(is_client_node("node-a")); // a client's id keeps its role for the process's life
+  CHECK_FALSE(peer_announced(8, "node-a"));
+  // A node's id is forgotten with its last connection.
+  CHECK(peer_announced(10, "node-b")); // no TLS: a node's connection
+  connection_closed(8);
+  CHECK_FALSE(peer_announced(9, "node-b"));
+  connection_closed(10);
+  CHECK(peer_announced(9, "node-b"));
+  CHECK(is_client_node("node-b"));
   reset_peer_roles();
 }
 

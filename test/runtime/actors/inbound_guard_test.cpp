@@ -15,6 +15,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <cstring>
 #include <random>
 #include <string>
@@ -225,7 +226,9 @@ struct guarded_server {
 
   /// A real client in another actor system: connect, look up, one echo round trip. `node`
   /// receives the client's node id.
-  bool serves_a_client(const node_options& o, std::string* node = nullptr) {
+  /// `while_connected` runs after the round trip, before the client goes.
+  bool serves_a_client(const node_options& o, std::string* node = nullptr,
+                       const std::function<void()>& while_connected = {}) {
     caf::actor_system_config client_cfg;
     caf::actor_system client{configure_node(client_cfg, o)};
     if (node != nullptr)
@@ -238,6 +241,8 @@ struct guarded_server {
     gateway gw(*handle, "echo_server", token);
     caf::scoped_actor self{client, true};
     auto r = gw.ask_blocking<echo_method>(*self, who, echo_request{"still here", {}});
+    if (while_connected)
+      while_connected();
     return r.has_value() && r->text == "still here";
   }
 };
@@ -531,13 +536,15 @@ TEST_CASE(
   auto opts = guarded_node(64, 10s);
   guarded_server server(opts);
   std::string node;
-  REQUIRE(server.serves_a_client(opts, &node));
-  // Recorded as a node's: the same id over a client certificate's connection is refused.
+  // Recorded as a node's while it is connected: the same id over a client certificate's
+  // connection is refused.
   constexpr int probe = 1 << 20;
-  set_connection_role(probe, peer_role::client);
-  CHECK_FALSE(peer_announced(probe, node));
-  CHECK(peer_announced(probe, caf::to_string(fresh_node_id())));
-  connection_closed(probe);
+  REQUIRE(server.serves_a_client(opts, &node, [&] {
+    set_connection_role(probe, peer_role::client);
+    CHECK_FALSE(peer_announced(probe, node));
+    CHECK(peer_announced(probe, caf::to_string(fresh_node_id())));
+    connection_closed(probe);
+  }));
 }
 
 TEST_CASE(
