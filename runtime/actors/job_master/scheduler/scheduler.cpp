@@ -367,6 +367,9 @@ void scheduler::on_cancel_result(const graph::execution_attempt_id& attempt,
 
 std::optional<std::uint32_t> scheduler::vertex_of(
   const graph::execution_attempt_id& attempt) const {
+  // An attempt of another graph (a former leadership's) is never one of ours.
+  if (attempt.execution_graph != graph_.id())
+    return std::nullopt;
   auto ejv = graph_.find_job_vertex(attempt.job_vertex);
   if (!ejv)
     return std::nullopt;

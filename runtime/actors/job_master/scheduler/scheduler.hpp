@@ -159,7 +159,7 @@ public:
   std::size_t shared_slot_count() const noexcept { return shared_slots_.size(); }
   /// The regions in the order they are scheduled (indices into graph().regions()).
   const std::vector<std::uint32_t>& region_order() const noexcept { return region_order_; }
-  /// The vertex of an attempt, if it is the current attempt of its vertex.
+  /// The vertex of an attempt, if it is the current attempt of its vertex in this graph.
   std::optional<std::uint32_t> vertex_of(const graph::execution_attempt_id& attempt) const;
   /// The slot an execution was assigned, if any.
   std::optional<slot_pool::allocated_slot> slot_of(std::uint32_t vertex) const;

@@ -348,6 +348,16 @@ TEST_CASE_FIXTURE(scheduler_fixture, "states of unknown or old attempts are refu
     cluster::task_execution_state{job, a, execution_state::running, {}});
   CHECK(!r.has_value());
   CHECK(r.error().code == errc::not_found);
+  // The same subtask and attempt number of another ExecutionGraph (a former leadership's).
+  auto former = actions.submits[0].first;
+  former.execution_graph = graph::execution_graph_id{0x01d, 0x01d};
+  REQUIRE(former.execution_graph != actions.submits[0].first.execution_graph);
+  CHECK_FALSE(s->vertex_of(former).has_value());
+  auto stale = s->update_task_execution_state(
+    cluster::task_execution_state{job, former, execution_state::failed, "old"});
+  CHECK(!stale.has_value());
+  CHECK(stale.error().code == errc::not_found);
+  CHECK(s->vertex_of(actions.submits[0].first).has_value());
 }
 
 TEST_CASE_FIXTURE(scheduler_fixture,
