@@ -6,3 +6,4 @@
 #include "api/functions.hpp"
 #include "api/keyed_stream.hpp"
 #include "api/stream_execution_environment.hpp"
+#include "runtime/streaming/record_type.hpp"

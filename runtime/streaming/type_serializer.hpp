@@ -2,20 +2,44 @@
 /// Typed records to bytes and back (Flink's TypeSerializer), and the deterministic key hash of
 /// Flink's key-group assignment (Java's `hashCode` of the same values).
 ///
-/// Supported: arithmetic types, bool, std::string, std::pair, std::tuple and std::vector of
-/// supported types. Other types still compile (operators are instantiated for every record type a
-/// program names); they fail at run time when a record of them must cross the network or be a key.
+/// Supported: arithmetic types, bool, enums, std::string, std::optional, std::pair, std::tuple,
+/// std::vector, std::array, std::map and std::unordered_map of supported types, and user structs
+/// declared with FLINT_RECORD (runtime/streaming/record_type.hpp), nested in any of these. Other
+/// types still compile (operators are instantiated for every record type a program names); they
+/// fail at run time when a record of them must cross the network or be a key. A declared record
+/// with a field of another type fails at compile time (`detail::check_field`, naming the type).
+///
+/// The encoding (host byte order; every supported platform is little-endian), with no type tags or
+/// field names, so a record costs its payload plus its lengths:
+///   number, enum   its bytes (an enum as its underlying type)
+///   bool           1 byte, 0 or 1 (anything else is refused)
+///   string         u32 length, the bytes
+///   vector         u32 count, the elements
+///   map            u32 count, then key, value, key, value... (an unordered_map in its iteration
+///                  order: equal maps may write different bytes, so one as a state key is unwise)
+///   array<T, N>    the N elements, no count
+///   optional       1 byte, 0 (empty) or 1, then the value if 1
+///   pair, tuple    the elements in order
+///   FLINT_RECORD   the declared fields in declared order, nothing else: adding, removing or
+///                  reordering a field changes the format (state written before no longer reads)
+/// Every encoding delimits itself, so one value is never a prefix of another of the same type
+/// (map state relies on that). Decoding is bounded: a length or count is checked against the bytes
+/// left before it sizes anything, and truncated or garbage bytes throw std::runtime_error.
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <typeinfo>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -84,6 +108,14 @@ private:
 template <class T>
 struct type_serializer;
 
+/// A user struct declared with FLINT_RECORD or FLINT_RECORD_MEMBERS: `flint_record_fields`, found
+/// by argument-dependent lookup, ties its fields in declared order.
+template <class T>
+concept record_type = requires(T& value, const T& read_only) {
+  flint_record_fields(value);
+  flint_record_fields(read_only);
+};
+
 namespace detail {
 template <class T>
 struct is_pair : std::false_type {};
@@ -97,10 +129,63 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class T, class A>
 struct is_vector<std::vector<T, A>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_array : std::false_type {};
+template <class T, std::size_t N>
+struct is_array<std::array<T, N>> : std::true_type {};
+template <class T>
+struct is_map : std::false_type {};
+template <class K, class V, class C, class A>
+struct is_map<std::map<K, V, C, A>> : std::true_type {};
+template <class K, class V, class H, class E, class A>
+struct is_map<std::unordered_map<K, V, H, E, A>> : std::true_type {};
+
+/// Numbers, bool and enums: written as their bytes.
+template <class T>
+inline constexpr bool is_plain_v = std::is_arithmetic_v<T> || std::is_enum_v<T>;
+
+/// std::tuple<F...> of a record's field types, cv and references removed.
+template <class T>
+struct record_field_types;
+template <class T>
+  requires record_type<T>
+struct record_field_types<T> {
+  template <class... Fs>
+  static std::tuple<std::remove_cvref_t<Fs>...> strip(std::tuple<Fs...>*);
+  using type = decltype(strip(
+    static_cast<decltype(flint_record_fields(std::declval<T&>()))*>(nullptr)));
+};
+
+template <class T>
+constexpr bool serializable();
+
+/// Instantiated for each field of a declared record: a field type the serializer cannot write
+/// stops the build here, and the compiler names it as `Field` in this template's instantiation.
+template <class Field, class Record>
+struct check_field {
+  static_assert(serializable<Field>(),
+                "a FLINT_RECORD field has a type type_serializer cannot write: it is `Field` in "
+                "check_field<Field, Record> above (supported: numbers, bool, enums, std::string, "
+                "optional, pair, tuple, vector, array, map, unordered_map and FLINT_RECORD "
+                "structs of these)");
+  static constexpr bool value = true;
+};
+
+template <class Record, class... Fields>
+constexpr bool check_record(std::tuple<Fields...>*) {
+  static_assert(std::is_default_constructible_v<Record>,
+                "a FLINT_RECORD type needs a default constructor: records are read into a "
+                "default-constructed value");
+  return (check_field<Fields, Record>::value && ...);
+}
 
 template <class T>
 constexpr bool serializable() {
-  if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>)
+  if constexpr (is_plain_v<T> || std::is_same_v<T, std::string>)
     return true;
   else if constexpr (is_pair<T>::value)
     return serializable<typename T::first_type>() && serializable<typename T::second_type>();
@@ -109,33 +194,60 @@ constexpr bool serializable() {
       return (serializable<std::tuple_element_t<I, T>>() && ...);
     }
   (std::make_index_sequence<std::tuple_size_v<T>>{});
-  else if constexpr (is_vector<T>::value) return serializable<typename T::value_type>();
+  else if constexpr (is_vector<T>::value || is_optional<T>::value || is_array<T>::value)
+    return serializable<typename T::value_type>();
+  else if constexpr (is_map<T>::value)
+    return serializable<typename T::key_type>() && serializable<typename T::mapped_type>();
+  else if constexpr (record_type<T>)
+    return check_record<T>(static_cast<typename record_field_types<T>::type*>(nullptr));
   else return false;
 }
 
-/// The fewest bytes `type_serializer<T>` writes for any T: what each element of a vector takes
-/// at least, so a count can be checked against the bytes left.
+/// The fewest bytes `type_serializer<T>` writes for any T: what each element of a vector or map
+/// takes at least, so a count can be checked against the bytes left.
 template <class T>
 constexpr std::size_t min_encoded_size() {
-  if constexpr (std::is_arithmetic_v<T>)
+  if constexpr (is_plain_v<T>)
     return sizeof(T);
-  else if constexpr (std::is_same_v<T, std::string> || is_vector<T>::value)
+  else if constexpr (std::is_same_v<T, std::string> || is_vector<T>::value || is_map<T>::value)
     return 4;
+  else if constexpr (is_optional<T>::value)
+    return 1;
+  else if constexpr (is_array<T>::value)
+    return std::tuple_size_v<T> * min_encoded_size<typename T::value_type>();
   else if constexpr (is_pair<T>::value)
     return min_encoded_size<std::remove_cv_t<typename T::first_type>>()
       + min_encoded_size<std::remove_cv_t<typename T::second_type>>();
   else if constexpr (is_tuple<T>::value)
     return []<std::size_t... I>(std::index_sequence<I...>) {
-      return (std::size_t{0} + ... + min_encoded_size<std::tuple_element_t<I, T>>());
+      return (std::size_t{0} + ...
+              + min_encoded_size<std::remove_cv_t<std::tuple_element_t<I, T>>>());
     }
   (std::make_index_sequence<std::tuple_size_v<T>>{});
+  else if constexpr (record_type<T>)
+    return min_encoded_size<typename record_field_types<T>::type>();
   else return 0;
 }
 
 [[noreturn]] inline void unsupported(const char* what, const std::type_info& type) {
-  throw std::runtime_error(
-    std::string("records of type ") + type.name() + " cannot be " + what
-    + " (supported: numbers, bool, std::string, pair, tuple, vector of these)");
+  throw std::runtime_error(std::string("records of type ") + type.name() + " cannot be " + what
+                           + " (supported: numbers, bool, enums, std::string, optional, pair, "
+                             "tuple, vector, array, map, unordered_map of these, FLINT_RECORD "
+                             "structs)");
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] inline void refuse_tag(unsigned tag, const char* what) {
+  throw std::runtime_error("record holds " + std::to_string(tag) + " where " + what
+                           + " must be 0 or 1 (corrupt or mismatched record)");
+}
+
+/// Reads a bool or an optional's tag (`what`: "a bool"): one byte, 0 or 1.
+inline bool read_flag(byte_reader& in, const char* what) {
+  unsigned char b;
+  in.read(&b, 1);
+  if (b > 1) [[unlikely]]
+    refuse_tag(b, what);
+  return b == 1;
 }
 } // namespace detail
 
@@ -143,12 +255,12 @@ constexpr std::size_t min_encoded_size() {
 template <class T>
 inline constexpr bool is_serializable_v = detail::serializable<T>();
 
-/// Writes T's fields in order: numbers as their bytes, strings and vectors with a 4-byte length.
+/// Writes T as the header describes.
 template <class T>
 struct type_serializer {
   /// Bytes `write_to` writes for `value`.
   static std::size_t size(const T& value) {
-    if constexpr (std::is_arithmetic_v<T>) {
+    if constexpr (detail::is_plain_v<T>) {
       (void)value;
       return sizeof(T);
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -157,21 +269,27 @@ struct type_serializer {
       return type_serializer<std::remove_cv_t<typename T::first_type>>::size(value.first)
         + type_serializer<std::remove_cv_t<typename T::second_type>>::size(value.second);
     } else if constexpr (detail::is_tuple<T>::value) {
-      return std::apply(
-        [](const auto&... fields) {
-          return (std::size_t{0} + ...
-                  + type_serializer<std::decay_t<decltype(fields)>>::size(fields));
-        },
-        value);
-    } else if constexpr (detail::is_vector<T>::value) {
-      if constexpr (std::is_arithmetic_v<typename T::value_type>) {
-        return 4 + value.size() * sizeof(typename T::value_type);
+      return size_of_fields(value);
+    } else if constexpr (detail::is_vector<T>::value || detail::is_array<T>::value) {
+      constexpr std::size_t count_bytes = detail::is_vector<T>::value ? 4 : 0;
+      if constexpr (detail::is_plain_v<typename T::value_type>) {
+        return count_bytes + value.size() * sizeof(typename T::value_type);
       } else {
-        std::size_t n = 4;
+        std::size_t n = count_bytes;
         for (const auto& x : value)
           n += type_serializer<typename T::value_type>::size(x);
         return n;
       }
+    } else if constexpr (detail::is_optional<T>::value) {
+      return 1 + (value ? type_serializer<typename T::value_type>::size(*value) : 0);
+    } else if constexpr (detail::is_map<T>::value) {
+      std::size_t n = 4;
+      for (const auto& [k, v] : value)
+        n += type_serializer<typename T::key_type>::size(k)
+          + type_serializer<typename T::mapped_type>::size(v);
+      return n;
+    } else if constexpr (record_type<T> && is_serializable_v<T>) {
+      return size_of_fields(flint_record_fields(value));
     } else {
       (void)value;
       detail::unsupported("serialized", typeid(T));
@@ -180,7 +298,7 @@ struct type_serializer {
 
   /// Writes `value` at `out`, which has room for `size(value)` bytes; returns the end.
   static char* write_to(const T& value, char* out) {
-    if constexpr (std::is_arithmetic_v<T>) {
+    if constexpr (detail::is_plain_v<T>) {
       std::memcpy(out, &value, sizeof(T));
       return out + sizeof(T);
     } else if constexpr (std::is_same_v<T, std::string>) {
@@ -192,17 +310,26 @@ struct type_serializer {
       return type_serializer<std::remove_cv_t<typename T::second_type>>::write_to(value.second,
                                                                                   out);
     } else if constexpr (detail::is_tuple<T>::value) {
-      std::apply(
-        [&](const auto&... fields) {
-          ((out = type_serializer<std::decay_t<decltype(fields)>>::write_to(fields, out)), ...);
-        },
-        value);
-      return out;
-    } else if constexpr (detail::is_vector<T>::value) {
-      out = type_serializer<std::uint32_t>::write_to(static_cast<std::uint32_t>(value.size()), out);
+      return write_fields(value, out);
+    } else if constexpr (detail::is_vector<T>::value || detail::is_array<T>::value) {
+      if constexpr (detail::is_vector<T>::value)
+        out = type_serializer<std::uint32_t>::write_to(static_cast<std::uint32_t>(value.size()),
+                                                       out);
       for (const auto& x : value)
         out = type_serializer<typename T::value_type>::write_to(x, out);
       return out;
+    } else if constexpr (detail::is_optional<T>::value) {
+      *out++ = value ? 1 : 0;
+      return value ? type_serializer<typename T::value_type>::write_to(*value, out) : out;
+    } else if constexpr (detail::is_map<T>::value) {
+      out = type_serializer<std::uint32_t>::write_to(static_cast<std::uint32_t>(value.size()), out);
+      for (const auto& [k, v] : value) {
+        out = type_serializer<typename T::key_type>::write_to(k, out);
+        out = type_serializer<typename T::mapped_type>::write_to(v, out);
+      }
+      return out;
+    } else if constexpr (record_type<T> && is_serializable_v<T>) {
+      return write_fields(flint_record_fields(value), out);
     } else {
       (void)value;
       detail::unsupported("serialized", typeid(T));
@@ -229,7 +356,9 @@ struct type_serializer {
 
   /// Reads into `out`, reusing what it holds (a string's or vector's storage).
   static void read_into(byte_reader& in, T& out) {
-    if constexpr (std::is_arithmetic_v<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
+      out = detail::read_flag(in, "a bool");
+    } else if constexpr (detail::is_plain_v<T>) {
       in.read(&out, sizeof(T));
     } else if constexpr (std::is_same_v<T, std::string>) {
       auto n = type_serializer<std::uint32_t>::read(in);
@@ -246,26 +375,53 @@ struct type_serializer {
         out = read(in);
       }
     } else if constexpr (detail::is_tuple<T>::value) {
-      std::apply(
-        [&](auto&... fields) {
-          (type_serializer<std::remove_cv_t<std::remove_reference_t<decltype(fields)>>>::read_into(
-             in, fields),
-           ...);
-        },
-        out);
-    } else if constexpr (detail::is_vector<T>::value) {
+      read_fields(in, out);
+    } else if constexpr (detail::is_vector<T>::value || detail::is_array<T>::value) {
+      if constexpr (detail::is_vector<T>::value) {
+        auto n = type_serializer<std::uint32_t>::read(in);
+        in.check_count(n, detail::min_encoded_size<typename T::value_type>(), "vector");
+        out.resize(n);
+      }
+      if constexpr (std::is_same_v<typename T::value_type, bool>) {
+        // vector<bool> hands out proxies, not references.
+        for (std::size_t i = 0; i < out.size(); ++i)
+          out[i] = detail::read_flag(in, "a bool");
+      } else {
+        for (auto& x : out)
+          type_serializer<typename T::value_type>::read_into(in, x);
+      }
+    } else if constexpr (detail::is_optional<T>::value) {
+      using V = typename T::value_type;
+      if (!detail::read_flag(in, "an optional's tag"))
+        out.reset();
+      else if constexpr (std::is_default_constructible_v<V>)
+        type_serializer<V>::read_into(in, out ? *out : out.emplace());
+      else
+        out.emplace(type_serializer<V>::read(in));
+    } else if constexpr (detail::is_map<T>::value) {
       auto n = type_serializer<std::uint32_t>::read(in);
-      in.check_count(n, detail::min_encoded_size<typename T::value_type>(), "vector");
-      out.resize(n);
-      for (auto& x : out)
-        type_serializer<typename T::value_type>::read_into(in, x);
+      in.check_count(n,
+                     detail::min_encoded_size<typename T::key_type>()
+                       + detail::min_encoded_size<typename T::mapped_type>(),
+                     "map");
+      out.clear();
+      for (std::uint32_t i = 0; i < n; ++i) {
+        auto k = type_serializer<typename T::key_type>::read(in);
+        auto v = type_serializer<typename T::mapped_type>::read(in);
+        // A key written twice only comes from a corrupt record; the first one stays.
+        out.emplace_hint(out.end(), std::move(k), std::move(v));
+      }
+    } else if constexpr (record_type<T> && is_serializable_v<T>) {
+      read_fields(in, flint_record_fields(out));
     } else {
       out = read(in);
     }
   }
 
   static T read(byte_reader& in) {
-    if constexpr (std::is_arithmetic_v<T>) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return detail::read_flag(in, "a bool");
+    } else if constexpr (detail::is_plain_v<T>) {
       T value;
       in.read(&value, sizeof(T));
       return value;
@@ -291,10 +447,48 @@ struct type_serializer {
       for (std::uint32_t i = 0; i < n; ++i)
         out.push_back(type_serializer<typename T::value_type>::read(in));
       return out;
+    } else if constexpr (detail::is_optional<T>::value) {
+      if (!detail::read_flag(in, "an optional's tag"))
+        return std::nullopt;
+      return T(std::in_place, type_serializer<typename T::value_type>::read(in));
+    } else if constexpr ((detail::is_array<T>::value || detail::is_map<T>::value
+                          || record_type<T>)
+                         && is_serializable_v<T>) {
+      T out{};
+      read_into(in, out);
+      return out;
     } else {
       (void)in;
       detail::unsupported("deserialized", typeid(T));
     }
+  }
+
+private:
+  /// The fields of a tuple, or the tied fields of a record.
+  template <class Tuple>
+  static std::size_t size_of_fields(const Tuple& fields) {
+    return std::apply(
+      [](const auto&... f) {
+        return (std::size_t{0} + ... + type_serializer<std::remove_cvref_t<decltype(f)>>::size(f));
+      },
+      fields);
+  }
+  template <class Tuple>
+  static char* write_fields(const Tuple& fields, char* out) {
+    std::apply(
+      [&](const auto&... f) {
+        ((out = type_serializer<std::remove_cvref_t<decltype(f)>>::write_to(f, out)), ...);
+      },
+      fields);
+    return out;
+  }
+  template <class Tuple>
+  static void read_fields(byte_reader& in, Tuple&& fields) {
+    std::apply(
+      [&](auto&... f) {
+        (type_serializer<std::remove_cvref_t<decltype(f)>>::read_into(in, f), ...);
+      },
+      fields);
   }
 };
 
@@ -312,7 +506,8 @@ struct type_serializer {
   return static_cast<std::int32_t>(h);
 }
 
-/// Java's `hashCode` of the same value (String, Long, Integer, Double, Boolean, Tuple): keys
+/// Java's `hashCode` of the same value (String, Long, Integer, Double, Boolean, Tuple, List, Map,
+/// Optional; a FLINT_RECORD as Objects.hash of its fields, an enum as its value): keys
 /// land in the key groups Flink would put them in, and the hash is the same in every process.
 template <class T>
 [[gnu::always_inline]] inline std::int32_t key_hash(const T& value) {
@@ -341,10 +536,35 @@ template <class T>
       },
       value);
     return static_cast<std::int32_t>(h);
-  } else if constexpr (detail::is_vector<T>::value) {
+  } else if constexpr (detail::is_vector<T>::value || detail::is_array<T>::value) {
     std::uint32_t h = 1;
-    for (const auto& x : value)
-      h = 31 * h + static_cast<std::uint32_t>(key_hash(x));
+    for (const auto& x : value) {
+      if constexpr (std::is_same_v<typename T::value_type, bool>) // vector<bool>'s proxies
+        h = 31 * h + static_cast<std::uint32_t>(key_hash(static_cast<bool>(x)));
+      else
+        h = 31 * h + static_cast<std::uint32_t>(key_hash(x));
+    }
+    return static_cast<std::int32_t>(h);
+  } else if constexpr (std::is_enum_v<T>) {
+    // Java's Enum.hashCode is the object's identity, the same in no two processes: the value
+    // is what can be hashed alike everywhere.
+    return key_hash(static_cast<std::underlying_type_t<T>>(value));
+  } else if constexpr (detail::is_optional<T>::value) {
+    return value ? key_hash(*value) : 0;
+  } else if constexpr (detail::is_map<T>::value) {
+    // Java's Map.hashCode: the sum of key ^ value over the entries, whatever their order.
+    std::uint32_t h = 0;
+    for (const auto& [k, v] : value)
+      h += static_cast<std::uint32_t>(key_hash(k)) ^ static_cast<std::uint32_t>(key_hash(v));
+    return static_cast<std::int32_t>(h);
+  } else if constexpr (record_type<T> && is_serializable_v<T>) {
+    // Objects.hash(fields...), what a Java POJO's generated hashCode returns.
+    std::uint32_t h = 1;
+    std::apply(
+      [&](const auto&... fields) {
+        ((h = 31 * h + static_cast<std::uint32_t>(key_hash(fields))), ...);
+      },
+      flint_record_fields(value));
     return static_cast<std::int32_t>(h);
   } else {
     (void)value;
