@@ -8,7 +8,11 @@
 namespace flint::network {
 
 /// The intermediate data set and the producer's partition number (Flink's
-/// IntermediateResultPartitionID; the execution attempt is implied by the registering TaskExecutor).
+/// IntermediateResultPartitionID). Both are hashes of the topology, so two jobs of one shape have
+/// equal ids: the shuffle environment keeps partitions per job, and every lookup names the job.
+/// Unlike Flink's ResultPartitionID it does not name the producer's attempt: a new attempt starts
+/// only once the old one ended (and a new JobManager leader gets a TaskExecutor's slots only once
+/// the tasks of the old one ended there), and it replaces the old attempt's partition.
 using result_partition_id = graph::intermediate_result_partition_id;
 
 /// "<data set id>#<partition number>" for messages and logs.
