@@ -2,7 +2,7 @@
 /// Typed records to bytes and back (Flink's TypeSerializer), and the deterministic key hash of
 /// Flink's key-group assignment (Java's `hashCode` of the same values).
 ///
-/// Supported: arithmetic types, bool, enums, std::string, std::optional, std::pair, std::tuple,
+/// Supported: arithmetic types, bool, enums (of a fixed underlying type), std::string, std::optional, std::pair, std::tuple,
 /// std::vector, std::array, std::map and std::unordered_map of supported types, and user structs
 /// declared with FLINT_RECORD (runtime/streaming/record_type.hpp), nested in any of these. Other
 /// types still compile (operators are instantiated for every record type a program names); they
@@ -11,7 +11,8 @@
 ///
 /// The encoding (host byte order; every supported platform is little-endian), with no type tags or
 /// field names, so a record costs its payload plus its lengths:
-///   number, enum   its bytes (an enum as its underlying type)
+///   number, enum   its bytes (an enum as its underlying type, which must be fixed: `enum class`
+///                  or `enum e : int`)
 ///   bool           1 byte, 0 or 1 (anything else is refused)
 ///   string         u32 length, the bytes
 ///   vector         u32 count, the elements
@@ -144,9 +145,17 @@ struct is_map<std::map<K, V, C, A>> : std::true_type {};
 template <class K, class V, class H, class E, class A>
 struct is_map<std::unordered_map<K, V, H, E, A>> : std::true_type {};
 
+/// An enum with a fixed underlying type (`enum class e`, `enum e : int`): every value of that
+/// type is one of its values, so any bytes read as one are. (Reading a value outside an unfixed
+/// enum's range is undefined behaviour.)
+template <class T>
+inline constexpr bool is_fixed_enum_v = std::is_enum_v<T> && requires {
+  T{std::underlying_type_t<T>{}};
+};
+
 /// Numbers, bool and enums: written as their bytes.
 template <class T>
-inline constexpr bool is_plain_v = std::is_arithmetic_v<T> || std::is_enum_v<T>;
+inline constexpr bool is_plain_v = std::is_arithmetic_v<T> || is_fixed_enum_v<T>;
 
 /// std::tuple<F...> of a record's field types, cv and references removed.
 template <class T>
@@ -167,7 +176,11 @@ constexpr bool serializable();
 /// stops the build here, and the compiler names it as `Field` in this template's instantiation.
 template <class Field, class Record>
 struct check_field {
-  static_assert(serializable<Field>(),
+  static_assert(!std::is_enum_v<Field> || is_fixed_enum_v<Field>,
+                "a FLINT_RECORD field's enum needs a fixed underlying type (`enum e : int`): bytes "
+                "read from a channel may hold any value of that type; the enum is `Field` in "
+                "check_field<Field, Record> above");
+  static_assert(std::is_enum_v<Field> || serializable<Field>(),
                 "a FLINT_RECORD field has a type type_serializer cannot write: it is `Field` in "
                 "check_field<Field, Record> above (supported: numbers, bool, enums, std::string, "
                 "optional, pair, tuple, vector, array, map, unordered_map and FLINT_RECORD "

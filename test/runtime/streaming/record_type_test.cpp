@@ -15,6 +15,10 @@
 //   write: it is `Field` in check_field<Field, Record> above ...
 //   In instantiation of 'struct flint::streaming::detail::check_field<std::function<void()>,
 //   shop::with_callback>'
+// an enum field without a fixed underlying type (`enum level { low, high };`, where reading a
+// value outside its range would be undefined) with
+//   error: static assertion failed: a FLINT_RECORD field's enum needs a fixed underlying type
+//   (`enum e : int`) ...
 // and listing fewer names than an aggregate has fields (FLINT_RECORD(money, cents)) with
 //   error: only 1 name provided for structured binding ... 'shop::money' decomposes into 2
 //   elements
@@ -40,7 +44,7 @@
 namespace shop {
 
 enum class channel : std::uint8_t { web, app, store };
-enum level { low = 1, high = 7 };
+enum level : std::int16_t { low = 1, high = 7 };
 
 struct money {
   std::int64_t cents = 0;
