@@ -30,6 +30,15 @@ struct purchase {
 };
 FLINT_RECORD(purchase, user, cents, via, coupon);
 
+/// A record as a key: hashed by key_hash (Objects.hash of its fields), compared with ==.
+struct user_channel {
+  std::string user;
+  channel via = channel::web;
+  bool operator==(const user_channel&) const = default;
+  auto operator<=>(const user_channel&) const = default;
+};
+FLINT_RECORD(user_channel, user, via);
+
 /// What the keyed process function keeps per user and emits after each purchase.
 struct summary {
   std::string user;
@@ -127,13 +136,16 @@ struct summarize : api::keyed_process_function<std::string, purchase, summary> {
 struct record_job {
   std::shared_ptr<test::collected<summary>> summaries;
   std::shared_ptr<test::collected<purchase>> largest_per_channel;
+  std::shared_ptr<test::collected<purchase>> total_per_user_channel;
   test::program program;
 };
 
-/// Lines → purchases (rebalanced over 2 subtasks) → key_by user → summaries, and the same
-/// purchases → key_by channel → reduce to the largest purchase.
-record_job purchases_job() {
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+/// Lines → purchases (rebalanced over 2 subtasks) → key_by user → summaries; the same purchases
+/// → key_by channel (an enum) → reduce to the largest purchase, and → key_by (user, channel) (a
+/// record) → reduce to the total.
+record_job purchases_job(const std::string& backend = "hashmap") {
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", "2"}, {"state.backend.type", backend}});
   auto parsed = env.from_collection(purchase_lines()).rebalance().map([](const std::string& line) {
     return parse(line);
   });
@@ -142,9 +154,16 @@ record_job purchases_job() {
   auto largest =
     parsed.key_by([](const purchase& p) { return p.via; })
       .reduce([](const purchase& a, const purchase& b) { return b.cents > a.cents ? b : a; });
+  auto totals = parsed.key_by([](const purchase& p) {
+                        return user_channel{p.user, p.via};
+                      })
+                  .reduce([](const purchase& a, const purchase& b) {
+                    return purchase{a.user, a.cents + b.cents, a.via, std::nullopt};
+                  });
   auto into = test::collect(summaries);
   auto largest_into = test::collect(largest);
-  return {into, largest_into, test::graphs_of(env)};
+  auto totals_into = test::collect(totals);
+  return {into, largest_into, totals_into, test::graphs_of(env)};
 }
 
 void check_results(const record_job& job) {
@@ -188,12 +207,38 @@ void check_results(const record_job& job) {
     keep_larger(largest_seen, p);
   CHECK(largest_seen.size() == 3);
   CHECK(largest_seen == largest_expected);
+
+  // Keyed by a record: the running total per (user, channel); the largest is the final one.
+  std::map<user_channel, std::int64_t> totals_expected, totals_seen;
+  for (const auto& line : purchase_lines()) {
+    auto p = parse(line);
+    totals_expected[{p.user, p.via}] += p.cents;
+  }
+  REQUIRE(job.total_per_user_channel->values.size() == purchases);
+  for (const auto& p : job.total_per_user_channel->values) {
+    auto& seen = totals_seen[{p.user, p.via}];
+    seen = std::max(seen, p.cents);
+  }
+  CHECK(totals_seen.size() == users * 3);
+  CHECK(totals_seen == totals_expected);
 }
 
 } // namespace
 
 TEST_CASE("a user struct crosses local channels, is keyed by a field and lives in keyed state") {
   auto job = purchases_job();
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(job.program.stream, job.program.job, std::chrono::minutes(2));
+  REQUIRE(result.has_value());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  check_results(job);
+  test::check_resources_released(cluster);
+}
+
+TEST_CASE("a user struct lives in RocksDB keyed state as its bytes") {
+  auto job = purchases_job("rocksdb");
   streaming::local_cluster_options options;
   options.slots_per_task_manager = 2;
   streaming::local_cluster cluster(options);
