@@ -1,6 +1,7 @@
 #pragma once
 /// Records as text for print and write_as_text: tuples as `(word,3)`, like Flink's Tuple
-/// `toString`, numbers as Java prints them.
+/// `toString`, numbers as Java prints them; a FLINT_RECORD without an operator<< as the tuple of
+/// its fields, maps as `{k=v, k=v}`, an empty optional as `null`, an enum as its value.
 
 #include "runtime/streaming/type_serializer.hpp"
 
@@ -50,7 +51,7 @@ void format_record(std::string& out, const T& value) {
       },
       value);
     out += ')';
-  } else if constexpr (detail::is_vector<T>::value) {
+  } else if constexpr (detail::is_vector<T>::value || detail::is_array<T>::value) {
     out += '[';
     for (std::size_t i = 0; i < value.size(); ++i) {
       if (i)
@@ -62,6 +63,28 @@ void format_record(std::string& out, const T& value) {
     std::ostringstream os;
     os << value;
     out += os.str();
+  } else if constexpr (std::is_enum_v<T>) {
+    format_record(out, static_cast<std::underlying_type_t<T>>(value));
+  } else if constexpr (detail::is_optional<T>::value) {
+    if (value)
+      format_record(out, *value);
+    else
+      out += "null";
+  } else if constexpr (detail::is_map<T>::value) {
+    // Java's Map.toString: {k=v, k=v}.
+    out += '{';
+    bool first = true;
+    for (const auto& [k, v] : value) {
+      out += first ? "" : ", ";
+      first = false;
+      format_record(out, k);
+      out += '=';
+      format_record(out, v);
+    }
+    out += '}';
+  } else if constexpr (record_type<T>) {
+    // A FLINT_RECORD without its own operator<<: its fields, as a tuple prints.
+    format_record(out, flint_record_fields(value));
   } else {
     (void)value;
     out += "<record>";

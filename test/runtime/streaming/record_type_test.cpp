@@ -23,6 +23,7 @@
 //   error: only 1 name provided for structured binding ... 'shop::money' decomposes into 2
 //   elements
 
+#include "runtime/streaming/record_format.hpp"
 #include "runtime/streaming/record_type.hpp"
 
 #include <doctest/doctest.h>
@@ -264,6 +265,21 @@ TEST_CASE("a record keys like Objects.hash of its fields, the same in every proc
   CHECK(key_hash(a) == key_hash(b));
   CHECK(key_hash(shop::sample_order()) == key_hash(shop::sample_order()));
   CHECK(key_hasher<shop::money>{}(m) == key_hasher<shop::money>{}(shop::money{5, "EUR"}));
+}
+
+TEST_CASE("a record without an operator<< prints as the tuple of its fields") {
+  auto text = [](const auto& value) {
+    std::string out;
+    format_record(out, value);
+    return out;
+  };
+  CHECK(text(shop::money{5, "EUR"}) == "(5,EUR)");
+  CHECK(text(shop::boxed<shop::money>{{1, "X"}, std::nullopt}) == "((1,X),null)");
+  CHECK(text(shop::boxed<std::map<std::string, shop::channel>>{
+          {{"a", shop::channel::app}, {"b", shop::channel::store}}, std::nullopt})
+        == "({a=1, b=2},null)");
+  CHECK(text(std::array<std::int32_t, 2>{3, 4}) == "[3, 4]");
+  CHECK(text(shop::sample_order()).starts_with("(-42,65535,x,0.25,-1.5e+300,true,ada,2,7,SPRING,"));
 }
 
 TEST_CASE("every truncation of a record's bytes is refused") {
