@@ -69,7 +69,7 @@ state::task_state_snapshot state_of(std::size_t bytes) {
 }
 
 task_id task(std::uint64_t vertex, int subtask) {
-  return task_id{graph::job_vertex_id{0, vertex}, subtask, 0};
+  return task_id{graph::execution_graph_id{}, graph::job_vertex_id{0, vertex}, subtask, 0};
 }
 
 const task_id source0 = task(1, 0);
@@ -294,7 +294,7 @@ TEST_SUITE("checkpoint coordinator") {
     c.abort_pending(failure_reason::job_failover, 5);
     CHECK(c.number_of_pending() == 0);
     CHECK(actions.job_failures.empty());
-    auto restarted = task_id{graph::job_vertex_id{0, 2}, 0, 1};
+    auto restarted = task_id{graph::execution_graph_id{}, graph::job_vertex_id{0, 2}, 0, 1};
     actions.plan = checkpoint_plan{{source0}, {source0, restarted}, {}, true};
     auto next = c.trigger_checkpoint(10);
     REQUIRE(next.has_value());
@@ -427,7 +427,8 @@ TEST_SUITE("checkpoint coordinator") {
     auto& c = make();
     auto id = c.trigger_checkpoint(0);
     REQUIRE(id.has_value());
-    auto stale = task_id{graph::job_vertex_id{0, 2}, 0, 7}; // an attempt the plan does not have
+    // An attempt the plan does not have.
+    auto stale = task_id{graph::execution_graph_id{}, graph::job_vertex_id{0, 2}, 0, 7};
     c.decline(stale, *id, "a woken TaskManager's old task", 1);
     CHECK(c.pending(*id) != nullptr);
     CHECK(actions.aborts.empty());
