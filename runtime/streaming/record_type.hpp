@@ -21,14 +21,16 @@
 /// (key_hash is Objects.hash of its fields; key_by needs operator== on it) and nests in other
 /// records and containers. A field of a type type_serializer cannot write stops the build where
 /// FLINT_RECORD stands (or, for FLINT_RECORD_MEMBERS, where the record is first serialized) with
-/// `detail::check_field<Field, Record>` naming the type. A record needs a default constructor.
+/// `detail::check_field<Field, Record>` naming the type; so does an enum field without a fixed
+/// underlying type (`enum e : int` or `enum class`). A record needs a default constructor.
 ///
-/// Why a field list and not Boost.PFR: PFR reflects aggregates only, so private members, classes
-/// with constructors and class templates would still need a list; PFR would add libboost1.81-dev
-/// (no smaller Debian package carries boost/pfr) and its template-heavy field counting to headers
-/// every job includes, on a 2-core build; and a record must be opted into anyway: operators are
-/// instantiated for every type a program names, so treating every aggregate as a record would turn
-/// today's run-time "cannot be serialized" for a struct kept inside a chain into a compile error.
+/// Why a field list and not Boost.PFR: PFR reflects aggregates only, so private members and
+/// classes with constructors would still need a list; PFR would add libboost1.81-dev (155 MB
+/// installed; no smaller Debian package carries boost/pfr) and its template-heavy field counting
+/// to headers every job includes, on a 2-core build; and a record must be opted into anyway:
+/// operators are instantiated for every type a program names, so treating every aggregate as a
+/// record would turn today's run-time "cannot be serialized" for a struct kept inside a chain into
+/// a compile error.
 /// The list's risk, a field added to the struct but not to the list, is closed for aggregates:
 /// FLINT_RECORD binds the struct with a structured binding of the listed names, so a count that
 /// differs from the struct's fails to compile ("N names provided ... decomposes into M elements").

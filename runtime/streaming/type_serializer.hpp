@@ -17,7 +17,8 @@
 ///   string         u32 length, the bytes
 ///   vector         u32 count, the elements
 ///   map            u32 count, then key, value, key, value... (an unordered_map in its iteration
-///                  order: equal maps may write different bytes, so one as a state key is unwise)
+///                  order: equal maps may write different bytes, so one as a state key is unwise);
+///                  a key read twice is refused
 ///   array<T, N>    the N elements, no count
 ///   optional       1 byte, 0 (empty) or 1, then the value if 1
 ///   pair, tuple    the elements in order
@@ -254,6 +255,12 @@ constexpr std::size_t min_encoded_size() {
                            + " must be 0 or 1 (corrupt or mismatched record)");
 }
 
+/// A writer never writes a map's key twice: bytes that do are not one of its maps.
+[[noreturn, gnu::cold, gnu::noinline]] inline void refuse_duplicate_key(std::uint32_t entry) {
+  throw std::runtime_error("record holds a map whose entry " + std::to_string(entry)
+                           + " repeats an earlier key (corrupt or mismatched record)");
+}
+
 /// Reads a bool or an optional's tag (`what`: "a bool"): one byte, 0 or 1.
 inline bool read_flag(byte_reader& in, const char* what) {
   unsigned char b;
@@ -421,8 +428,10 @@ struct type_serializer {
       for (std::uint32_t i = 0; i < n; ++i) {
         auto k = type_serializer<typename T::key_type>::read(in);
         auto v = type_serializer<typename T::mapped_type>::read(in);
-        // A key written twice only comes from a corrupt record; the first one stays.
+        auto before = out.size();
         out.emplace_hint(out.end(), std::move(k), std::move(v));
+        if (out.size() == before) [[unlikely]]
+          detail::refuse_duplicate_key(i);
       }
     } else if constexpr (record_type<T> && is_serializable_v<T>) {
       read_fields(in, flint_record_fields(out));

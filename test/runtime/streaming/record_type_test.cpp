@@ -302,7 +302,8 @@ TEST_CASE("a bool or an optional's tag other than 0 or 1 is refused") {
   CHECK(outcome_of<std::optional<std::string>>({7}, true) != "read");
 }
 
-TEST_CASE("a map claiming 2^32 - 1 entries is refused before it allocates") {
+TEST_CASE(
+  "a map claiming 2^32 - 1 entries is refused before it allocates, one repeating a key at all") {
   std::vector<char> bytes{char(0xff), char(0xff), char(0xff), char(0xff), 1, 2, 3, 4, 5};
   CHECK(outcome_of<std::map<std::int32_t, shop::money>>(bytes, false)
         == "record claims a map of 4294967295 elements of at least 16 bytes each, but 5 bytes "
@@ -310,6 +311,12 @@ TEST_CASE("a map claiming 2^32 - 1 entries is refused before it allocates") {
   CHECK(outcome_of<std::unordered_map<std::string, bool>>(bytes, true)
         == "record claims a map of 4294967295 elements of at least 5 bytes each, but 5 bytes "
            "are left (corrupt or mismatched record)");
+  // Two entries with one key: no writer makes those.
+  std::vector<char> twice{2, 0, 0, 0, 5, 1, 5, 0};
+  CHECK(outcome_of<std::map<std::int8_t, bool>>(twice, false)
+        == "record holds a map whose entry 1 repeats an earlier key (corrupt or mismatched "
+           "record)");
+  CHECK(outcome_of<std::unordered_map<std::int8_t, bool>>(twice, true) != "read");
   // The minimum size of a record is the sum of its fields': a vector of them is checked so.
   CHECK(outcome_of<std::vector<shop::money>>(bytes, false)
         == "record claims a vector of 4294967295 elements of at least 12 bytes each, but 5 bytes "
