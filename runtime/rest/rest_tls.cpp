@@ -9,27 +9,12 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "runtime/common/openssl_text.hpp"
+
 namespace flint::rest {
 
 namespace {
 
-/// OpenSSL's reason for the last failure, taken off this thread's queue.
-std::string openssl_reason() {
-  auto code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0)
-    return "unknown reason";
-  char text[256];
-  ERR_error_string_n(code, text, sizeof(text));
-  return text;
-}
-
-int password_cb(char* buf, int size, int, void* userdata) {
-  const auto* password = static_cast<const std::string*>(userdata);
-  auto n = std::min<std::size_t>(password->size(), static_cast<std::size_t>(size));
-  std::copy_n(password->data(), n, buf);
-  return static_cast<int>(n);
-}
 
 error failed(errc code, const std::string& what) {
   return make_error(code, what + ": " + openssl_reason());
@@ -59,7 +44,7 @@ expected<unit> configure_server_context(ssl_ctx_st& ctx, const rest_tls_options&
     return make_error(errc::not_found, "cannot read security.ssl.rest.keystore " + tls.keystore);
   auto password = tls.key_password;
   std::unique_ptr<EVP_PKEY, void (*)(EVP_PKEY*)> key(
-    PEM_read_PrivateKey(file.get(), nullptr, &password_cb, &password), &EVP_PKEY_free);
+    PEM_read_PrivateKey(file.get(), nullptr, &openssl_password_cb, &password), &EVP_PKEY_free);
   if (!key)
     return failed(errc::invalid_argument,
                   "security.ssl.rest.keystore " + tls.keystore

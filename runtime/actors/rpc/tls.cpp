@@ -26,6 +26,7 @@
 #include "runtime/actors/rpc/inbound_guard.hpp"
 #include "runtime/actors/rpc/peer_roles.hpp"
 #include "runtime/common/logging.hpp"
+#include "runtime/common/openssl_text.hpp"
 
 namespace flint::rpc {
 
@@ -37,23 +38,6 @@ const std::shared_ptr<spdlog::logger>& logger() {
   return *log;
 }
 
-/// OpenSSL's reason for the last failure, taken off the queue.
-std::string openssl_reason() {
-  auto code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0)
-    return "unknown reason";
-  char text[256];
-  ERR_error_string_n(code, text, sizeof(text));
-  return text;
-}
-
-int password_cb(char* buf, int size, int, void* userdata) {
-  const auto* password = static_cast<const std::string*>(userdata);
-  auto n = std::min<std::size_t>(password->size(), static_cast<std::size_t>(size));
-  std::copy_n(password->data(), n, buf);
-  return static_cast<int>(n);
-}
 
 using file_ptr = std::unique_ptr<FILE, int (*)(FILE*)>;
 
@@ -372,7 +356,7 @@ expected<unit> check_tls_files(const tls_options& tls) {
   std::rewind(key_file.get());
   auto password = tls.key_password;
   std::unique_ptr<EVP_PKEY, void (*)(EVP_PKEY*)> key(
-    PEM_read_PrivateKey(key_file.get(), nullptr, &password_cb, &password), &EVP_PKEY_free);
+    PEM_read_PrivateKey(key_file.get(), nullptr, &openssl_password_cb, &password), &EVP_PKEY_free);
   if (!key)
     return make_error(errc::invalid_argument,
                       "security.ssl.internal.keystore " + tls.keystore
