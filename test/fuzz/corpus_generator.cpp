@@ -20,6 +20,7 @@
 #include "runtime/state/state_codec.hpp"
 #include "runtime/streaming/type_serializer.hpp"
 #include "test/fuzz/fuzz_input.hpp"
+#include "test/fuzz/fuzz_records.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -231,7 +232,7 @@ void record_seeds() {
   // Typed records, as an operator reads them (type_serializer): a (word, count) tuple and a
   // vector of words; then, a regression, a record whose four bytes claim 2^32 - 1 vector
   // elements (once a 32 GiB reservation for int64s; type_serializer_test has the same).
-  auto framed_records = [](const std::vector<std::vector<char>>& typed) {
+  auto framed_records = [](const std::vector<std::vector<char>>& typed, std::size_t piece = 255) {
     std::vector<char> frames;
     for (const auto& r : typed) {
       char header[4];
@@ -240,7 +241,7 @@ void record_seeds() {
       frames.insert(frames.end(), r.begin(), r.end());
     }
     std::vector<char> framed;
-    fuzz::append_pieces(framed, frames);
+    fuzz::append_pieces(framed, frames, piece);
     return framed;
   };
   std::vector<char> word_count;
@@ -250,6 +251,32 @@ void record_seeds() {
   write_seed("record_deserializer", "typed-records", framed_records({word_count, words}));
   write_seed("record_deserializer", "regression-huge-count",
              framed_records({{'\xff', '\xff', '\xff', '\xff'}}));
+  // User records (fuzz_records.hpp): one with every field kind set, a default one, one with
+  // empty containers and unset optionals after a set one (read_into over kept storage), and a
+  // vector of records with private members; the first also cut into buffers of 7 bytes.
+  auto bytes_of = [](const auto& value) {
+    std::vector<char> out;
+    streaming::type_serializer<std::decay_t<decltype(value)>>::write(value, out);
+    return out;
+  };
+  auto sample = fuzz::sample_every_kind();
+  auto emptied = sample;
+  emptied.coupon.reset();
+  emptied.discount.reset();
+  emptied.items.clear();
+  emptied.flags.clear();
+  emptied.tags.clear();
+  emptied.slots = {};
+  std::get<2>(emptied.misc).reset();
+  write_seed("record_deserializer", "user-record", framed_records({bytes_of(sample)}));
+  write_seed("record_deserializer", "user-record-buffers-of-7",
+             framed_records({bytes_of(sample)}, 7));
+  write_seed("record_deserializer", "user-records-set-then-emptied",
+             framed_records({bytes_of(sample), bytes_of(emptied), bytes_of(fuzz::every_kind{})}));
+  write_seed("record_deserializer", "user-record-private-members",
+             framed_records({bytes_of(std::vector<fuzz::account>{
+               fuzz::account("acc-1", {fuzz::money{1, "EUR"}, fuzz::money{2, "CHF"}}),
+               fuzz::account()})}));
 }
 
 void transport_seeds() {
