@@ -88,8 +88,8 @@ struct program {
 inline program graphs_of(const api::stream_execution_environment& env) {
   auto stream = env.get_stream_graph();
   auto job = env.get_job_graph();
-  REQUIRE_MESSAGE(stream.has_value(), stream.error().to_string());
-  REQUIRE_MESSAGE(job.has_value(), job.error().to_string());
+  REQUIRE_MESSAGE(stream.has_value(), (stream ? std::string() : stream.error().to_string()));
+  REQUIRE_MESSAGE(job.has_value(), (job ? std::string() : job.error().to_string()));
   return {std::make_shared<const graph::stream_graph>(std::move(*stream)),
           std::make_shared<const graph::job_graph>(std::move(*job))};
 }
