@@ -92,6 +92,49 @@ handshake_guard& guard() {
   return *g;
 }
 
+/// At most `per_second` refusal lines a second; then one line saying how many were left out. A
+/// peer that retries (a refused TaskManager, every 500 ms) or a stranger's flood cannot fill the
+/// log.
+class refusal_log {
+public:
+  explicit refusal_log(int per_second) : per_second_(per_second) {}
+
+  template <class... Args>
+  void warn(spdlog::format_string_t<Args...> fmt, Args&&... args) {
+    std::uint64_t left_out = 0;
+    {
+      std::lock_guard<std::mutex> lock(mtx_);
+      auto now = std::chrono::steady_clock::now();
+      if (now - window_ >= std::chrono::seconds(1)) {
+        window_ = now;
+        left_out = suppressed_;
+        suppressed_ = 0;
+        written_ = 0;
+      }
+      if (written_ >= per_second_) {
+        ++suppressed_;
+        return;
+      }
+      ++written_;
+    }
+    if (left_out > 0)
+      logger()->warn("Suppressed {} similar TLS refusal lines in the last second.", left_out);
+    logger()->warn(fmt, std::forward<Args>(args)...);
+  }
+
+private:
+  std::mutex mtx_;
+  int per_second_;
+  int written_ = 0;
+  std::uint64_t suppressed_ = 0;
+  std::chrono::steady_clock::time_point window_{};
+};
+
+refusal_log& refusals() {
+  static auto* log = new refusal_log(10); // never destroyed, as the logger
+  return *log;
+}
+
 /// What install_tls_guards turned on beyond the guards, in OpenSSL's terms.
 struct tls_policy {
   /// Lower-case hex, no colons: 64 digits for SHA-256, 40 for SHA-1.
@@ -262,7 +305,7 @@ bool admit_peer(SSL* ssl, bool inbound) {
   std::unique_ptr<X509, void (*)(X509*)> cert(SSL_get1_peer_certificate(ssl), &X509_free);
   auto refuse = [&](const std::string& why) {
     ++const_cast<tls_policy*>(p)->refused;
-    logger()->warn("Refused the TLS peer {} ({}): {}", peer_address(fd),
+    refusals().warn("Refused the TLS peer {} ({}): {}", peer_address(fd),
                    inbound ? "inbound" : "outbound", why);
     return false;
   };
@@ -318,7 +361,7 @@ bool handshake_step(SSL* ssl, int ret, const char* role) {
     return true; // wants more data
   char text[256];
   ERR_error_string_n(code, text, sizeof(text));
-  logger()->warn("TLS handshake ({}) with {} refused: {}", role, peer_address(SSL_get_fd(ssl)),
+  refusals().warn("TLS handshake ({}) with {} refused: {}", role, peer_address(SSL_get_fd(ssl)),
                  text);
   return true;
 }

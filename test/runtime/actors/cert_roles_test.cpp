@@ -5,13 +5,22 @@
 
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <sstream>
+#include <thread>
 #include <string>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <spdlog/sinks/ostream_sink.h>
 
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
@@ -20,6 +29,7 @@
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/rpc/tls.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/common/logging.hpp"
 
 using namespace flint;
 using namespace flint::rpc;
@@ -141,6 +151,49 @@ call_results call_both(std::uint16_t port, const node_options& o) {
 }
 
 } // namespace
+
+// First in this file: the TLS logger is made at its first line, with the sinks configured then.
+TEST_CASE("TLS refusal lines are rate limited: a flood of bad handshakes writes at most 10 a second") {
+  // Lives as long as the loggers made now: later tests log through them.
+  static auto* lines = new std::ostringstream;
+  configure_logging({std::make_shared<spdlog::sinks::ostream_sink_mt>(*lines)},
+                    spdlog::level::info);
+  certificates certs;
+  server s(certs.node("server"));
+  auto start = std::chrono::steady_clock::now();
+  constexpr int attempts = 40;
+  for (int i = 0; i < attempts; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(s.port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+    const char hello[] = "GET / HTTP/1.0\r\n\r\n"; // not a TLS record: the handshake fails
+    (void)::send(fd, hello, sizeof(hello) - 1, MSG_NOSIGNAL);
+    char buf[64];
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 2000) > 0)
+      (void)::recv(fd, buf, sizeof(buf), 0); // the node's close
+    ::close(fd);
+  }
+  auto elapsed = std::chrono::steady_clock::now() - start;
+  std::this_thread::sleep_for(200ms);
+  auto text = lines->str();
+  std::size_t refused = 0;
+  for (auto at = text.find("TLS handshake (accept)"); at != std::string::npos;
+       at = text.find("TLS handshake (accept)", at + 1))
+    ++refused;
+  MESSAGE(refused << " refusal lines for " << attempts << " bad handshakes in "
+                  << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()
+                  << " ms");
+  CHECK(refused > 0);
+  // Every started second may write 10.
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(elapsed).count() + 1;
+  CHECK(refused <= static_cast<std::size_t>(10 * seconds));
+  CHECK(refused < static_cast<std::size_t>(attempts));
+}
 
 TEST_CASE("the TLS settings are checked: fingerprints, protocol and algorithms by name") {
   certificates certs;
