@@ -229,7 +229,9 @@ expected<job_manager_settings> read_job_manager_settings(const config::configura
       || !read_optional(cfg, opt::security_ssl_rest_truststore, rest_truststore, err)
       || !read_optional(cfg, opt::security_ssl_rest_key_password, s.rest.tls.key_password, err)
       || !read(cfg, opt::security_ssl_rest_authentication_enabled,
-               s.rest.tls.authentication_enabled, err))
+               s.rest.tls.authentication_enabled, err)
+      || !read(cfg, opt::security_ssl_protocol, s.rest.tls.protocol, err)
+      || !read_optional(cfg, opt::security_ssl_algorithms, s.rest.tls.algorithms, err))
     return err;
   s.rest.tls.keystore = rest_keystore.string();
   s.rest.tls.truststore = rest_truststore.string();

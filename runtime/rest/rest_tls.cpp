@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 
 #include "runtime/common/openssl_text.hpp"
+#include "runtime/common/tls_suites.hpp"
 
 namespace flint::rest {
 
@@ -33,8 +34,12 @@ expected<unit> configure_server_context(ssl_ctx_st& ctx, const rest_tls_options&
                       "security.ssl.rest.truststore is not set (the CA certificate that signs "
                       "REST clients' certificates, PEM)");
   ERR_clear_error();
-  // Flink's security.ssl.protocol default; no compression (CRIME), no renegotiation.
-  SSL_CTX_set_min_proto_version(&ctx, TLS1_2_VERSION);
+  auto suites = resolve_tls_suites(tls.protocol, tls.algorithms);
+  if (!suites)
+    return suites.error();
+  if (auto applied = apply_tls_suites(ctx, *suites); !applied)
+    return applied.error();
+  // No compression (CRIME), no renegotiation.
   SSL_CTX_set_options(&ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
   if (SSL_CTX_use_certificate_chain_file(&ctx, tls.keystore.c_str()) != 1)
     return failed(errc::invalid_argument,

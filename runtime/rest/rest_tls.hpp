@@ -27,12 +27,16 @@ struct rest_tls_options {
   std::string key_password;
   /// `security.ssl.rest.authentication-enabled`: mutual TLS (only with `enabled`).
   bool authentication_enabled = false;
+  /// `security.ssl.protocol` and `security.ssl.algorithms` (Flink's keys, shared with the
+  /// internal TLS): the one version spoken and the suites allowed (empty: OpenSSL's defaults).
+  std::string protocol = "TLSv1.2";
+  std::string algorithms;
 
   /// Every client proved, in the handshake, a certificate the truststore signed.
   bool authenticates() const noexcept { return enabled && authentication_enabled; }
 };
 
-/// Sets `ctx` up as the endpoint's server context: TLS 1.2 at least, the keystore's certificate
+/// Sets `ctx` up as the endpoint's server context: `protocol` only, with `algorithms`, the keystore's certificate
 /// and the key that matches it and, with authentication, the truststore and a required, verified
 /// client certificate. Errors name the key and carry OpenSSL's reason.
 expected<unit> configure_server_context(ssl_ctx_st& ctx, const rest_tls_options& tls);

@@ -27,6 +27,7 @@
 #include "runtime/actors/rpc/peer_roles.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/common/openssl_text.hpp"
+#include "runtime/common/tls_suites.hpp"
 
 namespace flint::rpc {
 
@@ -139,10 +140,7 @@ refusal_log& refusals() {
 struct tls_policy {
   /// Lower-case hex, no colons: 64 digits for SHA-256, 40 for SHA-1.
   std::vector<std::string> fingerprints;
-  int version = TLS1_2_VERSION;
-  /// OpenSSL names: TLS 1.2 suites (SSL_set_cipher_list), TLS 1.3 ones (SSL_set_ciphersuites).
-  std::string cipher_list;
-  std::string ciphersuites;
+  tls_suites suites;
   std::atomic<std::uint64_t> refused{0};
 };
 
@@ -156,18 +154,6 @@ tls_policy*& policy_slot() {
 const tls_policy* current_policy() {
   std::lock_guard<std::mutex> lock(policy_mtx);
   return policy_slot();
-}
-
-using ssl_ctx_ptr = std::unique_ptr<SSL_CTX, void (*)(SSL_CTX*)>;
-
-expected<int> protocol_version(const std::string& protocol) {
-  if (protocol == "TLSv1.2")
-    return TLS1_2_VERSION;
-  if (protocol == "TLSv1.3")
-    return TLS1_3_VERSION;
-  return make_error(errc::invalid_argument,
-                    "security.ssl.protocol: '" + protocol
-                      + "' is not supported; use TLSv1.2 (the default) or TLSv1.3");
 }
 
 expected<std::string> normalize_fingerprint(const std::string& text) {
@@ -188,73 +174,18 @@ expected<std::string> normalize_fingerprint(const std::string& text) {
   return hex;
 }
 
-/// Splits `algorithms` into TLS 1.2 and TLS 1.3 suites by OpenSSL name; IANA names (Flink's,
-/// e.g. TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) are mapped to OpenSSL's.
-expected<unit> resolve_algorithms(const std::string& algorithms, tls_policy& p) {
-  if (algorithms.empty())
-    return unit{};
-  ssl_ctx_ptr ctx(SSL_CTX_new(TLS_method()), &SSL_CTX_free);
-  if (!ctx || SSL_CTX_set_cipher_list(ctx.get(), "ALL:COMPLEMENTOFALL") != 1
-      || SSL_CTX_set_ciphersuites(ctx.get(),
-                                  "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
-                                  "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_CCM_SHA256:"
-                                  "TLS_AES_128_CCM_8_SHA256")
-           != 1)
-    return make_error(errc::internal, "cannot list OpenSSL's cipher suites: " + openssl_reason());
-  auto* known = SSL_CTX_get_ciphers(ctx.get());
-  std::size_t start = 0;
-  while (start <= algorithms.size()) {
-    auto end = algorithms.find(',', start);
-    if (end == std::string::npos)
-      end = algorithms.size();
-    auto name = algorithms.substr(start, end - start);
-    name.erase(0, name.find_first_not_of(" \t"));
-    name.erase(name.find_last_not_of(" \t") + 1);
-    start = end + 1;
-    if (name.empty())
-      continue;
-    const SSL_CIPHER* found = nullptr;
-    for (int i = 0; i < sk_SSL_CIPHER_num(known) && found == nullptr; ++i) {
-      const auto* c = sk_SSL_CIPHER_value(known, i);
-      const char* standard = SSL_CIPHER_standard_name(c);
-      if (name == SSL_CIPHER_get_name(c) || (standard != nullptr && name == standard))
-        found = c;
-    }
-    if (found == nullptr)
-      return make_error(errc::invalid_argument,
-                        "security.ssl.algorithms: '" + name
-                          + "' is not a cipher suite OpenSSL knows (IANA or OpenSSL names)");
-    auto& list = std::string(SSL_CIPHER_get_version(found)) == "TLSv1.3" ? p.ciphersuites
-                                                                          : p.cipher_list;
-    if (!list.empty())
-      list += ':';
-    list += SSL_CIPHER_get_name(found);
-  }
-  if (p.version == TLS1_2_VERSION && p.cipher_list.empty())
-    return make_error(errc::invalid_argument,
-                      "security.ssl.algorithms lists no TLS 1.2 cipher suite, and "
-                      "security.ssl.protocol is TLSv1.2");
-  if (p.version == TLS1_3_VERSION && p.ciphersuites.empty())
-    return make_error(errc::invalid_argument,
-                      "security.ssl.algorithms lists no TLS 1.3 cipher suite, and "
-                      "security.ssl.protocol is TLSv1.3");
-  return unit{};
-}
-
 expected<std::unique_ptr<tls_policy>> make_policy(const tls_options& tls) {
   auto p = std::make_unique<tls_policy>();
-  auto version = protocol_version(tls.protocol);
-  if (!version)
-    return version.error();
-  p->version = *version;
+  auto suites = resolve_tls_suites(tls.protocol, tls.algorithms);
+  if (!suites)
+    return suites.error();
+  p->suites = std::move(*suites);
   for (const auto& text : tls.fingerprints) {
     auto hex = normalize_fingerprint(text);
     if (!hex)
       return hex.error();
     p->fingerprints.push_back(*hex);
   }
-  if (auto ok = resolve_algorithms(tls.algorithms, *p); !ok)
-    return ok.error();
   return p;
 }
 
@@ -516,14 +447,8 @@ int SSL_connect(SSL* ssl) {
 int SSL_set_fd(SSL* ssl, int fd) {
   static const auto f = flint::rpc::real<int (*)(SSL*, int)>("SSL_set_fd");
   auto ret = f(ssl, fd);
-  if (const auto* p = flint::rpc::current_policy()) {
-    SSL_set_min_proto_version(ssl, p->version);
-    SSL_set_max_proto_version(ssl, p->version);
-    if (!p->cipher_list.empty())
-      SSL_set_cipher_list(ssl, p->cipher_list.c_str());
-    if (!p->ciphersuites.empty())
-      SSL_set_ciphersuites(ssl, p->ciphersuites.c_str());
-  }
+  if (const auto* p = flint::rpc::current_policy())
+    flint::apply_tls_suites(*ssl, p->suites);
   auto& g = flint::rpc::guard();
   std::lock_guard<std::mutex> lock(g.mtx);
   if (g.started)

@@ -493,6 +493,26 @@ TEST_CASE("REST over HTTPS: without client authentication anyone may read and, w
     CHECK(cancelled->status == 202);
     CHECK(f.view->cancels() == 1);
   }
+  SUBCASE("security.ssl.protocol and security.ssl.algorithms hold on REST too") {
+    tls.protocol = "TLSv1.3";
+    rest_fixture f(true, tls);
+    httplib::SSLClient tls12("localhost", f.server->port());
+    tls12.set_ca_cert_path(ca.c_str());
+    tls12.set_read_timeout(5, 0);
+    SSL_CTX_set_max_proto_version(tls12.ssl_context(), TLS1_2_VERSION);
+    CHECK_FALSE(tls12.Get("/jobs"));
+    httplib::SSLClient tls13("localhost", f.server->port());
+    tls13.set_ca_cert_path(ca.c_str());
+    auto jobs = tls13.Get("/jobs");
+    REQUIRE(jobs);
+    CHECK(jobs->status == 200);
+  }
+  SUBCASE("an unknown suite stops REST from starting, naming the key") {
+    tls.algorithms = "NO_SUCH_SUITE";
+    auto checked = rest::check_tls_files(tls);
+    REQUIRE_FALSE(checked);
+    CHECK(checked.error().message.find("security.ssl.algorithms") != std::string::npos);
+  }
   std::error_code ec;
   std::filesystem::remove_all(certs, ec);
 }
