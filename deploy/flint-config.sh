@@ -3,17 +3,24 @@
 
 FLINT_HOME=${FLINT_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 FLINT_BIN_DIR=${FLINT_BIN_DIR:-$FLINT_HOME/build/bin}
-FLINT_CONF_DIR=${FLINT_CONF_DIR:-$FLINT_HOME/deploy}
+FLINT_CONF_DIR=${FLINT_CONF_DIR:-${FLINK_CONF_DIR:-$FLINT_HOME/deploy}}
+# As Flink 1.19+: Flink 2's config.yaml before flink-conf.yaml (flint-node looks it up the same way).
+if [[ -f "$FLINT_CONF_DIR/config.yaml" ]]; then
+  FLINT_CONF_FILE="$FLINT_CONF_DIR/config.yaml"
+else
+  FLINT_CONF_FILE="$FLINT_CONF_DIR/flink-conf.yaml"
+fi
 FLINT_LOG_DIR=${FLINT_LOG_DIR:-$FLINT_HOME/log}
 FLINT_PID_DIR=${FLINT_PID_DIR:-/tmp}
 FLINT_IDENT_STRING=${FLINT_IDENT_STRING:-$(id -un)}
 FLINT_SSH_OPTS=${FLINT_SSH_OPTS:-"-o BatchMode=yes -o ConnectTimeout=10"}
 
-# Prints the value of `key` in flink-conf.yaml (flat `key: value` lines), or $2 when unset.
+# Prints the value of `key` in the configuration file, or $2 when unset. Only flat `key: value`
+# lines are seen here (a key nested in config.yaml is not).
 flint_conf_value() {
   local key=$1 default=$2 value=""
-  if [[ -f "$FLINT_CONF_DIR/flink-conf.yaml" ]]; then
-    value=$(sed -n "s/^[[:space:]]*${key//./\\.}[[:space:]]*:[[:space:]]*//p" "$FLINT_CONF_DIR/flink-conf.yaml" \
+  if [[ -f "$FLINT_CONF_FILE" ]]; then
+    value=$(sed -n "s/^[[:space:]]*${key//./\\.}[[:space:]]*:[[:space:]]*//p" "$FLINT_CONF_FILE" \
       | tail -n 1 | sed 's/[[:space:]]*#.*$//; s/[[:space:]]*$//')
   fi
   echo "${value:-$default}"

@@ -44,7 +44,7 @@ case "$operation" in
     index=$(grep -c . "$pid_file" 2>/dev/null || true)
     log="$FLINT_LOG_DIR/flint-$FLINT_IDENT_STRING-$role-${index:-0}-$(hostname).log"
     echo "Starting $role daemon on host $(hostname)."
-    nohup "$node" "$role" --config "$FLINT_CONF_DIR/flink-conf.yaml" "$@" >"$log" 2>&1 </dev/null &
+    nohup "$node" "$role" --config "$FLINT_CONF_FILE" "$@" >"$log" 2>&1 </dev/null &
     echo $! >>"$pid_file"
     ;;
   stop)

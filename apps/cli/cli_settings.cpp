@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <spdlog/spdlog.h>
+
 #include "runtime/config/config_loader.hpp"
 #include "runtime/config/config_options.hpp"
 
@@ -21,18 +23,11 @@ std::string executable_path(const char* argv0) {
 std::string find_config_file(const std::string& given, const std::string& exe_path) {
   if (!given.empty())
     return given;
-  std::error_code ec;
-  if (const char* dir = std::getenv("FLINT_CONF_DIR"); dir != nullptr && *dir != '\0') {
-    auto p = fs::path(dir) / "flink-conf.yaml";
-    if (fs::is_regular_file(p, ec))
-      return p.string();
-  }
-  // build/bin/flint -> <repo>/deploy/flink-conf.yaml
+  if (auto p = config::config_file_in(config::config_dir_from_env()); !p.empty())
+    return p;
+  // build/bin/flint -> <repo>/deploy/
   auto repo = fs::path(exe_path).parent_path().parent_path().parent_path();
-  auto p = repo / "deploy" / "flink-conf.yaml";
-  if (fs::is_regular_file(p, ec))
-    return p.string();
-  return {};
+  return config::config_file_in((repo / "deploy").string());
 }
 
 std::string describe(std::chrono::nanoseconds d) {
@@ -50,6 +45,8 @@ expected<cli_settings> resolve(const common_options& opts, const std::string& ex
   auto loaded = config::load_configuration(out.config_source, args);
   if (!loaded)
     return loaded.error();
+  for (const auto& line : loaded->warnings)
+    spdlog::warn("{}", line);
   out.config = std::move(loaded->config);
 
   if (!opts.jobmanager.empty()) {

@@ -36,9 +36,10 @@ struct cli_settings {
   std::optional<std::chrono::nanoseconds> timeout;
 };
 
-/// The configuration file to read: `--config` if given, else `$FLINT_CONF_DIR/flink-conf.yaml`,
-/// else `deploy/flink-conf.yaml` of the repository the binary was built in (`<repo>/build*/bin/`),
-/// else none (built-in defaults).
+/// The configuration file to read: `--config` if given, else `config.yaml` or `flink-conf.yaml`
+/// (in that order) in `$FLINT_CONF_DIR` or `$FLINK_CONF_DIR` (`config::config_dir_from_env`), else
+/// in `deploy/` of the repository the binary was built in (`<repo>/build*/bin/`), else none
+/// (built-in defaults).
 std::string find_config_file(const std::string& given, const std::string& exe_path);
 
 /// Loads the configuration and resolves address and timeouts. Errors name the bad value.

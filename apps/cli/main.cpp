@@ -82,8 +82,9 @@ Action "trace" tails a node's RPC message trace.
 Options of every action:
   -m,--jobmanager HOST:PORT   the JobManager (for trace: any node) to talk to
                               (default: jobmanager.rpc.address:jobmanager.rpc.port)
-  --config FILE               flink-conf.yaml (default: $FLINT_CONF_DIR/flink-conf.yaml,
-                              else deploy/flink-conf.yaml of this build's repository)
+  --config FILE               configuration file (default: config.yaml, else flink-conf.yaml,
+                              in $FLINT_CONF_DIR or $FLINK_CONF_DIR, else in deploy/ of this
+                              build's repository)
   -D key=value                set a configuration option
   --timeout DURATION          bound on the command ("30 s", "500 ms"; default rpc.ask.timeout
                               for single requests, none for waiting on a job)
@@ -118,7 +119,7 @@ std::string shared_path(std::string& text) {
 }
 
 void add_common(CLI::App& app, common_options& opts) {
-  app.add_option("--config", opts.config_file, "flink-conf.yaml to read");
+  app.add_option("--config", opts.config_file, "config.yaml / flink-conf.yaml to read");
   app
     .add_option("-m,--jobmanager", opts.jobmanager,
                 "host:port of the JobManager (trace: of any node)")

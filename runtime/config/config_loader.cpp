@@ -1,7 +1,9 @@
 #include "runtime/config/config_loader.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -102,6 +104,23 @@ expected<configuration> load_yaml_file(const std::string& path) {
   return parse_yaml(text.str(), path);
 }
 
+std::string config_dir_from_env() {
+  for (const char* name : {"FLINT_CONF_DIR", "FLINK_CONF_DIR"})
+    if (const char* dir = std::getenv(name); dir != nullptr && *dir != '\0')
+      return dir;
+  return {};
+}
+
+std::string config_file_in(const std::string& dir) {
+  if (dir.empty())
+    return {};
+  std::error_code ec;
+  for (const char* name : {"config.yaml", "flink-conf.yaml"})
+    if (auto p = std::filesystem::path(dir) / name; std::filesystem::is_regular_file(p, ec))
+      return p.string();
+  return {};
+}
+
 expected<dynamic_properties> extract_dynamic_properties(std::span<const std::string> args) {
   dynamic_properties out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -145,9 +164,10 @@ expected<loaded_configuration> load_configuration(const std::string& file,
     cfg = std::move(*loaded);
   }
   cfg.merge(cli->overrides);
+  auto warnings = resolve_aliases(cfg);
   if (auto ok = validate(cfg); !ok)
     return ok.error();
-  return loaded_configuration{std::move(cfg), std::move(cli->rest)};
+  return loaded_configuration{std::move(cfg), std::move(cli->rest), std::move(warnings)};
 }
 
 } // namespace flint::config

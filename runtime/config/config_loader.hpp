@@ -23,6 +23,14 @@ expected<configuration> parse_yaml(std::string_view text, std::string_view origi
 /// Reads and parses a file; a file that cannot be read is `not_found` with the reason.
 expected<configuration> load_yaml_file(const std::string& path);
 
+/// The configuration directory the environment names, as Flink's `FLINK_CONF_DIR`:
+/// `FLINT_CONF_DIR` if set and not empty, else `FLINK_CONF_DIR`, else empty.
+std::string config_dir_from_env();
+
+/// The configuration file in `dir`, as Flink 1.19+ looks it up: `config.yaml` (Flink 2's name)
+/// before `flink-conf.yaml`; empty when `dir` is empty or holds neither.
+std::string config_file_in(const std::string& dir);
+
 /// What is left of a command line once its `-D` pairs are taken out.
 struct dynamic_properties {
   configuration overrides;
@@ -39,10 +47,13 @@ expected<dynamic_properties> extract_dynamic_properties(std::span<const std::str
 struct loaded_configuration {
   configuration config;
   std::vector<std::string> rest;
+  /// Lines to log as warnings: deprecated keys, named with their new ones (`resolve_aliases`).
+  std::vector<std::string> warnings;
 };
 
 /// What a process starts from: `file` (when not empty) with the command line's `-D` pairs over
-/// it, checked with `validate`; the arguments that were not `-D` pairs are returned in `rest`.
+/// it, its aliases resolved (`resolve_aliases`) and checked with `validate`; the arguments that
+/// were not `-D` pairs are returned in `rest`.
 expected<loaded_configuration> load_configuration(const std::string& file,
                                                   std::span<const std::string> args);
 

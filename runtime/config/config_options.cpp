@@ -543,10 +543,38 @@ expected<unit> validate(const configuration& cfg) {
 std::vector<std::string> unknown_keys(const configuration& cfg) {
   std::vector<std::string> out;
   const auto& known = options::all();
+  const auto& aliases = key_aliases();
   for (const auto& key : cfg.keys())
-    if (std::none_of(known.begin(), known.end(), [&](const auto& o) { return o.key == key; }))
+    if (std::none_of(known.begin(), known.end(), [&](const auto& o) { return o.key == key; })
+        && std::none_of(aliases.begin(), aliases.end(), [&](const auto& a) { return a.name == key; }))
       out.push_back(key);
   return out;
+}
+
+const std::vector<key_alias>& key_aliases() {
+  static const std::vector<key_alias> list = {
+    {"pekko.ask.timeout", options::rpc_ask_timeout.key, false},
+    {"pekko.framesize", options::rpc_max_frame_size.key, false},
+    {"execution.checkpointing.dir", options::state_checkpoints_dir.key, true},
+    {"execution.checkpointing.savepoint-dir", options::state_savepoints_dir.key, true},
+    {"execution.checkpointing.num-retained", options::state_checkpoints_num_retained.key, true},
+    {"execution.checkpointing.incremental", options::state_backend_incremental.key, true},
+  };
+  return list;
+}
+
+std::vector<std::string> resolve_aliases(configuration& cfg) {
+  std::vector<std::string> warnings;
+  for (const auto& alias : key_aliases()) {
+    auto value = cfg.get_raw(alias.name);
+    bool read_as_set = cfg.contains(alias.read_as);
+    if (alias.name_is_current && read_as_set)
+      warnings.push_back("Config uses deprecated configuration key '" + alias.read_as
+                         + "' instead of proper key '" + alias.name + "'");
+    if (value && (alias.name_is_current || !read_as_set))
+      cfg.set(alias.read_as, *value, cfg.origin(alias.name));
+  }
+  return warnings;
 }
 
 } // namespace flint::config

@@ -210,8 +210,31 @@ namespace flint::config {
 /// one), and that the heartbeat timeout is not shorter than the interval; the first error found.
 expected<unit> validate(const configuration& cfg);
 
-/// Keys of `cfg` that are not among `options::all()` (to warn about typos; Flink's own files
-/// hold many keys Flint does not read).
+/// Keys of `cfg` that are not among `options::all()` nor `key_aliases()` (to warn about typos;
+/// Flink's own files hold many keys Flint does not read).
 std::vector<std::string> unknown_keys(const configuration& cfg);
+
+/// A second name of an option Flint reads under `read_as`, as Flink's `withDeprecatedKeys` and
+/// `withFallbackKeys` give one.
+struct key_alias {
+  /// The name Flink also accepts.
+  std::string name;
+  /// The option's key, the one Flint's components read.
+  std::string read_as;
+  /// `name` is Flink's current key and `read_as` its deprecated one: `name` wins and a set
+  /// `read_as` is warned about. Otherwise `name` is a fallback: `read_as` wins, no warning.
+  bool name_is_current = false;
+};
+
+/// Flink's keys for options Flint reads under another: `pekko.ask.timeout` and `pekko.framesize`
+/// (fallbacks of `rpc.ask.timeout`, `rpc.max-frame-size`), and Flink 2's
+/// `execution.checkpointing.{dir,savepoint-dir,num-retained,incremental}` over the deprecated
+/// `state.*` keys.
+const std::vector<key_alias>& key_aliases();
+
+/// Stores each alias's value under the key Flint reads (the winner as `key_alias` says, with its
+/// origin) and returns a warning, in Flink's words, for each deprecated key that is set:
+/// "Config uses deprecated configuration key 'old' instead of proper key 'new'".
+std::vector<std::string> resolve_aliases(configuration& cfg);
 
 } // namespace flint::config

@@ -77,7 +77,8 @@ TEST_CASE("flint's options come before the job library and everything after it i
 }
 
 TEST_CASE(
-  "the configuration is --config, else $FLINT_CONF_DIR, else deploy/ of the build's repository") {
+  "the configuration is --config, else $FLINT_CONF_DIR or $FLINK_CONF_DIR, else deploy/ of the "
+  "build's repository; config.yaml before flink-conf.yaml") {
   auto root =
     std::filesystem::temp_directory_path() / ("flint_cli_unit_" + std::to_string(getpid()));
   std::filesystem::create_directories(root / "repo" / "build" / "bin");
@@ -88,6 +89,7 @@ TEST_CASE(
   auto exe = (root / "repo" / "build" / "bin" / "flint").string();
 
   unsetenv("FLINT_CONF_DIR");
+  unsetenv("FLINK_CONF_DIR");
   CHECK(find_config_file("", exe) == (root / "repo" / "deploy" / "flink-conf.yaml").string());
   CHECK(find_config_file("/given.yaml", exe) == "/given.yaml");
   setenv("FLINT_CONF_DIR", (root / "conf").c_str(), 1);
@@ -114,7 +116,17 @@ TEST_CASE(
   REQUIRE(s.has_value());
   CHECK(s->ask_timeout == std::chrono::seconds(3));
 
+  // Flink 2's config.yaml (nested YAML) before flink-conf.yaml; FLINK_CONF_DIR when FLINT_'s unset.
+  std::ofstream(root / "conf" / "config.yaml") << "jobmanager:\n  rpc:\n    port: 7002\n";
+  CHECK(find_config_file("", exe) == (root / "conf" / "config.yaml").string());
   unsetenv("FLINT_CONF_DIR");
+  setenv("FLINK_CONF_DIR", (root / "conf").c_str(), 1);
+  s = resolve(common_options{}, exe);
+  REQUIRE(s.has_value());
+  CHECK(s->address.port == 7002);
+  CHECK(find_config_file("/given.yaml", exe) == "/given.yaml");
+  unsetenv("FLINK_CONF_DIR");
+
   std::filesystem::remove_all(root / "repo" / "deploy");
   CHECK(find_config_file("", exe).empty()); // built-in defaults
   std::filesystem::remove_all(root);

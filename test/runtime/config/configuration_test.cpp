@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -368,4 +370,93 @@ TEST_CASE(
   cfg.set("taskmanager.data.port", "6124", "-D");
   cfg.set("jobmanager.bind-host", "", "-D");
   CHECK_FALSE(validate(cfg));
+}
+
+// -- where the file is found, and Flink's other names for keys ---------------------------------
+
+TEST_CASE("the configuration directory: FLINT_CONF_DIR over FLINK_CONF_DIR, config.yaml first") {
+  auto root = std::filesystem::temp_directory_path() / ("flint_conf_dir_" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "flint");
+  std::filesystem::create_directories(root / "flink");
+  std::ofstream(root / "flink" / "flink-conf.yaml") << "jobmanager.rpc.port: 7001\n";
+
+  unsetenv("FLINT_CONF_DIR");
+  unsetenv("FLINK_CONF_DIR");
+  CHECK(config_dir_from_env().empty());
+  CHECK(config_file_in("").empty());
+  setenv("FLINK_CONF_DIR", (root / "flink").c_str(), 1);
+  CHECK(config_dir_from_env() == (root / "flink").string());
+  CHECK(config_file_in(config_dir_from_env()) == (root / "flink" / "flink-conf.yaml").string());
+  setenv("FLINT_CONF_DIR", (root / "flint").c_str(), 1);
+  CHECK(config_dir_from_env() == (root / "flint").string()); // Flint's own name wins
+  CHECK(config_file_in(config_dir_from_env()).empty());       // a directory with neither file
+
+  // Flink 2's config.yaml, standard nested YAML, is read before flink-conf.yaml.
+  std::ofstream(root / "flink" / "config.yaml") << "jobmanager:\n  rpc:\n    port: 7002\n";
+  unsetenv("FLINT_CONF_DIR");
+  auto file = config_file_in(config_dir_from_env());
+  CHECK(file == (root / "flink" / "config.yaml").string());
+  auto loaded = load_configuration(file, {});
+  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().to_string()));
+  CHECK(loaded->config.get(options::jobmanager_rpc_port).value() == 7002);
+  unsetenv("FLINK_CONF_DIR");
+  std::filesystem::remove_all(root);
+}
+
+TEST_CASE("pekko.ask.timeout and pekko.framesize are read as rpc.*, which win when both are set") {
+  temp_file file("pekko:\n  ask.timeout: 3 s\n  framesize: 10485760b\n");
+  auto loaded = load_configuration(file.path(), {});
+  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().to_string()));
+  CHECK(loaded->config.get(options::rpc_ask_timeout).value() == 3s);
+  CHECK(loaded->config.get(options::rpc_max_frame_size).value().bytes == 10u << 20);
+  CHECK(loaded->warnings.empty());
+  CHECK(unknown_keys(loaded->config).empty());
+
+  std::vector<std::string> args = {"-Drpc.ask.timeout=7 s"};
+  loaded = load_configuration(file.path(), args);
+  REQUIRE(loaded);
+  CHECK(loaded->config.get(options::rpc_ask_timeout).value() == 7s);
+
+  std::vector<std::string> bad = {"-Dpekko.ask.timeout=0 s"};
+  auto invalid = load_configuration("", bad);
+  REQUIRE_FALSE(invalid);
+  CHECK(mentions(invalid.error(), "rpc.ask.timeout"));
+}
+
+TEST_CASE("Flink 2's execution.checkpointing.* keys win over the deprecated state.* ones, "
+          "which are warned about") {
+  temp_file file(R"(
+execution:
+  checkpointing:
+    dir: /tmp/new-chk
+    savepoint-dir: /tmp/new-sp
+    num-retained: 3
+    incremental: true
+state.checkpoints.dir: /tmp/old-chk
+)");
+  auto loaded = load_configuration(file.path(), {});
+  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().to_string()));
+  const auto& cfg = loaded->config;
+  CHECK(cfg.get(options::state_checkpoints_dir).value() == "/tmp/new-chk");
+  CHECK(cfg.get(options::state_savepoints_dir).value() == "/tmp/new-sp");
+  CHECK(cfg.get_int(options::state_checkpoints_num_retained.key).value() == 3);
+  CHECK(cfg.get_bool(options::state_backend_incremental.key).value());
+  CHECK(cfg.origin(options::state_checkpoints_dir.key) == file.path() + ":4");
+  CHECK(loaded->warnings
+        == std::vector<std::string>{"Config uses deprecated configuration key "
+                                    "'state.checkpoints.dir' instead of proper key "
+                                    "'execution.checkpointing.dir'"});
+  CHECK(unknown_keys(cfg).empty());
+
+  // Only the old name: still read, and warned about.
+  std::vector<std::string> args = {"-Dstate.savepoints.dir=/tmp/old-sp"};
+  loaded = load_configuration("", args);
+  REQUIRE(loaded);
+  CHECK(loaded->config.get(options::state_savepoints_dir).value() == "/tmp/old-sp");
+  REQUIRE(loaded->warnings.size() == 1);
+  CHECK(loaded->warnings[0].find("'execution.checkpointing.savepoint-dir'") != std::string::npos);
+
+  // The new name's value is checked as the old one's: a relative directory is refused.
+  std::vector<std::string> relative = {"-Dexecution.checkpointing.dir=chk"};
+  CHECK_FALSE(load_configuration("", relative));
 }
