@@ -137,6 +137,30 @@ std::optional<std::string> library_file_name(const std::string& name) {
   return name;
 }
 
+/// Registers each route at its path and at `/v1` + its path: Flink serves its REST API under
+/// both, and its Java clients (RestClusterClient, hence the Kubernetes operator) call `/v1/...`.
+/// Refusals do not depend on the path (`admit` judges the method), so both are guarded alike.
+class versioned_routes {
+public:
+  explicit versioned_routes(httplib::Server& server) : server_(server) {}
+
+  void get(const std::string& path, const httplib::Server::Handler& h) {
+    server_.Get(path, h).Get("/v1" + path, h);
+  }
+  void post(const std::string& path, const httplib::Server::Handler& h) {
+    server_.Post(path, h).Post("/v1" + path, h);
+  }
+  void patch(const std::string& path, const httplib::Server::Handler& h) {
+    server_.Patch(path, h).Patch("/v1" + path, h);
+  }
+  void del(const std::string& path, const httplib::Server::Handler& h) {
+    server_.Delete(path, h).Delete("/v1" + path, h);
+  }
+
+private:
+  httplib::Server& server_;
+};
+
 } // namespace
 
 struct rest_server::impl {
@@ -373,13 +397,14 @@ void rest_server::impl::run(const httplib::Request& req, httplib::Response& res)
   reply(res, 200, json{{"jobid", id->to_string()}}.dump());
 }
 
-void rest_server::impl::routes(httplib::Server& s) {
-  s.Get("/config", [this](const httplib::Request&, httplib::Response& res) {
+void rest_server::impl::routes(httplib::Server& server) {
+  versioned_routes s{server};
+  s.get("/config", [this](const httplib::Request&, httplib::Response& res) {
     reply(res, 200,
           dashboard_config_json(options.submit_enabled && changes_refused.empty(),
                                 changes_refused.empty(), options.refresh_interval_ms));
   });
-  s.Get("/overview", [this](const httplib::Request&, httplib::Response& res) {
+  s.get("/overview", [this](const httplib::Request&, httplib::Response& res) {
     auto jobs = cluster->list_jobs();
     if (!jobs)
       return fail(res, jobs.error());
@@ -388,13 +413,13 @@ void rest_server::impl::routes(httplib::Server& s) {
       return fail(res, resources.error());
     reply(res, 200, cluster_overview_json(*jobs, *resources));
   });
-  s.Get("/jobs", [this](const httplib::Request&, httplib::Response& res) {
+  s.get("/jobs", [this](const httplib::Request&, httplib::Response& res) {
     auto jobs = cluster->list_jobs();
     if (!jobs)
       return fail(res, jobs.error());
     reply(res, 200, jobs_json(*jobs));
   });
-  s.Get("/jobs/overview", [this](const httplib::Request&, httplib::Response& res) {
+  s.get("/jobs/overview", [this](const httplib::Request&, httplib::Response& res) {
     auto jobs = cluster->list_jobs();
     if (!jobs)
       return fail(res, jobs.error());
@@ -417,23 +442,23 @@ void rest_server::impl::routes(httplib::Server& s) {
       view(req, res, *job);
     };
   };
-  s.Get(R"(/jobs/([^/]+))",
+  s.get(R"(/jobs/([^/]+))",
         job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
           reply(res, 200, job_details_json(j, now_ms()));
         }));
-  s.Get(R"(/jobs/([^/]+)/plan)",
+  s.get(R"(/jobs/([^/]+)/plan)",
         job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
           reply(res, 200, job_plan_json(j));
         }));
-  s.Get(R"(/jobs/([^/]+)/exceptions)",
+  s.get(R"(/jobs/([^/]+)/exceptions)",
         job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
           reply(res, 200, job_exceptions_json(j));
         }));
-  s.Get(R"(/jobs/([^/]+)/checkpoints)",
+  s.get(R"(/jobs/([^/]+)/checkpoints)",
         job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
           reply(res, 200, job_checkpoints_json(j));
         }));
-  s.Get(R"(/jobs/([^/]+)/vertices/([^/]+))",
+  s.get(R"(/jobs/([^/]+)/vertices/([^/]+))",
         job_route([](const httplib::Request& req, httplib::Response& res, const job_view& j) {
           auto body = vertex_details_json(j, req.matches[2], now_ms());
           if (!body)
@@ -442,7 +467,7 @@ void rest_server::impl::routes(httplib::Server& s) {
                           + j.details.job_id.to_string() + ".");
           reply(res, 200, std::move(*body));
         }));
-  s.Get(R"(/jobs/([^/]+)/vertices/([^/]+)/backpressure)",
+  s.get(R"(/jobs/([^/]+)/vertices/([^/]+)/backpressure)",
         job_route([](const httplib::Request& req, httplib::Response& res, const job_view& j) {
           auto body = vertex_backpressure_json(j, req.matches[2], now_ms());
           if (!body)
@@ -451,7 +476,7 @@ void rest_server::impl::routes(httplib::Server& s) {
                           + j.details.job_id.to_string() + ".");
           reply(res, 200, std::move(*body));
         }));
-  s.Patch(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+  s.patch(R"(/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto id = job_id_of(req.matches[1], res);
     if (!id)
       return;
@@ -465,7 +490,7 @@ void rest_server::impl::routes(httplib::Server& s) {
       return fail(res, ok.error());
     reply(res, 202, "{}");
   });
-  s.Post(
+  s.post(
     R"(/jobs/([^/]+)/savepoints)", [this](const httplib::Request& req, httplib::Response& res) {
       auto id = job_id_of(req.matches[1], res);
       if (!id)
@@ -500,7 +525,7 @@ void rest_server::impl::routes(httplib::Server& s) {
                 id->to_string(), trigger, client_of(req));
       reply(res, 202, json{{"request-id", trigger}}.dump());
     });
-  s.Get(R"(/jobs/([^/]+)/savepoints/([^/]+))",
+  s.get(R"(/jobs/([^/]+)/savepoints/([^/]+))",
         [this](const httplib::Request& req, httplib::Response& res) {
           auto id = job_id_of(req.matches[1], res);
           if (!id)
@@ -525,7 +550,7 @@ void rest_server::impl::routes(httplib::Server& s) {
           }
           reply(res, 200, j.dump());
         });
-  s.Get(R"(/jobs/([^/]+)/why)", [this](const httplib::Request& req, httplib::Response& res) {
+  s.get(R"(/jobs/([^/]+)/why)", [this](const httplib::Request& req, httplib::Response& res) {
     auto id = job_id_of(req.matches[1], res);
     if (!id)
       return;
@@ -538,7 +563,7 @@ void rest_server::impl::routes(httplib::Server& s) {
     reply(res, 200,
           job_why_json(*job, resources, recent_trace(), now_ms(), options.heartbeat_interval_ms));
   });
-  s.Get("/trace", [this](const httplib::Request& req, httplib::Response& res) {
+  s.get("/trace", [this](const httplib::Request& req, httplib::Response& res) {
     trace::fetch_trace_request ask;
     try {
       if (req.has_param("from"))
@@ -562,13 +587,13 @@ void rest_server::impl::routes(httplib::Server& s) {
     }
     reply(res, 200, trace_json(*page));
   });
-  s.Get("/taskmanagers", [this](const httplib::Request&, httplib::Response& res) {
+  s.get("/taskmanagers", [this](const httplib::Request&, httplib::Response& res) {
     auto resources = cluster->resource_overview();
     if (!resources)
       return fail(res, resources.error());
     reply(res, 200, task_managers_json(*resources));
   });
-  s.Get(R"(/taskmanagers/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+  s.get(R"(/taskmanagers/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto resources = cluster->resource_overview();
     if (!resources)
       return fail(res, resources.error());
@@ -577,15 +602,15 @@ void rest_server::impl::routes(httplib::Server& s) {
       return fail(res, 404, "Could not find TaskExecutor " + std::string(req.matches[1]) + ".");
     reply(res, 200, std::move(*body));
   });
-  s.Get("/jobmanager/config", [this](const httplib::Request&, httplib::Response& res) {
+  s.get("/jobmanager/config", [this](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, key_values_json(options.configuration));
   });
-  s.Post("/jars/upload",
+  s.post("/jars/upload",
          [this](const httplib::Request& req, httplib::Response& res) { upload(req, res); });
-  s.Get("/jars", [this](const httplib::Request&, httplib::Response& res) { list_uploads(res); });
-  s.Post(R"(/jars/([^/]+)/run)",
+  s.get("/jars", [this](const httplib::Request&, httplib::Response& res) { list_uploads(res); });
+  s.post(R"(/jars/([^/]+)/run)",
          [this](const httplib::Request& req, httplib::Response& res) { run(req, res); });
-  s.Delete(R"(/jars/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+  s.del(R"(/jars/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto path = upload_named(req.matches[1], res);
     if (!path)
       return;
@@ -593,8 +618,8 @@ void rest_server::impl::routes(httplib::Server& s) {
     std::filesystem::remove(*path, ec);
     reply(res, 200, "{}");
   });
-  s.Get(".*",
-        [this](const httplib::Request& req, httplib::Response& res) { serve_asset(req, res); });
+  server.Get(
+    ".*", [this](const httplib::Request& req, httplib::Response& res) { serve_asset(req, res); });
 }
 
 expected<std::unique_ptr<rest_server>> rest_server::start(rest_options options,
@@ -649,8 +674,15 @@ expected<std::unique_ptr<rest_server>> rest_server::start(rest_options options,
       return self->admit(req, res) ? 100 : res.status;
     });
   server->set_pre_routing_handler([self](const httplib::Request& req, httplib::Response& res) {
-    return self->admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
-                                 : httplib::Server::HandlerResponse::Handled;
+    if (!self->admit(req, res))
+      return httplib::Server::HandlerResponse::Handled;
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 6.3),
+    // but httplib 0.11 reads every POST, PUT, PATCH and DELETE body until the connection ends:
+    // `curl -X PATCH .../jobs/<id>?mode=cancel` waited for the read timeout and got 400. Said in
+    // the headers, httplib reads none. (`req` is httplib's own mutable request, lent as const.)
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
+      const_cast<httplib::Request&>(req).set_header("Content-Length", "0");
+    return httplib::Server::HandlerResponse::Unhandled;
   });
   server->set_error_handler([self](const httplib::Request& req, httplib::Response& res) {
     // Already answered (a body, or a refusal's content provider).

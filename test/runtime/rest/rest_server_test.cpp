@@ -1,7 +1,8 @@
 // The REST endpoint's own rules, over real sockets, against a fake cluster_view that records what
 // it is asked and holds each savepoint until the test lets it complete: which calls are refused
 // with internal TLS on (and that the refusal comes before the body), and that savepoint requests
-// cannot pile up threads in the JobManager.
+// cannot pile up threads in the JobManager; that every path is served under /v1 too, and a
+// request without a body needs no Content-Length.
 
 #include <doctest/doctest.h>
 
@@ -515,4 +516,102 @@ TEST_CASE("REST over HTTPS: without client authentication anyone may read and, w
   }
   std::error_code ec;
   std::filesystem::remove_all(certs, ec);
+}
+
+TEST_CASE("REST serves every path under /v1 as well, as Flink's Java clients call it, while /v1 "
+          "alone and other versions are not found") {
+  rest_fixture f(false);
+  auto http = f.client();
+  const auto job = "/jobs/" + the_job.to_string();
+
+  for (const std::string path : {"/config", "/overview", "/jobs", "/taskmanagers"}) {
+    CAPTURE(path);
+    auto plain = http.Get(path.c_str());
+    auto versioned = http.Get(("/v1" + path).c_str());
+    REQUIRE(plain);
+    REQUIRE(versioned);
+    CHECK(versioned->status == 200);
+    CHECK(versioned->body == plain->body);
+  }
+  auto overview = http.Get("/v1/jobs/overview"); // its durations move on: not compared
+  REQUIRE(overview);
+  CHECK(overview->status == 200);
+  auto details = http.Get(("/v1" + job).c_str());
+  REQUIRE(details);
+  CHECK(details->status == 200);
+  CHECK(json::parse(details->body)["jid"] == the_job.to_string());
+
+  auto cancel = http.Patch(("/v1" + job + "?mode=cancel").c_str());
+  REQUIRE(cancel);
+  CHECK(cancel->status == 202);
+  CHECK(f.view->cancels() == 1);
+
+  for (const std::string path : {"/v1", "/v1/", "/v2/jobs", "/v1/v1/jobs", "/v1/nothing"}) {
+    CAPTURE(path);
+    auto r = http.Get(path.c_str());
+    REQUIRE(r);
+    CHECK(r->status == 404);
+    errors_of(r);
+  }
+}
+
+TEST_CASE("REST with internal TLS on and no REST authentication refuses changes under /v1 as "
+          "under the root") {
+  rest_fixture f(true);
+  auto http = f.client();
+  const auto job = "/v1/jobs/" + the_job.to_string();
+  auto cancel = http.Patch((job + "?mode=cancel").c_str());
+  REQUIRE(cancel);
+  CHECK(cancel->status == 403);
+  CHECK(errors_of(cancel).get<std::string>().find("security.ssl.rest.authentication-enabled")
+        != std::string::npos);
+  auto savepoint = http.Post((job + "/savepoints").c_str(), "{}", "application/json");
+  REQUIRE(savepoint);
+  CHECK(savepoint->status == 403);
+  auto reads = http.Get(job.c_str());
+  REQUIRE(reads);
+  CHECK(reads->status == 200);
+  CHECK(f.view->cancels() == 0);
+  CHECK(f.view->savepoints() == 0);
+}
+
+TEST_CASE("REST serves a PATCH or POST sent without a body and without Content-Length, as "
+          "Flink's docs send it with curl") {
+  rest_fixture f(false);
+  // The answer to `request` on a connection the client keeps open (as curl does).
+  auto ask = [&](const std::string& request) {
+    int fd = f.connect_raw(4s);
+    REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL)
+            == static_cast<ssize_t>(request.size()));
+    std::string got;
+    char buf[4096];
+    // Headers and the JSON body (small, one or two reads).
+    while (got.find("\r\n\r\n") == std::string::npos || got.back() != '}') {
+      auto n = ::recv(fd, buf, sizeof(buf), 0);
+      if (n <= 0)
+        break;
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return got;
+  };
+  const auto job = "/jobs/" + the_job.to_string();
+
+  for (const std::string prefix : {"", "/v1"}) {
+    CAPTURE(prefix);
+    auto began = std::chrono::steady_clock::now();
+    auto cancel = ask("PATCH " + prefix + job
+                      + "?mode=cancel HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: curl/7.88.1\r\n"
+                        "Accept: */*\r\n\r\n");
+    CAPTURE(cancel);
+    CHECK(cancel.rfind("HTTP/1.1 202", 0) == 0);
+    CHECK(std::chrono::steady_clock::now() - began < 2s);
+  }
+  CHECK(f.view->cancels() == 2);
+
+  auto savepoint =
+    ask("POST " + job + "/savepoints HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r\n\r\n");
+  CAPTURE(savepoint);
+  CHECK(savepoint.rfind("HTTP/1.1 202", 0) == 0);
+  CHECK(savepoint.find("request-id") != std::string::npos);
 }
