@@ -6,8 +6,9 @@
 //                          [--data-port N] [--slots N] [--jobmanager HOST:PORT]
 //   common: [--bind-host H] [--log-file F] [--log-level L] [--trace-file F]
 //
-// The configuration is Flink's flink-conf.yaml (runtime/config); `-D` pairs override the file
-// and the flags override both. Logs go to stderr (or --log-file); once the node is up, exactly
+// The configuration is Flink's config.yaml or flink-conf.yaml (runtime/config): --config, else
+// the one in $FLINT_CONF_DIR or $FLINK_CONF_DIR; `-D` pairs override the file and the flags
+// override both. Logs go to stderr (or --log-file); once the node is up, exactly
 // one line goes to stdout for scripts and tests to wait on:
 //
 //   flint-node ready role=jobmanager host=H rpc_port=N metrics_port=M rest_port=R endpoints=a,b,... pid=P
@@ -192,7 +193,9 @@ int main(int argc, char** argv) {
   app.add_option("role", f.role, "jobmanager or taskmanager")
     ->required()
     ->check(CLI::IsMember({"jobmanager", "taskmanager"}));
-  app.add_option("-c,--config", f.config_file, "flink-conf.yaml to read")->check(CLI::ExistingFile);
+  app.add_option("-c,--config", f.config_file,
+                 "configuration file to read (default: config.yaml, else flink-conf.yaml, in "
+                 "$FLINT_CONF_DIR or $FLINK_CONF_DIR)")->check(CLI::ExistingFile);
   app.add_option(
     "--host", f.host,
     "jobmanager: jobmanager.rpc.address; taskmanager: taskmanager.host (the address it publishes)");
@@ -233,6 +236,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // As Flink's entry points: --config wins, else the directory the environment names.
+  if (f.config_file.empty())
+    f.config_file = config::config_file_in(config::config_dir_from_env());
   config::configuration cfg;
   if (!f.config_file.empty()) {
     auto file = config::load_yaml_file(f.config_file);
@@ -243,6 +249,7 @@ int main(int argc, char** argv) {
   cfg.merge(dynamic->overrides);
   if (auto ok = apply_flags(f, cfg); !ok)
     return fail(ok.error().message);
+  auto deprecated = config::resolve_aliases(cfg);
   if (auto ok = config::validate(cfg); !ok)
     return fail(ok.error().message);
   if (auto ok = setup_logging(f); !ok)
@@ -253,6 +260,8 @@ int main(int argc, char** argv) {
     log->info("Loading configuration from {}.", f.config_file);
   for (const auto& key : cfg.keys())
     log->info("Loading configuration property: {}, {}", key, *cfg.get_raw(key));
+  for (const auto& line : deprecated)
+    log->warn("{}", line);
   for (const auto& key : config::unknown_keys(cfg))
     log->warn("Configuration key '{}' is not used by Flint.", key);
 

@@ -196,6 +196,32 @@ TEST_CASE("a configuration file is read and flags override it") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("without --config the node reads config.yaml from FLINK_CONF_DIR, before "
+          "flink-conf.yaml, and names deprecated keys") {
+  auto dir = temp_dir("confdir");
+  auto log = dir / "jm.log";
+  // flink-conf.yaml would stop the node: config.yaml (Flink 2's nested YAML) must be the one read.
+  std::ofstream(dir / "flink-conf.yaml") << "heartbeat.interval: nonsense\n";
+  std::ofstream(dir / "config.yaml") << "jobmanager:\n  rpc:\n    address: 127.0.0.1\n"
+                                        "state:\n  savepoints:\n    dir: /tmp\n"
+                                        "pekko:\n  ask:\n    timeout: 3 s\n";
+  child_process jm({"/bin/sh", "-c",
+                    "unset FLINT_CONF_DIR; FLINK_CONF_DIR='" + dir.string() + "' exec '" + node_bin
+                      + "' jobmanager --rpc-port 0 --bind-host 127.0.0.1 -D blob.storage.directory="
+                      + (dir / "blobs").string() + " --log-file '" + log.string() + "'"});
+  REQUIRE(jm.started());
+  auto ready = await_ready(jm);
+  REQUIRE(ready["role"] == "jobmanager");
+  CHECK(ready["host"] == "127.0.0.1");
+  CHECK(file_eventually_contains(log, "Loading configuration from " + (dir / "config.yaml").string()));
+  CHECK(file_eventually_contains(log, "Config uses deprecated configuration key "
+                                      "'state.savepoints.dir' instead of proper key "
+                                      "'execution.checkpointing.savepoint-dir'"));
+  CHECK(read_file(log).find("'pekko.ask.timeout' is not used") == std::string::npos);
+  CHECK(terminate(jm) == 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("bad configuration, values and flags fail with a clear message and exit code 1") {
   auto dir = temp_dir("bad");
   SUBCASE("a configuration file that does not exist") {
