@@ -234,7 +234,9 @@ const std::vector<key_alias>& key_aliases();
 
 /// Stores each alias's value under the key Flint reads (the winner as `key_alias` says, with its
 /// origin) and returns a warning, in Flink's words, for each deprecated key that is set:
-/// "Config uses deprecated configuration key 'old' instead of proper key 'new'".
+/// "Config uses deprecated configuration key 'old' instead of proper key 'new'". Run it once,
+/// on a process's whole configuration: afterwards the copied keys are set, so a second run would
+/// warn about them.
 std::vector<std::string> resolve_aliases(configuration& cfg);
 
 } // namespace flint::config
