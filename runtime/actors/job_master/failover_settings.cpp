@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/config/config_options.hpp"
+
 namespace flint::job_master {
 
 config::configuration job_configuration(const config::configuration& cluster,
@@ -16,8 +18,14 @@ config::configuration job_configuration(const config::configuration& cluster,
     for (const auto& key : cluster.keys())
       if (key.starts_with("restart-strategy"))
         merged.remove(key);
+  // The job's own keys under Flink's other names (execution.checkpointing.dir for
+  // state.checkpoints.dir, pekko.* for rpc.*) land on the keys Flint reads, over the cluster's.
+  config::configuration own;
   for (const auto& [key, value] : job.execution_config.job_configuration)
-    merged.set(key, value, "job " + job.job_id.to_string());
+    own.set(key, value, "job " + job.job_id.to_string());
+  (void)config::resolve_aliases(own); // the client warned about deprecated keys already
+  for (const auto& key : own.keys())
+    merged.set(key, *own.get_raw(key), own.origin(key));
   return merged;
 }
 

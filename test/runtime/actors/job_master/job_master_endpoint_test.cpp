@@ -13,10 +13,12 @@
 
 #include <caf/all.hpp>
 
+#include "runtime/actors/job_master/failover_settings.hpp"
 #include "runtime/actors/job_master/job_master.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/slot_pool/slot_pool.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
+#include "runtime/config/config_options.hpp"
 #include "runtime/ha/completed_checkpoint_store.hpp"
 #include "runtime/ha/ha_stores.hpp"
 #include "runtime/state/checkpoint_storage.hpp"
@@ -1042,4 +1044,17 @@ TEST_CASE_FIXTURE(job_master_fixture,
   // Not completed (the add failed), but a next leader may find the pointer: the files stay.
   CHECK(master().checkpoint_coordinator()->stats().completed == 0);
   CHECK(std::filesystem::is_regular_file(dir.path / job.to_string() / "chk-1" / "_metadata"));
+}
+
+TEST_CASE("a job's own keys under Flink 2's names win over the cluster's deprecated ones") {
+  config::configuration cluster;
+  cluster.set("state.checkpoints.dir", "/tmp/cluster-checkpoints");
+  (void)config::resolve_aliases(cluster);
+  graph::job_graph job;
+  job.execution_config.job_configuration["execution.checkpointing.dir"] = "/tmp/job-checkpoints";
+  auto merged = job_master::job_configuration(cluster, job);
+  auto dir = merged.find(config::options::state_checkpoints_dir);
+  REQUIRE(dir.has_value());
+  REQUIRE(dir->has_value());
+  CHECK((*dir)->string() == "/tmp/job-checkpoints");
 }
