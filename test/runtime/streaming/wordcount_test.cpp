@@ -277,7 +277,10 @@ void run_checkpointed_wordcount(int parallelism, int task_managers) {
     for (const auto& [word, n] : file.last)
       counted.last[word] = std::max(counted.last[word], n);
   }
-  CHECK(parts > static_cast<std::size_t>(parallelism)); // rolled at several checkpoints
+  // At least one committed part per subtask. How many more depends on how many 50 ms checkpoints
+  // complete while the input flows, which a loaded machine decides (CI once saw none before the
+  // final one); the file sink's own tests roll parts at chosen checkpoints.
+  CHECK(parts >= static_cast<std::size_t>(parallelism));
   CHECK(counted.updates == words);
   CHECK(counted.last == expected);
   test::check_resources_released(cluster);
