@@ -50,6 +50,13 @@ const char* segment_size(const memory_size& m) {
   return nullptr;
 }
 
+bool one_of_upper(const std::string& v, std::initializer_list<const char*> names) {
+  std::string upper;
+  for (char c : v)
+    upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return upper == n; });
+}
+
 } // namespace
 
 const config_option<std::string> jobmanager_rpc_address{
@@ -223,6 +230,42 @@ const config_option<std::string> state_backend_type{
 const config_option<std::string> state_backend_incremental{
   "state.backend.incremental", std::nullopt,
   "RocksDB checkpoints upload only the SST files the last completed one lacks (false).", nullptr};
+const config_option<memory_size> state_backend_rocksdb_cache_size{
+  "state.backend.rocksdb.cache.size", memory_size{64 << 20},
+  "Flint's cache of hot keyed state entries in front of RocksDB (reads served, writes written "
+  "back in batches when it fills and before each snapshot); 0 turns it off.",
+  nullptr};
+const config_option<bool> state_backend_rocksdb_memory_managed{
+  "state.backend.rocksdb.memory.managed", true,
+  "RocksDB's block cache and write buffers share one bounded budget (memory.fixed-per-slot).",
+  nullptr};
+const config_option<memory_size> state_backend_rocksdb_memory_fixed_per_slot{
+  "state.backend.rocksdb.memory.fixed-per-slot", std::nullopt,
+  "RocksDB's memory budget per state backend when memory.managed (256 mb).", nullptr};
+const config_option<memory_size> state_backend_rocksdb_block_cache_size{
+  "state.backend.rocksdb.block.cache-size", memory_size{8 << 20},
+  "RocksDB's block cache when memory.managed is false.", nullptr};
+const config_option<memory_size> state_backend_rocksdb_writebuffer_size{
+  "state.backend.rocksdb.writebuffer.size", memory_size{64 << 20},
+  "RocksDB's memtable size when memory.managed is false.", nullptr};
+const config_option<std::string> state_backend_rocksdb_compaction_style{
+  "state.backend.rocksdb.compaction.style", std::string("LEVEL"),
+  "RocksDB's compaction: LEVEL, UNIVERSAL or FIFO.",
+  [](const std::string& v) -> const char* {
+    return one_of_upper(v, {"LEVEL", "UNIVERSAL", "FIFO"}) ? nullptr
+                                                           : "must be LEVEL, UNIVERSAL or FIFO";
+  }};
+const config_option<std::string> state_backend_rocksdb_predefined_options{
+  "state.backend.rocksdb.predefined-options", std::string("DEFAULT"),
+  "Flink's RocksDB presets: DEFAULT, SPINNING_DISK_OPTIMIZED, SPINNING_DISK_OPTIMIZED_HIGH_MEM "
+  "or FLASH_SSD_OPTIMIZED (keys set explicitly win).",
+  [](const std::string& v) -> const char* {
+    return one_of_upper(v, {"DEFAULT", "SPINNING_DISK_OPTIMIZED",
+                            "SPINNING_DISK_OPTIMIZED_HIGH_MEM", "FLASH_SSD_OPTIMIZED"})
+      ? nullptr
+      : "must be DEFAULT, SPINNING_DISK_OPTIMIZED, SPINNING_DISK_OPTIMIZED_HIGH_MEM or "
+        "FLASH_SSD_OPTIMIZED";
+  }};
 const config_option<std::string> web_exception_history_size{
   "web.exception-history-size", std::nullopt,
   "Failures each job keeps in its exception history (16).", nullptr};
@@ -478,6 +521,13 @@ const std::vector<option_info>& all() {
     info<state_savepoints_dir>(),
     info<state_backend_type>(),
     info<state_backend_incremental>(),
+    info<state_backend_rocksdb_cache_size>(),
+    info<state_backend_rocksdb_memory_managed>(),
+    info<state_backend_rocksdb_memory_fixed_per_slot>(),
+    info<state_backend_rocksdb_block_cache_size>(),
+    info<state_backend_rocksdb_writebuffer_size>(),
+    info<state_backend_rocksdb_compaction_style>(),
+    info<state_backend_rocksdb_predefined_options>(),
     info<high_availability_type>(),
     info<high_availability_legacy>(),
     info<high_availability_zookeeper_quorum>(),

@@ -201,6 +201,15 @@ extern const config_option<std::filesystem::path> state_checkpoints_dir;
 extern const config_option<std::filesystem::path> state_savepoints_dir;
 extern const config_option<std::string> state_backend_type;
 extern const config_option<std::string> state_backend_incremental;
+/// `state.backend.rocksdb.*`: Flint's cache in front of RocksDB and the RocksDB options Flink
+/// users set (read by state::keyed_state_backend_options_from).
+extern const config_option<memory_size> state_backend_rocksdb_cache_size;
+extern const config_option<bool> state_backend_rocksdb_memory_managed;
+extern const config_option<memory_size> state_backend_rocksdb_memory_fixed_per_slot;
+extern const config_option<memory_size> state_backend_rocksdb_block_cache_size;
+extern const config_option<memory_size> state_backend_rocksdb_writebuffer_size;
+extern const config_option<std::string> state_backend_rocksdb_compaction_style;
+extern const config_option<std::string> state_backend_rocksdb_predefined_options;
 
 } // namespace flint::config::options
 

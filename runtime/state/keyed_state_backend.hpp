@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,33 @@ struct snapshot_target {
 using keyed_snapshot_upload =
   std::function<expected<std::vector<keyed_state_handle>>(const snapshot_target&)>;
 
+/// `state.backend.rocksdb.*` (Flink's RocksDBConfigurableOptions, the ones users set), and
+/// Flint's cache of hot entries in front of RocksDB. Unset (nullopt): the predefined options'
+/// value, else Flink's default.
+struct rocksdb_backend_options {
+  /// `state.backend.rocksdb.cache.size` (Flint's own key): bytes of hot entries kept on the heap
+  /// in front of RocksDB, serving reads and absorbing writes until they are written back in
+  /// batches (when it fills, before every snapshot, before a prefix iteration of their key
+  /// group). 0: every get and put goes to RocksDB.
+  std::uint64_t cache_bytes = 64 << 20;
+  /// `state.backend.rocksdb.memory.managed`: RocksDB's block cache and write buffers share one
+  /// bounded budget (`managed_bytes`), as Flink bounds them by the slot's managed memory;
+  /// `block_cache_bytes` and `write_buffer_bytes` then do not apply.
+  bool memory_managed = true;
+  /// `state.backend.rocksdb.memory.fixed-per-slot`: the budget when `memory_managed` (Flink
+  /// derives it from the slot's managed memory, which Flint does not size: 256 MiB unless set).
+  std::uint64_t managed_bytes = 256 << 20;
+  /// `state.backend.rocksdb.block.cache-size` (8 mb).
+  std::optional<std::uint64_t> block_cache_bytes;
+  /// `state.backend.rocksdb.writebuffer.size` (64 mb).
+  std::optional<std::uint64_t> write_buffer_bytes;
+  /// `state.backend.rocksdb.compaction.style`: LEVEL (default), UNIVERSAL or FIFO.
+  std::optional<std::string> compaction_style;
+  /// `state.backend.rocksdb.predefined-options`: DEFAULT, SPINNING_DISK_OPTIMIZED,
+  /// SPINNING_DISK_OPTIMIZED_HIGH_MEM or FLASH_SSD_OPTIMIZED (Flink's PredefinedOptions).
+  std::string predefined_options = "DEFAULT";
+};
+
 /// Which backend, from `state.backend.type` / `state.backend.incremental`.
 struct keyed_state_backend_options {
   /// "hashmap" or "rocksdb".
@@ -48,6 +76,8 @@ struct keyed_state_backend_options {
   /// and it goes only once the last upload of the backend's snapshots has finished. Empty: the
   /// rocksdb backend makes one under the system's temporary directory.
   std::string local_dir;
+  /// `state.backend.rocksdb.*`, for `type: rocksdb`.
+  rocksdb_backend_options rocksdb;
 };
 
 class keyed_state_backend {

@@ -3,6 +3,10 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/write_buffer_manager.h>
+
+#include <algorithm>
+#include <cctype>
 
 namespace flint::state {
 
@@ -25,6 +29,13 @@ std::uint64_t get_be(std::string_view in, std::size_t at, int bytes) {
   return v;
 }
 
+std::string to_upper_ascii(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    out.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  return out;
+}
+
 } // namespace
 
 void rocksdb_key_prefix(std::string& out, std::int32_t key_group, std::uint32_t state) {
@@ -41,20 +52,85 @@ std::uint32_t rocksdb_state_number(std::string_view key) {
   return static_cast<std::uint32_t>(get_be(key, 2, 4));
 }
 
-expected<std::unique_ptr<rocksdb_instance>> rocksdb_instance::open(const std::string& dir,
-                                                                   bool read_only) {
+static expected<rocksdb::Options> make_rocksdb_options(const rocksdb_backend_options& flint) {
   rocksdb::Options options;
+  // An operator's get per record often misses (a key seen for the first time): bloom filters
+  // answer those without reading blocks.
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  // Flink's defaults (RocksDBConfigurableOptions), then its PredefinedOptions, then the keys set.
+  std::uint64_t block_cache = 8 << 20;
+  std::uint64_t write_buffer = 64 << 20;
+  auto compaction = rocksdb::kCompactionStyleLevel;
+  auto predefined = to_upper_ascii(flint.predefined_options);
+  if (predefined == "SPINNING_DISK_OPTIMIZED" || predefined == "SPINNING_DISK_OPTIMIZED_HIGH_MEM"
+      || predefined == "FLASH_SSD_OPTIMIZED") {
+    options.IncreaseParallelism(4);
+    options.max_open_files = -1;
+    options.use_fsync = false;
+    if (predefined != "FLASH_SSD_OPTIMIZED")
+      options.level_compaction_dynamic_level_bytes = true;
+    if (predefined == "SPINNING_DISK_OPTIMIZED_HIGH_MEM") {
+      block_cache = 256 << 20;
+      table.block_size = 128 << 10;
+      options.target_file_size_base = 256 << 20;
+      options.max_bytes_for_level_base = 1 << 30;
+      options.max_write_buffer_number = 4;
+      options.min_write_buffer_number_to_merge = 3;
+    }
+  } else if (predefined != "DEFAULT") {
+    return make_error(errc::invalid_argument,
+                      "state.backend.rocksdb.predefined-options: '" + flint.predefined_options
+                        + "' is none of DEFAULT, SPINNING_DISK_OPTIMIZED, "
+                          "SPINNING_DISK_OPTIMIZED_HIGH_MEM, FLASH_SSD_OPTIMIZED");
+  }
+  if (flint.compaction_style) {
+    auto style = to_upper_ascii(*flint.compaction_style);
+    if (style == "LEVEL")
+      compaction = rocksdb::kCompactionStyleLevel;
+    else if (style == "UNIVERSAL")
+      compaction = rocksdb::kCompactionStyleUniversal;
+    else if (style == "FIFO")
+      compaction = rocksdb::kCompactionStyleFIFO;
+    else
+      return make_error(errc::invalid_argument, "state.backend.rocksdb.compaction.style: '"
+                                                  + *flint.compaction_style
+                                                  + "' is none of LEVEL, UNIVERSAL, FIFO");
+  }
+  options.compaction_style = compaction;
+  if (flint.memory_managed) {
+    // As Flink's managed memory for RocksDB: one LRU cache bounds blocks and write buffers
+    // together (half of it for write buffers, whose memory is charged to the cache), index
+    // and filter blocks included.
+    auto budget = std::max<std::uint64_t>(flint.managed_bytes, 1 << 20);
+    auto cache = rocksdb::NewLRUCache(budget, -1, false, 0.1);
+    options.write_buffer_manager =
+      std::make_shared<rocksdb::WriteBufferManager>(budget / 2, cache);
+    options.write_buffer_size = std::min<std::uint64_t>(write_buffer, budget / 4);
+    table.block_cache = cache;
+    table.cache_index_and_filter_blocks = true;
+    table.cache_index_and_filter_blocks_with_high_priority = true;
+    table.pin_l0_filter_and_index_blocks_in_cache = true;
+  } else {
+    table.block_cache = rocksdb::NewLRUCache(flint.block_cache_bytes.value_or(block_cache));
+    options.write_buffer_size = flint.write_buffer_bytes.value_or(write_buffer);
+  }
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+expected<std::unique_ptr<rocksdb_instance>> rocksdb_instance::open(
+  const std::string& dir, bool read_only, const rocksdb_backend_options& flint) {
+  auto made = make_rocksdb_options(flint);
+  if (!made)
+    return made.error();
+  auto options = std::move(*made);
   options.create_if_missing = !read_only;
   // A closing backend's directory goes anyway; a checkpoint flushes for itself.
   options.avoid_flush_during_shutdown = true;
   // RocksDB's own LOG: warnings only, one file.
   options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   options.keep_log_file_num = 1;
-  // An operator's get per record often misses (a key seen for the first time): bloom filters
-  // answer those without reading blocks.
-  rocksdb::BlockBasedTableOptions table;
-  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   rocksdb::DB* db = nullptr;
   auto status = read_only ? rocksdb::DB::OpenForReadOnly(options, dir, &db)
                           : rocksdb::DB::Open(options, dir, &db);

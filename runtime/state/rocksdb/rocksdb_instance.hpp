@@ -10,6 +10,7 @@
 /// instance's files, so an instance opened from a checkpoint knows its states.
 
 #include "runtime/common/expected.hpp"
+#include "runtime/state/keyed_state_backend.hpp"
 
 #include <rocksdb/db.h>
 
@@ -34,9 +35,11 @@ std::uint32_t rocksdb_state_number(std::string_view key);
 class rocksdb_instance {
 public:
   /// Opens the instance in `dir`, making it when there is none (unless `read_only`: then it
-  /// only reads, as a restore reads a checkpoint's instance). Errors name the directory.
-  static expected<std::unique_ptr<rocksdb_instance>> open(const std::string& dir,
-                                                          bool read_only = false);
+  /// only reads, as a restore reads a checkpoint's instance), with `options`' memory and table
+  /// settings (an unknown compaction style or predefined options is errc::invalid_argument
+  /// naming the key). Errors name the directory.
+  static expected<std::unique_ptr<rocksdb_instance>> open(
+    const std::string& dir, bool read_only = false, const rocksdb_backend_options& options = {});
   ~rocksdb_instance();
   rocksdb_instance(const rocksdb_instance&) = delete;
   rocksdb_instance& operator=(const rocksdb_instance&) = delete;

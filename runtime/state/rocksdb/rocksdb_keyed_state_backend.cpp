@@ -5,8 +5,11 @@
 #include "runtime/state/keyed_state_files.hpp"
 #include "runtime/state/rocksdb/rocksdb_incremental_files.hpp"
 #include "runtime/state/rocksdb/rocksdb_instance.hpp"
+#include "runtime/state/rocksdb/rocksdb_write_cache.hpp"
 
+#include <rocksdb/table.h>
 #include <rocksdb/utilities/checkpoint.h>
+#include <rocksdb/write_buffer_manager.h>
 #include <rocksdb/write_batch.h>
 
 #include <cstdio>
@@ -202,20 +205,24 @@ expected<std::unique_ptr<rocksdb_keyed_state_backend>> rocksdb_keyed_state_backe
   state->instance_id = random_instance_id();
   if (auto made = detail::make_directories(local_dir, "RocksDB state backend directory"); !made)
     return made.error();
-  auto instance = rocksdb_instance::open(instance_dir_of(local_dir));
+  auto instance = rocksdb_instance::open(instance_dir_of(local_dir), false, options.rocksdb);
   if (!instance)
     return instance.error();
   state->instance = std::move(*instance);
   return std::unique_ptr<rocksdb_keyed_state_backend>(
-    new rocksdb_keyed_state_backend(std::move(state), key_groups, options.incremental));
+    new rocksdb_keyed_state_backend(std::move(state), key_groups, options));
 }
 
-rocksdb_keyed_state_backend::rocksdb_keyed_state_backend(std::shared_ptr<core> state,
-                                                         key_group_range key_groups,
-                                                         bool incremental)
+rocksdb_keyed_state_backend::rocksdb_keyed_state_backend(
+  std::shared_ptr<core> state, key_group_range key_groups,
+  const keyed_state_backend_options& options)
   : core_(std::move(state)),
     key_groups_(key_groups),
-    incremental_(incremental) {}
+    incremental_(options.incremental),
+    rocksdb_options_(options.rocksdb) {
+  if (options.rocksdb.cache_bytes > 0)
+    cache_ = std::make_unique<rocksdb_write_cache>(options.rocksdb.cache_bytes, key_groups);
+}
 
 rocksdb_keyed_state_backend::~rocksdb_keyed_state_backend() = default;
 
@@ -251,6 +258,12 @@ std::uint32_t rocksdb_keyed_state_backend::register_state(const std::string& nam
 bool rocksdb_keyed_state_backend::get(std::uint32_t state, std::int32_t key_group,
                                       std::string_view key, std::string& value) {
   auto& instance = *core_->instance;
+  if (cache_) {
+    auto found = cache_->get(instance, key_group, entry_key(state, key_group, key), value);
+    if (!found)
+      fail(found.error());
+    return *found;
+  }
   auto status = instance.db().Get(rocksdb::ReadOptions(), entry_key(state, key_group, key), &value);
   if (status.IsNotFound())
     return false;
@@ -262,6 +275,11 @@ bool rocksdb_keyed_state_backend::get(std::uint32_t state, std::int32_t key_grou
 void rocksdb_keyed_state_backend::put(std::uint32_t state, std::int32_t key_group,
                                       std::string_view key, std::string_view value) {
   auto& instance = *core_->instance;
+  if (cache_) {
+    if (auto put = cache_->put(instance, key_group, entry_key(state, key_group, key), value); !put)
+      fail(put.error());
+    return;
+  }
   auto status =
     instance.db().Put(instance.write_options(), entry_key(state, key_group, key), value);
   if (!status.ok())
@@ -271,6 +289,12 @@ void rocksdb_keyed_state_backend::put(std::uint32_t state, std::int32_t key_grou
 void rocksdb_keyed_state_backend::remove(std::uint32_t state, std::int32_t key_group,
                                          std::string_view key) {
   auto& instance = *core_->instance;
+  if (cache_) {
+    if (auto removed = cache_->remove(instance, key_group, entry_key(state, key_group, key));
+        !removed)
+      fail(removed.error());
+    return;
+  }
   auto status = instance.db().Delete(instance.write_options(), entry_key(state, key_group, key));
   if (!status.ok())
     fail(instance.failure("Cannot write to RocksDB instance", status));
@@ -282,6 +306,10 @@ void rocksdb_keyed_state_backend::for_each(
   auto& instance = *core_->instance;
   // A copy: f may call get and so reuse key_.
   auto start = entry_key(state, key_group, prefix);
+  // The iteration reads RocksDB: the key group's cached writes go there first.
+  if (cache_)
+    if (auto flushed = cache_->flush(instance, key_group); !flushed)
+      fail(flushed.error());
   std::unique_ptr<rocksdb::Iterator> it(instance.db().NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(start); it->Valid(); it->Next()) {
     auto key = it->key().ToStringView();
@@ -296,6 +324,10 @@ void rocksdb_keyed_state_backend::for_each(
 keyed_snapshot_upload rocksdb_keyed_state_backend::snapshot(std::int64_t checkpoint_id) {
   snapshots_taken_ = true;
   auto capture = std::make_shared<snapshot_capture>();
+  // A snapshot is what RocksDB holds: the cached writes go there first.
+  if (cache_)
+    if (auto flushed = cache_->flush(*core_->instance); !flushed)
+      capture->failed = flushed.error();
   capture->backend = core_;
   capture->names = names_;
   capture->key_groups = key_groups_;
@@ -333,6 +365,27 @@ keyed_snapshot_upload rocksdb_keyed_state_backend::snapshot(std::int64_t checkpo
   };
 }
 
+rocksdb_cache_stats rocksdb_keyed_state_backend::cache_stats() const {
+  return cache_ ? cache_->stats() : rocksdb_cache_stats{};
+}
+
+std::map<std::string, std::string> rocksdb_keyed_state_backend::rocksdb_settings() const {
+  auto options = core_->instance->db().GetOptions();
+  std::map<std::string, std::string> out;
+  out["write_buffer_size"] = std::to_string(options.write_buffer_size);
+  out["compaction_style"] = std::to_string(static_cast<int>(options.compaction_style));
+  out["write_buffer_manager"] = options.write_buffer_manager
+      && options.write_buffer_manager->enabled()
+    ? std::to_string(options.write_buffer_manager->buffer_size())
+    : "none";
+  out["max_open_files"] = std::to_string(options.max_open_files);
+  out["max_write_buffer_number"] = std::to_string(options.max_write_buffer_number);
+  if (auto* table = options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>())
+    out["block_cache_capacity"] =
+      table->block_cache ? std::to_string(table->block_cache->GetCapacity()) : "none";
+  return out;
+}
+
 void rocksdb_keyed_state_backend::notify_checkpoint_complete(std::int64_t checkpoint_id) {
   core_->ssts.complete(checkpoint_id);
 }
@@ -367,16 +420,18 @@ expected<unit> rocksdb_keyed_state_backend::restore(
 
 expected<unit> rocksdb_keyed_state_backend::restore_instance(const keyed_state_handle& handle) {
   // Flink's fast path: the checkpoint's files are the instance.
+  if (cache_)
+    cache_->clear();
   core_->instance.reset();
   auto dir = instance_dir();
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   auto downloaded = download_rocksdb_checkpoint(handle, dir);
-  auto instance = rocksdb_instance::open(dir);
+  auto instance = rocksdb_instance::open(dir, false, rocksdb_options_);
   if (!downloaded || !instance) {
     // An empty instance again, so the backend stays usable for its destructor.
     std::filesystem::remove_all(dir, ec);
-    auto empty = rocksdb_instance::open(dir);
+    auto empty = rocksdb_instance::open(dir, false, rocksdb_options_);
     if (empty)
       core_->instance = std::move(*empty);
     return !downloaded ? downloaded.error() : instance.error();

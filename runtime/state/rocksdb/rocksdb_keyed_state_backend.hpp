@@ -14,9 +14,15 @@
 ///   a full snapshot inline instead.
 /// A restore opens a single incremental handle of its key groups directly; otherwise (rescaling,
 /// full handles) it copies the entries of its key groups into its instance.
+///
+/// With `state.backend.rocksdb.cache.size` > 0 (64 MiB unless set) the hot entries are served
+/// and written on the heap (`rocksdb_write_cache.hpp`) and reach RocksDB in batches, at the
+/// latest when a snapshot is taken, so snapshots and restores are as without the cache.
 
 #include "runtime/state/keyed_state_backend.hpp"
+#include "runtime/state/rocksdb/rocksdb_write_cache.hpp"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -54,12 +60,18 @@ public:
 
   /// The instance's directory (`<local dir>/db`).
   std::string instance_dir() const;
+  /// What the cache of hot entries did so far (all zero without one).
+  rocksdb_cache_stats cache_stats() const;
+  /// A few of the instance's RocksDB options as RocksDB reports them (write_buffer_size,
+  /// compaction_style as RocksDB's enum number, write_buffer_manager, block_cache_capacity,
+  /// max_open_files, max_write_buffer_number), to show which settings took effect.
+  std::map<std::string, std::string> rocksdb_settings() const;
 
   struct core; // the instance and what outlives the backend until uploads finish
 
 private:
   rocksdb_keyed_state_backend(std::shared_ptr<core> core, key_group_range key_groups,
-                              bool incremental);
+                              const keyed_state_backend_options& options);
 
   /// The entry key of `key` into key_.
   const std::string& entry_key(std::uint32_t state, std::int32_t key_group, std::string_view key);
@@ -70,6 +82,9 @@ private:
   std::shared_ptr<core> core_;
   key_group_range key_groups_;
   bool incremental_ = false;
+  rocksdb_backend_options rocksdb_options_;
+  /// Null when `state.backend.rocksdb.cache.size` is 0.
+  std::unique_ptr<rocksdb_write_cache> cache_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> numbers_;
   std::string key_;

@@ -152,7 +152,7 @@ TEST_CASE("options give Flink's defaults when unset") {
           return c;
         }())
           .empty());
-  CHECK(options::all().size() == 95);
+  CHECK(options::all().size() == 102);
   CHECK(validate(cfg));
 }
 

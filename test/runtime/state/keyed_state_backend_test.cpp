@@ -19,18 +19,33 @@ using flint::state::test::temp_dir;
 
 namespace {
 
-// The backends under test, each also in the role of the other's restorer.
+// The backends under test, each also in the role of the other's restorer. RocksDB with its
+// cache of hot entries at the default size (nothing evicted here), without it, and with one so
+// small that most entries go through eviction and write-back.
 struct hashmap_backend {
   static constexpr const char* type = "hashmap";
   static constexpr bool incremental = false;
+  static constexpr std::uint64_t cache = 0;
 };
 struct rocksdb_full_backend {
   static constexpr const char* type = "rocksdb";
   static constexpr bool incremental = false;
+  static constexpr std::uint64_t cache = 64 << 20; // the default
 };
 struct rocksdb_incremental_backend {
   static constexpr const char* type = "rocksdb";
   static constexpr bool incremental = true;
+  static constexpr std::uint64_t cache = 64 << 20; // the default
+};
+struct rocksdb_uncached_backend {
+  static constexpr const char* type = "rocksdb";
+  static constexpr bool incremental = false;
+  static constexpr std::uint64_t cache = 0;
+};
+struct rocksdb_small_cache_backend {
+  static constexpr const char* type = "rocksdb";
+  static constexpr bool incremental = true;
+  static constexpr std::uint64_t cache = 8 << 10;
 };
 
 /// (state name, key group, key) -> value: what a backend holds.
@@ -42,10 +57,12 @@ const std::vector<std::string> state_names = {"count", "window-contents"};
 class backends {
 public:
   std::unique_ptr<keyed_state_backend> make(const char* type, bool incremental,
-                                            key_group_range key_groups) {
+                                            key_group_range key_groups,
+                                            std::uint64_t cache = 64 << 20) {
     keyed_state_backend_options options;
     options.type = type;
     options.incremental = incremental;
+    options.rocksdb.cache_bytes = cache;
     options.local_dir = dir_ / ("backend-" + std::to_string(next_++));
     auto backend = make_keyed_state_backend(options, key_groups);
     REQUIRE(backend);
@@ -53,7 +70,7 @@ public:
   }
   template <class Backend>
   std::unique_ptr<keyed_state_backend> make(key_group_range key_groups) {
-    return make(Backend::type, Backend::incremental, key_groups);
+    return make(Backend::type, Backend::incremental, key_groups, Backend::cache);
   }
   const temp_dir& dir() const { return dir_; }
 
@@ -113,9 +130,12 @@ std::vector<keyed_state_handle> upload(keyed_snapshot_upload& upload, const std:
 TYPE_TO_STRING(hashmap_backend);
 TYPE_TO_STRING(rocksdb_full_backend);
 TYPE_TO_STRING(rocksdb_incremental_backend);
+TYPE_TO_STRING(rocksdb_uncached_backend);
+TYPE_TO_STRING(rocksdb_small_cache_backend);
 
 TEST_CASE_TEMPLATE("a backend gets, puts and removes entries and lists a prefix in key order", B,
-                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend,
+                   rocksdb_uncached_backend, rocksdb_small_cache_backend) {
   backends made;
   auto backend = made.make<B>({0, 3});
   auto a = backend->register_state("a");
@@ -164,7 +184,8 @@ TEST_CASE_TEMPLATE("a backend gets, puts and removes entries and lists a prefix 
 }
 
 TEST_CASE_TEMPLATE("register_state gives a state the same number by name, also after a restore", B,
-                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend,
+                   rocksdb_uncached_backend, rocksdb_small_cache_backend) {
   backends made;
   auto backend = made.make<B>({0, 7});
   auto a = backend->register_state("a");
@@ -189,7 +210,8 @@ TEST_CASE_TEMPLATE("register_state gives a state the same number by name, also a
 }
 
 TEST_CASE_TEMPLATE("a snapshot holds the state at its time, not later writes, and restores", B,
-                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend,
+                   rocksdb_uncached_backend, rocksdb_small_cache_backend) {
   backends made;
   key_group_range range{0, 15};
   auto backend = made.make<B>(range);
@@ -228,7 +250,8 @@ TEST_CASE_TEMPLATE("a snapshot holds the state at its time, not later writes, an
 }
 
 TEST_CASE_TEMPLATE("a snapshot without a checkpoint directory travels inline and restores", B,
-                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend,
+                   rocksdb_uncached_backend, rocksdb_small_cache_backend) {
   backends made;
   key_group_range range{4, 9};
   auto backend = made.make<B>(range);
@@ -247,7 +270,8 @@ TEST_CASE_TEMPLATE("a snapshot without a checkpoint directory travels inline and
 }
 
 TEST_CASE_TEMPLATE("a restore at another parallelism takes exactly each subtask's key groups", B,
-                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend) {
+                   hashmap_backend, rocksdb_full_backend, rocksdb_incremental_backend,
+                   rocksdb_uncached_backend, rocksdb_small_cache_backend) {
   constexpr int max_parallelism = 12;
   backends made;
   for (auto [from, to] : {std::pair{2, 3}, std::pair{3, 2}}) {
@@ -555,7 +579,7 @@ TEST_CASE("a rocksdb backend keeps its instance in its local directory and remov
   backends made;
   auto local = made.dir() / "local";
   std::filesystem::create_directories(local + "/left-over");
-  keyed_state_backend_options options{"rocksdb", true, local};
+  keyed_state_backend_options options{"rocksdb", true, local, {}};
   {
     auto backend = make_keyed_state_backend(options, {0, 3});
     REQUIRE(backend);
