@@ -1,0 +1,155 @@
+#include "runtime/streaming/time/timer_service.hpp"
+
+#include "runtime/streaming/time/ordered_bytes.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace flint::streaming {
+
+std::string timer_backend_key(std::int64_t timestamp, std::string_view key, std::string_view ns) {
+  std::string out;
+  out.reserve(8 + 4 + key.size() + ns.size());
+  append_ordered_int64(out, timestamp);
+  append_length_prefixed(out, key);
+  out.append(ns);
+  return out;
+}
+
+std::optional<timer> timer_from_backend_key(std::int32_t key_group, std::string_view bytes) {
+  if (bytes.size() < 8)
+    return std::nullopt;
+  std::size_t pos = 8;
+  std::string_view key;
+  if (!read_length_prefixed(bytes, pos, key))
+    return std::nullopt;
+  return timer{read_ordered_int64(bytes, 0), key_group, std::string(key),
+               std::string(bytes.substr(pos))};
+}
+
+internal_timer_service::internal_timer_service(state::keyed_state_backend& backend,
+                                               std::string name,
+                                               state::key_group_range key_groups)
+  : backend_(backend), name_(std::move(name)), key_groups_(key_groups) {
+  event_time_.state_name = "_timer_state/event_" + name_;
+  processing_time_.state_name = "_timer_state/processing_" + name_;
+}
+
+void internal_timer_service::ensure_registered() {
+  if (registered_)
+    return;
+  event_time_.state = backend_.register_state(event_time_.state_name);
+  processing_time_.state = backend_.register_state(processing_time_.state_name);
+  registered_ = true;
+}
+
+void internal_timer_service::check_key_group(std::int32_t key_group) const {
+  // A key outside the subtask's range means the caller routed a record wrongly: a bug.
+  if (!key_groups_.contains(key_group))
+    throw std::logic_error("timer service " + name_ + ": key group " + std::to_string(key_group) +
+                           " is not in this subtask's range [" +
+                           std::to_string(key_groups_.first) + ", " +
+                           std::to_string(key_groups_.last) + "]");
+}
+
+bool internal_timer_service::add(queue& q, std::int32_t key_group, std::string_view key,
+                                 std::string_view ns, std::int64_t timestamp) {
+  check_key_group(key_group);
+  ensure_registered();
+  auto [it, inserted] =
+    q.index.insert(timer{timestamp, key_group, std::string(key), std::string(ns)});
+  if (inserted)
+    backend_.put(q.state, key_group, timer_backend_key(timestamp, key, ns), {});
+  return inserted;
+}
+
+bool internal_timer_service::remove(queue& q, std::int32_t key_group, std::string_view key,
+                                    std::string_view ns, std::int64_t timestamp) {
+  check_key_group(key_group);
+  ensure_registered();
+  auto it = q.index.find(timer{timestamp, key_group, std::string(key), std::string(ns)});
+  if (it == q.index.end())
+    return false;
+  q.index.erase(it);
+  backend_.remove(q.state, key_group, timer_backend_key(timestamp, key, ns));
+  return true;
+}
+
+bool internal_timer_service::register_event_time_timer(std::int32_t key_group,
+                                                       std::string_view key, std::string_view ns,
+                                                       std::int64_t timestamp) {
+  return add(event_time_, key_group, key, ns, timestamp);
+}
+
+bool internal_timer_service::register_processing_time_timer(std::int32_t key_group,
+                                                            std::string_view key,
+                                                            std::string_view ns,
+                                                            std::int64_t timestamp) {
+  return add(processing_time_, key_group, key, ns, timestamp);
+}
+
+bool internal_timer_service::delete_event_time_timer(std::int32_t key_group, std::string_view key,
+                                                     std::string_view ns,
+                                                     std::int64_t timestamp) {
+  return remove(event_time_, key_group, key, ns, timestamp);
+}
+
+bool internal_timer_service::delete_processing_time_timer(std::int32_t key_group,
+                                                          std::string_view key,
+                                                          std::string_view ns,
+                                                          std::int64_t timestamp) {
+  return remove(processing_time_, key_group, key, ns, timestamp);
+}
+
+void internal_timer_service::fire_until(queue& q, std::int64_t time, const on_timer& fire) {
+  // Re-reading the head each round takes in what `fire` registers or deletes (Flink's loop).
+  while (!q.index.empty() && q.index.begin()->timestamp <= time) {
+    auto node = q.index.extract(q.index.begin());
+    const timer& due = node.value();
+    backend_.remove(q.state, due.key_group, timer_backend_key(due.timestamp, due.key, due.ns));
+    fire(due);
+  }
+}
+
+void internal_timer_service::advance_watermark(std::int64_t watermark, const on_timer& fire) {
+  current_watermark_ = watermark;
+  fire_until(event_time_, watermark, fire);
+}
+
+void internal_timer_service::advance_processing_time(std::int64_t now, const on_timer& fire) {
+  fire_until(processing_time_, now, fire);
+}
+
+std::optional<std::int64_t> internal_timer_service::next_processing_time() const {
+  if (processing_time_.index.empty())
+    return std::nullopt;
+  return processing_time_.index.begin()->timestamp;
+}
+
+std::optional<std::int64_t> internal_timer_service::next_event_time() const {
+  if (event_time_.index.empty())
+    return std::nullopt;
+  return event_time_.index.begin()->timestamp;
+}
+
+void internal_timer_service::restore(queue& q) {
+  q.index.clear();
+  for (int key_group = key_groups_.first; key_group <= key_groups_.last; ++key_group) {
+    backend_.for_each(q.state, key_group, {}, [&](std::string_view key, std::string_view) {
+      auto t = timer_from_backend_key(key_group, key);
+      // Only this service writes these states: other bytes are a broken invariant.
+      if (!t)
+        throw std::logic_error("timer service " + name_ + ": a malformed timer in " +
+                               q.state_name);
+      q.index.insert(std::move(*t));
+    });
+  }
+}
+
+void internal_timer_service::restore() {
+  ensure_registered();
+  restore(event_time_);
+  restore(processing_time_);
+}
+
+} // namespace flint::streaming
