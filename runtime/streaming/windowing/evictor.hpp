@@ -41,7 +41,8 @@ public:
                             const evictor_context& ctx) = 0;
   virtual void evict_after(std::vector<timestamped_value<T>>& elements, const W& window,
                            const evictor_context& ctx) = 0;
-  virtual std::string to_string() const = 0;
+  /// For logs and the job's plan.
+  virtual std::string to_string() const { return "Evictor"; }
 };
 
 } // namespace flint::streaming

@@ -121,7 +121,8 @@ public:
   /// The window is dropped: delete its timers and state.
   virtual void clear(const W& window, trigger_context& ctx) = 0;
 
-  virtual std::string to_string() const = 0;
+  /// For logs and the job's plan.
+  virtual std::string to_string() const { return "Trigger"; }
 };
 
 } // namespace flint::streaming

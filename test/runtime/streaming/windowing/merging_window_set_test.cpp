@@ -49,7 +49,7 @@ TEST_CASE("windows apart stay apart, each its own state window") {
   CHECK_FALSE(set.get_state_window({0, 13}));
 }
 
-TEST_CASE("a new window overlapping one in flight merges; the old state window stays") {
+TEST_CASE("a new window overlapping one in flight merges, the old state window stays") {
   merging_window_set<time_window> set(sessions);
   recorder merges;
   set.add_window({0, 3}, merges.function());
@@ -100,7 +100,7 @@ TEST_CASE("a growing session keeps its first state window through many merges") 
   CHECK(merges.calls.back() == merge_call{{0, 21}, {{0, 19}}, {0, 3}, {}});
 }
 
-TEST_CASE("retiring a window removes it; retiring one not in flight is a bug") {
+TEST_CASE("retiring a window removes it, retiring one not in flight is a bug") {
   merging_window_set<time_window> set(sessions);
   recorder merges;
   set.add_window({0, 3}, merges.function());

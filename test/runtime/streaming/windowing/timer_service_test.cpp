@@ -105,7 +105,7 @@ TEST_CASE_TEMPLATE("event-time timers fire in time order up to the watermark, on
   CHECK(log.fired.size() == 4);
 }
 
-TEST_CASE_TEMPLATE("one timer per key, timestamp and namespace; deleting removes it", B,
+TEST_CASE_TEMPLATE("one timer per key, timestamp and namespace, and deleting removes it", B,
                    hashmap_backend, rocksdb_backend) {
   backends made;
   auto backend = made.make(B::type, all_groups);

@@ -110,7 +110,7 @@ TEST_CASE("sliding processing-time windows use the time an element arrives at") 
   CHECK(assigner.default_trigger() == default_trigger_kind::processing_time);
 }
 
-TEST_CASE("session windows open [t, t + gap) and merge") {
+TEST_CASE("session windows open the window from t to t + gap and merge") {
   auto assigner = event_time_session_windows::with_gap(10s);
   CHECK(assigner.assign_windows(-3, 0) == windows{{-3, 9'997}});
   CHECK(assigner.is_merging());
