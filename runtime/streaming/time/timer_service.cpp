@@ -56,18 +56,20 @@ bool internal_timer_service::add(queue& q, std::int32_t key_group, std::string_v
                                  std::string_view ns, std::int64_t timestamp) {
   check_key_group(key_group);
   ensure_registered();
-  auto [it, inserted] =
-    q.index.insert(timer{timestamp, key_group, std::string(key), std::string(ns)});
-  if (inserted)
-    backend_.put(q.state, key_group, timer_backend_key(timestamp, key, ns), {});
-  return inserted;
+  timer_view wanted{timestamp, key_group, key, ns};
+  auto it = q.index.lower_bound(wanted);
+  if (it != q.index.end() && !timer_order{}(wanted, *it))
+    return false;
+  q.index.emplace_hint(it, timer{timestamp, key_group, std::string(key), std::string(ns)});
+  backend_.put(q.state, key_group, timer_backend_key(timestamp, key, ns), {});
+  return true;
 }
 
 bool internal_timer_service::remove(queue& q, std::int32_t key_group, std::string_view key,
                                     std::string_view ns, std::int64_t timestamp) {
   check_key_group(key_group);
   ensure_registered();
-  auto it = q.index.find(timer{timestamp, key_group, std::string(key), std::string(ns)});
+  auto it = q.index.find(timer_view{timestamp, key_group, key, ns});
   if (it == q.index.end())
     return false;
   q.index.erase(it);
