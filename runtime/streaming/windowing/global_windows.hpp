@@ -11,8 +11,8 @@ class global_windows final : public window_assigner<global_window> {
 public:
   static global_windows create() { return {}; }
 
-  std::vector<global_window> assign_windows(std::int64_t, std::int64_t) const override {
-    return {global_window{}};
+  void append_windows(std::int64_t, std::int64_t, std::vector<global_window>& out) const override {
+    out.push_back(global_window{});
   }
   bool is_event_time() const override { return false; }
   default_trigger_kind default_trigger() const override { return default_trigger_kind::never; }

@@ -11,11 +11,11 @@ void check_session_gap(const char* name, std::int64_t gap) {
     throw std::invalid_argument(std::string(name) + " parameters must satisfy 0 < size");
 }
 
-std::vector<time_window> session_window(const char* name, std::int64_t start, std::int64_t gap) {
+time_window session_window(const char* name, std::int64_t start, std::int64_t gap) {
   // A gap read from an element is the user's code going wrong at run time (Flink's message).
   if (gap <= 0)
     throw std::invalid_argument(std::string(name) + ": Dynamic session time gap must satisfy 0 < gap");
-  return {time_window{start, start + gap}};
+  return {start, start + gap};
 }
 
 } // namespace detail
@@ -28,12 +28,12 @@ event_time_session_windows event_time_session_windows::with_gap(std::chrono::mil
   return event_time_session_windows(gap.count());
 }
 
-std::vector<time_window> event_time_session_windows::assign_windows(std::int64_t timestamp,
-                                                                    std::int64_t) const {
+void event_time_session_windows::append_windows(std::int64_t timestamp, std::int64_t,
+                                                std::vector<time_window>& out) const {
   // Flink lets a missing timestamp through here and opens a window at Long.MIN_VALUE; failing as
   // the other event-time assigners do names the mistake instead.
   check_has_timestamp(timestamp);
-  return {time_window{timestamp, timestamp + gap_}};
+  out.push_back({timestamp, timestamp + gap_});
 }
 
 std::string event_time_session_windows::to_string() const {
@@ -49,9 +49,9 @@ processing_time_session_windows processing_time_session_windows::with_gap(
   return processing_time_session_windows(gap.count());
 }
 
-std::vector<time_window> processing_time_session_windows::assign_windows(
-  std::int64_t, std::int64_t processing_time) const {
-  return {time_window{processing_time, processing_time + gap_}};
+void processing_time_session_windows::append_windows(std::int64_t, std::int64_t processing_time,
+                                                     std::vector<time_window>& out) const {
+  out.push_back({processing_time, processing_time + gap_});
 }
 
 std::string processing_time_session_windows::to_string() const {

@@ -34,7 +34,7 @@ using gap_extractor_element_t = typename gap_extractor_element<decltype(&F::oper
 
 /// The session [start, start + gap) of a gap read from an element; gap <= 0 is
 /// std::invalid_argument.
-std::vector<time_window> session_window(const char* name, std::int64_t start, std::int64_t gap);
+time_window session_window(const char* name, std::int64_t start, std::int64_t gap);
 /// A fixed gap: gap > 0, else std::invalid_argument.
 void check_session_gap(const char* name, std::int64_t gap);
 
@@ -58,8 +58,8 @@ public:
       session_window_time_gap_extractor<element>(std::move(extractor)));
   }
 
-  std::vector<time_window> assign_windows(std::int64_t timestamp,
-                                          std::int64_t processing_time) const override;
+  void append_windows(std::int64_t timestamp, std::int64_t processing_time,
+                      std::vector<time_window>& out) const override;
   bool is_event_time() const override { return true; }
   default_trigger_kind default_trigger() const override { return default_trigger_kind::event_time; }
   bool is_merging() const override { return true; }
@@ -87,8 +87,8 @@ public:
       session_window_time_gap_extractor<element>(std::move(extractor)));
   }
 
-  std::vector<time_window> assign_windows(std::int64_t timestamp,
-                                          std::int64_t processing_time) const override;
+  void append_windows(std::int64_t timestamp, std::int64_t processing_time,
+                      std::vector<time_window>& out) const override;
   bool is_event_time() const override { return false; }
   default_trigger_kind default_trigger() const override {
     return default_trigger_kind::processing_time;
@@ -114,12 +114,12 @@ public:
   explicit dynamic_event_time_session_windows(session_window_time_gap_extractor<T> extractor)
     : extractor_(std::move(extractor)) {}
 
-  using element_window_assigner<T, time_window>::assign_windows;
+  using element_window_assigner<T, time_window>::append_windows;
   /// [timestamp, timestamp + gap of `element`); a gap <= 0 is std::invalid_argument.
-  std::vector<time_window> assign_windows(const T& element, std::int64_t timestamp,
-                                          std::int64_t) const override {
-    return detail::session_window("DynamicEventTimeSessionWindows", timestamp,
-                                  extractor_(element).count());
+  void append_windows(const T& element, std::int64_t timestamp, std::int64_t,
+                      std::vector<time_window>& out) const override {
+    out.push_back(detail::session_window("DynamicEventTimeSessionWindows", timestamp,
+                                         extractor_(element).count()));
   }
   bool is_event_time() const override { return true; }
   default_trigger_kind default_trigger() const override { return default_trigger_kind::event_time; }
@@ -142,12 +142,12 @@ public:
   explicit dynamic_processing_time_session_windows(session_window_time_gap_extractor<T> extractor)
     : extractor_(std::move(extractor)) {}
 
-  using element_window_assigner<T, time_window>::assign_windows;
+  using element_window_assigner<T, time_window>::append_windows;
   /// [processing_time, processing_time + gap of `element`).
-  std::vector<time_window> assign_windows(const T& element, std::int64_t,
-                                          std::int64_t processing_time) const override {
-    return detail::session_window("DynamicProcessingTimeSessionWindows", processing_time,
-                                  extractor_(element).count());
+  void append_windows(const T& element, std::int64_t, std::int64_t processing_time,
+                      std::vector<time_window>& out) const override {
+    out.push_back(detail::session_window("DynamicProcessingTimeSessionWindows", processing_time,
+                                         extractor_(element).count()));
   }
   bool is_event_time() const override { return false; }
   default_trigger_kind default_trigger() const override {

@@ -18,15 +18,12 @@ void check_sliding(const char* name, std::int64_t size, std::int64_t slide, std:
                                 std::to_string(sliding_event_time_windows::max_window_num));
 }
 
-std::vector<time_window> sliding_windows(std::int64_t time, std::int64_t size,
-                                         std::int64_t slide, std::int64_t offset) {
-  std::vector<time_window> windows;
-  windows.reserve(static_cast<std::size_t>((size + slide - 1) / slide));
+void sliding_windows(std::int64_t time, std::int64_t size, std::int64_t slide,
+                     std::int64_t offset, std::vector<time_window>& windows) {
   auto last_start = time_window::get_window_start_with_offset(time, offset, slide);
   // The earliest window holding `time` starts after time - size.
   for (auto start = last_start; start > time - size; start -= slide)
     windows.push_back({start, start + size});
-  return windows;
 }
 
 } // namespace
@@ -43,10 +40,10 @@ sliding_event_time_windows sliding_event_time_windows::of(std::chrono::milliseco
   return {size.count(), slide.count(), offset.count()};
 }
 
-std::vector<time_window> sliding_event_time_windows::assign_windows(std::int64_t timestamp,
-                                                                    std::int64_t) const {
+void sliding_event_time_windows::append_windows(std::int64_t timestamp, std::int64_t,
+                                                std::vector<time_window>& out) const {
   check_has_timestamp(timestamp);
-  return sliding_windows(timestamp, size_, slide_, offset_);
+  sliding_windows(timestamp, size_, slide_, offset_, out);
 }
 
 std::string sliding_event_time_windows::to_string() const {
@@ -66,9 +63,9 @@ sliding_processing_time_windows sliding_processing_time_windows::of(
   return {size.count(), slide.count(), offset.count()};
 }
 
-std::vector<time_window> sliding_processing_time_windows::assign_windows(
-  std::int64_t, std::int64_t processing_time) const {
-  return sliding_windows(processing_time, size_, slide_, offset_);
+void sliding_processing_time_windows::append_windows(std::int64_t, std::int64_t processing_time,
+                                                     std::vector<time_window>& out) const {
+  sliding_windows(processing_time, size_, slide_, offset_, out);
 }
 
 std::string sliding_processing_time_windows::to_string() const {

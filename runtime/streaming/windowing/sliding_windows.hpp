@@ -22,8 +22,8 @@ public:
   static constexpr std::int64_t max_window_num = 10'000'000;
 
   /// The windows holding `timestamp`, latest start first; std::runtime_error without one.
-  std::vector<time_window> assign_windows(std::int64_t timestamp,
-                                          std::int64_t processing_time) const override;
+  void append_windows(std::int64_t timestamp, std::int64_t processing_time,
+                      std::vector<time_window>& out) const override;
   bool is_event_time() const override { return true; }
   default_trigger_kind default_trigger() const override { return default_trigger_kind::event_time; }
   std::string to_string() const override;
@@ -45,8 +45,8 @@ public:
                                             std::chrono::milliseconds slide,
                                             std::chrono::milliseconds offset = {});
 
-  std::vector<time_window> assign_windows(std::int64_t timestamp,
-                                          std::int64_t processing_time) const override;
+  void append_windows(std::int64_t timestamp, std::int64_t processing_time,
+                      std::vector<time_window>& out) const override;
   bool is_event_time() const override { return false; }
   default_trigger_kind default_trigger() const override {
     return default_trigger_kind::processing_time;

@@ -31,10 +31,10 @@ tumbling_event_time_windows tumbling_event_time_windows::of(std::chrono::millise
   return {size.count(), offset.count()};
 }
 
-std::vector<time_window> tumbling_event_time_windows::assign_windows(std::int64_t timestamp,
-                                                                     std::int64_t) const {
+void tumbling_event_time_windows::append_windows(std::int64_t timestamp, std::int64_t,
+                                                 std::vector<time_window>& out) const {
   check_has_timestamp(timestamp);
-  return {tumbling_window(timestamp, size_, offset_)};
+  out.push_back(tumbling_window(timestamp, size_, offset_));
 }
 
 std::string tumbling_event_time_windows::to_string() const {
@@ -52,9 +52,9 @@ tumbling_processing_time_windows tumbling_processing_time_windows::of(
   return {size.count(), offset.count()};
 }
 
-std::vector<time_window> tumbling_processing_time_windows::assign_windows(
-  std::int64_t, std::int64_t processing_time) const {
-  return {tumbling_window(processing_time, size_, offset_)};
+void tumbling_processing_time_windows::append_windows(std::int64_t, std::int64_t processing_time,
+                                                      std::vector<time_window>& out) const {
+  out.push_back(tumbling_window(processing_time, size_, offset_));
 }
 
 std::string tumbling_processing_time_windows::to_string() const {

@@ -19,8 +19,8 @@ public:
                                         std::chrono::milliseconds offset = {});
 
   /// Throws std::runtime_error for an element without a timestamp (Flink's message).
-  std::vector<time_window> assign_windows(std::int64_t timestamp,
-                                          std::int64_t processing_time) const override;
+  void append_windows(std::int64_t timestamp, std::int64_t processing_time,
+                      std::vector<time_window>& out) const override;
   bool is_event_time() const override { return true; }
   default_trigger_kind default_trigger() const override { return default_trigger_kind::event_time; }
   std::string to_string() const override;
@@ -40,8 +40,8 @@ public:
   static tumbling_processing_time_windows of(std::chrono::milliseconds size,
                                              std::chrono::milliseconds offset = {});
 
-  std::vector<time_window> assign_windows(std::int64_t timestamp,
-                                          std::int64_t processing_time) const override;
+  void append_windows(std::int64_t timestamp, std::int64_t processing_time,
+                      std::vector<time_window>& out) const override;
   bool is_event_time() const override { return false; }
   default_trigger_kind default_trigger() const override {
     return default_trigger_kind::processing_time;

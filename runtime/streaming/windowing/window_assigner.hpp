@@ -36,10 +36,17 @@ public:
 
   virtual ~window_assigner() = default;
 
-  /// The windows of an element with event time `timestamp` (no_timestamp when it has none)
-  /// arriving at processing time `processing_time`.
-  virtual std::vector<W> assign_windows(std::int64_t timestamp,
-                                        std::int64_t processing_time) const = 0;
+  /// Appends to `out` the windows of an element with event time `timestamp` (no_timestamp when
+  /// it has none) arriving at processing time `processing_time`. Appending into the operator's
+  /// buffer spares an allocation per record.
+  virtual void append_windows(std::int64_t timestamp, std::int64_t processing_time,
+                              std::vector<W>& out) const = 0;
+  /// The same windows as a new vector.
+  std::vector<W> assign_windows(std::int64_t timestamp, std::int64_t processing_time) const {
+    std::vector<W> out;
+    append_windows(timestamp, processing_time, out);
+    return out;
+  }
   /// Whether the windows are of event time (fired by watermarks) or processing time.
   virtual bool is_event_time() const = 0;
   virtual default_trigger_kind default_trigger() const = 0;
@@ -59,12 +66,20 @@ public:
 template <class T, class W>
 class element_window_assigner : public window_assigner<W> {
 public:
-  virtual std::vector<W> assign_windows(const T& element, std::int64_t timestamp,
-                                        std::int64_t processing_time) const = 0;
+  /// Appends the windows of `element` to `out`.
+  virtual void append_windows(const T& element, std::int64_t timestamp,
+                              std::int64_t processing_time, std::vector<W>& out) const = 0;
 
-  std::vector<W> assign_windows(std::int64_t, std::int64_t) const final {
+  void append_windows(std::int64_t, std::int64_t, std::vector<W>&) const final {
     // The operator must ask through windows_of, which passes the element.
     throw std::logic_error(this->to_string() + " needs the element to assign windows");
+  }
+  using window_assigner<W>::assign_windows;
+  std::vector<W> assign_windows(const T& element, std::int64_t timestamp,
+                                std::int64_t processing_time) const {
+    std::vector<W> out;
+    append_windows(element, timestamp, processing_time, out);
+    return out;
   }
 };
 
@@ -77,11 +92,19 @@ public:
     : assigner_(assigner),
       element_assigner_(dynamic_cast<const element_window_assigner<T, W>*>(&assigner)) {}
 
+  /// Appends the windows of `element` to `out`.
+  void operator()(const T& element, std::int64_t timestamp, std::int64_t processing_time,
+                  std::vector<W>& out) const {
+    if (element_assigner_ != nullptr)
+      element_assigner_->append_windows(element, timestamp, processing_time, out);
+    else
+      assigner_.append_windows(timestamp, processing_time, out);
+  }
   std::vector<W> operator()(const T& element, std::int64_t timestamp,
                             std::int64_t processing_time) const {
-    if (element_assigner_ != nullptr)
-      return element_assigner_->assign_windows(element, timestamp, processing_time);
-    return assigner_.assign_windows(timestamp, processing_time);
+    std::vector<W> out;
+    (*this)(element, timestamp, processing_time, out);
+    return out;
   }
 
 private:

@@ -165,3 +165,17 @@ TEST_CASE("global windows put everything in the one window, fired by no default 
   CHECK_FALSE(assigner.is_event_time());
   CHECK_FALSE(assigner.is_merging());
 }
+
+TEST_CASE("assigners append into the operator's buffer, keeping what it holds") {
+  windows out{{1, 2}};
+  sliding_event_time_windows::of(2s, 1s).append_windows(0, 0, out);
+  CHECK(out == windows{{1, 2}, {0, 2000}, {-1000, 1000}});
+
+  auto assigner = event_time_session_windows::with_dynamic_gap(
+    [](const click& c) { return std::chrono::milliseconds(c.gap_ms); });
+  windows_of<click, time_window> assign(assigner);
+  out.clear();
+  assign(click{5}, 10, 0, out);
+  assign(click{7}, 20, 0, out);
+  CHECK(out == windows{{10, 15}, {20, 27}});
+}
