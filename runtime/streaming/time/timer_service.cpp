@@ -56,11 +56,8 @@ bool internal_timer_service::add(queue& q, std::int32_t key_group, std::string_v
                                  std::string_view ns, std::int64_t timestamp) {
   check_key_group(key_group);
   ensure_registered();
-  timer_view wanted{timestamp, key_group, key, ns};
-  auto it = q.index.lower_bound(wanted);
-  if (it != q.index.end() && !timer_order{}(wanted, *it))
+  if (!q.index.add(timer_view{timestamp, key_group, key, ns}))
     return false;
-  q.index.emplace_hint(it, timer{timestamp, key_group, std::string(key), std::string(ns)});
   backend_.put(q.state, key_group, timer_backend_key(timestamp, key, ns), {});
   return true;
 }
@@ -69,10 +66,8 @@ bool internal_timer_service::remove(queue& q, std::int32_t key_group, std::strin
                                     std::string_view ns, std::int64_t timestamp) {
   check_key_group(key_group);
   ensure_registered();
-  auto it = q.index.find(timer_view{timestamp, key_group, key, ns});
-  if (it == q.index.end())
+  if (!q.index.remove(timer_view{timestamp, key_group, key, ns}))
     return false;
-  q.index.erase(it);
   backend_.remove(q.state, key_group, timer_backend_key(timestamp, key, ns));
   return true;
 }
@@ -105,9 +100,8 @@ bool internal_timer_service::delete_processing_time_timer(std::int32_t key_group
 
 void internal_timer_service::fire_until(queue& q, std::int64_t time, const on_timer& fire) {
   // Re-reading the head each round takes in what `fire` registers or deletes (Flink's loop).
-  while (!q.index.empty() && q.index.begin()->timestamp <= time) {
-    auto node = q.index.extract(q.index.begin());
-    const timer& due = node.value();
+  while (!q.index.empty() && q.index.peek()->timestamp <= time) {
+    auto due = q.index.poll();
     backend_.remove(q.state, due.key_group, timer_backend_key(due.timestamp, due.key, due.ns));
     fire(due);
   }
@@ -125,13 +119,13 @@ void internal_timer_service::advance_processing_time(std::int64_t now, const on_
 std::optional<std::int64_t> internal_timer_service::next_processing_time() const {
   if (processing_time_.index.empty())
     return std::nullopt;
-  return processing_time_.index.begin()->timestamp;
+  return processing_time_.index.peek()->timestamp;
 }
 
 std::optional<std::int64_t> internal_timer_service::next_event_time() const {
   if (event_time_.index.empty())
     return std::nullopt;
-  return event_time_.index.begin()->timestamp;
+  return event_time_.index.peek()->timestamp;
 }
 
 void internal_timer_service::restore(queue& q) {
@@ -143,7 +137,7 @@ void internal_timer_service::restore(queue& q) {
       if (!t)
         throw std::logic_error("timer service " + name_ + ": a malformed timer in " +
                                q.state_name);
-      q.index.insert(std::move(*t));
+      q.index.add(std::move(*t));
     });
   }
 }

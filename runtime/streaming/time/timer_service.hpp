@@ -14,53 +14,16 @@
 
 #include "runtime/state/key_group_range.hpp"
 #include "runtime/state/keyed_state_backend.hpp"
+#include "runtime/streaming/time/timer_queue_set.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
-#include <tuple>
 
 namespace flint::streaming {
-
-/// One registered timer (Flink's InternalTimer): when, for which key and namespace.
-struct timer {
-  std::int64_t timestamp = 0;
-  std::int32_t key_group = 0;
-  std::string key;
-  std::string ns;
-
-  /// Time first (firing order); the rest makes one timer per (key, timestamp, namespace), as
-  /// the key group follows from the key.
-  friend auto operator<=>(const timer&, const timer&) = default;
-  friend bool operator==(const timer&, const timer&) = default;
-};
-
-/// A timer's identity without copies, for looking timers up on the per-record path (a trigger
-/// registers its window's timer for every element; mostly it is there already).
-struct timer_view {
-  std::int64_t timestamp = 0;
-  std::int32_t key_group = 0;
-  std::string_view key;
-  std::string_view ns;
-};
-
-/// Orders timers and views alike (timestamp, key group, key, namespace).
-struct timer_order {
-  using is_transparent = void;
-  static timer_view view(const timer& t) { return {t.timestamp, t.key_group, t.key, t.ns}; }
-  static const timer_view& view(const timer_view& v) { return v; }
-  template <class A, class B>
-  bool operator()(const A& a, const B& b) const {
-    const auto& x = view(a);
-    const auto& y = view(b);
-    return std::tie(x.timestamp, x.key_group, x.key, x.ns) <
-           std::tie(y.timestamp, y.key_group, y.key, y.ns);
-  }
-};
 
 class internal_timer_service {
 public:
@@ -116,7 +79,7 @@ private:
   struct queue {
     std::string state_name;
     std::uint32_t state = 0;
-    std::set<timer, timer_order> index;
+    timer_queue_set index;
   };
 
   bool add(queue& q, std::int32_t key_group, std::string_view key, std::string_view ns,
