@@ -36,6 +36,13 @@ struct timer_view {
 
 class timer_queue_set {
 public:
+  timer_queue_set() = default;
+  // A copy would point into the original's timers; a move keeps the nodes.
+  timer_queue_set(const timer_queue_set&) = delete;
+  timer_queue_set& operator=(const timer_queue_set&) = delete;
+  timer_queue_set(timer_queue_set&&) noexcept = default;
+  timer_queue_set& operator=(timer_queue_set&&) noexcept = default;
+
   /// Adds the timer; false when it is there already.
   bool add(const timer_view& t);
   bool add(timer&& t);
