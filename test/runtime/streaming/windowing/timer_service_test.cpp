@@ -57,6 +57,8 @@ struct fired_log {
 };
 
 const key_group_range all_groups{0, 127};
+/// A namespace as a window operator's: bytes with zeros in them.
+const std::string time_window_bytes("\x80\0\0\0\0\0\0\0\x80\0\0\0\0\0\0\x0a", 16);
 
 } // namespace
 
@@ -270,4 +272,27 @@ TEST_CASE("services of different names keep their timers apart in one backend") 
   a2.restore();
   CHECK(a2.num_event_time_timers() == 1);
   CHECK(a2.next_event_time() == 5);
+}
+
+TEST_CASE("timers checkpointed by the hashmap backend restore into the rocksdb backend") {
+  backends made;
+  auto heap = made.make("hashmap", all_groups);
+  internal_timer_service timers(*heap, "window-timers", all_groups);
+  timers.register_event_time_timer(9, "k", time_window_bytes, 99);
+  timers.register_processing_time_timer(100, "j", "", 5);
+  auto upload = heap->snapshot(1);
+  auto handles = upload(state::snapshot_target{"", "", "op-0-0"});
+  REQUIRE_MESSAGE(handles, handles.error().to_string());
+
+  auto rocks = made.make("rocksdb", all_groups);
+  REQUIRE(rocks->restore(*handles));
+  internal_timer_service restored(*rocks, "window-timers", all_groups);
+  restored.restore();
+  // Processing-time timers that came due while the job was down fire at once.
+  CHECK(restored.next_processing_time() == 5);
+  fired_log log;
+  restored.advance_processing_time(1'000, log.recorder());
+  CHECK(log.fired == std::vector<timer>{{5, 100, "j", ""}});
+  restored.advance_watermark(99, log.recorder());
+  CHECK(log.fired.back() == timer{99, 9, "k", time_window_bytes});
 }
