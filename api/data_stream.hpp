@@ -6,6 +6,7 @@
 #include "api/functions.hpp"
 #include "api/operator_handle.hpp"
 #include "api/stream_execution_environment.hpp"
+#include "api/watermark_strategy.hpp"
 #include "runtime/graph/transformation.hpp"
 
 #include <cstddef>
@@ -122,6 +123,16 @@ public:
     t->add_input(this->transformation());
     (t->add_input(others.transformation()), ...);
     return data_stream<T>(env_, std::move(t));
+  }
+
+  /// Gives each record its event timestamp and the stream its watermarks (Flink's
+  /// assignTimestampsAndWatermarks); runs at the input's parallelism, chained to it.
+  data_stream<T> assign_timestamps_and_watermarks(watermark_strategy<T> strategy) {
+    auto out = transform<T>("Timestamps/Watermarks",
+                            std::make_shared<timestamps_and_watermarks_factory<T>>(
+                              std::move(strategy)));
+    (void)out.transformation()->set_parallelism(this->transformation()->parallelism());
+    return out;
   }
 
   /// Writes every record to standard output.

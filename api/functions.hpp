@@ -237,6 +237,9 @@ template <class V>
 using list_state = streaming::list_state<V>;
 template <class UK, class UV>
 using map_state = streaming::map_state<UK, UV>;
+/// Flink's TimerService and TimeDomain, reached through `keyed_context::timer_service()`.
+using timer_service = streaming::timer_service;
+using time_domain = streaming::time_domain;
 
 /// `key_by(...).process(F)`: each subtask runs its own copy of the user's function `F`.
 template <class T, class K, class Out, class F>

@@ -62,6 +62,14 @@ stream_execution_environment::stream_execution_environment(const configuration& 
                                   + "' for key 'execution.global-data-exchange-mode'.");
     exchange_mode_ = *mode;
   }
+  if (auto it = config.find("pipeline.auto-watermark-interval"); it != config.end()) {
+    auto interval = config::parse_duration(it->second);
+    if (!interval || interval->count() < 0)
+      throw std::invalid_argument("Could not parse value '" + it->second
+                                  + "' for key 'pipeline.auto-watermark-interval'.");
+    auto_watermark_interval_ =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*interval).count();
+  }
   if (auto it = config.find("execution.checkpointing.interval"); it != config.end()) {
     // A Duration, as Flink's key: "200 ms", "1 min", or plain milliseconds.
     auto interval = config::parse_duration(it->second);
@@ -192,6 +200,7 @@ expected<graph::stream_graph> stream_execution_environment::get_stream_graph(
   config.exchange_mode = exchange_mode_;
   config.max_parallelism = max_parallelism_;
   config.buffer_timeout = buffer_timeout_;
+  config.auto_watermark_interval = auto_watermark_interval_;
   config.checkpoint_interval = checkpoint_interval_;
   return graph::generate_stream_graph(transformations_, std::move(config));
 }

@@ -63,6 +63,13 @@ public:
   /// Milliseconds.
   std::int64_t buffer_timeout() const { return buffer_timeout_; }
   stream_execution_environment& set_buffer_timeout(std::int64_t millis);
+  /// Flink's ExecutionConfig#setAutoWatermarkInterval: how often periodic watermark generators
+  /// emit (ms; 0 turns periodic watermarks off). `pipeline.auto-watermark-interval`.
+  stream_execution_environment& set_auto_watermark_interval(std::int64_t millis) {
+    auto_watermark_interval_ = millis < 0 ? 0 : millis;
+    return *this;
+  }
+  std::int64_t auto_watermark_interval() const { return auto_watermark_interval_; }
   /// Checkpoints every `interval_ms`.
   stream_execution_environment& enable_checkpointing(std::int64_t interval_ms);
   /// The job's restart strategy (Flink's setRestartStrategy), over the cluster's.
@@ -128,6 +135,7 @@ private:
   graph::global_data_exchange_mode exchange_mode_ =
     graph::global_data_exchange_mode::all_edges_pipelined;
   std::int64_t buffer_timeout_ = 100;
+  std::int64_t auto_watermark_interval_ = 200;
   std::int64_t checkpoint_interval_ = -1;
   std::map<std::string, std::string> job_configuration_;
   graph::job_id job_id_;

@@ -7,7 +7,8 @@
 
 # Archives whose code a job library may call: the API and everything its headers reach (the
 # graph, the data plane's typed operators and serializers). flint_job_host links them whole.
-set(FLINT_JOB_HOST_ARCHIVES flint_common flint_graph flint_state flint_api flint_network flint_streaming)
+set(FLINT_JOB_HOST_ARCHIVES flint_common flint_graph flint_state flint_api flint_network flint_streaming
+  flint_windowing)
 
 # flint_job_library_target(<name> SOURCES <files>...)
 #   Builds <binary dir>/jobs/<name>.so (no "lib" prefix), target flint_job_<name>, from SOURCES,

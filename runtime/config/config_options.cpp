@@ -132,6 +132,9 @@ const config_option<duration> execution_buffer_timeout{
   "execution.buffer-timeout", 100ms,
   "Longest time a partly filled output buffer waits before it is sent (0: after every record).",
   nullptr};
+const config_option<duration> pipeline_auto_watermark_interval{
+  "pipeline.auto-watermark-interval", 200ms,
+  "How often periodic watermark generators emit a watermark (0: never).", nullptr};
 const config_option<memory_size> taskmanager_memory_segment_size{
   "taskmanager.memory.segment-size", memory_size{32 * 1024},
   "Size of network buffers; a power of two, at least 4 kb.", segment_size};
@@ -489,6 +492,7 @@ const std::vector<option_info>& all() {
     info<taskmanager_slot_timeout>(),
     info<local_number_taskmanager>(),
     info<execution_buffer_timeout>(),
+    info<pipeline_auto_watermark_interval>(),
     info<taskmanager_memory_segment_size>(),
     info<cluster_registration_initial_timeout>(),
     info<cluster_registration_max_timeout>(),

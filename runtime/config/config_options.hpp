@@ -60,6 +60,7 @@ extern const config_option<duration> taskmanager_slot_timeout;
 extern const config_option<std::int64_t> local_number_taskmanager;
 /// Longest time a partly filled output buffer waits before it is flushed.
 extern const config_option<duration> execution_buffer_timeout;
+extern const config_option<duration> pipeline_auto_watermark_interval;
 /// Size of the network buffers (memory segments); a power of two, at least 4 kb.
 extern const config_option<memory_size> taskmanager_memory_segment_size;
 /// First timeout of a registration attempt (doubles on each retry).

@@ -20,7 +20,8 @@ expected<job_settings> job_configuration(const configuration& cfg, std::optional
     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(*buffer_timeout).count());
   for (const char* key : {"pipeline.max-parallelism", "pipeline.operator-chaining",
                           "execution.global-data-exchange-mode", "execution.runtime-mode",
-                          "execution.checkpointing.interval"})
+                          "execution.checkpointing.interval",
+                          "pipeline.auto-watermark-interval"})
     if (auto v = cfg.get_raw(key))
       out[key] = *v;
   // The job's own recovery and checkpoint settings (`-D restart-strategy.type=fixed-delay`,

@@ -35,6 +35,7 @@ job_graph_generator::job_graph_generator(const stream_graph& graph, std::optiona
   job_.name = graph.config().job_name;
   job_.execution_config.max_parallelism = graph.config().max_parallelism;
   job_.execution_config.buffer_timeout = graph.config().buffer_timeout;
+  job_.execution_config.auto_watermark_interval = graph.config().auto_watermark_interval;
   job_.execution_config.chaining_enabled = graph.config().chaining_enabled;
   job_.execution_config.exchange_mode = graph.config().exchange_mode;
 }

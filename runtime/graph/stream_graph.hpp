@@ -47,6 +47,8 @@ struct stream_graph_config {
   int max_parallelism = -1;
   /// `execution.buffer-timeout` in milliseconds.
   std::int64_t buffer_timeout = 100;
+  /// `pipeline.auto-watermark-interval` in ms: how often periodic watermarks are emitted.
+  std::int64_t auto_watermark_interval = 200;
   /// `execution.checkpointing.interval` in milliseconds; -1 disables checkpoints.
   std::int64_t checkpoint_interval = -1;
 };

@@ -100,6 +100,12 @@ collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io) 
     add("numBytesOut", static_cast<double>(io->bytes_out.load(std::memory_order_relaxed)));
     add("numBuffersOut", static_cast<double>(io->buffers_out.load(std::memory_order_relaxed)));
     add("buffers.inPoolUsage", io->in_pool_usage.load(std::memory_order_relaxed));
+    add("currentInputWatermark",
+        static_cast<double>(io->current_input_watermark.load(std::memory_order_relaxed)));
+    add("currentOutputWatermark",
+        static_cast<double>(io->current_output_watermark.load(std::memory_order_relaxed)));
+    add("numLateRecordsDropped",
+        static_cast<double>(io->late_records_dropped.load(std::memory_order_relaxed)));
     auto t = io->time_per_second(task_io_metrics::clock::now());
     add("busyTimeMsPerSecond", t.busy_ms);
     add("idleTimeMsPerSecond", t.idle_ms);

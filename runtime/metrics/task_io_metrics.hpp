@@ -5,6 +5,7 @@
 /// backpressured (no output buffer) per second of the last window of at least one second.
 
 #include <atomic>
+#include <limits>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -37,6 +38,12 @@ public:
   std::atomic<std::int64_t> buffers_out{0};
   /// buffers.inPoolUsage: the share of the input buffers in use, 0..1.
   std::atomic<float> in_pool_usage{0};
+  /// Event time (Flink's WatermarkGauges): the task's input watermark (the minimum over its
+  /// channels), the watermark its chain last emitted, Long.MIN_VALUE before any; and the records
+  /// its window operators dropped as late (numLateRecordsDropped).
+  std::atomic<std::int64_t> current_input_watermark{std::numeric_limits<std::int64_t>::min()};
+  std::atomic<std::int64_t> current_output_watermark{std::numeric_limits<std::int64_t>::min()};
+  std::atomic<std::int64_t> late_records_dropped{0};
 
   /// The task's thread: a step began / ended; after the end, whether and why it waits.
   void step_began(clock::time_point now);

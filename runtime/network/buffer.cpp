@@ -11,6 +11,8 @@ const char* to_string(buffer_kind kind) {
     case buffer_kind::data: return "data";
     case buffer_kind::end_of_partition: return "end_of_partition";
     case buffer_kind::checkpoint_barrier: return "checkpoint_barrier";
+    case buffer_kind::watermark: return "watermark";
+    case buffer_kind::watermark_status: return "watermark_status";
   }
   return "unknown";
 }

@@ -20,6 +20,10 @@ enum class buffer_kind : std::uint8_t {
   end_of_partition = 1,
   /// A checkpoint barrier (checkpoint_barrier.hpp): its id and timestamp are the payload.
   checkpoint_barrier = 2,
+  /// A watermark (stream_events.hpp): event time up to which the producer's records are complete.
+  watermark = 3,
+  /// The producer's watermark status (idle or active, Flink's WatermarkStatus).
+  watermark_status = 4,
 };
 
 /// Human-readable name of a kind ("data", "end_of_partition", "checkpoint_barrier").

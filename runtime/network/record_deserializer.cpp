@@ -1,5 +1,7 @@
 #include "runtime/network/record_deserializer.hpp"
 
+#include "runtime/network/record_serializer.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -12,12 +14,24 @@ namespace {
 /// with the bytes that actually arrive, so a corrupt length cannot allocate gigabytes at once.
 constexpr std::size_t max_reserve = 4 * 1024 * 1024;
 
-std::size_t read_length(const char* bytes) {
+/// The raw length word: the top bit tags a record that starts with its timestamp.
+std::uint32_t read_length_word(const char* bytes) {
   auto b = [&](int i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])); };
   return (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
 }
 
 } // namespace
+
+bool record_deserializer::take_timestamp(std::span<const char>& record) {
+  has_timestamp_ = tagged_;
+  if (!tagged_)
+    return true;
+  if (record.size() < record_serializer::timestamp_size)
+    return false;
+  timestamp_ = record_serializer::read_timestamp(record.data());
+  record = record.subspan(record_serializer::timestamp_size);
+  return true;
+}
 
 deserialization_result record_deserializer::refuse_oversized() {
   // Nothing after a corrupt length can be framed: the buffer and any partial record go.
@@ -62,7 +76,9 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
 
   if (length_have_ == 0) {
     if (remaining >= 4) {
-      auto length = read_length(data);
+      auto word = read_length_word(data);
+      tagged_ = (word & record_serializer::timestamp_flag) != 0;
+      std::size_t length = word & ~record_serializer::timestamp_flag;
       if (length > max_record_size_) {
         record_length_ = length;
         return refuse_oversized();
@@ -71,6 +87,10 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
         // The common case: the whole record lies in this buffer.
         record = std::span<const char>{data + 4, length};
         position_ += 4 + length;
+        if (!take_timestamp(record)) {
+          record_length_ = length;
+          return refuse_oversized();
+        }
         return deserialization_result::record;
       }
       record_length_ = length;
@@ -99,7 +119,9 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
       current_.release();
       return deserialization_result::need_more_data;
     }
-    record_length_ = read_length(length_bytes_.data());
+    auto word = read_length_word(length_bytes_.data());
+    tagged_ = (word & record_serializer::timestamp_flag) != 0;
+    record_length_ = word & ~record_serializer::timestamp_flag;
     if (record_length_ > max_record_size_)
       return refuse_oversized();
     spanning_.clear();
@@ -111,6 +133,8 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
   if (spanning_.size() == record_length_) {
     record = std::span<const char>{spanning_.data(), spanning_.size()};
     spanning_returned_ = true;
+    if (!take_timestamp(record))
+      return refuse_oversized();
     // TODO(perf): release the buffer here already when the record ended exactly at its end.
     // TODO(memory): Flink spills spanning records above 5 MiB to disk; here they stay in memory.
     return deserialization_result::record;

@@ -4,6 +4,7 @@
 #include "runtime/network/buffer.hpp"
 
 #include <array>
+#include <cstdint>
 #include <cstddef>
 #include <span>
 #include <vector>
@@ -46,9 +47,15 @@ public:
   /// The length that made next_record answer record_too_large.
   std::size_t oversized_length() const noexcept { return record_length_; }
   std::size_t max_record_size() const noexcept { return max_record_size_; }
+  /// Whether the record last returned carried an event timestamp, and which (its 8 leading
+  /// bytes, stripped from the record's view).
+  bool has_timestamp() const noexcept { return has_timestamp_; }
+  std::int64_t timestamp() const noexcept { return timestamp_; }
 
 private:
   deserialization_result refuse_oversized();
+  /// Strips the timestamp of a tagged record from `record`; false when it is shorter than one.
+  bool take_timestamp(std::span<const char>& record);
 
   buffer current_;
   std::size_t position_ = 0;
@@ -60,6 +67,10 @@ private:
   /// The last record returned was the spanning one; reset before reading on.
   bool spanning_returned_ = false;
   std::size_t max_record_size_;
+  /// The length's tag of the record being read, and what the last returned record carried.
+  bool tagged_ = false;
+  bool has_timestamp_ = false;
+  std::int64_t timestamp_ = 0;
 };
 
 } // namespace flint::network

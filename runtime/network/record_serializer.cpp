@@ -6,12 +6,12 @@
 
 namespace flint::network {
 
-void record_serializer::set_record(std::span<const char> record) {
+void record_serializer::set_record(std::span<const char> record, bool timestamped) {
   if (has_pending())
     throw std::logic_error("record_serializer: the previous record is not complete");
-  if (record.size() > std::numeric_limits<std::int32_t>::max())
-    throw std::length_error("record_serializer: a record is limited to 2 GiB (Flink's int length)");
-  auto size = static_cast<std::uint32_t>(record.size());
+  if (record.size() > std::numeric_limits<std::int32_t>::max() >> 1)
+    throw std::length_error("record_serializer: a record is limited to 1 GiB (the length's top bit tags timestamps)");
+  auto size = static_cast<std::uint32_t>(record.size()) | (timestamped ? timestamp_flag : 0u);
   header_[0] = static_cast<char>((size >> 24) & 0xff);
   header_[1] = static_cast<char>((size >> 16) & 0xff);
   header_[2] = static_cast<char>((size >> 8) & 0xff);

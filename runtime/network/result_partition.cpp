@@ -53,14 +53,15 @@ void result_partition::check_writable(const char* what) const {
                            + (released_ ? "release" : "finish"));
 }
 
-emit_result result_partition::emit_record(std::span<const char> record, std::size_t target) {
+emit_result result_partition::emit_record(std::span<const char> record, std::size_t target,
+                                          bool timestamped) {
   check_writable("emit_record");
   if (pending_target_)
     throw std::logic_error(
       "result_partition: emit_record while a blocked record waits; call resume()");
   if (target >= subpartitions_.size())
     throw std::out_of_range("result_partition: no subpartition " + std::to_string(target));
-  serializer_.set_record(record);
+  serializer_.set_record(record, timestamped);
   pending_target_ = target;
   ++records_out_;
   return write_pending();
@@ -146,6 +147,17 @@ expected<unit> result_partition::broadcast_checkpoint_barrier(const checkpoint_b
                         "checkpoint barrier " + std::to_string(barrier.id) + ": subpartition "
                           + std::to_string(subpartition->index()) + " takes no more buffers");
   return unit{};
+}
+
+void result_partition::broadcast_event(const buffer& event) {
+  if (released_ || finished_ || is_blocking())
+    return;
+  if (pending_target_)
+    throw std::logic_error("result_partition: an event while a record waits for a buffer");
+  for (std::size_t i = 0; i < builders_.size(); ++i)
+    flush_builder(i);
+  for (auto& subpartition : subpartitions_)
+    (void)subpartition->add(buffer::unpooled_copy(event.bytes(), event.kind()));
 }
 
 void result_partition::finish() {

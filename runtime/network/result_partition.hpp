@@ -61,21 +61,25 @@ public:
   result_partition& operator=(const result_partition&) = delete;
 
   /// Writes `record` for subpartition `target`, spanning buffers as needed.
-  emit_result emit_record(std::span<const char> record, std::size_t target);
+  /// `timestamped`: the record's first 8 bytes are its event timestamp (record_serializer).
+  emit_result emit_record(std::span<const char> record, std::size_t target,
+                          bool timestamped = false);
   /// Frames a record of `size` bytes in `target`'s current buffer and returns where its bytes
   /// go, when the whole frame fits there with room to spare (so the buffer stays open and
   /// unqueued until the caller has written them); null otherwise, or while a record is blocked,
   /// or after finish/release: then call emit_record. Counts the record as emitted.
-  char* claim_record(std::size_t size, std::size_t target) noexcept {
+  char* claim_record(std::size_t size, std::size_t target, bool timestamped = false) noexcept {
     if (pending_target_ || target >= builders_.size() || finished_.load(std::memory_order_relaxed)
         || released_.load(std::memory_order_relaxed))
       return nullptr;
     auto& builder = builders_[target];
     if (!builder || builder->writable() <= record_serializer::framed_size(size)
-        || size > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        || size > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() >> 1))
       return nullptr;
     char* at = builder->claim(record_serializer::framed_size(size));
-    record_serializer::write_header(static_cast<std::uint32_t>(size), at);
+    record_serializer::write_header(
+      static_cast<std::uint32_t>(size) | (timestamped ? record_serializer::timestamp_flag : 0u),
+      at);
     ++records_out_;
     return at + 4;
   }
@@ -102,6 +106,10 @@ public:
   /// broadcastEvent of a CheckpointBarrier). Checkpoints are for streaming: a blocking partition
   /// refuses (errc::rejected), as does a finished or failed one.
   expected<unit> broadcast_checkpoint_barrier(const checkpoint_barrier& barrier);
+  /// Flushes every subpartition and puts the event (a watermark or a watermark status,
+  /// stream_events.hpp) behind the records written so far. A blocking partition drops it: its
+  /// consumer reads after the producer finished, when every watermark is the maximum.
+  void broadcast_event(const buffer& event);
   /// Drops queued buffers, refuses further use and destroys the pool (buffers still held by
   /// consumers return to the global pool when released).
   void release();

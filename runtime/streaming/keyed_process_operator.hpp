@@ -4,11 +4,13 @@
 /// is scoped to the key of the record being processed, kept per key group, checkpointed with the
 /// backend (`state.backend.type`: hashmap or rocksdb) and restored — also at another
 /// parallelism — before the function opens. Header-only: the API instantiates it for the user's
-/// types. Timers are not offered yet.
+/// types. Timers (Flink's TimerService) are kept in the same backend, one per (key, time), and
+/// fire `on_timer` between records, never concurrently with `process_element`.
 
 #include "runtime/state/keyed_state_backend.hpp"
 #include "runtime/streaming/keyed_backend_holder.hpp"
 #include "runtime/streaming/operator_api.hpp"
+#include "runtime/streaming/time/operator_timers.hpp"
 #include "runtime/streaming/type_serializer.hpp"
 
 #include <cstdint>
@@ -166,18 +168,67 @@ private:
   }
 };
 
+/// Which clock a timer was on (Flink's TimeDomain).
+enum class time_domain { event_time, processing_time };
+
+/// Timers of the current key (Flink's TimerService): one per (key, time), deleted by the same
+/// (key, time).
+class timer_service {
+public:
+  timer_service(operator_timers* timers, const keyed_state_detail::current_key& key)
+    : timers_(timers),
+      key_(key) {}
+  std::int64_t current_processing_time() const { return timers().current_processing_time(); }
+  std::int64_t current_watermark() const { return timers().current_watermark(); }
+  void register_event_time_timer(std::int64_t time) {
+    timers().register_event_time_timer(key_.key_group, key_.view(), {}, time);
+  }
+  void delete_event_time_timer(std::int64_t time) {
+    timers().delete_event_time_timer(key_.key_group, key_.view(), {}, time);
+  }
+  void register_processing_time_timer(std::int64_t time) {
+    timers().register_processing_time_timer(key_.key_group, key_.view(), {}, time);
+  }
+  void delete_processing_time_timer(std::int64_t time) {
+    timers().delete_processing_time_timer(key_.key_group, key_.view(), {}, time);
+  }
+
+private:
+  operator_timers& timers() const {
+    if (timers_ == nullptr)
+      throw std::logic_error("timers used outside of processElement and onTimer");
+    return *timers_;
+  }
+  operator_timers* timers_;
+  const keyed_state_detail::current_key& key_;
+};
+
 /// What a keyed process function sees (Flink's RuntimeContext and KeyedProcessFunction.Context):
 /// the current key, the subtask, and its keyed states by name.
 template <class K>
 class keyed_context {
 public:
-  keyed_context(const operator_context& ctx, keyed_state_detail::current_key& key)
+  keyed_context(const operator_context& ctx, keyed_state_detail::current_key& key,
+                operator_timers* timers = nullptr)
     : subtask_(ctx.subtask_index),
       parallelism_(ctx.parallelism),
-      key_(key) {}
+      key_(key),
+      time_(ctx.time),
+      timers_(timers, key) {}
 
-  /// The key of the record being processed.
+  /// The key of the record being processed (or of the timer firing).
   const K& current_key() const { return *current_; }
+  /// The event timestamp of the record being processed, or of the event-time timer firing;
+  /// none for a record without one or a processing-time timer (Flink's Context#timestamp).
+  std::optional<std::int64_t> timestamp() const {
+    if (time_ == nullptr || !time_->has_timestamp)
+      return std::nullopt;
+    return time_->timestamp;
+  }
+  streaming::timer_service& timer_service() { return timers_; }
+  /// In `on_timer`: which clock fired (Flink's OnTimerContext#timeDomain).
+  streaming::time_domain time_domain() const { return domain_; }
+  void set_time_domain(streaming::time_domain d) { domain_ = d; }
   int subtask_index() const { return subtask_; }
   int parallelism() const { return parallelism_; }
 
@@ -209,6 +260,9 @@ private:
   int subtask_;
   int parallelism_;
   keyed_state_detail::current_key& key_;
+  const element_time* time_;
+  streaming::timer_service timers_;
+  streaming::time_domain domain_ = streaming::time_domain::event_time;
   const K* current_ = nullptr;
 };
 
@@ -220,6 +274,14 @@ public:
   virtual ~keyed_process_function() = default;
   virtual void open(keyed_context<K>& ctx) { (void)ctx; }
   virtual void process_element(const In& value, keyed_context<K>& ctx, output<Out>& out) = 0;
+  /// A timer of `ctx.current_key()` registered for `timestamp` fired (ctx.time_domain() says
+  /// which clock). Records emitted carry the timer's time for event time, none for processing
+  /// time.
+  virtual void on_timer(std::int64_t timestamp, keyed_context<K>& ctx, output<Out>& out) {
+    (void)timestamp;
+    (void)ctx;
+    (void)out;
+  }
 };
 
 template <class K, class In, class Out>
@@ -233,8 +295,13 @@ public:
       max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
       backend_(ctx.state_backend, ctx.key_groups),
-      context_(ctx, current_),
-      out_(std::move(out)) {}
+      timers_(backend_, "user-timers", ctx.key_groups, ctx.processing_time),
+      time_(ctx.time),
+      context_(ctx, current_, &timers_),
+      out_(std::move(out)) {
+    timers_.set_handlers([this](const timer& t) { fire(t, time_domain::event_time); },
+                         [this](const timer& t) { fire(t, time_domain::processing_time); });
+  }
 
   void initialize_state(const state::operator_state_restore& restore) override {
     if (!restore.has_keyed_state())
@@ -245,7 +312,13 @@ public:
 
   void open() override {
     current_.backend = &backend_.get();
+    timers_.open();
     fn_->open(context_);
+  }
+
+  void process_watermark(std::int64_t watermark) override {
+    timers_.advance_watermark(watermark);
+    this->emit_watermark(watermark);
   }
 
   void process_element(const In& value) override {
@@ -274,11 +347,31 @@ public:
   }
 
 private:
+  void fire(const timer& t, time_domain domain) {
+    current_.key_group = t.key_group;
+    current_.bytes.assign(t.key.begin(), t.key.end());
+    K key = keyed_state_detail::from_bytes<K>(t.key);
+    context_.set_current_key(&key);
+    context_.set_time_domain(domain);
+    if (time_ != nullptr) {
+      // Flink's TimestampedCollector: an event-time timer's output carries its time.
+      if (domain == time_domain::event_time)
+        time_->set(t.timestamp);
+      else
+        time_->erase();
+    }
+    fn_->on_timer(t.timestamp, context_, *out_);
+    context_.set_time_domain(time_domain::event_time);
+    context_.set_current_key(nullptr);
+  }
+
   std::unique_ptr<keyed_process_function<K, In, Out>> fn_;
   std::function<K(const In&)> key_;
   int max_parallelism_;
   key_group_range range_;
   keyed_backend_holder backend_;
+  operator_timers timers_;
+  element_time* time_;
   keyed_state_detail::current_key current_;
   keyed_context<K> context_;
   output_ref<Out> out_;

@@ -5,10 +5,14 @@
 /// factories (`api/functions.hpp`) can instantiate it for every record type.
 
 #include "runtime/graph/stream_partitioner.hpp"
+#include "runtime/network/buffer.hpp"
 #include "runtime/graph/types.hpp"
 #include "runtime/state/keyed_state_backend.hpp"
 #include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/step_budget.hpp"
+#include "runtime/streaming/time/element_time.hpp"
+#include "runtime/streaming/time/processing_time_service.hpp"
+#include "runtime/network/record_serializer.hpp"
 #include "runtime/streaming/stream_operator.hpp"
 #include "runtime/streaming/type_serializer.hpp"
 
@@ -115,15 +119,21 @@ public:
 class record_writer {
 public:
   virtual ~record_writer() = default;
-  virtual void emit(std::span<const char> record, std::size_t channel) = 0;
+  /// `timestamped`: the record's first 8 bytes are its event timestamp.
+  virtual void emit(std::span<const char> record, std::size_t channel, bool timestamped) = 0;
+  void emit(std::span<const char> record, std::size_t channel) { emit(record, channel, false); }
   virtual std::size_t num_channels() const = 0;
+  /// Puts a watermark or watermark status event behind every record emitted so far, in every
+  /// channel.
+  virtual void broadcast_event(const network::buffer& event) { (void)event; }
   /// Room for a record of `size` bytes in `channel`'s current buffer, framed and counted as
   /// emitted, for the caller to write all `size` bytes into before it emits anything else; null
   /// when the record does not fit there now (emit() it instead). Spares the copy through a
   /// scratch array in the common case.
-  virtual char* claim(std::size_t size, std::size_t channel) {
+  virtual char* claim(std::size_t size, std::size_t channel, bool timestamped) {
     (void)size;
     (void)channel;
+    (void)timestamped;
     return nullptr;
   }
 };
@@ -144,6 +154,8 @@ struct network_output {
   /// For key_group: a typed_key_hasher of the record type.
   const graph::key_selector* key = nullptr;
   int key_group_max_parallelism = 128;
+  /// The task's record timestamp: written in front of each record that has one.
+  const element_time* time = nullptr;
 };
 
 /// Whether a source must stop emitting for this step: a record writer ran out of buffers (the
@@ -182,6 +194,12 @@ struct operator_context {
   const std::atomic<bool>* interrupt = nullptr;
   /// The task's time for this step: spent, the source stops too.
   step_budget* budget = nullptr;
+  /// The timestamp of the record being processed (the task's slot, shared by the chain).
+  element_time* time = nullptr;
+  /// Processing time and its timers, on the task's thread.
+  processing_time_service* processing_time = nullptr;
+  /// `pipeline.auto-watermark-interval` in ms (0: periodic watermarks off).
+  std::int64_t auto_watermark_interval = 200;
   /// Whether the job checkpoints: a file sink then commits its files with the checkpoints.
   graph::checkpointing_mode checkpointing = graph::checkpointing_mode::none;
   /// Where keyed state that goes through a keyed_state_backend lives (`state.backend.type`); its
@@ -242,6 +260,7 @@ public:
       kind_(target.partitioner),
       max_parallelism_(target.key_group_max_parallelism),
       channels_(target.writer->num_channels()),
+      time_(target.time),
       rng_(0x5eedULL + static_cast<std::uint64_t>(subtask_index)) {
     if (channels_ == 0)
       throw std::logic_error("a network output without channels");
@@ -269,6 +288,8 @@ public:
 
   void collect_ref(const T& value) override {
     auto size = type_serializer<T>::size(value);
+    // A record with an event timestamp carries it in front (the length's tag says so).
+    const bool stamped = time_ != nullptr && time_->has_timestamp;
     std::size_t channel = 0;
     switch (kind_) {
       case graph::partitioner_kind::forward:
@@ -285,9 +306,9 @@ public:
         channel = std::uniform_int_distribution<std::size_t>(0, channels_ - 1)(rng_);
         break;
       case graph::partitioner_kind::broadcast: {
-        auto record = serialize(value, size);
+        auto record = serialize(value, size, stamped);
         for (std::size_t c = 0; c < channels_; ++c)
-          writer_.emit(record, c);
+          writer_.emit(record, c, stamped);
         return;
       }
       case graph::partitioner_kind::key_group: {
@@ -301,20 +322,33 @@ public:
     }
     // The common case writes the record once, straight into the channel's buffer; else one pass
     // into the reused scratch array and the writer copies it (across buffers if need be).
-    if (char* at = writer_.claim(size, channel)) {
+    if (stamped) {
+      constexpr auto ts = network::record_serializer::timestamp_size;
+      if (char* at = writer_.claim(size + ts, channel, true)) {
+        network::record_serializer::write_timestamp(time_->timestamp, at);
+        type_serializer<T>::write_to(value, at + ts);
+        return;
+      }
+      writer_.emit(serialize(value, size, true), channel, true);
+      return;
+    }
+    if (char* at = writer_.claim(size, channel, false)) {
       type_serializer<T>::write_to(value, at);
       return;
     }
-    writer_.emit(serialize(value, size), channel);
+    writer_.emit(serialize(value, size, false), channel, false);
   }
 
 private:
-  /// `value` written into the reused scratch array.
-  std::span<const char> serialize(const T& value, std::size_t size) {
-    if (bytes_.size() < size)
-      bytes_.resize(std::max(size, 2 * bytes_.size()));
-    type_serializer<T>::write_to(value, bytes_.data());
-    return {bytes_.data(), size};
+  /// `value` (behind its timestamp when `stamped`) written into the reused scratch array.
+  std::span<const char> serialize(const T& value, std::size_t size, bool stamped) {
+    const std::size_t head = stamped ? network::record_serializer::timestamp_size : 0;
+    if (bytes_.size() < size + head)
+      bytes_.resize(std::max(size + head, 2 * bytes_.size()));
+    if (stamped)
+      network::record_serializer::write_timestamp(time_->timestamp, bytes_.data());
+    type_serializer<T>::write_to(value, bytes_.data() + head);
+    return {bytes_.data(), size + head};
   }
 
   record_writer& writer_;
@@ -323,6 +357,7 @@ private:
   std::size_t channels_;
   std::size_t next_ = 0;
   const typed_key_hasher<T>* key_ = nullptr;
+  const element_time* time_;
   /// The consumer subtask of each key group (HASH edges).
   std::vector<std::uint32_t> channel_of_group_;
   std::mt19937_64 rng_;

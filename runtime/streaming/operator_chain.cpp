@@ -1,15 +1,52 @@
 #include "runtime/streaming/operator_chain.hpp"
 
+#include "runtime/network/stream_events.hpp"
 #include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/local_state_root.hpp"
 #include "runtime/streaming/stream_operator_factory.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
 
 namespace flint::streaming {
+namespace {
+
+/// An operator's watermarks to the operators chained to it and into its partitions, behind the
+/// records it emitted before them.
+class chain_watermark_forwarder final : public watermark_forwarder {
+public:
+  chain_watermark_forwarder(std::vector<stream_operator*> chained, std::vector<record_writer*> writers)
+    : chained_(std::move(chained)),
+      writers_(std::move(writers)) {}
+
+  void emit_watermark(std::int64_t watermark) override {
+    for (auto* op : chained_)
+      op->process_watermark(watermark);
+    if (writers_.empty())
+      return;
+    auto event = network::to_watermark_event(watermark);
+    for (auto* w : writers_)
+      w->broadcast_event(event);
+  }
+  void emit_watermark_status(bool idle) override {
+    for (auto* op : chained_)
+      op->process_watermark_status(idle);
+    if (writers_.empty())
+      return;
+    auto event = network::to_watermark_status_event(idle);
+    for (auto* w : writers_)
+      w->broadcast_event(event);
+  }
+
+private:
+  std::vector<stream_operator*> chained_;
+  std::vector<record_writer*> writers_;
+};
+
+} // namespace
 
 expected<operator_chain> build_operator_chain(
   const job_program& program, const graph::task_deployment_descriptor& tdd,
@@ -50,6 +87,9 @@ expected<operator_chain> build_operator_chain(
     ctx.yield = hooks.yield;
     ctx.interrupt = hooks.interrupt;
     ctx.budget = hooks.budget;
+    ctx.time = hooks.time;
+    ctx.processing_time = hooks.processing_time;
+    ctx.auto_watermark_interval = hooks.auto_watermark_interval;
     ctx.checkpointing = tdd.checkpointing.mode;
     ctx.state_backend.type = tdd.checkpointing.state_backend;
     ctx.state_backend.incremental = tdd.checkpointing.incremental;
@@ -89,6 +129,7 @@ expected<operator_chain> build_operator_chain(
       out.writer = writer;
       out.partitioner = edge.partitioner;
       out.key_group_max_parallelism = edge.key_group_max_parallelism;
+      out.time = hooks.time;
       for (const auto& se : stream.edges())
         if (se.source_id == edge.source_node_id && se.target_id == edge.target_node_id)
           out.key = se.partitioner.key.get();
@@ -100,6 +141,13 @@ expected<operator_chain> build_operator_chain(
       return make_error(errc::invalid_argument,
                         "operator " + co.name + " (" + std::string(node.factory->kind())
                           + ") cannot run in a stream task");
+    std::vector<record_writer*> event_writers;
+    for (const auto& out : ctx.network_outputs)
+      if (std::find(event_writers.begin(), event_writers.end(), out.writer) == event_writers.end())
+        event_writers.push_back(out.writer);
+    made.forwarders.push_back(
+      std::make_unique<chain_watermark_forwarder>(ctx.chained_targets, std::move(event_writers)));
+    op->set_watermark_forwarder(made.forwarders.back().get());
     built[co.stream_node_id] = op.get();
     made.operators[i] = std::move(op);
   }

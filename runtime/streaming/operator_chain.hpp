@@ -39,6 +39,10 @@ struct chain_hooks {
   /// Where the operators' local state goes (per operator subtask and attempt below it); null:
   /// each keyed state backend makes a private directory of its own.
   local_state_root* local_state = nullptr;
+  /// The task's record timestamp slot and processing time (see operator_context).
+  element_time* time = nullptr;
+  processing_time_service* processing_time = nullptr;
+  std::int64_t auto_watermark_interval = 200;
 };
 
 /// Head first; the head is the task's source (a SourceStreamTask) or its input.
@@ -46,6 +50,8 @@ struct operator_chain {
   std::vector<std::unique_ptr<stream_operator>> operators;
   source_operator* source = nullptr;
   serialized_input* input = nullptr;
+  /// Where each operator's watermarks go (the operators point at them).
+  std::vector<std::unique_ptr<watermark_forwarder>> forwarders;
 };
 
 /// Builds `vertex`'s chain tail first, so each operator gets the operators it is chained to; a

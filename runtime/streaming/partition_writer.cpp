@@ -10,13 +10,15 @@ partition_writer::partition_writer(std::shared_ptr<network::result_partition> pa
     yield_(yield),
     flush_always_(flush_always) {}
 
-void partition_writer::emit(std::span<const char> record, std::size_t channel) {
+void partition_writer::emit(std::span<const char> record, std::size_t channel,
+                            bool timestamped) {
   dirty_ = true;
   if (is_blocked()) {
-    waiting_.push_back({std::vector<char>(record.begin(), record.end()), channel, std::nullopt});
+    waiting_.push_back(
+      {std::vector<char>(record.begin(), record.end()), channel, std::nullopt, timestamped, {}});
     return;
   }
-  if (partition_->emit_record(record, channel) == network::emit_result::blocked) {
+  if (partition_->emit_record(record, channel, timestamped) == network::emit_result::blocked) {
     *yield_ = true;
     return;
   }
@@ -37,7 +39,13 @@ bool partition_writer::try_drain() {
       (void)partition_->broadcast_checkpoint_barrier(barrier);
       continue;
     }
-    auto result = partition_->emit_record(next.bytes, next.channel);
+    if (next.event) {
+      auto event = std::move(next.event);
+      waiting_.pop_front();
+      partition_->broadcast_event(event);
+      continue;
+    }
+    auto result = partition_->emit_record(next.bytes, next.channel, next.timestamped);
     auto channel = next.channel;
     // The partition kept what it could not write.
     waiting_.pop_front();
@@ -57,8 +65,20 @@ expected<unit> partition_writer::broadcast_checkpoint_barrier(
     return make_error(errc::rejected,
                       "checkpoint barrier " + std::to_string(barrier.id)
                         + ": a blocking partition takes no checkpoints");
-  waiting_.push_back({{}, 0, barrier});
+  waiting_.push_back({{}, 0, barrier, false, {}});
   return unit{};
+}
+
+void partition_writer::broadcast_event(const network::buffer& event) {
+  if (partition_->is_blocking())
+    return;
+  if (!is_blocked()) {
+    partition_->broadcast_event(event);
+    return;
+  }
+  waiting_record waiting;
+  waiting.event = network::buffer::unpooled_copy(event.bytes(), event.kind());
+  waiting_.push_back(std::move(waiting));
 }
 
 bool partition_writer::notify_when_available(network::availability_listener listener) {

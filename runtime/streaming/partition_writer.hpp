@@ -23,14 +23,16 @@ public:
   partition_writer(std::shared_ptr<network::result_partition> partition, bool* yield,
                    bool flush_always);
 
-  void emit(std::span<const char> record, std::size_t channel) override;
+  using record_writer::emit;
+  void emit(std::span<const char> record, std::size_t channel, bool timestamped) override;
+  void broadcast_event(const network::buffer& event) override;
   std::size_t num_channels() const override { return partition_->num_subpartitions(); }
   /// Room in the channel's current buffer while nothing waits; none when every record is flushed
   /// at once (emit() flushes).
-  char* claim(std::size_t size, std::size_t channel) override {
+  char* claim(std::size_t size, std::size_t channel, bool timestamped) override {
     if (flush_always_ || !waiting_.empty())
       return nullptr;
-    char* at = partition_->claim_record(size, channel);
+    char* at = partition_->claim_record(size, channel, timestamped);
     if (at)
       dirty_ = true;
     return at;
@@ -56,11 +58,13 @@ public:
   }
 
 private:
-  /// A record, or (set) a barrier for every channel.
+  /// A record, or (set) a barrier or another event for every channel.
   struct waiting_record {
     std::vector<char> bytes;
     std::size_t channel = 0;
     std::optional<network::checkpoint_barrier> barrier;
+    bool timestamped = false;
+    network::buffer event;
   };
 
   std::shared_ptr<network::result_partition> partition_;

@@ -5,10 +5,20 @@
 #include "runtime/state/operator_snapshot.hpp"
 
 #include <cstdint>
+#include <limits>
 
 namespace flint::streaming {
 
 struct operator_context;
+
+/// Where an operator's watermarks and watermark status go: the operators chained to it and its
+/// record writers (the chain builder makes one per operator; the task owns them).
+class watermark_forwarder {
+public:
+  virtual ~watermark_forwarder() = default;
+  virtual void emit_watermark(std::int64_t watermark) = 0;
+  virtual void emit_watermark_status(bool idle) = 0;
+};
 
 /// One operator of a task's chain. The task opens the chain tail first, calls `finish` head
 /// first once every input ended, and closes it at the end, on the task's thread only.
@@ -23,6 +33,20 @@ public:
   virtual void close() {}
   /// The task ends a mailbox turn: a chance to hand buffered output on (print sinks).
   virtual void end_of_batch() {}
+
+  // -- event time (Flink's processWatermark / processWatermarkStatus) --------------------------
+
+  /// Every record before `watermark` is processed: an operator with event-time timers fires them
+  /// (emitting what they trigger), then forwards the watermark. Watermarks only rise.
+  virtual void process_watermark(std::int64_t watermark) { emit_watermark(watermark); }
+  /// The input went idle (true) or active again (false).
+  virtual void process_watermark_status(bool idle) { emit_watermark_status(idle); }
+  void set_watermark_forwarder(watermark_forwarder* forwarder) noexcept { forwarder_ = forwarder; }
+  /// The last watermark this operator emitted (Flink's currentOutputWatermark).
+  std::int64_t current_output_watermark() const noexcept { return output_watermark_; }
+  /// Records dropped for coming after their window's lateness (Flink's numLateRecordsDropped);
+  /// -1 for an operator that drops none.
+  virtual std::int64_t late_records_dropped() const noexcept { return -1; }
 
   // -- checkpoints (Flink's StreamOperatorStateHandler and CheckpointListener) ------------------
 
@@ -50,8 +74,24 @@ public:
   std::int64_t records_out_counted() const noexcept { return records_out_; }
 
 protected:
+  void emit_watermark(std::int64_t watermark) {
+    if (watermark <= output_watermark_)
+      return;
+    output_watermark_ = watermark;
+    if (forwarder_)
+      forwarder_->emit_watermark(watermark);
+  }
+  void emit_watermark_status(bool idle) {
+    if (forwarder_)
+      forwarder_->emit_watermark_status(idle);
+  }
+
   std::int64_t records_in_ = -1;
   std::int64_t records_out_ = -1;
+
+private:
+  watermark_forwarder* forwarder_ = nullptr;
+  std::int64_t output_watermark_ = std::numeric_limits<std::int64_t>::min();
 };
 
 } // namespace flint::streaming

@@ -1,6 +1,10 @@
 #include "runtime/streaming/stream_task.hpp"
 
+#include "runtime/network/stream_events.hpp"
+
 #include <caf/actor.hpp>
+
+#include <chrono>
 
 #include <algorithm>
 #include <string>
@@ -94,8 +98,15 @@ expected<unit> stream_task::create_inputs() {
   inputs_ = std::move(*inputs);
   inputs_->set_at_least_once(tdd_.checkpointing.mode == graph::checkpointing_mode::at_least_once);
   deserializers_.resize(inputs_->num_gates());
-  for (std::size_t g = 0; g < deserializers_.size(); ++g)
+  gate_offsets_.assign(inputs_->num_gates(), 0);
+  std::size_t channels = 0;
+  for (std::size_t g = 0; g < deserializers_.size(); ++g) {
     deserializers_[g].resize(inputs_->num_channels(g));
+    gate_offsets_[g] = channels;
+    channels += inputs_->num_channels(g);
+  }
+  if (channels > 0)
+    valve_.emplace(channels);
   if (!source_ && inputs_->num_gates() == 0)
     return make_error(errc::invalid_argument,
                       "task " + tdd_.task_name + " has neither a source nor inputs");
@@ -103,11 +114,20 @@ expected<unit> stream_task::create_inputs() {
 }
 
 expected<unit> stream_task::build_chain() {
-  auto chain = build_operator_chain(program_, tdd_, *vertex_, writers_,
-                                    {write_stdout_, waker(), &yield_, interrupt_, &budget_,
-                                     local_state_.get()});
+  processing_time_ = std::make_unique<queued_processing_time_service>(
+    [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+    },
+    [this](std::int64_t time) { arm_processing_timer(time); });
+  auto chain = build_operator_chain(
+    program_, tdd_, *vertex_, writers_,
+    {write_stdout_, waker(), &yield_, interrupt_, &budget_, local_state_.get(), &time_,
+     processing_time_.get(), auto_watermark_interval()});
   if (!chain)
     return chain.error();
+  forwarders_ = std::move(chain->forwarders);
   operators_ = std::move(chain->operators);
   source_ = chain->source;
   input_ = chain->input;
@@ -205,6 +225,14 @@ expected<bool> stream_task::step() {
 void stream_task::publish_metrics() {
   if (!io_)
     return;
+  if (!operators_.empty()) {
+    std::int64_t late = 0;
+    for (const auto& op : operators_)
+      late += std::max<std::int64_t>(0, op->late_records_dropped());
+    io_->late_records_dropped.store(late, std::memory_order_relaxed);
+    io_->current_output_watermark.store(operators_.back()->current_output_watermark(),
+                                        std::memory_order_relaxed);
+  }
   std::int64_t records = 0, buffers = 0, bytes = 0;
   for (const auto& w : writers_) {
     records += static_cast<std::int64_t>(w->partition().num_records_out());
@@ -245,6 +273,8 @@ expected<unit> stream_task::run_input() {
       std::span<const char> record;
       auto result = current_->next_record(record);
       if (result == network::deserialization_result::record) {
+        time_.has_timestamp = current_->has_timestamp();
+        time_.timestamp = current_->timestamp();
         input_->process_serialized(record);
         ++n;
         continue;
@@ -278,15 +308,38 @@ expected<unit> stream_task::run_input() {
     }
     auto& deserializer = deserializers_[next->gate].at(next->data.channel);
     if (next->data.is_event()) {
-      if (next->data.buf.kind() == network::buffer_kind::end_of_partition) {
-        if (deserializer.has_unfinished_data())
-          return make_error(
-            errc::internal,
-            "task " + tdd_.task_name + ": a record was cut off by end-of-partition");
-        if (inputs_->is_finished()) {
-          end_input();
+      const auto& event = next->data.buf;
+      auto flat = flat_channel(next->gate, next->data.channel);
+      switch (event.kind()) {
+        case network::buffer_kind::end_of_partition:
+          if (deserializer.has_unfinished_data())
+            return make_error(
+              errc::internal,
+              "task " + tdd_.task_name + ": a record was cut off by end-of-partition");
+          apply_valve(valve_->on_channel_ended(flat));
+          break;
+        case network::buffer_kind::watermark: {
+          auto watermark = network::watermark_of(event);
+          if (!watermark)
+            return make_error(errc::malformed_message,
+                              "task " + tdd_.task_name + ": a watermark event of "
+                                + std::to_string(event.size()) + " bytes (8 expected)");
+          apply_valve(valve_->on_watermark(flat, *watermark));
           break;
         }
+        case network::buffer_kind::watermark_status: {
+          auto idle = network::watermark_status_of(event);
+          if (!idle)
+            return make_error(errc::malformed_message,
+                              "task " + tdd_.task_name + ": a malformed watermark status event");
+          apply_valve(valve_->on_watermark_status(flat, *idle));
+          break;
+        }
+        default: break;
+      }
+      if (event.kind() == network::buffer_kind::end_of_partition && inputs_->is_finished()) {
+        end_input();
+        break;
       }
       continue;
     }
@@ -303,7 +356,27 @@ expected<unit> stream_task::run_input() {
   return unit{};
 }
 
+void stream_task::apply_valve(const status_watermark_valve::output& changed) {
+  auto& head = *operators_.front();
+  if (changed.idle && !*changed.idle)
+    head.process_watermark_status(false);
+  if (changed.watermark) {
+    if (io_)
+      io_->current_input_watermark.store(*changed.watermark, std::memory_order_relaxed);
+    head.process_watermark(*changed.watermark);
+  }
+  if (changed.idle && *changed.idle)
+    head.process_watermark_status(true);
+}
+
 void stream_task::end_input() {
+  // The input's event time is over (a bounded source's end, Flink's MAX_WATERMARK; in BATCH the
+  // only watermark): everything it triggers is emitted before the operators finish.
+  if (operators_.front()->current_output_watermark() < max_watermark) {
+    if (io_)
+      io_->current_input_watermark.store(max_watermark, std::memory_order_relaxed);
+    operators_.front()->process_watermark(max_watermark);
+  }
   for (auto& op : operators_)
     op->finish();
   for (auto& op : operators_)
@@ -343,7 +416,47 @@ void stream_task::arm_flush_timer() {
   context_->schedule_timer(std::chrono::milliseconds(buffer_timeout_ms_), ++timer_id_);
 }
 
+namespace {
+/// The actor timers of processing time, apart from the flush timer's ids.
+constexpr std::uint64_t processing_timer_tag = std::uint64_t{1} << 63;
+} // namespace
+
+std::int64_t stream_task::auto_watermark_interval() const {
+  return program_.job ? program_.job->execution_config.auto_watermark_interval : 200;
+}
+
+void stream_task::arm_processing_timer(std::int64_t time) {
+  if (!context_ || (processing_timer_at_ && *processing_timer_at_ <= time))
+    return;
+  processing_timer_at_ = time;
+  auto delay = std::max<std::int64_t>(0, time - processing_time_->current_processing_time());
+  context_->schedule_timer(std::chrono::milliseconds(delay),
+                           processing_timer_tag | ++processing_timer_id_);
+}
+
+void stream_task::fire_processing_timers() {
+  processing_timer_at_.reset();
+  if (phase_ != phase::running && phase_ != phase::waiting_for_final_checkpoint)
+    return;
+  processing_time_->fire_due(processing_time_->current_processing_time());
+  for (auto& op : operators_)
+    op->end_of_batch();
+  if (auto next = processing_time_->next_time())
+    arm_processing_timer(*next);
+  // What the callbacks emitted goes out with the buffer timeout, or now when buffers ran out.
+  if (yield_ && context_) {
+    has_work_ = true;
+    context_->wake();
+  }
+  arm_flush_timer();
+}
+
 void stream_task::on_timer(std::uint64_t id) {
+  if ((id & processing_timer_tag) != 0) {
+    if ((id & ~processing_timer_tag) == processing_timer_id_)
+      fire_processing_timers();
+    return;
+  }
   if (id != timer_id_ || !timer_armed_)
     return;
   timer_armed_ = false;
@@ -369,6 +482,8 @@ void stream_task::clean_up() noexcept {
     }
   }
   current_ = nullptr;
+  if (processing_time_)
+    processing_time_->clear();
   if (inputs_)
     inputs_->release();
   deserializers_.clear();

@@ -26,6 +26,9 @@
 #include "runtime/streaming/partition_writer.hpp"
 #include "runtime/streaming/snapshot_uploader.hpp"
 #include "runtime/metrics/task_io_metrics.hpp"
+#include "runtime/streaming/time/element_time.hpp"
+#include "runtime/streaming/time/processing_time_service.hpp"
+#include "runtime/streaming/time/status_watermark_valve.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -103,6 +106,18 @@ private:
   /// The first output partition that refused data (a spill file it could not write), if any.
   std::optional<error> output_failure() const;
   void arm_flush_timer();
+  /// `pipeline.auto-watermark-interval` of the job (Flink's default 200 ms).
+  std::int64_t auto_watermark_interval() const;
+  /// Arms the actor's timer for the earliest processing-time callback due at `time`.
+  void arm_processing_timer(std::int64_t time);
+  /// Runs the processing-time callbacks that came due (on the task's thread, between records).
+  void fire_processing_timers();
+  /// Applies what an input event changed in the valve to the head of the chain.
+  void apply_valve(const status_watermark_valve::output& changed);
+  /// The input channel's index over all gates (the valve's numbering).
+  std::size_t flat_channel(std::size_t gate, std::size_t channel) const {
+    return gate_offsets_[gate] + channel;
+  }
   void clean_up() noexcept;
   network::availability_listener waker() const;
 
@@ -143,6 +158,18 @@ private:
   std::int64_t buffer_timeout_ms_ = 100;
   bool timer_armed_ = false;
   std::uint64_t timer_id_ = 0;
+
+  // -- time ---------------------------------------------------------------------------------------
+  /// The timestamp of the record going through the chain.
+  element_time time_;
+  /// Operators' processing-time callbacks; the actor's timer wakes the task for the earliest.
+  std::unique_ptr<queued_processing_time_service> processing_time_;
+  std::optional<std::int64_t> processing_timer_at_;
+  std::uint64_t processing_timer_id_ = 0;
+  /// The input watermark over every input channel (none for a source task).
+  std::optional<status_watermark_valve> valve_;
+  std::vector<std::size_t> gate_offsets_;
+  std::vector<std::unique_ptr<watermark_forwarder>> forwarders_;
 
   // -- checkpoints ------------------------------------------------------------------------------
   std::unique_ptr<snapshot_uploader> uploader_;

@@ -152,7 +152,7 @@ TEST_CASE("options give Flink's defaults when unset") {
           return c;
         }())
           .empty());
-  CHECK(options::all().size() == 102);
+  CHECK(options::all().size() == 103);
   CHECK(validate(cfg));
 }
 

@@ -241,3 +241,70 @@ TEST_CASE("a record longer than the largest record is refused unread, in one buf
     CHECK(out == std::vector<std::string>{exact});
   }
 }
+
+TEST_CASE("a timestamped record carries its timestamp beside its bytes, in one buffer or spanning") {
+  // Records alternate: with a timestamp (the length's tag), without; some span 64-byte buffers.
+  auto global = network_buffer_pool::make(1 << 10, 64);
+  auto pool = *global->create_buffer_pool(0, 1 << 10);
+  std::deque<buffer> buffers;
+  record_serializer serializer;
+  std::optional<buffer_builder> builder;
+  std::vector<std::string> payloads;
+  for (int i = 0; i < 40; ++i)
+    payloads.push_back(std::string(static_cast<std::size_t>(i * 7 % 150), static_cast<char>('a' + i % 26)));
+  std::vector<std::vector<char>> framed;
+  for (std::size_t i = 0; i < payloads.size(); ++i) {
+    std::vector<char> bytes;
+    bool stamped = i % 2 == 0;
+    if (stamped) {
+      bytes.resize(record_serializer::timestamp_size);
+      record_serializer::write_timestamp(-1000 + static_cast<std::int64_t>(i) * 977, bytes.data());
+    }
+    bytes.insert(bytes.end(), payloads[i].begin(), payloads[i].end());
+    framed.push_back(std::move(bytes));
+    serializer.set_record(framed.back(), stamped);
+    for (;;) {
+      if (!builder)
+        builder.emplace(std::move(*pool->request_buffer()));
+      auto result = serializer.copy_to(*builder);
+      if (builder->is_full()) {
+        buffers.push_back(builder->finish());
+        builder.reset();
+      }
+      if (result != serialization_result::partial_record_buffer_full)
+        break;
+    }
+  }
+  if (builder && !builder->empty())
+    buffers.push_back(builder->finish());
+
+  record_deserializer deserializer;
+  std::span<const char> record;
+  std::size_t i = 0;
+  for (auto& next : buffers) {
+    deserializer.set_next_buffer(std::move(next));
+    while (deserializer.next_record(record) == deserialization_result::record) {
+      REQUIRE(i < payloads.size());
+      CHECK(std::string(record.begin(), record.end()) == payloads[i]);
+      CHECK(deserializer.has_timestamp() == (i % 2 == 0));
+      if (i % 2 == 0)
+        CHECK(deserializer.timestamp() == -1000 + static_cast<std::int64_t>(i) * 977);
+      ++i;
+    }
+  }
+  CHECK(i == payloads.size());
+}
+
+TEST_CASE("a record tagged as timestamped but shorter than a timestamp is refused") {
+  auto global = network_buffer_pool::make(16, 64);
+  auto pool = *global->create_buffer_pool(0, 16);
+  record_serializer serializer;
+  buffer_builder builder(std::move(*pool->request_buffer()));
+  std::string three = "abc";
+  serializer.set_record(three, true);
+  (void)serializer.copy_to(builder);
+  record_deserializer deserializer;
+  deserializer.set_next_buffer(builder.finish());
+  std::span<const char> record;
+  CHECK(deserializer.next_record(record) == deserialization_result::record_too_large);
+}

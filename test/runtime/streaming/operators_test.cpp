@@ -34,7 +34,8 @@ struct recording_writer : record_writer {
   std::size_t channels;
   std::vector<std::size_t> picked;
   explicit recording_writer(std::size_t n) : channels(n) {}
-  void emit(std::span<const char>, std::size_t channel) override { picked.push_back(channel); }
+  using record_writer::emit;
+  void emit(std::span<const char>, std::size_t channel, bool) override { picked.push_back(channel); }
   std::size_t num_channels() const override { return channels; }
 };
 
