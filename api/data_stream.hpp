@@ -135,6 +135,18 @@ public:
     return out;
   }
 
+  /// The records this operator emitted to side output `tag` (Flink's getSideOutput), at its
+  /// parallelism.
+  template <class X>
+  data_stream<X> get_side_output(const output_tag<X>& tag) {
+    auto t = env_->new_transformation(graph::transformation_kind::side_output,
+                                      "SideOutput: " + tag.id(),
+                                      this->transformation()->parallelism());
+    t->add_input(this->transformation());
+    t->set_output_tag(tag.id());
+    return data_stream<X>(env_, std::move(t));
+  }
+
   /// Writes every record to standard output.
   data_stream_sink<T> print() {
     return sink("Print to Std. Out", std::make_shared<print_sink_factory<T>>());

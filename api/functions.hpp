@@ -237,6 +237,9 @@ template <class V>
 using list_state = streaming::list_state<V>;
 template <class UK, class UV>
 using map_state = streaming::map_state<UK, UV>;
+/// Flink's OutputTag: `ctx.output(tag, value)` in a process function, `get_side_output(tag)`.
+template <class T>
+using output_tag = streaming::output_tag<T>;
 /// Flink's TimerService and TimeDomain, reached through `keyed_context::timer_service()`.
 using timer_service = streaming::timer_service;
 using time_domain = streaming::time_domain;

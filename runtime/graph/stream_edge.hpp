@@ -19,6 +19,9 @@ struct stream_edge {
   /// The parallelisms at the time the edge was made, as Flink's edge carries them.
   int source_parallelism = 1;
   int target_parallelism = 1;
+  /// Non-empty: the edge carries the records its source emits to this side output (Flink's
+  /// StreamEdge outputTag), not its main output.
+  std::string output_tag;
 
   /// "<source>_<target>_<type>_<partitioner>", Flink's edge id shape.
   std::string edge_id() const;

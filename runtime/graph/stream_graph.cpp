@@ -45,19 +45,37 @@ expected<unit> stream_graph::add_virtual_partition_node(int original_id, int vir
   return unit{};
 }
 
+expected<unit> stream_graph::add_virtual_side_output_node(int original_id, int virtual_id,
+                                                          std::string output_tag) {
+  if (nodes_.count(virtual_id) != 0 || virtual_nodes_.count(virtual_id) != 0)
+    return make_error(errc::invalid_argument,
+                      "Already has virtual output node with id " + std::to_string(virtual_id));
+  virtual_partition_node node;
+  node.original_id = original_id;
+  node.output_tag = std::move(output_tag);
+  virtual_nodes_.emplace(virtual_id, std::move(node));
+  return unit{};
+}
+
 expected<unit> stream_graph::add_edge(int upstream_id, int downstream_id, int type_number) {
   // Resolve chains of virtual nodes as Flink's addEdgeInternal does: the partitioner applied
   // last (`x.rebalance().shuffle()` shuffles) wins, the shuffle mode of the innermost one.
   std::optional<stream_partitioner> partitioner;
   graph::shuffle_mode mode = graph::shuffle_mode::undefined;
+  std::string output_tag;
   int current = upstream_id;
   while (true) {
     auto it = virtual_nodes_.find(current);
     if (it == virtual_nodes_.end())
       break;
-    if (!partitioner)
-      partitioner = it->second.partitioner;
-    mode = it->second.shuffle_mode;
+    if (!it->second.output_tag.empty()) {
+      // A side output's tag: the innermost one names where the records come from.
+      output_tag = it->second.output_tag;
+    } else {
+      if (!partitioner)
+        partitioner = it->second.partitioner;
+      mode = it->second.shuffle_mode;
+    }
     current = it->second.original_id;
   }
   if (!nodes_.count(current) || !nodes_.count(downstream_id))
@@ -71,7 +89,10 @@ expected<unit> stream_graph::add_edge(int upstream_id, int downstream_id, int ty
       : partitioner_kind::rebalance;
     partitioner = std::move(chosen);
   }
-  return add_edge(current, downstream_id, type_number, std::move(*partitioner), mode);
+  auto added = add_edge(current, downstream_id, type_number, std::move(*partitioner), mode);
+  if (added && !output_tag.empty())
+    edges_.back().output_tag = std::move(output_tag);
+  return added;
 }
 
 expected<unit> stream_graph::add_edge(int upstream_id, int downstream_id, int type_number,

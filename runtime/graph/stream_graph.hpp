@@ -18,6 +18,9 @@ struct virtual_partition_node {
   int original_id = 0;
   stream_partitioner partitioner;
   graph::shuffle_mode shuffle_mode = graph::shuffle_mode::undefined;
+  /// A side output node (Flink's virtual side output node) names the output tag whose records
+  /// its edges carry, and sets no partitioner.
+  std::string output_tag;
 };
 
 /// Why an edge does or does not chain: the eight conditions of Flink's `isChainable`, checked in
@@ -75,6 +78,9 @@ public:
   /// without a partitioner FORWARD when the parallelisms match, else REBALANCE; an explicit
   /// FORWARD between different parallelisms is refused.
   expected<unit> add_edge(int upstream_id, int downstream_id, int type_number);
+  /// A virtual node whose edges carry the records `original_id` emits to `output_tag`.
+  expected<unit> add_virtual_side_output_node(int original_id, int virtual_id,
+                                              std::string output_tag);
 
   /// Like `add_edge` with a given partitioner, for tests and programs that build graphs by hand.
   expected<unit> add_edge(int upstream_id, int downstream_id, int type_number,

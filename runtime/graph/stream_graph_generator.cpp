@@ -105,6 +105,15 @@ expected<std::vector<int>> stream_graph_generator::transform(
       }
       break;
     case transformation_kind::union_of: result = input_ids; break;
+    case transformation_kind::side_output:
+      for (int input : input_ids) {
+        int virtual_id = next_virtual_id_++;
+        auto added = graph_.add_virtual_side_output_node(input, virtual_id, t->output_tag());
+        if (!added)
+          return added.error();
+        result.push_back(virtual_id);
+      }
+      break;
     case transformation_kind::source:
     case transformation_kind::one_input:
     case transformation_kind::sink: {

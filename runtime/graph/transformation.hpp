@@ -30,6 +30,8 @@ enum class transformation_kind : std::uint8_t {
   union_of,
   /// SinkTransformation.
   sink,
+  /// SideOutputTransformation: no operator, the records its input emits to an output tag.
+  side_output,
 };
 
 /// A node of the program's DAG as the API builds it.
@@ -90,6 +92,10 @@ public:
   graph::shuffle_mode shuffle_mode() const { return shuffle_mode_; }
   void set_shuffle_mode(graph::shuffle_mode mode) { shuffle_mode_ = mode; }
 
+  /// For side output transformations: the OutputTag's id.
+  const std::string& output_tag() const { return output_tag_; }
+  void set_output_tag(std::string tag) { output_tag_ = std::move(tag); }
+
 private:
   int id_;
   transformation_kind kind_;
@@ -106,6 +112,7 @@ private:
   std::shared_ptr<const operator_factory> factory_;
   stream_partitioner partitioner_;
   graph::shuffle_mode shuffle_mode_ = graph::shuffle_mode::undefined;
+  std::string output_tag_;
 };
 
 } // namespace flint::graph

@@ -14,6 +14,7 @@
 #include "runtime/streaming/type_serializer.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -214,7 +215,8 @@ public:
       parallelism_(ctx.parallelism),
       key_(key),
       time_(ctx.time),
-      timers_(timers, key) {}
+      timers_(timers, key),
+      operator_(std::make_shared<operator_context>(ctx)) {}
 
   /// The key of the record being processed (or of the timer firing).
   const K& current_key() const { return *current_; }
@@ -226,6 +228,17 @@ public:
     return time_->timestamp;
   }
   streaming::timer_service& timer_service() { return timers_; }
+  /// Emits `value` to the side output `tag` (Flink's Context#output): the stream
+  /// `get_side_output(tag)` of this operator gets it, with the current record's timestamp.
+  template <class X>
+  void output(const output_tag<X>& tag, const X& value) {
+    auto it = side_outputs_.find(tag.id());
+    if (it == side_outputs_.end()) {
+      std::shared_ptr<streaming::output<X>> made = make_side_output<X>(*operator_, tag);
+      it = side_outputs_.emplace(tag.id(), std::move(made)).first;
+    }
+    static_cast<streaming::output<X>*>(it->second.get())->collect_ref(value);
+  }
   /// In `on_timer`: which clock fired (Flink's OnTimerContext#timeDomain).
   streaming::time_domain time_domain() const { return domain_; }
   void set_time_domain(streaming::time_domain d) { domain_ = d; }
@@ -262,6 +275,9 @@ private:
   keyed_state_detail::current_key& key_;
   const element_time* time_;
   streaming::timer_service timers_;
+  /// What side outputs are built from, and those built (typed by their tag's record type).
+  std::shared_ptr<const operator_context> operator_;
+  std::map<std::string, std::shared_ptr<void>> side_outputs_;
   streaming::time_domain domain_ = streaming::time_domain::event_time;
   const K* current_ = nullptr;
 };

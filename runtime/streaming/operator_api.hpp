@@ -156,6 +156,8 @@ struct network_output {
   int key_group_max_parallelism = 128;
   /// The task's record timestamp: written in front of each record that has one.
   const element_time* time = nullptr;
+  /// Non-empty: the edge carries this side output's records, not the main output's.
+  std::string output_tag;
 };
 
 /// Whether a source must stop emitting for this step: a record writer ran out of buffers (the
@@ -181,8 +183,10 @@ struct operator_context {
   /// Key groups of keyed state (the HASH input's max parallelism) and this subtask's share.
   int key_group_max_parallelism = 128;
   key_group_range key_groups;
-  /// Operators this one feeds inside the chain (already built).
+  /// Operators this one feeds inside the chain (already built), and for each the side output
+  /// it takes (empty: the main output).
   std::vector<stream_operator*> chained_targets;
+  std::vector<std::string> chained_target_tags;
   std::vector<network_output> network_outputs;
   /// Writes whole lines to the process's standard output (thread-safe).
   std::function<void(std::string_view)> write_stdout;
@@ -364,24 +368,51 @@ private:
   std::vector<char> bytes_;
 };
 
-/// The output of an operator emitting T: chained operators and network outputs from `ctx`.
+/// An OutputTag (Flink's OutputTag<T>): names a side output of records of T, which
+/// `get_side_output` turns into a stream.
 template <class T>
-std::unique_ptr<output<T>> make_output(const operator_context& ctx) {
+class output_tag {
+public:
+  explicit output_tag(std::string id) : id_(std::move(id)) {
+    if (id_.empty())
+      throw std::invalid_argument("OutputTag id cannot be empty.");
+  }
+  const std::string& id() const noexcept { return id_; }
+
+private:
+  std::string id_;
+};
+
+/// The output of an operator emitting T to side output `tag` (empty: its main output): the
+/// chained operators and network outputs from `ctx` that take it. Nobody consuming it: records
+/// are dropped.
+template <class T>
+std::unique_ptr<output<T>> make_output(const operator_context& ctx, const std::string& tag = {}) {
   std::vector<std::unique_ptr<output<T>>> outputs;
-  for (auto* target : ctx.chained_targets) {
-    auto* typed = dynamic_cast<one_input_operator<T>*>(target);
+  for (std::size_t i = 0; i < ctx.chained_targets.size(); ++i) {
+    if ((i < ctx.chained_target_tags.size() ? ctx.chained_target_tags[i] : std::string()) != tag)
+      continue;
+    auto* typed = dynamic_cast<one_input_operator<T>*>(ctx.chained_targets[i]);
     if (!typed)
       throw std::logic_error("operator " + ctx.operator_name
-                             + " is chained to an operator that takes another record type");
+                             + " is chained to an operator that takes another record type"
+                             + (tag.empty() ? std::string() : " (side output " + tag + ")"));
     outputs.push_back(std::make_unique<chaining_output<T>>(*typed));
   }
   for (const auto& target : ctx.network_outputs)
-    outputs.push_back(std::make_unique<record_writer_output<T>>(target, ctx.subtask_index));
+    if (target.output_tag == tag)
+      outputs.push_back(std::make_unique<record_writer_output<T>>(target, ctx.subtask_index));
   if (outputs.empty())
     return std::make_unique<discarding_output<T>>();
   if (outputs.size() == 1)
     return std::move(outputs.front());
   return std::make_unique<broadcasting_output<T>>(std::move(outputs));
+}
+
+/// The side output `tag` of an operator (Flink's Context#output(OutputTag, value)).
+template <class T>
+std::unique_ptr<output<T>> make_side_output(const operator_context& ctx, const output_tag<T>& tag) {
+  return make_output<T>(ctx, tag.id());
 }
 
 } // namespace flint::streaming

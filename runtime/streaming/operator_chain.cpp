@@ -113,6 +113,11 @@ expected<operator_chain> build_operator_chain(
                           "operator " + co.name + " is chained to stream node "
                             + std::to_string(target) + ", which is not later in its chain");
       ctx.chained_targets.push_back(it->second);
+      std::string tag;
+      for (const auto& se : stream.edges())
+        if (se.source_id == co.stream_node_id && se.target_id == target)
+          tag = se.output_tag;
+      ctx.chained_target_tags.push_back(std::move(tag));
     }
     for (auto e : co.non_chained_outputs) {
       const auto& edge = job.edges.at(e);
@@ -131,8 +136,10 @@ expected<operator_chain> build_operator_chain(
       out.key_group_max_parallelism = edge.key_group_max_parallelism;
       out.time = hooks.time;
       for (const auto& se : stream.edges())
-        if (se.source_id == edge.source_node_id && se.target_id == edge.target_node_id)
+        if (se.source_id == edge.source_node_id && se.target_id == edge.target_node_id) {
           out.key = se.partitioner.key.get();
+          out.output_tag = se.output_tag;
+        }
       ctx.network_outputs.push_back(out);
     }
     const auto* runnable = dynamic_cast<const stream_operator_factory*>(node.factory.get());
