@@ -69,6 +69,73 @@ struct JmJobStatusResponse {
   # Flink's JSON plan of the job's graph (what REST's /jobs/:id/plan serves); compact.
   vertices @12 :List(JmVertexStatus);
   # The job's vertices in topological order with their subtasks (REST's vertex details).
+  jobType @13 :Text;
+  # Flink's JobType: "BATCH" when its edges are blocking (what execution.runtime-mode: BATCH
+  # sets), else "STREAMING".
+  maxParallelism @14 :Int32 = -1;
+  # The job's pipeline.max-parallelism; -1 when unset.
+  jobConfiguration @15 :List(JmConfigEntry);
+  # The job's own settings, in Flink's keys (REST's /jobs/:id/config).
+  checkpointConfig @16 :JmCheckpointConfig;
+  # Set with `checkpointing`.
+  checkpointHistory @17 :List(JmCheckpointEntry);
+  # The newest checkpoints and savepoints, oldest first (Flink's CheckpointStatsTracker history,
+  # web.checkpoints.history of them).
+  restored @18 :JmRestoredCheckpoint;
+  # What the job started from; id -1: nothing.
+}
+
+struct JmConfigEntry {
+  key @0 :Text;
+  value @1 :Text;
+}
+
+struct JmCheckpointConfig {
+  # Flink's CheckpointConfigInfo essentials.
+  intervalMs @0 :Int64;
+  timeoutMs @1 :Int64;
+  minPauseMs @2 :Int64;
+  maxConcurrent @3 :Int32;
+  mode @4 :Text;
+  # "EXACTLY_ONCE" or "AT_LEAST_ONCE".
+  tolerableFailures @5 :Int32;
+  retention @6 :Text;
+  # "NO_EXTERNALIZED_CHECKPOINTS", "DELETE_ON_CANCELLATION" or "RETAIN_ON_CANCELLATION".
+  stateBackend @7 :Text;
+  checkpointStorage @8 :Text;
+  # Where checkpoints go: a directory, or "JobManager" (memory only).
+}
+
+struct JmCheckpointEntry {
+  # One checkpoint or savepoint as the coordinator saw it (Flink's AbstractCheckpointStats).
+  id @0 :Int64;
+  status @1 :Text;
+  # "IN_PROGRESS", "COMPLETED" or "FAILED".
+  savepoint @2 :Bool;
+  triggerTime @3 :Int64;
+  endTime @4 :Int64 = -1;
+  # When it completed or failed (ms since the epoch); -1 while in progress.
+  stateBytes @5 :UInt64;
+  externalPath @6 :Text;
+  failureMessage @7 :Text;
+  tasks @8 :List(JmCheckpointTask);
+  # Every subtask that takes part, acknowledged or not.
+}
+
+struct JmCheckpointTask {
+  vertex @0 :Text;
+  # The JobVertexID in hex.
+  subtask @1 :Int32;
+  ackTime @2 :Int64 = -1;
+  # When it acknowledged; -1: not yet.
+  stateBytes @3 :UInt64;
+}
+
+struct JmRestoredCheckpoint {
+  id @0 :Int64 = -1;
+  restoreTime @1 :Int64;
+  savepoint @2 :Bool;
+  externalPath @3 :Text;
 }
 
 struct JmVertexStatus {
@@ -205,4 +272,9 @@ struct JmDeclineCheckpointRequest {
   taskNotReady @4 :Bool;
   # The task was not ready or is closing (Flink's CHECKPOINT_DECLINED_TASK_NOT_READY / _CLOSING,
   # or _SUBSUMED): not counted against the tolerable failed checkpoints.
+}
+
+struct JmCheckpointTriggered {
+  # trigger_checkpoint's answer: the checkpoint started (its progress is in the job's status).
+  checkpointId @0 :Int64;
 }

@@ -206,6 +206,21 @@ void dispatcher::on_start() {
           std::chrono::hours(1));
     });
 
+  handle_async<trigger_checkpoint>(
+    fencing::fenced,
+    [this](job_id_request req, rpc::reply_to<job_master::checkpoint_triggered> reply) mutable {
+      auto i = jobs_.find(req.job_id);
+      if (i == jobs_.end() || !i->second.job_master) {
+        reply(make_error(errc::not_found,
+                         "Job " + req.job_id.to_string() + " is not running: no checkpoint."));
+        return;
+      }
+      job_master_gateway(req.job_id, i->second)
+        .ask<job_master::trigger_checkpoint>(
+          *this, rpc::ack{},
+          [reply](expected<job_master::checkpoint_triggered> r) mutable { reply(std::move(r)); });
+    });
+
   handle_async<request_job_status>(
     fencing::fenced,
     [this](job_id_request req, rpc::reply_to<job_master::job_status_response> reply) mutable {
@@ -437,7 +452,7 @@ void dispatcher::job_reached_terminal_state(const job_master::job_master_result&
   auto now = services_.now_ms ? services_.now_ms() : 0;
   if (auto done = state_.finish_job(result.job, result.status, result.failure_cause, now); !done)
     return;
-  job_master::job_status_response report;
+  auto report = result.report;
   report.failures = result.failures;
   report.restarts = result.restarts;
   report.plan = result.plan;

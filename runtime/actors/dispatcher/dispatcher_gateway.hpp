@@ -72,4 +72,14 @@ struct trigger_savepoint {
   using response = job_master::savepoint_response;
 };
 
+/// Flink's triggerCheckpoint, forwarded to the job's JobMaster: the id of the checkpoint it
+/// started. errc::not_found for a job that is not running. Fenced.
+struct trigger_checkpoint {
+  static constexpr std::uint32_t id = 0x0607;
+  static constexpr bool open_to_clients = true;
+  static constexpr const char* name = "trigger_checkpoint";
+  using request = job_id_request;
+  using response = job_master::checkpoint_triggered;
+};
+
 } // namespace flint::dispatcher

@@ -341,22 +341,7 @@ void job_master::register_methods() {
   });
 
   handle<request_job_status>(fencing::fenced, [this](rpc::ack) -> expected<job_status_response> {
-    auto report = state_.status_report();
-    if (checkpoints_) {
-      auto stats = checkpoints_->stats();
-      report.checkpointing = true;
-      report.checkpoints.completed = stats.completed;
-      report.checkpoints.failed = stats.failed;
-      report.checkpoints.in_progress = stats.in_progress;
-      if (stats.latest_completed) {
-        const auto& latest = *stats.latest_completed;
-        report.checkpoints.latest_id = latest.id;
-        report.checkpoints.latest_duration_ms = latest.completion_time - latest.trigger_time;
-        report.checkpoints.latest_state_bytes = latest.state_bytes;
-        report.checkpoints.latest_external_path = latest.external_pointer;
-      }
-    }
-    return report;
+    return full_status_report();
   });
 
   handle<report_task_io>(fencing::fenced, [this](task_io_report req) -> expected<rpc::ack> {
@@ -692,8 +677,11 @@ void job_master::job_reached_terminal_state(job_status status, const std::string
   logger_->info("Job " + job_id_.to_string() + " reached terminal state "
                 + std::string(to_string(status)) + ".");
   auto report = [this] {
-    if (services_.on_terminal)
-      services_.on_terminal(*state_.result());
+    if (services_.on_terminal) {
+      auto result = *state_.result();
+      result.report = full_status_report();
+      services_.on_terminal(std::move(result));
+    }
   };
   const auto& task_managers = state_.task_managers();
   if (!slot_pool_ || task_managers.empty()) {

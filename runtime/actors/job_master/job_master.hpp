@@ -192,6 +192,9 @@ private:
   /// job fails before it starts) when it cannot be read or does not match.
   bool restore_initial_state();
   void register_checkpoint_methods();
+  /// The job's status with its checkpoint figures, settings and history (request_job_status,
+  /// and the last one the Dispatcher archives).
+  job_status_response full_status_report() const;
   /// The job's status changed: the periodic triggers run while it is RUNNING.
   void checkpoint_job_status_changed(graph::job_status to);
   /// The TaskDeploymentDescriptor of a (re)deployed task gets its checkpoint settings and, when
@@ -260,6 +263,8 @@ private:
   failover_settings failover_;
   /// The path of a snapshot restored in CLAIM mode, while it is retained: the job deletes it.
   std::optional<std::string> claimed_snapshot_;
+  /// What the job started from, as REST's checkpoint statistics show it (id -1: nothing).
+  restored_checkpoint restored_;
   /// The checkpoint and restart whose restore was last logged.
   std::optional<std::pair<std::int64_t, std::size_t>> restore_logged_;
 

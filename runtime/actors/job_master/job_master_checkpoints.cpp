@@ -81,6 +81,16 @@ bool job_master::create_checkpoint_coordinator() {
   }
   checkpoints_ = std::make_unique<checkpoint::checkpoint_coordinator>(
     job_id_, *settings, static_cast<checkpoint::checkpoint_actions&>(*this), logger_);
+  // REST's checkpoint history (Flink's web.checkpoints.history, default 10).
+  if (config.get_raw("web.checkpoints.history")) {
+    auto history = config.get_int("web.checkpoints.history");
+    if (!history || *history < 0) {
+      fail_before_start("Could not start job " + job_id_.to_string()
+                        + ": web.checkpoints.history must be a whole number of at least 0");
+      return false;
+    }
+    checkpoints_->set_history_size(static_cast<std::size_t>(*history));
+  }
   if (services_.stores != nullptr) {
     checkpoint_ids_ = services_.stores->checkpoint_id_counter(job_id_);
     completed_store_ = services_.stores->completed_checkpoints(job_id_);
@@ -103,6 +113,18 @@ bool job_master::create_checkpoint_coordinator() {
 
 void job_master::register_checkpoint_methods() {
   using rpc::fencing;
+  // Qualified: the member trigger_checkpoint (checkpoint_actions) hides the method's name.
+  handle<flint::job_master::trigger_checkpoint>(
+    fencing::fenced, [this](rpc::ack) -> expected<checkpoint_triggered> {
+      if (!checkpoints_ || status() != job_status::running)
+        return make_error(errc::illegal_state, "Job " + job_id_.to_string()
+                                                 + " is not running: cannot take a checkpoint.");
+      auto id = checkpoints_->trigger_checkpoint_on_demand(now_ms());
+      if (!id)
+        return make_error(id.error().code,
+                          "Could not trigger a checkpoint: " + id.error().message);
+      return checkpoint_triggered{*id};
+    });
   handle_async<trigger_savepoint>(
     fencing::fenced,
     [this](trigger_savepoint_request req, rpc::reply_to<savepoint_response> reply) mutable {
@@ -270,6 +292,9 @@ bool job_master::recover_checkpoints() {
                                        shared->state_size(), p.metadata_path, std::move(shared)});
     ++recovered;
   }
+  if (recovered > 0)
+    if (const auto* latest = checkpoints_->latest_completed())
+      restored_ = restored_checkpoint{latest->id, now_ms(), false, latest->external_pointer};
   if (recovered == 0) {
     fail_before_start("Could not read any of the " + std::to_string(pointers->size())
                       + " checkpoint(s) of job " + job_id_.to_string() + " from storage.");
@@ -357,6 +382,7 @@ bool job_master::restore_initial_state() {
     metadata->state_size(),
     path->string(),
     std::make_shared<state::checkpoint_metadata>(std::move(*metadata))};
+  restored_ = restored_checkpoint{restored.id, now_ms(), true, restored.external_pointer};
   if (restore.claim_mode == graph::recovery_claim_mode::claim) {
     // CLAIM: the snapshot is the job's first retained checkpoint, subsumed and deleted as its
     // own are. (Its files are never reused: the first checkpoint is a full one either way.)
@@ -727,6 +753,65 @@ void job_master::delete_unused_shared_state(bool job_ended) {
     std::error_code ec;
     std::filesystem::remove(file, ec);
   });
+}
+
+} // namespace flint::job_master
+
+namespace flint::job_master {
+
+job_status_response job_master::full_status_report() const {
+  auto report = state_.status_report();
+  // Flink's job type: execution.runtime-mode BATCH makes every edge blocking.
+  const auto mode = job_graph_.execution_config.exchange_mode;
+  report.job_type =
+    mode == graph::global_data_exchange_mode::all_edges_blocking ? "BATCH" : "STREAMING";
+  report.max_parallelism = job_graph_.execution_config.max_parallelism;
+  for (const auto& [key, value] : job_graph_.execution_config.job_configuration)
+    report.job_configuration.push_back(config_entry{key, value});
+  report.restored = restored_;
+  if (!checkpoints_)
+    return report;
+  auto stats = checkpoints_->stats();
+  report.checkpointing = true;
+  report.checkpoints.completed = stats.completed;
+  report.checkpoints.failed = stats.failed;
+  report.checkpoints.in_progress = stats.in_progress;
+  if (stats.latest_completed) {
+    const auto& latest = *stats.latest_completed;
+    report.checkpoints.latest_id = latest.id;
+    report.checkpoints.latest_duration_ms = latest.completion_time - latest.trigger_time;
+    report.checkpoints.latest_state_bytes = latest.state_bytes;
+    report.checkpoints.latest_external_path = latest.external_pointer;
+  }
+  const auto& s = checkpoints_->settings();
+  auto& c = report.checkpoint_config;
+  c.interval_ms = s.interval.count();
+  c.timeout_ms = s.timeout.count();
+  c.min_pause_ms = s.min_pause.count();
+  c.max_concurrent = s.max_concurrent;
+  c.mode = checkpoint::to_string(s.mode);
+  c.tolerable_failures = s.tolerable_failures;
+  c.retention = checkpoint::to_string(s.retention);
+  c.state_backend = state_backend_;
+  c.checkpoint_storage = checkpoint_storage_ ? checkpoint_storage_->job_directory() : "";
+  for (const auto& r : checkpoints_->history()) {
+    checkpoint_entry out;
+    out.id = r.id;
+    out.status = r.status == checkpoint::checkpoint_record::state::completed ? "COMPLETED"
+      : r.status == checkpoint::checkpoint_record::state::failed             ? "FAILED"
+                                                                               : "IN_PROGRESS";
+    out.savepoint = r.savepoint;
+    out.trigger_time = r.trigger_time;
+    out.end_time = r.end_time;
+    out.state_bytes = r.state_bytes;
+    out.external_path = r.external_path;
+    out.failure_message = r.failure_message;
+    for (const auto& [task, ack] : r.tasks)
+      out.tasks.push_back(
+        checkpoint_task{task.job_vertex.to_string(), task.subtask_index, ack.first, ack.second});
+    report.checkpoint_history.push_back(std::move(out));
+  }
+  return report;
 }
 
 } // namespace flint::job_master

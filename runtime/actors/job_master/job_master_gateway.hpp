@@ -131,4 +131,15 @@ struct report_task_io {
   using response = rpc::ack;
 };
 
+/// Flink's triggerCheckpoint (REST's POST /jobs/:id/checkpoints): starts a checkpoint of the
+/// configured type now and answers with its id once triggered; how it ends shows in the job's
+/// status (checkpoint_history). errc::illegal_state while the job is not running, errc::rejected
+/// when it cannot start (not all tasks running). From the Dispatcher. Fenced.
+struct trigger_checkpoint {
+  static constexpr std::uint32_t id = 0x040F;
+  static constexpr const char* name = "trigger_checkpoint";
+  using request = rpc::ack;
+  using response = checkpoint_triggered;
+};
+
 } // namespace flint::job_master

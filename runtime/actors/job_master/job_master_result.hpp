@@ -23,6 +23,8 @@ struct job_master_result {
   /// The graph's JSON plan and its vertices as they ended, for the archive's REST views.
   std::string plan;
   std::vector<vertex_status> vertices;
+  /// The job's last full status report (checkpoint statistics and settings included).
+  job_status_response report;
   friend bool operator==(const job_master_result&, const job_master_result&) = default;
 };
 

@@ -115,6 +115,15 @@ expected<std::int64_t> checkpoint_coordinator::start(time_ms now,
   p.savepoint = std::move(savepoint);
   auto id = p.id;
   auto& pending = pending_.emplace(id, std::move(p)).first->second;
+  checkpoint_record r;
+  r.id = id;
+  r.savepoint = pending.savepoint.has_value();
+  r.trigger_time = now;
+  for (const auto& task : pending.plan.to_acknowledge)
+    r.tasks.emplace(task, std::pair<time_ms, std::uint64_t>{-1, 0});
+  history_.push_back(std::move(r));
+  while (history_.size() > history_size_)
+    history_.pop_front();
   log_info("Triggering checkpoint " + std::to_string(id) + " (type=" + type + ") @ "
            + std::to_string(now) + " for job " + job_.to_string() + ".");
   actions_.schedule_timeout(settings_.timeout, id);
@@ -152,6 +161,8 @@ acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,
   if (p.not_yet_acknowledged.erase(task) == 0)
     return acknowledge_result::unknown;
   p.acknowledged.insert(task);
+  if (auto* r = record(checkpoint_id))
+    r->tasks[task] = {now, state.state_size()};
   p.state_bytes += state.state_size();
   p.task_states.emplace(task, std::move(state));
   if (p.not_yet_acknowledged.empty()) {
@@ -180,6 +191,12 @@ void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
                          p.state_bytes,
                          finalized->external_pointer,
                          std::move(finalized->metadata)};
+  if (auto* r = record(c.id)) {
+    r->status = checkpoint_record::state::completed;
+    r->end_time = now;
+    r->state_bytes = c.state_bytes;
+    r->external_path = c.external_pointer;
+  }
   if (p.savepoint) {
     // Not a checkpoint to restore on failover, and it subsumes nothing: it is the user's.
     ++completed_;
@@ -274,10 +291,14 @@ void checkpoint_coordinator::abort_pending(failure_reason reason, time_ms now) {
 
 void checkpoint_coordinator::abort(std::int64_t checkpoint_id, failure_reason reason,
                                    const std::string& detail, time_ms now) {
-  (void)now;
   auto it = pending_.find(checkpoint_id);
   if (it == pending_.end())
     return;
+  if (auto* r = record(checkpoint_id)) {
+    r->status = checkpoint_record::state::failed;
+    r->end_time = now;
+    r->failure_message = std::string(describe(reason)) + (detail.empty() ? "" : " " + detail);
+  }
   auto tasks = std::move(it->second.plan.to_acknowledge);
   auto savepoint = std::move(it->second.savepoint);
   pending_.erase(it);
@@ -324,6 +345,19 @@ void checkpoint_coordinator::shutdown(graph::job_status status, time_ms now) {
 const pending_checkpoint* checkpoint_coordinator::pending(std::int64_t checkpoint_id) const {
   auto it = pending_.find(checkpoint_id);
   return it == pending_.end() ? nullptr : &it->second;
+}
+
+void checkpoint_coordinator::set_history_size(std::size_t n) {
+  history_size_ = n;
+  while (history_.size() > history_size_)
+    history_.pop_front();
+}
+
+checkpoint_record* checkpoint_coordinator::record(std::int64_t checkpoint_id) {
+  for (auto i = history_.rbegin(); i != history_.rend(); ++i)
+    if (i->id == checkpoint_id)
+      return &*i;
+  return nullptr;
 }
 
 checkpoint_stats checkpoint_coordinator::stats() const {

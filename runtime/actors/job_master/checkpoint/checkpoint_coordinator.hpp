@@ -155,6 +155,23 @@ struct checkpoint_stats {
   std::optional<completed_checkpoint> latest_completed;
 };
 
+/// One checkpoint or savepoint as the coordinator saw it, for REST's history (Flink's
+/// AbstractCheckpointStats as its CheckpointStatsTracker keeps them).
+struct checkpoint_record {
+  enum class state { in_progress, completed, failed };
+  std::int64_t id = 0;
+  state status = state::in_progress;
+  bool savepoint = false;
+  time_ms trigger_time = 0;
+  /// When it completed or failed; -1 while in progress.
+  time_ms end_time = -1;
+  std::uint64_t state_bytes = 0;
+  std::string external_path;
+  std::string failure_message;
+  /// Each task that takes part: when it acknowledged (-1: not yet) and its state's size.
+  std::map<task_id, std::pair<time_ms, std::uint64_t>> tasks;
+};
+
 /// What an acknowledgement did (Flink's TaskAcknowledgeResult).
 enum class acknowledge_result {
   success, ///< counted; the checkpoint may be complete now
@@ -183,6 +200,11 @@ public:
 
   /// Triggers a checkpoint now; its id, or why not (a failure_reason's text, errc::rejected).
   expected<std::int64_t> trigger_checkpoint(time_ms now);
+
+  /// A checkpoint a user asked for (Flink's triggerCheckpoint from REST or the CLI): started now,
+  /// not held back by the concurrent maximum or the pause (Flink queues such a request where a
+  /// periodic one is dropped). Its id, or why it could not start.
+  expected<std::int64_t> trigger_checkpoint_on_demand(time_ms now) { return start(now, {}); }
 
   /// Triggers a savepoint now, whatever the pause and the concurrent checkpoints; `request.done`
   /// is called when it completes or fails. Its id, or why it could not start (then `done` is not
@@ -235,6 +257,11 @@ public:
   void shutdown(graph::job_status status, time_ms now);
   checkpoint_stats stats() const;
 
+  /// The newest checkpoints and savepoints that started, oldest first, at most
+  /// `history_size` of them (Flink's web.checkpoints.history, default 10).
+  const std::deque<checkpoint_record>& history() const noexcept { return history_; }
+  void set_history_size(std::size_t n);
+
 private:
   void schedule_next(std::chrono::milliseconds delay);
   expected<std::int64_t> start(time_ms now, std::optional<savepoint_request> savepoint);
@@ -256,6 +283,9 @@ private:
   std::int64_t completed_ = 0;
   std::int64_t failed_ = 0;
   std::int32_t consecutive_failures_ = 0;
+  std::deque<checkpoint_record> history_;
+  std::size_t history_size_ = 10;
+  checkpoint_record* record(std::int64_t checkpoint_id);
 };
 
 } // namespace flint::job_master::checkpoint

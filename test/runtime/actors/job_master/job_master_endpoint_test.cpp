@@ -1058,3 +1058,80 @@ TEST_CASE("a job's own keys under Flink 2's names win over the cluster's depreca
   REQUIRE(dir->has_value());
   CHECK((*dir)->string() == "/tmp/job-checkpoints");
 }
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "trigger_checkpoint starts a checkpoint at once, and the job's status carries "
+                  "its history, the checkpoint settings and the job type") {
+  checkpoint_dir dir;
+  job_master_config cfg;
+  cfg.configuration.set("state.checkpoints.dir", dir.path.string());
+  cfg.configuration.set("web.checkpoints.history", "1");
+  // No periodic checkpoints: only those asked for.
+  run_job(cfg);
+  auto first = te_call<flint::job_master::trigger_checkpoint>(rpc::ack{});
+  REQUIRE_MESSAGE(first.has_value(), first.error().to_string());
+  CHECK(first->checkpoint_id == 1);
+  // The sources are triggered in the same step.
+  REQUIRE(checkpoint_triggers.size() == 2);
+  CHECK(checkpoint_triggers[0].checkpoint_id == 1);
+  auto pending = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(pending.has_value());
+  CHECK(pending->job_type == "STREAMING");
+  CHECK(pending->checkpointing);
+  CHECK(pending->checkpoint_config.interval_ms == 0);
+  CHECK(pending->checkpoint_config.mode == "EXACTLY_ONCE");
+  CHECK(pending->checkpoint_config.checkpoint_storage == (dir.path / job.to_string()).string());
+  REQUIRE(pending->checkpoint_history.size() == 1);
+  const auto& p = pending->checkpoint_history[0];
+  CHECK(p.id == 1);
+  CHECK(p.status == "IN_PROGRESS");
+  CHECK_FALSE(p.savepoint);
+  CHECK(p.end_time == -1);
+  REQUIRE(p.tasks.size() == submitted.size());
+  for (const auto& t : p.tasks)
+    CHECK(t.ack_time == -1);
+  CHECK(pending->restored.id == -1);
+
+  for (const auto& s : submitted)
+    REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), 1, {}}));
+  auto completed = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(completed.has_value());
+  REQUIRE(completed->checkpoint_history.size() == 1);
+  const auto& c = completed->checkpoint_history[0];
+  CHECK(c.status == "COMPLETED");
+  CHECK(c.end_time >= c.trigger_time);
+  CHECK(c.external_path.find("chk-1") != std::string::npos);
+  for (const auto& t : c.tasks)
+    CHECK(t.ack_time >= c.trigger_time);
+  CHECK(completed->checkpoints.latest_id == 1);
+
+  // A second one while none is pending; the history keeps web.checkpoints.history (1) of them.
+  auto second = te_call<flint::job_master::trigger_checkpoint>(rpc::ack{});
+  REQUIRE(second.has_value());
+  CHECK(second->checkpoint_id == 2);
+  auto later = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(later->checkpoint_history.size() == 1);
+  CHECK(later->checkpoint_history[0].id == 2);
+  // Fenced as every JobMaster method.
+  auto stale = te_call<flint::job_master::trigger_checkpoint>(rpc::ack{}, cluster::job_master_id{5, 5});
+  REQUIRE_FALSE(stale.has_value());
+  CHECK(stale.error().code == errc::fencing_token_mismatch);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "trigger_checkpoint is refused, saying why, while the job's tasks do not all run") {
+  confirm_resource_manager();
+  // RUNNING, its slots requested, no task deployed yet.
+  start_job_master();
+  REQUIRE(master().status() == job_status::running);
+  auto refused = te_call<flint::job_master::trigger_checkpoint>(rpc::ack{});
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code == errc::rejected);
+  CHECK(refused.error().message.find("Could not trigger a checkpoint") != std::string::npos);
+  CHECK(checkpoint_triggers.empty());
+  // Counted as a failed checkpoint, as Flink counts a trigger that could not start.
+  auto status = te_call<request_job_status>(rpc::ack{});
+  REQUIRE(status.has_value());
+  CHECK(status->checkpoints.failed == 1);
+  CHECK(status->checkpoint_history.empty());
+}

@@ -519,6 +519,41 @@ TEST_SUITE("checkpoint coordinator") {
     }
   }
 
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "the history keeps the newest checkpoints and how each ended, and a checkpoint "
+                    "asked for is not held back by the concurrent maximum") {
+    auto& c = make();
+    c.set_history_size(2);
+    auto first = c.trigger_checkpoint(10);
+    REQUIRE(first);
+    REQUIRE(c.history().size() == 1);
+    CHECK(c.history()[0].status == checkpoint_record::state::in_progress);
+    CHECK(c.history()[0].tasks.size() == 3);
+    // max-concurrent 1: a periodic trigger is refused, an asked one starts.
+    CHECK_FALSE(c.trigger_checkpoint(11));
+    auto asked = c.trigger_checkpoint_on_demand(12);
+    REQUIRE(asked);
+    CHECK(c.number_of_pending() == 2);
+    c.acknowledge(source0, *first, state_of(100), 15);
+    CHECK(c.history()[0].tasks.at(source0) == std::pair<time_ms, std::uint64_t>{15, 100});
+    CHECK(c.history()[0].tasks.at(sink0).first == -1);
+    c.decline(sink0, *first, "boom", 16);
+    CHECK(c.history()[0].status == checkpoint_record::state::failed);
+    CHECK(c.history()[0].end_time == 16);
+    CHECK(c.history()[0].failure_message.find("boom") != std::string::npos);
+    ack_all(*asked, 20);
+    CHECK(c.history()[1].status == checkpoint_record::state::completed);
+    CHECK(c.history()[1].end_time == 20);
+    CHECK(c.history()[1].external_path == "/checkpoints/chk-" + std::to_string(*asked));
+    CHECK(c.history()[1].state_bytes > 0);
+    // A third: the oldest goes.
+    auto third = c.trigger_checkpoint(30);
+    REQUIRE(third);
+    REQUIRE(c.history().size() == 2);
+    CHECK(c.history()[0].id == *asked);
+    CHECK(c.history()[1].id == *third);
+  }
+
 } // TEST_SUITE
 
 } // namespace flint::job_master::checkpoint
