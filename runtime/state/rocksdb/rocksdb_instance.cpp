@@ -39,9 +39,15 @@ std::string to_upper_ascii(std::string_view s) {
 } // namespace
 
 void rocksdb_key_prefix(std::string& out, std::int32_t key_group, std::uint32_t state) {
-  out.clear();
-  put_be(out, static_cast<std::uint16_t>(key_group), 2);
-  put_be(out, state, 4);
+  // Once per get and put: the 6 bytes at once.
+  out.resize(rocksdb_key_prefix_size);
+  auto group = static_cast<std::uint16_t>(key_group);
+  out[0] = static_cast<char>(group >> 8);
+  out[1] = static_cast<char>(group & 0xff);
+  out[2] = static_cast<char>(state >> 24);
+  out[3] = static_cast<char>((state >> 16) & 0xff);
+  out[4] = static_cast<char>((state >> 8) & 0xff);
+  out[5] = static_cast<char>(state & 0xff);
 }
 
 std::int32_t rocksdb_key_group(std::string_view key) {

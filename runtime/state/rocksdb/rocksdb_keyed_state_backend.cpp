@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -233,6 +234,11 @@ std::string rocksdb_keyed_state_backend::instance_dir() const {
 const std::string& rocksdb_keyed_state_backend::entry_key(std::uint32_t state,
                                                           std::int32_t key_group,
                                                           std::string_view key) {
+  // An operator's put follows its get of the same key: the key is built already.
+  if (state == key_state_ && key_group == key_group_
+      && key_.size() == rocksdb_key_prefix_size + key.size()
+      && std::memcmp(key_.data() + rocksdb_key_prefix_size, key.data(), key.size()) == 0)
+    return key_;
   if (state >= names_.size())
     throw std::out_of_range("keyed state backend: no state number " + std::to_string(state));
   if (!key_groups_.contains(key_group))
@@ -241,6 +247,8 @@ const std::string& rocksdb_keyed_state_backend::entry_key(std::uint32_t state,
       + std::to_string(key_groups_.last) + "]: key group " + std::to_string(key_group));
   rocksdb_key_prefix(key_, key_group, state);
   key_.append(key);
+  key_state_ = state;
+  key_group_ = key_group;
   return key_;
 }
 
@@ -391,6 +399,7 @@ void rocksdb_keyed_state_backend::notify_checkpoint_complete(std::int64_t checkp
 }
 
 expected<unit> rocksdb_keyed_state_backend::load_state_names() {
+  key_state_ = no_state;
   auto names = core_->instance->state_names();
   if (!names)
     return names.error();

@@ -88,6 +88,10 @@ private:
   std::vector<std::string> names_;
   std::unordered_map<std::string, std::uint32_t> numbers_;
   std::string key_;
+  /// The state and key group key_ was built for (no_state: none).
+  static constexpr std::uint32_t no_state = ~std::uint32_t{0};
+  std::uint32_t key_state_ = no_state;
+  std::int32_t key_group_ = -1;
   int restores_ = 0;
   bool snapshots_taken_ = false;
 };

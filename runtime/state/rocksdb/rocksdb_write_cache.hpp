@@ -2,8 +2,8 @@
 /// The hot entries of a RocksDB keyed state backend on the heap (`state.backend.rocksdb.cache.size`),
 /// in the spirit of Flink 2's ForSt cache: reads of a cached key, present or absent, touch no
 /// RocksDB; writes and removals stay here (write-back) until they go to RocksDB in one
-/// WriteBatch — when the cache fills (the least recently used entries, down to 7/8 of the
-/// size), before a snapshot (all of them: a snapshot is exactly what RocksDB holds) and before a
+/// WriteBatch — when the cache fills (entries not used lately, by CLOCK's second chance, down
+/// to 7/8 of the size), before a snapshot (all of them: a snapshot is exactly what RocksDB holds) and before a
 /// prefix iteration of a key group (that key group's). Absent keys are cached too, so a key seen
 /// for the first time costs one RocksDB read, not one per record.
 ///
@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace flint::state {
@@ -68,37 +67,37 @@ public:
 
 private:
   struct entry;
-  struct key_hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept {
-      return std::hash<std::string_view>()(s);
-    }
+  /// A slot of the open-addressing index (linear probing): the key's hash and its entry.
+  struct slot {
+    std::uint64_t hash = 0;
+    entry* e = nullptr;
   };
-  using entry_map = std::unordered_map<std::string, entry, key_hash, std::equal_to<>>;
 
-  /// The cached entry of `key`, most recently used now; null if not cached.
+  /// The cached entry of `key`, marked as used; null if not cached.
   entry* find(std::string_view key);
-  /// A new entry for `key` (not cached yet), most recently used.
+  /// A new entry for `key` (not cached yet), not marked as used.
   entry& insert(std::int32_t key_group, std::string_view key);
   /// Marks `e` as holding a write not yet in RocksDB.
   void make_dirty(entry& e);
   void make_clean(entry& e);
   /// Entries too large to cache go straight to RocksDB.
   bool too_large(std::string_view key, std::string_view value) const;
-  /// Evicts the least recently used entries once the cache is over its size; their writes go
-  /// to RocksDB in one batch.
+  /// Evicts entries not used lately once the cache is over its size; their writes go to
+  /// RocksDB in one batch.
   expected<unit> evict_if_full(rocksdb_instance& db);
   void resize(entry& e, std::size_t value_size);
-  void unlink_lru(entry& e);
-  void link_lru_front(entry& e);
   void erase(entry& e);
+  /// Index maintenance: the slot of `key` (or the empty one where it would go), and growing.
+  std::size_t slot_of(std::uint64_t hash, std::string_view key) const;
+  void grow();
 
   std::uint64_t capacity_;
   key_group_range key_groups_;
-  entry_map entries_;
-  /// Most recently used first.
-  entry* lru_front_ = nullptr;
-  entry* lru_back_ = nullptr;
+  /// Power-of-two size, at most half full; entries are owned here (allocated one by one).
+  std::vector<slot> slots_;
+  std::size_t count_ = 0;
+  /// CLOCK's hand: the slot eviction looks at next (modulo the index's size).
+  std::size_t hand_ = 0;
   /// Per key group (index: key group - first), its dirty entries.
   std::vector<entry*> dirty_;
   /// The entry the last call found or made: an operator's put follows its get of the same key.

@@ -166,7 +166,7 @@ TEST_CASE("for_each sees the cached writes and removals of its key group") {
   CHECK(backend->cache_stats().dirty == 1);
 }
 
-TEST_CASE("a full cache evicts the least recently used entries, writing the dirty ones in batches") {
+TEST_CASE("a full cache evicts entries not used lately (CLOCK), writing the dirty ones in batches") {
   rocksdb_backends made;
   constexpr std::uint64_t cache = 64 << 10;
   auto backend = made.make({0, 0}, cache);
@@ -175,7 +175,7 @@ TEST_CASE("a full cache evicts the least recently used entries, writing the dirt
   backend->put(s, 0, "hot", "h");
   for (int i = 0; i < 5000; ++i) {
     backend->put(s, 0, "cold-" + std::to_string(i), std::string(32, 'c'));
-    // Used all the time: never the least recently used.
+    // Used all the time: it keeps its second chance and stays.
     REQUIRE(backend->get(s, 0, "hot", value));
   }
   auto stats = backend->cache_stats();
