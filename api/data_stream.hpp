@@ -22,6 +22,8 @@ namespace flint::api {
 
 template <class T, class K>
 class keyed_stream;
+template <class T, class W>
+class all_windowed_stream;
 
 namespace detail {
 
@@ -88,6 +90,11 @@ public:
   /// Partitions by the key a selector returns.
   template <class F>
   keyed_stream<T, std::decay_t<std::invoke_result_t<F&, const T&>>> key_by(F selector);
+
+  /// All records in the windows `assigner` gives, evaluated at parallelism 1 (Flink's
+  /// windowAll); see api/all_windowed_stream.hpp.
+  template <class A>
+  all_windowed_stream<T, typename A::window_type> window_all(A assigner);
 
   /// Round-robin to all downstream subtasks.
   data_stream<T> rebalance() { return partition({graph::partitioner_kind::rebalance}); }

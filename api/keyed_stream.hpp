@@ -10,6 +10,9 @@
 
 namespace flint::api {
 
+template <class T, class K, class W>
+class windowed_stream;
+
 /// Records routed by `K` to key groups; every operation after it sees one key per subtask.
 template <class T, class K>
 class keyed_stream : public data_stream<T> {
@@ -54,6 +57,11 @@ public:
     auto factory = std::make_shared<keyed_process_factory<T, K, Out, F>>(std::move(fn), key_->fn);
     return this->template transform<Out>("KeyedProcess", std::move(factory));
   }
+
+  /// Groups each key's records into the windows `assigner` gives (Flink's KeyedStream#window):
+  /// `window(api::tumbling_event_time_windows::of(1min))`; see api/windowed_stream.hpp.
+  template <class A>
+  windowed_stream<T, K, typename A::window_type> window(A assigner);
 
 private:
   /// `keeps_key`: `fold` never changes the key field, so state may hold values keyed in place.
@@ -102,3 +110,6 @@ keyed_stream<T, std::decay_t<std::invoke_result_t<F&, const T&>>> data_stream<T>
 }
 
 } // namespace flint::api
+
+#include "api/windowed_stream.hpp"
+#include "api/all_windowed_stream.hpp"

@@ -1,0 +1,395 @@
+#pragma once
+/// Windows on a keyed stream (Flink's WindowedStream): `key_by(...).window(assigner)`, then
+/// optionally `.trigger(...)`, `.evictor(...)`, `.allowed_lateness(d)`,
+/// `.side_output_late_data(tag)`, and a window function: `reduce`, `aggregate`, `process`,
+/// `apply`, or reduce/aggregate followed by a process function. Flink's assigners, triggers and
+/// evictors are re-exported here in snake_case; the built-in triggers and evictors are spelt
+/// without their element type, which the windowed stream fills in:
+///
+///     clicks.key_by([](const click& c) { return c.user; })
+///       .window(api::tumbling_event_time_windows::of(1min))
+///       .trigger(api::purging_trigger::of(api::count_trigger::of(100)))
+///       .allowed_lateness(10s)
+///       .side_output_late_data(late)
+///       .aggregate(count_clicks{});
+///
+/// A user trigger or evictor is a class deriving from `api::trigger<T, W>` / `api::evictor<T, W>`
+/// passed as a `std::unique_ptr` (`.trigger(std::make_unique<my_trigger>())`); the built-ins in
+/// their explicit form are `streaming::count_trigger<T, W>::of(n)` and so on.
+
+#include "api/keyed_stream.hpp"
+#include "runtime/streaming/windowing/continuous_event_time_trigger.hpp"
+#include "runtime/streaming/windowing/count_evictor.hpp"
+#include "runtime/streaming/windowing/count_trigger.hpp"
+#include "runtime/streaming/windowing/event_time_trigger.hpp"
+#include "runtime/streaming/windowing/global_windows.hpp"
+#include "runtime/streaming/windowing/processing_time_trigger.hpp"
+#include "runtime/streaming/windowing/purging_trigger.hpp"
+#include "runtime/streaming/windowing/session_windows.hpp"
+#include "runtime/streaming/windowing/sliding_windows.hpp"
+#include "runtime/streaming/windowing/time_evictor.hpp"
+#include "runtime/streaming/windowing/tumbling_windows.hpp"
+#include "runtime/streaming/windowing/window_operator.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace flint::api {
+
+// -- Flink's windowing vocabulary -------------------------------------------------------------
+
+using time_window = streaming::time_window;
+using global_window = streaming::global_window;
+using tumbling_event_time_windows = streaming::tumbling_event_time_windows;
+using tumbling_processing_time_windows = streaming::tumbling_processing_time_windows;
+using sliding_event_time_windows = streaming::sliding_event_time_windows;
+using sliding_processing_time_windows = streaming::sliding_processing_time_windows;
+using event_time_session_windows = streaming::event_time_session_windows;
+using processing_time_session_windows = streaming::processing_time_session_windows;
+using global_windows = streaming::global_windows;
+
+template <class T, class W = time_window>
+using trigger = streaming::trigger<T, W>;
+using trigger_result = streaming::trigger_result;
+using trigger_context = streaming::trigger_context;
+using on_merge_context = streaming::on_merge_context;
+template <class T, class W = time_window>
+using evictor = streaming::evictor<T, W>;
+using evictor_context = streaming::evictor_context;
+template <class T>
+using timestamped_value = streaming::timestamped_value<T>;
+
+template <class In, class Acc, class Out>
+using aggregate_function = streaming::aggregate_function<In, Acc, Out>;
+template <class In, class Out, class K, class W = time_window>
+using process_window_function = streaming::process_window_function<In, Out, K, W>;
+template <class In, class Out, class W = time_window>
+using process_all_window_function = streaming::process_all_window_function<In, Out, W>;
+template <class W = time_window>
+using window_context = streaming::window_context<W>;
+using window_state_store = streaming::window_state_store;
+
+/// A built-in trigger or evictor whose element and window types the windowed stream fills in:
+/// `make(std::type_identity<T>{}, std::type_identity<W>{})` builds it.
+template <class Make>
+struct typed_later {
+  Make make;
+  template <class T, class W>
+  auto build() const {
+    return make(std::type_identity<T>{}, std::type_identity<W>{});
+  }
+};
+template <class Make>
+typed_later(Make) -> typed_later<Make>;
+
+namespace detail {
+template <class X>
+struct is_typed_later : std::false_type {};
+template <class M>
+struct is_typed_later<typed_later<M>> : std::true_type {};
+} // namespace detail
+
+/// Flink's EventTimeTrigger: `.trigger(api::event_time_trigger::create())`.
+struct event_time_trigger {
+  static auto create() {
+    return typed_later{[](auto t, auto w) {
+      return streaming::event_time_trigger<typename decltype(t)::type,
+                                           typename decltype(w)::type>::create();
+    }};
+  }
+};
+/// Flink's ProcessingTimeTrigger.
+struct processing_time_trigger {
+  static auto create() {
+    return typed_later{[](auto t, auto w) {
+      return streaming::processing_time_trigger<typename decltype(t)::type,
+                                                typename decltype(w)::type>::create();
+    }};
+  }
+};
+/// Flink's CountTrigger: fires every `max_count` elements of a window.
+struct count_trigger {
+  static auto of(std::int64_t max_count) {
+    return typed_later{[max_count](auto t, auto w) {
+      return streaming::count_trigger<typename decltype(t)::type,
+                                      typename decltype(w)::type>::of(max_count);
+    }};
+  }
+};
+/// Flink's ContinuousEventTimeTrigger: fires every `interval` of event time and at the end.
+struct continuous_event_time_trigger {
+  static auto of(std::chrono::milliseconds interval) {
+    return typed_later{[interval](auto t, auto w) {
+      return streaming::continuous_event_time_trigger<typename decltype(t)::type,
+                                                      typename decltype(w)::type>::of(interval);
+    }};
+  }
+};
+/// Flink's PurgingTrigger around another built-in: `purging_trigger::of(count_trigger::of(5))`.
+struct purging_trigger {
+  template <class Nested>
+  static auto of(typed_later<Nested> nested) {
+    return typed_later{[nested](auto t, auto w) {
+      using T = typename decltype(t)::type;
+      using W = typename decltype(w)::type;
+      std::unique_ptr<streaming::trigger<T, W>> inner = nested.template build<T, W>();
+      return streaming::purging_trigger<T, W>::of(std::move(inner));
+    }};
+  }
+};
+/// Flink's CountEvictor: keeps the last `max_count` elements (before the function, or after).
+struct count_evictor {
+  static auto of(std::int64_t max_count, bool do_evict_after = false) {
+    return typed_later{[max_count, do_evict_after](auto t, auto w) {
+      return streaming::count_evictor<typename decltype(t)::type,
+                                      typename decltype(w)::type>::of(max_count, do_evict_after);
+    }};
+  }
+};
+/// Flink's TimeEvictor: keeps the elements of the last `window_size` of event time.
+struct time_evictor {
+  static auto of(std::chrono::milliseconds window_size, bool do_evict_after = false) {
+    return typed_later{[window_size, do_evict_after](auto t, auto w) {
+      return streaming::time_evictor<typename decltype(t)::type,
+                                     typename decltype(w)::type>::of(window_size, do_evict_after);
+    }};
+  }
+};
+
+/// Builds the operator of each subtask (the windowed stream's function, typed by its contents).
+class window_operator_factory final : public named_operator_factory {
+public:
+  using make_fn =
+    std::function<std::unique_ptr<streaming::stream_operator>(streaming::operator_context&)>;
+  explicit window_operator_factory(make_fn make)
+    : named_operator_factory("window"),
+      make_(std::move(make)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return make_(ctx);
+  }
+
+private:
+  make_fn make_;
+};
+
+template <class T, class K, class W>
+class windowed_stream {
+public:
+  windowed_stream(keyed_stream<T, K> input, std::shared_ptr<const streaming::window_assigner<W>> assigner)
+    : input_(std::move(input)) {
+    settings_.assigner = std::move(assigner);
+  }
+
+  /// The trigger that fires the windows (default: the assigner's): a built-in from this
+  /// namespace (`api::count_trigger::of(5)`) or a `std::unique_ptr` to a user trigger<T, W>.
+  template <class Tr>
+  windowed_stream& trigger(Tr t) {
+    if constexpr (detail::is_typed_later<Tr>::value) {
+      settings_.window_trigger = std::shared_ptr<streaming::trigger<T, W>>(t.template build<T, W>());
+    } else {
+      static_assert(std::is_convertible_v<Tr, std::unique_ptr<streaming::trigger<T, W>>>,
+                    "trigger takes api::count_trigger::of(n) and the like, or a std::unique_ptr "
+                    "to a class deriving from api::trigger<T, W> of the stream's types");
+      settings_.window_trigger = std::shared_ptr<streaming::trigger<T, W>>(std::move(t));
+    }
+    if (settings_.assigner->is_merging() && !settings_.window_trigger->can_merge())
+      throw std::invalid_argument("A merging window assigner cannot be used with a trigger that "
+                                  "does not support merging.");
+    return *this;
+  }
+
+  /// Removes elements before or after the function runs (`api::count_evictor::of(n)`, or a
+  /// `std::unique_ptr` to a user evictor<T, W>); the windows then keep every element.
+  template <class E>
+  windowed_stream& evictor(E e) {
+    if constexpr (detail::is_typed_later<E>::value) {
+      settings_.window_evictor = std::shared_ptr<streaming::evictor<T, W>>(e.template build<T, W>());
+    } else {
+      static_assert(std::is_convertible_v<E, std::unique_ptr<streaming::evictor<T, W>>>,
+                    "evictor takes api::count_evictor::of(n) and the like, or a std::unique_ptr "
+                    "to a class deriving from api::evictor<T, W> of the stream's types");
+      settings_.window_evictor = std::shared_ptr<streaming::evictor<T, W>>(std::move(e));
+    }
+    return *this;
+  }
+
+  /// How long after its end (event time) a window still takes elements and fires again for
+  /// each; 0 by default. Negative: std::invalid_argument.
+  windowed_stream& allowed_lateness(std::chrono::milliseconds lateness) {
+    if (lateness.count() < 0)
+      throw std::invalid_argument("The allowed lateness cannot be negative.");
+    settings_.allowed_lateness = lateness.count();
+    return *this;
+  }
+
+  /// Elements too late for every window go to side output `tag` (read it with
+  /// `get_side_output(tag)` on the window's result) instead of being dropped.
+  windowed_stream& side_output_late_data(const output_tag<T>& tag) {
+    settings_.late_data_tag = tag;
+    return *this;
+  }
+
+  /// Folds each window's elements with `fn(a, b)` as they arrive; emits the result.
+  template <class F>
+  data_stream<T> reduce(F fn) {
+    static_assert(std::is_invocable_r_v<T, F&, const T&, const T&>,
+                  "reduce takes a function (const T&, const T&) -> T");
+    using pass = streaming::pass_through_window_function<T, K, W>;
+    if (settings_.window_evictor)
+      return build<T>("ReduceFunction", streaming::list_contents<T>(), [fn] {
+        return std::make_unique<streaming::folding_window_function<T, T, T, K, W>>(
+          fold_with(fn), std::make_unique<pass>());
+      });
+    return build<T>("ReduceFunction", streaming::reducing_contents<T, F>(fn),
+                    [] { return std::make_unique<pass>(); });
+  }
+
+  /// Folds with `fn` as elements arrive, then hands the one value to `process` (a
+  /// process_window_function<T, Out, K, W>) with its window.
+  template <class F, class P>
+  data_stream<typename P::output_type> reduce(F fn, P process) {
+    using Out = typename P::output_type;
+    check_process<T, P>();
+    using user = streaming::user_process_window_function<T, Out, K, W, P>;
+    if (settings_.window_evictor)
+      return build<Out>("ReduceFunction, ProcessWindowFunction", streaming::list_contents<T>(),
+                        [fn, process] {
+                          return std::make_unique<streaming::folding_window_function<T, T, Out, K, W>>(
+                            fold_with(fn), std::make_unique<user>(process));
+                        });
+    return build<Out>("ReduceFunction, ProcessWindowFunction",
+                      streaming::reducing_contents<T, F>(fn),
+                      [process] { return std::make_unique<user>(process); });
+  }
+
+  /// Adds each element to the window's accumulator (Flink's AggregateFunction: a class with
+  /// `Acc create_accumulator()`, `Acc add(const T&, Acc)`, `Out get_result(const Acc&)` and
+  /// `Acc merge(Acc, Acc)`, e.g. deriving from api::aggregate_function<T, Acc, Out>); emits
+  /// get_result.
+  template <class A>
+  auto aggregate(A agg) {
+    using contents = streaming::aggregating_contents<T, A>;
+    using R = typename contents::result_type;
+    using pass = streaming::pass_through_window_function<R, K, W>;
+    if (settings_.window_evictor)
+      return build<R>("AggregateFunction", streaming::list_contents<T>(), [agg] {
+        return std::make_unique<streaming::folding_window_function<T, R, R, K, W>>(
+          aggregate_with(agg), std::make_unique<pass>());
+      });
+    return build<R>("AggregateFunction", contents(agg), [] { return std::make_unique<pass>(); });
+  }
+
+  /// Aggregates as elements arrive, then hands the result to `process`.
+  template <class A, class P>
+  data_stream<typename P::output_type> aggregate(A agg, P process) {
+    using contents = streaming::aggregating_contents<T, A>;
+    using R = typename contents::result_type;
+    using Out = typename P::output_type;
+    check_process<R, P>();
+    using user = streaming::user_process_window_function<R, Out, K, W, P>;
+    if (settings_.window_evictor)
+      return build<Out>("AggregateFunction, ProcessWindowFunction", streaming::list_contents<T>(),
+                        [agg, process] {
+                          return std::make_unique<streaming::folding_window_function<T, R, Out, K, W>>(
+                            aggregate_with(agg), std::make_unique<user>(process));
+                        });
+    return build<Out>("AggregateFunction, ProcessWindowFunction", contents(agg),
+                      [process] { return std::make_unique<user>(process); });
+  }
+
+  /// Runs `fn` (a copyable class deriving from api::process_window_function<T, Out, K, W>) over
+  /// all elements of each window that fires. `Out` is the function's, or as given.
+  template <class Out = void, class P>
+  auto process(P fn) {
+    using out = std::conditional_t<std::is_void_v<Out>, typename P::output_type, Out>;
+    check_process<T, P>();
+    using user = streaming::user_process_window_function<std::vector<T>, out, K, W, P>;
+    return build<out>("ProcessWindowFunction", streaming::list_contents<T>(),
+                      [fn] { return std::make_unique<user>(fn); });
+  }
+
+  /// Flink's WindowFunction: `fn(const K& key, const W& window, const std::vector<T>& elements,
+  /// collector<Out>& out)` over all elements of each window that fires.
+  template <class Out, class F>
+  data_stream<Out> apply(F fn) {
+    using applied = streaming::apply_window_function<T, Out, K, W, F>;
+    return build<Out>("WindowFunction", streaming::list_contents<T>(),
+                      [fn] { return std::make_unique<applied>(fn); });
+  }
+
+  const streaming::window_settings<T, W>& settings() const { return settings_; }
+
+private:
+  template <class In, class P>
+  static void check_process() {
+    static_assert(
+      std::is_base_of_v<streaming::process_window_function<In, typename P::output_type, K, W>, P>,
+      "process takes a class deriving from api::process_window_function<In, Out, K, W> of the "
+      "window's input, key and window types");
+    static_assert(std::is_copy_constructible_v<P>,
+                  "each subtask gets its own copy of the function");
+  }
+
+  template <class F>
+  static std::function<T(const std::vector<T>&)> fold_with(F fn) {
+    return [fn](const std::vector<T>& values) mutable {
+      T acc = values.front();
+      for (std::size_t i = 1; i < values.size(); ++i)
+        acc = fn(acc, values[i]);
+      return acc;
+    };
+  }
+
+  template <class A>
+  static auto aggregate_with(A agg) {
+    using R = typename streaming::aggregating_contents<T, A>::result_type;
+    return std::function<R(const std::vector<T>&)>([agg](const std::vector<T>& values) mutable {
+      auto acc = agg.create_accumulator();
+      for (const auto& v : values)
+        acc = agg.add(v, std::move(acc));
+      return agg.get_result(acc);
+    });
+  }
+
+  /// The operator "Window(<assigner>, <trigger>[, <evictor>], <function>)" after the keyed
+  /// input: each subtask gets the contents policy and a function from `make_fn`.
+  template <class Out, class Contents, class MakeFn>
+  data_stream<Out> build(const std::string& function, Contents contents, MakeFn make_fn) {
+    auto settings = settings_;
+    auto trigger_name = settings.window_trigger
+      ? settings.window_trigger->to_string()
+      : streaming::make_default_trigger<T, W>(*settings.assigner)->to_string();
+    auto name = "Window(" + settings.assigner->to_string() + ", " + trigger_name
+      + (settings.window_evictor ? ", " + settings.window_evictor->to_string() : std::string())
+      + ", " + function + ")";
+    auto key = input_.key()->fn;
+    auto factory = std::make_shared<window_operator_factory>(
+      [settings, contents, make_fn, key](streaming::operator_context& ctx)
+        -> std::unique_ptr<streaming::stream_operator> {
+        return std::make_unique<streaming::window_operator<K, Contents, Out, W>>(
+          settings, contents, make_fn(), key, ctx, streaming::make_output<Out>(ctx));
+      });
+    return input_.template transform<Out>(std::move(name), std::move(factory));
+  }
+
+  keyed_stream<T, K> input_;
+  streaming::window_settings<T, W> settings_;
+};
+
+template <class T, class K>
+template <class A>
+windowed_stream<T, K, typename A::window_type> keyed_stream<T, K>::window(A assigner) {
+  using W = typename A::window_type;
+  static_assert(std::is_base_of_v<streaming::window_assigner<W>, A>,
+                "window takes an assigner such as api::tumbling_event_time_windows::of(1min)");
+  return windowed_stream<T, K, W>(*this, std::make_shared<A>(std::move(assigner)));
+}
+
+} // namespace flint::api

@@ -1,0 +1,181 @@
+#pragma once
+/// What a window keeps of its elements, as bytes in the keyed state backend (the window state of
+/// Flink's WindowOperator: a ListState for process functions and evictors, a ReducingState for
+/// reduce, an AggregatingState for aggregate). Each policy adds an element to a window's bytes,
+/// merges two windows' bytes (session windows) and turns the bytes into what the window function
+/// takes.
+
+#include "runtime/streaming/time/element_time.hpp"
+#include "runtime/streaming/type_serializer.hpp"
+#include "runtime/streaming/windowing/evictor.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flint::streaming {
+
+namespace window_detail {
+
+template <class V>
+void append_value(std::string& out, const V& value) {
+  auto at = out.size();
+  out.resize(at + type_serializer<V>::size(value));
+  type_serializer<V>::write_to(value, out.data() + at);
+}
+
+template <class V>
+V read_value(std::string_view bytes) {
+  byte_reader in(std::span<const char>(bytes.data(), bytes.size()));
+  return type_serializer<V>::read(in);
+}
+
+template <class V>
+std::string value_bytes(const V& value) {
+  std::string out;
+  append_value(out, value);
+  return out;
+}
+
+} // namespace window_detail
+
+/// Every element with its timestamp, one after another (Flink's ListState of the window, of
+/// TimestampedValue with an evictor). Adding appends; merging concatenates.
+template <class In>
+class list_contents {
+public:
+  using element_type = In;
+  using result_type = std::vector<In>;
+  static constexpr bool keeps_elements = true;
+
+  void add(std::string& bytes, bool exists, const In& value, const element_time& time) const {
+    (void)exists;
+    append(bytes, value, time.has_timestamp, time.timestamp);
+  }
+  void merge_into(std::string& target, bool exists, std::string_view source) const {
+    (void)exists;
+    target.append(source);
+  }
+  result_type result(std::string_view bytes) const {
+    result_type out;
+    for_each(bytes, [&](In&& value, bool, std::int64_t) { out.push_back(std::move(value)); });
+    return out;
+  }
+  std::vector<timestamped_value<In>> elements(std::string_view bytes) const {
+    std::vector<timestamped_value<In>> out;
+    for_each(bytes, [&](In&& value, bool has_timestamp, std::int64_t timestamp) {
+      if (has_timestamp)
+        out.emplace_back(std::move(value), timestamp);
+      else
+        out.emplace_back(std::move(value));
+    });
+    return out;
+  }
+  std::string encode(const std::vector<timestamped_value<In>>& elements) const {
+    std::string out;
+    for (const auto& e : elements)
+      append(out, e.value, e.has_timestamp, e.timestamp);
+    return out;
+  }
+
+private:
+  static void append(std::string& out, const In& value, bool has_timestamp,
+                     std::int64_t timestamp) {
+    out.push_back(has_timestamp ? '\1' : '\0');
+    if (has_timestamp)
+      window_detail::append_value(out, timestamp);
+    window_detail::append_value(out, value);
+  }
+  template <class F>
+  static void for_each(std::string_view bytes, F&& f) {
+    byte_reader in(std::span<const char>(bytes.data(), bytes.size()));
+    while (!in.at_end()) {
+      char flag = 0;
+      in.read(&flag, 1);
+      std::int64_t timestamp = 0;
+      if (flag != 0)
+        timestamp = type_serializer<std::int64_t>::read(in);
+      f(type_serializer<In>::read(in), flag != 0, timestamp);
+    }
+  }
+};
+
+/// One value folded by the user's reduce function (Flink's ReducingState).
+template <class In, class F>
+class reducing_contents {
+public:
+  using element_type = In;
+  using result_type = In;
+  static constexpr bool keeps_elements = false;
+
+  explicit reducing_contents(F reduce) : reduce_(std::move(reduce)) {}
+
+  void add(std::string& bytes, bool exists, const In& value, const element_time&) {
+    if (!exists) {
+      bytes.clear();
+      window_detail::append_value(bytes, value);
+      return;
+    }
+    auto folded = reduce_(window_detail::read_value<In>(bytes), value);
+    bytes.clear();
+    window_detail::append_value(bytes, folded);
+  }
+  void merge_into(std::string& target, bool exists, std::string_view source) {
+    if (!exists) {
+      target.assign(source);
+      return;
+    }
+    auto folded =
+      reduce_(window_detail::read_value<In>(target), window_detail::read_value<In>(source));
+    target.clear();
+    window_detail::append_value(target, folded);
+  }
+  result_type result(std::string_view bytes) const { return window_detail::read_value<In>(bytes); }
+
+private:
+  F reduce_;
+};
+
+/// An accumulator of the user's aggregate function (Flink's AggregatingState): `Agg` has
+/// `Acc create_accumulator()`, `Acc add(const In&, Acc)`, `Out get_result(const Acc&)` and
+/// `Acc merge(Acc, Acc)`.
+template <class In, class Agg>
+class aggregating_contents {
+public:
+  using element_type = In;
+  using accumulator_type = std::decay_t<decltype(std::declval<Agg&>().create_accumulator())>;
+  using result_type =
+    std::decay_t<decltype(std::declval<Agg&>().get_result(std::declval<const accumulator_type&>()))>;
+  static constexpr bool keeps_elements = false;
+
+  explicit aggregating_contents(Agg agg) : agg_(std::move(agg)) {}
+
+  void add(std::string& bytes, bool exists, const In& value, const element_time&) {
+    accumulator_type acc =
+      exists ? window_detail::read_value<accumulator_type>(bytes) : agg_.create_accumulator();
+    acc = agg_.add(value, std::move(acc));
+    bytes.clear();
+    window_detail::append_value(bytes, acc);
+  }
+  void merge_into(std::string& target, bool exists, std::string_view source) {
+    if (!exists) {
+      target.assign(source);
+      return;
+    }
+    auto merged = agg_.merge(window_detail::read_value<accumulator_type>(target),
+                             window_detail::read_value<accumulator_type>(source));
+    target.clear();
+    window_detail::append_value(target, merged);
+  }
+  result_type result(std::string_view bytes) {
+    return agg_.get_result(window_detail::read_value<accumulator_type>(bytes));
+  }
+
+private:
+  Agg agg_;
+};
+
+} // namespace flint::streaming

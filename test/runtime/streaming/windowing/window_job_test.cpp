@@ -1,0 +1,230 @@
+// Windows end to end: an out-of-order stream (shuffled within a bounded delay, made by the test)
+// gets timestamps and watermarks at its source, crosses a keyBy exchange and is summed in
+// tumbling (aggregate + process), sliding (reduce + process) and session (process) windows and
+// in one window_all, at parallelism 1, 2 and 4, on local channels and on remote ones between two
+// TaskExecutors, in the hashmap and the RocksDB backend. Every result equals an independent
+// computation over the sorted input; every window fires once.
+
+#include "test/runtime/streaming/streaming_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+using namespace flint;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct event {
+  std::int64_t user = 0;
+  std::int64_t at = 0;
+  std::int64_t value = 0;
+  bool operator==(const event&) const = default;
+};
+FLINT_RECORD(event, user, at, value);
+
+/// (key, window max timestamp, sum of values)
+using result = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+using results = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
+
+constexpr std::int64_t bound_ms = 200;
+constexpr std::int64_t session_gap_ms = 40;
+
+/// 12'000 events of 11 users over ~20 s of event time with pauses (so sessions end), each
+/// displaced by up to `bound_ms`.
+std::vector<event> events() {
+  std::mt19937_64 rng(7);
+  std::vector<event> sorted;
+  std::int64_t t = 5'000'000;
+  for (int i = 0; i < 12000; ++i) {
+    t += static_cast<std::int64_t>(rng() % 3);
+    if (rng() % 400 == 0)
+      t += 150;
+    sorted.push_back({static_cast<std::int64_t>(rng() % 11), t,
+                      static_cast<std::int64_t>(rng() % 100)});
+  }
+  std::vector<std::pair<std::int64_t, event>> keyed;
+  for (const auto& e : sorted)
+    keyed.emplace_back(e.at - static_cast<std::int64_t>(rng() % bound_ms), e);
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<event> out;
+  for (auto& [k, e] : keyed)
+    out.push_back(e);
+  return out;
+}
+
+std::vector<event> sorted_events() {
+  auto all = events();
+  std::stable_sort(all.begin(), all.end(),
+                   [](const event& a, const event& b) { return a.at < b.at; });
+  return all;
+}
+
+results expected_tumbling() {
+  results out;
+  for (const auto& e : sorted_events())
+    out[{e.user, e.at / 1000 * 1000 + 999}] += e.value;
+  return out;
+}
+
+results expected_sliding() {
+  results out;
+  for (const auto& e : sorted_events())
+    for (std::int64_t start = e.at / 500 * 500; start > e.at - 2000; start -= 500)
+      out[{e.user, start + 2000 - 1}] += e.value;
+  return out;
+}
+
+results expected_sessions() {
+  results out;
+  std::map<std::int64_t, std::vector<event>> per_user;
+  for (const auto& e : sorted_events())
+    per_user[e.user].push_back(e);
+  for (const auto& [user, list] : per_user) {
+    std::int64_t sum = 0;
+    std::int64_t last = list.front().at;
+    for (const auto& e : list) {
+      if (e.at - last > session_gap_ms) {
+        out[{user, last + session_gap_ms - 1}] = sum;
+        sum = 0;
+      }
+      sum += e.value;
+      last = e.at;
+    }
+    out[{user, last + session_gap_ms - 1}] = sum;
+  }
+  return out;
+}
+
+results expected_all() {
+  results out;
+  for (const auto& e : sorted_events())
+    out[{-1, e.at / 1000 * 1000 + 999}] += e.value;
+  return out;
+}
+
+struct sum_values : api::aggregate_function<event, std::int64_t, std::int64_t> {
+  std::int64_t create_accumulator() override { return 0; }
+  std::int64_t add(const event& e, std::int64_t acc) override { return acc + e.value; }
+  std::int64_t get_result(const std::int64_t& acc) override { return acc; }
+  std::int64_t merge(std::int64_t a, std::int64_t b) override { return a + b; }
+};
+
+/// Pairs a pre-aggregated value with its key and window.
+template <class In>
+struct label : api::process_window_function<In, result, std::int64_t> {
+  void process(const std::int64_t& key, api::window_context<>& ctx, const std::vector<In>& in,
+               api::collector<result>& out) override {
+    if (in.size() != 1)
+      throw std::logic_error("a pre-aggregated window with more than one value");
+    if (ctx.current_watermark() < ctx.window().max_timestamp())
+      throw std::logic_error("an event-time window fired before the watermark passed it");
+    if constexpr (std::is_same_v<In, event>)
+      out.collect({key, ctx.window().max_timestamp(), in[0].value});
+    else
+      out.collect({key, ctx.window().max_timestamp(), in[0]});
+  }
+};
+
+struct session_sum : api::process_window_function<event, result, std::int64_t> {
+  void process(const std::int64_t& key, api::window_context<>& ctx, const std::vector<event>& in,
+               api::collector<result>& out) override {
+    std::int64_t sum = 0;
+    for (const auto& e : in)
+      sum += e.value;
+    out.collect({key, ctx.window().max_timestamp(), sum});
+  }
+};
+
+struct all_sum : api::process_all_window_function<event, result> {
+  void process(api::window_context<>& ctx, const std::vector<event>& in,
+               api::collector<result>& out) override {
+    std::int64_t sum = 0;
+    for (const auto& e : in)
+      sum += e.value;
+    out.collect({-1, ctx.window().max_timestamp(), sum});
+  }
+};
+
+results gathered(const std::vector<result>& values) {
+  results got;
+  for (const auto& [key, end, sum] : values) {
+    CHECK_MESSAGE(!got.count({key, end}), "fired twice: key " << key << " at " << end);
+    got[{key, end}] = sum;
+  }
+  return got;
+}
+
+void run_windows(int parallelism, int task_managers, const std::string& backend) {
+  CAPTURE(parallelism);
+  CAPTURE(task_managers);
+  CAPTURE(backend);
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", std::to_string(parallelism)},
+                       {"pipeline.auto-watermark-interval", "5 ms"},
+                       {"state.backend.type", backend}});
+  auto timed = env.from_collection(events())
+                 .assign_timestamps_and_watermarks(
+                   api::watermark_strategy<event>::for_bounded_out_of_orderness(
+                     std::chrono::milliseconds(bound_ms))
+                     .with_timestamp_assigner([](const event& e) { return e.at; }));
+  auto by_user = timed.key_by([](const event& e) { return e.user; });
+  auto tumbling = test::collect(
+    by_user.window(api::tumbling_event_time_windows::of(1s)).aggregate(sum_values{}, label<std::int64_t>{}));
+  auto sliding = test::collect(by_user.window(api::sliding_event_time_windows::of(2s, 500ms))
+                                 .reduce(
+                                   [](const event& a, const event& b) {
+                                     return event{a.user, std::max(a.at, b.at), a.value + b.value};
+                                   },
+                                   label<event>{}));
+  auto sessions = test::collect(
+    by_user.window(api::event_time_session_windows::with_gap(std::chrono::milliseconds(session_gap_ms)))
+      .process(session_sum{}));
+  auto all = test::collect(timed.window_all(api::tumbling_event_time_windows::of(1s)).process(all_sum{}));
+  auto program = test::graphs_of(env);
+
+  streaming::local_cluster_options options;
+  options.task_managers = task_managers;
+  options.slots_per_task_manager = (parallelism + task_managers - 1) / task_managers;
+  options.remote_channels = task_managers > 1;
+  streaming::local_cluster cluster(options);
+  auto ran = cluster.execute(program.stream, program.job, std::chrono::minutes(3));
+  REQUIRE_MESSAGE(ran.has_value(), ran.error().to_string());
+  REQUIRE_MESSAGE(ran->status == graph::job_status::finished, ran->failure_cause);
+
+  CHECK(gathered(tumbling->values) == expected_tumbling());
+  CHECK(gathered(sliding->values) == expected_sliding());
+  CHECK(gathered(sessions->values) == expected_sessions());
+  CHECK(gathered(all->values) == expected_all());
+  test::check_resources_released(cluster);
+}
+
+} // namespace
+
+TEST_CASE("the independent computation sees sessions end and windows of several keys") {
+  CHECK(expected_sessions().size() > 2 * 11);
+  CHECK(expected_tumbling().size() > 10 * 11);
+}
+
+TEST_CASE("out-of-order windows on local channels equal the sorted computation, hashmap backend") {
+  run_windows(1, 1, "hashmap");
+  run_windows(2, 1, "hashmap");
+}
+
+TEST_CASE("out-of-order windows on remote channels equal the sorted computation, hashmap backend") {
+  run_windows(4, 2, "hashmap");
+}
+
+TEST_CASE("out-of-order windows equal the sorted computation in the rocksdb backend") {
+  run_windows(2, 1, "rocksdb");
+  run_windows(4, 2, "rocksdb");
+}
