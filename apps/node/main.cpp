@@ -271,6 +271,7 @@ int main(int argc, char** argv) {
     auto settings = node::read_job_manager_settings(cfg);
     if (!settings)
       return fail(settings.error().message);
+    settings->rest.log_file = f.log_file;
     jm.emplace(std::move(*settings));
     if (!f.trace_file.empty() && !jm->recorder().enable_file(f.trace_file))
       return fail("cannot write the trace file '" + f.trace_file + "'");

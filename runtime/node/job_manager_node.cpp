@@ -328,6 +328,10 @@ void job_manager_node::start_rest() {
       "authenticate its clients (security.ssl.rest.authentication-enabled).");
   o.configuration = visible_configuration(s.configuration);
   o.heartbeat_interval_ms = s.heartbeat.interval.count();
+  o.log_file = s.rest.log_file;
+  if (auto history = s.configuration.get_int("web.checkpoints.history");
+      history && *history >= 0)
+    o.checkpoint_history = static_cast<std::size_t>(*history);
   rest::gateway_providers gateways{
     [this] { return dispatcher_gateway(); }, [this] { return resource_manager_gateway(); }, {}};
   if (m.trace_server)

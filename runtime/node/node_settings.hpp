@@ -85,6 +85,9 @@ struct rest_settings {
   std::filesystem::path upload_dir;
   /// `web.submit.enable`.
   bool submit_enabled = true;
+  /// The node's log file (`flint-node --log-file`), which REST's /jobmanager/log and /logs
+  /// serve; empty: the node logs to its standard error and serves no log files.
+  std::filesystem::path log_file;
   /// `security.ssl.rest.*`: HTTPS and, with authentication, mutual TLS. Without it, a node with
   /// `security.ssl.internal.enabled` serves only reads through REST.
   rest::rest_tls_options tls;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
@@ -28,6 +29,10 @@ struct library_run {
   bool allow_non_restored_state = false;
   /// Flink's claimMode (restoreMode before 1.20).
   graph::recovery_claim_mode claim_mode = graph::recovery_claim_mode::no_claim;
+  /// The job's id (Flink's jobId); unset: a fresh random one.
+  std::optional<graph::job_id> job_id;
+  /// Flink's flinkConfiguration: the job's own settings over the cluster's.
+  std::vector<std::pair<std::string, std::string>> configuration;
 };
 
 class cluster_view {
@@ -42,6 +47,11 @@ public:
   virtual expected<std::string> trigger_savepoint(const graph::job_id& job,
                                                   const std::string& target_directory,
                                                   bool stop) = 0;
+  /// Starts a checkpoint of the job now (Flink's triggerCheckpoint): its id.
+  virtual expected<std::int64_t> trigger_checkpoint(const graph::job_id& job) = 0;
+  /// Deletes the savepoint at `path` (Flink's disposeSavepoint): a directory holding a readable
+  /// `_metadata`, or that file. errc::invalid_argument for anything else.
+  virtual expected<unit> dispose_savepoint(const std::string& path) = 0;
   /// The node's trace records from a sequence number on (its trace server's fetch_trace).
   virtual expected<trace::fetch_trace_response> fetch_trace(
     const trace::fetch_trace_request& request) = 0;
@@ -49,6 +59,9 @@ public:
   /// jar's main() in the JobManager), uploads library and job package to the blob server and
   /// submits the job: its id. errc::invalid_argument for a library that does not load or build.
   virtual expected<graph::job_id> run_library(const library_run& run) = 0;
+  /// Builds the library's program as run_library does, without running it: Flink's JSON plan of
+  /// its job graph. errc::invalid_argument as run_library.
+  virtual expected<std::string> plan_library(const library_run& run) = 0;
 };
 
 } // namespace flint::rest

@@ -6,7 +6,10 @@
 
 #include "api/job_library.hpp"
 #include "runtime/streaming/output_initialization.hpp"
+#include "runtime/config/file_path.hpp"
+#include "runtime/graph/json_plan.hpp"
 #include "runtime/config/job_configuration.hpp"
+#include "runtime/state/checkpoint_storage.hpp"
 
 namespace flint::rest {
 
@@ -50,6 +53,32 @@ public:
       return r.error();
     return r->path;
   }
+  expected<std::int64_t> trigger_checkpoint(const graph::job_id& job) override {
+    auto r = ask<dispatcher::trigger_checkpoint>(gateways_.dispatcher,
+                                                 dispatcher::job_id_request{job});
+    if (!r)
+      return r.error();
+    return r->checkpoint_id;
+  }
+
+  expected<unit> dispose_savepoint(const std::string& given) override {
+    auto path = config::parse_path(given, config::path_scope::shared);
+    if (!path)
+      return make_error(errc::invalid_argument,
+                        "Cannot dispose of savepoint '" + given + "': " + path.error().message);
+    auto dir = path->filename() == "_metadata" ? path->parent_path() : *path;
+    // Only what reads as a savepoint or checkpoint goes: its directory holds its _metadata and
+    // the files it owns.
+    if (auto metadata = state::load_checkpoint_metadata(dir.string()); !metadata)
+      return make_error(errc::invalid_argument,
+                        "Cannot dispose of savepoint '" + given + "': " + metadata.error().message);
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec)
+      return make_error(errc::internal,
+                        "Could not delete savepoint " + dir.string() + ": " + ec.message());
+    return unit{};
+  }
 
   expected<trace::fetch_trace_response> fetch_trace(
     const trace::fetch_trace_request& request) override {
@@ -61,30 +90,31 @@ public:
       *self, rpc::client_identity{rest_endpoint_id, nullptr, timeout_}, request);
   }
 
+  expected<std::string> plan_library(const library_run& run) override {
+    auto built = build(run);
+    if (!built)
+      return built.error();
+    return graph::json_execution_plan(*built->program.job, 4);
+  }
+
   expected<graph::job_id> run_library(const library_run& run) override {
     if (!gateways_.blob_server)
       return make_error(errc::illegal_state,
                         "This JobManager has no blob server: no job library "
                         "can be run.");
-    auto settings = config::job_configuration(configuration_, run.parallelism);
-    if (!settings)
-      return settings.error();
-    auto library = api::load_job_library(run.library.string());
-    if (!library)
-      return library.error();
-    std::random_device rd;
-    auto draw = [&] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
-    graph::job_id id{draw(), draw()};
-    auto program = api::build_job_program(**library, run.args, *settings, id);
-    if (!program)
-      return program.error();
+    auto built = build(run);
+    if (!built)
+      return built.error();
+    auto* program = &built->program;
+    const auto& settings = built->settings;
+    auto id = program->job->job_id;
     if (auto outputs = streaming::initialize_outputs(*program->stream); !outputs)
       return outputs.error();
     // The program's graphs keep the library loaded until the job is uploaded and submitted.
     auto job = *program->job;
     job.savepoint_restore = {run.savepoint_path, run.allow_non_restored_state, run.claim_mode};
     if (auto up = api::upload_job(system_, gateways_.blob_server(), run.library.string(), run.args,
-                                  *settings, job);
+                                  settings, job);
         !up)
       return make_error(up.error().code,
                         "Could not upload the job library " + run.library.filename().string()
@@ -97,6 +127,39 @@ public:
   }
 
 private:
+  struct built_program {
+    config::job_settings settings;
+    /// Keeps the library loaded while its graphs are used.
+    std::shared_ptr<api::job_library> library;
+    streaming::job_program program;
+  };
+
+  /// The library's program with the run's settings (the cluster's, the run's configuration over
+  /// them, its parallelism) and job id.
+  expected<built_program> build(const library_run& run) {
+    auto configuration = configuration_;
+    for (const auto& [key, value] : run.configuration)
+      configuration.set(key, value, "REST flinkConfiguration");
+    auto settings = config::job_configuration(configuration, run.parallelism);
+    if (!settings)
+      return settings.error();
+    auto library = api::load_job_library(run.library.string());
+    if (!library)
+      return library.error();
+    graph::job_id id;
+    if (run.job_id) {
+      id = *run.job_id;
+    } else {
+      std::random_device rd;
+      auto draw = [&] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
+      id = graph::job_id{draw(), draw()};
+    }
+    auto program = api::build_job_program(**library, run.args, *settings, id);
+    if (!program)
+      return program.error();
+    return built_program{std::move(*settings), std::move(*library), std::move(*program)};
+  }
+
   template <class M>
   expected<typename M::response> ask(const std::function<rpc::gateway()>& provider,
                                      const typename M::request& req,

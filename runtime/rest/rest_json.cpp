@@ -9,30 +9,14 @@
 
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/rest/detail/json_parts.hpp"
 
 namespace flint::rest {
 
-namespace {
+namespace detail {
 
-using json = nlohmann::ordered_json;
 using graph::execution_state;
 using graph::job_status;
-
-/// Flint's version where Flink shows its own.
-constexpr const char* flint_version = "0.1.0";
-
-constexpr std::array<execution_state, 10> execution_states = {
-  execution_state::created,      execution_state::scheduled, execution_state::deploying,
-  execution_state::initializing, execution_state::running,   execution_state::finished,
-  execution_state::canceling,    execution_state::canceled,  execution_state::failed,
-  execution_state::reconciling};
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string name(execution_state s) {
   return std::string(graph::to_string(s));
@@ -41,23 +25,15 @@ std::string name(job_status s) {
   return std::string(graph::to_string(s));
 }
 
-/// The TaskManager's id as Flink shows it (its taskmanager.resource-id): the TaskExecutor's
-/// endpoint id without the endpoint prefix, so that it fits in a REST path.
 std::string task_manager_id(const std::string& endpoint_id) {
   const std::string_view prefix = task_executor::endpoint_prefix;
   return endpoint_id.starts_with(prefix) ? endpoint_id.substr(prefix.size()) : endpoint_id;
 }
 
-std::int64_t duration_of(const dispatcher::job_details& d, std::int64_t now_ms) {
-  return (d.end_time_ms >= 0 ? d.end_time_ms : now_ms) - d.start_time_ms;
-}
-
-/// Flink's duration: from the start to the end, or to now while running; -1 before the start.
 std::int64_t duration_between(std::int64_t start, std::int64_t end, std::int64_t now_ms) {
   return start < 0 ? -1 : (end >= 0 ? end : now_ms) - start;
 }
 
-/// A vertex's start (its first subtask's) and end (its last subtask's, once all ended).
 std::pair<std::int64_t, std::int64_t> vertex_times(const job_master::vertex_status& v) {
   std::int64_t start = -1, end = -1;
   bool all_ended = !v.subtasks.empty();
@@ -70,18 +46,6 @@ std::pair<std::int64_t, std::int64_t> vertex_times(const job_master::vertex_stat
   return {start, all_ended ? end : -1};
 }
 
-/// Per state, how many subtasks of these vertices are in it.
-std::array<std::int64_t, execution_states.size()> subtask_counts(
-  const std::vector<job_master::vertex_status>& vertices) {
-  std::array<std::int64_t, execution_states.size()> n{};
-  for (const auto& v : vertices)
-    for (const auto& t : v.subtasks)
-      ++n[static_cast<std::size_t>(t.status)];
-  return n;
-}
-
-/// Flink's IOMetricsInfo of subtasks: their figures summed, "-complete" when every one of them
-/// sent its final figures (as Flink marks figures it has from every subtask's end).
 json io_metrics(const std::vector<job_master::subtask_status>& subtasks) {
   std::int64_t read_bytes = 0, write_bytes = 0, read_records = 0, write_records = 0;
   std::int64_t backpressured = 0, idle = 0, busy = 0;
@@ -109,6 +73,98 @@ json io_metrics(const std::vector<job_master::subtask_status>& subtasks) {
   m["accumulated-idle-time"] = idle;
   m["accumulated-busy-time"] = static_cast<double>(busy);
   return m;
+}
+
+const job_master::vertex_status* find_vertex(const job_view& job, const std::string& id) {
+  for (const auto& v : job.report.vertices)
+    if (v.id == id)
+      return &v;
+  return nullptr;
+}
+
+json stats_summary(std::vector<std::int64_t> values) {
+  json j;
+  if (values.empty()) {
+    for (const char* k : {"min", "max", "avg"})
+      j[k] = 0;
+    for (const char* k : {"p50", "p90", "p95", "p99", "p999"})
+      j[k] = 0.0;
+    return j;
+  }
+  std::sort(values.begin(), values.end());
+  long double sum = 0;
+  for (auto v : values)
+    sum += v;
+  // Flink's DescriptiveStatisticsHistogram percentiles: interpolated between the nearest ranks.
+  auto percentile = [&](double p) {
+    double pos = p * static_cast<double>(values.size() + 1);
+    if (pos < 1)
+      return static_cast<double>(values.front());
+    if (pos >= static_cast<double>(values.size()))
+      return static_cast<double>(values.back());
+    auto lower = static_cast<std::size_t>(pos);
+    double d = pos - static_cast<double>(lower);
+    return static_cast<double>(values[lower - 1])
+      + d * static_cast<double>(values[lower] - values[lower - 1]);
+  };
+  j["min"] = values.front();
+  j["max"] = values.back();
+  j["avg"] = static_cast<std::int64_t>(sum / static_cast<long double>(values.size()));
+  j["p50"] = percentile(0.5);
+  j["p90"] = percentile(0.9);
+  j["p95"] = percentile(0.95);
+  j["p99"] = percentile(0.99);
+  j["p999"] = percentile(0.999);
+  return j;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    auto comma = text.find(',', from);
+    auto item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    auto b = item.find_first_not_of(' ');
+    auto e = item.find_last_not_of(' ');
+    if (b != std::string::npos)
+      out.push_back(item.substr(b, e - b + 1));
+    if (comma == std::string::npos)
+      break;
+    from = comma + 1;
+  }
+  return out;
+}
+
+} // namespace detail
+
+namespace {
+
+using namespace detail;
+using graph::execution_state;
+using graph::job_status;
+
+/// Flint's version where Flink shows its own.
+constexpr const char* flint_version = "0.1.0";
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::int64_t duration_of(const dispatcher::job_details& d, std::int64_t now_ms) {
+  return (d.end_time_ms >= 0 ? d.end_time_ms : now_ms) - d.start_time_ms;
+}
+
+/// Per state, how many subtasks of these vertices are in it.
+std::array<std::int64_t, execution_states.size()> subtask_counts(
+  const std::vector<job_master::vertex_status>& vertices) {
+  std::array<std::int64_t, execution_states.size()> n{};
+  for (const auto& v : vertices)
+    for (const auto& t : v.subtasks)
+      ++n[static_cast<std::size_t>(t.status)];
+  return n;
 }
 
 json plan_of(const job_view& job) {
@@ -179,6 +235,9 @@ std::string cluster_overview_json(const dispatcher::job_list& jobs,
   j["taskmanagers"] = resources.number_task_managers;
   j["slots-total"] = resources.number_registered_slots;
   j["slots-available"] = resources.number_free_slots;
+  // Flint blocks no TaskManager (Flink's blocklist, for speculative execution).
+  j["slots-free-and-blocked"] = 0;
+  j["taskmanagers-blocked"] = 0;
   j["jobs-running"] = running;
   j["jobs-finished"] = finished;
   j["jobs-cancelled"] = cancelled;
@@ -227,13 +286,15 @@ std::string job_details_json(const job_view& job, std::int64_t now_ms) {
   json j;
   j["jid"] = d.job_id.to_string();
   j["name"] = d.name;
+  // Flink's isStoppable is the legacy StoppableFunction's (gone since 1.9): false for every job;
+  // stop-with-savepoint (POST /jobs/:id/stop) does not depend on it.
   j["isStoppable"] = false;
   j["state"] = name(d.status);
-  j["job-type"] = "STREAMING";
+  j["job-type"] = job.report.job_type.empty() ? std::string("STREAMING") : job.report.job_type;
   j["start-time"] = d.start_time_ms;
   j["end-time"] = d.end_time_ms;
   j["duration"] = duration_of(d, now_ms);
-  j["maxParallelism"] = -1;
+  j["maxParallelism"] = job.report.max_parallelism;
   j["now"] = now_ms;
   // When the job entered each status: the Dispatcher keeps its start and its end.
   json timestamps;
@@ -320,64 +381,23 @@ std::string job_exceptions_json(const job_view& job) {
   return j.dump();
 }
 
-std::string job_checkpoints_json(const job_view& job) {
-  const auto& c = job.report.checkpoints;
-  json j;
-  j["counts"] = {{"restored", 0},
-                 {"total", c.completed + c.failed + c.in_progress},
-                 {"in_progress", c.in_progress},
-                 {"completed", c.completed},
-                 {"failed", c.failed}};
-  json latest;
-  if (c.latest_id > 0)
-    latest["completed"] = {{"className", "completed"},
-                           {"id", c.latest_id},
-                           {"status", "COMPLETED"},
-                           {"is_savepoint", false},
-                           {"state_size", c.latest_state_bytes},
-                           {"checkpointed_size", c.latest_state_bytes},
-                           {"end_to_end_duration", c.latest_duration_ms},
-                           {"checkpoint_type", "CHECKPOINT"},
-                           {"external_path", c.latest_external_path},
-                           {"discarded", false}};
-  else
-    latest["completed"] = nullptr;
-  latest["savepoint"] = nullptr;
-  latest["failed"] = nullptr;
-  latest["restored"] = nullptr;
-  j["latest"] = std::move(latest);
-  j["history"] = json::array();
-  return j.dump();
-}
-
 std::optional<std::string> vertex_details_json(const job_view& job, const std::string& vertex_id,
                                                std::int64_t now_ms) {
-  for (const auto& v : job.report.vertices) {
-    if (v.id != vertex_id)
-      continue;
-    json j;
-    j["id"] = v.id;
-    j["name"] = v.name;
-    j["parallelism"] = v.parallelism;
-    j["maxParallelism"] = v.max_parallelism;
-    j["now"] = now_ms;
-    json subtasks = json::array();
-    for (const auto& t : v.subtasks)
-      subtasks.push_back(
-        {{"subtask", t.subtask},
-         {"status", name(t.status)},
-         {"attempt", t.attempt},
-         {"host", t.host.empty() ? std::string("(unassigned)") : t.host},
-         {"start-time", t.start_time},
-         {"end-time", t.end_time},
-         {"duration", duration_between(t.start_time, t.end_time, now_ms)},
-         {"metrics", io_metrics({t})},
-         {"taskmanager-id",
-          t.task_manager.empty() ? std::string("(unassigned)") : task_manager_id(t.task_manager)}});
-    j["subtasks"] = std::move(subtasks);
-    return j.dump();
-  }
-  return std::nullopt;
+  const auto* v = find_vertex(job, vertex_id);
+  if (v == nullptr)
+    return std::nullopt;
+  json j;
+  j["id"] = v->id;
+  j["name"] = v->name;
+  j["parallelism"] = v->parallelism;
+  j["maxParallelism"] = v->max_parallelism;
+  j["now"] = now_ms;
+  json subtasks = json::array();
+  for (const auto& t : v->subtasks)
+    subtasks.push_back(subtask_details(t, now_ms));
+  j["subtasks"] = std::move(subtasks);
+  j["aggregated"] = aggregated(v->subtasks, now_ms);
+  return j.dump();
 }
 
 namespace {
@@ -420,13 +440,34 @@ std::optional<std::string> vertex_backpressure_json(const job_view& job,
 
 namespace {
 
+/// Flink's ResourceProfileInfo of a profile it does not know (ResourceProfile.UNKNOWN): the
+/// ResourceManager registers slots by count, not by size.
+json unknown_resource() {
+  return {{"cpuCores", -1.0},    {"taskHeapMemory", -1}, {"taskOffHeapMemory", -1},
+          {"managedMemory", -1}, {"networkMemory", -1},  {"extendedResources", json::object()}};
+}
+
+/// Flink's TaskManagerInfo. What the ResourceManager does not report of a TaskExecutor (its
+/// hardware, memory layout, last heartbeat) is written as Flink writes an unknown figure.
 json task_manager_entry(const resource_manager::task_manager_info& tm) {
+  json memory;
+  for (const char* k : {"frameworkHeap", "taskHeap", "frameworkOffHeap", "taskOffHeap",
+                        "networkMemory", "managedMemory", "jvmMetaspace", "jvmOverhead",
+                        "totalFlinkMemory", "totalProcessMemory"})
+    memory[k] = -1;
   return {{"id", task_manager_id(tm.resource_id)},
           {"path", tm.address},
           {"dataPort", tm.data_port},
           {"jmxPort", -1},
+          {"timeSinceLastHeartbeat", 0},
           {"slotsNumber", tm.slots_number},
-          {"freeSlots", tm.free_slots}};
+          {"freeSlots", tm.free_slots},
+          {"totalResource", unknown_resource()},
+          {"freeResource", unknown_resource()},
+          {"hardware",
+           {{"cpuCores", -1}, {"physicalMemory", -1}, {"freeMemory", -1}, {"managedMemory", -1}}},
+          {"memoryConfiguration", std::move(memory)},
+          {"blocked", false}};
 }
 
 } // namespace
@@ -439,11 +480,40 @@ std::string task_managers_json(const resource_manager::resource_overview& resour
 }
 
 std::optional<std::string> task_manager_json(const resource_manager::resource_overview& resources,
-                                             const std::string& id) {
-  for (const auto& tm : resources.task_managers)
-    if (task_manager_id(tm.resource_id) == id) {
-      return task_manager_entry(tm).dump();
+                                             const std::string& id,
+                                             const std::vector<job_view>& jobs) {
+  for (const auto& tm : resources.task_managers) {
+    if (task_manager_id(tm.resource_id) != id)
+      continue;
+    auto j = task_manager_entry(tm);
+    // Its slots by job: with slot sharing a slot holds one subtask of each vertex, so a job
+    // holds as many slots here as its widest vertex has subtasks here.
+    json slots = json::array();
+    for (const auto& job : jobs) {
+      std::int64_t held = 0;
+      for (const auto& v : job.report.vertices)
+        held = std::max<std::int64_t>(
+          held, std::count_if(v.subtasks.begin(), v.subtasks.end(), [&](const auto& t) {
+            return task_manager_id(t.task_manager) == id && !graph::is_terminal(t.status);
+          }));
+      for (std::int64_t i = 0; i < held; ++i)
+        slots.push_back(
+          {{"jobId", job.details.job_id.to_string()}, {"resource", unknown_resource()}});
     }
+    j["allocatedSlots"] = std::move(slots);
+    // Flink's TaskManagerMetricsInfo reads JVM figures; a metric it has not received is 0.
+    json metrics;
+    for (const char* k :
+         {"heapUsed", "heapCommitted", "heapMax", "nonHeapUsed", "nonHeapCommitted", "nonHeapMax",
+          "directCount", "directUsed", "directMax", "mappedCount", "mappedUsed", "mappedMax",
+          "memorySegmentsAvailable", "memorySegmentsTotal", "nettyShuffleMemorySegmentsAvailable",
+          "nettyShuffleMemorySegmentsUsed", "nettyShuffleMemorySegmentsTotal",
+          "nettyShuffleMemoryAvailable", "nettyShuffleMemoryUsed", "nettyShuffleMemoryTotal"})
+      metrics[k] = 0;
+    metrics["garbageCollectors"] = json::array();
+    j["metrics"] = std::move(metrics);
+    return j.dump();
+  }
   return std::nullopt;
 }
 

@@ -14,241 +14,14 @@
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/http/http_service.hpp"
 #include "runtime/http/httplib.hpp"
+#include "runtime/rest/detail/rest_server_impl.hpp"
 #include "runtime/rest/rest_json.hpp"
 #include "runtime/rest/savepoint_operations.hpp"
 #include "runtime/rest/web_assets.hpp"
 
 namespace flint::rest {
 
-namespace {
-
-using json = nlohmann::ordered_json;
-
-constexpr const char* json_type = "application/json; charset=UTF-8";
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
-
-void reply(httplib::Response& res, int status, std::string body) {
-  res.status = status;
-  res.set_content(std::move(body), json_type);
-}
-
-void fail(httplib::Response& res, int status, const std::string& message) {
-  reply(res, status, errors_json(message));
-}
-
-/// A request that only reads: what stays open when changes are refused.
-bool is_read(const std::string& method) {
-  return method == "GET" || method == "HEAD" || method == "OPTIONS";
-}
-
-/// The request announces a body (which a refusal leaves unread).
-bool carries_body(const httplib::Request& req) {
-  if (req.has_header("Transfer-Encoding"))
-    return true;
-  auto length = req.get_header_value("Content-Length");
-  return !length.empty() && length.find_first_not_of('0') != std::string::npos;
-}
-
-/// Refuses `req` before its body is read. A body that was announced stays unread in the
-/// connection, where it would be taken for the next request: the connection ends with the
-/// answer. (httplib decides keep-alive from the request alone; a content provider that returns
-/// false once it has written everything is the one way a handler can end the connection.)
-void refuse(const httplib::Request& req, httplib::Response& res, int status,
-            const std::string& message) {
-  if (!carries_body(req))
-    return fail(res, status, message);
-  auto body = std::make_shared<const std::string>(errors_json(message));
-  res.status = status;
-  res.set_header("Connection", "close");
-  res.set_content_provider(body->size(), json_type,
-                           [body](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                             sink.write(body->data() + offset, length);
-                             return false;
-                           });
-}
-
-/// Who asked, for the log: the peer's address and, with mutual TLS, its certificate's subject.
-std::string client_of(const httplib::Request& req) {
-  auto who = req.remote_addr + ":" + std::to_string(req.remote_port);
-  if (auto subject = verified_client(req.ssl); !subject.empty())
-    who += ", " + subject;
-  return who;
-}
-
-/// The status code of a gateway error, as Flink's handlers map their exceptions.
-int status_of(const error& e) {
-  switch (e.code) {
-    case errc::not_found: return 404;
-    case errc::invalid_argument:
-    case errc::malformed_message: return 400;
-    case errc::illegal_state:
-    case errc::rejected: return 409;
-    case errc::unreachable:
-    case errc::fencing_token_mismatch:
-    case errc::timeout: return 503;
-    default: return 500;
-  }
-}
-
-void fail(httplib::Response& res, const error& e) {
-  fail(res, status_of(e), e.message);
-}
-
-/// A job id of the path; a malformed one is a bad request, as in Flink.
-std::optional<graph::job_id> job_id_of(const std::string& text, httplib::Response& res) {
-  auto id = graph::job_id::from_string(text);
-  if (!id) {
-    fail(res, 400,
-         "Bad request, could not parse parameters: Cannot parse JobID '" + text
-           + "': it must be 32 hexadecimal characters.");
-    return std::nullopt;
-  }
-  return *id;
-}
-
-std::string random_hex(std::size_t bytes) {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    auto b = rng() & 0xff;
-    out += digits[b >> 4];
-    out += digits[b & 0xf];
-  }
-  return out;
-}
-
-/// An uploaded library's own name, or nullopt when it is not a plain file name: a name with a
-/// directory part (CVE-2020-17518 wrote "../../x" outside the upload directory), a hidden or
-/// empty one, or one without Flint's library suffix.
-std::optional<std::string> library_file_name(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name.front() == '.')
-    return std::nullopt;
-  for (char c : name)
-    if (c == '/' || c == '\\' || c == '\0' || static_cast<unsigned char>(c) < 0x20)
-      return std::nullopt;
-  if (name.size() < 4 || name.substr(name.size() - 3) != ".so")
-    return std::nullopt;
-  return name;
-}
-
-/// Registers each route at its path and at `/v1` + its path: Flink serves its REST API under
-/// both, and its Java clients (RestClusterClient, hence the Kubernetes operator) call `/v1/...`.
-/// Refusals do not depend on the path (`admit` judges the method), so both are guarded alike.
-class versioned_routes {
-public:
-  explicit versioned_routes(httplib::Server& server) : server_(server) {}
-
-  void get(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Get(path, h).Get("/v1" + path, h);
-  }
-  void post(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Post(path, h).Post("/v1" + path, h);
-  }
-  void patch(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Patch(path, h).Patch("/v1" + path, h);
-  }
-  void del(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Delete(path, h).Delete("/v1" + path, h);
-  }
-
-private:
-  httplib::Server& server_;
-};
-
-} // namespace
-
-struct rest_server::impl {
-  rest_options options;
-  std::shared_ptr<cluster_view> cluster;
-  std::shared_ptr<spdlog::logger> log;
-  std::unique_ptr<http::http_service> service;
-
-  /// Why a call that changes something is refused (403); empty when changes are open.
-  std::string changes_refused;
-
-  savepoint_operations savepoints;
-
-  /// Refusals are logged at most once a second, with the number left out in between: a flood
-  /// of refused calls does not flood the log.
-  std::mutex refusal_log_mutex;
-  std::chrono::steady_clock::time_point last_refusal_logged{};
-  std::uint64_t refusals_not_logged = 0;
-
-  void log_refusal(const httplib::Request& req) {
-    std::uint64_t not_logged = 0;
-    {
-      std::lock_guard<std::mutex> lock(refusal_log_mutex);
-      auto now = std::chrono::steady_clock::now();
-      if (last_refusal_logged.time_since_epoch().count() != 0
-          && now - last_refusal_logged < std::chrono::seconds(1)) {
-        ++refusals_not_logged;
-        return;
-      }
-      last_refusal_logged = now;
-      not_logged = std::exchange(refusals_not_logged, 0);
-    }
-    log->warn("Refused {} {} from {}: REST serves reads only (security.ssl.internal.enabled is "
-              "on and REST does not authenticate its clients){}.",
-              req.method, req.path, client_of(req),
-              not_logged == 0 ? std::string()
-                              : "; " + std::to_string(not_logged)
-                                  + " more refused since the last such line");
-  }
-
-  /// False (and `res` answered) for a request refused before routing: one without the verified
-  /// client certificate mutual TLS asks for, or one that changes something while changes are
-  /// refused.
-  bool admit(const httplib::Request& req, httplib::Response& res) {
-    if (options.tls.authenticates() && verified_client(req.ssl).empty()) {
-      refuse(req, res, 401, "This REST endpoint requires a client certificate its truststore "
-                            "(security.ssl.rest.truststore) signed.");
-      return false;
-    }
-    if (changes_refused.empty() || is_read(req.method))
-      return true;
-    log_refusal(req);
-    refuse(req, res, 403, req.method + " " + req.path + " is refused: " + changes_refused);
-    return false;
-  }
-
-  expected<job_view> job(const graph::job_id& id) {
-    auto report = cluster->job_status(id);
-    if (!report)
-      return report.error();
-    auto jobs = cluster->list_jobs();
-    if (!jobs)
-      return jobs.error();
-    for (const auto& d : jobs->jobs)
-      if (d.job_id == id)
-        return job_view{d, std::move(*report)};
-    return make_error(errc::not_found, "Job " + id.to_string() + " not found");
-  }
-
-  /// The node's newest trace records (at most one fetch's worth), oldest first.
-  std::vector<trace::record> recent_trace() {
-    auto probe = cluster->fetch_trace({0, 1});
-    if (!probe)
-      return {};
-    auto end = probe->recorded;
-    auto from = end > trace::max_fetch_records ? end - trace::max_fetch_records : 0;
-    auto page = cluster->fetch_trace({from, trace::max_fetch_records});
-    return page ? std::move(page->records) : std::vector<trace::record>{};
-  }
-
-  void routes(httplib::Server& s);
-  void serve_asset(const httplib::Request& req, httplib::Response& res);
-  void upload(const httplib::Request& req, httplib::Response& res);
-  void list_uploads(httplib::Response& res);
-  void run(const httplib::Request& req, httplib::Response& res);
-  /// The uploaded library named `id` in the upload directory; nullopt (and 404) otherwise.
-  std::optional<std::filesystem::path> upload_named(const std::string& id, httplib::Response& res);
-};
+using namespace detail;
 
 void rest_server::impl::serve_asset(const httplib::Request& req, httplib::Response& res) {
   // The files are a table compiled in: a path is looked up, never opened, so no path of a
@@ -334,69 +107,6 @@ std::optional<std::filesystem::path> rest_server::impl::upload_named(const std::
   return std::nullopt;
 }
 
-void rest_server::impl::run(const httplib::Request& req, httplib::Response& res) {
-  if (!options.submit_enabled) {
-    fail(res, 403, options.submit_disabled_reason);
-    return;
-  }
-  auto path = upload_named(req.matches[1], res);
-  if (!path)
-    return;
-  const char* bad = "Request did not match expected format JarRunRequestBody.";
-  auto body = json::parse(req.body.empty() ? std::string("{}") : req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object())
-    return fail(res, 400, bad);
-  library_run run;
-  run.library = *path;
-  if (body.contains("programArgsList") && !body["programArgsList"].is_null()) {
-    if (!body["programArgsList"].is_array())
-      return fail(res, 400, bad);
-    for (const auto& a : body["programArgsList"]) {
-      if (!a.is_string())
-        return fail(res, 400, bad);
-      run.args.push_back(a.get<std::string>());
-    }
-  } else if (body.contains("programArgs") && !body["programArgs"].is_null()) {
-    if (!body["programArgs"].is_string())
-      return fail(res, 400, bad);
-    // Flink splits programArgs at whitespace.
-    std::istringstream words(body["programArgs"].get<std::string>());
-    for (std::string w; words >> w;)
-      run.args.push_back(w);
-  }
-  if (body.contains("parallelism") && !body["parallelism"].is_null()) {
-    if (!body["parallelism"].is_number_integer() || body["parallelism"].get<std::int64_t>() <= 0
-        || body["parallelism"].get<std::int64_t>() > 32768)
-      return fail(res, 400, "Bad request: parallelism must be a positive whole number.");
-    run.parallelism = body["parallelism"].get<int>();
-  }
-  if (body.contains("savepointPath") && !body["savepointPath"].is_null()) {
-    if (!body["savepointPath"].is_string())
-      return fail(res, 400, bad);
-    run.savepoint_path = body["savepointPath"].get<std::string>();
-  }
-  if (body.contains("allowNonRestoredState") && !body["allowNonRestoredState"].is_null()) {
-    if (!body["allowNonRestoredState"].is_boolean())
-      return fail(res, 400, bad);
-    run.allow_non_restored_state = body["allowNonRestoredState"].get<bool>();
-  }
-  for (const char* key : {"restoreMode", "claimMode"})
-    if (body.contains(key) && !body[key].is_null()) {
-      auto mode = body[key].is_string()
-        ? graph::parse_recovery_claim_mode(body[key].get<std::string>())
-        : std::nullopt;
-      if (!mode)
-        return fail(res, 400,
-                    std::string("Bad request: ") + key + " must be NO_CLAIM or CLAIM.");
-      run.claim_mode = *mode;
-    }
-  log->info("Running the uploaded job library {} as a REST client asked.", path->string());
-  auto id = cluster->run_library(run);
-  if (!id)
-    return fail(res, id.error());
-  reply(res, 200, json{{"jobid", id->to_string()}}.dump());
-}
-
 void rest_server::impl::routes(httplib::Server& server) {
   versioned_routes s{server};
   s.get("/config", [this](const httplib::Request&, httplib::Response& res) {
@@ -455,8 +165,8 @@ void rest_server::impl::routes(httplib::Server& server) {
           reply(res, 200, job_exceptions_json(j));
         }));
   s.get(R"(/jobs/([^/]+)/checkpoints)",
-        job_route([](const httplib::Request&, httplib::Response& res, const job_view& j) {
-          reply(res, 200, job_checkpoints_json(j));
+        job_route([this](const httplib::Request&, httplib::Response& res, const job_view& j) {
+          reply(res, 200, job_checkpoints_json(j, options.checkpoint_history));
         }));
   s.get(R"(/jobs/([^/]+)/vertices/([^/]+))",
         job_route([](const httplib::Request& req, httplib::Response& res, const job_view& j) {
@@ -597,7 +307,7 @@ void rest_server::impl::routes(httplib::Server& server) {
     auto resources = cluster->resource_overview();
     if (!resources)
       return fail(res, resources.error());
-    auto body = task_manager_json(*resources, req.matches[1]);
+    auto body = task_manager_json(*resources, req.matches[1], running_jobs());
     if (!body)
       return fail(res, 404, "Could not find TaskExecutor " + std::string(req.matches[1]) + ".");
     reply(res, 200, std::move(*body));
@@ -610,6 +320,10 @@ void rest_server::impl::routes(httplib::Server& server) {
   s.get("/jars", [this](const httplib::Request&, httplib::Response& res) { list_uploads(res); });
   s.post(R"(/jars/([^/]+)/run)",
          [this](const httplib::Request& req, httplib::Response& res) { run(req, res); });
+  s.get(R"(/jars/([^/]+)/plan)",
+        [this](const httplib::Request& req, httplib::Response& res) { plan(req, res); });
+  s.post(R"(/jars/([^/]+)/plan)",
+         [this](const httplib::Request& req, httplib::Response& res) { plan(req, res); });
   s.del(R"(/jars/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto path = upload_named(req.matches[1], res);
     if (!path)
@@ -618,6 +332,8 @@ void rest_server::impl::routes(httplib::Server& server) {
     std::filesystem::remove(*path, ec);
     reply(res, 200, "{}");
   });
+  job_routes(s);
+  node_routes(s);
   server.Get(
     ".*", [this](const httplib::Request& req, httplib::Response& res) { serve_asset(req, res); });
 }

@@ -42,6 +42,12 @@ struct rest_options {
   std::int64_t refresh_interval_ms = 3000;
   /// `heartbeat.interval`: a heartbeat older than twice this is overdue in the "why" view.
   std::int64_t heartbeat_interval_ms = 10000;
+  /// The node's log file (Flink's `log.file`): GET /jobmanager/log serves it, its `.out`
+  /// sibling is /jobmanager/stdout, and /jobmanager/logs lists the files of its directory (and
+  /// serves them by name, nothing outside it). Empty: the node serves no log files.
+  std::filesystem::path log_file;
+  /// `web.checkpoints.history`: how many checkpoints /jobs/:id/checkpoints lists.
+  std::size_t checkpoint_history = 10;
   /// `security.ssl.rest.*`: HTTPS, and with authentication mutual TLS.
   rest_tls_options tls;
   /// `security.ssl.internal.enabled`: without `tls.authenticates()` the endpoint serves reads

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <string>
@@ -87,13 +88,30 @@ public:
     released_.wait(lock, [&] { return completed_rounds_ > round; });
     return std::string("file:/tmp/savepoint-") + std::to_string(round);
   }
+  expected<std::int64_t> trigger_checkpoint(const graph::job_id&) override {
+    return make_error(errc::illegal_state, "The fake cluster takes no checkpoints.");
+  }
+  expected<unit> dispose_savepoint(const std::string&) override {
+    return make_error(errc::invalid_argument, "The fake cluster has no savepoints.");
+  }
   expected<trace::fetch_trace_response> fetch_trace(const trace::fetch_trace_request&) override {
     return trace::fetch_trace_response{};
   }
-  expected<graph::job_id> run_library(const rest::library_run&) override {
+  expected<graph::job_id> run_library(const rest::library_run& run) override {
     std::lock_guard<std::mutex> lock(mutex_);
     ++runs_;
+    last_run_ = run;
     return the_job;
+  }
+  expected<std::string> plan_library(const rest::library_run& run) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_run_ = run;
+    return std::string(R"({"jid":"x","name":"planned","nodes":[]})");
+  }
+  /// What the last run or plan asked for.
+  rest::library_run last_run() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_run_;
   }
 
   /// Lets every savepoint asked so far complete (asked: counted in `savepoints()`).
@@ -122,6 +140,7 @@ private:
   int savepoints_ = 0;
   int runs_ = 0;
   int completed_rounds_ = 0;
+  rest::library_run last_run_;
 };
 
 /// The threads of this process (the JobManager's, here), as the kernel lists them.
@@ -616,4 +635,75 @@ TEST_CASE("REST serves a PATCH or POST sent without a body and without Content-L
   CHECK(savepoint.find("request-id") != std::string::npos);
   // Asked before the fixture lets savepoints complete, or the one asked later would wait on.
   CHECK(eventually([&] { return f.view->savepoints() == 1; }, 5s));
+}
+
+TEST_CASE("REST: /jars/:id/run and /plan take jobId, programArgsList, parallelism, savepointPath, "
+          "claimMode, allowNonRestoredState and flinkConfiguration from the body, else the query") {
+  rest_fixture f(false);
+  std::filesystem::create_directories(f.dir / "uploads");
+  std::ofstream(f.dir / "uploads" / "x_job.so") << "library";
+  auto http = f.client();
+  const std::string id = "0123456789abcdef0123456789abcdef";
+  auto body = nlohmann::json{{"jobId", id},
+                             {"programArgsList", {"--input", "a b"}},
+                             {"parallelism", 3},
+                             {"savepointPath", "/sp/savepoint-1"},
+                             {"claimMode", "CLAIM"},
+                             {"allowNonRestoredState", true},
+                             {"flinkConfiguration", {{"restart-strategy.type", "none"}}}};
+  // The body wins over the query.
+  auto run = http.Post("/v1/jars/x_job.so/run?parallelism=7", body.dump(), "application/json");
+  REQUIRE(run);
+  CHECK(run->status == 200);
+  CHECK(nlohmann::json::parse(run->body)["jobid"].is_string());
+  auto r = f.view->last_run();
+  REQUIRE(r.job_id.has_value());
+  CHECK(r.job_id->to_string() == id);
+  CHECK(r.args == std::vector<std::string>{"--input", "a b"});
+  CHECK(r.parallelism == 3);
+  CHECK(r.savepoint_path == "/sp/savepoint-1");
+  CHECK(r.claim_mode == graph::recovery_claim_mode::claim);
+  CHECK(r.allow_non_restored_state);
+  CHECK(r.configuration
+        == std::vector<std::pair<std::string, std::string>>{{"restart-strategy.type", "none"}});
+
+  // The query alone, as Flink's REST reference lists it.
+  auto queried = http.Post(
+    "/jars/x_job.so/run?programArg=--input,file.txt&parallelism=2&savepointPath=/sp/2"
+    "&allowNonRestoredState=true",
+    "", "application/json");
+  REQUIRE(queried);
+  CHECK(queried->status == 200);
+  r = f.view->last_run();
+  CHECK(r.args == std::vector<std::string>{"--input", "file.txt"});
+  CHECK(r.parallelism == 2);
+  CHECK(r.savepoint_path == "/sp/2");
+  CHECK(r.allow_non_restored_state);
+  CHECK_FALSE(r.job_id.has_value());
+
+  auto plan = http.Get("/jars/x_job.so/plan?program-args=--a%20b&parallelism=4");
+  REQUIRE(plan);
+  CHECK(plan->status == 200);
+  CHECK(nlohmann::json::parse(plan->body)["plan"]["name"] == "planned");
+  r = f.view->last_run();
+  CHECK(r.args == std::vector<std::string>{"--a", "b"});
+  CHECK(r.parallelism == 4);
+
+  // Malformed values get Flink's errors body, and nothing runs.
+  auto runs = f.view->runs();
+  for (const auto* bad :
+       {R"({"jobId": "xyz"})", R"({"parallelism": 0})", R"({"flinkConfiguration": {"a": 1}})",
+        R"({"claimMode": "SOMETIMES"})", R"({"programArgsList": "not a list"})"}) {
+    auto refused = http.Post("/jars/x_job.so/run", bad, "application/json");
+    REQUIRE(refused);
+    CHECK_MESSAGE(refused->status == 400, bad);
+    CHECK(nlohmann::json::parse(refused->body)["errors"].is_array());
+  }
+  auto bad_query = http.Post("/jars/x_job.so/run?parallelism=many", "", "application/json");
+  REQUIRE(bad_query);
+  CHECK(bad_query->status == 400);
+  CHECK(f.view->runs() == runs);
+  auto missing = http.Post("/jars/no_such.so/plan", "{}", "application/json");
+  REQUIRE(missing);
+  CHECK(missing->status == 404);
 }
