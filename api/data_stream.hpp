@@ -7,6 +7,8 @@
 #include "api/operator_handle.hpp"
 #include "api/stream_execution_environment.hpp"
 #include "api/watermark_strategy.hpp"
+#include "api/connected_streams.hpp"
+#include "api/interval_join.hpp"
 #include "runtime/graph/transformation.hpp"
 
 #include <cstddef>
@@ -140,6 +142,12 @@ public:
                               std::move(strategy)));
     (void)out.transformation()->set_parallelism(this->transformation()->parallelism());
     return out;
+  }
+
+  /// This stream and `other` into one two-input operator (Flink's connect).
+  template <class U>
+  connected_streams<T, U> connect(const data_stream<U>& other) const {
+    return connected_streams<T, U>(env_, this->transformation(), other.transformation());
   }
 
   /// The records this operator emitted to side output `tag` (Flink's getSideOutput), at its

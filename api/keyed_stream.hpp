@@ -63,6 +63,20 @@ public:
   template <class A>
   windowed_stream<T, K, typename A::window_type> window(A assigner);
 
+  /// Both keyed streams into one keyed two-input operator (Flink's KeyedStream.connect).
+  template <class U>
+  keyed_connected_streams<T, U, K> connect(const keyed_stream<U, K>& other) const {
+    return keyed_connected_streams<T, U, K>(&this->environment(), this->transformation(),
+                                            other.transformation(), key_->fn, other.key()->fn);
+  }
+
+  /// Joins with `other` on the key within a time interval (Flink's intervalJoin).
+  template <class U>
+  interval_join_builder<T, U, K> interval_join(const keyed_stream<U, K>& other) const {
+    return interval_join_builder<T, U, K>(&this->environment(), this->transformation(),
+                                       other.transformation(), key_->fn, other.key()->fn);
+  }
+
 private:
   /// `keeps_key`: `fold` never changes the key field, so state may hold values keyed in place.
   data_stream<T> keyed_operator(std::string name, std::string kind,
@@ -107,6 +121,14 @@ keyed_stream<T, std::decay_t<std::invoke_result_t<F&, const T&>>> data_stream<T>
   using key_type = std::decay_t<std::invoke_result_t<F&, const T&>>;
   return key_by_selector<key_type>(
     std::make_shared<typed_key_selector<T, key_type>>(std::move(selector), "key selector"));
+}
+
+template <class In1, class In2>
+template <class F1, class F2>
+auto connected_streams<In1, In2>::key_by(F1 k1, F2 k2) {
+  auto first = data_stream<In1>(env_, first_).key_by(std::move(k1));
+  auto second = data_stream<In2>(env_, second_).key_by(std::move(k2));
+  return first.connect(second);
 }
 
 } // namespace flint::api

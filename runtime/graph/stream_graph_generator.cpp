@@ -115,6 +115,7 @@ expected<std::vector<int>> stream_graph_generator::transform(
       }
       break;
     case transformation_kind::source:
+    case transformation_kind::two_input:
     case transformation_kind::one_input:
     case transformation_kind::sink: {
       auto ids = transform_operator(*t, input_ids);
@@ -159,6 +160,22 @@ expected<std::vector<int>> stream_graph_generator::transform_operator(
     return added.error();
   if (t.kind() == transformation_kind::sink)
     graph_.add_sink(t.id());
+  if (t.kind() == transformation_kind::two_input) {
+    // Flink's TwoInputTransformation: edges from the first input are type 1, the second's type 2
+    // (the inputs are transformed already: these look-ups only read the memo).
+    if (t.inputs().size() != 2)
+      return make_error(errc::invalid_argument,
+                        "Two-input operator '" + t.name() + "' needs exactly two inputs");
+    for (int type = 1; type <= 2; ++type) {
+      auto ids = transform(t.inputs()[static_cast<std::size_t>(type - 1)]);
+      if (!ids)
+        return ids.error();
+      for (int input : *ids)
+        if (auto edge = graph_.add_edge(input, t.id(), type); !edge)
+          return edge.error();
+    }
+    return std::vector<int>{t.id()};
+  }
   for (int input : input_ids) {
     auto edge = graph_.add_edge(input, t.id(), 0);
     if (!edge)

@@ -32,6 +32,8 @@ enum class transformation_kind : std::uint8_t {
   sink,
   /// SideOutputTransformation: no operator, the records its input emits to an output tag.
   side_output,
+  /// TwoInputTransformation: one operator on two inputs (inputs()[0] is input 1, [1] input 2).
+  two_input,
 };
 
 /// A node of the program's DAG as the API builds it.

@@ -300,45 +300,45 @@ public:
   }
 };
 
-template <class K, class In, class Out>
-class keyed_process_operator final : public one_input_operator<In> {
+/// What every keyed operator holds (Flink's AbstractStreamOperator keyed parts): its keyed state
+/// backend, its timers in that backend, the current key and the context the user's function
+/// sees. The operator sets the key of each record (`set_key`) and of each timer (the core does,
+/// before calling the operator's handler), and forwards restore, open, snapshots and watermarks.
+template <class K>
+class keyed_operator_core {
 public:
-  keyed_process_operator(std::unique_ptr<keyed_process_function<K, In, Out>> fn,
-                         std::function<K(const In&)> key, const operator_context& ctx,
-                         std::unique_ptr<output<Out>> out)
-    : fn_(std::move(fn)),
-      key_(std::move(key)),
-      max_parallelism_(ctx.key_group_max_parallelism),
+  /// (timer, clock) with the timer's key current and the timestamp slot set as Flink's
+  /// TimestampedCollector does.
+  using timer_handler = std::function<void(const timer&, time_domain)>;
+
+  keyed_operator_core(const operator_context& ctx, std::string timer_name)
+    : max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
       backend_(ctx.state_backend, ctx.key_groups),
-      timers_(backend_, "user-timers", ctx.key_groups, ctx.processing_time),
+      timers_(backend_, std::move(timer_name), ctx.key_groups, ctx.processing_time),
       time_(ctx.time),
-      context_(ctx, current_, &timers_),
-      out_(std::move(out)) {
+      context_(ctx, current_, &timers_) {
     timers_.set_handlers([this](const timer& t) { fire(t, time_domain::event_time); },
                          [this](const timer& t) { fire(t, time_domain::processing_time); });
   }
+  keyed_operator_core(const keyed_operator_core&) = delete;
+  keyed_operator_core& operator=(const keyed_operator_core&) = delete;
 
-  void initialize_state(const state::operator_state_restore& restore) override {
+  void set_timer_handler(timer_handler handler) { handler_ = std::move(handler); }
+
+  void restore(const state::operator_state_restore& restore) {
     if (!restore.has_keyed_state())
       return;
     if (auto restored = backend_.get().restore(restore.keyed_handles()); !restored)
       throw std::runtime_error(restored.error().message);
   }
-
-  void open() override {
+  void open() {
     current_.backend = &backend_.get();
     timers_.open();
-    fn_->open(context_);
   }
-
-  void process_watermark(std::int64_t watermark) override {
-    timers_.advance_watermark(watermark);
-    this->emit_watermark(watermark);
-  }
-
-  void process_element(const In& value) override {
-    K key = key_(value);
+  /// Makes `key` current for state and timers; a key outside this subtask's key groups means the
+  /// record came through the wrong channel.
+  void set_key(const K& key) {
     auto group = assign_to_key_group(key_hash(key), max_parallelism_);
     if (!range_.contains(group))
       throw std::logic_error("Key group " + std::to_string(group)
@@ -348,19 +348,24 @@ public:
     current_.bytes.clear();
     type_serializer<K>::write(key, current_.bytes);
     context_.set_current_key(&key);
-    fn_->process_element(value, context_, *out_);
-    context_.set_current_key(nullptr);
   }
+  void clear_key() { context_.set_current_key(nullptr); }
 
-  state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
+  void advance_watermark(std::int64_t watermark) { timers_.advance_watermark(watermark); }
+  state::operator_snapshot snapshot(std::int64_t checkpoint_id) {
     state::operator_snapshot s;
     s.keyed_upload = backend_.get().snapshot(checkpoint_id);
     return s;
   }
-
-  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) {
     backend_.notify_checkpoint_complete(checkpoint_id);
   }
+
+  keyed_context<K>& context() { return context_; }
+  operator_timers& timers() { return timers_; }
+  state::keyed_state_backend& backend() { return backend_.get(); }
+  const keyed_state_detail::current_key& current() const { return current_; }
+  element_time* time() const { return time_; }
 
 private:
   void fire(const timer& t, time_domain domain) {
@@ -376,13 +381,12 @@ private:
       else
         time_->erase();
     }
-    fn_->on_timer(t.timestamp, context_, *out_);
+    if (handler_)
+      handler_(t, domain);
     context_.set_time_domain(time_domain::event_time);
     context_.set_current_key(nullptr);
   }
 
-  std::unique_ptr<keyed_process_function<K, In, Out>> fn_;
-  std::function<K(const In&)> key_;
   int max_parallelism_;
   key_group_range range_;
   keyed_backend_holder backend_;
@@ -390,6 +394,56 @@ private:
   element_time* time_;
   keyed_state_detail::current_key current_;
   keyed_context<K> context_;
+  timer_handler handler_;
+};
+
+template <class K, class In, class Out>
+class keyed_process_operator final : public one_input_operator<In> {
+public:
+  keyed_process_operator(std::unique_ptr<keyed_process_function<K, In, Out>> fn,
+                         std::function<K(const In&)> key, const operator_context& ctx,
+                         std::unique_ptr<output<Out>> out)
+    : fn_(std::move(fn)),
+      key_(std::move(key)),
+      core_(ctx, "user-timers"),
+      out_(std::move(out)) {
+    core_.set_timer_handler(
+      [this](const timer& t, time_domain) { fn_->on_timer(t.timestamp, core_.context(), *out_); });
+  }
+
+  void initialize_state(const state::operator_state_restore& restore) override {
+    core_.restore(restore);
+  }
+
+  void open() override {
+    core_.open();
+    fn_->open(core_.context());
+  }
+
+  void process_watermark(std::int64_t watermark) override {
+    core_.advance_watermark(watermark);
+    this->emit_watermark(watermark);
+  }
+
+  void process_element(const In& value) override {
+    K key = key_(value);
+    core_.set_key(key);
+    fn_->process_element(value, core_.context(), *out_);
+    core_.clear_key();
+  }
+
+  state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
+    return core_.snapshot(checkpoint_id);
+  }
+
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    core_.notify_checkpoint_complete(checkpoint_id);
+  }
+
+private:
+  std::unique_ptr<keyed_process_function<K, In, Out>> fn_;
+  std::function<K(const In&)> key_;
+  keyed_operator_core<K> core_;
   output_ref<Out> out_;
 };
 

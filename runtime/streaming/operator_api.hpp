@@ -67,6 +67,15 @@ public:
   virtual void process_serialized(std::span<const char> record) = 0;
 };
 
+/// The untyped side of a two-input operator (the head of its task): a record's bytes from the
+/// network, from input 1 or input 2.
+class serialized_two_input {
+public:
+  virtual ~serialized_two_input() = default;
+  virtual void process_serialized1(std::span<const char> record) = 0;
+  virtual void process_serialized2(std::span<const char> record) = 0;
+};
+
 /// An operator with one input of T (Flink's OneInputStreamOperator). It is also the output of
 /// the operator chained in front of it (Flink's Input): records arrive as collect calls.
 template <class T>

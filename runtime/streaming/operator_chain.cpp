@@ -165,7 +165,8 @@ expected<operator_chain> build_operator_chain(
                         "the head of source task " + tdd.task_name + " is not a source");
   } else {
     made.input = dynamic_cast<serialized_input*>(made.operators.front().get());
-    if (!made.input)
+    made.two_input = dynamic_cast<serialized_two_input*>(made.operators.front().get());
+    if (!made.input && !made.two_input)
       return make_error(errc::invalid_argument,
                         "the head of task " + tdd.task_name + " takes no input");
   }

@@ -50,6 +50,8 @@ struct operator_chain {
   std::vector<std::unique_ptr<stream_operator>> operators;
   source_operator* source = nullptr;
   serialized_input* input = nullptr;
+  /// The head of a two-input task (instead of `input`).
+  serialized_two_input* two_input = nullptr;
   /// Where each operator's watermarks go (the operators point at them).
   std::vector<std::unique_ptr<watermark_forwarder>> forwarders;
 };

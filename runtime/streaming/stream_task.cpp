@@ -107,6 +107,26 @@ expected<unit> stream_task::create_inputs() {
   }
   if (channels > 0)
     valve_.emplace(channels);
+  if (two_input_) {
+    // Which input each gate feeds: the type number of the stream edge its job edge came from.
+    second_input_.assign(inputs_->num_gates(), false);
+    const auto& job = *program_.job;
+    auto vertex_index = job.find_vertex(tdd_.job_vertex_id);
+    for (std::size_t g = 0; g < tdd_.input_gates.size() && g < second_input_.size(); ++g) {
+      int type = 0;
+      for (const auto& edge : job.edges)
+        if (edge.target == *vertex_index
+            && job.data_sets.at(edge.source).id == tdd_.input_gates[g].consumed_result_id)
+          for (const auto& se : program_.stream->edges())
+            if (se.source_id == edge.source_node_id && se.target_id == edge.target_node_id)
+              type = se.type_number;
+      if (type != 1 && type != 2)
+        return make_error(errc::invalid_argument,
+                          "task " + tdd_.task_name + ": input gate " + std::to_string(g)
+                            + " feeds neither input of its two-input operator");
+      second_input_[g] = type == 2;
+    }
+  }
   if (!source_ && inputs_->num_gates() == 0)
     return make_error(errc::invalid_argument,
                       "task " + tdd_.task_name + " has neither a source nor inputs");
@@ -131,6 +151,7 @@ expected<unit> stream_task::build_chain() {
   operators_ = std::move(chain->operators);
   source_ = chain->source;
   input_ = chain->input;
+  two_input_ = chain->two_input;
   if (io_)
     for (std::size_t i = 0; i < operators_.size() && i < vertex_->operators.size(); ++i)
       if (operators_[i]->records_in_counted() >= 0 || operators_[i]->records_out_counted() >= 0)
@@ -275,7 +296,12 @@ expected<unit> stream_task::run_input() {
       if (result == network::deserialization_result::record) {
         time_.has_timestamp = current_->has_timestamp();
         time_.timestamp = current_->timestamp();
-        input_->process_serialized(record);
+        if (two_input_ == nullptr)
+          input_->process_serialized(record);
+        else if (second_input_[current_gate_])
+          two_input_->process_serialized2(record);
+        else
+          two_input_->process_serialized1(record);
         ++n;
         continue;
       }
@@ -350,6 +376,7 @@ expected<unit> stream_task::run_input() {
     }
     deserializer.set_next_buffer(std::move(next->data.buf));
     current_ = &deserializer;
+    current_gate_ = next->gate;
   }
   if (io_)
     io_->records_in.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed);

@@ -134,6 +134,10 @@ private:
   std::vector<std::unique_ptr<stream_operator>> operators_;
   source_operator* source_ = nullptr;
   serialized_input* input_ = nullptr;
+  /// The head of a two-input task; `second_input_[gate]` says which input a gate feeds.
+  serialized_two_input* two_input_ = nullptr;
+  std::vector<bool> second_input_;
+  std::size_t current_gate_ = 0;
   /// The input gates (none for a source), from before_invoke on.
   std::unique_ptr<network::task_inputs> inputs_;
   /// Per gate, per channel.
