@@ -1,11 +1,16 @@
 /// `flint-bench checkpoint --input FILE [--parallelism P] [--interval MS] [--backend B]
 /// [--rounds N]`: WordCount (the example job, writing its output) on the MiniCluster with
-/// checkpoints every MS ms (default 1000) into a checkpoint directory, against the same job
-/// without checkpoints, in the same run: the runs alternate N times (default 3) and the best of
-/// each counts. Prints one JSON line: words/s of each, their ratio (goal >= 0.95), and from the
-/// JobMaster's own log lines the checkpoints completed, their mean and largest duration and their
-/// size. B is `state.backend.type` (hashmap, rocksdb). Make FILE with
-/// `flint-bench wordcount --input FILE --generate MB`.
+/// checkpoints every MS ms (default 1000) into a checkpoint directory, against the same job on
+/// the same state backend without checkpoints, in the same run: the runs alternate N times
+/// (default 3) and the best of each counts. Every checkpointed run must complete at least one
+/// checkpoint (counted per run from the JobMaster's log lines for its job); a run with none is an
+/// error (the input is too short for the interval). Prints one JSON line: words/s of each, their
+/// ratio (goal >= 0.95), each round's seconds and completed checkpoints, their mean and largest
+/// duration and their size; with B = rocksdb also the bare RocksDB get + put loop of the same
+/// words (the backend's floor without its cache). B is `state.backend.type` (hashmap, rocksdb).
+/// Make FILE with `flint-bench wordcount --input FILE --generate MB`.
+
+#include "apps/bench/benches.hpp"
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/wordcount_job.hpp"
@@ -33,6 +38,8 @@ struct run_figures {
   double seconds = 0;
   bool ok = false;
   std::string error;
+  /// The job's id, to find its own checkpoints in the log.
+  std::string job_id;
 };
 
 run_figures run_once(const std::string& input, int parallelism, std::int64_t interval_ms,
@@ -40,11 +47,12 @@ run_figures run_once(const std::string& input, int parallelism, std::int64_t int
   std::error_code ec;
   std::filesystem::remove_all(scratch, ec);
   std::filesystem::create_directories(scratch, ec);
-  api::configuration config{{"parallelism.default", std::to_string(parallelism)}};
+  // The same backend either way: only the checkpoints differ.
+  api::configuration config{{"parallelism.default", std::to_string(parallelism)},
+                            {"state.backend.type", backend}};
   if (interval_ms > 0) {
     config["execution.checkpointing.interval"] = std::to_string(interval_ms) + " ms";
     config["state.checkpoints.dir"] = (scratch / "checkpoints").string();
-    config["state.backend.type"] = backend;
   }
   api::stream_execution_environment env(config);
   examples::build_wordcount(env, {input, (scratch / "output").string()});
@@ -55,6 +63,7 @@ run_figures run_once(const std::string& input, int parallelism, std::int64_t int
     out.error = "cannot build the job";
     return out;
   }
+  out.job_id = job->job_id.to_string();
   streaming::local_cluster_options options;
   options.task_managers = 1;
   options.slots_per_task_manager = parallelism;
@@ -134,8 +143,16 @@ int checkpoint(int argc, char** argv) {
   auto scratch = std::filesystem::temp_directory_path()
     / ("flint-bench-checkpoint-" + std::to_string(::getpid()));
 
+  std::regex completed(
+    R"(Completed checkpoint \d+ for job (\w+) \((\d+) bytes, checkpointDuration=(\d+) ms)");
   double best_plain = 1e300;
   double best_checkpointed = 1e300;
+  std::vector<double> plain_s, checkpointed_s;
+  std::vector<std::int64_t> completed_per_run;
+  std::int64_t count = 0;
+  double sum_ms = 0;
+  std::int64_t max_ms = 0;
+  std::int64_t last_bytes = 0;
   for (int r = 0; r < rounds; ++r) {
     for (bool with : {false, true}) {
       auto figures = run_once(input, parallelism, with ? interval_ms : 0, backend, scratch);
@@ -143,42 +160,84 @@ int checkpoint(int argc, char** argv) {
         std::fprintf(stderr, "flint-bench checkpoint: the job failed: %s\n", figures.error.c_str());
         return 1;
       }
+      (with ? checkpointed_s : plain_s).push_back(figures.seconds);
       (with ? best_checkpointed : best_plain) =
         std::min(with ? best_checkpointed : best_plain, figures.seconds);
+      if (!with)
+        continue;
+      // This run's checkpoints (the ring holds the lines of every run so far).
+      std::int64_t of_run = 0;
+      for (const auto& line : ring->last_formatted()) {
+        std::smatch m;
+        if (!std::regex_search(line, m, completed) || m[1] != figures.job_id)
+          continue;
+        ++of_run;
+        ++count;
+        std::int64_t ms = std::stoll(m[3]);
+        sum_ms += static_cast<double>(ms);
+        max_ms = std::max(max_ms, ms);
+        last_bytes = std::stoll(m[2]);
+      }
+      completed_per_run.push_back(of_run);
+      if (of_run == 0) {
+        std::fprintf(stderr,
+                     "flint-bench checkpoint: round %d completed no checkpoint in %.2f s with "
+                     "--interval %lld ms: the comparison would measure nothing (use a larger "
+                     "input or a shorter interval)\n",
+                     r + 1, figures.seconds, static_cast<long long>(interval_ms));
+        return 1;
+      }
     }
   }
   std::error_code ec;
   std::filesystem::remove_all(scratch, ec);
 
-  std::regex completed(
-    R"(Completed checkpoint \d+ for job \w+ \((\d+) bytes, checkpointDuration=(\d+) ms)");
-  std::int64_t count = 0;
-  double sum_ms = 0;
-  std::int64_t max_ms = 0;
-  std::int64_t last_bytes = 0;
-  for (const auto& line : ring->last_formatted()) {
-    std::smatch m;
-    if (!std::regex_search(line, m, completed))
-      continue;
-    ++count;
-    std::int64_t ms = std::stoll(m[2]);
-    sum_ms += static_cast<double>(ms);
-    max_ms = std::max(max_ms, ms);
-    last_bytes = std::stoll(m[1]);
+  std::string floor_json;
+  if (backend == "rocksdb") {
+    double floor_wps = 0;
+    double floor_cpu_wps = 0;
+    std::int64_t floor_words = 0;
+    std::string error;
+    if (!rocksdb_floor(input, 1'000'000, scratch / "floor", floor_words, floor_wps, floor_cpu_wps,
+                       error)) {
+      std::fprintf(stderr, "flint-bench checkpoint: the bare RocksDB loop failed: %s\n",
+                   error.c_str());
+      return 1;
+    }
+    std::filesystem::remove_all(scratch, ec);
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  ",\"floor_rocksdb_get_put\":{\"words\":%lld,\"words_per_s\":%.0f,"
+                  "\"words_per_cpu_s\":%.0f}",
+                  static_cast<long long>(floor_words), floor_wps, floor_cpu_wps);
+    floor_json = buf;
   }
+  auto list = [](const auto& values, const char* format) {
+    std::string out = "[";
+    char buf[32];
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      std::snprintf(buf, sizeof buf, format, values[i]);
+      out += (i ? "," : "") + std::string(buf);
+    }
+    return out + "]";
+  };
+  std::vector<long long> completed_ll(completed_per_run.begin(), completed_per_run.end());
   double plain_wps = static_cast<double>(words) / best_plain;
   double checkpointed_wps = static_cast<double>(words) / best_checkpointed;
   std::printf(
     "{\"bench\":\"checkpoint\",\"backend\":\"%s\",\"parallelism\":%d,\"interval_ms\":%lld,"
     "\"words\":%lld,\"rounds\":%d,\"plain_words_per_s\":%.0f,"
-    "\"checkpointed_words_per_s\":%.0f,\"ratio\":%.3f,\"checkpoints_completed\":%lld,"
+    "\"checkpointed_words_per_s\":%.0f,\"ratio\":%.3f,\"plain_s\":%s,\"checkpointed_s\":%s,"
+    "\"checkpoints_completed\":%lld,\"checkpoints_per_run\":%s,"
     "\"checkpoint_mean_ms\":%.1f,\"checkpoint_max_ms\":%lld,"
-    "\"checkpoint_size_bytes\":%lld}\n",
+    "\"checkpoint_size_bytes\":%lld%s}\n",
     backend.c_str(), parallelism, static_cast<long long>(interval_ms),
     static_cast<long long>(words), rounds, plain_wps, checkpointed_wps,
-    checkpointed_wps / plain_wps, static_cast<long long>(count),
+    checkpointed_wps / plain_wps, list(plain_s, "%.3f").c_str(),
+    list(checkpointed_s, "%.3f").c_str(), static_cast<long long>(count),
+    list(completed_ll, "%lld").c_str(),
     count > 0 ? sum_ms / static_cast<double>(count) : 0.0, static_cast<long long>(max_ms),
-    static_cast<long long>(last_bytes));
+    static_cast<long long>(last_bytes), floor_json.c_str());
   return 0;
 }
 

@@ -35,6 +35,8 @@ const bench_entry benches[] = {
   {"checkpoint", flint::bench::checkpoint,
    "WordCount with checkpoints every second vs without, checkpoint duration and size"},
   {"metrics", flint::bench::metrics, "WordCount with task metrics on vs off"},
+  {"state", flint::bench::state,
+   "WordCount keyed state: hashmap vs RocksDB with and without the cache vs a bare RocksDB loop"},
 #endif
 #ifdef FLINT_BENCH_HAS_EXCHANGE
   {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},
