@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -227,4 +228,67 @@ TEST_CASE("out-of-order windows on remote channels equal the sorted computation,
 TEST_CASE("out-of-order windows equal the sorted computation in the rocksdb backend") {
   run_windows(2, 1, "rocksdb");
   run_windows(4, 2, "rocksdb");
+}
+
+namespace {
+
+/// Watermark = the largest timestamp so far, after every event (punctuated): which elements are
+/// late follows from the input's order alone.
+struct every_event : api::watermark_generator<event> {
+  std::int64_t max = std::numeric_limits<std::int64_t>::min();
+  void on_event(const event&, std::int64_t ts, api::watermark_output& out) override {
+    max = std::max(max, ts);
+    out.emit_watermark(max);
+  }
+  void on_periodic_emit(api::watermark_output&) override {}
+};
+
+} // namespace
+
+TEST_CASE("late elements reach get_side_output; built-in triggers and evictors spelt without types") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  std::vector<event> input{{1, 100, 1},   {1, 200, 2},   {2, 150, 10},  {1, 1500, 4},
+                           {1, 300, 8},   {1, 1700, 16}, {2, 2500, 20}, {1, 1100, 32},
+                           {1, 2600, 64}};
+  auto timed = env.from_collection(input).assign_timestamps_and_watermarks(
+    api::watermark_strategy<event>::for_generator([] { return std::make_unique<every_event>(); })
+      .with_timestamp_assigner([](const event& e) { return e.at; }));
+  api::output_tag<event> late("late");
+  auto sums = timed.key_by([](const event& e) { return e.user; })
+                .window(api::tumbling_event_time_windows::of(1s))
+                .trigger(api::event_time_trigger::create())
+                .side_output_late_data(late)
+                .reduce([](const event& a, const event& b) {
+                  return event{a.user, std::max(a.at, b.at), a.value + b.value};
+                });
+  auto as_tuple = [](const event& e) { return result{e.user, e.at, e.value}; };
+  auto main_out = test::collect(sums.map(as_tuple));
+  auto late_out = test::collect(sums.get_side_output(late).map(as_tuple));
+  // Every 3 elements of all users, the last 2 of them summed (count trigger, purging, evictor).
+  auto counted = test::collect(timed.window_all(api::global_windows::create())
+                                 .trigger(api::purging_trigger::of(api::count_trigger::of(3)))
+                                 .evictor(api::count_evictor::of(2))
+                                 .reduce([](const event& a, const event& b) {
+                                   return event{0, std::max(a.at, b.at), a.value + b.value};
+                                 })
+                                 .map(as_tuple));
+  auto program = test::graphs_of(env);
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  streaming::local_cluster cluster(options);
+  auto ran = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE_MESSAGE(ran.has_value(), ran.error().to_string());
+  REQUIRE_MESSAGE(ran->status == graph::job_status::finished, ran->failure_cause);
+
+  auto sorted_of = [](std::vector<result> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  // Window [0, 1000) of user 1 fired at watermark 1500: 300 came too late; [1000, 2000) fired at
+  // 2500: 1100 too.
+  CHECK(sorted_of(main_out->values)
+        == std::vector<result>{{1, 200, 3}, {1, 1700, 20}, {1, 2600, 64}, {2, 150, 10}, {2, 2500, 20}});
+  CHECK(sorted_of(late_out->values) == std::vector<result>{{1, 300, 8}, {1, 1100, 32}});
+  CHECK(sorted_of(counted->values)
+        == std::vector<result>{{0, 200, 12}, {0, 1700, 24}, {0, 2600, 96}});
 }
