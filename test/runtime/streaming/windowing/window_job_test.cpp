@@ -292,3 +292,67 @@ TEST_CASE("late elements reach get_side_output; built-in triggers and evictors s
   CHECK(sorted_of(counted->values)
         == std::vector<result>{{0, 200, 12}, {0, 1700, 24}, {0, 2600, 96}});
 }
+
+namespace {
+
+struct count_and_sum {
+  std::pair<std::int64_t, std::int64_t> create_accumulator() { return {0, 0}; }
+  std::pair<std::int64_t, std::int64_t> add(const event& e,
+                                            std::pair<std::int64_t, std::int64_t> acc) {
+    return {acc.first + 1, acc.second + e.value};
+  }
+  std::int64_t get_result(const std::pair<std::int64_t, std::int64_t>& acc) {
+    return acc.first * 1000 + acc.second;
+  }
+  std::pair<std::int64_t, std::int64_t> merge(std::pair<std::int64_t, std::int64_t> a,
+                                              std::pair<std::int64_t, std::int64_t> b) {
+    return {a.first + b.first, a.second + b.second};
+  }
+};
+
+} // namespace
+
+TEST_CASE("apply, aggregate with an evictor and window_all's apply run through the API") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  std::vector<event> input{{1, 10, 1}, {1, 20, 2}, {1, 30, 4}, {2, 40, 8}, {1, 1010, 16}};
+  auto timed = env.from_collection(input).assign_timestamps_and_watermarks(
+    api::watermark_strategy<event>::for_generator([] { return std::make_unique<every_event>(); })
+      .with_timestamp_assigner([](const event& e) { return e.at; }));
+  auto by_user = timed.key_by([](const event& e) { return e.user; });
+  auto applied = test::collect(
+    by_user.window(api::tumbling_event_time_windows::of(1s))
+      .apply<result>([](const std::int64_t& user, const api::time_window& w,
+                        const std::vector<event>& in, api::collector<result>& out) {
+        std::int64_t sum = 0;
+        for (const auto& e : in)
+          sum += e.value;
+        out.collect({user, w.max_timestamp(), sum});
+      }));
+  // The time evictor keeps the last 15 ms before the newest element: 20 and 30 of user 1.
+  auto evicted = test::collect(by_user.window(api::tumbling_event_time_windows::of(1s))
+                                 .evictor(api::time_evictor::of(15ms))
+                                 .aggregate(count_and_sum{})
+                                 .map([](std::int64_t v) { return result{0, 0, v}; }));
+  auto all = test::collect(
+    timed.window_all(api::tumbling_event_time_windows::of(1s))
+      .apply<result>([](const api::time_window& w, const std::vector<event>& in,
+                        api::collector<result>& out) {
+        out.collect({-1, w.max_timestamp(), static_cast<std::int64_t>(in.size())});
+      }));
+  auto program = test::graphs_of(env);
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  streaming::local_cluster cluster(options);
+  auto ran = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE_MESSAGE(ran.has_value(), ran.error().to_string());
+  REQUIRE_MESSAGE(ran->status == graph::job_status::finished, ran->failure_cause);
+  auto sorted_of = [](std::vector<result> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  CHECK(sorted_of(applied->values)
+        == std::vector<result>{{1, 999, 7}, {1, 1999, 16}, {2, 999, 8}});
+  CHECK(sorted_of(evicted->values)
+        == std::vector<result>{{0, 0, 1008}, {0, 0, 1016}, {0, 0, 2006}});
+  CHECK(sorted_of(all->values) == std::vector<result>{{-1, 999, 4}, {-1, 1999, 1}});
+}

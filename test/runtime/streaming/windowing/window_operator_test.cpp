@@ -520,3 +520,38 @@ TEST_CASE("count triggers of merged sessions add their counts") {
   h.process_element({"a", 4}, 9); // bridges: the counts are 1 + 1, and this one makes 3
   CHECK(h.take_records() == fired{at("a", 7, 27)});
 }
+
+namespace {
+
+/// (count, sum) -> "sum/count": merges accumulators of merged sessions.
+struct average {
+  std::pair<std::int64_t, std::int64_t> create_accumulator() { return {0, 0}; }
+  std::pair<std::int64_t, std::int64_t> add(const record& r,
+                                            std::pair<std::int64_t, std::int64_t> acc) {
+    return {acc.first + 1, acc.second + std::get<1>(r)};
+  }
+  std::string get_result(const std::pair<std::int64_t, std::int64_t>& acc) {
+    return std::to_string(acc.second) + "/" + std::to_string(acc.first);
+  }
+  std::pair<std::int64_t, std::int64_t> merge(std::pair<std::int64_t, std::int64_t> a,
+                                              std::pair<std::int64_t, std::int64_t> b) {
+    return {a.first + b.first, a.second + b.second};
+  }
+};
+
+} // namespace
+
+TEST_CASE("aggregating session windows merge their accumulators when sessions join") {
+  text_harness h;
+  using contents = aggregating_contents<record, average>;
+  h.open(std::make_unique<window_operator<std::string, contents, std::string, time_window>>(
+    settings_of(event_time_session_windows::with_gap(10ms)), contents(average{}),
+    std::make_unique<pass_through_window_function<std::string, std::string, time_window>>(),
+    key_of, h.context(), h.make_output()));
+  h.process_element({"a", 1}, 0);
+  h.process_element({"a", 2}, 18);
+  h.process_element({"a", 6}, 9); // bridges [0, 10) and [18, 28)
+  h.process_element({"a", 100}, 50);
+  h.end_input();
+  CHECK(texts(h) == std::vector<std::string>{"9/3", "100/1"});
+}
