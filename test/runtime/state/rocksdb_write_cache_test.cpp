@@ -381,3 +381,60 @@ TEST_CASE("keyed_state_backend_options_from reads state.backend.* and state.back
   REQUIRE_FALSE(unparsed);
   CHECK(unparsed.error().message.find("state.backend.rocksdb.cache.size") != std::string::npos);
 }
+
+TEST_CASE("random gets, puts, removals, prefix listings and snapshots agree with the hashmap "
+          "backend at every step, through constant eviction") {
+  rocksdb_backends made;
+  key_group_range range{0, 3};
+  auto heap = made.make_heap(range);
+  // About 25 entries fit: most operations evict, write back or read back.
+  auto rocks = made.make(range, 6 << 10);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> op(0, 99), group(0, 3), key(0, 199), size(0, 60);
+  std::vector<std::uint32_t> h_states, r_states;
+  for (const char* name : {"a", "b"}) {
+    h_states.push_back(heap->register_state(name));
+    r_states.push_back(rocks->register_state(name));
+  }
+  std::string hv, rv;
+  for (int i = 0; i < 40000; ++i) {
+    CAPTURE(i);
+    auto s = static_cast<std::size_t>(i % 2);
+    int g = group(rng);
+    // Keys share prefixes ("k1", "k1/3", ...) as MapState entries do.
+    auto k = "k" + std::to_string(key(rng) % 20) + "/" + std::to_string(key(rng) % 10);
+    int o = op(rng);
+    if (o < 40) {
+      bool h = heap->get(h_states[s], g, k, hv);
+      bool r = rocks->get(r_states[s], g, k, rv);
+      REQUIRE(h == r);
+      if (h)
+        REQUIRE(hv == rv);
+    } else if (o < 75) {
+      auto v = std::string(static_cast<std::size_t>(size(rng)), static_cast<char>('a' + i % 26));
+      heap->put(h_states[s], g, k, v);
+      rocks->put(r_states[s], g, k, v);
+    } else if (o < 90) {
+      heap->remove(h_states[s], g, k);
+      rocks->remove(r_states[s], g, k);
+    } else if (o < 99) {
+      auto prefix = k.substr(0, k.find('/') + (o % 2));
+      std::vector<std::pair<std::string, std::string>> h, r;
+      heap->for_each(h_states[s], g, prefix, [&](std::string_view a, std::string_view b) {
+        h.emplace_back(a, b);
+      });
+      rocks->for_each(r_states[s], g, prefix, [&](std::string_view a, std::string_view b) {
+        r.emplace_back(a, b);
+      });
+      REQUIRE(h == r);
+    } else {
+      (void)rocks->snapshot(i);
+      CHECK(rocks->cache_stats().dirty == 0);
+    }
+    REQUIRE(rocks->cache_stats().bytes <= (6 << 10));
+  }
+  auto stats = rocks->cache_stats();
+  CHECK(stats.evictions > 1000);
+  CHECK(stats.hits > 100);
+  CHECK(dump(*rocks, range, {"a", "b"}) == dump(*heap, range, {"a", "b"}));
+}
