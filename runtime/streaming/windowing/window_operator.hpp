@@ -316,7 +316,8 @@ private:
       emit_contents(key, window, state_window);
     if (is_purge(result))
       backend().remove(contents_state_, current_.key_group, namespaced(state_window));
-    register_cleanup_timer(window);
+    // The context is still bound to `window` (a firing does not rebind it).
+    register_cleanup_timer(window, true);
   }
 
   void on_timer(const timer& t, bool event_time) {
@@ -347,7 +348,7 @@ private:
       backend().remove(contents_state_, current_.key_group, namespaced(state_window));
     if (event_time == is_event_time_
         && is_cleanup_time(*window, t.timestamp, settings_.allowed_lateness, is_event_time_))
-      clear_all_state(key, *window, state_window, set ? &*set : nullptr);
+      clear_all_state(*window, state_window, set ? &*set : nullptr);
     if (set)
       store_window_set(*set);
   }
@@ -461,9 +462,7 @@ private:
 
   /// Flink's clearAllState: contents, trigger state, the function's per-window state, and the
   /// window's place in the merging set.
-  void clear_all_state(const K& key, const W& window, const W& state_window,
-                       merging_window_set<W>* set) {
-    (void)key;
+  void clear_all_state(const W& window, const W& state_window, merging_window_set<W>* set) {
     backend().remove(contents_state_, current_.key_group, namespaced(state_window));
     trigger_context_.bind(window);
     settings_.window_trigger->clear(window, trigger_context_);
@@ -477,11 +476,12 @@ private:
       set->retire_window(window);
   }
 
-  void register_cleanup_timer(const W& window) {
+  void register_cleanup_timer(const W& window, bool bound) {
     auto time = cleanup_time(window, settings_.allowed_lateness, is_event_time_);
     if (time == std::numeric_limits<std::int64_t>::max())
       return;
-    trigger_context_.bind(window);
+    if (!bound)
+      trigger_context_.bind(window);
     if (is_event_time_)
       trigger_context_.register_event_time_timer(time);
     else
