@@ -555,3 +555,72 @@ TEST_CASE("aggregating session windows merge their accumulators when sessions jo
   h.end_input();
   CHECK(texts(h) == std::vector<std::string>{"9/3", "100/1"});
 }
+
+TEST_CASE("global windows fire nothing by their default trigger") {
+  harness h;
+  open_sum(h, settings_of(global_windows::create()));
+  h.process_element({"a", 1}, 1);
+  h.end_input();
+  CHECK(h.take_records().empty());
+}
+
+namespace {
+
+/// A user trigger: fires and purges on an element of 100 or more, and also at the first
+/// processing time 50 after the window's first element (its partitioned state remembers when).
+struct big_or_timeout final : trigger<record, time_window> {
+  trigger_result on_element(const record& r, std::int64_t, const time_window&,
+                            trigger_context& ctx) override {
+    if (!ctx.get_int64_state("deadline")) {
+      auto deadline = ctx.current_processing_time() + 50;
+      ctx.put_int64_state("deadline", deadline);
+      ctx.register_processing_time_timer(deadline);
+    }
+    return std::get<1>(r) >= 100 ? trigger_result::fire_and_purge : trigger_result::continue_;
+  }
+  trigger_result on_processing_time(std::int64_t time, const time_window&,
+                                    trigger_context& ctx) override {
+    if (ctx.get_int64_state("deadline") != time)
+      return trigger_result::continue_;
+    ctx.clear_partitioned_state("deadline");
+    return trigger_result::fire_and_purge;
+  }
+  trigger_result on_event_time(std::int64_t, const time_window&, trigger_context&) override {
+    return trigger_result::continue_;
+  }
+  void clear(const time_window&, trigger_context& ctx) override {
+    if (auto deadline = ctx.get_int64_state("deadline"))
+      ctx.delete_processing_time_timer(*deadline);
+    ctx.clear_partitioned_state("deadline");
+  }
+};
+
+} // namespace
+
+TEST_CASE("a user trigger keeps its state per key and window and sets processing-time timers") {
+  harness h;
+  auto s = settings_of(tumbling_event_time_windows::of(1000ms));
+  s.window_trigger = std::make_shared<big_or_timeout>();
+  open_sum(h, s);
+  h.set_processing_time(10);
+  h.process_element({"a", 1}, 5);
+  h.process_element({"b", 2}, 5);
+  h.process_element({"a", 100}, 6); // fires a's window at once
+  CHECK(h.take_records() == fired{at("a", 101, 999)});
+  h.set_processing_time(59);
+  CHECK(h.take_records().empty());
+  h.set_processing_time(60); // the deadline of both windows (a's deadline stayed)
+  auto out = h.take_records();
+  CHECK(out == fired{at("b", 2, 999)});
+  // The window's cleanup (its end) deletes a deadline still pending.
+  h.set_processing_time(100);
+  h.process_element({"c", 3}, 7);
+  h.process_watermark(999);
+  h.set_processing_time(1000);
+  CHECK(h.take_records().empty());
+  CHECK(dynamic_cast<window_operator<std::string,
+                                     reducing_contents<record, record (*)(const record&, const record&)>,
+                                     record, time_window>&>(h.op())
+          .num_timers()
+        == std::pair<std::size_t, std::size_t>{0, 0});
+}
