@@ -567,8 +567,11 @@ struct test_cluster {
   }
 };
 
-program wordcount(const std::filesystem::path& input, const std::filesystem::path& output) {
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+/// WordCount; `mode`: its execution.runtime-mode.
+program wordcount(const std::filesystem::path& input, const std::filesystem::path& output,
+                  const std::string& mode = "STREAMING") {
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", "2"}, {"execution.runtime-mode", mode}});
   examples::build_wordcount(env, {input.string(), output.string()});
   return graphs_of(env);
 }
@@ -752,6 +755,16 @@ TEST_CASE(
   // Values where the test knows them.
   auto details = c.get("/jobs/" + running).body;
   CHECK(details["job-type"] == "STREAMING");
+  CHECK(c.get("/jobs/" + finished).body["job-type"] == "STREAMING");
+  {
+    auto batch = wordcount(c.dir / "input.txt", c.dir / "batch-output", "BATCH");
+    c.run(batch);
+    const auto bid = batch.job->job_id.to_string();
+    REQUIRE(eventually([&] { return c.get("/jobs/" + bid).body["state"] == "FINISHED"; }, 60s));
+    CHECK(c.get("/jobs/" + bid).body["job-type"] == "BATCH");
+    CHECK(c.get("/v1/jobs/" + bid + "/config").body["execution-config"]["execution-mode"]
+          == "BATCH");
+  }
   CHECK(details["isStoppable"] == false);
   auto result = c.get("/jobs/" + finished + "/execution-result").body;
   CHECK(result["status"]["id"] == "COMPLETED");
