@@ -43,9 +43,8 @@ std::string value_bytes(const V& value) {
 } // namespace window_detail
 
 /// Every element with its timestamp, one after another (Flink's ListState of the window, of
-/// TimestampedValue with an evictor). Adding appends; merging concatenates.
-/// TODO(perf): an add reads and writes the window's whole entry (the backend has no append, as
-/// RocksDB's merge operator would give), so a window of n elements costs O(n^2) bytes copied.
+/// TimestampedValue with an evictor). Adding appends; merging concatenates. The window operator
+/// keeps each element in an entry of its own and reads the window as their concatenation.
 template <class In>
 class list_contents {
 public:

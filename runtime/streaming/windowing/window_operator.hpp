@@ -10,7 +10,7 @@
 ///
 /// Everything lives in the keyed state backend, so windows checkpoint, restore and rescale in
 /// both backends with no code here: contents in "window-contents" under key bytes + window bytes
-/// (the window is the namespace), the trigger's state in "window-trigger:<name>" likewise, a
+/// (the window is the namespace; a list's elements each under that + their ordinal), the trigger's state in "window-trigger:<name>" likewise, a
 /// merging assigner's window set in "window-merging-set" under the key, and the timers
 /// (namespace: the window's bytes) in the timer service "window-timers".
 
@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -106,6 +107,8 @@ public:
     current_.backend = &backend_.get();
     window_key_.backend = current_.backend;
     contents_state_ = current_.backend->register_state("window-contents");
+    if constexpr (Contents::keeps_elements)
+      list_size_state_ = current_.backend->register_state("window-contents-size");
     merging_state_ = current_.backend->register_state("window-merging-set");
     timers_.open();
   }
@@ -315,7 +318,7 @@ private:
     if (is_fire(result))
       emit_contents(key, window, state_window);
     if (is_purge(result))
-      backend().remove(contents_state_, current_.key_group, namespaced(state_window));
+      remove_contents(state_window);
     // The context is still bound to `window` (a firing does not rebind it).
     register_cleanup_timer(window, true);
   }
@@ -345,7 +348,7 @@ private:
     if (is_fire(result))
       emit_contents(key, *window, state_window);
     if (is_purge(result))
-      backend().remove(contents_state_, current_.key_group, namespaced(state_window));
+      remove_contents(state_window);
     if (event_time == is_event_time_
         && is_cleanup_time(*window, t.timestamp, settings_.allowed_lateness, is_event_time_))
       clear_all_state(*window, state_window, set ? &*set : nullptr);
@@ -377,36 +380,123 @@ private:
       settings_.window_trigger->clear(window, trigger_context_);
       delete_cleanup_timer(window);
     }
-    // The contents of the merged state windows join the result's state window.
-    std::string target_key(namespaced(state_result));
-    std::string target;
-    bool exists = backend().get(contents_state_, current_.key_group, target_key, target);
-    for (const W& source_window : merged_state) {
-      std::string source_key(namespaced(source_window));
-      std::string source;
-      if (!backend().get(contents_state_, current_.key_group, source_key, source))
-        continue;
-      contents_.merge_into(target, exists, source);
-      exists = true;
-      backend().remove(contents_state_, current_.key_group, source_key);
-    }
-    if (exists)
-      backend().put(contents_state_, current_.key_group, target_key, target);
+    merge_contents(state_result, merged_state);
   }
+
+  // -- window contents ---------------------------------------------------------------------------
+  // A reduced or aggregated window is one entry under key + window. A window keeping its elements
+  // stores each as an entry of its own under key + window + its ordinal (ordered bytes, so a
+  // prefix listing returns them in arrival order), and its size under key + window in
+  // "window-contents-size": adding an element writes it alone, as Flink's heap ListState appends.
 
   void add_to_contents(const W& state_window, const In& value) {
     static const element_time none;
-    auto key = namespaced(state_window);
-    scratch_.clear();
-    bool exists = backend().get(contents_state_, current_.key_group, key, scratch_);
-    contents_.add(scratch_, exists, value, time_ != nullptr ? *time_ : none);
-    backend().put(contents_state_, current_.key_group, key, scratch_);
+    const auto& time = time_ != nullptr ? *time_ : none;
+    if constexpr (Contents::keeps_elements) {
+      element_.clear();
+      contents_.add(element_, false, value, time);
+      std::string prefix(namespaced(state_window));
+      push_elements(prefix, std::span<const std::string>(&element_, 1));
+    } else {
+      auto key = namespaced(state_window);
+      scratch_.clear();
+      bool exists = backend().get(contents_state_, current_.key_group, key, scratch_);
+      contents_.add(scratch_, exists, value, time);
+      backend().put(contents_state_, current_.key_group, key, scratch_);
+    }
+  }
+
+  /// The window's contents as the policy reads them (a list's elements one after another);
+  /// false when it has none.
+  bool read_contents(const W& state_window, std::string& bytes) {
+    bytes.clear();
+    if constexpr (Contents::keeps_elements) {
+      bool any = false;
+      backend().for_each(contents_state_, current_.key_group, namespaced(state_window),
+                         [&](std::string_view, std::string_view element) {
+                           bytes.append(element);
+                           any = true;
+                         });
+      return any;
+    } else {
+      return backend().get(contents_state_, current_.key_group, namespaced(state_window), bytes);
+    }
+  }
+
+  void remove_contents(const W& state_window) {
+    if constexpr (Contents::keeps_elements) {
+      std::string prefix(namespaced(state_window));
+      take_elements(prefix);
+    } else {
+      backend().remove(contents_state_, current_.key_group, namespaced(state_window));
+    }
+  }
+
+  /// The contents of the merged state windows join `target`'s.
+  void merge_contents(const W& target, const std::vector<W>& sources) {
+    std::string target_key(namespaced(target));
+    if constexpr (Contents::keeps_elements) {
+      for (const W& source_window : sources) {
+        std::string source_key(namespaced(source_window));
+        auto elements = take_elements(source_key);
+        push_elements(target_key, elements);
+      }
+    } else {
+      std::string merged;
+      bool exists = backend().get(contents_state_, current_.key_group, target_key, merged);
+      for (const W& source_window : sources) {
+        std::string source_key(namespaced(source_window));
+        std::string source;
+        if (!backend().get(contents_state_, current_.key_group, source_key, source))
+          continue;
+        contents_.merge_into(merged, exists, source);
+        exists = true;
+        backend().remove(contents_state_, current_.key_group, source_key);
+      }
+      if (exists)
+        backend().put(contents_state_, current_.key_group, target_key, merged);
+    }
+  }
+
+  /// Appends encoded elements to the list under `prefix` (key + window).
+  void push_elements(const std::string& prefix, std::span<const std::string> elements) {
+    if (elements.empty())
+      return;
+    auto& b = backend();
+    std::string size_bytes;
+    std::int64_t size = 0;
+    if (b.get(list_size_state_, current_.key_group, prefix, size_bytes) && size_bytes.size() == 8)
+      size = read_ordered_int64(size_bytes, 0);
+    for (const auto& element : elements) {
+      entry_key_ = prefix;
+      append_ordered_int64(entry_key_, size++);
+      b.put(contents_state_, current_.key_group, entry_key_, element);
+    }
+    size_bytes.clear();
+    append_ordered_int64(size_bytes, size);
+    b.put(list_size_state_, current_.key_group, prefix, size_bytes);
+  }
+
+  /// Removes the list under `prefix` and returns its encoded elements in order.
+  std::vector<std::string> take_elements(const std::string& prefix) {
+    auto& b = backend();
+    std::vector<std::string> keys;
+    std::vector<std::string> elements;
+    b.for_each(contents_state_, current_.key_group, prefix,
+               [&](std::string_view k, std::string_view element) {
+                 keys.emplace_back(k);
+                 elements.emplace_back(element);
+               });
+    for (const auto& k : keys)
+      b.remove(contents_state_, current_.key_group, k);
+    b.remove(list_size_state_, current_.key_group, prefix);
+    return elements;
   }
 
   /// Runs the window function over the window's contents, if it has any.
   void emit_contents(const K& key, const W& window, const W& state_window) {
     std::string bytes;
-    if (!backend().get(contents_state_, current_.key_group, namespaced(state_window), bytes))
+    if (!read_contents(state_window, bytes))
       return;
     if constexpr (Contents::keeps_elements) {
       if (settings_.window_evictor) {
@@ -430,12 +520,14 @@ private:
         values.push_back(e.value);
       call_function(key, window, values);
       settings_.window_evictor->evict_after(elements, window, trigger_context_);
-      auto backend_key = namespaced(state_window);
-      if (elements.empty())
-        backend().remove(contents_state_, current_.key_group, backend_key);
-      else
-        backend().put(contents_state_, current_.key_group, backend_key,
-                      contents_.encode(elements));
+      // Flink clears the window and adds the survivors back.
+      std::string prefix(namespaced(state_window));
+      take_elements(prefix);
+      std::vector<std::string> survivors;
+      survivors.reserve(elements.size());
+      for (const auto& e : elements)
+        survivors.push_back(contents_.encode({e}));
+      push_elements(prefix, survivors);
     }
   }
 
@@ -463,7 +555,7 @@ private:
   /// Flink's clearAllState: contents, trigger state, the function's per-window state, and the
   /// window's place in the merging set.
   void clear_all_state(const W& window, const W& state_window, merging_window_set<W>* set) {
-    backend().remove(contents_state_, current_.key_group, namespaced(state_window));
+    remove_contents(state_window);
     trigger_context_.bind(window);
     settings_.window_trigger->clear(window, trigger_context_);
     bind_window_state(window);
@@ -534,6 +626,7 @@ private:
   keyed_state_detail::current_key current_;
   keyed_state_detail::current_key window_key_;
   std::uint32_t contents_state_ = 0;
+  std::uint32_t list_size_state_ = 0;
   std::uint32_t merging_state_ = 0;
   std::map<std::string, std::uint32_t, std::less<>> trigger_states_;
   context trigger_context_;
@@ -548,6 +641,8 @@ private:
   std::string namespaced_;
   std::string window_bytes_;
   std::string scratch_;
+  std::string element_;
+  std::string entry_key_;
 };
 
 } // namespace flint::streaming
