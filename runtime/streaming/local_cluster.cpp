@@ -168,4 +168,8 @@ minicluster::minicluster& local_cluster::cluster() noexcept {
   return *impl_->cluster;
 }
 
+trace::trace_recorder& local_cluster::recorder() noexcept {
+  return *impl_->recorder;
+}
+
 } // namespace flint::streaming

@@ -19,6 +19,10 @@ namespace flint::metrics {
 class metric_registry;
 }
 
+namespace flint::trace {
+class trace_recorder;
+}
+
 namespace flint::minicluster {
 class minicluster;
 }
@@ -73,6 +77,8 @@ public:
   /// How many streaming environments there are (1, or one per TaskExecutor).
   std::size_t num_environments() const noexcept;
   minicluster::minicluster& cluster() noexcept;
+  /// The message trace every endpoint and task of this cluster records into.
+  trace::trace_recorder& recorder() noexcept;
 
 private:
   struct impl;

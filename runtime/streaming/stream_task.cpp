@@ -358,6 +358,8 @@ expected<unit> stream_task::run_input() {
           if (!idle)
             return make_error(errc::malformed_message,
                               "task " + tdd_.task_name + ": a malformed watermark status event");
+          if (valve_->channel_idle(flat) != *idle)
+            trace_watermark_status(flat, *idle);
           apply_valve(valve_->on_watermark_status(flat, *idle));
           break;
         }
@@ -383,8 +385,47 @@ expected<unit> stream_task::run_input() {
   return unit{};
 }
 
+std::string stream_task::describe_channel(std::size_t flat) const {
+  std::size_t g = 0;
+  while (g + 1 < gate_offsets_.size() && gate_offsets_[g + 1] <= flat)
+    ++g;
+  auto c = flat - gate_offsets_[g];
+  std::string producer = "gate " + std::to_string(g);
+  if (program_.job && g < tdd_.input_gates.size()) {
+    const auto& job = *program_.job;
+    for (const auto& set : job.data_sets)
+      if (set.id == tdd_.input_gates[g].consumed_result_id) {
+        const auto& v = job.vertices.at(set.producer);
+        producer = v.name;
+        if (c < tdd_.input_gates[g].partition_numbers.size())
+          producer += " (" + std::to_string(tdd_.input_gates[g].partition_numbers[c] + 1) + "/"
+            + std::to_string(v.parallelism) + ")";
+      }
+  }
+  return "channel " + std::to_string(g) + "/" + std::to_string(c) + " from " + producer;
+}
+
+void stream_task::trace_watermark_status(std::optional<std::size_t> channel, bool idle) {
+  if (!context_ || !valve_)
+    return;
+  auto watermark = [](std::int64_t w) {
+    return w == min_watermark ? std::string("none yet") : std::to_string(w);
+  };
+  std::string detail = tdd_.task_name + ": ";
+  detail += channel ? describe_channel(*channel) + (idle ? " went IDLE" : " is ACTIVE again")
+                    : std::string(idle ? "every input channel is IDLE: the task's input is idle"
+                                       : "the task's input is ACTIVE again");
+  detail += "; input watermark " + watermark(valve_->input_watermark());
+  if (auto holder = valve_->holding_back())
+    detail += ", held back by " + describe_channel(*holder) + " at "
+      + watermark(valve_->channel_watermark(*holder));
+  context_->trace("watermark_status", detail);
+}
+
 void stream_task::apply_valve(const status_watermark_valve::output& changed) {
   auto& head = *operators_.front();
+  if (changed.idle)
+    trace_watermark_status(std::nullopt, *changed.idle);
   if (changed.idle && !*changed.idle)
     head.process_watermark_status(false);
   if (changed.watermark) {

@@ -114,6 +114,11 @@ private:
   void fire_processing_timers();
   /// Applies what an input event changed in the valve to the head of the chain.
   void apply_valve(const status_watermark_valve::output& changed);
+  /// "<producer task> (n/N)" of a flat input channel, for the trace.
+  std::string describe_channel(std::size_t flat) const;
+  /// Records a watermark status change in the trace: which channel, the input watermark, and
+  /// which channel holds it back.
+  void trace_watermark_status(std::optional<std::size_t> channel, bool idle);
   /// The input channel's index over all gates (the valve's numbering).
   std::size_t flat_channel(std::size_t gate, std::size_t channel) const {
     return gate_offsets_[gate] + channel;

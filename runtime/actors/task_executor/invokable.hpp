@@ -56,6 +56,13 @@ public:
                                       state::task_state_snapshot state) = 0;
   virtual void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause,
                                   bool task_not_ready) = 0;
+  /// Records `what` happened in the task (e.g. "watermark_status") with `detail` in the node's
+  /// message trace, so the trace explains the data plane too (an idle input, the channel that
+  /// holds a watermark back). Any thread; dropped when the node records no trace.
+  virtual void trace(const std::string& what, const std::string& detail) {
+    (void)what;
+    (void)detail;
+  }
 };
 
 struct invokable {

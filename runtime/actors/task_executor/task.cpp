@@ -72,6 +72,11 @@ public:
       owner_->setup_.decline_checkpoint(checkpoint_id, cause, task_not_ready);
   }
 
+  void trace(const std::string& what, const std::string& detail) override {
+    if (owner_ && owner_->setup_.trace)
+      owner_->setup_.trace(what, detail);
+  }
+
   /// The task ended: monitor() does nothing from now on.
   void detach() { owner_ = nullptr; }
 

@@ -52,6 +52,9 @@ struct task_setup {
     decline_checkpoint = nullptr;
   /// Where the task's I/O and time figures go (registered by the TaskExecutor); null: none.
   std::shared_ptr<metrics::task_io_metrics> io = nullptr;
+  /// Records a data-plane event of the task in the node's trace (task_context::trace); any
+  /// thread. Null: dropped.
+  std::function<void(const std::string& what, const std::string& detail)> trace = nullptr;
 };
 
 class task : public caf::event_based_actor {

@@ -1,5 +1,7 @@
 #include "runtime/actors/task_executor/task_executor.hpp"
 
+#include "runtime/actors/trace/trace_recorder.hpp"
+
 #include "runtime/metrics/task_io_metrics.hpp"
 #include "runtime/actors/heartbeat/peer_heartbeat_listener.hpp"
 
@@ -364,6 +366,22 @@ void task_executor::register_methods() {
                                                  task_not_ready});
       });
     };
+    if (auto* recorder = this->recorder()) {
+      // Data-plane events (an input going idle, the channel holding a watermark back) beside the
+      // RPC traffic: "task/<job id>/<task>" so a job's trace view finds them.
+      setup.trace = [recorder, te = endpoint_id(),
+                     task = "task/" + tdd.job_id.to_string() + "/" + tdd.task_name](
+                      const std::string& what, const std::string& detail) {
+        trace::record r;
+        r.time_us = recorder->now_us();
+        r.dir = trace::direction::receive;
+        r.from = task;
+        r.to = te;
+        r.method = what;
+        r.detail = detail;
+        recorder->record_event(std::move(r));
+      };
+    }
     if (services_.metrics) {
       setup.io = std::make_shared<metrics::task_io_metrics>();
       metrics::task_scope scope{config_.host,

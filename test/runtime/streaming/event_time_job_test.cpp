@@ -6,6 +6,7 @@
 // processing-time timers by hand.
 
 #include "operator_test_harness.hpp"
+#include "runtime/actors/trace/trace_recorder.hpp"
 #include "test/runtime/streaming/streaming_test_util.hpp"
 
 #include <doctest/doctest.h>
@@ -221,4 +222,82 @@ TEST_CASE("event-time timers fire at the watermark in time order and carry their
   REQUIRE(fired.size() == 1);
   CHECK(fired[0].value == "b@60");
   CHECK(h.emitted().watermarks.back() == streaming::max_watermark);
+}
+
+namespace {
+
+/// Emits `count` clicks, then nothing, without ending: its output goes idle.
+class quiet_after_source final : public streaming::source_operator {
+public:
+  quiet_after_source(int count, const streaming::operator_context& ctx)
+    : count_(count),
+      out_(streaming::make_output<click>(ctx)) {}
+  streaming::source_status emit_next(std::size_t) override {
+    while (emitted_ < count_)
+      out_->collect({emitted_ % 3, 1000 + emitted_++});
+    return streaming::source_status::nothing_available;
+  }
+
+private:
+  int count_;
+  int emitted_ = 0;
+  streaming::output_ref<click> out_;
+};
+
+class quiet_after_factory final : public api::named_operator_factory {
+public:
+  explicit quiet_after_factory(int count) : api::named_operator_factory("source.quiet"), count_(count) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<quiet_after_source>(count_, ctx);
+  }
+
+private:
+  int count_;
+};
+
+struct pass_clicks : api::keyed_process_function<std::int64_t, click, click> {
+  void process_element(const click& c, api::keyed_context<std::int64_t>&,
+                       api::collector<click>& out) override {
+    out.collect(c);
+  }
+};
+
+} // namespace
+
+TEST_CASE("the trace records an input going idle and the channel that holds the watermark back") {
+  api::stream_execution_environment env(api::configuration{
+    {"parallelism.default", "2"}, {"pipeline.auto-watermark-interval", "10 ms"}});
+  auto t = env.new_transformation(graph::transformation_kind::source, "Quiet", 2);
+  t->set_factory(std::make_shared<quiet_after_factory>(20));
+  t->set_chaining_strategy(graph::chaining_strategy::head);
+  env.add_operator(t);
+  auto stamped = api::data_stream<click>(&env, t).assign_timestamps_and_watermarks(
+    api::watermark_strategy<click>::for_monotonous_timestamps()
+      .with_timestamp_assigner([](const click& c) { return c.at; })
+      .with_idleness(50ms));
+  test::collect(stamped.key_by([](const click& c) { return c.user; })
+                  .process<click>(pass_clicks{}));
+  auto program = test::graphs_of(env);
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 4;
+  streaming::local_cluster cluster(options);
+  REQUIRE(cluster.submit(program.stream, program.job));
+  // Both source subtasks go quiet: each consumer sees its channels go idle, then its input.
+  auto find = [&](const std::string& needle) {
+    for (const auto& r : cluster.recorder().snapshot())
+      if (r.method == "watermark_status" && r.detail.find(needle) != std::string::npos
+          && r.from.find(program.job->job_id.to_string()) != std::string::npos)
+        return true;
+    return false;
+  };
+  for (int wait = 0; wait < 3000 && !find("the task's input is idle"); ++wait)
+    std::this_thread::sleep_for(10ms);
+  CHECK(find("went IDLE"));
+  CHECK(find("every input channel is IDLE: the task's input is idle"));
+  CHECK(find("from Source: Quiet"));
+  REQUIRE(cluster.cancel(program.job->job_id));
+  auto result = cluster.result(program.job->job_id, std::chrono::minutes(1));
+  REQUIRE(result.has_value());
+  CHECK(result->status == graph::job_status::canceled);
 }
