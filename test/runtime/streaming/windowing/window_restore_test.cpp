@@ -3,6 +3,8 @@
 // merging sets, the trigger state and the timers travel in the keyed state, so the restored
 // subtasks fire every window exactly once with exactly the result of an uninterrupted run.
 
+#include "../operator_test_harness.hpp"
+
 #include "runtime/streaming/windowing/count_trigger.hpp"
 #include "runtime/streaming/windowing/session_windows.hpp"
 #include "runtime/streaming/windowing/tumbling_windows.hpp"
@@ -235,5 +237,55 @@ TEST_CASE("session windows and their merging sets restore at 2 -> 3 and 3 -> 2 e
   for (const std::string backend : {"hashmap", "rocksdb"}) {
     run_rescaled(true, backend, 2, 3);
     run_rescaled(true, backend, 3, 2);
+  }
+}
+
+TEST_CASE("processing-time windows due while the job was down fire right after the restore") {
+  for (const std::string backend : {"hashmap", "rocksdb"}) {
+    CAPTURE(backend);
+    using harness = test::operator_test_harness<event, event>;
+    using reducing = reducing_contents<event, event (*)(const event&, const event&)>;
+    auto dir = std::filesystem::temp_directory_path()
+      / ("flint_window_restore_pt_" + std::to_string(::getpid()) + "_" + backend);
+    std::filesystem::remove_all(dir);
+    window_settings<event, time_window> settings;
+    settings.assigner = std::make_shared<tumbling_processing_time_windows>(
+      tumbling_processing_time_windows::of(100ms));
+    auto build = [&](harness& h, const std::string& name) {
+      h.context().state_backend.type = backend;
+      h.context().state_backend.local_dir = (dir / name).string();
+      return std::make_unique<window_operator<std::int64_t, reducing, event, time_window>>(
+        settings, reducing(&add),
+        std::make_unique<pass_through_window_function<event, std::int64_t, time_window>>(),
+        [](const event& e) { return std::get<0>(e); }, h.context(), h.make_output());
+    };
+    std::vector<state::keyed_state_handle> handles;
+    {
+      harness before;
+      before.open(build(before, "a"));
+      before.set_processing_time(10);
+      before.process_element({1, 0, 5});
+      before.process_element({2, 0, 7});
+      before.process_element({1, 0, 1});
+      auto snap = before.op().snapshot_state(1);
+      auto up = snap.keyed_upload(state::snapshot_target{(dir / "chk-1").string(), "", "pt"});
+      REQUIRE_MESSAGE(up.has_value(), up.error().to_string());
+      handles = *up;
+      CHECK(before.take_records().empty());
+    }
+    harness after;
+    auto op = build(after, "b");
+    op->initialize_state(
+      state::operator_state_restore(state::operator_subtask_state{{}, handles, {}}, false, true));
+    after.set_processing_time(500);
+    after.open(std::move(op));
+    after.set_processing_time(501);
+    auto out = after.take_records();
+    std::sort(out.begin(), out.end(), [](auto& x, auto& y) { return x.value < y.value; });
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].value == event{1, 0, 6});
+    CHECK(out[1].value == event{2, 0, 7});
+    CHECK(out[0].timestamp == std::optional<std::int64_t>(99));
+    std::filesystem::remove_all(dir);
   }
 }
