@@ -26,6 +26,8 @@ namespace flint::api {
 
 template <class T>
 class data_stream;
+template <class T>
+class watermark_strategy;
 
 /// Key-value settings, Flink's names: `parallelism.default`, `pipeline.max-parallelism`,
 /// `pipeline.operator-chaining`, `execution.buffer-timeout` (ms),
@@ -103,6 +105,13 @@ public:
   data_stream<std::string> socket_text_stream(std::string host, int port, char delimiter = '\n');
   /// A parallel source of `from..to` inclusive.
   data_stream<std::int64_t> generate_sequence(std::int64_t from, std::int64_t to);
+  /// A parallel source of Flink's Source API (e.g. api::data_generator_source) whose splits run
+  /// `strategy` each, the subtask's watermark their minimum (Flink's fromSource).
+  template <class Source, class T = typename Source::output_type>
+  data_stream<T> from_source(const Source& source, const watermark_strategy<T>& strategy,
+                             std::string source_name) {
+    return add_source<T>(std::move(source_name), source.create_factory(strategy), true);
+  }
 
   /// The StreamGraph of everything added so far.
   expected<graph::stream_graph> get_stream_graph(std::string job_name = default_job_name) const;
