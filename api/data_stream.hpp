@@ -24,6 +24,8 @@ namespace flint::api {
 
 template <class T, class K>
 class keyed_stream;
+template <class T1, class T2, bool Join>
+class two_stream_builder;
 template <class T, class W>
 class all_windowed_stream;
 
@@ -148,6 +150,18 @@ public:
   template <class U>
   connected_streams<T, U> connect(const data_stream<U>& other) const {
     return connected_streams<T, U>(env_, this->transformation(), other.transformation());
+  }
+
+  /// Pairs this stream's elements with `other`'s of the same key and window (Flink's join):
+  /// `.where(k1).equal_to(k2).window(assigner).apply(f)`.
+  template <class U>
+  auto join(const data_stream<U>& other) const {
+    return two_stream_builder<T, U, true>(*this, other);
+  }
+  /// Both streams' elements of one key and window together (Flink's coGroup).
+  template <class U>
+  auto co_group(const data_stream<U>& other) const {
+    return two_stream_builder<T, U, false>(*this, other);
   }
 
   /// The records this operator emitted to side output `tag` (Flink's getSideOutput), at its

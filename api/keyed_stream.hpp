@@ -135,3 +135,4 @@ auto connected_streams<In1, In2>::key_by(F1 k1, F2 k2) {
 
 #include "api/windowed_stream.hpp"
 #include "api/all_windowed_stream.hpp"
+#include "api/joined_streams.hpp"
