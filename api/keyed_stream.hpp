@@ -3,6 +3,7 @@
 /// stream, and the keyed aggregations.
 
 #include "api/data_stream.hpp"
+#include "runtime/streaming/windowing/global_window.hpp"
 
 #include <string>
 #include <tuple>
@@ -62,6 +63,12 @@ public:
   /// `window(api::tumbling_event_time_windows::of(1min))`; see api/windowed_stream.hpp.
   template <class A>
   windowed_stream<T, K, typename A::window_type> window(A assigner);
+  /// Windows of `size` records per key (Flink's countWindow): global windows fired and purged
+  /// every `size` records.
+  windowed_stream<T, K, streaming::global_window> count_window(std::int64_t size);
+  /// Sliding count windows: the last `size` records per key, fired every `slide` records.
+  windowed_stream<T, K, streaming::global_window> count_window(std::int64_t size,
+                                                               std::int64_t slide);
 
   /// Both keyed streams into one keyed two-input operator (Flink's KeyedStream.connect).
   template <class U>

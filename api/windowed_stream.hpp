@@ -392,4 +392,25 @@ windowed_stream<T, K, typename A::window_type> keyed_stream<T, K>::window(A assi
   return windowed_stream<T, K, W>(*this, std::make_shared<A>(std::move(assigner)));
 }
 
+template <class T, class K>
+windowed_stream<T, K, streaming::global_window> keyed_stream<T, K>::count_window(
+  std::int64_t size) {
+  if (size <= 0)
+    throw std::invalid_argument("The size of a count window must be positive.");
+  auto windowed = window(global_windows::create());
+  windowed.trigger(purging_trigger::of(count_trigger::of(size)));
+  return windowed;
+}
+
+template <class T, class K>
+windowed_stream<T, K, streaming::global_window> keyed_stream<T, K>::count_window(
+  std::int64_t size, std::int64_t slide) {
+  if (size <= 0 || slide <= 0)
+    throw std::invalid_argument("The size and slide of a count window must be positive.");
+  auto windowed = window(global_windows::create());
+  windowed.evictor(count_evictor::of(size));
+  windowed.trigger(count_trigger::of(slide));
+  return windowed;
+}
+
 } // namespace flint::api

@@ -356,3 +356,53 @@ TEST_CASE("apply, aggregate with an evictor and window_all's apply run through t
         == std::vector<result>{{0, 0, 1008}, {0, 0, 1016}, {0, 0, 2006}});
   CHECK(sorted_of(all->values) == std::vector<result>{{-1, 999, 4}, {-1, 1999, 1}});
 }
+
+TEST_CASE("count windows: tumbling every n records per key, sliding the last n every m") {
+  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  std::vector<std::int64_t> input;
+  for (std::int64_t i = 1; i <= 20; ++i)
+    input.push_back(i);
+  auto by_parity = env.from_collection(input).key_by([](const std::int64_t& v) { return v % 2; });
+  auto sums = [](const std::int64_t& key, const api::global_window&,
+                 const std::vector<std::int64_t>& in, api::collector<std::tuple<std::int64_t, std::int64_t>>& out) {
+    std::int64_t sum = 0;
+    for (auto v : in)
+      sum += v;
+    out.collect({key, sum});
+  };
+  auto tumbling = test::collect(
+    by_parity.count_window(4).apply<std::tuple<std::int64_t, std::int64_t>>(sums));
+  auto sliding = test::collect(
+    by_parity.count_window(3, 2).apply<std::tuple<std::int64_t, std::int64_t>>(sums));
+  // One subtask source: each key's records arrive in order.
+  auto program = test::graphs_of(env);
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  streaming::local_cluster cluster(options);
+  auto result = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE_MESSAGE(result.has_value(), result.error().to_string());
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  std::multiset<std::tuple<std::int64_t, std::int64_t>> got_t(tumbling->values.begin(),
+                                                              tumbling->values.end());
+  // Odd: 1+3+5+7, 9+11+13+15 (17, 19 never fill a window); even likewise.
+  CHECK(got_t == std::multiset<std::tuple<std::int64_t, std::int64_t>>{
+                   {1, 16}, {1, 48}, {0, 20}, {0, 52}});
+  std::multiset<std::tuple<std::int64_t, std::int64_t>> got_s(sliding->values.begin(),
+                                                              sliding->values.end());
+  // Every 2nd record of a key, the sum of its last 3 (or fewer at first).
+  std::multiset<std::tuple<std::int64_t, std::int64_t>> want_s;
+  for (std::int64_t key : {0, 1}) {
+    std::vector<std::int64_t> seen;
+    for (auto v : input)
+      if (v % 2 == key) {
+        seen.push_back(v);
+        if (seen.size() % 2 == 0) {
+          std::int64_t sum = 0;
+          for (std::size_t i = seen.size() >= 3 ? seen.size() - 3 : 0; i < seen.size(); ++i)
+            sum += seen[i];
+          want_s.insert({key, sum});
+        }
+      }
+  }
+  CHECK(got_s == want_s);
+}
