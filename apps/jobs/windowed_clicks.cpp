@@ -1,95 +1,15 @@
-/// `windowed_clicks.so [--count N] [--rate R] [--output DIR] ...`: clicks per user per tumbling
-/// event-time window over a generated, out-of-order click stream (Flink's windowed WordCount of
-/// clicks). A data generator source makes one click a millisecond of event time, displaced by up
-/// to --disorder-ms (300), with every --late-every-th (97) click --late-by-ms (2500) late; the
-/// source's watermarks lag by --bound-ms (500). Windows of --window-ms (1000) per user count
-/// their clicks, keep taking clicks --lateness-ms (1000) after their end (each such click fires
-/// the window again with the new count), and send what comes later still to a side output.
-///
-/// Runs until cancelled unless --count bounds the clicks; --rate clicks per second in all
-/// (default 1000, about real time; 0: as fast as it goes). Without --output it prints the
-/// counts (`user-3 [12000,13000) clicks=97`) and the late clicks (`late user-3 at 9512`); with
-/// it, writes them as text into DIR/counts and DIR/late (exactly once when checkpointing).
+/// `windowed_clicks.so [flags]`: the windowed_clicks example (apps/examples/event_time/event_time_jobs.hpp) as a job
+/// library: `flint run build/jobs/windowed_clicks.so [--count N] [--rate R] [--output DIR] ...`; runs until
+/// cancelled unless --count bounds its generated input.
 
 #include "api/job_entry.hpp"
-#include "api/windowed_stream.hpp"
-#include "apps/examples/event_time/generated_streams.hpp"
-
-#include <chrono>
-#include <cstdint>
-#include <string>
-#include <vector>
+#include "apps/examples/event_time/event_time_jobs.hpp"
 
 namespace {
 
-using namespace flint;
-using examples::click;
-
-struct count_clicks : api::aggregate_function<click, std::int64_t, std::int64_t> {
-  std::int64_t create_accumulator() override { return 0; }
-  std::int64_t add(const click&, std::int64_t acc) override { return acc + 1; }
-  std::int64_t get_result(const std::int64_t& acc) override { return acc; }
-  std::int64_t merge(std::int64_t a, std::int64_t b) override { return a + b; }
-};
-
-/// "user-<id> [start,end) clicks=<n>", and " (late firing <k>)" when a click within the allowed
-/// lateness fired the window again (counted in the window's own state).
-struct label_window : api::process_window_function<std::int64_t, std::string, std::int64_t> {
-  void process(const std::int64_t& user, api::window_context<>& ctx,
-               const std::vector<std::int64_t>& counts, api::collector<std::string>& out) override {
-    auto firings = ctx.window_state().get_state<std::int64_t>("firings");
-    auto earlier = firings.value().value_or(0);
-    firings.update(earlier + 1);
-    out.collect("user-" + std::to_string(user) + " "
-                + examples::window_text(ctx.window().start, ctx.window().end)
-                + " clicks=" + std::to_string(counts.front())
-                + (earlier > 0 ? " (late firing " + std::to_string(earlier) + ")" : ""));
-  }
-};
-
-void windowed_clicks_main(api::job_context& ctx) {
-  const std::string usage =
-    "windowed_clicks.so [--count N] [--rate R] [--output DIR] [--users U] [--splits S] "
-    "[--window-ms W] [--disorder-ms D] [--bound-ms B] [--lateness-ms L] [--late-every K] "
-    "[--late-by-ms M]";
-  auto flags = examples::parse_example_flags(
-    ctx.args(),
-    {"--count", "--rate", "--output", "--users", "--splits", "--window-ms", "--disorder-ms",
-     "--bound-ms", "--lateness-ms", "--late-every", "--late-by-ms"},
-    usage);
-  auto& env = ctx.env();
-  api::data_generator_source<click> source(
-    [flags](std::int64_t i) { return examples::click_at(i, flags); }, flags.count,
-    examples::rate_of(flags, 1000));
-  source.with_splits_per_subtask(flags.splits);
-  auto clicks = env.from_source(
-    source,
-    api::watermark_strategy<click>::for_bounded_out_of_orderness(
-      std::chrono::milliseconds(flags.bound_ms))
-      .with_timestamp_assigner([](const click& c) { return c.at; }),
-    "Click Generator");
-  clicks.uid("clicks");
-
-  api::output_tag<click> late("late-clicks");
-  auto counts = clicks.key_by([](const click& c) { return c.user; })
-                  .window(api::tumbling_event_time_windows::of(
-                    std::chrono::milliseconds(flags.window_ms)))
-                  .allowed_lateness(std::chrono::milliseconds(flags.lateness_ms))
-                  .side_output_late_data(late)
-                  .aggregate(count_clicks{}, label_window{});
-  counts.uid("click-counts");
-  auto late_lines = counts.get_side_output(late).map([](const click& c) {
-    return "late user-" + std::to_string(c.user) + " at " + std::to_string(c.at);
-  });
-  late_lines.uid("late-lines");
-  if (flags.output.empty()) {
-    counts.print();
-    late_lines.print();
-  } else {
-    counts.write_as_text(flags.output + "/counts").uid("counts-sink");
-    late_lines.write_as_text(flags.output + "/late").uid("late-sink");
-  }
-  ctx.set_job_name("Windowed Clicks");
+void windowed_clicks_main(flint::api::job_context& ctx) {
+  flint::examples::build_windowed_clicks(ctx.env(), flint::examples::windowed_clicks_flags(ctx.args()));
+  ctx.set_job_name(flint::examples::windowed_clicks_job_name);
 }
 
 } // namespace
