@@ -761,12 +761,16 @@ namespace flint::job_master {
 
 job_status_response job_master::full_status_report() const {
   auto report = state_.status_report();
+  // The JobGraph moves into the ExecutionGraph as the job starts.
+  const auto* scheduler = state_.job_scheduler();
+  const auto& config =
+    scheduler ? scheduler->graph().job_graph().execution_config : job_graph_.execution_config;
   // Flink's job type: execution.runtime-mode BATCH makes every edge blocking.
-  const auto mode = job_graph_.execution_config.exchange_mode;
-  report.job_type =
-    mode == graph::global_data_exchange_mode::all_edges_blocking ? "BATCH" : "STREAMING";
-  report.max_parallelism = job_graph_.execution_config.max_parallelism;
-  for (const auto& [key, value] : job_graph_.execution_config.job_configuration)
+  report.job_type = config.exchange_mode == graph::global_data_exchange_mode::all_edges_blocking
+    ? "BATCH"
+    : "STREAMING";
+  report.max_parallelism = config.max_parallelism;
+  for (const auto& [key, value] : config.job_configuration)
     report.job_configuration.push_back(config_entry{key, value});
   report.restored = restored_;
   if (!checkpoints_)

@@ -576,9 +576,11 @@ program wordcount(const std::filesystem::path& input, const std::filesystem::pat
   return graphs_of(env);
 }
 
-/// Runs until stopped, checkpointing every second (the history's ten cover the test's reads).
+/// Runs until stopped, checkpointing every second (the history's ten cover the test's reads);
+/// its own restart strategy.
 program endless() {
-  api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+  api::stream_execution_environment env(api::configuration{
+    {"parallelism.default", "2"}, {"restart-strategy.type", "fixed-delay"}});
   env.enable_checkpointing(1000);
   env.generate_sequence(0, std::numeric_limits<std::int64_t>::max())
     .map([](std::int64_t x) {
@@ -766,6 +768,9 @@ TEST_CASE(
           == "BATCH");
   }
   CHECK(details["isStoppable"] == false);
+  auto job_config = c.get("/jobs/" + running + "/config").body;
+  CHECK(job_config["execution-config"]["restart-strategy"] == "fixed-delay");
+  CHECK(job_config["execution-config"]["user-config"]["restart-strategy.type"] == "fixed-delay");
   auto result = c.get("/jobs/" + finished + "/execution-result").body;
   CHECK(result["status"]["id"] == "COMPLETED");
   CHECK(result["job-execution-result"]["id"] == finished);

@@ -1066,8 +1066,15 @@ TEST_CASE_FIXTURE(job_master_fixture,
   job_master_config cfg;
   cfg.configuration.set("state.checkpoints.dir", dir.path.string());
   cfg.configuration.set("web.checkpoints.history", "1");
-  // No periodic checkpoints: only those asked for.
-  run_job(cfg);
+  // No periodic checkpoints: only those asked for. The job sets keys of its own.
+  confirm_resource_manager();
+  auto g = test::chain_job(job, {2, 2, 2});
+  g.execution_config.max_parallelism = 64;
+  g.execution_config.job_configuration["restart-strategy.type"] = "none";
+  start_job_master(std::move(g), std::move(cfg));
+  register_and_offer();
+  report_all(execution_state::running);
+  REQUIRE(master().status() == job_status::running);
   auto first = te_call<flint::job_master::trigger_checkpoint>(rpc::ack{});
   REQUIRE_MESSAGE(first.has_value(), first.error().to_string());
   CHECK(first->checkpoint_id == 1);
@@ -1077,6 +1084,10 @@ TEST_CASE_FIXTURE(job_master_fixture,
   auto pending = te_call<request_job_status>(rpc::ack{});
   REQUIRE(pending.has_value());
   CHECK(pending->job_type == "STREAMING");
+  CHECK(pending->max_parallelism == 64);
+  // The job's own settings, after the JobGraph went into the ExecutionGraph.
+  CHECK(pending->job_configuration
+        == std::vector<config_entry>{{"restart-strategy.type", "none"}});
   CHECK(pending->checkpointing);
   CHECK(pending->checkpoint_config.interval_ms == 0);
   CHECK(pending->checkpoint_config.mode == "EXACTLY_ONCE");
