@@ -30,5 +30,8 @@ bool rocksdb_floor(const std::string& path, std::int64_t max_words, const std::f
 /// WordCount benchmarks' rates.
 std::int64_t count_words(const std::string& path);
 int rest(int argc, char** argv);
+/// bench_window.cpp: windows on Flint vs a single-thread loop; WordCount with vs without time.
+int window(int argc, char** argv);
+int time_cost(int argc, char** argv);
 
 } // namespace flint::bench

@@ -38,6 +38,11 @@ const bench_entry benches[] = {
   {"state", flint::bench::state,
    "WordCount keyed state: hashmap vs RocksDB with and without the cache vs a bare RocksDB loop"},
 #endif
+#ifdef FLINT_BENCH_HAS_WINDOW
+  {"window", flint::bench::window,
+   "keyed tumbling event-time window count: Flint p=1, p=2 vs a single-thread loop"},
+  {"time_cost", flint::bench::time_cost, "WordCount with timestamps and watermarks vs without"},
+#endif
 #ifdef FLINT_BENCH_HAS_EXCHANGE
   {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},
 #endif
