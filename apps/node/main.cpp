@@ -20,6 +20,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -156,6 +157,19 @@ expected<unit> setup_logging(const flags& f) {
   return unit{};
 }
 
+/// The file this node logs to: --log-file, else the regular file its standard error goes to (as
+/// flint-daemon.sh redirects it into $FLINT_LOG_DIR); empty when it logs to a terminal or pipe.
+/// REST serves it as /jobmanager/log.
+std::filesystem::path log_file_of(const flags& f) {
+  if (!f.log_file.empty())
+    return std::filesystem::absolute(f.log_file);
+  std::error_code ec;
+  auto target = std::filesystem::read_symlink("/proc/self/fd/2", ec);
+  if (ec || !std::filesystem::is_regular_file(target, ec))
+    return {};
+  return target;
+}
+
 std::string join(const std::vector<std::string>& parts) {
   std::string out;
   for (const auto& p : parts)
@@ -271,7 +285,7 @@ int main(int argc, char** argv) {
     auto settings = node::read_job_manager_settings(cfg);
     if (!settings)
       return fail(settings.error().message);
-    settings->rest.log_file = f.log_file;
+    settings->rest.log_file = log_file_of(f);
     jm.emplace(std::move(*settings));
     if (!f.trace_file.empty() && !jm->recorder().enable_file(f.trace_file))
       return fail("cannot write the trace file '" + f.trace_file + "'");
