@@ -464,8 +464,10 @@ int window(int argc, char** argv) {
     double best_wf = std::max(med("windflow_r1"), med("windflow_r2"));
     std::snprintf(part, sizeof part,
                   ",\"windflow_r1_per_s\":%.0f,\"windflow_r2_per_s\":%.0f,"
+                  "\"windflow_r1_per_cpu_s\":%.0f,\"windflow_r2_per_cpu_s\":%.0f,"
                   "\"flint_p2_over_windflow_best\":%.3f,\"flint_p2_over_windflow_r2\":%.3f",
-                  med("windflow_r1"), med("windflow_r2"), ratio(med("flint_p2"), best_wf),
+                  med("windflow_r1"), med("windflow_r2"), med_cpu("windflow_r1"),
+                  med_cpu("windflow_r2"), ratio(med("flint_p2"), best_wf),
                   ratio(med("flint_p2"), med("windflow_r2")));
     windflow_part = part;
   } else {
