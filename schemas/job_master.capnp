@@ -120,6 +120,8 @@ struct JmCheckpointEntry {
   failureMessage @7 :Text;
   tasks @8 :List(JmCheckpointTask);
   # Every subtask that takes part, acknowledged or not.
+  stop @9 :Bool;
+  # A stop-with-savepoint (Flink's SYNC_SAVEPOINT).
 }
 
 struct JmCheckpointTask {

@@ -103,7 +103,7 @@ json checkpoint_statistics(const entry& e) {
   j["num_subtasks"] = e.tasks.size();
   j["num_acknowledged_subtasks"] =
     std::count_if(e.tasks.begin(), e.tasks.end(), [](const auto& t) { return t.ack_time >= 0; });
-  j["checkpoint_type"] = e.savepoint ? "SAVEPOINT" : "CHECKPOINT";
+  j["checkpoint_type"] = !e.savepoint ? "CHECKPOINT" : e.stop ? "SYNC_SAVEPOINT" : "SAVEPOINT";
   json tasks = json::object();
   for (const auto& v : vertices_of(e))
     tasks[v] = task_statistics(e, v);

@@ -805,6 +805,7 @@ job_status_response job_master::full_status_report() const {
       : r.status == checkpoint::checkpoint_record::state::failed             ? "FAILED"
                                                                                : "IN_PROGRESS";
     out.savepoint = r.savepoint;
+    out.stop = r.stop;
     out.trigger_time = r.trigger_time;
     out.end_time = r.end_time;
     out.state_bytes = r.state_bytes;

@@ -1,7 +1,7 @@
 #pragma once
 /// The REST endpoint's insides, shared by the files that register its routes (rest_server.cpp,
-/// job_routes.cpp, node_routes.cpp): the answer helpers and the endpoint's state. Included by
-/// those files only (it brings httplib and nlohmann::json).
+/// job_routes.cpp, jar_routes.cpp, node_routes.cpp): the answer helpers and the endpoint's
+/// state. Included by those files only (it brings httplib and nlohmann::json).
 
 #include <chrono>
 #include <cstdint>

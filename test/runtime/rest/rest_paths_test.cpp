@@ -885,6 +885,9 @@ TEST_CASE(
     CHECK(with_savepoint["latest"]["savepoint"].is_object());
     check_fields(with_savepoint["latest"]["savepoint"], completed_checkpoint_statistics,
                  "latest savepoint");
+    CHECK(with_savepoint["latest"]["savepoint"]["checkpoint_type"] == "SYNC_SAVEPOINT");
+    CHECK(with_savepoint["latest"]["savepoint"]["is_savepoint"] == true);
+    CHECK(with_savepoint["latest"]["savepoint"]["external_path"] == location);
 
     auto dispose = c.post("/v1/savepoint-disposal", json{{"savepoint-path", location}}.dump());
     REQUIRE(dispose.status == 200);

@@ -118,6 +118,7 @@ expected<std::int64_t> checkpoint_coordinator::start(time_ms now,
   checkpoint_record r;
   r.id = id;
   r.savepoint = pending.savepoint.has_value();
+  r.stop = pending.savepoint && pending.savepoint->stop;
   r.trigger_time = now;
   for (const auto& task : pending.plan.to_acknowledge)
     r.tasks.emplace(task, std::pair<time_ms, std::uint64_t>{-1, 0});

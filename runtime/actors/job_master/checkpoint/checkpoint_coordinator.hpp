@@ -162,6 +162,8 @@ struct checkpoint_record {
   std::int64_t id = 0;
   state status = state::in_progress;
   bool savepoint = false;
+  /// A stop-with-savepoint.
+  bool stop = false;
   time_ms trigger_time = 0;
   /// When it completed or failed; -1 while in progress.
   time_ms end_time = -1;
