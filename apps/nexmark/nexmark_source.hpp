@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -34,8 +35,14 @@ inline api::watermark_strategy<event> nexmark_watermarks() {
 }
 
 /// The generator as a Flint source description (for tests and callers that pick their own
-/// watermark strategy): `config.events_num` events, or without end when it is 0.
+/// watermark strategy): `config.events_num` events, or without end when it is 0. A config no
+/// stream can come from (tps or a proportion not positive, a negative count) throws
+/// std::invalid_argument.
 inline api::data_generator_source<event> nexmark_generator_source(const nexmark_config& config) {
+  if (config.tps <= 0 || config.events_num < 0 || config.person_proportion <= 0
+      || config.auction_proportion <= 0 || config.bid_proportion <= 0)
+    throw std::invalid_argument("a Nexmark source needs tps > 0, events_num >= 0 and positive "
+                                "person, auction and bid proportions");
   auto count = config.events_num > 0 ? config.events_num : api::unbounded_count;
   return api::data_generator_source<event>(
     [config](std::int64_t n) { return generate(n, config); }, count);
