@@ -1,11 +1,12 @@
 #pragma once
-/// The hot entries of a RocksDB keyed state backend on the heap (`state.backend.rocksdb.cache.size`),
-/// in the spirit of Flink 2's ForSt cache: reads of a cached key, present or absent, touch no
-/// RocksDB; writes and removals stay here (write-back) until they go to RocksDB in one
-/// WriteBatch — when the cache fills (entries not used lately, by CLOCK's second chance, down
-/// to 7/8 of the size), before a snapshot (all of them: a snapshot is exactly what RocksDB holds) and before a
-/// prefix iteration of a key group (that key group's). Absent keys are cached too, so a key seen
-/// for the first time costs one RocksDB read, not one per record.
+/// The hot entries of a RocksDB keyed state backend on the heap
+/// (`state.backend.rocksdb.cache.size`), in the spirit of Flink 2's ForSt cache: reads of a
+/// cached key, present or absent, touch no RocksDB; writes and removals stay here (write-back)
+/// until they go to RocksDB in one WriteBatch — when the cache fills (entries not used lately, by
+/// CLOCK's second chance, down to 7/8 of the size), before a snapshot (all of them: a snapshot is
+/// exactly what RocksDB holds) and before a prefix iteration of a key group (that key group's).
+/// Absent keys are cached too, so a key seen for the first time costs one RocksDB read, not one
+/// per record.
 ///
 /// Keys are whole entry keys (`rocksdb_instance.hpp`: key group, state number, key). Used on the
 /// backend's thread only; private to the rocksdb backend.
