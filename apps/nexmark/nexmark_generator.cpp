@@ -169,7 +169,9 @@ std::string next_extra(random_stream& r, std::int64_t current_size, int desired_
 
 /// PriceGenerator.nextPrice: 10^(6u) × 100 rounded, from 100 to 10^8.
 std::int64_t next_price(random_stream& r) {
-  return std::llround(std::pow(10.0, r.next_double() * 6.0) * 100.0);
+  // 10^x as e^(x ln 10): the same distribution, cheaper than pow.
+  constexpr double ln10 = 2.302585092994045684;
+  return std::llround(std::exp(r.next_double() * 6.0 * ln10) * 100.0);
 }
 
 /// PersonGenerator.nextBase0PersonId: one of the active people, or up to 10 not yet created.

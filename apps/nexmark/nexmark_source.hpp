@@ -49,7 +49,8 @@ inline api::data_generator_source<event> nexmark_generator_source(const nexmark_
 }
 
 /// Nexmark's event stream at the environment's parallelism, with Nexmark's watermarks; its uid
-/// is "nexmark-source".
+/// is "nexmark-source", so a job makes one and splits it (filter persons, auctions, bids) as the
+/// SQL views over `datagen` do.
 inline api::data_stream<event> nexmark_source(api::stream_execution_environment& env,
                                               const nexmark_config& config,
                                               std::string name = "Nexmark Source") {
