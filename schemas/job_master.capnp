@@ -184,6 +184,14 @@ struct JmTaskIo {
   accumulatedBusyMs @10 :Int64;
   accumulatedIdleMs @11 :Int64;
   accumulatedBackPressuredMs @12 :Int64;
+  inputWatermark @13 :Int64 = -9223372036854775808;
+  outputWatermark @14 :Int64 = -9223372036854775808;
+  # Flink's currentInputWatermark / currentOutputWatermark (Long.MIN_VALUE: none yet).
+  lateRecordsDropped @15 :Int64;
+  inputIdle @16 :Bool;
+  # Every input channel is idle (its watermark status).
+  watermarkHeldBackBy @17 :Text;
+  # The input channel holding the input watermark back, as "channel g/c from <task> (n/N) at W".
 }
 
 struct JmTaskIoReport {

@@ -351,7 +351,7 @@ function jobGraphTab(body, jid) {
 
   const draw = () => {
     graph.replaceChildren(jobGraph(state.job, state.bp, state.selected, select));
-    vertices.replaceChildren(vertexTable(state.job.vertices || [], state.bp, state.selected, select));
+    vertices.replaceChildren(vertexTable(state.job.vertices || [], state.bp, state.wm || {}, state.selected, select));
   };
   const loadSubtasks = async () => {
     if (!state.selected) return;
@@ -368,6 +368,7 @@ function jobGraphTab(body, jid) {
 
   return async (job) => {
     state.bp = await backpressureOf(jid, job.vertices || []);
+    state.wm = await watermarksOf(jid, job.vertices || []);
     state.job = job;
     draw();
     await loadSubtasks();
@@ -381,6 +382,34 @@ async function backpressureOf(jid, vertices) {
     api(`/jobs/${encodeURIComponent(jid)}/vertices/${encodeURIComponent(v.id)}/backpressure`)
       .catch(() => null)));
   return Object.fromEntries(vertices.map((v, i) => [v.id, answers[i]]));
+}
+
+// Flink's "Low Watermark" of a vertex: the lowest currentInputWatermark of its
+// subtasks; Long.MIN_VALUE (no watermark yet) shows as "No Watermark".
+async function watermarksOf(jid, vertices) {
+  const answers = await Promise.all(vertices.map((v) =>
+    api(`/jobs/${encodeURIComponent(jid)}/vertices/${encodeURIComponent(v.id)}/watermarks`)
+      .catch(() => null)));
+  return Object.fromEntries(vertices.map((v, i) => [v.id, lowWatermark(answers[i])]));
+}
+
+const NO_WATERMARK = '-9223372036854775808';
+
+function lowWatermark(list) {
+  if (!Array.isArray(list) || !list.length) return null;
+  let low = null;
+  for (const m of list) {
+    if (m.value === NO_WATERMARK) return NO_WATERMARK;
+    const v = BigInt(m.value);
+    if (low === null || v < low) low = v;
+  }
+  return low === null ? null : low.toString();
+}
+
+function fmtWatermark(w) {
+  if (w === null || w === undefined) return '-';
+  if (String(w) === NO_WATERMARK) return 'No Watermark';
+  return `${w} (${new Date(Number(w)).toISOString()})`;
 }
 
 function bpLevel(bp) {
@@ -508,7 +537,7 @@ function vertexBox(node, vertex, bp, at, isSelected, select) {
   text(94, `bp bp-${level}`, `backpressure: ${level.toUpperCase()}`));
 }
 
-function vertexTable(vertices, bp, selected, select) {
+function vertexTable(vertices, bp, wm, selected, select) {
   return table('vertices', [
     ['Name', (v) => v.name],
     ['Status', (v) => badge(v.status)],
@@ -518,6 +547,7 @@ function vertexTable(vertices, bp, selected, select) {
     ['Bytes sent', (v) => fmtBytes((v.metrics || {})['write-bytes']), 'num'],
     ['Records sent', (v) => fmtCount((v.metrics || {})['write-records']), 'num'],
     ['Backpressure', (v) => h('span', { class: `bp bp-${bpLevel(bp[v.id])}` }, bpLevel(bp[v.id]).toUpperCase())],
+    ['Low Watermark', (v) => h('span', { class: 'watermark', 'data-watermark': wm[v.id] ?? '' }, fmtWatermark(wm[v.id]))],
     ['Start Time', (v) => fmtTime(v['start-time']), 'time'],
     ['Duration', (v) => fmtDuration(v.duration), 'time'],
     ['Tasks', (v) => taskCounts(v.tasks)],
@@ -624,7 +654,15 @@ function whyTab(body, jid) {
       card('Overdue heartbeats', table('overdue-heartbeats', [
         ['Target', (r) => r.target],
         ['Last heard', (r) => `${fmtDuration(r['last-ms-ago'])} ago`],
-      ], why['overdue-heartbeats'] || [])));
+      ], why['overdue-heartbeats'] || [])),
+      card('Watermarks', table('why-watermarks', [
+        ['Vertex', (r) => r.vertex],
+        ['Low watermark', (r) => fmtWatermark(String(r['low-watermark']))],
+        ['Idle subtasks', (r) => `${r['idle-subtasks']} / ${r.subtasks}`],
+        ['Late records dropped', (r) => fmtCount(r['late-records-dropped']), 'num'],
+        ['Held back by', (r) => r['held-back-by']
+          ? `subtask ${r['lowest-subtask'] + 1}: ${r['held-back-by']}` : '-'],
+      ], why.watermarks || [])));
   };
 }
 

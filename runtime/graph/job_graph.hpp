@@ -69,13 +69,14 @@ struct job_execution_config {
   /// -1 when unset.
   int max_parallelism = -1;
   std::int64_t buffer_timeout = 100;
-  /// `pipeline.auto-watermark-interval` in ms (0: periodic watermarks off).
-  std::int64_t auto_watermark_interval = 200;
   bool chaining_enabled = true;
   global_data_exchange_mode exchange_mode = global_data_exchange_mode::all_edges_pipelined;
   /// The job's own settings, over the cluster's, in Flink's keys (`restart-strategy.type`,
   /// `jobmanager.execution.failover-strategy`, ...).
   std::map<std::string, std::string> job_configuration;
+  /// `pipeline.auto-watermark-interval` in ms (0: periodic watermarks off). Read by the tasks
+  /// from the program they rebuilt; not part of the submitted graph's encoding.
+  std::int64_t auto_watermark_interval = 200;
 
   friend bool operator==(const job_execution_config&, const job_execution_config&) = default;
 };

@@ -44,6 +44,17 @@ public:
   std::atomic<std::int64_t> current_input_watermark{std::numeric_limits<std::int64_t>::min()};
   std::atomic<std::int64_t> current_output_watermark{std::numeric_limits<std::int64_t>::min()};
   std::atomic<std::int64_t> late_records_dropped{0};
+  std::atomic<bool> input_idle{false};
+  /// Which input channel holds the input watermark back (the task's thread writes it when it
+  /// changes; reporters read a copy).
+  void set_watermark_holder(std::string holder) {
+    std::lock_guard<std::mutex> guard{holder_mtx_};
+    watermark_holder_ = std::move(holder);
+  }
+  std::string watermark_holder() const {
+    std::lock_guard<std::mutex> guard{holder_mtx_};
+    return watermark_holder_;
+  }
 
   /// The task's thread: a step began / ended; after the end, whether and why it waits.
   void step_began(clock::time_point now);
@@ -79,6 +90,8 @@ private:
   per_second latest_{};
 
   std::vector<std::unique_ptr<operator_io>> operators_;
+  mutable std::mutex holder_mtx_;
+  std::string watermark_holder_;
 };
 
 /// Flink's task scope variables: host, tm_id, job_id, job_name, task_id, task_attempt_id,

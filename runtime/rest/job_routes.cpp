@@ -303,12 +303,11 @@ void rest_server::impl::job_routes(versioned_routes& s) {
         vertex_route([](const httplib::Request& req, const job_view& j) {
           return vertex_metrics_json(j, req.matches[2], param(req, "get"));
         }));
-  // Flink's list of the subtasks' currentInputWatermark metrics. The JobManager holds no task
-  // metric registry (the figures it has come with the heartbeats), so the list is empty.
+  // Flink's list of the subtasks' currentInputWatermark metrics, from the figures their
+  // TaskExecutors send with each heartbeat (Long.MIN_VALUE: none yet, as Flink shows it).
   s.get(R"(/jobs/([^/]+)/vertices/([^/]+)/watermarks)",
         vertex_route([](const httplib::Request& req, const job_view& j) {
-          return find_vertex(j, req.matches[2]) == nullptr ? std::optional<std::string>{}
-                                                           : std::optional<std::string>{"[]"};
+          return vertex_watermarks_json(j, req.matches[2]);
         }));
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <cctype>
 
@@ -536,6 +537,17 @@ std::string trace_json(const trace::fetch_trace_response& page) {
   return out;
 }
 
+std::optional<std::string> vertex_watermarks_json(const job_view& job, const std::string& vertex) {
+  const auto* v = detail::find_vertex(job, vertex);
+  if (v == nullptr)
+    return std::nullopt;
+  json out = json::array();
+  for (const auto& s : v->subtasks)
+    out.push_back({{"id", std::to_string(s.subtask) + ".currentInputWatermark"},
+                   {"value", std::to_string(s.io.input_watermark)}});
+  return out.dump();
+}
+
 std::string job_why_json(const job_view& job,
                          const std::optional<resource_manager::resource_overview>& resources,
                          const std::vector<trace::record>& recent, std::int64_t now_ms,
@@ -599,6 +611,37 @@ std::string job_why_json(const job_view& job,
   if (!overdue.empty())
     reasons.push_back(std::to_string(overdue.size())
                       + " heartbeat target(s) of the job are overdue.");
+  // Event time: each vertex's lowest input watermark and the input channel holding it back, so a
+  // window that does not fire can be explained (an idle or slow producer subtask).
+  json watermarks = json::array();
+  for (const auto& v : r.vertices) {
+    std::optional<std::int64_t> low;
+    const job_master::subtask_status* lowest = nullptr;
+    std::int32_t idle = 0;
+    for (const auto& s : v.subtasks) {
+      if (s.io.input_idle)
+        ++idle;
+      if (!low || s.io.input_watermark < *low) {
+        low = s.io.input_watermark;
+        lowest = &s;
+      }
+    }
+    if (!low || v.subtasks.empty())
+      continue;
+    json entry{{"vertex", v.name},
+               {"low-watermark", std::to_string(*low)},
+               {"idle-subtasks", idle},
+               {"subtasks", v.subtasks.size()}};
+    if (lowest != nullptr) {
+      entry["lowest-subtask"] = lowest->subtask;
+      entry["held-back-by"] = lowest->io.watermark_held_back_by;
+    }
+    std::int64_t late = 0;
+    for (const auto& s : v.subtasks)
+      late += s.io.late_records_dropped;
+    entry["late-records-dropped"] = late;
+    watermarks.push_back(std::move(entry));
+  }
   json pending = json::array();
   for (const auto& p : r.pending_slot_requests)
     pending.push_back({{"request", p.request}, {"age-ms", p.age_ms}});
@@ -614,6 +657,7 @@ std::string job_why_json(const job_view& job,
   j["pending-slot-requests"] = std::move(pending);
   j["refused-calls"] = std::move(refused);
   j["overdue-heartbeats"] = std::move(overdue);
+  j["watermarks"] = std::move(watermarks);
   return j.dump();
 }
 

@@ -126,6 +126,10 @@ std::string key_values_json(const std::vector<std::pair<std::string, std::string
 /// the next poll goes on.
 std::string trace_json(const trace::fetch_trace_response& page);
 
+/// GET /jobs/:jobid/vertices/:vid/watermarks: `[{"id": "<subtask>.currentInputWatermark",
+/// "value": "<ms>"}]` per subtask; none when the vertex is unknown.
+std::optional<std::string> vertex_watermarks_json(const job_view& job, const std::string& vertex);
+
 /// GET /jobs/:jobid/why (Flint's): why the job is not all running, from its status report, the
 /// cluster's slots (when known) and the node's recent trace: pending slot requests and their age,
 /// missing TaskManagers, the job's last refused calls, heartbeats of the job overdue by more than

@@ -433,6 +433,21 @@ void stream_task::apply_valve(const status_watermark_valve::output& changed) {
       io_->current_input_watermark.store(*changed.watermark, std::memory_order_relaxed);
     head.process_watermark(*changed.watermark);
   }
+  if (io_) {
+    if (changed.idle)
+      io_->input_idle.store(*changed.idle, std::memory_order_relaxed);
+    // Who holds the watermark back, for the dashboard's "why": named once per change.
+    auto holder = valve_->holding_back();
+    auto at = holder ? valve_->channel_watermark(*holder) : min_watermark;
+    if (holder != published_holder_ || at != published_holder_watermark_) {
+      published_holder_ = holder;
+      published_holder_watermark_ = at;
+      io_->set_watermark_holder(
+        holder ? describe_channel(*holder) + " at "
+                   + (at == min_watermark ? std::string("none yet") : std::to_string(at))
+               : std::string());
+    }
+  }
   if (changed.idle && *changed.idle)
     head.process_watermark_status(true);
 }

@@ -178,6 +178,9 @@ private:
   /// The input watermark over every input channel (none for a source task).
   std::optional<status_watermark_valve> valve_;
   std::vector<std::size_t> gate_offsets_;
+  /// The channel last published as holding the input watermark back, and at which watermark.
+  std::optional<std::size_t> published_holder_;
+  std::int64_t published_holder_watermark_ = min_watermark;
   std::vector<std::unique_ptr<watermark_forwarder>> forwarders_;
 
   // -- checkpoints ------------------------------------------------------------------------------

@@ -66,6 +66,11 @@ static job_master::task_io task_io_of(const graph::execution_attempt_id& attempt
   t.accumulated_busy_ms = totals.busy_ns / 1000000;
   t.accumulated_idle_ms = totals.idle_ns / 1000000;
   t.accumulated_back_pressured_ms = totals.backpressured_ns / 1000000;
+  t.input_watermark = io.current_input_watermark.load(std::memory_order_relaxed);
+  t.output_watermark = io.current_output_watermark.load(std::memory_order_relaxed);
+  t.late_records_dropped = io.late_records_dropped.load(std::memory_order_relaxed);
+  t.input_idle = io.input_idle.load(std::memory_order_relaxed);
+  t.watermark_held_back_by = io.watermark_holder();
   return t;
 }
 

@@ -79,6 +79,11 @@ check(set(boxes) == want, f"boxes {sorted(boxes)} != vertices {sorted(want)}")
 check(all(s == "RUNNING" for s in boxes.values()), f"not all RUNNING: {boxes}")
 edges = re.findall(r'<g [^>]*class="edge[^"]*"[^>]*data-ship-strategy="([^"]*)"', dom)
 check("HASH" in edges, f"no HASH edge drawn: {edges}")
+# Each vertex's low watermark (Flink's column): endless.so has no event time, so "No Watermark".
+marks = re.findall(r'<span class="watermark" data-watermark="([^"]*)">([^<]*)</span>', dom)
+print(f"watermarks: {marks}")
+check(len(marks) == len(want), f"{len(marks)} watermark cells for {len(want)} vertices")
+check(all(text == "No Watermark" for _, text in marks), f"watermarks {marks}")
 PY
 
 # 2. The timeline: the slot protocol's messages, in the order the protocol sends them.

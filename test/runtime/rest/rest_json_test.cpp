@@ -127,3 +127,37 @@ TEST_CASE("the jobs overview counts a job's subtasks per state in Flink's lower-
   CHECK(e["tasks"]["deploying"] == 1);
   CHECK(e["tasks"]["total"] == 2);
 }
+
+TEST_CASE("a vertex's watermarks are its subtasks' input watermarks; the why view names the holder") {
+  auto job = running_job();
+  auto v = vertex({execution_state::running, execution_state::running});
+  v.name = "Window(TumblingEventTimeWindows)";
+  v.subtasks[0].io.input_watermark = 5000;
+  v.subtasks[0].io.watermark_held_back_by = "channel 0/1 from Source: clicks (2/2) at 5000";
+  v.subtasks[0].io.late_records_dropped = 3;
+  v.subtasks[1].io.input_watermark = 7000;
+  v.subtasks[1].io.input_idle = true;
+  job.report.vertices = {v};
+  auto list = vertex_watermarks_json(job, "v");
+  REQUIRE(list);
+  auto w = json::parse(*list);
+  REQUIRE(w.size() == 2);
+  CHECK(w[0]["id"] == "0.currentInputWatermark");
+  CHECK(w[0]["value"] == "5000");
+  CHECK(w[1]["value"] == "7000");
+  CHECK_FALSE(vertex_watermarks_json(job, "no such vertex"));
+
+  auto why = json::parse(job_why_json(job, std::nullopt, {}, 100000, 10000));
+  REQUIRE(why["watermarks"].size() == 1);
+  const auto& entry = why["watermarks"][0];
+  CHECK(entry["vertex"] == "Window(TumblingEventTimeWindows)");
+  CHECK(entry["low-watermark"] == "5000");
+  CHECK(entry["lowest-subtask"] == 0);
+  CHECK(entry["held-back-by"] == "channel 0/1 from Source: clicks (2/2) at 5000");
+  CHECK(entry["idle-subtasks"] == 1);
+  CHECK(entry["late-records-dropped"] == 3);
+  // Before any watermark: Long.MIN_VALUE, as Flink reports it.
+  job.report.vertices[0].subtasks[0].io = {};
+  auto none = json::parse(*vertex_watermarks_json(job, "v"));
+  CHECK(none[0]["value"] == "-9223372036854775808");
+}

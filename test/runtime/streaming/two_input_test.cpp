@@ -297,3 +297,40 @@ TEST_CASE("connect: co_map and a keyed co-process function with shared state and
   CHECK(have == want);
   test::check_resources_released(cluster);
 }
+
+TEST_CASE("a two-input operator heads its chain and keeps its ids from run to run") {
+  auto build = [] {
+    api::stream_execution_environment env(api::configuration{{"parallelism.default", "2"}});
+    auto o = env.from_collection(orders_of(1, 10)).assign_timestamps_and_watermarks(
+      api::watermark_strategy<order>::for_monotonous_timestamps().with_timestamp_assigner(
+        [](const order& x) { return x.at; }));
+    auto p = env.from_collection(payments_of(2, 10)).assign_timestamps_and_watermarks(
+      api::watermark_strategy<payment>::for_monotonous_timestamps().with_timestamp_assigner(
+        [](const payment& x) { return x.at; }));
+    test::collect(o.key_by([](const order& x) { return x.user; })
+                    .interval_join(p.key_by([](const payment& x) { return x.user; }))
+                    .between(-1ms, 1ms)
+                    .process<joined>(pair_ids{})
+                    .map([](const joined& j) { return std::get<0>(j); }));
+    return test::graphs_of(env);
+  };
+  auto a = build();
+  auto b = build();
+  REQUIRE(a.job->vertices.size() == b.job->vertices.size());
+  bool found = false;
+  for (std::size_t i = 0; i < a.job->vertices.size(); ++i) {
+    CHECK(a.job->vertices[i].id == b.job->vertices[i].id);
+    const auto& ops = a.job->vertices[i].operators;
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      CHECK(ops[k].id == b.job->vertices[i].operators[k].id);
+      if (ops[k].name == "Interval Join") {
+        found = true;
+        CHECK(k == 0); // the head of its vertex: two inputs never chain to either
+        CHECK(a.job->vertices[i].inputs.size() == 2);
+        // The map after it chains to it.
+        CHECK(ops.size() >= 2);
+      }
+    }
+  }
+  CHECK(found);
+}
