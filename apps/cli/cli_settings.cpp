@@ -2,11 +2,13 @@
 
 #include <cctype>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
 
+#include "apps/cli/rest_address.hpp"
 #include "runtime/config/config_loader.hpp"
 #include "runtime/config/config_options.hpp"
 
@@ -94,6 +96,15 @@ expected<cli_settings> resolve(const common_options& opts, const std::string& ex
                         "--timeout must be positive, got '" + opts.timeout + "'");
     out.timeout = *t;
     out.ask_timeout = *t;
+  }
+  if (out.address_given) {
+    auto probe = std::min<std::chrono::nanoseconds>(out.ask_timeout, std::chrono::seconds(3));
+    if (auto rpc = rpc_address_via_rest(out.address, probe)) {
+      spdlog::info("-m {} is the JobManager's REST endpoint; its RPC service is at {}",
+                   out.address.to_string(), rpc->to_string());
+      out.rest_address = out.address;
+      out.address = *rpc;
+    }
   }
   return out;
 }

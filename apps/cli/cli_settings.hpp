@@ -30,6 +30,9 @@ struct cli_settings {
   config::host_port address;
   /// `-m` was given: with ZooKeeper HA, the Dispatcher is otherwise found through ZooKeeper.
   bool address_given = false;
+  /// `-m` named the JobManager's REST endpoint (Flink's meaning), this one: `address` is the RPC
+  /// address its `/jobmanager/config` gave.
+  std::optional<config::host_port> rest_address;
   /// Bound on one ask (`--timeout`, else `rpc.ask.timeout`).
   std::chrono::nanoseconds ask_timeout = std::chrono::seconds(10);
   /// `--timeout` when given: also bounds commands that wait (a job's result, a trace tail).
@@ -42,7 +45,9 @@ struct cli_settings {
 /// (built-in defaults).
 std::string find_config_file(const std::string& given, const std::string& exe_path);
 
-/// Loads the configuration and resolves address and timeouts. Errors name the bad value.
+/// Loads the configuration and resolves address and timeouts. `-m` is asked as a REST endpoint
+/// first (rest_address.hpp), as Flink's `-m` names one; otherwise it is the RPC address. Errors
+/// name the bad value.
 expected<cli_settings> resolve(const common_options& opts, const std::string& exe_path);
 
 /// The path of the running executable (/proc/self/exe), or `argv0` when that fails.

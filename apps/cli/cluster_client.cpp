@@ -53,6 +53,9 @@ struct cluster_client::impl {
 };
 
 std::string where(const cli_settings& s) {
+  if (s.rest_address)
+    return s.address.to_string() + " (the RPC address named by the REST endpoint at "
+      + s.rest_address->to_string() + ")";
   return s.address.to_string();
 }
 
@@ -75,7 +78,7 @@ expected<caf::actor> cluster_client::connect(const std::string& endpoint_id,
     if (auto found = connect_leading_dispatcher(settings_.ask_timeout); !found)
       return found.error();
   auto target = impl_->leader ? *impl_->leader : settings_.address;
-  auto addr = target.to_string();
+  auto addr = impl_->leader ? target.to_string() : where(settings_);
   auto prefix = "Could not connect to the " + role + " at " + addr;
   // connect_endpoint bounds the lookup, not the TCP connect: the watchdog bounds both.
   watchdog guard(
@@ -264,6 +267,15 @@ expected<std::string> cluster_client::trigger_savepoint(const graph::job_id& job
   if (!r)
     return r.error();
   return r->path;
+}
+
+expected<std::int64_t> cluster_client::trigger_checkpoint(const graph::job_id& job) {
+  auto r = ask<dispatcher::trigger_checkpoint>(*impl_->sys, impl_->dispatcher,
+                                               impl_->who(settings_.ask_timeout),
+                                               dispatcher::job_id_request{job});
+  if (!r)
+    return r.error();
+  return r->checkpoint_id;
 }
 
 expected<dispatcher::job_result> cluster_client::job_result(const graph::job_id& job,

@@ -56,6 +56,8 @@ public:
   /// Flink's triggerSavepoint / stopWithSavepoint: the savepoint's path once it completed.
   expected<std::string> trigger_savepoint(const graph::job_id& job, const std::string& target_dir,
                                           bool stop, std::chrono::nanoseconds timeout);
+  /// Flink's triggerCheckpoint: the id of the checkpoint the job's coordinator started.
+  expected<std::int64_t> trigger_checkpoint(const graph::job_id& job);
   /// Waits up to `timeout` for the job to reach a globally terminal state.
   expected<dispatcher::job_result> job_result(const graph::job_id& job,
                                               std::chrono::nanoseconds timeout);

@@ -1,5 +1,5 @@
 #pragma once
-/// `flint`'s exit codes: scripts tell a usage mistake from a failure.
+/// `flint`'s exit codes, as Flink's CLI (CliFrontend) returns them: 0 or 1.
 
 namespace flint::cli {
 
@@ -7,7 +7,8 @@ inline constexpr int exit_ok = 0;
 /// Anything that went wrong: the cluster is unreachable, the job failed or was cancelled, the
 /// library does not load, an unknown job id.
 inline constexpr int exit_failure = 1;
-/// The command line itself is wrong (unknown action or option, missing argument, bad value).
-inline constexpr int exit_usage = 2;
+/// The command line itself is wrong (unknown action or option, missing argument, bad value):
+/// 1, as Flink's CLI exits on a CliArgsException; the message says what is wrong.
+inline constexpr int exit_usage = 1;
 
 } // namespace flint::cli

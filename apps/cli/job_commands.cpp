@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -10,6 +11,7 @@
 #include "apps/cli/cluster_client.hpp"
 #include "apps/cli/exit_codes.hpp"
 #include "apps/cli/job_loader.hpp"
+#include "runtime/state/checkpoint_storage.hpp"
 
 #if FLINT_HAVE_JOB_LIBRARY
 #include "api/job_library.hpp"
@@ -190,6 +192,85 @@ int savepoint_job(const cli_settings& settings, const std::string& job_id,
     std::cout << "You can resume your program from this savepoint with the run command."
               << std::endl;
   return exit_ok;
+}
+
+int dispose_savepoint(const std::string& given) {
+  namespace fs = std::filesystem;
+  std::cout << "Disposing savepoint '" << given << "'." << std::endl;
+  fs::path path(given);
+  auto dir = path.filename() == "_metadata" ? path.parent_path() : path;
+  std::error_code ec;
+  auto status = fs::symlink_status(dir, ec);
+  if (ec || !fs::exists(status))
+    return fail("Cannot dispose of savepoint '" + given + "': " + dir.string()
+                + " does not exist");
+  if (fs::is_symlink(status) || !fs::is_directory(status))
+    return fail("Cannot dispose of savepoint '" + given + "': " + dir.string()
+                + " is not a directory (a savepoint is a directory holding its _metadata)");
+  auto metadata_status = fs::symlink_status(dir / "_metadata", ec);
+  if (ec || !fs::is_regular_file(metadata_status))
+    return fail("Cannot dispose of savepoint '" + given + "': " + dir.string()
+                + " holds no _metadata file, so it is not a savepoint; nothing was deleted");
+  // Only what reads as Flint's own savepoint or checkpoint goes.
+  if (auto metadata = state::load_checkpoint_metadata(dir.string()); !metadata)
+    return fail("Cannot dispose of savepoint '" + given + "': " + metadata.error().message
+                + "; nothing was deleted");
+  fs::remove_all(dir, ec);
+  if (ec)
+    return fail("Could not delete savepoint " + dir.string() + ": " + ec.message());
+  std::cout << "Savepoint '" << given << "' disposed." << std::endl;
+  return exit_ok;
+}
+
+int checkpoint_job(const cli_settings& settings, const std::string& job_id, bool full) {
+  auto id = parse_job_id(job_id);
+  if (!id)
+    return exit_usage;
+  cluster_client client(settings);
+  if (auto ok = client.connect_dispatcher(); !ok)
+    return fail(ok.error().message);
+  std::cout << "Triggering " << (full ? "full " : "") << "checkpoint for job "
+            << id->to_string() << "." << std::endl;
+  if (full)
+    std::cerr << "flint: Flint cannot ask for a full checkpoint: the checkpoint is of the job's "
+                 "configured kind (incremental when execution.checkpointing.incremental is set)"
+              << std::endl;
+  std::cout << "Waiting for response..." << std::endl;
+  auto checkpoint = client.trigger_checkpoint(*id);
+  if (!checkpoint)
+    return fail("Could not trigger a checkpoint of job " + id->to_string() + ": "
+                + about_job(checkpoint.error(), *id, settings));
+  // The trigger answers once the checkpoint started; its end shows in the job's status.
+  auto limit = settings.timeout.value_or(std::chrono::hours(1));
+  auto deadline = clock_type::now() + limit;
+  auto pause = std::chrono::milliseconds(20);
+  for (;;) {
+    auto report = client.job_status_report(*id);
+    if (!report)
+      return fail("Lost track of checkpoint " + std::to_string(*checkpoint) + " of job "
+                  + id->to_string() + ": " + report.error().message);
+    for (const auto& entry : report->checkpoint_history) {
+      if (entry.id != *checkpoint || entry.status == "IN_PROGRESS")
+        continue;
+      if (entry.status == "COMPLETED") {
+        std::cout << "Checkpoint " << *checkpoint << " for job " << id->to_string()
+                  << " completed." << std::endl;
+        if (!entry.external_path.empty())
+          std::cout << "Path: file:" << entry.external_path << std::endl;
+        return exit_ok;
+      }
+      return fail("Checkpoint " + std::to_string(*checkpoint) + " of job " + id->to_string()
+                  + " failed: " + entry.failure_message);
+    }
+    if (graph::is_terminal(report->status))
+      return fail("Job " + id->to_string() + " ended (" + std::string(graph::to_string(report->status))
+                  + ") before checkpoint " + std::to_string(*checkpoint) + " completed");
+    if (clock_type::now() + pause > deadline)
+      return fail("Checkpoint " + std::to_string(*checkpoint) + " of job " + id->to_string()
+                  + " did not complete within " + describe(limit));
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(500));
+  }
 }
 
 } // namespace flint::cli

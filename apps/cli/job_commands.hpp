@@ -41,5 +41,13 @@ int cancel_job(const cli_settings& settings, const std::string& job_id);
 /// (`stop`: the job then finishes).
 int savepoint_job(const cli_settings& settings, const std::string& job_id,
                   const std::string& target_dir, bool stop);
+/// `flint savepoint -d PATH`: deletes a savepoint (or retained checkpoint) directory, and only one
+/// whose `_metadata` reads as Flint's; anything else is refused, naming why. Runs on this machine:
+/// PATH is a shared path (the savepoint directories every node sees).
+int dispose_savepoint(const std::string& path);
+/// `flint checkpoint <job id> [-full]`: triggers a checkpoint and waits until it completed or
+/// failed. `full`: Flink's CheckpointType.FULL, which Flint cannot ask for (a checkpoint of the
+/// job's configured kind is taken; the CLI says so).
+int checkpoint_job(const cli_settings& settings, const std::string& job_id, bool full);
 
 } // namespace flint::cli

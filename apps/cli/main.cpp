@@ -7,12 +7,14 @@
 ///   flint status <job-id>                            a job's status
 ///   flint cancel <job-id>                            cancel a job
 ///   flint savepoint <job-id> [target-dir]            take a savepoint
-///   flint stop [--savepointPath dir] <job-id>        a final savepoint, then FINISHED
+///   flint savepoint -d <savepoint-path>              dispose of a savepoint
+///   flint stop [--savepointPath dir] [-d] <job-id>   a final savepoint, then FINISHED
+///   flint checkpoint [-full] <job-id>                trigger a checkpoint
 ///   flint trace [--endpoint E] [--method M] [--job J] [--export chrome|mermaid FILE]
 ///                                                    tail a node's message trace
 ///
-/// Exit codes: 0 done, 1 failed (cluster unreachable, job failed, bad library, unknown job),
-/// 2 wrong command line.
+/// Exit codes (Flink's): 0 done, 1 failed (cluster unreachable, job failed, bad library, unknown
+/// job) or a wrong command line.
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "api/job_entry.hpp"
 #include "apps/cli/cli_output.hpp"
 #include "apps/cli/cli_settings.hpp"
 #include "apps/cli/command_line.hpp"
@@ -37,8 +40,11 @@ using namespace flint::cli;
 
 namespace {
 
+/// The one entry symbol a job library exports (FLINT_JOB_ENTRY).
+constexpr const char* job_entry_symbol = FLINT_JOB_MAIN_SYMBOL;
+
 constexpr const char* actions_text =
-  R"(Valid actions are "run", "info", "list", "status", "cancel", "savepoint", "stop" and "trace".)";
+  R"(Valid actions are "run", "info", "list", "status", "cancel", "savepoint", "stop", "checkpoint" and "trace".)";
 
 const char* usage_text = R"(./flint <ACTION> [OPTIONS] [ARGUMENTS]
 
@@ -49,6 +55,9 @@ Action "run" compiles and runs a program.
     -p,--parallelism N      parallelism of the job (default: parallelism.default)
     -d,--detached           submit and return; do not wait for the job's result
     --local                 run on an embedded MiniCluster in this process (no cluster needed)
+    -t,--target TARGET      local (as --local) or remote (the cluster at -m; the default)
+    -c,--class ENTRY        the job library's entry symbol; Flint runs a library's one
+                            FLINT_JOB_ENTRY, exported as flint_job_main (any other name is refused)
     -s,--fromSavepoint PATH start from a savepoint or retained checkpoint (_metadata or its dir)
     -n,--allowNonRestoredState
                             skip savepoint state of operators the program no longer has
@@ -68,19 +77,29 @@ Action "status" shows the status of a job.
 Action "cancel" cancels a running program.
   Syntax: cancel [OPTIONS] <Job ID>
 
-Action "savepoint" triggers a savepoint of a running job.
+Action "savepoint" triggers a savepoint of a running job, or disposes of one.
   Syntax: savepoint [OPTIONS] <Job ID> [<target directory>]
-    (default target: state.savepoints.dir)
+    (default target: execution.checkpointing.savepoint-dir)
+          savepoint -d,--dispose <savepoint path>
+    deletes the savepoint's directory, only when its _metadata is Flint's
 
 Action "stop" stops a running job with a final savepoint; the job then finishes.
-  Syntax: stop [OPTIONS] [-p,--savepointPath DIR] <Job ID>
+  Syntax: stop [OPTIONS] [-p,--savepointPath DIR] [-d,--drain] <Job ID>
+    -d,--drain              accepted; Flint cannot drain yet (no MAX_WATERMARK before the
+                            savepoint): the job stops as without it, and flint says so
+
+Action "checkpoint" triggers a checkpoint of a running job and waits for it.
+  Syntax: checkpoint [OPTIONS] [-full] <Job ID>
+    -full                   accepted; Flint takes a checkpoint of the job's configured kind
 
 Action "trace" tails a node's RPC message trace.
   Syntax: trace [--endpoint E] [--method M] [--job J] [--export chrome|mermaid FILE]
                 [--follow|--no-follow] [--duration D] [--json]
 
 Options of every action:
-  -m,--jobmanager HOST:PORT   the JobManager (for trace: any node) to talk to
+  -m,--jobmanager HOST:PORT   the JobManager to talk to: its REST address (as Flink's -m;
+                              its RPC port is read from GET /jobmanager/config there), else
+                              its RPC address (for trace: any node's)
                               (default: jobmanager.rpc.address:jobmanager.rpc.port)
   --config FILE               configuration file (default: config.yaml, else flink-conf.yaml,
                               in $FLINT_CONF_DIR or $FLINK_CONF_DIR, else in deploy/ of this
@@ -90,7 +109,7 @@ Options of every action:
                               for single requests, none for waiting on a job)
 
 Flint's own options come before the job library; everything after it goes to the job.
-Exit codes: 0 success, 1 failure, 2 wrong command line.
+Exit codes (as Flink's): 0 success, 1 failure or a wrong command line.
 )";
 
 std::string check_host_port(const std::string& text) {
@@ -162,11 +181,15 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     run_options opts;
     int parallelism = 0;
     bool local = false;
+    std::string target;
+    std::string entry;
     app.add_option("-p,--parallelism", parallelism, "parallelism of the job")
       ->check(CLI::PositiveNumber);
     if (action == "run") {
       app.add_flag("-d,--detached", opts.detached, "submit and return");
       app.add_flag("--local", local, "run on an embedded MiniCluster");
+      app.add_option("-t,--target", target, "local (as --local) or remote (the cluster)")
+        ->check(CLI::IsMember({"local", "remote"}));
       app
         .add_option("-s,--fromSavepoint", opts.from_savepoint,
                     "start from this savepoint or retained checkpoint")
@@ -186,13 +209,14 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
           "NO_CLAIM (default) or CLAIM: who owns the snapshot of -s")
         ->type_name("MODE");
     }
+    app.add_option("-c,--class", entry, "the job library's entry symbol (flint_job_main)");
     app.add_option("job-library", opts.library, "the job's shared object (build/jobs/<name>.so)")
       ->required();
     add_common(app, common);
     const std::vector<std::string> value_options{
       "-p",     "--parallelism",   "-m",          "--jobmanager",  "--timeout", "--config", "-D",
       "-s",     "--fromSavepoint", "--claimMode", "--restoreMode", "-cm",       "-rm",
-      "-claimMode", "-restoreMode"};
+      "-claimMode", "-restoreMode", "-t", "--target", "-c", "--class"};
     auto split = split_at_library(rest, value_options);
     // Flink's single-dash spellings of the claim mode, which CLI11 would read as bundled flags.
     for (auto& arg : split.own) {
@@ -206,6 +230,18 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     opts.args = std::move(split.job_args);
     if (parallelism > 0)
       opts.parallelism = parallelism;
+    if (!entry.empty() && entry != job_entry_symbol) {
+      std::cerr << "flint: -c " << entry << ": a Flint job library has one entry, its "
+                << "FLINT_JOB_ENTRY, exported as " << job_entry_symbol
+                << "; Flint cannot start another symbol" << std::endl;
+      return exit_usage;
+    }
+    if (target == "local")
+      local = true;
+    else if (target == "remote" && local) {
+      std::cerr << "flint: -t remote and --local exclude each other" << std::endl;
+      return exit_usage;
+    }
     if (local && opts.detached) {
       std::cerr << "flint: --local runs the job in this process; it cannot be detached (-d)"
                 << std::endl;
@@ -250,22 +286,64 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
   if (action == "savepoint" || action == "stop") {
     std::string job_id;
     std::string target;
+    std::string dispose;
+    bool drain = false;
     if (action == "savepoint") {
-      app.add_option("job-id", job_id, "the JobID")->required();
+      app.add_option("-d,--dispose", dispose, "dispose of the savepoint at this path")
+        ->transform(CLI::Validator(shared_path, "PATH"));
+      app.add_option("job-id", job_id, "the JobID");
       app.add_option("target-directory", target, "where the savepoint goes")
         ->transform(CLI::Validator(shared_path, "DIR"));
     } else {
       app.add_option("-p,--savepointPath", target, "where the savepoint goes")
         ->transform(CLI::Validator(shared_path, "DIR"));
+      app.add_flag("-d,--drain", drain,
+                   "accepted; Flint cannot drain: the job stops as without it");
       app.add_option("job-id", job_id, "the JobID")->required();
     }
     add_common(app, common);
     if (auto code = parse(app, rest))
       return *code;
+    if (action == "savepoint") {
+      if (!dispose.empty() && !job_id.empty()) {
+        std::cerr << "flint: savepoint -d disposes of a savepoint and takes no JobID" << std::endl;
+        return exit_usage;
+      }
+      if (!dispose.empty())
+        return dispose_savepoint(dispose);
+      if (job_id.empty()) {
+        std::cerr << "flint: savepoint needs a JobID (or -d <savepoint path>)" << std::endl;
+        return exit_usage;
+      }
+    }
+    if (drain)
+      std::cerr << "flint: --drain is not supported by Flint yet: the job is stopped with a "
+                   "savepoint as without --drain (no MAX_WATERMARK is sent first, so event-time "
+                   "timers and windows do not fire)"
+                << std::endl;
     auto settings = settings_or_exit();
     if (!settings)
       return fail(settings.error().message);
     return savepoint_job(*settings, job_id, target, action == "stop");
+  }
+
+  if (action == "checkpoint") {
+    std::string job_id;
+    bool full = false;
+    app.add_flag("--full", full, "a full checkpoint (Flink's -full)");
+    app.add_option("job-id", job_id, "the JobID")->required();
+    add_common(app, common);
+    // Flink's single-dash -full, which CLI11 would read as bundled flags.
+    auto args = rest;
+    for (auto& arg : args)
+      if (arg == "-full")
+        arg = "--full";
+    if (auto code = parse(app, args))
+      return *code;
+    auto settings = settings_or_exit();
+    if (!settings)
+      return fail(settings.error().message);
+    return checkpoint_job(*settings, job_id, full);
   }
 
   if (action == "trace") {
@@ -340,8 +418,8 @@ int main(int argc, char** argv) {
     std::cout << "Version: 0.1.0 (Flint, Apache Flink's runtime on CAF)" << std::endl;
     return exit_ok;
   }
-  static const std::vector<std::string> actions{"run",    "info",      "list", "status",
-                                                "cancel", "savepoint", "stop", "trace"};
+  static const std::vector<std::string> actions{"run",       "info", "list",       "status", "cancel",
+                                                "savepoint", "stop", "checkpoint", "trace"};
   if (std::find(actions.begin(), actions.end(), action) == actions.end()) {
     std::cerr << "\"" << action << "\" is not a valid action.\n\n"
               << actions_text

@@ -73,9 +73,28 @@ metrics::collector job_manager_collector(job_manager_node& node) {
                        j.status == graph::job_status::running ? now_ms - j.start_time_ms : 0)});
       if (auto st = d.ask_blocking<dispatcher::request_job_status>(
             *self, who, dispatcher::job_id_request{j.job_id})) {
-        out.push_back({"jobmanager.job", "numRestarts", vars, static_cast<double>(st->restarts)});
-        out.push_back({"jobmanager.job", "lastCheckpointDuration", vars,
-                       static_cast<double>(st->checkpoints.latest_duration_ms)});
+        auto add = [&](const char* name, double v) {
+          out.push_back({"jobmanager.job", name, vars, v});
+        };
+        add("numRestarts", static_cast<double>(st->restarts));
+        // Flink's downtime: how long the current outage lasts (since the failure that began it).
+        bool down = st->status == graph::job_status::restarting
+          || st->status == graph::job_status::failing;
+        add("downtime", down && !st->failures.empty()
+                          ? static_cast<double>(now_ms - st->failures.front().timestamp)
+                          : 0.0);
+        // Flink's CheckpointStatsTracker gauges (-1 / 0 while there is nothing to report).
+        const auto& c = st->checkpoints;
+        add("lastCheckpointDuration", static_cast<double>(c.latest_duration_ms));
+        add("lastCheckpointSize", static_cast<double>(c.latest_state_bytes));
+        add("lastCheckpointFullSize", static_cast<double>(c.latest_state_bytes));
+        add("numberOfCompletedCheckpoints", static_cast<double>(c.completed));
+        add("numberOfFailedCheckpoints", static_cast<double>(c.failed));
+        add("numberOfInProgressCheckpoints", static_cast<double>(c.in_progress));
+        add("totalNumberOfCheckpoints",
+            static_cast<double>(c.completed + c.failed + c.in_progress));
+        add("lastCheckpointRestoreTimestamp",
+            st->restored.id >= 0 ? static_cast<double>(st->restored.restore_time) : -1.0);
       }
     }
     out.push_back({"jobmanager", "numRunningJobs", host, running});
@@ -303,6 +322,7 @@ expected<unit> job_manager_node::start() {
   m.publish("trace", m.trace_server);
 #endif
   m.job_manager_figures = m.metrics.registry()->add(job_manager_collector(*this));
+  m.metrics.add_process_figures("jobmanager", {{"host", s.rpc_address}});
   m.metrics.start_reporter(s, s.bind_host, *m.log);
   if (s.rest.enabled)
     start_rest();
@@ -326,7 +346,12 @@ void job_manager_node::start_rest() {
     m.log->info(
       "REST serves reads only: security.ssl.internal.enabled is on and REST does not "
       "authenticate its clients (security.ssl.rest.authentication-enabled).");
-  o.configuration = visible_configuration(s.configuration);
+  // As Flink's ClusterEntrypoint writes them back: where the RPC service listens (a port 0 as
+  // configured is the one the system picked), for clients given only the REST address (`flint -m`).
+  auto effective = s.configuration;
+  effective.set("jobmanager.rpc.address", s.rpc_address);
+  effective.set("jobmanager.rpc.port", std::to_string(m.port));
+  o.configuration = visible_configuration(effective);
   o.heartbeat_interval_ms = s.heartbeat.interval.count();
   o.log_file = s.rest.log_file;
   if (auto history = s.configuration.get_int("web.checkpoints.history");

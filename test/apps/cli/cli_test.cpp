@@ -54,9 +54,9 @@ struct local_socket {
 
 } // namespace
 
-TEST_CASE("flint without an action prints the usage and exits 2") {
+TEST_CASE("flint without an action prints the usage and exits 1, as Flink's CLI") {
   auto r = run_flint({});
-  CHECK_MESSAGE(r.exit_code == 2, describe(r));
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
   CHECK(contains(r.err, "flint <ACTION>"));
 }
 
@@ -70,12 +70,13 @@ TEST_CASE("flint --help prints the actions and exits 0") {
 
 TEST_CASE("an unknown action is a usage error naming the valid ones") {
   auto r = run_flint({"submit", "x.so"});
-  CHECK_MESSAGE(r.exit_code == 2, describe(r));
+  CHECK_MESSAGE(r.exit_code == 1, describe(r));
   CHECK(contains(r.err, "\"submit\" is not a valid action."));
   CHECK(contains(r.err, "Valid actions are"));
 }
 
-TEST_CASE("wrong options and arguments are usage errors (exit 2), found before anything connects") {
+TEST_CASE("wrong options and arguments are usage errors (exit 1, as Flink's CLI), found before "
+          "anything connects") {
   // A port nothing listens on: a usage error must not even try to connect.
   local_socket closed(false);
   auto m = closed.address();
@@ -97,11 +98,20 @@ TEST_CASE("wrong options and arguments are usage errors (exit 2), found before a
     {{"run", "-m", m, "-s", "/sp", "--restoreMode", "sometimes", "x.so"}, "'sometimes'"},
     {{"trace", "-m", m, "--export", "svg", "out.svg"}, "chrome or mermaid"},
     {{"trace", "-m", m, "--follow", "--no-follow"}, "exclude each other"},
+    {{"run", "-m", m, "-t", "yarn-per-job", "x.so"}, "yarn-per-job"},
+    {{"run", "-t", "remote", "--local", "x.so"}, "exclude each other"},
+    {{"run", "-m", m, "-c", "org.example.WordCount", "x.so"}, "flint_job_main"},
+    {{"savepoint", "-m", m}, "needs a JobID"},
+    {{"savepoint", "-d", "/sp", "0123456789abcdef0123456789abcdef"}, "takes no JobID"},
+    {{"savepoint", "-d", "relative/sp"}, "relative/sp"},
+    {{"checkpoint", "-m", m}, "job-id"},
+    {{"checkpoint", "-m", m, "-full", "nope"}, "is not a JobID"},
+    {{"stop", "-m", m, "--drain"}, "job-id"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.args);
     auto r = run_flint(c.args);
-    CHECK_MESSAGE(r.exit_code == 2, describe(r));
+    CHECK_MESSAGE(r.exit_code == 1, describe(r));
     CHECK_MESSAGE(contains(r.err, c.says), describe(r));
   }
 }
@@ -195,4 +205,33 @@ TEST_CASE("the default JobManager address comes from the configuration file") {
   CHECK_MESSAGE(missing.exit_code == 1, describe(missing));
   CHECK_MESSAGE(contains(missing.err, "nope.yaml"), describe(missing));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("flint savepoint -d deletes only a directory whose _metadata is Flint's") {
+  namespace fs = std::filesystem;
+  auto root = fs::temp_directory_path() / ("flint_cli_dispose_" + std::to_string(getpid()));
+  fs::remove_all(root);
+  // A directory without _metadata: refused, untouched.
+  fs::create_directories(root / "plain");
+  std::ofstream(root / "plain" / "data") << "keep me";
+  auto plain = run_flint({"savepoint", "-d", (root / "plain").string()});
+  CHECK_MESSAGE(plain.exit_code == 1, describe(plain));
+  CHECK_MESSAGE(contains(plain.err, "holds no _metadata"), describe(plain));
+  CHECK(fs::exists(root / "plain" / "data"));
+  // A _metadata that is not Flint's (Flink's own, or anything else): refused, untouched.
+  fs::create_directories(root / "foreign");
+  std::ofstream(root / "foreign" / "_metadata") << "\x4a\x6f\x62 not a Flint savepoint";
+  auto foreign = run_flint({"savepoint", "-d", (root / "foreign" / "_metadata").string()});
+  CHECK_MESSAGE(foreign.exit_code == 1, describe(foreign));
+  CHECK_MESSAGE(contains(foreign.err, "nothing was deleted"), describe(foreign));
+  CHECK(fs::exists(root / "foreign" / "_metadata"));
+  // A file, and a path that does not exist.
+  auto file = run_flint({"savepoint", "-d", (root / "plain" / "data").string()});
+  CHECK_MESSAGE(file.exit_code == 1, describe(file));
+  CHECK_MESSAGE(contains(file.err, "is not a directory"), describe(file));
+  auto missing = run_flint({"savepoint", "--dispose", (root / "nope").string()});
+  CHECK_MESSAGE(missing.exit_code == 1, describe(missing));
+  CHECK_MESSAGE(contains(missing.err, "does not exist"), describe(missing));
+  CHECK(fs::exists(root / "plain" / "data"));
+  fs::remove_all(root);
 }

@@ -3,14 +3,19 @@
 
 #include <doctest/doctest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "apps/cli/cli_settings.hpp"
 #include "apps/cli/command_line.hpp"
 #include "apps/cli/job_list_format.hpp"
+#include "apps/cli/rest_address.hpp"
 
 using namespace flint;
 using namespace flint::cli;
@@ -181,4 +186,57 @@ TEST_CASE("flint status prints the checkpoint counts and the latest completed ch
   CHECK(format_job_status(graph::job_id{0, 1}, r, std::nullopt, true)
         == "Job 00000000000000000000000000000001 is RUNNING.\n"
            "Checkpoints: 0 completed, 0 failed, 0 in progress\n");
+}
+
+TEST_CASE("the RPC port of a JobManager given by its REST address is read from /jobmanager/config") {
+  auto found = rpc_address_from_rest_config(
+    R"([{"key":"rest.port","value":"8081"},{"key":"jobmanager.rpc.port","value":"6123"}])",
+    "jm.example");
+  REQUIRE(found);
+  CHECK(*found == config::host_port{"jm.example", 6123});
+  // Not Flink's answer, or no usable port: the address is not taken as REST.
+  CHECK_FALSE(rpc_address_from_rest_config("<html>not json</html>", "h"));
+  CHECK_FALSE(rpc_address_from_rest_config(R"({"key":"jobmanager.rpc.port"})", "h"));
+  CHECK_FALSE(rpc_address_from_rest_config(R"([{"key":"rest.port","value":"8081"}])", "h"));
+  CHECK_FALSE(rpc_address_from_rest_config(R"([{"key":"jobmanager.rpc.port","value":"0"}])", "h"));
+  CHECK_FALSE(
+    rpc_address_from_rest_config(R"([{"key":"jobmanager.rpc.port","value":"61x"}])", "h"));
+  CHECK_FALSE(
+    rpc_address_from_rest_config(R"([{"key":"jobmanager.rpc.port","value":"70000"}])", "h"));
+}
+
+TEST_CASE("an address that speaks first (Flint's RPC service) is not asked over HTTP") {
+  // A listening socket whose peer, once accepted, sends first as CAF's handshake does; and one
+  // that waits for the client, as an HTTP server does.
+  auto listen_on_loopback = [](int& fd) {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+    REQUIRE(::listen(fd, 4) == 0);
+    socklen_t len = sizeof(addr);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    return static_cast<std::uint16_t>(ntohs(addr.sin_port));
+  };
+  int talker = -1;
+  int waiter = -1;
+  auto talker_port = listen_on_loopback(talker);
+  auto waiter_port = listen_on_loopback(waiter);
+  std::thread greet([&] {
+    int c = ::accept(talker, nullptr, nullptr);
+    if (c >= 0) {
+      [[maybe_unused]] auto n = ::write(c, "\0\0\0\0", 4);
+      char b;
+      [[maybe_unused]] auto r = ::read(c, &b, 1); // until the client closes
+      ::close(c);
+    }
+  });
+  CHECK(speaks_first({"127.0.0.1", talker_port}, std::chrono::milliseconds(2000)));
+  greet.join();
+  CHECK_FALSE(speaks_first({"127.0.0.1", waiter_port}, std::chrono::milliseconds(200)));
+  ::close(talker);
+  ::close(waiter);
+  // Nothing listens: neither.
+  CHECK_FALSE(speaks_first({"127.0.0.1", waiter_port}, std::chrono::milliseconds(200)));
 }

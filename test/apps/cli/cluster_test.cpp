@@ -85,7 +85,8 @@ struct cluster {
   cluster() {
     jm = std::make_unique<node_process>(
       std::vector<std::string>{"jobmanager", "--host", "127.0.0.1", "--bind-host", "127.0.0.1",
-                               "--rpc-port", "0", "--log-level", "warn"});
+                               "--rpc-port", "0", "--log-level", "warn", "-D", "rest.port=0",
+                               "-D", "rest.bind-address=127.0.0.1"});
     for (int i = 0; i < 2; ++i)
       tms.push_back(std::make_unique<node_process>(
         std::vector<std::string>{"taskmanager", "--jobmanager", jm->address(), "--host",
@@ -94,6 +95,8 @@ struct cluster {
   }
 
   std::string address() const { return jm->address(); }
+  /// The JobManager's REST endpoint: what Flink's `-m` names.
+  std::string rest_address() const { return "127.0.0.1:" + jm->ready.at("rest_port"); }
 };
 
 cluster& the_cluster() {
@@ -298,4 +301,78 @@ TEST_CASE(
   CHECK_MESSAGE(contains(status.out, " ms\n"), describe(status));
   auto cancel = run_flint({"cancel", "-m", c.address(), id});
   CHECK_MESSAGE(cancel.exit_code == 0, describe(cancel));
+}
+
+TEST_CASE("flint -m takes the JobManager's REST address, as Flink's -m does, and finds its RPC "
+          "service from there") {
+  auto& c = the_cluster();
+  REQUIRE(c.jm->ready.at("rest_port") != "0");
+  temp_dir dir("flint_cluster_rest_m");
+  std::ofstream(dir.path / "in.txt") << "to be or not to be\n";
+  auto r = run_flint({"run", "-m", c.rest_address(), jobs_dir + "/wordcount.so", "--input",
+                      (dir.path / "in.txt").string(), "--output", (dir.path / "out").string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto id = submitted_job_id(r.out);
+  CHECK(contains(r.out, "Job with JobID " + id + " has finished."));
+  auto list = run_flint({"list", "-a", "-m", c.rest_address()});
+  CHECK_MESSAGE(contains(list.out, " : " + id + " : Streaming WordCount (FINISHED)"),
+                describe(list));
+  // The RPC address still works as before.
+  auto status = run_flint({"status", "-m", c.address(), id});
+  CHECK_MESSAGE(contains(status.out, "is FINISHED."), describe(status));
+}
+
+TEST_CASE("flint checkpoint triggers a checkpoint that completes, savepoint -d disposes of a "
+          "savepoint, stop --drain stops with a savepoint and says drain is not done") {
+  auto& c = the_cluster();
+  temp_dir dir("flint_cluster_checkpoint");
+  auto checkpoints = dir.path / "checkpoints";
+  auto r = run_flint({"run", "-d", "-m", c.address(), "-D",
+                      "execution.checkpointing.interval=1 h", "-D",
+                      "execution.checkpointing.dir=" + checkpoints.string(),
+                      jobs_dir + "/cli_endless.so"},
+                     60s);
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto id = submitted_job_id(r.out);
+
+  command_result cp;
+  for (int i = 0; i < 100; ++i) {
+    cp = run_flint({"checkpoint", "-m", c.address(), id});
+    if (cp.exit_code == 0)
+      break;
+    std::this_thread::sleep_for(100ms); // tasks still deploying: wait on the condition, bounded
+  }
+  REQUIRE_MESSAGE(cp.exit_code == 0, describe(cp));
+  CHECK(contains(cp.out, "Triggering checkpoint for job " + id + "."));
+  CHECK_MESSAGE(contains(cp.out, " for job " + id + " completed."), describe(cp));
+  auto full = run_flint({"checkpoint", "-m", c.address(), "-full", id});
+  CHECK_MESSAGE(full.exit_code == 0, describe(full));
+  CHECK(contains(full.out, "Triggering full checkpoint for job " + id + "."));
+  CHECK_MESSAGE(contains(full.err, "cannot ask for a full checkpoint"), describe(full));
+
+  auto sp = run_flint({"savepoint", "-m", c.address(), id, (dir.path / "sp").string()});
+  REQUIRE_MESSAGE(sp.exit_code == 0, describe(sp));
+  const std::string marker = "Savepoint completed. Path: file:";
+  auto at = sp.out.find(marker);
+  REQUIRE(at != std::string::npos);
+  auto path = sp.out.substr(at + marker.size());
+  path = path.substr(0, path.find('\n'));
+  REQUIRE(std::filesystem::exists(std::filesystem::path(path) / "_metadata"));
+  auto dispose = run_flint({"savepoint", "-d", path});
+  CHECK_MESSAGE(dispose.exit_code == 0, describe(dispose));
+  CHECK(contains(dispose.out, "Savepoint '" + path + "' disposed."));
+  CHECK_FALSE(std::filesystem::exists(path));
+  CHECK(std::filesystem::exists(dir.path / "sp")); // only the savepoint's own directory went
+
+  auto stop = run_flint({"stop", "-m", c.address(), "--drain", "-p", (dir.path / "sp").string(), id});
+  CHECK_MESSAGE(stop.exit_code == 0, describe(stop));
+  CHECK_MESSAGE(contains(stop.err, "--drain is not supported by Flint yet"), describe(stop));
+  CHECK(contains(stop.out, "Savepoint completed. Path: file:"));
+  bool finished = false;
+  for (int i = 0; i < 100 && !finished; ++i) {
+    finished = contains(run_flint({"status", "-m", c.address(), id}).out, "is FINISHED.");
+    if (!finished)
+      std::this_thread::sleep_for(100ms);
+  }
+  CHECK(finished);
 }
