@@ -15,13 +15,39 @@ FLINT_PID_DIR=${FLINT_PID_DIR:-/tmp}
 FLINT_IDENT_STRING=${FLINT_IDENT_STRING:-$(id -un)}
 FLINT_SSH_OPTS=${FLINT_SSH_OPTS:-"-o BatchMode=yes -o ConnectTimeout=10"}
 
-# Prints the value of `key` in the configuration file, or $2 when unset. Only flat `key: value`
-# lines are seen here (a key nested in config.yaml is not).
+# Prints the value of `key` in the configuration file, or $2 when unset. Reads flat
+# `a.b.c: value` lines (flink-conf.yaml) and Flink 2's nested YAML (config.yaml's
+# `a:` / `  b:` / `    c: value`), and a mix of both (`a:` / `  b.c: value`); the last
+# occurrence wins. Comments and surrounding quotes are dropped; lists are not keys.
 flint_conf_value() {
   local key=$1 default=$2 value=""
   if [[ -f "$FLINT_CONF_FILE" ]]; then
-    value=$(sed -n "s/^[[:space:]]*${key//./\\.}[[:space:]]*:[[:space:]]*//p" "$FLINT_CONF_FILE" \
-      | tail -n 1 | sed 's/[[:space:]]*#.*$//; s/[[:space:]]*$//')
+    value=$(awk -v want="$key" -v sq="'" '
+      function clean(v,   q, shut) {
+        sub(/^[ \t]+/, "", v)
+        q = substr(v, 1, 1)
+        if (q == "\"" || q == sq) {
+          shut = index(substr(v, 2), q)
+          if (shut > 0) return substr(v, 2, shut - 1)
+        }
+        sub(/(^|[ \t]+)#.*$/, "", v)
+        sub(/[ \t]+$/, "", v)
+        return v
+      }
+      /^[ \t]*(#|$)/ || /^[ \t]*-/ { next }
+      {
+        match($0, /^ */); indent = RLENGTH
+        line = substr($0, indent + 1)
+        colon = index(line, ":")
+        if (colon == 0) next
+        name = substr(line, 1, colon - 1); sub(/[ \t]+$/, "", name)
+        v = clean(substr(line, colon + 1))
+        while (depth > 0 && at[depth] >= indent) depth--
+        full = (depth > 0 ? path[depth] "." : "") name
+        if (v == "") { depth++; at[depth] = indent; path[depth] = full; next }
+        if (full == want) found = v
+      }
+      END { print found }' "$FLINT_CONF_FILE")
   fi
   echo "${value:-$default}"
 }

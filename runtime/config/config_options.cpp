@@ -1,8 +1,11 @@
 #include "runtime/config/config_options.hpp"
 
+#include "runtime/config/metric_reporters.hpp"
+
 #include <cctype>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 
 namespace flint::config::options {
@@ -40,6 +43,19 @@ const char* not_empty(const std::string& s) {
 
 const char* shared_directory(const std::filesystem::path& p) {
   return p.is_absolute() ? nullptr : relative_shared_path_problem;
+}
+
+const char* fraction(const std::string& s) {
+  double v = -1;
+  auto text = trim(s);
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size() || !(v >= 0.0 && v < 1.0))
+    return "must be a number from 0 up to, not including, 1";
+  return nullptr;
+}
+
+const char* network_memory(const memory_size& m) {
+  return m.bytes >= 4096 ? nullptr : "must be at least one 4 kb segment";
 }
 
 const char* segment_size(const memory_size& m) {
@@ -138,6 +154,21 @@ const config_option<duration> pipeline_auto_watermark_interval{
 const config_option<memory_size> taskmanager_memory_segment_size{
   "taskmanager.memory.segment-size", memory_size{32 * 1024},
   "Size of network buffers; a power of two, at least 4 kb.", segment_size};
+const config_option<memory_size> taskmanager_memory_network_max{
+  "taskmanager.memory.network.max", memory_size{64 * 1024 * 1024},
+  "Network memory of one TaskManager: Flint's network buffer pool has exactly this much (its "
+  "segments allocated on first use), as it has no total memory to take a fraction of.",
+  network_memory};
+const config_option<memory_size> taskmanager_memory_network_min{
+  "taskmanager.memory.network.min", memory_size{64 * 1024 * 1024},
+  "Flink's lower bound of network memory; checked not to exceed taskmanager.memory.network.max "
+  "(Flint's pool is sized by the max).",
+  network_memory};
+const config_option<std::string> taskmanager_memory_network_fraction{
+  "taskmanager.memory.network.fraction", "0.1",
+  "Flink's share of total Flink memory for the network, from 0 to below 1; checked, not used: "
+  "Flint has no total memory, so taskmanager.memory.network.max sizes the pool.",
+  fraction};
 const config_option<duration> cluster_registration_initial_timeout{
   "cluster.registration.initial-timeout", 100ms,
   "First timeout of a registration attempt; it doubles on each retry.", positive_duration};
@@ -494,6 +525,9 @@ const std::vector<option_info>& all() {
     info<execution_buffer_timeout>(),
     info<pipeline_auto_watermark_interval>(),
     info<taskmanager_memory_segment_size>(),
+    info<taskmanager_memory_network_max>(),
+    info<taskmanager_memory_network_min>(),
+    info<taskmanager_memory_network_fraction>(),
     info<cluster_registration_initial_timeout>(),
     info<cluster_registration_max_timeout>(),
     info<cluster_registration_error_delay>(),
@@ -584,6 +618,14 @@ expected<unit> validate(const configuration& cfg) {
   for (const auto& o : options::all())
     if (auto ok = o.validate(cfg); !ok)
       return ok.error();
+  // Only a min that is set: Flint's pool may be smaller than Flink's 64 mb default minimum.
+  auto network_min = cfg.find(options::taskmanager_memory_network_min);
+  auto network_max = cfg.get(options::taskmanager_memory_network_max);
+  if (network_min && *network_min && network_max && (*network_min)->bytes > network_max->bytes)
+    return make_error(errc::invalid_argument,
+                      "taskmanager.memory.network.min (" + format_memory_size(**network_min)
+                        + ") must not be larger than taskmanager.memory.network.max ("
+                        + format_memory_size(*network_max) + ")");
   auto interval = cfg.get(options::heartbeat_interval);
   auto timeout = cfg.get(options::heartbeat_timeout);
   if (interval && timeout && *timeout < *interval)
@@ -600,7 +642,8 @@ std::vector<std::string> unknown_keys(const configuration& cfg) {
   const auto& aliases = key_aliases();
   for (const auto& key : cfg.keys())
     if (std::none_of(known.begin(), known.end(), [&](const auto& o) { return o.key == key; })
-        && std::none_of(aliases.begin(), aliases.end(), [&](const auto& a) { return a.name == key; }))
+        && std::none_of(aliases.begin(), aliases.end(), [&](const auto& a) { return a.name == key; })
+        && !is_metric_reporter_key(key))
       out.push_back(key);
   return out;
 }
@@ -613,6 +656,7 @@ const std::vector<key_alias>& key_aliases() {
     {"execution.checkpointing.savepoint-dir", options::state_savepoints_dir.key, true},
     {"execution.checkpointing.num-retained", options::state_checkpoints_num_retained.key, true},
     {"execution.checkpointing.incremental", options::state_backend_incremental.key, true},
+    {"execution.buffer-timeout.interval", options::execution_buffer_timeout.key, true},
   };
   return list;
 }

@@ -63,6 +63,12 @@ extern const config_option<duration> execution_buffer_timeout;
 extern const config_option<duration> pipeline_auto_watermark_interval;
 /// Size of the network buffers (memory segments); a power of two, at least 4 kb.
 extern const config_option<memory_size> taskmanager_memory_segment_size;
+/// Flink's taskmanager.memory.network.*: `max` is the network memory of one TaskManager (the
+/// network stack reads it, network_config); `min` is checked not to exceed it and `fraction`
+/// checked for range, as Flint has no total memory to share out.
+extern const config_option<memory_size> taskmanager_memory_network_max;
+extern const config_option<memory_size> taskmanager_memory_network_min;
+extern const config_option<std::string> taskmanager_memory_network_fraction;
 /// First timeout of a registration attempt (doubles on each retry).
 extern const config_option<duration> cluster_registration_initial_timeout;
 /// Largest timeout of a registration attempt.
@@ -220,8 +226,9 @@ namespace flint::config {
 /// one), and that the heartbeat timeout is not shorter than the interval; the first error found.
 expected<unit> validate(const configuration& cfg);
 
-/// Keys of `cfg` that are not among `options::all()` nor `key_aliases()` (to warn about typos;
-/// Flink's own files hold many keys Flint does not read).
+/// Keys of `cfg` that are not among `options::all()`, `key_aliases()` nor the metric reporters'
+/// keys (metric_reporters.hpp) (to warn about typos; Flink's own files hold many keys Flint does
+/// not read).
 std::vector<std::string> unknown_keys(const configuration& cfg);
 
 /// A second name of an option Flint reads under `read_as`, as Flink's `withDeprecatedKeys` and
@@ -239,7 +246,8 @@ struct key_alias {
 /// Flink's keys for options Flint reads under another: `pekko.ask.timeout` and `pekko.framesize`
 /// (fallbacks of `rpc.ask.timeout`, `rpc.max-frame-size`), and Flink 2's
 /// `execution.checkpointing.{dir,savepoint-dir,num-retained,incremental}` over the deprecated
-/// `state.*` keys.
+/// `state.*` keys, and Flink 1.19's `execution.buffer-timeout.interval` over
+/// `execution.buffer-timeout`.
 const std::vector<key_alias>& key_aliases();
 
 /// Stores each alias's value under the key Flint reads (the winner as `key_alias` says, with its

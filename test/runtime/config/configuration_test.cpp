@@ -15,6 +15,7 @@
 #include "runtime/config/config_loader.hpp"
 #include "runtime/config/config_options.hpp"
 #include "runtime/config/configuration.hpp"
+#include "runtime/config/metric_reporters.hpp"
 
 using namespace flint;
 using namespace flint::config;
@@ -152,7 +153,7 @@ TEST_CASE("options give Flink's defaults when unset") {
           return c;
         }())
           .empty());
-  CHECK(options::all().size() == 103);
+  CHECK(options::all().size() == 106);
   CHECK(validate(cfg));
 }
 
@@ -344,14 +345,22 @@ TEST_CASE("the shipped deploy/flink-conf.yaml lists every option with its defaul
   CHECK(unknown_keys(*cfg).empty());
   for (const auto& option : options::all()) {
     CAPTURE(option.key);
+    // An option with a current Flink name over its key is listed under that name: the template
+    // must not draw its own deprecation warning.
+    auto key = option.key;
+    for (const auto& alias : key_aliases())
+      if (alias.read_as == option.key && alias.name_is_current)
+        key = alias.name;
     if (option.default_text.empty()) {
-      CHECK_FALSE(cfg->contains(option.key)); // shown commented out
+      CHECK_FALSE(cfg->contains(key)); // shown commented out
       continue;
     }
-    REQUIRE(cfg->contains(option.key));
+    CHECK_FALSE(cfg->contains(key == option.key ? "" : option.key));
+    REQUIRE(cfg->contains(key));
     // Spelled as the option formats its default, so the template reads like `flint` prints.
-    CHECK(cfg->get_raw(option.key) == option.default_text);
+    CHECK(cfg->get_raw(key) == option.default_text);
   }
+  CHECK(resolve_aliases(*cfg).empty());
 }
 
 TEST_CASE(
@@ -459,4 +468,99 @@ state.checkpoints.dir: /tmp/old-chk
   // The new name's value is checked as the old one's: a relative directory is refused.
   std::vector<std::string> relative = {"-Dexecution.checkpointing.dir=chk"};
   CHECK_FALSE(load_configuration("", relative));
+}
+
+TEST_CASE("Flink 1.19's execution.buffer-timeout.interval wins over execution.buffer-timeout, "
+          "which is warned about") {
+  temp_file file("execution:\n  buffer-timeout:\n    interval: 5 ms\n");
+  auto loaded = load_configuration(file.path(), {});
+  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().to_string()));
+  CHECK(loaded->config.get(options::execution_buffer_timeout).value() == 5ms);
+  CHECK(loaded->warnings.empty());
+  CHECK(unknown_keys(loaded->config).empty());
+
+  std::vector<std::string> both = {"-Dexecution.buffer-timeout=50 ms"};
+  loaded = load_configuration(file.path(), both);
+  REQUIRE(loaded);
+  CHECK(loaded->config.get(options::execution_buffer_timeout).value() == 5ms);
+  CHECK(loaded->warnings
+        == std::vector<std::string>{"Config uses deprecated configuration key "
+                                    "'execution.buffer-timeout' instead of proper key "
+                                    "'execution.buffer-timeout.interval'"});
+  std::vector<std::string> bad = {"-Dexecution.buffer-timeout.interval=soon"};
+  auto invalid = load_configuration("", bad);
+  REQUIRE_FALSE(invalid);
+  CHECK(mentions(invalid.error(), "execution.buffer-timeout"));
+}
+
+TEST_CASE("taskmanager.memory.network.* are known keys: max sizes the pool, min must not exceed "
+          "it and the fraction must lie in [0, 1)") {
+  temp_file file("taskmanager:\n  memory:\n    network:\n      fraction: 0.2\n      min: 32 mb\n"
+                 "      max: 128 mb\n");
+  auto loaded = load_configuration(file.path(), {});
+  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().to_string()));
+  CHECK(unknown_keys(loaded->config).empty());
+  CHECK(loaded->config.get(options::taskmanager_memory_network_max).value().bytes == 128u << 20);
+  CHECK(loaded->config.get(options::taskmanager_memory_network_fraction).value() == "0.2");
+
+  std::vector<std::string> min_over_max = {"-Dtaskmanager.memory.network.min=256 mb"};
+  auto refused = load_configuration(file.path(), min_over_max);
+  REQUIRE_FALSE(refused);
+  CHECK(mentions(refused.error(), "taskmanager.memory.network.min (256 mb)"));
+  for (const char* bad_fraction : {"1", "1.5", "-0.1", "lots"}) {
+    CAPTURE(bad_fraction);
+    std::vector<std::string> args = {std::string("-Dtaskmanager.memory.network.fraction=")
+                                     + bad_fraction};
+    auto invalid = load_configuration("", args);
+    REQUIRE_FALSE(invalid);
+    CHECK(mentions(invalid.error(), "taskmanager.memory.network.fraction"));
+  }
+  std::vector<std::string> tiny = {"-Dtaskmanager.memory.network.max=1 kb"};
+  CHECK_FALSE(load_configuration("", tiny));
+  // Flink's default min (64 mb) does not hold back a smaller pool nobody set a min for.
+  std::vector<std::string> small = {"-Dtaskmanager.memory.network.max=8 mb"};
+  CHECK(load_configuration("", small));
+}
+
+TEST_CASE("metric reporters under any name: the Prometheus factory starts one, another factory is "
+          "a warning, and their keys are known") {
+  configuration cfg;
+  cfg.set("metrics.reporter.promgateway.factory.class", prometheus_reporter_factory);
+  cfg.set("metrics.reporter.promgateway.port", "9250-9260");
+  cfg.set("metrics.reporter.promgateway.filterLabelValueCharacters", "false");
+  cfg.set("metrics.reporter.jmx.factory.class", "org.apache.flink.metrics.jmx.JMXReporterFactory");
+  auto reporters = read_metric_reporters(cfg);
+  REQUIRE(reporters);
+  REQUIRE(reporters->prometheus);
+  CHECK(reporters->prometheus->name == "promgateway");
+  CHECK(reporters->prometheus->port == "9250-9260");
+  CHECK_FALSE(reporters->prometheus->filter_label_values);
+  REQUIRE(reporters->warnings.size() == 1);
+  CHECK(reporters->warnings[0].find("Could not instantiate metrics reporter jmx") == 0);
+  CHECK(reporters->warnings[0].find("JMXReporterFactory") != std::string::npos);
+  CHECK(unknown_keys(cfg).empty());
+
+  // metrics.reporters names the ones to start.
+  cfg.set("metrics.reporters", "jmx");
+  reporters = read_metric_reporters(cfg);
+  REQUIRE(reporters);
+  CHECK_FALSE(reporters->prometheus);
+  CHECK(reporters->warnings.size() == 1);
+
+  // Flink's default filter, and a bad value named.
+  configuration plain;
+  plain.set("metrics.reporter.prom.factory.class", prometheus_reporter_factory);
+  reporters = read_metric_reporters(plain);
+  REQUIRE(reporters);
+  REQUIRE(reporters->prometheus);
+  CHECK(reporters->prometheus->port == "9249");
+  CHECK(reporters->prometheus->filter_label_values);
+  plain.set("metrics.reporter.prom.filterLabelValueCharacters", "sometimes");
+  auto bad = read_metric_reporters(plain);
+  REQUIRE_FALSE(bad);
+  CHECK(mentions(bad.error(), "metrics.reporter.prom.filterLabelValueCharacters"));
+
+  configuration typo;
+  typo.set("metrics.reporter.prom.prot", "1");
+  CHECK(unknown_keys(typo) == std::vector<std::string>{"metrics.reporter.prom.prot"});
 }
