@@ -13,16 +13,16 @@ struct prometheus_reporter::impl {
 
 expected<std::unique_ptr<prometheus_reporter>> prometheus_reporter::start(
   std::shared_ptr<metric_registry> registry, const std::string& host,
-  const std::string& port_spec) {
+  const std::string& port_spec, text_options options) {
   auto server = std::make_unique<httplib::Server>();
   // A scrape is small; slow scrapers must not hold the threads forever.
   server->set_read_timeout(5, 0);
   server->set_write_timeout(5, 0);
   server->set_keep_alive_max_count(10);
   std::weak_ptr<metric_registry> weak = registry;
-  server->Get(".*", [weak](const httplib::Request&, httplib::Response& res) {
+  server->Get(".*", [weak, options](const httplib::Request&, httplib::Response& res) {
     auto reg = weak.lock();
-    res.set_content(reg ? to_prometheus_text(reg->collect()) : std::string{},
+    res.set_content(reg ? to_prometheus_text(reg->collect(), options) : std::string{},
                     prometheus_content_type);
   });
   auto service = http::http_service::start(std::move(server), host, port_spec,

@@ -9,6 +9,7 @@
 
 #include "runtime/common/expected.hpp"
 #include "runtime/metrics/metric_registry.hpp"
+#include "runtime/metrics/prometheus_text.hpp"
 
 namespace flint::metrics {
 
@@ -17,7 +18,7 @@ public:
   /// Binds `host` at the first free port of `port_spec` and starts serving.
   static expected<std::unique_ptr<prometheus_reporter>> start(
     std::shared_ptr<metric_registry> registry, const std::string& host,
-    const std::string& port_spec);
+    const std::string& port_spec, text_options options = {});
   ~prometheus_reporter();
   prometheus_reporter(const prometheus_reporter&) = delete;
   prometheus_reporter& operator=(const prometheus_reporter&) = delete;

@@ -56,7 +56,7 @@ std::string prometheus_name(const std::string& scope, const std::string& name) {
   return s;
 }
 
-std::string to_prometheus_text(const std::vector<sample>& samples) {
+std::string to_prometheus_text(const std::vector<sample>& samples, const text_options& options) {
   // One family per name, its lines together (the format wants each family once).
   std::map<std::string, std::vector<const sample*>> families;
   for (const auto& s : samples)
@@ -73,7 +73,9 @@ std::string to_prometheus_text(const std::vector<sample>& samples) {
         for (std::size_t i = 0; i < s->vars.size(); ++i) {
           if (i != 0)
             out += ',';
-          out += sanitized(s->vars[i].first) + "=\"" + label_value(s->vars[i].second) + "\"";
+          const auto& value = s->vars[i].second;
+          out += sanitized(s->vars[i].first) + "=\""
+            + (options.filter_label_values ? sanitized(value) : label_value(value)) + "\"";
         }
         out += '}';
       }

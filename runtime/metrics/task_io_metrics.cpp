@@ -1,5 +1,11 @@
 #include "runtime/metrics/task_io_metrics.hpp"
 
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "runtime/metrics/meter_view.hpp"
+
 namespace flint::metrics {
 
 namespace {
@@ -46,6 +52,12 @@ task_io_metrics::totals task_io_metrics::totals_at(clock::time_point now) const 
   return t;
 }
 
+bool task_io_metrics::back_pressured_now() const {
+  return waiting_since_.load(std::memory_order_relaxed) != 0
+    && waiting_for_.load(std::memory_order_relaxed)
+    == static_cast<std::uint8_t>(wait_reason::backpressured);
+}
+
 task_io_metrics::per_second task_io_metrics::time_per_second(clock::time_point now) {
   std::lock_guard<std::mutex> lock(window_mtx_);
   if (window_start_ == clock::time_point{}) {
@@ -89,34 +101,59 @@ variables task_scope::vars() const {
 }
 
 collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io) {
-  return [scope = std::move(scope), io = std::move(io)](std::vector<sample>& out) {
+  // Flink's meters beside their counters; reporters may read from several threads.
+  struct meters {
+    std::mutex mtx;
+    meter_view records_in, records_out, bytes_in, bytes_out;
+    std::map<const operator_io*, std::pair<meter_view, meter_view>> operators;
+  };
+  auto views = std::make_shared<meters>();
+  return [scope = std::move(scope), io = std::move(io), views](std::vector<sample>& out) {
     const std::string task = "taskmanager.job.task";
     auto vars = scope.vars();
     auto add = [&](const char* name, double v) { out.push_back({task, name, vars, v}); };
-    add("numRecordsIn", static_cast<double>(io->records_in.load(std::memory_order_relaxed)));
-    add("numRecordsOut", static_cast<double>(io->records_out.load(std::memory_order_relaxed)));
+    auto now = task_io_metrics::clock::now();
+    auto records_in = io->records_in.load(std::memory_order_relaxed);
+    auto records_out = io->records_out.load(std::memory_order_relaxed);
+    auto bytes_in = io->bytes_in_local.load(std::memory_order_relaxed)
+      + io->bytes_in_remote.load(std::memory_order_relaxed);
+    auto bytes_out = io->bytes_out.load(std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(views->mtx);
+    add("numRecordsIn", static_cast<double>(records_in));
+    add("numRecordsOut", static_cast<double>(records_out));
+    add("numRecordsInPerSecond", views->records_in.rate(now, records_in));
+    add("numRecordsOutPerSecond", views->records_out.rate(now, records_out));
     add("numBytesInLocal", static_cast<double>(io->bytes_in_local.load(std::memory_order_relaxed)));
     add("numBytesInRemote", static_cast<double>(io->bytes_in_remote.load(std::memory_order_relaxed)));
-    add("numBytesOut", static_cast<double>(io->bytes_out.load(std::memory_order_relaxed)));
+    add("numBytesIn", static_cast<double>(bytes_in));
+    add("numBytesInPerSecond", views->bytes_in.rate(now, bytes_in));
+    add("numBytesOut", static_cast<double>(bytes_out));
+    add("numBytesOutPerSecond", views->bytes_out.rate(now, bytes_out));
     add("numBuffersOut", static_cast<double>(io->buffers_out.load(std::memory_order_relaxed)));
     add("buffers.inPoolUsage", io->in_pool_usage.load(std::memory_order_relaxed));
+    add("isBackPressured", io->back_pressured_now() ? 1.0 : 0.0);
     add("currentInputWatermark",
         static_cast<double>(io->current_input_watermark.load(std::memory_order_relaxed)));
     add("currentOutputWatermark",
         static_cast<double>(io->current_output_watermark.load(std::memory_order_relaxed)));
     add("numLateRecordsDropped",
         static_cast<double>(io->late_records_dropped.load(std::memory_order_relaxed)));
-    auto t = io->time_per_second(task_io_metrics::clock::now());
+    auto t = io->time_per_second(now);
     add("busyTimeMsPerSecond", t.busy_ms);
     add("idleTimeMsPerSecond", t.idle_ms);
     add("backPressuredTimeMsPerSecond", t.backpressured_ms);
     for (const auto& op : io->operators()) {
       auto op_vars = vars;
       op_vars.emplace_back("operator_name", op->name);
-      out.push_back({task + ".operator", "numRecordsIn", op_vars,
-                     static_cast<double>(op->records_in.load(std::memory_order_relaxed))});
-      out.push_back({task + ".operator", "numRecordsOut", op_vars,
-                     static_cast<double>(op->records_out.load(std::memory_order_relaxed))});
+      auto in = op->records_in.load(std::memory_order_relaxed);
+      auto out_count = op->records_out.load(std::memory_order_relaxed);
+      auto& [in_view, out_view] = views->operators[op.get()];
+      const auto operator_scope = task + ".operator";
+      out.push_back({operator_scope, "numRecordsIn", op_vars, static_cast<double>(in)});
+      out.push_back({operator_scope, "numRecordsOut", op_vars, static_cast<double>(out_count)});
+      out.push_back({operator_scope, "numRecordsInPerSecond", op_vars, in_view.rate(now, in)});
+      out.push_back(
+        {operator_scope, "numRecordsOutPerSecond", op_vars, out_view.rate(now, out_count)});
     }
   };
 }

@@ -71,6 +71,8 @@ public:
     std::int64_t busy_ns = 0, idle_ns = 0, backpressured_ns = 0;
   };
   totals totals_at(clock::time_point now) const;
+  /// Flink's isBackPressured: the task waits for an output buffer right now.
+  bool back_pressured_now() const;
 
   /// Operators whose counts are reported on their own (the chain's source and sink). Added
   /// before the collector is registered: readers walk the list without a lock.

@@ -33,9 +33,12 @@ public:
   void stop_reporter();
   /// The reporter's port; 0 when none runs.
   std::uint16_t reporter_port() const noexcept;
+  /// Registers the process's `Status` figures (CPU load and time, threads, RSS) under `scope`.
+  void add_process_figures(std::string scope, metrics::variables vars);
 
 private:
   std::shared_ptr<metrics::metric_registry> registry_;
+  metrics::registration process_figures_;
   std::unique_ptr<metrics::prometheus_reporter> reporter_;
 };
 

@@ -1,5 +1,7 @@
 #include "runtime/node/node_settings.hpp"
 
+#include "runtime/config/metric_reporters.hpp"
+
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -80,7 +82,16 @@ expected<unit> read_common(const config::configuration& cfg, common_settings& s)
       || !read_optional(cfg, opt::metrics_reporter_prom_factory_class, prom_factory, err)
       || !read(cfg, opt::metrics_reporter_prom_port, s.prometheus_port, err))
     return err;
-  s.prometheus_reporter = !prom_factory.empty();
+  // Any reporter name (metrics.reporter.<name>.*), its factory.class checked.
+  auto reporters = config::read_metric_reporters(cfg);
+  if (!reporters)
+    return reporters.error();
+  s.prometheus_reporter = reporters->prometheus.has_value();
+  if (reporters->prometheus) {
+    s.prometheus_port = reporters->prometheus->port;
+    s.prometheus_filter_label_values = reporters->prometheus->filter_label_values;
+  }
+  s.metrics_warnings = std::move(reporters->warnings);
   s.heartbeat.interval = duration_cast<milliseconds>(interval);
   s.heartbeat.timeout = duration_cast<milliseconds>(timeout);
   s.heartbeat.rpc_failure_threshold = static_cast<int>(threshold);

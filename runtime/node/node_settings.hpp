@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "runtime/actors/heartbeat/heartbeat_config.hpp"
 #include "runtime/actors/registration/retrying_registration.hpp"
@@ -61,10 +62,14 @@ struct common_settings {
   /// directory the node makes under the system's temporary directory with mkdtemp and removes at
   /// shutdown. A TaskManager keeps its job library cache in `<it>/<resource id>`.
   std::filesystem::path blob_storage_directory;
-  /// `metrics.reporter.prom.factory.class` set: the Prometheus reporter runs at
-  /// `metrics.reporter.prom.port` (a port or a range).
+  /// A `metrics.reporter.<name>.factory.class` naming Flink's PrometheusReporterFactory: the
+  /// Prometheus reporter runs at `metrics.reporter.<name>.port` (a port or a range), label values
+  /// filtered unless `filterLabelValueCharacters` is false (config/metric_reporters.hpp).
   bool prometheus_reporter = false;
   std::string prometheus_port = "9249";
+  bool prometheus_filter_label_values = true;
+  /// Reporters that do not start, and why: logged at start.
+  std::vector<std::string> metrics_warnings;
 };
 
 /// `rest.*` and `web.*` (Flink's RestOptions, WebOptions): the JobManager's REST endpoint and

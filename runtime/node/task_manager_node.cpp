@@ -252,6 +252,7 @@ expected<unit> task_manager_node::start() {
   te_services.ha = m.ha.get();
   te_services.directory = &m.directory;
   te_services.metrics = m.metrics.registry();
+  m.metrics.add_process_figures("taskmanager", {{"host", te_config.host}, {"tm_id", te_config.resource_id}});
   auto shuffle = m.env->shuffle_ptr();
   te_services.holds_partitions = [shuffle](const graph::job_id& job) {
     return shuffle->num_partitions(job) > 0;

@@ -7,10 +7,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <map>
 #include <string>
 
 #include "runtime/http/http_service.hpp"
+#include "runtime/metrics/meter_view.hpp"
 #include "runtime/metrics/metric_registry.hpp"
+#include "runtime/metrics/process_metrics.hpp"
 #include "runtime/metrics/prometheus_reporter.hpp"
 #include "runtime/metrics/prometheus_text.hpp"
 #include "runtime/metrics/task_io_metrics.hpp"
@@ -78,9 +81,15 @@ TEST_CASE("Prometheus names and labels follow Flink's reporter") {
                         {"taskmanager.job.task", "numRecordsIn", {{"subtask_index", "1"}}, 0.5},
                         {"jobmanager", "numRunningJobs", {{"host", "h"}}, 3}});
   CHECK(text.find("# TYPE flink_taskmanager_job_task_numRecordsIn gauge\n") != std::string::npos);
-  CHECK(text.find("flink_taskmanager_job_task_numRecordsIn{task_name=\"Source: \\\"x\\\"\\\\y\","
+  // Label values filtered to [a-zA-Z0-9:_] as Flink's filterLabelValueCharacters does by default.
+  CHECK(text.find("flink_taskmanager_job_task_numRecordsIn{task_name=\"Source:__x__y\","
                   "subtask_index=\"0\"} 42.0\n")
         != std::string::npos);
+  // filterLabelValueCharacters: false keeps them, escaping what the format needs.
+  auto unfiltered = to_prometheus_text(
+    {{"taskmanager.job.task", "numRecordsIn", {{"task_name", "Source: \"x\"\\y"}}, 42}},
+    text_options{false});
+  CHECK(unfiltered.find("{task_name=\"Source: \\\"x\\\"\\\\y\"} 42.0\n") != std::string::npos);
   CHECK(text.find("flink_taskmanager_job_task_numRecordsIn{subtask_index=\"1\"} 0.5\n")
         != std::string::npos);
   CHECK(text.find("flink_jobmanager_numRunningJobs{host=\"h\"} 3.0\n") != std::string::npos);
@@ -137,11 +146,106 @@ TEST_CASE("the reporter serves the registry over HTTP in the text format") {
   auto answer = http_get((*reporter)->port(), "/metrics");
   CHECK(answer.find("200 OK") != std::string::npos);
   CHECK(answer.find("text/plain; version=0.0.4") != std::string::npos);
-  CHECK(answer.find("flink_taskmanager_job_task_numRecordsOut{host=\"localhost\",tm_id=\"tm-1\"")
+  CHECK(answer.find("flink_taskmanager_job_task_numRecordsOut{host=\"localhost\",tm_id=\"tm_1\"")
         != std::string::npos);
   CHECK(answer.find("subtask_index=\"1\"} 1234.0") != std::string::npos);
   CHECK(answer.find("flink_taskmanager_job_task_operator_numRecordsOut{") != std::string::npos);
-  CHECK(answer.find("operator_name=\"Source: numbers\"} 99.0") != std::string::npos);
+  CHECK(answer.find("operator_name=\"Source:_numbers\"} 99.0") != std::string::npos);
+  CHECK(answer.find("flink_taskmanager_job_task_numRecordsOutPerSecond{") != std::string::npos);
+  CHECK(answer.find("flink_taskmanager_job_task_isBackPressured{") != std::string::npos);
+}
+
+TEST_CASE("a reporter told not to filter label values serves them as they are") {
+  auto reg = metric_registry::make();
+  auto group = reg->add([](std::vector<sample>& out) {
+    out.push_back({"jobmanager.job", "uptime", {{"job_name", "Streaming WordCount"}}, 1});
+  });
+  auto reporter = prometheus_reporter::start(reg, "127.0.0.1", "0", text_options{false});
+  REQUIRE_MESSAGE(reporter, reporter.error().to_string());
+  auto answer = http_get((*reporter)->port(), "/metrics");
+  CHECK(answer.find("job_name=\"Streaming WordCount\"") != std::string::npos);
+  auto filtering = prometheus_reporter::start(reg, "127.0.0.1", "0");
+  REQUIRE(filtering);
+  CHECK(http_get((*filtering)->port(), "/metrics").find("job_name=\"Streaming_WordCount\"")
+        != std::string::npos);
+}
+
+TEST_CASE("a meter view gives a counter's rate per second over the last minute, as MeterView") {
+  meter_view view;
+  using clock = meter_view::clock;
+  auto t0 = clock::time_point{} + std::chrono::hours(1);
+  CHECK(view.rate(t0, 100) == 0.0); // one sample: no rate yet
+  CHECK(view.rate(t0 + 500ms, 150) == 0.0); // under a second
+  CHECK(view.rate(t0 + 2s, 300) == doctest::Approx(100.0));
+  CHECK(view.rate(t0 + 10s, 1100) == doctest::Approx(100.0));
+  // Past the span, the rate covers only its last minute: 10/s over the newest 60 s.
+  CHECK(view.rate(t0 + 70s, 1700) == doctest::Approx(10.0));
+  CHECK(view.rate(t0 + 130s, 1700) == doctest::Approx(0.0).epsilon(0.01));
+}
+
+TEST_CASE("a task's meters, isBackPressured and its operators' meters are reported") {
+  auto io = std::make_shared<task_io_metrics>();
+  auto& sink = io->add_operator("Sink: out");
+  task_scope scope{"h", "tm", "j", "job", "v", "a", "Map", 0, 0};
+  auto collect = task_collector(scope, io);
+  auto value = [](const std::vector<sample>& samples, const std::string& scope_name,
+                  const std::string& name) {
+    for (const auto& s : samples)
+      if (s.scope == scope_name && s.name == name)
+        return s.value;
+    FAIL("no " << scope_name << " " << name);
+    return -1.0;
+  };
+  std::vector<sample> first;
+  collect(first);
+  for (const char* name : {"numRecordsInPerSecond", "numRecordsOutPerSecond", "numBytesInPerSecond",
+                           "numBytesOutPerSecond", "numBytesIn"})
+    CHECK(value(first, "taskmanager.job.task", name) == 0.0);
+  CHECK(value(first, "taskmanager.job.task", "isBackPressured") == 0.0);
+  CHECK(value(first, "taskmanager.job.task.operator", "numRecordsInPerSecond") == 0.0);
+  sink.records_in = 10;
+  io->bytes_in_local = 5;
+  io->bytes_in_remote = 7;
+  auto now = task_io_metrics::clock::now();
+  io->step_began(now);
+  io->step_ended(now, true, wait_reason::backpressured);
+  std::vector<sample> second;
+  collect(second);
+  CHECK(value(second, "taskmanager.job.task", "isBackPressured") == 1.0);
+  CHECK(value(second, "taskmanager.job.task", "numBytesIn") == 12.0);
+  io->step_began(task_io_metrics::clock::now());
+  std::vector<sample> third;
+  collect(third);
+  CHECK(value(third, "taskmanager.job.task", "isBackPressured") == 0.0);
+}
+
+TEST_CASE("the process figures are read from /proc as Flink's Status group names them") {
+  // /proc/<pid>/stat with a command holding a space and a parenthesis.
+  const std::string stat = "4242 (flint (node) x) S 1 4242 4242 0 -1 4194560 1000 0 0 0 "
+                           "250 50 0 0 20 0 17 0 12345 100000000 2500 18446744073709551615";
+  auto figures = parse_proc_figures(stat, "25000 2500 700 1 0 3000 0", 100, 4096);
+  REQUIRE(figures);
+  CHECK(figures->cpu_time_ns == 3'000'000'000); // (250 + 50) ticks of 10 ms
+  CHECK(figures->threads == 17);
+  CHECK(figures->rss_bytes == 2500 * 4096);
+  CHECK_FALSE(parse_proc_figures("garbage", "1 2", 100, 4096));
+  CHECK_FALSE(parse_proc_figures(stat, "", 100, 4096));
+  CHECK(cpu_load(0, 500'000'000, 1s, 2) == doctest::Approx(0.25));
+  CHECK(cpu_load(0, 5'000'000'000, 1s, 2) == 1.0);
+
+  std::vector<sample> out;
+  process_collector("taskmanager", {{"host", "h"}, {"tm_id", "tm-1"}})(out);
+  REQUIRE(out.size() == 4);
+  std::map<std::string, double> by_name;
+  for (const auto& s : out) {
+    CHECK(s.scope == "taskmanager");
+    by_name[s.name] = s.value;
+  }
+  CHECK(by_name.at("Status.JVM.Threads.Count") >= 1);
+  CHECK(by_name.at("Status.ProcessTree.Memory.RSS") > 0);
+  CHECK(by_name.at("Status.JVM.CPU.Time") >= 0);
+  CHECK(by_name.at("Status.JVM.CPU.Load") >= 0);
+  CHECK(prometheus_name("taskmanager", "Status.JVM.CPU.Load") == "flink_taskmanager_Status_JVM_CPU_Load");
 }
 
 TEST_CASE("a second reporter on a taken port takes the next one of its range") {
