@@ -235,9 +235,8 @@ int checkpoint(int argc, char** argv) {
     static_cast<long long>(words), rounds, plain_wps, checkpointed_wps,
     checkpointed_wps / plain_wps, list(plain_s, "%.3f").c_str(),
     list(checkpointed_s, "%.3f").c_str(), static_cast<long long>(count),
-    list(completed_ll, "%lld").c_str(),
-    count > 0 ? sum_ms / static_cast<double>(count) : 0.0, static_cast<long long>(max_ms),
-    static_cast<long long>(last_bytes), floor_json.c_str());
+    list(completed_ll, "%lld").c_str(), count > 0 ? sum_ms / static_cast<double>(count) : 0.0,
+    static_cast<long long>(max_ms), static_cast<long long>(last_bytes), floor_json.c_str());
   return 0;
 }
 

@@ -164,10 +164,12 @@ bool run_job(const std::string& input, int parallelism, variant& v,
       std::get<1>(r) += std::get<1>(next);
       return r;
     },
-    keyed.key()->fn, [](word_count& acc, const word_count& next) { std::get<1>(acc) += std::get<1>(next); },
+    keyed.key()->fn,
+    [](word_count& acc, const word_count& next) { std::get<1>(acc) += std::get<1>(next); },
     keyed.key()->field);
   keyed
-    .transform<word_count>("aggregation", std::make_shared<sum_with_cache_factory>(sum, v.cache_bytes),
+    .transform<word_count>("aggregation",
+                           std::make_shared<sum_with_cache_factory>(sum, v.cache_bytes),
                            graph::chaining_strategy::head)
     .transform<word_count>("Count", std::make_shared<totals_sink_factory>(out));
   auto stream = env.get_stream_graph("WordCount state benchmark");
@@ -263,9 +265,9 @@ std::string json_seconds(const std::vector<double>& s) {
 
 } // namespace
 
-bool rocksdb_floor(const std::string& path, std::int64_t max_words, const std::filesystem::path& dir,
-                   std::int64_t& words, double& words_per_s, double& words_per_cpu_s,
-                   std::string& error) {
+bool rocksdb_floor(const std::string& path, std::int64_t max_words,
+                   const std::filesystem::path& dir, std::int64_t& words, double& words_per_s,
+                   double& words_per_cpu_s, std::string& error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot read " + path;
@@ -309,15 +311,17 @@ int state(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc)
       only = argv[++i];
     else if (a != "state") {
-      std::fprintf(stderr, "usage: flint-bench state --input FILE [--parallelism P] [--rounds N] "
-                           "[--cache MB] [--floor-words W] [--only NAME,...]\n");
+      std::fprintf(stderr,
+                   "usage: flint-bench state --input FILE [--parallelism P] [--rounds N] "
+                   "[--cache MB] [--floor-words W] [--only NAME,...]\n");
       return 2;
     }
   }
   std::ifstream in(input, std::ios::binary);
   if (input.empty() || !in) {
-    std::fprintf(stderr, "flint-bench state: --input FILE is required and readable (make one "
-                         "with flint-bench wordcount --input FILE --generate MB)\n");
+    std::fprintf(stderr,
+                 "flint-bench state: --input FILE is required and readable (make one "
+                 "with flint-bench wordcount --input FILE --generate MB)\n");
     return 2;
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -342,8 +346,8 @@ int state(int argc, char** argv) {
   std::uint64_t small_cache =
     std::max<std::uint64_t>((state_bytes + distinct.size() * 160) / 10, 16 << 10);
 
-  auto scratch = std::filesystem::temp_directory_path()
-    / ("flint-bench-state-" + std::to_string(::getpid()));
+  auto scratch =
+    std::filesystem::temp_directory_path() / ("flint-bench-state-" + std::to_string(::getpid()));
   std::vector<variant> variants = {
     variant("hashmap", "hashmap", std::nullopt),
     variant("rocksdb_no_cache", "rocksdb", 0),
@@ -365,8 +369,7 @@ int state(int argc, char** argv) {
     if (!only.empty())
       continue;
     if (!run_floor(words, scratch / "floor", floor, error)) {
-      std::fprintf(stderr, "flint-bench state: the bare RocksDB loop failed: %s\n",
-                   error.c_str());
+      std::fprintf(stderr, "flint-bench state: the bare RocksDB loop failed: %s\n", error.c_str());
       return 1;
     }
   }
@@ -394,6 +397,8 @@ int state(int argc, char** argv) {
     + ",\"state_bytes\":" + std::to_string(state_bytes);
   char buf[512];
   for (const auto& v : variants) {
+    if (v.seconds.empty())
+      continue; // not run (--only)
     std::snprintf(buf, sizeof buf,
                   ",\"%s\":{\"cache_bytes\":%lld,\"words_per_s\":%.0f,\"cpu_s\":%.3f,"
                   "\"words_per_cpu_s\":%.0f,\"updates\":%lld,\"count_sum\":%lld,\"seconds\":",
@@ -407,18 +412,35 @@ int state(int argc, char** argv) {
   const auto& no_cache = variants[1];
   const auto& cached = variants[2];
   const auto& tenth = variants[3];
-  std::snprintf(
-    buf, sizeof buf,
-    ",\"floor_rocksdb_get_put\":{\"words\":%lld,\"words_per_s\":%.0f,\"words_per_cpu_s\":%.0f}"
-    ",\"cache_over_hashmap\":%.3f,\"cache_over_hashmap_cpu\":%.3f,\"no_cache_over_hashmap\":%.3f,"
-    "\"cache_over_no_cache\":%.2f"
-    ",\"tenth_per_core_over_floor\":%.2f,\"tenth_per_cpu_s_over_floor\":%.2f"
-    ",\"outputs_equal\":%s}",
-    static_cast<long long>(floor.words), floor_wps, floor_cpu_wps, wps(cached) / wps(heap),
-    cpu_wps(cached) / cpu_wps(heap), wps(no_cache) / wps(heap), wps(cached) / wps(no_cache),
-    wps(tenth) / parallelism / floor_wps, cpu_wps(tenth) / floor_cpu_wps,
-    outputs_equal ? "true" : "false");
-  out += buf;
+  // A figure of a variant not run (--only) is null.
+  bool floor_ran = floor.words > 0;
+  auto ratio = [](bool both_ran, double a, double b) {
+    if (!both_ran)
+      return std::string("null");
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", a / b);
+    return std::string(text);
+  };
+  auto ran = [](const variant& v) { return !v.seconds.empty(); };
+  if (floor_ran) {
+    std::snprintf(buf, sizeof buf,
+                  ",\"floor_rocksdb_get_put\":{\"words\":%lld,\"words_per_s\":%.0f,"
+                  "\"words_per_cpu_s\":%.0f}",
+                  static_cast<long long>(floor.words), floor_wps, floor_cpu_wps);
+    out += buf;
+  }
+  out += ",\"cache_over_hashmap\":" + ratio(ran(cached) && ran(heap), wps(cached), wps(heap));
+  out += ",\"cache_over_hashmap_cpu\":"
+    + ratio(ran(cached) && ran(heap), cpu_wps(cached), cpu_wps(heap));
+  out +=
+    ",\"no_cache_over_hashmap\":" + ratio(ran(no_cache) && ran(heap), wps(no_cache), wps(heap));
+  out +=
+    ",\"cache_over_no_cache\":" + ratio(ran(cached) && ran(no_cache), wps(cached), wps(no_cache));
+  out += ",\"tenth_per_core_over_floor\":"
+    + ratio(ran(tenth) && floor_ran, wps(tenth) / parallelism, floor_wps);
+  out += ",\"tenth_per_cpu_s_over_floor\":"
+    + ratio(ran(tenth) && floor_ran, cpu_wps(tenth), floor_cpu_wps);
+  out += std::string(",\"outputs_equal\":") + (outputs_equal ? "true" : "false") + "}";
   std::printf("%s\n", out.c_str());
   return outputs_equal ? 0 : 1;
 }

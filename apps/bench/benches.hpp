@@ -22,9 +22,9 @@ int state(int argc, char** argv);
 /// The floor of keyed state in RocksDB: one thread doing a RocksDB get and put per word (WAL
 /// off, default options) for the first `max_words` words of the file at `path`, in a fresh
 /// instance in `dir` (removed after). False with `error` if the file or RocksDB fails.
-bool rocksdb_floor(const std::string& path, std::int64_t max_words, const std::filesystem::path& dir,
-                   std::int64_t& words, double& words_per_s, double& words_per_cpu_s,
-                   std::string& error);
+bool rocksdb_floor(const std::string& path, std::int64_t max_words,
+                   const std::filesystem::path& dir, std::int64_t& words, double& words_per_s,
+                   double& words_per_cpu_s, std::string& error);
 
 /// Words as WordCount counts them in the file at `path` (-1 if it cannot be read), for the
 /// WordCount benchmarks' rates.

@@ -10,8 +10,9 @@ expected<keyed_state_backend_options> keyed_state_backend_options_from(
   keyed_state_backend_options out;
   out.type = cfg.get_raw(options::state_backend_type.key).value_or("hashmap");
   if (out.type != "hashmap" && out.type != "rocksdb")
-    return make_error(errc::invalid_argument, "Unknown state backend '" + out.type
-                                                + "' (state.backend.type: hashmap or rocksdb)");
+    return make_error(
+      errc::invalid_argument,
+      "Unknown state backend '" + out.type + "' (state.backend.type: hashmap or rocksdb)");
   if (cfg.contains(options::state_backend_incremental.key)) {
     auto incremental = cfg.get_bool(options::state_backend_incremental.key);
     if (!incremental)

@@ -99,9 +99,9 @@ static expected<rocksdb::Options> make_rocksdb_options(const rocksdb_backend_opt
     else if (style == "FIFO")
       compaction = rocksdb::kCompactionStyleFIFO;
     else
-      return make_error(errc::invalid_argument, "state.backend.rocksdb.compaction.style: '"
-                                                  + *flint.compaction_style
-                                                  + "' is none of LEVEL, UNIVERSAL, FIFO");
+      return make_error(errc::invalid_argument,
+                        "state.backend.rocksdb.compaction.style: '" + *flint.compaction_style
+                          + "' is none of LEVEL, UNIVERSAL, FIFO");
   }
   options.compaction_style = compaction;
   if (flint.memory_managed) {
@@ -110,8 +110,7 @@ static expected<rocksdb::Options> make_rocksdb_options(const rocksdb_backend_opt
     // and filter blocks included.
     auto budget = std::max<std::uint64_t>(flint.managed_bytes, 1 << 20);
     auto cache = rocksdb::NewLRUCache(budget, -1, false, 0.1);
-    options.write_buffer_manager =
-      std::make_shared<rocksdb::WriteBufferManager>(budget / 2, cache);
+    options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(budget / 2, cache);
     options.write_buffer_size = std::min<std::uint64_t>(write_buffer, budget / 4);
     table.block_cache = cache;
     table.cache_index_and_filter_blocks = true;

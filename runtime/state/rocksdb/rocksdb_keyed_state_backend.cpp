@@ -214,9 +214,9 @@ expected<std::unique_ptr<rocksdb_keyed_state_backend>> rocksdb_keyed_state_backe
     new rocksdb_keyed_state_backend(std::move(state), key_groups, options));
 }
 
-rocksdb_keyed_state_backend::rocksdb_keyed_state_backend(
-  std::shared_ptr<core> state, key_group_range key_groups,
-  const keyed_state_backend_options& options)
+rocksdb_keyed_state_backend::rocksdb_keyed_state_backend(std::shared_ptr<core> state,
+                                                         key_group_range key_groups,
+                                                         const keyed_state_backend_options& options)
   : core_(std::move(state)),
     key_groups_(key_groups),
     incremental_(options.incremental),
@@ -382,8 +382,8 @@ std::map<std::string, std::string> rocksdb_keyed_state_backend::rocksdb_settings
   std::map<std::string, std::string> out;
   out["write_buffer_size"] = std::to_string(options.write_buffer_size);
   out["compaction_style"] = std::to_string(static_cast<int>(options.compaction_style));
-  out["write_buffer_manager"] = options.write_buffer_manager
-      && options.write_buffer_manager->enabled()
+  out["write_buffer_manager"] =
+    options.write_buffer_manager && options.write_buffer_manager->enabled()
     ? std::to_string(options.write_buffer_manager->buffer_size())
     : "none";
   out["max_open_files"] = std::to_string(options.max_open_files);

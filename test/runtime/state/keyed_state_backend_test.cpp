@@ -452,8 +452,10 @@ void check_increment(const keyed_state_handle& handle, const keyed_state_handle*
       continue;
     }
     CHECK(shared_before.count(file.handle.path) == 0);
-    CHECK(std::filesystem::path(file.handle.path).filename().string().find(
-            "-" + std::to_string(checkpoint_id) + "-" + file.name)
+    CHECK(std::filesystem::path(file.handle.path)
+            .filename()
+            .string()
+            .find("-" + std::to_string(checkpoint_id) + "-" + file.name)
           != std::string::npos);
   }
   CHECK(files_in(shared) == expected_shared);

@@ -28,8 +28,7 @@ namespace {
 
 class rocksdb_backends {
 public:
-  std::unique_ptr<rocksdb_keyed_state_backend> make(key_group_range key_groups,
-                                                    std::uint64_t cache,
+  std::unique_ptr<rocksdb_keyed_state_backend> make(key_group_range key_groups, std::uint64_t cache,
                                                     rocksdb_backend_options rocksdb = {}) {
     keyed_state_backend_options options;
     options.type = "rocksdb";
@@ -154,10 +153,10 @@ TEST_CASE("for_each sees the cached writes and removals of its key group") {
   backend->put(s, 2, "user/c", "3");
   backend->put(s, 2, "user/b", "2'");
   std::vector<std::pair<std::string, std::string>> seen;
-  backend->for_each(s, 2, "user/", [&](std::string_view k, std::string_view v) {
-    seen.emplace_back(k, v);
-  });
-  CHECK(seen == std::vector<std::pair<std::string, std::string>>{{"user/b", "2'"}, {"user/c", "3"}});
+  backend->for_each(s, 2, "user/",
+                    [&](std::string_view k, std::string_view v) { seen.emplace_back(k, v); });
+  CHECK(seen
+        == std::vector<std::pair<std::string, std::string>>{{"user/b", "2'"}, {"user/c", "3"}});
   // Only key group 2's writes went: key group 3's was written by the snapshot already, and
   // nothing of another group waits.
   CHECK(backend->cache_stats().dirty == 0);
@@ -166,7 +165,8 @@ TEST_CASE("for_each sees the cached writes and removals of its key group") {
   CHECK(backend->cache_stats().dirty == 1);
 }
 
-TEST_CASE("a full cache evicts entries not used lately (CLOCK), writing the dirty ones in batches") {
+TEST_CASE(
+  "a full cache evicts entries not used lately (CLOCK), writing the dirty ones in batches") {
   rocksdb_backends made;
   constexpr std::uint64_t cache = 64 << 10;
   auto backend = made.make({0, 0}, cache);
@@ -185,7 +185,7 @@ TEST_CASE("a full cache evicts entries not used lately (CLOCK), writing the dirt
   CHECK(stats.batches > 0);
   CHECK(stats.batches * 10 < stats.evictions);
   CHECK(stats.written == stats.evictions); // every evicted entry was dirty
-  CHECK(stats.misses == 0);                // "hot" stayed
+  CHECK(stats.misses == 0); // "hot" stayed
   REQUIRE(backend->get(s, 0, "cold-0", value)); // evicted: read back from RocksDB
   CHECK(value == std::string(32, 'c'));
   CHECK(backend->cache_stats().misses == 1);
@@ -240,8 +240,9 @@ std::vector<std::string> run_workload(keyed_state_backend& backend, key_group_ra
 
 } // namespace
 
-TEST_CASE("state 10x the cache: rocksdb with the cache gives the hashmap backend's outputs, "
-          "through a snapshot and a restore at another parallelism") {
+TEST_CASE(
+  "state 10x the cache: rocksdb with the cache gives the hashmap backend's outputs, "
+  "through a snapshot and a restore at another parallelism") {
   constexpr int max_parallelism = 16;
   constexpr std::uint64_t cache = 128 << 10;
   constexpr int keys = 20000;
@@ -339,7 +340,8 @@ TEST_CASE("the RocksDB options Flink users set take effect in the instance") {
   bad.rocksdb.compaction_style = "SIDEWAYS";
   auto refused = make_keyed_state_backend(bad, {0, 1});
   REQUIRE_FALSE(refused);
-  CHECK(refused.error().message.find("state.backend.rocksdb.compaction.style") != std::string::npos);
+  CHECK(refused.error().message.find("state.backend.rocksdb.compaction.style")
+        != std::string::npos);
 }
 
 TEST_CASE("keyed_state_backend_options_from reads state.backend.* and state.backend.rocksdb.*") {
@@ -382,8 +384,9 @@ TEST_CASE("keyed_state_backend_options_from reads state.backend.* and state.back
   CHECK(unparsed.error().message.find("state.backend.rocksdb.cache.size") != std::string::npos);
 }
 
-TEST_CASE("random gets, puts, removals, prefix listings and snapshots agree with the hashmap "
-          "backend at every step, through constant eviction") {
+TEST_CASE(
+  "random gets, puts, removals, prefix listings and snapshots agree with the hashmap "
+  "backend at every step, through constant eviction") {
   rocksdb_backends made;
   key_group_range range{0, 3};
   auto heap = made.make_heap(range);
@@ -420,12 +423,10 @@ TEST_CASE("random gets, puts, removals, prefix listings and snapshots agree with
     } else if (o < 99) {
       auto prefix = k.substr(0, k.find('/') + (o % 2));
       std::vector<std::pair<std::string, std::string>> h, r;
-      heap->for_each(h_states[s], g, prefix, [&](std::string_view a, std::string_view b) {
-        h.emplace_back(a, b);
-      });
-      rocks->for_each(r_states[s], g, prefix, [&](std::string_view a, std::string_view b) {
-        r.emplace_back(a, b);
-      });
+      heap->for_each(h_states[s], g, prefix,
+                     [&](std::string_view a, std::string_view b) { h.emplace_back(a, b); });
+      rocks->for_each(r_states[s], g, prefix,
+                      [&](std::string_view a, std::string_view b) { r.emplace_back(a, b); });
       REQUIRE(h == r);
     } else {
       (void)rocks->snapshot(i);
