@@ -57,8 +57,17 @@ def scrape(port):
 source_out = sink_in = 0
 tasks = set()
 pool_usage = []
+all_names = set()
 for port in tm_ports:
-    for name, labels, value in scrape(port):
+    scraped = scrape(port)
+    names = {name for name, _, _ in scraped}
+    all_names |= names
+    for want in ("flink_taskmanager_Status_JVM_CPU_Load", "flink_taskmanager_Status_JVM_Threads_Count",
+                 "flink_taskmanager_Status_ProcessTree_Memory_RSS"):
+        check(want in names, f"port {port}: no {want}")
+    for name, labels, value in scraped:
+        for key, text in labels.items():
+            check(re.fullmatch(r"[a-zA-Z0-9:_]*", text), f"label {key}={text!r} not filtered")
         if name == "flink_taskmanager_job_task_operator_numRecordsOut" and labels["operator_name"].startswith("Source"):
             source_out += value
         if name == "flink_taskmanager_job_task_operator_numRecordsIn" and labels["operator_name"].startswith("Sink"):
@@ -68,8 +77,14 @@ for port in tm_ports:
         if name == "flink_taskmanager_job_task_numRecordsIn":
             for key in ("host", "tm_id", "job_id", "job_name", "task_name", "subtask_index", "task_attempt_id"):
                 check(key in labels, f"no {key} label: {labels}")
-            check(labels["job_name"] == "Streaming WordCount", f"job_name: {labels['job_name']}")
+            # Label values filtered to [a-zA-Z0-9:_], as Flink's reporter does by default.
+            check(labels["job_name"] == "Streaming_WordCount", f"job_name: {labels['job_name']}")
             tasks.add((labels["task_name"], labels["subtask_index"]))
+for want in ("flink_taskmanager_job_task_numRecordsInPerSecond",
+             "flink_taskmanager_job_task_numBytesOutPerSecond",
+             "flink_taskmanager_job_task_isBackPressured",
+             "flink_taskmanager_job_task_operator_numRecordsOutPerSecond"):
+    check(want in all_names, f"no {want} on any TaskManager")
 print(f"source numRecordsOut {source_out:.0f} (input lines {lines}), sink numRecordsIn {sink_in:.0f} (updates {updates}), {len(tasks)} tasks")
 check(source_out == lines, "the sources' numRecordsOut is not the input's line count")
 check(sink_in == updates, "the sinks' numRecordsIn is not the number of updates")
@@ -80,5 +95,6 @@ print({k: v for k, v in jm.items() if k.startswith("flink_jobmanager_")})
 for name, want in (("flink_jobmanager_numRegisteredTaskManagers", 2),
                    ("flink_jobmanager_taskSlotsTotal", 4), ("flink_jobmanager_numRunningJobs", 0)):
     check(jm.get(name) == want, f"{name} is {jm.get(name)}, not {want}")
+check(jm.get("flink_jobmanager_Status_JVM_Threads_Count", 0) >= 1, "no JobManager Status figures")
 PY
 echo "PASS"
