@@ -94,6 +94,7 @@ void dispatcher::on_start() {
   handle_async<submit_job>(
     fencing::fenced, [this](submit_job_request req, rpc::reply_to<rpc::ack> reply) mutable {
       auto id = req.job_graph.job_id;
+      log_->info("Received JobGraph submission '{}' ({}).", req.job_graph.name, id.to_string());
       // A job whose restart or failover settings are bad is refused here, naming the key.
       if (auto failover =
             job_master::make_failover_settings(config_.job_master.configuration, req.job_graph);

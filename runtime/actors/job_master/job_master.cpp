@@ -124,8 +124,8 @@ void job_master::start_execution() {
   state_.set_scheduler(std::make_unique<scheduler>(
     std::move(*graph), std::move(settings), static_cast<scheduler_actions&>(*this), logger_));
   start_job_master_services();
-  logger_->info("Starting execution of job " + state_.job_scheduler()->graph().job_graph().name
-                + " (" + job_id_.to_string() + ") under job master id " + token().to_string()
+  logger_->info("Starting execution of job '" + state_.job_scheduler()->graph().job_graph().name
+                + "' (" + job_id_.to_string() + ") under job master id " + token().to_string()
                 + ".");
   reset_and_start_scheduler();
 }

@@ -22,6 +22,13 @@ generate_text 3000000 "$WORK/input.txt"
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 ||
   { cat "$WORK/run.log"; fail "WordCount failed"; }
 check_wordcount "$WORK/input.txt" "$WORK/output"
+# The JobManager's lines in Flink's words (grep-compatible with Flink's logs).
+grep -q "Received JobGraph submission 'Streaming WordCount' ([0-9a-f]\{32\})\.$" "$WORK/jm.log" ||
+  fail "no Dispatcher line 'Received JobGraph submission '<name>' (<id>).'"
+grep -q "Starting execution of job 'Streaming WordCount' ([0-9a-f]\{32\}) under job master id " "$WORK/jm.log" ||
+  fail "no JobMaster line 'Starting execution of job '<name>' (<id>) under job master id ...'"
+grep -q " (1/2)#0 ([^)]*) switched from SCHEDULED to DEPLOYING\.$" "$WORK/jm.log" ||
+  fail "task state lines do not name the task as Flink's '<name> (n/N)#attempt'"
 
 lines=$(wc -l <"$WORK/input.txt")
 updates=$(cat "$WORK/output"/* | wc -l)

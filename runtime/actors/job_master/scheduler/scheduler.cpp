@@ -485,8 +485,11 @@ bool scheduler::transition(std::uint32_t vertex, execution_state to, const std::
     ended_at_ms_[vertex] = now_ms;
   }
   if (logger_) {
-    auto line = graph_.task_name_with_subtask(vertex) + " (" + graph_.attempt_id(vertex).to_string()
-      + ") switched from " + std::string(to_string(from)) + " to " + std::string(to_string(to));
+    // Flink's Execution.getVertexWithAttempt: "Map (1/2)#0".
+    auto attempt = graph_.attempt_id(vertex);
+    auto line = graph_.task_name_with_subtask(vertex) + "#" + std::to_string(attempt.attempt_number)
+      + " (" + attempt.to_string() + ") switched from " + std::string(to_string(from)) + " to "
+      + std::string(to_string(to));
     if (to == execution_state::failed && deployed_to_[vertex])
       line += " on " + location_text(*deployed_to_[vertex]);
     if (to == execution_state::failed && !cause.empty())

@@ -150,7 +150,7 @@ TEST_CASE_FIXTURE(
   CHECK(actions.submits[0].second.slot_index == 0);
   CHECK(actions.submits[1].second.slot_index == 1);
   CHECK(actions.submits[5].first.job_vertex == s->graph().job_vertex_of(2).id);
-  CHECK(logged("Source: numbers (1/2) (" + actions.submits[0].first.to_string()
+  CHECK(logged("Source: numbers (1/2)#0 (" + actions.submits[0].first.to_string()
                + ") switched from SCHEDULED to DEPLOYING."));
   CHECK(logged("Deploying Source: numbers (1/2) (attempt #0) with attempt id "
                + actions.submits[0].first.to_string()
