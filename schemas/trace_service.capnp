@@ -31,6 +31,8 @@ struct TraceRecord $Flint.type("trace::record") {
   # -1 when not applicable.
   latencyUs @11 :Int64;
   detail @12 :Text;
+  monitoring @13 :Bool;
+  # Part of a monitoring query (REST's polling, the metrics collector), not the cluster's own work.
 }
 
 struct FetchTraceRequest {

@@ -728,18 +728,21 @@ function messageTimeline(box, jid) {
   const endpoint = h('select', { id: 'filter-endpoint' }, h('option', { value: '' }, 'all'));
   const method = h('input', { id: 'filter-method', type: 'search', placeholder: 'method contains…' });
   const job = h('input', { id: 'filter-job', type: 'search', placeholder: 'job id contains…', value: jid || null });
+  // REST's and the metrics collector's own queries (the recorder marks them `monitoring`): this
+  // dashboard polls several times a second, which would bury the cluster's messages.
+  const monitoring = h('input', { id: 'filter-monitoring', type: 'checkbox' });
   const info = h('span', { class: 'muted', id: 'timeline-info' });
   const scroller = h('div', { class: 'seq-scroll', id: 'sequence-diagram' });
   const detail = h('div', { id: 'message-detail', class: 'message-detail', hidden: true });
   box.append(
     h('div', { class: 'filters' },
       h('label', {}, 'Endpoint ', endpoint), h('label', {}, 'Method ', method),
-      h('label', {}, 'Job ', job), info),
+      h('label', {}, 'Job ', job), h('label', {}, monitoring, ' show dashboard and metrics queries'), info),
     h('p', { class: 'muted legend' }, 'Red: rejected (fencing), failed, timed out, unreachable or malformed. Dashed: tell (no reply expected). Click an arrow for details.'),
     scroller, detail);
 
-  const redraw = () => drawTimeline(state, { endpoint, method, job, info, scroller });
-  for (const input of [endpoint, method, job]) input.addEventListener('input', redraw);
+  const redraw = () => drawTimeline(state, { endpoint, method, job, monitoring, info, scroller });
+  for (const input of [endpoint, method, job, monitoring]) input.addEventListener('input', redraw);
   state.pick = (record) => {
     state.selected = record.seq;
     showMessageDetail(detail, record);
@@ -773,9 +776,10 @@ async function pullTrace(state, jid) {
   return read;
 }
 
-function filterRecords(records, endpoint, method, job) {
+function filterRecords(records, endpoint, method, job, monitoring) {
   const m = method.toLowerCase();
   return records.filter((r) =>
+    (monitoring || !r.monitoring) &&
     (!endpoint || r.from === endpoint || r.to === endpoint) &&
     (!m || String(r.method || '').toLowerCase().includes(m)) &&
     (!job || String(r.from).includes(job) || String(r.to).includes(job)))
@@ -783,9 +787,13 @@ function filterRecords(records, endpoint, method, job) {
 }
 
 function drawTimeline(state, ui) {
-  syncEndpointOptions(ui.endpoint, state.records);
-  const shown = filterRecords(state.records, ui.endpoint.value, ui.method.value.trim(), ui.job.value.trim());
+  const monitoring = ui.monitoring.checked;
+  const kept = monitoring ? state.records : state.records.filter((r) => !r.monitoring);
+  syncEndpointOptions(ui.endpoint, kept);
+  const shown = filterRecords(state.records, ui.endpoint.value, ui.method.value.trim(), ui.job.value.trim(), monitoring);
+  const hidden = state.records.length - kept.length;
   ui.info.textContent = `${shown.length} of ${state.records.length} records` +
+    (hidden ? ` · ${hidden} dashboard/metrics queries hidden` : '') +
     (state.missed ? ` · ${state.missed} missed (trace buffer overrun)` : '');
   // Follow new messages only while the reader is at the bottom already.
   const { scrollTop, clientHeight, scrollHeight } = ui.scroller;

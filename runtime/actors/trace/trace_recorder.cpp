@@ -142,6 +142,8 @@ std::string to_json(const record& r) {
     append_field(out, "latency_us", r.latency_us);
   if (!r.detail.empty())
     append_field(out, "detail", r.detail);
+  if (r.monitoring)
+    out += "\"monitoring\":true,";
   out.back() = '}';
   return out;
 }
@@ -174,9 +176,49 @@ bool trace_recorder::enable_file(const std::string& path) {
   return file_enabled_;
 }
 
+bool is_monitoring_client(std::string_view endpoint_id) {
+  return endpoint_id.starts_with("rest") || endpoint_id == "metrics";
+}
+
+void trace_recorder::mark_monitoring(record& r) {
+  auto slot_of = [](const std::string& id) {
+    auto h = std::hash<std::string>{}(id) | 1; // never 0, the "not serving" value
+    return std::pair{h % monitoring_slots, h};
+  };
+  bool monitoring = r.monitoring || is_monitoring_client(r.from) || is_monitoring_client(r.to);
+  // A send an endpoint makes while it handles a monitoring call is part of it (the Dispatcher
+  // forwarding REST's request_job_status to the JobMaster): sent by the handler, so right after
+  // the receive. A later send (a timer's heartbeat) is the endpoint's own.
+  if (!monitoring && r.dir == direction::send) {
+    auto [i, h] = slot_of(r.from);
+    monitoring = serving_monitoring_[i].load(std::memory_order_relaxed) == h
+      && r.time_us - serving_since_us_[i].load(std::memory_order_relaxed) <= handler_window_us;
+  }
+  auto tid = r.trace.trace_id;
+  auto& traced = monitoring_traces_[tid % monitoring_slots];
+  if (!monitoring && tid != 0)
+    monitoring = traced.load(std::memory_order_relaxed) == tid;
+  if (monitoring && tid != 0)
+    traced.store(tid, std::memory_order_relaxed);
+  // What an endpoint takes from its mailbox starts a handler; its reply ends it.
+  if (r.dir == direction::receive || r.dir == direction::reply) {
+    const auto& endpoint = r.dir == direction::receive ? r.to : r.from;
+    auto [i, h] = slot_of(endpoint);
+    if (monitoring && r.dir == direction::receive) {
+      serving_since_us_[i].store(r.time_us, std::memory_order_relaxed);
+      serving_monitoring_[i].store(h, std::memory_order_relaxed);
+    } else {
+      auto expected = h;
+      serving_monitoring_[i].compare_exchange_strong(expected, 0, std::memory_order_relaxed);
+    }
+  }
+  r.monitoring = monitoring;
+}
+
 void trace_recorder::record_event(record r) {
   if (r.time_us == 0)
     r.time_us = now_us_();
+  mark_monitoring(r);
   r.sequence = next_sequence_.fetch_add(1, std::memory_order_relaxed);
   if (file_enabled_.load(std::memory_order_relaxed)) {
     // One line per record, flushed so `flint trace` can tail the file live.

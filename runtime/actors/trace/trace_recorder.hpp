@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/actors/envelope/envelope.hpp"
@@ -53,7 +54,15 @@ struct record {
   std::int64_t latency_us = -1; ///< for responses: send to answer; -1 when not applicable
   std::string detail; ///< error text, when there is one
   std::uint64_t sequence = 0; ///< position in this node's stream of records
+  /// Part of a monitoring query, not of the cluster's own work: a call from or to a monitoring
+  /// client (REST, whose dashboard polls several times a second, or the metrics collector), or a
+  /// call an endpoint made while serving one, and everything in that call's trace. Set by the
+  /// recorder (is_monitoring_client); the timeline hides these by default.
+  bool monitoring = false;
 };
+
+/// Whether `endpoint_id` is a monitoring client: REST ("rest", "rest…") or "metrics".
+bool is_monitoring_client(std::string_view endpoint_id);
 
 /// One JSON object (no trailing newline) with the fields above, always valid UTF-8: a byte of a
 /// string field that is not part of a well-formed UTF-8 sequence is written as U+FFFD.
@@ -120,6 +129,23 @@ private:
   std::mutex file_mtx_;
   std::ofstream file_;
   std::atomic<bool> file_enabled_{false};
+
+  /// Marks `r` as monitoring (see record::monitoring). Lock-free: an endpoint serving a
+  /// monitoring call, and the trace ids of monitoring calls, are kept in small hashed tables
+  /// (a rare collision of endpoint or trace ids marks a record wrongly; the timeline then hides
+  /// it unless its toggle is on).
+  void mark_monitoring(record& r);
+  static constexpr std::size_t monitoring_slots = 256;
+  /// How long after taking a monitoring call an endpoint's sends count as made by its handler.
+  static constexpr std::int64_t handler_window_us = 2000;
+  /// Per endpoint (by hash): the hash while it serves a monitoring call, else 0, and since when.
+  std::unique_ptr<std::atomic<std::uint64_t>[]> serving_monitoring_ =
+    std::make_unique<std::atomic<std::uint64_t>[]>(monitoring_slots);
+  std::unique_ptr<std::atomic<std::int64_t>[]> serving_since_us_ =
+    std::make_unique<std::atomic<std::int64_t>[]>(monitoring_slots);
+  /// Trace ids of recent monitoring calls.
+  std::unique_ptr<std::atomic<std::uint64_t>[]> monitoring_traces_ =
+    std::make_unique<std::atomic<std::uint64_t>[]>(monitoring_slots);
 };
 
 /// Wall-clock microseconds; what apps inject into the recorder.

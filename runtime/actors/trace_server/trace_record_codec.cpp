@@ -23,6 +23,7 @@ void put(schema::TraceRecord::Builder b, const trace::record& r) {
   b.setOutcome(static_cast<std::uint8_t>(r.result));
   b.setLatencyUs(r.latency_us);
   b.setDetail(as_text(r.detail));
+  b.setMonitoring(r.monitoring);
 }
 
 expected<unit> get(schema::TraceRecord::Reader r, trace::record& out) {
@@ -46,6 +47,7 @@ expected<unit> get(schema::TraceRecord::Reader r, trace::record& out) {
   out.result = static_cast<trace::outcome>(r.getOutcome());
   out.latency_us = r.getLatencyUs();
   out.detail = text(r.getDetail());
+  out.monitoring = r.getMonitoring();
   return unit{};
 }
 

@@ -107,6 +107,11 @@ order = ["register_job_manager", "request_slot", "offer_slots", "submit_task"]
 print(f"timeline: {len(arrows)} arrows; first of each: {[(m, first.get(m)) for m in order]}")
 check(all(m in first for m in order), f"missing: {[m for m in order if m not in first]}")
 check([first[m] for m in order] == sorted(first[m] for m in order), "out of order")
+# This page's own polling (REST's queries, marked `monitoring` by the recorder) is hidden by default.
+check('id="filter-monitoring"' in dom, "no toggle for the dashboard's own queries")
+titles = re.findall(r'<g [^>]*class="message[^"]*"[^>]*><title>([^<]*)</title>', dom)
+rest = [t for t in titles if t.startswith("rest ") or " rest:" in t]
+check(not rest, f"the dashboard's own queries are shown: {rest[:3]}")
 PY
 
 # 3. A job that asks for more slots than are free: its pending requests in the "why" panel.

@@ -108,3 +108,58 @@ TEST_CASE("ids are never zero and do not repeat") {
   CHECK(b != 0);
   CHECK(a != b);
 }
+
+TEST_CASE("REST's status queries, and the calls made to serve them, are marked as monitoring") {
+  std::int64_t now = 1000;
+  trace::trace_recorder rec([&] { return now++; });
+  // A receive starts a handler; what the endpoint sends long after is its own (a timer's).
+  auto later = [&] { now += 1'000'000; };
+  auto call = [&](trace::direction dir, const std::string& from, const std::string& to,
+                  const std::string& method, std::uint64_t trace_id) {
+    trace::record r;
+    r.dir = dir;
+    r.from = from;
+    r.to = to;
+    r.method = method;
+    r.trace.trace_id = trace_id;
+    rec.record_event(r);
+  };
+  using enum trace::direction;
+  // The dashboard asks the Dispatcher, which asks the JobMaster (a new trace: REST sends none).
+  call(receive, "rest", "dispatcher", "request_job_status", 0);
+  call(send, "dispatcher", "job_master/j", "request_job_status", 77);
+  call(receive, "dispatcher", "job_master/j", "request_job_status", 77);
+  call(reply, "job_master/j", "dispatcher", "request_job_status", 77);
+  call(response, "dispatcher", "job_master/j", "request_job_status", 77);
+  call(reply, "dispatcher", "rest", "request_job_status", 0);
+  // The cluster's own work after it: not marked.
+  call(receive, "job_master/j", "dispatcher", "job_reached_terminal_state", 0);
+  call(send, "dispatcher", "resource_manager", "disconnect_job_manager", 78);
+  call(send, "job_master/j", "task_executor/tm-1", "submit_task", 79);
+  call(receive, "metrics", "resource_manager", "request_resource_overview", 0);
+  // An endpoint that took a monitoring call and has not answered yet (an asynchronous handler):
+  // what it sends at once is the call's, what it sends a second later a timer's.
+  call(receive, "rest", "dispatcher", "list_jobs", 0);
+  call(send, "dispatcher", "job_master/j", "request_job_status", 80);
+  later();
+  call(send, "dispatcher", "resource_manager", "heartbeat_from_job_manager", 81);
+  auto all = rec.snapshot();
+  REQUIRE(all.size() == 13);
+  for (std::size_t i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(all[i].monitoring);
+  }
+  CHECK_FALSE(all[6].monitoring);
+  CHECK_FALSE(all[7].monitoring);
+  CHECK_FALSE(all[8].monitoring);
+  CHECK(all[9].monitoring);
+  CHECK(all[10].monitoring);
+  CHECK(all[11].monitoring);
+  CHECK_FALSE(all[12].monitoring);
+  CHECK(trace::to_json(all[0]).find("\"monitoring\":true}") != std::string::npos);
+  CHECK(trace::to_json(all[6]).find("monitoring") == std::string::npos);
+  CHECK(trace::is_monitoring_client("rest"));
+  CHECK(trace::is_monitoring_client("rest-handler-2"));
+  CHECK_FALSE(trace::is_monitoring_client("resource_manager"));
+  CHECK_FALSE(trace::is_monitoring_client("flint-cli"));
+}

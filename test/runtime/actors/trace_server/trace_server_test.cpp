@@ -123,6 +123,13 @@ TEST_CASE_FIXTURE(trace_fixture, "records cross the wire with every field") {
   CHECK(x.result == trace::outcome::rejected);
   CHECK(x.latency_us == 321);
   CHECK(x.detail == r.detail);
+  CHECK_FALSE(x.monitoring);
+  auto polled = make("request_job_status");
+  polled.from = "rest";
+  node.record_event(polled);
+  auto marked = fetch(1);
+  REQUIRE(marked.records.size() == 1);
+  CHECK(marked.records[0].monitoring);
 }
 
 TEST_CASE_FIXTURE(trace_fixture, "a batch holds at most the records asked for") {
