@@ -33,5 +33,7 @@ int rest(int argc, char** argv);
 /// bench_window.cpp: windows on Flint vs a single-thread loop; WordCount with vs without time.
 int window(int argc, char** argv);
 int time_cost(int argc, char** argv);
+/// bench_nexmark.cpp: Nexmark's queries, source to blackhole, events/s and per core.
+int nexmark(int argc, char** argv);
 
 } // namespace flint::bench

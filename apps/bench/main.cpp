@@ -43,6 +43,10 @@ const bench_entry benches[] = {
    "keyed tumbling event-time window count: Flint p=1, p=2 vs a single-thread loop"},
   {"time_cost", flint::bench::time_cost, "WordCount with timestamps and watermarks vs without"},
 #endif
+#ifdef FLINT_BENCH_HAS_NEXMARK
+  {"nexmark", flint::bench::nexmark,
+   "Nexmark's queries, source to blackhole: events/s, CPU s, events/s per core vs Flink's"},
+#endif
 #ifdef FLINT_BENCH_HAS_EXCHANGE
   {"exchange", flint::bench::exchange, "one remote channel vs bare CAF messages, two processes"},
 #endif
