@@ -105,6 +105,19 @@ TEST_CASE("flint run --local counts words like an independent count") {
   CHECK(counted == flint::test::plain_count(text));
 }
 
+TEST_CASE("flint run -t local -c flint_job_main runs as --local does, Flink's spelling of it") {
+  temp_dir dir("flint_cli_target_local");
+  auto input = dir.path / "in.txt";
+  std::ofstream(input) << "to be or not to be\n";
+  auto output = dir.path / "out";
+  auto r = run_flint({"run", "-t", "local", "-c", "flint_job_main", jobs_dir + "/wordcount.so",
+                      "--input", input.string(), "--output", output.string()});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  CHECK(contains(r.out, "Program execution finished"));
+  CHECK(flint::test::read_counts(output)
+        == std::map<std::string, std::int64_t>{{"be", 2}, {"not", 1}, {"or", 1}, {"to", 2}});
+}
+
 const std::string no_overwrite_text =
   "File or directory already exists. Existing files and directories are not overwritten in "
   "NO_OVERWRITE mode. Use OVERWRITE mode to overwrite existing files and directories.";
