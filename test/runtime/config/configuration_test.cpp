@@ -494,7 +494,7 @@ TEST_CASE("Flink 1.19's execution.buffer-timeout.interval wins over execution.bu
 }
 
 TEST_CASE("taskmanager.memory.network.* are known keys: max sizes the pool, min must not exceed "
-          "it and the fraction must lie in [0, 1)") {
+          "it and the fraction must lie between 0 and 1") {
   temp_file file("taskmanager:\n  memory:\n    network:\n      fraction: 0.2\n      min: 32 mb\n"
                  "      max: 128 mb\n");
   auto loaded = load_configuration(file.path(), {});
