@@ -94,7 +94,9 @@ Action "checkpoint" triggers a checkpoint of a running job and waits for it.
 
 Action "trace" tails a node's RPC message trace.
   Syntax: trace [--endpoint E] [--method M] [--job J] [--export chrome|mermaid FILE]
-                [--follow|--no-follow] [--duration D] [--json]
+                [--follow|--no-follow] [--duration D] [--json] [--monitoring]
+    --monitoring            keep REST's and the metrics collector's own queries (the
+                            dashboard's polling), which are left out by default
 
 Options of every action:
   -m,--jobmanager HOST:PORT   the JobManager to talk to: its REST address (as Flink's -m;
@@ -371,6 +373,8 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     app.add_option("--poll-interval", poll, "pause between polls (default 200 ms)")
       ->check(CLI::Validator(check_duration, "DURATION"));
     app.add_flag("--json", opts.json, "print records as JSON lines");
+    app.add_flag("--monitoring", opts.monitoring,
+                 "keep REST's and the metrics collector's own queries (hidden by default)");
     add_common(app, common);
     if (auto code = parse(app, rest))
       return *code;

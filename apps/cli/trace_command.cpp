@@ -124,7 +124,7 @@ int trace_node(const cli_settings& settings, const trace_options& opts) {
                 << " trace records were overwritten on the node before they were read" << std::endl;
     }
     for (auto& r : batch->records) {
-      if (!opts.filter.matches(r))
+      if (!opts.filter.matches(r) || (r.monitoring && !opts.monitoring))
         continue;
       if (exporting)
         kept.push_back(std::move(r));

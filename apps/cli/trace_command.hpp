@@ -23,6 +23,9 @@ struct trace_options {
   std::optional<std::chrono::nanoseconds> duration;
   /// Print records as JSON lines (what a trace file holds) instead of text.
   bool json = false;
+  /// Keep monitoring records (REST's and the metrics collector's own queries, trace::record's
+  /// `monitoring`): hidden by default, as the dashboard's timeline hides them.
+  bool monitoring = false;
   /// Pause between polls once the tail has caught up.
   std::chrono::nanoseconds poll_interval = std::chrono::milliseconds(200);
 };

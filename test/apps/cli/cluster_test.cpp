@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
 #include <csignal>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -115,6 +118,25 @@ std::string submitted_job_id(const std::string& out) {
   auto at = out.find(marker);
   REQUIRE(at != std::string::npos);
   return out.substr(at + marker.size(), 32);
+}
+
+/// A plain HTTP GET on loopback: the whole answer, headers included.
+std::string http_get(std::uint16_t port, const std::string& path) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  auto req = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+  REQUIRE(::write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size()));
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;)
+    out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
 }
 
 struct temp_dir {
@@ -375,4 +397,20 @@ TEST_CASE("flint checkpoint triggers a checkpoint that completes, savepoint -d d
       std::this_thread::sleep_for(100ms);
   }
   CHECK(finished);
+}
+
+TEST_CASE("flint trace leaves out REST's own queries unless --monitoring asks for them") {
+  auto& c = the_cluster();
+  // The dashboard's kind of polling: REST asks the Dispatcher for the jobs' overview.
+  auto rest_port = static_cast<std::uint16_t>(std::stoi(c.jm->ready.at("rest_port")));
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(http_get(rest_port, "/jobs/overview").find("200 OK") != std::string::npos);
+  auto plain = run_flint({"trace", "-m", c.address(), "--no-follow", "--json"});
+  REQUIRE_MESSAGE(plain.exit_code == 0, describe(plain));
+  CHECK_FALSE(contains(plain.out, "\"from\":\"rest\""));
+  CHECK_FALSE(contains(plain.out, "\"monitoring\":true"));
+  auto all = run_flint({"trace", "-m", c.address(), "--no-follow", "--json", "--monitoring"});
+  REQUIRE_MESSAGE(all.exit_code == 0, describe(all));
+  CHECK(contains(all.out, "\"from\":\"rest\""));
+  CHECK(contains(all.out, "\"monitoring\":true"));
 }
