@@ -31,6 +31,8 @@ struct DispTriggerSavepointRequest {
   jobId @0 :Cluster.Id128 $Flint.type("graph::job_id");
   targetDirectory @1 :Text;
   stop @2 :Bool;
+  drain @3 :Bool;
+  # With stop: the sources run event time to its end first (Flink's stop --drain).
 }
 
 struct DispJobDetails {

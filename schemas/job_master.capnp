@@ -212,6 +212,9 @@ struct JmTriggerSavepointRequest {
   # Where the savepoint-<job>-<random> directory is made; empty: state.savepoints.dir.
   stop @1 :Bool;
   # Stop with a savepoint: the sources end after its barrier and the job FINISHES.
+  drain @2 :Bool;
+  # With stop: the sources emit the maximum watermark before the barrier, so windows and timers
+  # fire and the savepoint holds none (Flink's --drain).
 }
 
 struct JmSavepointResponse {

@@ -79,6 +79,8 @@ struct TeTriggerCheckpointRequest {
   # When the coordinator triggered it (ms on the JobMaster's clock).
   stop @4 :Bool;
   # A stop-with-savepoint: the source ends its input right after the barrier.
+  drain @5 :Bool;
+  # With stop: the source emits the maximum watermark before the barrier (Flink's --drain).
 }
 
 struct TeCheckpointNotification {

@@ -260,10 +260,11 @@ expected<unit> cluster_client::cancel_job(const graph::job_id& job) {
 
 expected<std::string> cluster_client::trigger_savepoint(const graph::job_id& job,
                                                         const std::string& target_dir, bool stop,
-                                                        std::chrono::nanoseconds timeout) {
+                                                        std::chrono::nanoseconds timeout,
+                                                        bool drain) {
   auto r = ask<dispatcher::trigger_savepoint>(
     *impl_->sys, impl_->dispatcher, impl_->who(timeout),
-    dispatcher::trigger_savepoint_request{job, target_dir, stop});
+    dispatcher::trigger_savepoint_request{job, target_dir, stop, drain});
   if (!r)
     return r.error();
   return r->path;

@@ -55,7 +55,8 @@ public:
   expected<unit> cancel_job(const graph::job_id& job);
   /// Flink's triggerSavepoint / stopWithSavepoint: the savepoint's path once it completed.
   expected<std::string> trigger_savepoint(const graph::job_id& job, const std::string& target_dir,
-                                          bool stop, std::chrono::nanoseconds timeout);
+                                          bool stop, std::chrono::nanoseconds timeout,
+                                          bool drain = false);
   /// Flink's triggerCheckpoint: the id of the checkpoint the job's coordinator started.
   expected<std::int64_t> trigger_checkpoint(const graph::job_id& job);
   /// Waits up to `timeout` for the job to reach a globally terminal state.

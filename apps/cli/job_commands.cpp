@@ -170,21 +170,23 @@ int cancel_job(const cli_settings& settings, const std::string& job_id) {
 }
 
 int savepoint_job(const cli_settings& settings, const std::string& job_id,
-                  const std::string& target_dir, bool stop) {
+                  const std::string& target_dir, bool stop, bool drain) {
   auto id = parse_job_id(job_id);
   if (!id)
     return exit_usage;
   cluster_client client(settings);
   if (auto ok = client.connect_dispatcher(); !ok)
     return fail(ok.error().message);
-  if (stop)
+  if (stop && drain)
+    std::cout << "Draining job \"" << id->to_string() << "\" with a savepoint." << std::endl;
+  else if (stop)
     std::cout << "Suspending job \"" << id->to_string() << "\" with a savepoint." << std::endl;
   else
     std::cout << "Triggering savepoint for job " << id->to_string() << "." << std::endl
               << "Waiting for response..." << std::endl;
   // A savepoint takes as long as its state takes to write: wait for it unless --timeout says.
   auto timeout = settings.timeout.value_or(std::chrono::hours(1));
-  auto path = client.trigger_savepoint(*id, target_dir, stop, timeout);
+  auto path = client.trigger_savepoint(*id, target_dir, stop, timeout, drain);
   if (!path)
     return fail(about_job(path.error(), *id, settings));
   std::cout << "Savepoint completed. Path: file:" << *path << std::endl;

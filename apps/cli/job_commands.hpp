@@ -40,7 +40,7 @@ int cancel_job(const cli_settings& settings, const std::string& job_id);
 /// `flint savepoint <job id> [target dir]`, and `flint stop [--savepointPath dir] <job id>`
 /// (`stop`: the job then finishes).
 int savepoint_job(const cli_settings& settings, const std::string& job_id,
-                  const std::string& target_dir, bool stop);
+                  const std::string& target_dir, bool stop, bool drain = false);
 /// `flint savepoint -d PATH`: deletes a savepoint (or retained checkpoint) directory, and only one
 /// whose `_metadata` reads as Flint's; anything else is refused, naming why. Runs on this machine:
 /// PATH is a shared path (the savepoint directories every node sees).

@@ -85,8 +85,8 @@ Action "savepoint" triggers a savepoint of a running job, or disposes of one.
 
 Action "stop" stops a running job with a final savepoint; the job then finishes.
   Syntax: stop [OPTIONS] [-p,--savepointPath DIR] [-d,--drain] <Job ID>
-    -d,--drain              accepted; Flint cannot drain yet (no MAX_WATERMARK before the
-                            savepoint): the job stops as without it, and flint says so
+    -d,--drain              send MAX_WATERMARK before the savepoint: event-time windows and
+                            timers fire first (Flink's --drain)
 
 Action "checkpoint" triggers a checkpoint of a running job and waits for it.
   Syntax: checkpoint [OPTIONS] [-full] <Job ID>
@@ -300,7 +300,7 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
       app.add_option("-p,--savepointPath", target, "where the savepoint goes")
         ->transform(CLI::Validator(shared_path, "DIR"));
       app.add_flag("-d,--drain", drain,
-                   "accepted; Flint cannot drain: the job stops as without it");
+                   "send MAX_WATERMARK before the savepoint (event time runs to its end)");
       app.add_option("job-id", job_id, "the JobID")->required();
     }
     add_common(app, common);
@@ -318,15 +318,10 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
         return exit_usage;
       }
     }
-    if (drain)
-      std::cerr << "flint: --drain is not supported by Flint yet: the job is stopped with a "
-                   "savepoint as without --drain (no MAX_WATERMARK is sent first, so event-time "
-                   "timers and windows do not fire)"
-                << std::endl;
     auto settings = settings_or_exit();
     if (!settings)
       return fail(settings.error().message);
-    return savepoint_job(*settings, job_id, target, action == "stop");
+    return savepoint_job(*settings, job_id, target, action == "stop", drain);
   }
 
   if (action == "checkpoint") {

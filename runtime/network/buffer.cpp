@@ -13,6 +13,7 @@ const char* to_string(buffer_kind kind) {
     case buffer_kind::checkpoint_barrier: return "checkpoint_barrier";
     case buffer_kind::watermark: return "watermark";
     case buffer_kind::watermark_status: return "watermark_status";
+    case buffer_kind::end_of_data: return "end_of_data";
   }
   return "unknown";
 }

@@ -24,6 +24,9 @@ enum class buffer_kind : std::uint8_t {
   watermark = 3,
   /// The producer's watermark status (idle or active, Flink's WatermarkStatus).
   watermark_status = 4,
+  /// The producer ends its data (Flink's EndOfData): 1 payload byte, 1 when it drained (its
+  /// event time ran to the end), 0 when it stopped with a savepoint without draining.
+  end_of_data = 5,
 };
 
 /// Human-readable name of a kind ("data", "end_of_partition", "checkpoint_barrier").

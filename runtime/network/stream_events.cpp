@@ -30,4 +30,16 @@ std::optional<bool> watermark_status_of(const buffer& event) {
   return event.data()[0] == 1;
 }
 
+buffer to_end_of_data_event(bool drained) {
+  std::array<char, 1> bytes{static_cast<char>(drained ? 1 : 0)};
+  return buffer::unpooled_copy(bytes, buffer_kind::end_of_data);
+}
+
+std::optional<bool> end_of_data_of(const buffer& event) {
+  if (event.kind() != buffer_kind::end_of_data || event.size() != 1
+      || static_cast<unsigned char>(event.data()[0]) > 1)
+    return std::nullopt;
+  return event.data()[0] == 1;
+}
+
 } // namespace flint::network

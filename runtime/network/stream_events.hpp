@@ -22,4 +22,10 @@ buffer to_watermark_status_event(bool idle);
 /// Whether an event buffer says idle (true) or active (false); nullopt for another kind or size.
 std::optional<bool> watermark_status_of(const buffer& event);
 
+/// The end of a producer's data (Flink's EndOfData): `drained` false when it stopped with a
+/// savepoint without draining, so its consumers must not run event time to the end.
+buffer to_end_of_data_event(bool drained);
+/// Whether an end-of-data event says drained; nullopt for another kind or size.
+std::optional<bool> end_of_data_of(const buffer& event);
+
 } // namespace flint::network

@@ -43,10 +43,11 @@ public:
   virtual expected<job_master::job_status_response> job_status(const graph::job_id& job) = 0;
   virtual expected<unit> cancel_job(const graph::job_id& job) = 0;
   virtual expected<resource_manager::resource_overview> resource_overview() = 0;
-  /// The savepoint's path once complete; blocks as long as the savepoint takes.
+  /// The savepoint's path once complete; blocks as long as the savepoint takes. `drain` (with
+  /// `stop`): event time runs to its end first (Flink's stop --drain).
   virtual expected<std::string> trigger_savepoint(const graph::job_id& job,
-                                                  const std::string& target_directory,
-                                                  bool stop) = 0;
+                                                  const std::string& target_directory, bool stop,
+                                                  bool drain = false) = 0;
   /// Starts a checkpoint of the job now (Flink's triggerCheckpoint): its id.
   virtual expected<std::int64_t> trigger_checkpoint(const graph::job_id& job) = 0;
   /// Deletes the savepoint at `path` (Flink's disposeSavepoint): a directory holding a readable

@@ -45,9 +45,9 @@ public:
     return ask<resource_manager::request_resource_overview>(gateways_.resource_manager, rpc::ack{});
   }
   expected<std::string> trigger_savepoint(const graph::job_id& job, const std::string& target,
-                                          bool stop) override {
+                                          bool stop, bool drain) override {
     auto r = ask<dispatcher::trigger_savepoint>(
-      gateways_.dispatcher, dispatcher::trigger_savepoint_request{job, target, stop},
+      gateways_.dispatcher, dispatcher::trigger_savepoint_request{job, target, stop, drain},
       std::chrono::hours(1));
     if (!r)
       return r.error();

@@ -132,22 +132,14 @@ void rest_server::impl::job_routes(versioned_routes& s) {
     if (auto known = this->job(*id); !known)
       return fail(res, known.error());
     auto trigger = random_hex(16);
-    auto started = savepoints.trigger(*id, trigger, [this, job = *id, target] {
-      return cluster->trigger_savepoint(job, target, true);
+    auto started = savepoints.trigger(*id, trigger, [this, job = *id, target, drain] {
+      return cluster->trigger_savepoint(job, target, true, drain);
     });
     if (!started)
       return fail(res, started.error());
-    // Flint's sources cannot yet emit the MAX_WATERMARK that drains event-time timers and
-    // windows before the savepoint: a drain is a plain stop-with-savepoint, said in the log.
-    if (drain)
-      log->warn(
-        "Stopping job {} with a savepoint (trigger id {}) as a REST client ({}) asked, "
-        "without draining: Flint does not drain (advance to the end of event time) "
-        "before a stop-with-savepoint yet.",
-        id->to_string(), trigger, client_of(req));
-    else
-      log->info("Stopping job {} with a savepoint (trigger id {}) as a REST client ({}) asked.",
-                id->to_string(), trigger, client_of(req));
+    log->info("Stopping job {} with a savepoint{} (trigger id {}) as a REST client ({}) asked.",
+              id->to_string(), drain ? " and draining it (event time to its end)" : "", trigger,
+              client_of(req));
     reply(res, 202, json{{"request-id", trigger}}.dump());
   });
 

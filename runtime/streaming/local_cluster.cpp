@@ -145,6 +145,18 @@ expected<unit> local_cluster::cancel(const graph::job_id& job) {
   return unit{};
 }
 
+expected<std::string> local_cluster::stop_with_savepoint(const graph::job_id& job,
+                                                         const std::string& directory, bool drain) {
+  if (!impl_->dispatcher)
+    return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");
+  caf::scoped_actor self{*impl_->system, true};
+  auto r = impl_->dispatcher->ask_blocking<dispatcher::trigger_savepoint>(
+    *self, impl_->who(), dispatcher::trigger_savepoint_request{job, directory, true, drain});
+  if (!r)
+    return r.error();
+  return r->path;
+}
+
 expected<graph::job_status> local_cluster::status(const graph::job_id& job) {
   if (!impl_->dispatcher)
     return make_error(errc::unreachable, "the MiniCluster's Dispatcher did not become leader");

@@ -64,6 +64,10 @@ public:
                         std::shared_ptr<const graph::job_graph> job);
   /// Cancels a job (blocking ask).
   expected<unit> cancel(const graph::job_id& job);
+  /// Stops `job` with a savepoint in `directory` (with `drain`: event time to its end first);
+  /// the savepoint's path.
+  expected<std::string> stop_with_savepoint(const graph::job_id& job, const std::string& directory,
+                                            bool drain);
   /// The job's status (blocking ask).
   expected<graph::job_status> status(const graph::job_id& job);
   /// Waits for the job's result, then releases the job's partitions (its blocking ones stay

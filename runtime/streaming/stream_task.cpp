@@ -342,8 +342,18 @@ expected<unit> stream_task::run_input() {
             return make_error(
               errc::internal,
               "task " + tdd_.task_name + ": a record was cut off by end-of-partition");
-          apply_valve(valve_->on_channel_ended(flat));
+          if (!stopping_without_drain_)
+            apply_valve(valve_->on_channel_ended(flat));
           break;
+        case network::buffer_kind::end_of_data: {
+          auto drained = network::end_of_data_of(event);
+          if (!drained)
+            return make_error(errc::malformed_message,
+                              "task " + tdd_.task_name + ": a malformed end-of-data event");
+          if (!*drained)
+            stopping_without_drain_ = true;
+          break;
+        }
         case network::buffer_kind::watermark: {
           auto watermark = network::watermark_of(event);
           if (!watermark)
@@ -455,7 +465,7 @@ void stream_task::apply_valve(const status_watermark_valve::output& changed) {
 void stream_task::end_input() {
   // The input's event time is over (a bounded source's end, Flink's MAX_WATERMARK; in BATCH the
   // only watermark): everything it triggers is emitted before the operators finish.
-  if (operators_.front()->current_output_watermark() < max_watermark) {
+  if (!stopping_without_drain_ && operators_.front()->current_output_watermark() < max_watermark) {
     if (io_)
       io_->current_input_watermark.store(max_watermark, std::memory_order_relaxed);
     operators_.front()->process_watermark(max_watermark);
@@ -473,6 +483,12 @@ void stream_task::end_input() {
 expected<bool> stream_task::end_outputs() {
   if (!drain_outputs())
     return false;
+  if (stopping_without_drain_) {
+    // Behind every record: the consumers end their input without running event time out.
+    auto event = network::to_end_of_data_event(false);
+    for (auto& writer : writers_)
+      writer->broadcast_event(event);
+  }
   for (auto& writer : writers_)
     writer->partition().finish();
   // A blocking partition that could not write all its data must not look finished to readers:

@@ -64,6 +64,7 @@ public:
   /// the state is written), or at a task whose producers all finished (FLIP-147: it takes its
   /// part when its input ended). Other tasks take theirs at the aligned barrier.
   bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp, bool stop) override;
+  void drain_before_stop() override { drain_on_stop_ = true; }
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override;
   void notify_checkpoint_aborted(std::int64_t checkpoint_id) override;
   /// The remote channels' mails (buffers, partition errors, request retries), for the inputs'
@@ -182,6 +183,12 @@ private:
   std::optional<std::size_t> published_holder_;
   std::int64_t published_holder_watermark_ = min_watermark;
   std::vector<std::unique_ptr<watermark_forwarder>> forwarders_;
+  /// A stop-with-savepoint without drain (Flink's StopMode.NO_DRAIN) reached this task: event
+  /// time must not run to the end (windows and timers stay in the savepoint), and its consumers
+  /// are told so before its partitions end.
+  bool stopping_without_drain_ = false;
+  /// The next stop is a drain: the maximum watermark goes out before its barrier.
+  bool drain_on_stop_ = false;
 
   // -- checkpoints ------------------------------------------------------------------------------
   std::unique_ptr<snapshot_uploader> uploader_;

@@ -60,10 +60,23 @@ bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t ti
     deferred_trigger_ = barrier;
     return true;
   }
+  const bool stopping = stop && source_ && phase_ == phase::running;
+  // A drain runs event time to its end first: windows and timers fire downstream before the
+  // barrier reaches them, so the savepoint holds none (Flink's stop --drain).
+  if (stopping && std::exchange(drain_on_stop_, false))
+    operators_.front()->process_watermark(max_watermark);
   perform_checkpoint(barrier);
-  // Stop-with-savepoint: nothing after the savepoint's barrier; the job then finishes.
-  if (stop && source_ && phase_ == phase::running)
+  // Stop-with-savepoint: nothing after the savepoint's barrier; the job then finishes. Without
+  // drain its event time stops where it is: what waits for later watermarks (windows, timers)
+  // stays in the savepoint instead of firing now and again after a resume.
+  if (stopping) {
+    if (operators_.front()->current_output_watermark() < max_watermark)
+      stopping_without_drain_ = true;
     end_input();
+    // A source that waited for its own wake-up (a rate limit, a socket) ends now: the next step
+    // finishes its partitions.
+    has_work_ = true;
+  }
   return true;
 }
 

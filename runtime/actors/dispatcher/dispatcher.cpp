@@ -202,7 +202,7 @@ void dispatcher::on_start() {
       // complete or failed (its own checkpoint time-out bounds it).
       job_master_gateway(req.job_id, i->second)
         .ask<job_master::trigger_savepoint>(
-          *this, job_master::trigger_savepoint_request{req.target_directory, req.stop},
+          *this, job_master::trigger_savepoint_request{req.target_directory, req.stop, req.drain},
           [reply](expected<job_master::savepoint_response> r) mutable { reply(std::move(r)); },
           std::chrono::hours(1));
     });

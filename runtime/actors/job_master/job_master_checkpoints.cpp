@@ -172,6 +172,7 @@ void job_master::register_checkpoint_methods() {
           else
             reply(make_error(done.error().code, "Savepoint failed: " + done.error().message));
         }};
+      request.drain = req.stop && req.drain;
       auto started = checkpoints_->trigger_savepoint(now_ms(), std::move(request));
       if (!started) {
         std::error_code ec;
@@ -526,8 +527,9 @@ void job_master::trigger_checkpoint(const graph::execution_attempt_id& task,
   }
   const auto* pending = checkpoints_ ? checkpoints_->pending(checkpoint_id) : nullptr;
   bool stop = pending != nullptr && pending->savepoint && pending->savepoint->stop;
+  bool drain = stop && pending->savepoint->drain;
   te->ask<task_executor::trigger_checkpoint>(
-    *this, task_executor::trigger_checkpoint_request{job_id_, task, checkpoint_id, timestamp, stop},
+    *this, task_executor::trigger_checkpoint_request{job_id_, task, checkpoint_id, timestamp, stop, drain},
     [decline, task](expected<rpc::ack> r) {
       // A task that finished or failed meanwhile cannot take part: not the checkpoint's fault.
       if (!r)

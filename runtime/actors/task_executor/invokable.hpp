@@ -94,6 +94,9 @@ struct invokable {
   /// snapshot, sends the barrier downstream and acknowledges through its context; with `stop`
   /// (stop-with-savepoint) a source then ends its input. False: this task takes no part in
   /// checkpoints (the task then declines it).
+  /// The next trigger_checkpoint with `stop` is a stop-with-savepoint --drain: the source runs
+  /// event time to its end before the barrier (Flink's StopMode.DRAIN).
+  virtual void drain_before_stop() {}
   virtual bool trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t timestamp, bool stop) {
     (void)checkpoint_id;
     (void)timestamp;

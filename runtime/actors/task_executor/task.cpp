@@ -141,12 +141,15 @@ caf::behavior task::make_behavior() {
       }
       queue_step_if_working();
     },
-    [this](task_checkpoint_atom, std::int64_t checkpoint_id, std::int64_t timestamp, bool stop) {
+    [this](task_checkpoint_atom, std::int64_t checkpoint_id, std::int64_t timestamp, bool stop,
+           bool drain) {
       if (state_ != graph::execution_state::running || !invokable_) {
         decline(checkpoint_id, "Task " + setup_.tdd.task_name + " is not running.", true);
         return;
       }
       try {
+        if (stop && drain)
+          invokable_->drain_before_stop();
         if (!invokable_->trigger_checkpoint(checkpoint_id, timestamp, stop))
           decline(checkpoint_id, "Task " + setup_.tdd.task_name + " takes no part in checkpoints.",
                   false);

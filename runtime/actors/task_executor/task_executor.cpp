@@ -424,7 +424,8 @@ void task_executor::register_methods() {
       auto t = state_->task_of_job(req.job_id, req.attempt);
       if (!t)
         return t.error();
-      send((*t)->handle, task_checkpoint_atom::value, req.checkpoint_id, req.timestamp, req.stop);
+      send((*t)->handle, task_checkpoint_atom::value, req.checkpoint_id, req.timestamp, req.stop,
+           req.drain);
       return rpc::ack{};
     });
   // A task that ended meanwhile has nothing to be told: no error.

@@ -62,7 +62,7 @@ void remote_channel_client::send_request() {
 }
 
 expected<unit> remote_channel_client::on_buffer(const buffer_message& msg) {
-  if (msg.kind > static_cast<wire_kind>(buffer_kind::watermark_status))
+  if (msg.kind > static_cast<wire_kind>(buffer_kind::end_of_data))
     return make_error(errc::malformed_message,
                       "unknown buffer kind " + std::to_string(msg.kind) + " on channel "
                         + std::to_string(id_.gate) + "/" + std::to_string(id_.channel));

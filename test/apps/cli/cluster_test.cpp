@@ -345,7 +345,7 @@ TEST_CASE("flint -m takes the JobManager's REST address, as Flink's -m does, and
 }
 
 TEST_CASE("flint checkpoint triggers a checkpoint that completes, savepoint -d disposes of a "
-          "savepoint, stop --drain stops with a savepoint and says drain is not done") {
+          "savepoint, stop --drain drains and stops with a savepoint") {
   auto& c = the_cluster();
   temp_dir dir("flint_cluster_checkpoint");
   auto checkpoints = dir.path / "checkpoints";
@@ -388,7 +388,7 @@ TEST_CASE("flint checkpoint triggers a checkpoint that completes, savepoint -d d
 
   auto stop = run_flint({"stop", "-m", c.address(), "--drain", "-p", (dir.path / "sp").string(), id});
   CHECK_MESSAGE(stop.exit_code == 0, describe(stop));
-  CHECK_MESSAGE(contains(stop.err, "--drain is not supported by Flint yet"), describe(stop));
+  CHECK_MESSAGE(contains(stop.out, "Draining job \"" + id + "\" with a savepoint."), describe(stop));
   CHECK(contains(stop.out, "Savepoint completed. Path: file:"));
   bool finished = false;
   for (int i = 0; i < 100 && !finished; ++i) {

@@ -80,7 +80,7 @@ public:
   expected<resource_manager::resource_overview> resource_overview() override {
     return resource_manager::resource_overview{};
   }
-  expected<std::string> trigger_savepoint(const graph::job_id&, const std::string&,
+  expected<std::string> trigger_savepoint(const graph::job_id&, const std::string&, bool,
                                           bool) override {
     std::unique_lock<std::mutex> lock(mutex_);
     ++savepoints_;

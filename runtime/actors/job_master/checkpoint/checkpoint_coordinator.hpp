@@ -116,6 +116,8 @@ struct savepoint_request {
   bool stop = false;
   /// Called once: the savepoint's path, or why it failed.
   std::function<void(expected<std::string>)> done;
+  /// With stop: event time runs to its end before the barrier (Flink's --drain).
+  bool drain = false;
 };
 
 struct pending_checkpoint {
