@@ -59,6 +59,24 @@ public:
 
 namespace detail {
 
+/// A two-input operator on `first` and `second` (Flink's TwoInputTransformation): it heads its
+/// chain, as two-input operators cannot chain to either input.
+template <class Out>
+data_stream<Out> two_input_transform(stream_execution_environment* env,
+                                     std::shared_ptr<graph::transformation> first,
+                                     std::shared_ptr<graph::transformation> second,
+                                     std::string name,
+                                     std::shared_ptr<const graph::operator_factory> factory) {
+  auto t = env->new_transformation(graph::transformation_kind::two_input, std::move(name),
+                                   env->parallelism());
+  t->add_input(std::move(first));
+  t->add_input(std::move(second));
+  t->set_factory(std::move(factory));
+  t->set_chaining_strategy(graph::chaining_strategy::head);
+  env->add_operator(t);
+  return data_stream<Out>(env, std::move(t));
+}
+
 /// map1/map2 (CoMapFunction) as a CoProcessFunction.
 template <class In1, class In2, class Out, class F1, class F2>
 struct co_map_function final : co_process_function<In1, In2, Out> {
@@ -118,15 +136,8 @@ private:
   template <class Out>
   data_stream<Out> two_input(std::string name,
                              std::shared_ptr<const graph::operator_factory> factory) {
-    auto t = env_->new_transformation(graph::transformation_kind::two_input, std::move(name),
-                                      env_->parallelism());
-    t->add_input(first_);
-    t->add_input(second_);
-    t->set_factory(std::move(factory));
-    // Flink's two-input operators head their chain (they cannot chain to either input).
-    t->set_chaining_strategy(graph::chaining_strategy::head);
-    env_->add_operator(t);
-    return data_stream<Out>(env_, std::move(t));
+    return detail::two_input_transform<Out>(env_, first_, second_, std::move(name),
+                                            std::move(factory));
   }
 
   stream_execution_environment* env_;
@@ -178,14 +189,8 @@ private:
   template <class Out>
   data_stream<Out> two_input(std::string name,
                              std::shared_ptr<const graph::operator_factory> factory) {
-    auto t = env_->new_transformation(graph::transformation_kind::two_input, std::move(name),
-                                      env_->parallelism());
-    t->add_input(first_);
-    t->add_input(second_);
-    t->set_factory(std::move(factory));
-    t->set_chaining_strategy(graph::chaining_strategy::head);
-    env_->add_operator(t);
-    return data_stream<Out>(env_, std::move(t));
+    return detail::two_input_transform<Out>(env_, first_, second_, std::move(name),
+                                            std::move(factory));
   }
 
   stream_execution_environment* env_;

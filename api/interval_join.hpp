@@ -4,6 +4,7 @@
 /// inclusive unless `lower_bound_exclusive()` / `upper_bound_exclusive()`; `process` runs the
 /// user's ProcessJoinFunction on each pair.
 
+#include "api/connected_streams.hpp"
 #include "api/functions.hpp"
 #include "runtime/streaming/operators/two_input/interval_join_operator.hpp"
 
@@ -88,15 +89,10 @@ public:
       --bounds.upper;
     if (bounds.lower > bounds.upper)
       throw std::invalid_argument("lowerBound <= upperBound must be fulfilled");
-    auto t = env_->new_transformation(graph::transformation_kind::two_input, "Interval Join",
-                                      env_->parallelism());
-    t->add_input(left_);
-    t->add_input(right_);
-    t->set_factory(std::make_shared<interval_join_factory<K, L, R, Out, F>>(
-      std::move(fn), left_key_, right_key_, std::move(bounds)));
-    t->set_chaining_strategy(graph::chaining_strategy::head);
-    env_->add_operator(t);
-    return data_stream<Out>(env_, std::move(t));
+    return detail::two_input_transform<Out>(
+      env_, left_, right_, "Interval Join",
+      std::make_shared<interval_join_factory<K, L, R, Out, F>>(std::move(fn), left_key_,
+                                                               right_key_, std::move(bounds)));
   }
 
 private:
