@@ -73,6 +73,8 @@ public:
       windows_of_(*settings_.assigner),
       is_event_time_(settings_.assigner->is_event_time()),
       merging_(settings_.assigner->is_merging()),
+      default_event_time_trigger_(
+        dynamic_cast<const event_time_trigger<In, W>*>(settings_.window_trigger.get()) != nullptr),
       contents_(std::move(contents)),
       fn_(std::move(fn)),
       key_(std::move(key)),
@@ -124,7 +126,9 @@ public:
     const auto timestamp =
       time_ != nullptr && time_->has_timestamp ? time_->timestamp : no_timestamp;
     windows_.clear();
-    windows_of_(value, timestamp, timers_.current_processing_time(), windows_);
+    // Event-time assigners do not read the clock: no clock read per record for them.
+    windows_of_(value, timestamp, is_event_time_ ? 0 : timers_.current_processing_time(),
+                windows_);
     bool skipped = true;
     if (merging_) {
       auto set = load_window_set();
@@ -312,7 +316,14 @@ private:
 
   void on_element(const K& key, const In& value, std::int64_t timestamp, const W& window,
                   const W& state_window) {
-    add_to_contents(state_window, value);
+    // A window that had contents already got its cleanup timer (and, from the default
+    // event-time trigger, its timer at the end) with its first element: only a merge deletes
+    // those while contents stay, and a timer that fires clears the contents or finds the window
+    // ended. Registering them again per element would only find them in the timer set.
+    const bool registered = add_to_contents(state_window, value) && !merging_;
+    if (registered && default_event_time_trigger_
+        && window.max_timestamp() > timers_.current_watermark())
+      return;
     trigger_context_.bind(window);
     auto result = settings_.window_trigger->on_element(value, timestamp, window, trigger_context_);
     if (is_fire(result))
@@ -320,7 +331,8 @@ private:
     if (is_purge(result))
       remove_contents(state_window);
     // The context is still bound to `window` (a firing does not rebind it).
-    register_cleanup_timer(window, true);
+    if (!registered)
+      register_cleanup_timer(window, true);
   }
 
   void on_timer(const timer& t, bool event_time) {
@@ -389,20 +401,22 @@ private:
   // prefix listing returns them in arrival order), and its size under key + window in
   // "window-contents-size": adding an element writes it alone, as Flink's heap ListState appends.
 
-  void add_to_contents(const W& state_window, const In& value) {
+  /// Whether the window had contents before.
+  bool add_to_contents(const W& state_window, const In& value) {
     static const element_time none;
     const auto& time = time_ != nullptr ? *time_ : none;
     if constexpr (Contents::keeps_elements) {
       element_.clear();
       contents_.add(element_, false, value, time);
       std::string prefix(namespaced(state_window));
-      push_elements(prefix, std::span<const std::string>(&element_, 1));
+      return push_elements(prefix, std::span<const std::string>(&element_, 1));
     } else {
       auto key = namespaced(state_window);
       scratch_.clear();
       bool exists = backend().get(contents_state_, current_.key_group, key, scratch_);
       contents_.add(scratch_, exists, value, time);
       backend().put(contents_state_, current_.key_group, key, scratch_);
+      return exists;
     }
   }
 
@@ -459,9 +473,10 @@ private:
   }
 
   /// Appends encoded elements to the list under `prefix` (key + window).
-  void push_elements(const std::string& prefix, std::span<const std::string> elements) {
+  /// Appends `elements` to the list under `prefix`; whether it had elements before.
+  bool push_elements(const std::string& prefix, std::span<const std::string> elements) {
     if (elements.empty())
-      return;
+      return false;
     auto& b = backend();
     std::string size_bytes;
     std::int64_t size = 0;
@@ -472,9 +487,11 @@ private:
       append_ordered_int64(entry_key_, size++);
       b.put(contents_state_, current_.key_group, entry_key_, element);
     }
+    const bool had = size > static_cast<std::int64_t>(elements.size());
     size_bytes.clear();
     append_ordered_int64(size_bytes, size);
     b.put(list_size_state_, current_.key_group, prefix, size_bytes);
+    return had;
   }
 
   /// Removes the list under `prefix` and returns its encoded elements in order.
@@ -614,6 +631,9 @@ private:
   windows_of<In, W> windows_of_;
   bool is_event_time_;
   bool merging_;
+  /// The trigger is Flink's EventTimeTrigger: its on_element for a window that has contents
+  /// and has not ended only registers the timer it registered with the window's first element.
+  bool default_event_time_trigger_;
   Contents contents_;
   std::unique_ptr<function_type> fn_;
   std::function<K(const In&)> key_;
