@@ -203,7 +203,8 @@ TEST_CASE("a buffer builder keeps claimed and appended bytes in order, whatever 
 TEST_CASE("a record longer than the largest record is refused unread, in one buffer or spanning") {
   auto global = network_buffer_pool::make(8, 64);
   auto pool = *global->create_buffer_pool(0, 8);
-  // A length prefix claiming 4 GiB - 1, then a few bytes.
+  // A length word of all ones, then a few bytes: a timestamped record (the top bit) claiming
+  // 2 GiB - 1.
   const char claim[] = {'\xff', '\xff', '\xff', '\xff', 'a', 'b'};
   SUBCASE("the length in one buffer") {
     buffer_builder builder{std::move(*pool->request_buffer())};
@@ -212,7 +213,7 @@ TEST_CASE("a record longer than the largest record is refused unread, in one buf
     deserializer.set_next_buffer(builder.finish());
     std::span<const char> record;
     CHECK(deserializer.next_record(record) == deserialization_result::record_too_large);
-    CHECK(deserializer.oversized_length() == 0xffffffffu);
+    CHECK(deserializer.oversized_length() == 0x7fffffffu);
   }
   SUBCASE("the length split over two buffers") {
     buffer_builder first{std::move(*pool->request_buffer())};
@@ -225,7 +226,7 @@ TEST_CASE("a record longer than the largest record is refused unread, in one buf
     CHECK(deserializer.next_record(record) == deserialization_result::need_more_data);
     deserializer.set_next_buffer(second.finish());
     CHECK(deserializer.next_record(record) == deserialization_result::record_too_large);
-    CHECK(deserializer.oversized_length() == 0xffffffffu);
+    CHECK(deserializer.oversized_length() == 0x7fffffffu);
   }
   SUBCASE("a record at the limit is read") {
     std::string exact(1024, 'x');
