@@ -26,9 +26,9 @@ packages=(
 
 # `--tests`: also what only the tests need (the dashboard is checked in a headless browser;
 # python3 checks the REST, metrics, trace and dashboard answers and plays raw peers in the cluster
-# tests).
+# tests; Prometheus' promtool and server check and scrape every node's /metrics).
 if [[ "${1:-}" == "--tests" ]]; then
-  packages+=(chromium fonts-dejavu-core python3)
+  packages+=(chromium fonts-dejavu-core python3 prometheus)
 elif [[ -n "${1:-}" ]]; then
   echo "install-deps: unknown argument '$1' (usage: install-deps.sh [--tests])" >&2
   exit 2
@@ -55,3 +55,20 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# Debian's prometheus package enables and starts a system server on :9090 as it installs. The tests
+# start their own, on free loopback ports, so one this script brought in is stopped and disabled (a
+# prometheus that was present before is someone's and is left alone).
+if [[ " ${missing[*]} " == *" prometheus "* ]]; then
+  if [ -d /run/systemd/system ]; then
+    $SUDO systemctl stop prometheus.service || true
+  elif [ -x /etc/init.d/prometheus ]; then
+    $SUDO /etc/init.d/prometheus stop || true
+  fi
+  if command -v systemctl >/dev/null; then
+    $SUDO systemctl disable prometheus.service || true   # works without a running systemd too
+  elif command -v update-rc.d >/dev/null; then
+    $SUDO update-rc.d prometheus disable || true
+  fi
+  echo "install-deps: the system prometheus service is stopped and disabled (the tests run their own)"
+fi
