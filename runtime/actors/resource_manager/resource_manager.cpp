@@ -295,9 +295,17 @@ void resource_manager::register_methods() {
                + req.request.job_id.to_string() + " with allocation id "
                + req.request.allocation_id.to_string() + ".");
     // A duplicate (a resent request) is acknowledged and ignored.
-    if (!state_->register_slot_request(req.request))
+    if (!state_->register_slot_request(req.request)) {
       log_->debug("Ignoring a duplicate slot request with allocation id "
                   + req.request.allocation_id.to_string() + ".");
+      return rpc::ack{};
+    }
+    // Flink's declarative line: the job's requirement as it stands after this request.
+    if (const auto* slots = state_->slots())
+      log_->info("Received resource requirements from job " + req.request.job_id.to_string()
+                 + ": [ResourceRequirement{resourceProfile=" + req.request.profile.to_string()
+                 + ", numberOfRequiredSlots="
+                 + std::to_string(slots->number_of_required_slots(req.request.job_id)) + "}]");
     return rpc::ack{};
   });
 

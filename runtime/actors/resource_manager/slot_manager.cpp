@@ -201,6 +201,16 @@ bool slot_manager::is_registered(const cluster::instance_id& instance) const {
   return task_managers_.contains(instance);
 }
 
+std::size_t slot_manager::number_of_required_slots(const graph::job_id& job) const {
+  std::size_t n = 0;
+  for (const auto& [seq, p] : pending_)
+    n += p.request.job_id == job ? 1 : 0;
+  // A pending slot is assigned to one of the requests counted above.
+  for (const auto& [id, s] : slots_)
+    n += s.state == slot_state::allocated && s.job == job ? 1 : 0;
+  return n;
+}
+
 bool slot_manager::is_pending(const cluster::allocation_id& allocation) const {
   return pending_index_.contains(allocation);
 }

@@ -152,6 +152,9 @@ public:
   std::size_t number_of_slots_of(const cluster::instance_id& instance) const;
   bool is_registered(const cluster::instance_id& instance) const;
   bool is_pending(const cluster::allocation_id& allocation) const;
+  /// The slots `job` asks for now: its pending requests and the slots it holds (Flink's
+  /// ResourceRequirement.numberOfRequiredSlots of the job's declared requirements).
+  std::size_t number_of_required_slots(const graph::job_id& job) const;
   /// The slot assigned to a pending request whose allocation is in flight.
   std::optional<cluster::slot_id> assigned_slot(const cluster::allocation_id& allocation) const;
   const task_manager_slot* slot(const cluster::slot_id& id) const;

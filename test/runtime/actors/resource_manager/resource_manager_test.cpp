@@ -11,6 +11,9 @@
 
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/leader/ha_services.hpp"
+
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include "runtime/actors/resource_manager/resource_manager.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/resource_manager/slot_manager.hpp"
@@ -72,6 +75,9 @@ struct rm_fixture : test_fixture {
   std::unique_ptr<leader::leader_election_service> election = ha.resource_manager_election();
   caf::actor rm;
   rpc::fencing_token token;
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> log_sink =
+    std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100);
+  std::shared_ptr<spdlog::logger> log = std::make_shared<spdlog::logger>("rm", log_sink);
   std::chrono::nanoseconds start_time = sched.clock().now().time_since_epoch();
 
   rm_fixture() {
@@ -80,8 +86,9 @@ struct rm_fixture : test_fixture {
     cfg.heartbeat.timeout = 50s;
     cfg.slot_request_timeout = 5min;
     cfg.task_manager_timeout = 30s;
+    log->set_pattern("%v");
     rm = spawn<rm::resource_manager>(context(rm_name), cfg,
-                                     rm::resource_manager_services{election.get(), &directory});
+                                     rm::resource_manager_services{election.get(), &directory, log});
     run();
     token = ha.resource_manager_leadership().current_session_id();
   }
@@ -90,6 +97,13 @@ struct rm_fixture : test_fixture {
   ~rm_fixture() {
     caf::anon_send_exit(rm, caf::exit_reason::user_shutdown);
     run();
+  }
+
+  bool logged(const std::string& text) const {
+    for (auto& line : log_sink->last_formatted())
+      if (line.find(text) != std::string::npos)
+        return true;
+    return false;
   }
 
   rm::resource_manager& rmx() { return deref<rm::resource_manager>(rm); }
@@ -524,4 +538,23 @@ TEST_CASE_FIXTURE(
   CHECK(slots().number_of_pending_requests() == 1);
   REQUIRE(tm->disconnects.size() == 1);
   (void)jmp;
+}
+
+TEST_CASE_FIXTURE(rm_fixture,
+                  "each slot request logs the job's resource requirements in Flink's words") {
+  auto tm = spawn_task_executor("task_executor/tm-1", 1);
+  register_and_report(tm);
+  auto jmp = spawn_job_master();
+  CHECK(request_slot(1).has_value()); // served: the TaskExecutor's slot is allocated
+  CHECK(request_slot(2).has_value()); // pending: no free slot
+  const auto line = "Received resource requirements from job " + job_a.to_string()
+                    + ": [ResourceRequirement{resourceProfile=ResourceProfile{UNKNOWN}, "
+                      "numberOfRequiredSlots=";
+  CHECK(logged(line + "1}]"));
+  CHECK(logged(line + "2}]"));
+  // A resent request changes nothing and is not logged again.
+  log_sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100);
+  log->sinks() = {log_sink};
+  CHECK(request_slot(2).has_value());
+  CHECK_FALSE(logged("Received resource requirements"));
 }
