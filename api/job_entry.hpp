@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,16 @@ private:
   std::string error_;
 };
 
+/// Whether `name` can name a FLINT_JOB_NAMED_ENTRY: letters, digits and '_', at most 128.
+inline bool is_job_entry_name(std::string_view name) noexcept {
+  if (name.empty() || name.size() > 128)
+    return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
+
 namespace detail {
 
 /// Runs `fn`; an exception becomes the context's error and a non-zero result, so nothing
@@ -80,6 +91,9 @@ int run_job_entry(job_context* ctx, Fn&& fn) noexcept {
 /// The symbols load_job_library looks for.
 #define FLINT_JOB_MAIN_SYMBOL "flint_job_main"
 #define FLINT_JOB_ABI_SYMBOL "flint_job_abi_version"
+/// A named entry `n` is exported as flint_job_entry_<n> (`flint run -c n`, REST's entryClass):
+/// the prefix keeps `-c` from reaching any other symbol the library or its dependencies export.
+#define FLINT_JOB_NAMED_ENTRY_PREFIX "flint_job_entry_"
 
 /// Defines the library's entry point: `fn` is `void(flint::api::job_context&)`. Use once, at
 /// namespace scope, in one source file of the library.
@@ -88,6 +102,15 @@ int run_job_entry(job_context* ctx, Fn&& fn) noexcept {
     return ::flint::api::job_abi_version;                                                   \
   }                                                                                         \
   extern "C" __attribute__((visibility("default"))) int flint_job_main(                     \
+    ::flint::api::job_context* ctx) {                                                       \
+    return ::flint::api::detail::run_job_entry(ctx, fn);                                    \
+  }
+
+/// Defines another entry point of the same library, run by `flint run -c name` (Flink's entry
+/// class): `fn` as in FLINT_JOB_ENTRY, `name` a plain identifier. The library still needs its
+/// FLINT_JOB_ENTRY (the default entry and the ABI version), once, in one source file.
+#define FLINT_JOB_NAMED_ENTRY(name, fn)                                                     \
+  extern "C" __attribute__((visibility("default"))) int flint_job_entry_##name(            \
     ::flint::api::job_context* ctx) {                                                       \
     return ::flint::api::detail::run_job_entry(ctx, fn);                                    \
   }

@@ -44,18 +44,35 @@ job_library::~job_library() {
     ::dlclose(handle_);
 }
 
-expected<std::shared_ptr<job_library>> load_job_library(const std::string& path) {
+expected<std::string> job_entry_symbol(const std::string& entry) {
+  if (entry.empty() || entry == FLINT_JOB_MAIN_SYMBOL)
+    return std::string(FLINT_JOB_MAIN_SYMBOL);
+  if (!is_job_entry_name(entry))
+    return make_error(errc::invalid_argument,
+                      "'" + entry
+                        + "' is not a job entry name: a name is letters, digits and '_' "
+                          "(FLINT_JOB_NAMED_ENTRY(name, fn))");
+  return FLINT_JOB_NAMED_ENTRY_PREFIX + entry;
+}
+
+expected<std::shared_ptr<job_library>> load_job_library(const std::string& path,
+                                                       const std::string& entry) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     return make_error(errc::not_found, "job library " + path + " does not exist");
   if (!fs::is_regular_file(path, ec))
     return make_error(errc::invalid_argument, "job library " + path + " is not a regular file");
   // dlopen searches the library path for a name without a slash; a job library is a file.
-  return detail::load_job_library(path, path.find('/') == std::string::npos ? "./" + path : path);
+  return detail::load_job_library(path, path.find('/') == std::string::npos ? "./" + path : path,
+                                  entry);
 }
 
 expected<std::shared_ptr<job_library>> detail::load_job_library(const std::string& path,
-                                                                const std::string& file) {
+                                                                const std::string& file,
+                                                                const std::string& entry_name) {
+  auto symbol = job_entry_symbol(entry_name);
+  if (!symbol)
+    return symbol.error();
   // RTLD_NOW: a symbol the host does not export fails here, named, not later in a task.
   // RTLD_LOCAL: two jobs' libraries do not see each other's symbols.
   void* handle = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -73,6 +90,16 @@ expected<std::shared_ptr<job_library>> detail::load_job_library(const std::strin
                       "job library " + path
                         + " has no entry point: it does not export " FLINT_JOB_MAIN_SYMBOL
                           " (define it with FLINT_JOB_ENTRY)");
+  }
+  if (*symbol != FLINT_JOB_MAIN_SYMBOL) {
+    entry = ::dlsym(handle, symbol->c_str());
+    if (entry == nullptr) {
+      ::dlclose(handle);
+      return make_error(errc::invalid_argument,
+                        "job library " + path + " has no entry '" + entry_name
+                          + "': it does not export " + *symbol
+                          + " (define it with FLINT_JOB_NAMED_ENTRY(" + entry_name + ", fn))");
+    }
   }
   auto* abi = reinterpret_cast<std::uint32_t (*)()>(::dlsym(handle, FLINT_JOB_ABI_SYMBOL));
   auto version = abi ? abi() : 0;
@@ -160,7 +187,8 @@ std::string operator_id_difference(const graph::job_graph& submitted,
 
 expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
                           const std::string& library_path, const std::vector<std::string>& args,
-                          const api::configuration& config, graph::job_graph& job) {
+                          const api::configuration& config, graph::job_graph& job,
+                          const std::string& entry) {
   auto bytes = read_file(library_path);
   if (!bytes)
     return bytes.error();
@@ -171,6 +199,7 @@ expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
   blob::job_package package;
   package.library_key = *key;
   package.library_name = fs::path(library_path).filename().string();
+  package.entry = entry == FLINT_JOB_MAIN_SYMBOL ? std::string{} : entry;
   package.args = args;
   for (const auto& [k, v] : config)
     package.config.emplace(k, v);
@@ -359,7 +388,8 @@ private:
   /// cache's file names are content keys, so a matching name is the same content.
   expected<std::shared_ptr<job_library>> load_checked(const fs::path& path,
                                                       const graph::job_id& id,
-                                                      const std::string& library_hash) {
+                                                      const std::string& library_hash,
+                                                      const std::string& entry) {
     int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ELOOP)
       return make_error(errc::rejected, "the cached job library " + path.string() + " of job "
@@ -386,7 +416,7 @@ private:
     if (::fstat(fd, &hashed) != 0)
       return make_error(errc::internal, "cannot stat the cached job library " + path.string()
                                           + ": " + std::strerror(errno));
-    auto loaded = detail::load_job_library(path.string(), path.string());
+    auto loaded = detail::load_job_library(path.string(), path.string(), entry);
     if (!loaded)
       return loaded;
     struct stat mapped {};
@@ -431,7 +461,7 @@ private:
     auto path = library_file(*package);
     if (!path)
       return path.error();
-    auto library = load_checked(*path, id, code.library);
+    auto library = load_checked(*path, id, code.library, package->entry);
     if (!library)
       return library.error();
     api::configuration config;

@@ -43,8 +43,14 @@ namespace detail {
 /// load_job_library, with the dynamic linker given `file` (a /proc/self/fd path, so that the
 /// file checked is the file loaded); messages name `path`.
 expected<std::shared_ptr<job_library>> load_job_library(const std::string& path,
-                                                        const std::string& file);
+                                                        const std::string& file,
+                                                        const std::string& entry);
 } // namespace detail
+
+/// The symbol of entry `entry` (`flint run -c entry`): FLINT_JOB_MAIN_SYMBOL for "" or
+/// "flint_job_main", flint_job_entry_<entry> for a plain identifier (FLINT_JOB_NAMED_ENTRY);
+/// errc::invalid_argument for anything else.
+expected<std::string> job_entry_symbol(const std::string& entry);
 
 /// A loaded job library (Flink's user-code class loader). Programs built from it keep it loaded
 /// for as long as their graphs live; it is unloaded when the last of them goes.
@@ -59,7 +65,8 @@ public:
 
 private:
   friend expected<std::shared_ptr<job_library>> detail::load_job_library(const std::string& path,
-                                                                         const std::string& file);
+                                                                         const std::string& file,
+                                                                         const std::string& entry);
   friend expected<streaming::job_program> build_job_program(const job_library& library,
                                                             const std::vector<std::string>& args,
                                                             const api::configuration& config,
@@ -77,12 +84,14 @@ private:
   entry_fn entry_;
 };
 
-/// Loads the shared object at `path`, which must export `flint_job_main` (FLINT_JOB_ENTRY).
+/// Loads the shared object at `path`, which must export `flint_job_main` (FLINT_JOB_ENTRY) and,
+/// for a non-empty `entry`, that named entry (job_entry_symbol).
 /// Errors: errc::not_found for a missing file; errc::invalid_argument for a file that is not a
 /// loadable shared object (the dynamic linker's message, e.g. an invalid ELF header or an
 /// undefined symbol the host does not export), for a library without the entry point, or built
 /// against another version of the entry's contract.
-expected<std::shared_ptr<job_library>> load_job_library(const std::string& path);
+expected<std::shared_ptr<job_library>> load_job_library(const std::string& path,
+                                                       const std::string& entry = {});
 
 /// Runs the library's entry point with `args` on an environment configured by `config`
 /// (parallelism.default, pipeline.max-parallelism, ... as stream_execution_environment reads
@@ -95,12 +104,13 @@ expected<streaming::job_program> build_job_program(const job_library& library,
                                                    const graph::job_id& id);
 
 /// Client side of `flint run`: uploads the library at `library_path`, then the job package
-/// (library key, args, config, the encoded JobGraph) under job_package_key(job id), and sets
+/// (library key, entry, args, config, the encoded JobGraph) under job_package_key(job id), and sets
 /// `job.code` to the package's and the library's SHA-256: submit `job` after this, and its
 /// TaskExecutors load only that package and that library. Blocking; not from an actor's handler.
 expected<unit> upload_job(caf::actor_system& sys, const caf::actor& blob_server,
                           const std::string& library_path, const std::vector<std::string>& args,
-                          const api::configuration& config, graph::job_graph& job);
+                          const api::configuration& config, graph::job_graph& job,
+                          const std::string& entry = {});
 
 /// TaskExecutor side: for a task of a job it does not know yet, fetches the job package and the
 /// library from the blob server at `blob_host`:`blob_port` (endpoint "blob_server", connected

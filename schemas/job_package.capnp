@@ -16,6 +16,9 @@ struct JobPackage {
   config @3 :List(ConfigEntry);
   # The submitted JobGraph, as job_graph.capnp's encoding (runtime/graph/codec).
   jobGraph @4 :Data;
+  # The entry point the program was built by (`flint run -c NAME`: the library's
+  # flint_job_entry_NAME); empty: its FLINT_JOB_ENTRY (flint_job_main).
+  entry @5 :Text;
 
   struct ConfigEntry {
     key @0 :Text;

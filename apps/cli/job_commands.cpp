@@ -89,7 +89,7 @@ int run_on_cluster(const cli_settings& settings, const run_options& opts) {
   if (!config)
     return fail(config.error().message);
   auto id = new_job_id();
-  auto job = load_job(opts.library, opts.args, *config, id);
+  auto job = load_job(opts.library, opts.args, *config, id, opts.entry);
   if (!job)
     return fail(job.error().message);
   if (auto outputs = streaming::initialize_outputs(*job->stream); !outputs)
@@ -105,7 +105,8 @@ int run_on_cluster(const cli_settings& settings, const run_options& opts) {
   if (!blob_server)
     return fail(blob_server.error().message);
   if (auto up =
-        api::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, graph);
+        api::upload_job(client.system(), *blob_server, opts.library, opts.args, *config, graph,
+                        opts.entry);
       !up)
     return fail("Could not upload the job library " + opts.library + " to " + where(settings) + ": "
                 + up.error().message);

@@ -22,6 +22,8 @@ struct run_options {
   bool allow_non_restored_state = false; ///< -n
   /// -claimMode (Flink 1.20; -restoreMode before): who owns the snapshot of -s.
   graph::recovery_claim_mode claim_mode = graph::recovery_claim_mode::no_claim;
+  /// -c: the library's named entry (FLINT_JOB_NAMED_ENTRY); empty: its FLINT_JOB_ENTRY.
+  std::string entry;
 };
 
 /// `flint run`: build the JobGraph from the library, upload library and job package to the

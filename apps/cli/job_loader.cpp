@@ -28,8 +28,9 @@ bool job_libraries_supported() {
 }
 
 expected<loaded_job> load_job(const std::string& library_path, const std::vector<std::string>& args,
-                              const api::configuration& config, const graph::job_id& id) {
-  auto lib = api::load_job_library(library_path);
+                              const api::configuration& config, const graph::job_id& id,
+                              const std::string& entry) {
+  auto lib = api::load_job_library(library_path, entry);
   if (!lib)
     return lib.error(); // its message names the library and what is wrong with it
   auto program = api::build_job_program(**lib, args, config, id);
@@ -60,7 +61,7 @@ bool job_libraries_supported() {
 }
 
 expected<loaded_job> load_job(const std::string& library_path, const std::vector<std::string>&,
-                              const api::configuration&, const graph::job_id&) {
+                              const api::configuration&, const graph::job_id&, const std::string&) {
   return make_error(
     errc::internal,
     "this flint was built without job library support; cannot load " + library_path);

@@ -33,9 +33,11 @@ expected<api::configuration> job_configuration(const cli_settings& settings,
 /// A fresh random JobID.
 graph::job_id new_job_id();
 
-/// Loads `library_path` and builds its program with `args`. Errors are ready to print.
+/// Loads `library_path` and builds its program with `args` by its entry `entry` (empty: the
+/// library's FLINT_JOB_ENTRY). Errors are ready to print.
 expected<loaded_job> load_job(const std::string& library_path, const std::vector<std::string>& args,
-                              const api::configuration& config, const graph::job_id& id);
+                              const api::configuration& config, const graph::job_id& id,
+                              const std::string& entry = {});
 
 /// Whether this build can load job libraries.
 bool job_libraries_supported();

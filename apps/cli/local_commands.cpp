@@ -21,7 +21,7 @@ expected<loaded_job> load(const cli_settings& settings, const run_options& opts)
   auto config = job_configuration(settings, opts.parallelism);
   if (!config)
     return config.error();
-  return load_job(opts.library, opts.args, *config, new_job_id());
+  return load_job(opts.library, opts.args, *config, new_job_id(), opts.entry);
 }
 
 } // namespace

@@ -40,9 +40,6 @@ using namespace flint::cli;
 
 namespace {
 
-/// The one entry symbol a job library exports (FLINT_JOB_ENTRY).
-constexpr const char* job_entry_symbol = FLINT_JOB_MAIN_SYMBOL;
-
 constexpr const char* actions_text =
   R"(Valid actions are "run", "info", "list", "status", "cancel", "savepoint", "stop", "checkpoint" and "trace".)";
 
@@ -56,8 +53,8 @@ Action "run" compiles and runs a program.
     -d,--detached           submit and return; do not wait for the job's result
     --local                 run on an embedded MiniCluster in this process (no cluster needed)
     -t,--target TARGET      local (as --local) or remote (the cluster at -m; the default)
-    -c,--class ENTRY        the job library's entry symbol; Flint runs a library's one
-                            FLINT_JOB_ENTRY, exported as flint_job_main (any other name is refused)
+    -c,--class ENTRY        the library's entry to run: a FLINT_JOB_NAMED_ENTRY's name
+                            (default: its FLINT_JOB_ENTRY, flint_job_main)
     -s,--fromSavepoint PATH start from a savepoint or retained checkpoint (_metadata or its dir)
     -n,--allowNonRestoredState
                             skip savepoint state of operators the program no longer has
@@ -211,7 +208,8 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
           "NO_CLAIM (default) or CLAIM: who owns the snapshot of -s")
         ->type_name("MODE");
     }
-    app.add_option("-c,--class", entry, "the job library's entry symbol (flint_job_main)");
+    app.add_option("-c,--class", entry,
+                   "the job library's entry: a FLINT_JOB_NAMED_ENTRY name (default flint_job_main)");
     app.add_option("job-library", opts.library, "the job's shared object (build/jobs/<name>.so)")
       ->required();
     add_common(app, common);
@@ -232,12 +230,14 @@ int run_action(const std::string& action, const std::vector<std::string>& rest,
     opts.args = std::move(split.job_args);
     if (parallelism > 0)
       opts.parallelism = parallelism;
-    if (!entry.empty() && entry != job_entry_symbol) {
-      std::cerr << "flint: -c " << entry << ": a Flint job library has one entry, its "
-                << "FLINT_JOB_ENTRY, exported as " << job_entry_symbol
-                << "; Flint cannot start another symbol" << std::endl;
+    if (!entry.empty() && entry != FLINT_JOB_MAIN_SYMBOL && !api::is_job_entry_name(entry)) {
+      std::cerr << "flint: -c '" << entry
+                << "' is not a job entry name: a name is letters, digits and '_' "
+                   "(FLINT_JOB_NAMED_ENTRY(name, fn))"
+                << std::endl;
       return exit_usage;
     }
+    opts.entry = entry;
     if (target == "local")
       local = true;
     else if (target == "remote" && local) {

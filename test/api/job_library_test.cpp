@@ -152,6 +152,37 @@ TEST_CASE("loading fails clearly: missing file, not a shared object, no entry po
   CHECK(contains(no_entry.error().message, "flint_job_main"));
 }
 
+TEST_CASE("a named entry (flint run -c) builds its own program; other names are refused, naming "
+          "the symbol") {
+  auto named = api::load_job_library(jobs_dir + "/wordcount.so", "sequential");
+  REQUIRE_MESSAGE(named.has_value(), why(named));
+  auto built = api::build_job_program(**named, {}, {{"parallelism.default", "4"}}, fixed_id);
+  REQUIRE_MESSAGE(built.has_value(), why(built));
+  CHECK(built->job->name == "Streaming WordCount (sequential)");
+  for (const auto& v : built->job->vertices)
+    CHECK(v.parallelism == 1);
+  auto main = api::load_job_library(jobs_dir + "/wordcount.so", "flint_job_main");
+  REQUIRE(main.has_value());
+  auto main_built = api::build_job_program(**main, {}, {{"parallelism.default", "4"}}, fixed_id);
+  REQUIRE(main_built.has_value());
+  CHECK(main_built->job->name == "Streaming WordCount");
+
+  auto unknown = api::load_job_library(jobs_dir + "/wordcount.so", "nope");
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().code == errc::invalid_argument);
+  CHECK(contains(unknown.error().message, "does not export flint_job_entry_nope"));
+  // The prefix keeps -c from reaching what the library's dependencies export (libc's `system`).
+  auto libc = api::load_job_library(jobs_dir + "/wordcount.so", "system");
+  REQUIRE_FALSE(libc.has_value());
+  CHECK(contains(libc.error().message, "flint_job_entry_system"));
+  for (const std::string& bad : std::vector<std::string>{"../x", "a b", "x;rm", std::string(129, 'a')}) {
+    CAPTURE(bad);
+    auto refused = api::load_job_library(jobs_dir + "/wordcount.so", bad);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(contains(refused.error().message, "is not a job entry name"));
+  }
+}
+
 TEST_CASE("an entry point that refuses its arguments or a bad configuration fail with the reason") {
   auto library = load("wordcount.so");
   auto bad_args = api::build_job_program(*library, {"--bogus"}, {}, fixed_id);
@@ -262,14 +293,15 @@ struct library_cluster {
 /// What `flint run` does: load, build, upload. Returns the submitted JobGraph.
 graph::job_graph client_submits(const blob_node& blobs, const std::string& library_name,
                                 const std::vector<std::string>& args,
-                                const api::configuration& config) {
-  auto library = load(library_name);
+                                const api::configuration& config, const std::string& entry = {}) {
+  auto library = api::load_job_library(jobs_dir + "/" + library_name, entry);
+  REQUIRE_MESSAGE(library.has_value(), why(library));
   graph::job_id id{0xabc, static_cast<std::uint64_t>(std::rand())};
-  auto built = api::build_job_program(*library, args, config, id);
+  auto built = api::build_job_program(**library, args, config, id);
   REQUIRE_MESSAGE(built.has_value(), why(built));
   auto job = *built->job;
-  auto uploaded =
-    api::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args, config, job);
+  auto uploaded = api::upload_job(*blobs.sys, blobs.server, jobs_dir + "/" + library_name, args,
+                                  config, job, entry);
   REQUIRE_MESSAGE(uploaded.has_value(), why(uploaded));
   return job;
 }
@@ -297,6 +329,28 @@ TEST_CASE("WordCount runs from its library on TaskExecutors that fetch it from t
   CHECK(test::read_counts(output) == test::plain_count(text));
   // Every task of the job (several at once, on two TaskExecutors) shared one fetched library.
   CHECK(cluster.cached_libraries() == 1);
+}
+
+TEST_CASE("TaskExecutors rebuild a job by the entry it was submitted with (flint run -c)") {
+  blob_node blobs;
+  library_cluster cluster(blobs.port, 2, 2);
+  test::temp_directory work{"flint-job-library-entry"};
+  auto input = work.path / "in.txt";
+  auto output = work.path / "out";
+  std::string text;
+  for (int i = 0; i < 500; ++i)
+    text += "to be or not to be " + std::to_string(i % 7) + "\n";
+  std::ofstream(input) << text;
+  // flint_job_main would build a parallelism-4 graph here: a TaskExecutor that rebuilt the job
+  // by it would find another program and fail the job.
+  auto job = client_submits(blobs, "wordcount.so",
+                            {"--input", input.string(), "--output", output.string()},
+                            {{"parallelism.default", "4"}}, "sequential");
+  CHECK(job.name == "Streaming WordCount (sequential)");
+  auto result = cluster.cluster->execute(job, 2min);
+  REQUIRE_MESSAGE(result.has_value(), why(result));
+  REQUIRE_MESSAGE(result->status == graph::job_status::finished, result->failure_cause);
+  CHECK(test::read_counts(output) == test::plain_count(text));
 }
 
 TEST_CASE(

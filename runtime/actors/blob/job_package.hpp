@@ -17,6 +17,9 @@ struct job_package {
   std::string library_key;
   /// The library's file name on the client (messages only).
   std::string library_name;
+  /// The entry point the program was built by (`flint run -c`); empty: the library's
+  /// FLINT_JOB_ENTRY.
+  std::string entry;
   std::vector<std::string> args;
   std::map<std::string, std::string, std::less<>> config;
   /// The submitted JobGraph in its Cap'n Proto encoding (runtime/graph/codec).

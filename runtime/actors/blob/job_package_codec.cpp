@@ -11,7 +11,7 @@ using wire::from_data;
 using wire::text;
 
 std::vector<char> encode_job_package(const job_package& x) {
-  std::size_t text_bytes = x.library_key.size() + x.library_name.size();
+  std::size_t text_bytes = x.library_key.size() + x.library_name.size() + x.entry.size();
   for (const auto& a : x.args)
     text_bytes += a.size() + 16;
   for (const auto& [k, v] : x.config)
@@ -33,6 +33,7 @@ std::vector<char> encode_job_package(const job_package& x) {
     ++i;
   }
   root.setJobGraph(as_data(x.job_graph));
+  root.setEntry(as_text(x.entry));
   return wire::to_bytes(message);
 }
 
@@ -47,6 +48,7 @@ expected<job_package> decode_job_package(std::span<const char> bytes) {
                                           for (auto e : r.getConfig())
                                             out.config[text(e.getKey())] = text(e.getValue());
                                           out.job_graph = from_data(r.getJobGraph());
+                                          out.entry = text(r.getEntry());
                                           return out;
                                         });
 }

@@ -100,7 +100,7 @@ TEST_CASE("wrong options and arguments are usage errors (exit 1, as Flink's CLI)
     {{"trace", "-m", m, "--follow", "--no-follow"}, "exclude each other"},
     {{"run", "-m", m, "-t", "yarn-per-job", "x.so"}, "yarn-per-job"},
     {{"run", "-t", "remote", "--local", "x.so"}, "exclude each other"},
-    {{"run", "-m", m, "-c", "org.example.WordCount", "x.so"}, "flint_job_main"},
+    {{"run", "-m", m, "-c", "org.example.WordCount", "x.so"}, "is not a job entry name"},
     {{"savepoint", "-m", m}, "needs a JobID"},
     {{"savepoint", "-d", "/sp", "0123456789abcdef0123456789abcdef"}, "takes no JobID"},
     {{"savepoint", "-d", "relative/sp"}, "relative/sp"},

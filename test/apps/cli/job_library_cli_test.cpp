@@ -118,6 +118,20 @@ TEST_CASE("flint run -t local -c flint_job_main runs as --local does, Flink's sp
         == std::map<std::string, std::int64_t>{{"be", 2}, {"not", 1}, {"or", 1}, {"to", 2}});
 }
 
+TEST_CASE("flint info -c sequential plans the library's named entry; an unknown entry fails "
+          "(exit 1)") {
+  auto r = run_flint({"info", "-p", "3", "-c", "sequential", jobs_dir + "/wordcount.so"});
+  REQUIRE_MESSAGE(r.exit_code == 0, describe(r));
+  auto plan = plan_of(r.out);
+  std::set<int> parallelisms;
+  for (const auto& node : plan["nodes"])
+    parallelisms.insert(node["parallelism"].get<int>());
+  CHECK(parallelisms == std::set<int>{1});
+  auto unknown = run_flint({"info", "-c", "nope", jobs_dir + "/wordcount.so"});
+  CHECK_MESSAGE(unknown.exit_code == 1, describe(unknown));
+  CHECK_MESSAGE(contains(unknown.err, "flint_job_entry_nope"), describe(unknown));
+}
+
 const std::string no_overwrite_text =
   "File or directory already exists. Existing files and directories are not overwritten in "
   "NO_OVERWRITE mode. Use OVERWRITE mode to overwrite existing files and directories.";
