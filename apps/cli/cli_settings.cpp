@@ -98,8 +98,11 @@ expected<cli_settings> resolve(const common_options& opts, const std::string& ex
     out.ask_timeout = *t;
   }
   if (out.address_given) {
+    auto tls = rest_client_tls_from(out.config);
+    if (!tls)
+      return tls.error();
     auto probe = std::min<std::chrono::nanoseconds>(out.ask_timeout, std::chrono::seconds(3));
-    if (auto rpc = rpc_address_via_rest(out.address, probe)) {
+    if (auto rpc = rpc_address_via_rest(out.address, probe, *tls)) {
       spdlog::info("-m {} is the JobManager's REST endpoint; its RPC service is at {}",
                    out.address.to_string(), rpc->to_string());
       out.rest_address = out.address;

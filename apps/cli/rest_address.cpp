@@ -8,9 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <openssl/bio.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <memory>
+#include <optional>
 
+#include "runtime/config/config_options.hpp"
 #include "runtime/http/httplib.hpp"
 
 namespace flint::cli {
@@ -69,8 +76,97 @@ bool speaks_first(const config::host_port& address, std::chrono::milliseconds wa
   return spoke;
 }
 
+expected<rest_client_tls> rest_client_tls_from(const config::configuration& config) {
+  namespace opt = config::options;
+  rest_client_tls tls;
+  auto enabled = config.get(opt::security_ssl_rest_enabled);
+  auto authentication = config.get(opt::security_ssl_rest_authentication_enabled);
+  auto truststore = config.find(opt::security_ssl_rest_truststore);
+  auto keystore = config.find(opt::security_ssl_rest_keystore);
+  auto password = config.find(opt::security_ssl_rest_key_password);
+  if (!enabled)
+    return enabled.error();
+  if (!authentication)
+    return authentication.error();
+  if (!truststore)
+    return truststore.error();
+  if (!keystore)
+    return keystore.error();
+  if (!password)
+    return password.error();
+  tls.enabled = *enabled;
+  tls.authentication_enabled = *authentication;
+  if (*truststore)
+    tls.truststore = (*truststore)->string();
+  if (*keystore)
+    tls.keystore = (*keystore)->string();
+  if (*password)
+    tls.key_password = **password;
+  if (tls.enabled && tls.truststore.empty())
+    return make_error(errc::invalid_argument,
+                      "security.ssl.rest.enabled is true but security.ssl.rest.truststore is not "
+                      "set: the client cannot verify the REST endpoint's certificate");
+  if (tls.authentication_enabled && tls.keystore.empty())
+    return make_error(errc::invalid_argument,
+                      "security.ssl.rest.authentication-enabled is true but "
+                      "security.ssl.rest.keystore is not set: the client has no certificate");
+  return tls;
+}
+
+namespace {
+
+/// One GET of `path` at `given` within `timeout`, over HTTPS when `tls.enabled`.
+httplib::Result get_once(const config::host_port& given, const std::string& path,
+                         std::chrono::nanoseconds timeout, const rest_client_tls& tls) {
+  auto limit = std::chrono::duration_cast<std::chrono::microseconds>(timeout);
+  auto seconds = static_cast<time_t>(limit.count() / 1000000);
+  auto micros = static_cast<time_t>(limit.count() % 1000000);
+  auto configure = [&](auto& c) {
+    c.set_connection_timeout(seconds, micros);
+    c.set_read_timeout(seconds, micros);
+    c.set_write_timeout(seconds, micros);
+  };
+  if (!tls.enabled) {
+    httplib::Client client(given.host, given.port);
+    configure(client);
+    return client.Get(path);
+  }
+  const bool with_cert = tls.authentication_enabled && !tls.keystore.empty();
+  std::optional<httplib::SSLClient> made;
+  if (!with_cert) {
+    made.emplace(given.host, given.port);
+  } else if (tls.key_password.empty()) {
+    made.emplace(given.host, given.port, tls.keystore, tls.keystore);
+  } else {
+    // httplib takes no key password: the keystore's certificate and encrypted key are read here
+    // (SSL_CTX_use_* takes its own references; ours are freed on return).
+    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_file(tls.keystore.c_str(), "r"),
+                                                  &BIO_free);
+    if (!bio)
+      return httplib::Result{nullptr, httplib::Error::SSLLoadingCerts};
+    std::unique_ptr<X509, decltype(&X509_free)> cert(
+      PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free);
+    BIO_reset(bio.get());
+    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr,
+                              const_cast<char*>(tls.key_password.c_str())),
+      &EVP_PKEY_free);
+    if (!cert || !key)
+      return httplib::Result{nullptr, httplib::Error::SSLLoadingCerts};
+    made.emplace(given.host, given.port, cert.get(), key.get());
+  }
+  auto& client = *made;
+  client.set_ca_cert_path(tls.truststore.c_str());
+  client.enable_server_certificate_verification(true);
+  configure(client);
+  return client.Get(path);
+}
+
+} // namespace
+
 std::optional<config::host_port> rpc_address_via_rest(const config::host_port& given,
-                                                      std::chrono::nanoseconds timeout) {
+                                                      std::chrono::nanoseconds timeout,
+                                                      const rest_client_tls& tls) {
   // Flint's RPC service speaks first (CAF's BASP handshake), an HTTP server waits for the
   // request: an address that speaks first is not asked over HTTP, so the JobManager does not log
   // a stranger's bytes for every command given its RPC address.
@@ -78,14 +174,7 @@ std::optional<config::host_port> rpc_address_via_rest(const config::host_port& g
                        std::chrono::milliseconds(300));
   if (speaks_first(given, wait))
     return std::nullopt;
-  httplib::Client client(given.host, given.port);
-  auto limit = std::chrono::duration_cast<std::chrono::microseconds>(timeout);
-  auto seconds = static_cast<time_t>(limit.count() / 1000000);
-  auto micros = static_cast<time_t>(limit.count() % 1000000);
-  client.set_connection_timeout(seconds, micros);
-  client.set_read_timeout(seconds, micros);
-  client.set_write_timeout(seconds, micros);
-  auto res = client.Get("/jobmanager/config");
+  auto res = get_once(given, "/jobmanager/config", timeout, tls);
   if (!res || res->status != 200)
     return std::nullopt;
   return rpc_address_from_rest_config(res->body, given.host);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "runtime/common/expected.hpp"
 #include "runtime/config/configuration.hpp"
 
 namespace flint::cli {
@@ -22,9 +23,25 @@ std::optional<config::host_port> rpc_address_from_rest_config(const std::string&
 /// service does: CAF's handshake; an HTTP server does not).
 bool speaks_first(const config::host_port& address, std::chrono::milliseconds wait);
 
-/// Asks `given` as a REST endpoint, within `timeout`. None when it does not answer as Flint's or
-/// Flink's REST (a closed port, an RPC port, another service).
+/// How the client speaks to a REST endpoint behind `security.ssl.rest.*` (Flink's RestClient
+/// reads the same keys): HTTPS, the server's certificate verified against `truststore`, and with
+/// authentication its own certificate and key from `keystore` (one PEM file, as the server's).
+struct rest_client_tls {
+  bool enabled = false;
+  std::string truststore;
+  std::string keystore;
+  std::string key_password;
+  bool authentication_enabled = false;
+};
+
+/// The client's rest_client_tls from `security.ssl.rest.*` of `config`.
+expected<rest_client_tls> rest_client_tls_from(const config::configuration& config);
+
+/// Asks `given` as a REST endpoint, within `timeout`, over HTTPS when `tls.enabled`. None when it
+/// does not answer as Flint's or Flink's REST (a closed port, an RPC port, another service, a
+/// certificate the truststore does not verify).
 std::optional<config::host_port> rpc_address_via_rest(const config::host_port& given,
-                                                      std::chrono::nanoseconds timeout);
+                                                      std::chrono::nanoseconds timeout,
+                                                      const rest_client_tls& tls = {});
 
 } // namespace flint::cli

@@ -16,6 +16,7 @@
 #include "apps/cli/command_line.hpp"
 #include "apps/cli/job_list_format.hpp"
 #include "apps/cli/rest_address.hpp"
+#include "runtime/http/httplib.hpp"
 
 using namespace flint;
 using namespace flint::cli;
@@ -239,4 +240,61 @@ TEST_CASE("an address that speaks first (Flint's RPC service) is not asked over 
   ::close(waiter);
   // Nothing listens: neither.
   CHECK_FALSE(speaks_first({"127.0.0.1", waiter_port}, std::chrono::milliseconds(200)));
+}
+
+TEST_CASE("-m given an HTTPS REST endpoint (security.ssl.rest.*) finds its RPC port over TLS") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("flint-cli-rest-tls-" + std::to_string(::getpid()));
+  fs::remove_all(dir); // this test's own directory, named by its pid
+  auto certs = [&](const fs::path& where, const std::string& names) {
+    auto command = std::string(FLINT_SOURCE_DIR) + "/deploy/gen-certs.sh " + where.string() + " "
+                   + names + " >/dev/null 2>&1";
+    REQUIRE(std::system(command.c_str()) == 0);
+  };
+  certs(dir, "localhost --client alice");
+  certs(dir / "other", "--client mallory"); // another CA
+  const auto server_pem = (dir / "localhost.pem").string();
+  const auto ca = (dir / "ca.pem").string();
+  // Mutual TLS as the REST endpoint with security.ssl.rest.authentication-enabled serves it.
+  httplib::SSLServer server(server_pem.c_str(), server_pem.c_str(), ca.c_str());
+  REQUIRE(server.is_valid());
+  server.Get("/jobmanager/config", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"([{"key":"jobmanager.rpc.port","value":"6123"}])", "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread serving([&] { server.listen_after_bind(); });
+  const config::host_port given{"localhost", static_cast<std::uint16_t>(port)};
+
+  config::configuration config;
+  config.set("security.ssl.rest.enabled", "true");
+  config.set("security.ssl.rest.authentication-enabled", "true");
+  config.set("security.ssl.rest.truststore", ca);
+  config.set("security.ssl.rest.keystore", (dir / "alice.pem").string());
+  auto tls = rest_client_tls_from(config);
+  REQUIRE(tls.has_value());
+  CHECK(rpc_address_via_rest(given, std::chrono::seconds(5), *tls)
+        == config::host_port{"localhost", 6123});
+  // Plain HTTP, no client certificate, or a certificate of another CA: not an answer.
+  CHECK_FALSE(rpc_address_via_rest(given, std::chrono::seconds(2)));
+  auto anonymous = *tls;
+  anonymous.authentication_enabled = false;
+  CHECK_FALSE(rpc_address_via_rest(given, std::chrono::seconds(2), anonymous));
+  auto stranger = *tls;
+  stranger.keystore = (dir / "other" / "mallory.pem").string();
+  CHECK_FALSE(rpc_address_via_rest(given, std::chrono::seconds(2), stranger));
+  // A server the truststore did not sign is not trusted either.
+  auto wrong_ca = *tls;
+  wrong_ca.truststore = (dir / "other" / "ca.pem").string();
+  CHECK_FALSE(rpc_address_via_rest(given, std::chrono::seconds(2), wrong_ca));
+  server.stop();
+  serving.join();
+
+  // HTTPS without a truststore cannot verify anything: a clear error before anything connects.
+  config::configuration half;
+  half.set("security.ssl.rest.enabled", "true");
+  auto refused = rest_client_tls_from(half);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().message.find("security.ssl.rest.truststore") != std::string::npos);
+  fs::remove_all(dir);
 }
