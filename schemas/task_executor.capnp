@@ -89,3 +89,51 @@ struct TeCheckpointNotification {
   attempt @1 :Cluster.ExecutionAttemptId;
   checkpointId @2 :Int64;
 }
+
+struct TeLogInfo {
+  # One file of the TaskManager's log directory (Flink's LogInfo).
+  name @0 :Text;
+  size @1 :Int64;
+  mtime @2 :Int64;
+  # Last modification, ms since the epoch.
+}
+
+struct TeLogListResponse {
+  # Flink's requestLogList: the regular files directly in the TaskManager's log directory.
+  logs @0 :List(TeLogInfo);
+}
+
+struct TeFileUploadByNameRequest {
+  # A piece of a file of the log directory by its plain name (Flink's requestFileUploadByName).
+  name @0 :Text;
+  offset @1 :Int64;
+  maxBytes @2 :Int64;
+  # The TaskExecutor sends at most this, and never more than its own limit per call.
+}
+
+struct TeFileUploadByTypeRequest {
+  # A piece of the log file ("LOG") or of the standard output file ("STDOUT"), Flink's
+  # requestFileUploadByType with its FileType.
+  fileType @0 :Text;
+  offset @1 :Int64;
+  maxBytes @2 :Int64;
+}
+
+struct TeFileChunk {
+  name @0 :Text;
+  # The file's own name.
+  size @1 :Int64;
+  # Its size when read: a reader asks on from offset + data's length until it reaches it.
+  offset @2 :Int64;
+  data @3 :Data;
+}
+
+struct TeThreadInfo {
+  # Flink's ThreadDumpInfo.ThreadInfo.
+  threadName @0 :Text;
+  stringifiedThreadInfo @1 :Text;
+}
+
+struct TeThreadDumpResponse {
+  threadInfos @0 :List(TeThreadInfo);
+}

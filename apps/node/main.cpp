@@ -159,7 +159,7 @@ expected<unit> setup_logging(const flags& f) {
 
 /// The file this node logs to: --log-file, else the regular file its standard error goes to (as
 /// flint-daemon.sh redirects it into $FLINT_LOG_DIR); empty when it logs to a terminal or pipe.
-/// REST serves it as /jobmanager/log.
+/// REST serves it as /jobmanager/log (a TaskManager's as /taskmanagers/:id/log).
 std::filesystem::path log_file_of(const flags& f) {
   if (!f.log_file.empty())
     return std::filesystem::absolute(f.log_file);
@@ -299,6 +299,7 @@ int main(int argc, char** argv) {
     auto settings = node::read_task_manager_settings(cfg);
     if (!settings)
       return fail(settings.error().message);
+    settings->log_file = log_file_of(f);
     node::task_manager_node_services services;
 #if defined(FLINT_NODE_HAS_JOB_LIBRARY)
     // Tasks come from the job libraries `flint run` uploads to the JobManager's blob server.

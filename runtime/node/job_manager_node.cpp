@@ -363,6 +363,10 @@ void job_manager_node::start_rest() {
     gateways.trace = [&m] { return rpc::gateway(m.trace_server, "trace", {}); };
   if (m.blob_server)
     gateways.blob_server = [&m] { return m.blob_server; };
+  // The TaskExecutors registered here (the ResourceManager puts them in the directory).
+  gateways.task_executor = [&m](const std::string& id) {
+    return m.directory.lookup(id).value_or(caf::actor{});
+  };
   auto view = rest::make_gateway_cluster_view(*m.system, std::move(gateways), s.rpc.ask_timeout,
                                               s.configuration);
   auto started =

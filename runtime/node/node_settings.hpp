@@ -137,6 +137,10 @@ struct task_manager_settings : common_settings {
   std::chrono::nanoseconds slot_timeout = std::chrono::seconds(10);
   /// `taskmanager.memory.segment-size`, `execution.buffer-timeout`, `taskmanager.network.*`.
   network::network_config network;
+  /// The node's log file (`flint-node --log-file`, or where its standard error goes): its
+  /// directory's files, it and its `.out` sibling are what REST's /taskmanagers/:id/logs, /log
+  /// and /stdout show. Empty: it logs to a terminal or pipe and has none.
+  std::filesystem::path log_file;
 };
 
 /// Reads `security.ssl.internal.*` (nodes and the CLI read the same keys).

@@ -248,6 +248,7 @@ expected<unit> task_manager_node::start() {
   te_config.registration = s.registration;
   te_config.detached_tasks = true;
   te_config.slot_timeout = s.slot_timeout;
+  te_config.log_file = s.log_file;
   task_executor::task_executor_services te_services;
   te_services.ha = m.ha.get();
   te_services.directory = &m.directory;

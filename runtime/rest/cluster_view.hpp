@@ -11,6 +11,7 @@
 
 #include "runtime/actors/dispatcher/dispatcher_gateway.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
+#include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/actors/trace_server/trace_server_gateway.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/ids.hpp"
@@ -33,6 +34,13 @@ struct library_run {
   std::optional<graph::job_id> job_id;
   /// Flink's flinkConfiguration: the job's own settings over the cluster's.
   std::vector<std::pair<std::string, std::string>> configuration;
+};
+
+/// Which file of a TaskManager: its log or stdout file by Flink's FileType ("LOG", "STDOUT"), else
+/// one of its log directory by name.
+struct task_manager_file {
+  std::string type;
+  std::string name;
 };
 
 class cluster_view {
@@ -63,6 +71,18 @@ public:
   /// Builds the library's program as run_library does, without running it: Flink's JSON plan of
   /// its job graph. errc::invalid_argument as run_library.
   virtual expected<std::string> plan_library(const library_run& run) = 0;
+
+  // A TaskManager's own files and threads, asked of the TaskExecutor at `address` (its endpoint
+  // id, as the ResourceManager lists it) as the leading ResourceManager would (Flink's
+  // ResourceManagerGateway.requestTaskManagerLogList and friends pass them on). Without an
+  // implementation: errc::not_found.
+
+  virtual expected<task_executor::log_list_response> task_manager_logs(const std::string& address);
+  /// A piece of the file from `offset`: at most task_executor::file_chunk_max_bytes.
+  virtual expected<task_executor::file_chunk> task_manager_file_chunk(
+    const std::string& address, const task_manager_file& file, std::int64_t offset);
+  virtual expected<task_executor::thread_dump_response> task_manager_thread_dump(
+    const std::string& address);
 };
 
 } // namespace flint::rest

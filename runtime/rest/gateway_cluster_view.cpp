@@ -126,7 +126,43 @@ public:
     return id;
   }
 
+  expected<task_executor::log_list_response> task_manager_logs(
+    const std::string& address) override {
+    return ask_task_executor<task_executor::request_log_list>(address, rpc::ack{});
+  }
+  expected<task_executor::file_chunk> task_manager_file_chunk(const std::string& address,
+                                                              const task_manager_file& file,
+                                                              std::int64_t offset) override {
+    if (file.type.empty())
+      return ask_task_executor<task_executor::request_file_upload_by_name>(
+        address, task_executor::file_upload_by_name_request{file.name, offset,
+                                                            task_executor::file_chunk_max_bytes});
+    return ask_task_executor<task_executor::request_file_upload_by_type>(
+      address, task_executor::file_upload_by_type_request{file.type, offset,
+                                                          task_executor::file_chunk_max_bytes});
+  }
+  expected<task_executor::thread_dump_response> task_manager_thread_dump(
+    const std::string& address) override {
+    return ask_task_executor<task_executor::request_thread_dump>(address, rpc::ack{});
+  }
+
 private:
+  /// Asks the TaskExecutor at `address` as the leading ResourceManager does (its token, in the
+  /// ResourceManager's fencing scope): Flink's ResourceManager passes these requests on.
+  template <class M>
+  expected<typename M::response> ask_task_executor(const std::string& address,
+                                                   const typename M::request& req) {
+    auto rm = gateways_.resource_manager();
+    if (rm.token().is_nil())
+      return make_error(errc::unreachable, no_leader);
+    auto handle = gateways_.task_executor ? gateways_.task_executor(address) : caf::actor{};
+    if (!handle)
+      return make_error(errc::not_found,
+                        "The TaskExecutor " + address + " cannot be reached from this JobManager.");
+    return ask<M>(
+      [&] { return rpc::gateway(handle, address, rm.token(), task_executor::rm_scope); }, req);
+  }
+
   struct built_program {
     config::job_settings settings;
     /// Keeps the library loaded while its graphs are used.

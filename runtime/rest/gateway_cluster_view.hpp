@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
@@ -23,6 +24,9 @@ struct gateway_providers {
   std::function<rpc::gateway()> trace;
   /// The node's blob server, where run_library uploads; empty: no library can be run.
   std::function<caf::actor()> blob_server;
+  /// The handle of the TaskExecutor with this endpoint id (one registered at the node's
+  /// ResourceManager), invalid when unknown; empty: TaskManagers' files cannot be asked for.
+  std::function<caf::actor(const std::string&)> task_executor;
 };
 
 /// The caller id REST calls carry (what traces show).

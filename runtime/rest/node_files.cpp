@@ -2,115 +2,26 @@
 
 #include <sys/utsname.h>
 
-#include <algorithm>
-#include <chrono>
-#include <fstream>
-#include <vector>
-
 #include <nlohmann/json.hpp>
 
 namespace flint::rest {
 
 namespace {
-
 using json = nlohmann::ordered_json;
-
-std::string first_line(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  return line;
 }
 
-/// Java's Thread.State nearest to a /proc state letter.
-const char* thread_state(char state) {
-  switch (state) {
-    case 'R': return "RUNNABLE";
-    case 'S':
-    case 'D':
-    case 'I': return "WAITING";
-    case 'T':
-    case 't': return "BLOCKED";
-    default: return "TERMINATED";
-  }
+std::string log_list_json(const std::vector<node_files::log_file_info>& logs) {
+  json list = json::array();
+  for (const auto& l : logs)
+    list.push_back({{"name", l.name}, {"size", l.size}, {"mtime", l.mtime}});
+  return json{{"logs", std::move(list)}}.dump();
 }
 
-std::int64_t mtime_ms(const std::filesystem::path& p) {
-  std::error_code ec;
-  auto written = std::filesystem::last_write_time(p, ec);
-  if (ec)
-    return 0;
-  // file_clock to system time by the two clocks' distance now (no clock_cast in g++ 12).
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch()
-           - (std::filesystem::file_time_type::clock::now() - written))
-    .count();
-}
-
-} // namespace
-
-bool is_plain_file_name(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name == "." || name.find("..") != std::string::npos)
-    return false;
-  return std::none_of(name.begin(), name.end(), [](char c) {
-    return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-  });
-}
-
-std::optional<std::filesystem::path> file_in(const std::filesystem::path& dir,
-                                             const std::string& name) {
-  if (dir.empty() || !is_plain_file_name(name))
-    return std::nullopt;
-  auto path = dir / name;
-  std::error_code ec;
-  // The entry itself, not what a link points at: nothing outside the directory is served.
-  auto st = std::filesystem::symlink_status(path, ec);
-  if (ec || st.type() != std::filesystem::file_type::regular)
-    return std::nullopt;
-  return path;
-}
-
-std::string log_list_json(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  if (!dir.empty())
-    for (std::filesystem::directory_iterator i(dir, ec), end; !ec && i != end; i.increment(ec))
-      if (i->symlink_status(ec).type() == std::filesystem::file_type::regular)
-        files.push_back(i->path());
-  std::sort(files.begin(), files.end());
-  json logs = json::array();
-  for (const auto& f : files) {
-    std::error_code size_ec;
-    auto size = std::filesystem::file_size(f, size_ec);
-    logs.push_back({{"name", f.filename().string()},
-                    {"size", size_ec ? 0 : static_cast<std::int64_t>(size)},
-                    {"mtime", mtime_ms(f)}});
-  }
-  return json{{"logs", std::move(logs)}}.dump();
-}
-
-std::string thread_dump_json() {
-  std::vector<std::pair<long, std::filesystem::path>> tasks;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator i("/proc/self/task", ec), end; !ec && i != end;
-       i.increment(ec)) {
-    auto id = i->path().filename().string();
-    if (!id.empty() && std::all_of(id.begin(), id.end(), ::isdigit))
-      tasks.emplace_back(std::stol(id), i->path());
-  }
-  std::sort(tasks.begin(), tasks.end());
+std::string thread_dump_json(const std::vector<node_files::thread_info>& threads) {
   json infos = json::array();
-  for (const auto& [tid, dir] : tasks) {
-    auto name = first_line(dir / "comm");
-    // stat: "tid (comm) S ...": the state follows the last ')'.
-    auto stat = first_line(dir / "stat");
-    auto close = stat.rfind(')');
-    char state = close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+  for (const auto& t : threads)
     infos.push_back(
-      {{"threadName", name},
-       {"stringifiedThreadInfo",
-        "\"" + name + "\" Id=" + std::to_string(tid) + " " + thread_state(state) + "\n"}});
-  }
+      {{"threadName", t.thread_name}, {"stringifiedThreadInfo", t.stringified_thread_info}});
   return json{{"threadInfos", std::move(infos)}}.dump();
 }
 

@@ -1,30 +1,20 @@
 #pragma once
-/// A node's own files and process as Flink's JobManager handlers serve them: its log directory
-/// listed, a log file by its plain name (never a path), its threads, its environment. Plain
-/// functions over the file system and /proc; no HTTP here.
+/// A node's files and process in the shapes of Flink's REST answers (LogListInfo,
+/// ThreadDumpInfo, EnvironmentInfo). What the files and threads are is node_files' (shared with
+/// the TaskExecutor, which sends them over its gateway); no HTTP here.
 
-#include <filesystem>
-#include <optional>
 #include <string>
+#include <vector>
+
+#include "runtime/common/node_files.hpp"
 
 namespace flint::rest {
 
-/// `name` is a file's own name: not empty, no '/' or '\', not "." or "..", no "..", no control
-/// character. What a log file request may name.
-bool is_plain_file_name(const std::string& name);
+/// Flink's LogListInfo: `{"logs": [{"name", "size", "mtime"}]}`.
+std::string log_list_json(const std::vector<node_files::log_file_info>& logs);
 
-/// The regular file `name` directly in `dir` (a symbolic link is not followed out of it);
-/// nullopt when there is none or `name` is not a plain file name.
-std::optional<std::filesystem::path> file_in(const std::filesystem::path& dir,
-                                             const std::string& name);
-
-/// Flink's LogListInfo: `{"logs": [{"name", "size", "mtime"}]}`, the regular files of `dir` by
-/// name (none when it cannot be read).
-std::string log_list_json(const std::filesystem::path& dir);
-
-/// Flink's ThreadDumpInfo of this process: `{"threadInfos": [{"threadName",
-/// "stringifiedThreadInfo"}]}`, one per thread the kernel lists (/proc/self/task).
-std::string thread_dump_json();
+/// Flink's ThreadDumpInfo: `{"threadInfos": [{"threadName", "stringifiedThreadInfo"}]}`.
+std::string thread_dump_json(const std::vector<node_files::thread_info>& threads);
 
 /// Flink's EnvironmentInfo: `{"jvm": {"version", "arch", "options"}, "classpath": []}`, the
 /// runtime's version and the machine's architecture where Flink names its JVM's.

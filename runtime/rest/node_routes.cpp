@@ -1,7 +1,8 @@
 // The JobManager's own views (its metrics, log files, environment, threads), a TaskManager's
 // (what the JobManager knows of it), and savepoint disposal.
 
-#include <fstream>
+#include <algorithm>
+#include <functional>
 
 #include "runtime/rest/detail/json_parts.hpp"
 #include "runtime/rest/detail/rest_server_impl.hpp"
@@ -13,22 +14,49 @@ using namespace detail;
 
 namespace {
 
-/// Streams `file` as text (logs can be large: read as sent, not held whole).
-void serve_file(httplib::Response& res, const std::filesystem::path& file) {
-  auto in = std::make_shared<std::ifstream>(file, std::ios::binary);
-  if (!*in)
-    return fail(res, 404, "The file " + file.filename().string() + " cannot be read.");
+/// Where a served file's pieces come from: the piece at an offset and the file's size then.
+using chunk_source = std::function<expected<node_files::file_chunk>(std::int64_t offset)>;
+
+/// Serves a file piece by piece as text (logs can be large: read as sent, never held whole). The
+/// first piece is read before answering, so a file that cannot be read gets its error status;
+/// the answer ends at the size the first piece reported (a log still growing is cut there).
+void serve_file(httplib::Response& res, const chunk_source& source) {
+  auto first = source(0);
+  if (!first)
+    return fail(res, first.error());
+  struct progress {
+    std::int64_t size;
+    std::int64_t offset = 0;
+    std::vector<char> pending;
+  };
+  auto p = std::make_shared<progress>(progress{first->size, 0, std::move(first->data)});
   res.status = 200;
-  res.set_content_provider("text/plain; charset=UTF-8", [in](std::size_t, httplib::DataSink& sink) {
-    char buffer[64 * 1024];
-    in->read(buffer, sizeof buffer);
-    auto n = in->gcount();
-    if (n > 0)
-      sink.write(buffer, static_cast<std::size_t>(n));
-    if (!*in)
-      sink.done();
-    return true;
-  });
+  res.set_content_provider("text/plain; charset=UTF-8",
+                           [p, source](std::size_t, httplib::DataSink& sink) {
+                             if (p->pending.empty() && p->offset < p->size) {
+                               auto next = source(p->offset);
+                               // A file gone meanwhile ends the answer where it is.
+                               if (next)
+                                 p->pending = std::move(next->data);
+                             }
+                             if (p->pending.empty() || p->offset >= p->size) {
+                               sink.done();
+                               return true;
+                             }
+                             auto n = std::min<std::int64_t>(
+                               static_cast<std::int64_t>(p->pending.size()), p->size - p->offset);
+                             sink.write(p->pending.data(), static_cast<std::size_t>(n));
+                             p->offset += n;
+                             p->pending.clear();
+                             return true;
+                           });
+}
+
+/// This node's own file, in pieces of 1 MiB.
+chunk_source local_file(const std::filesystem::path& file) {
+  return [file](std::int64_t offset) {
+    return node_files::read_file_chunk(file, offset, std::int64_t{1} << 20);
+  };
 }
 
 } // namespace
@@ -61,57 +89,71 @@ void rest_server::impl::node_routes(versioned_routes& s) {
   s.get("/jobmanager/log", [this](const httplib::Request&, httplib::Response& res) {
     if (options.log_file.empty())
       return fail(res, 404, "The JobManager has no log file: it logs to its standard error.");
-    serve_file(res, options.log_file);
+    serve_file(res, local_file(options.log_file));
   });
   s.get("/jobmanager/stdout", [this](const httplib::Request&, httplib::Response& res) {
-    auto out = options.log_file;
-    if (out.empty() || !std::filesystem::is_regular_file(out.replace_extension(".out")))
+    auto out = node_files::stdout_file_of(options.log_file);
+    if (out.empty() || !std::filesystem::is_regular_file(out))
       return fail(res, 404, "The file STDOUT does not exist on the JobManager.");
-    serve_file(res, out);
+    serve_file(res, local_file(out));
   });
   s.get("/jobmanager/logs", [log_dir](const httplib::Request&, httplib::Response& res) {
-    reply(res, 200, log_list_json(log_dir));
+    reply(res, 200, log_list_json(node_files::list_log_files(log_dir)));
   });
   // (.+): a name with a '/' (%2F decoded) reaches this route to be refused, not the dashboard's.
   s.get(R"(/jobmanager/logs/(.+))", [log_dir](const httplib::Request& req, httplib::Response& res) {
     std::string name = req.matches[1];
-    if (!is_plain_file_name(name))
+    if (!node_files::is_plain_file_name(name))
       return fail(
         res, 400,
         "Bad request: '" + name + "' is not the name of a file in the JobManager's log directory.");
-    auto file = file_in(log_dir, name);
+    auto file = node_files::file_in(log_dir, name);
     if (!file)
       return fail(res, 404, "The file " + name + " does not exist on the JobManager.");
-    serve_file(res, *file);
+    serve_file(res, local_file(*file));
   });
   s.get("/jobmanager/environment", [](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, environment_json());
   });
   s.get("/jobmanager/thread-dump", [](const httplib::Request&, httplib::Response& res) {
-    reply(res, 200, thread_dump_json());
+    reply(res, 200, thread_dump_json(node_files::thread_dump()));
   });
 
-  // A TaskManager's: the JobManager answers what it knows (its registration and the slots its
-  // jobs hold there). Its files and threads are its own process's, which the JobManager cannot
-  // read yet: those answer 404 naming why.
+  // A TaskManager's: what the JobManager knows of it (its registration, the slots its jobs hold
+  // there), and its own files and threads, which the TaskExecutor sends when asked (Flink's
+  // TaskManagerLogFileHandler, TaskManagerLogListHandler, TaskManagerThreadDumpHandler).
   auto task_manager_route = [this](auto view) {
     return [this, view](const httplib::Request& req, httplib::Response& res) {
       auto resources = cluster->resource_overview();
       if (!resources)
         return fail(res, resources.error());
       std::string id = req.matches[1];
-      auto known =
-        std::any_of(resources->task_managers.begin(), resources->task_managers.end(),
-                    [&](const auto& tm) { return task_manager_id(tm.resource_id) == id; });
-      if (!known)
+      auto tm = std::find_if(resources->task_managers.begin(), resources->task_managers.end(),
+                             [&](const auto& t) { return task_manager_id(t.resource_id) == id; });
+      if (tm == resources->task_managers.end())
         return fail(res, 404, "Could not find TaskExecutor " + id + ".");
-      view(req, res, id);
+      view(req, res, tm->address);
     };
   };
-  auto not_served = [](const std::string& what, const std::string& id) {
-    return "The " + what + " of TaskManager " + id
-      + " is not available through the JobManager: Flint's TaskManagers do not yet upload "
-        "their files or thread dumps to it (read them on the TaskManager's host).";
+  auto task_manager_file_route = [this, task_manager_route](task_manager_file file) {
+    return task_manager_route([this, file](const httplib::Request& req, httplib::Response& res,
+                                           const std::string& address) {
+      auto which = file;
+      if (which.type.empty()) {
+        which.name = req.matches[2];
+        if (!node_files::is_plain_file_name(which.name))
+          return fail(res, 400,
+                      "Bad request: '" + which.name
+                        + "' is not the name of a file in the TaskManager's log directory.");
+      }
+      auto view = cluster;
+      serve_file(res, [view, address, which](std::int64_t offset) -> expected<node_files::file_chunk> {
+        auto chunk = view->task_manager_file_chunk(address, which, offset);
+        if (!chunk)
+          return chunk.error();
+        return node_files::file_chunk{chunk->size, std::move(chunk->data)};
+      });
+    });
   };
   s.get(
     R"(/taskmanagers/([^/]+)/metrics)",
@@ -123,35 +165,31 @@ void rest_server::impl::node_routes(versioned_routes& s) {
                                ? std::optional<std::string>(req.get_param_value("get"))
                                : std::nullopt));
     }));
-  s.get(R"(/taskmanagers/([^/]+)/log)",
-        task_manager_route(
-          [not_served](const httplib::Request&, httplib::Response& res, const std::string& id) {
-            fail(res, 404, not_served("log file", id));
-          }));
-  s.get(R"(/taskmanagers/([^/]+)/stdout)",
-        task_manager_route(
-          [not_served](const httplib::Request&, httplib::Response& res, const std::string& id) {
-            fail(res, 404, not_served("stdout file", id));
-          }));
+  s.get(R"(/taskmanagers/([^/]+)/log)", task_manager_file_route({"LOG", {}}));
+  s.get(R"(/taskmanagers/([^/]+)/stdout)", task_manager_file_route({"STDOUT", {}}));
+  // (.+): a name with a '/' (%2F decoded) reaches this route to be refused.
+  s.get(R"(/taskmanagers/([^/]+)/logs/(.+))", task_manager_file_route({}));
   s.get(R"(/taskmanagers/([^/]+)/logs)",
         task_manager_route(
-          [not_served](const httplib::Request&, httplib::Response& res, const std::string& id) {
-            fail(res, 404, not_served("log directory", id));
-          }));
-  s.get(R"(/taskmanagers/([^/]+)/logs/(.+))",
-        task_manager_route(
-          [not_served](const httplib::Request& req, httplib::Response& res, const std::string& id) {
-            std::string name = req.matches[2];
-            if (!is_plain_file_name(name))
-              return fail(res, 400,
-                          "Bad request: '" + name
-                            + "' is not the name of a file in the TaskManager's log directory.");
-            fail(res, 404, not_served("log file " + name, id));
+          [this](const httplib::Request&, httplib::Response& res, const std::string& address) {
+            auto logs = cluster->task_manager_logs(address);
+            if (!logs)
+              return fail(res, logs.error());
+            std::vector<node_files::log_file_info> list;
+            for (const auto& l : logs->logs)
+              list.push_back({l.name, l.size, l.mtime});
+            reply(res, 200, log_list_json(list));
           }));
   s.get(R"(/taskmanagers/([^/]+)/thread-dump)",
         task_manager_route(
-          [not_served](const httplib::Request&, httplib::Response& res, const std::string& id) {
-            fail(res, 404, not_served("thread dump", id));
+          [this](const httplib::Request&, httplib::Response& res, const std::string& address) {
+            auto dump = cluster->task_manager_thread_dump(address);
+            if (!dump)
+              return fail(res, dump.error());
+            std::vector<node_files::thread_info> threads;
+            for (const auto& t : dump->thread_infos)
+              threads.push_back({t.thread_name, t.stringified_thread_info});
+            reply(res, 200, thread_dump_json(threads));
           }));
 
   s.post("/savepoint-disposal", [this](const httplib::Request& req, httplib::Response& res) {

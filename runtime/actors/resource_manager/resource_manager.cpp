@@ -236,6 +236,9 @@ void resource_manager::register_methods() {
         wiring_->tm_heartbeats->unmonitor_target(req.resource_id);
       }
       monitor(peer);
+      // The node's REST asks the TaskExecutor for its log files and threads by this handle.
+      if (services_.directory != nullptr)
+        services_.directory->put(req.task_executor_address, peer);
       rpc::gateway gw(peer, req.task_executor_address, token(), task_executor::rm_scope);
       wiring_->tm_heartbeats->monitor_target(
         req.resource_id,

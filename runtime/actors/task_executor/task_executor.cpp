@@ -6,6 +6,7 @@
 #include "runtime/actors/heartbeat/peer_heartbeat_listener.hpp"
 
 #include "runtime/common/logging.hpp"
+#include "runtime/common/node_files.hpp"
 
 #include <optional>
 
@@ -486,6 +487,71 @@ void task_executor::register_methods() {
       reconnect_to_resource_manager(req.cause);
       return rpc::ack{};
     });
+  register_file_methods();
+}
+
+// -- the TaskManager's own files and threads --------------------------------------------------------
+
+namespace {
+
+expected<file_chunk> chunk_of(const std::filesystem::path& file, std::int64_t offset,
+                              std::int64_t max_bytes) {
+  auto read =
+    node_files::read_file_chunk(file, offset, std::min(max_bytes, file_chunk_max_bytes));
+  if (!read)
+    return read.error();
+  return file_chunk{file.filename().string(), read->size, offset, std::move(read->data)};
+}
+
+} // namespace
+
+void task_executor::register_file_methods() {
+  using rpc::fencing;
+  const auto log_dir = config_.log_file.parent_path();
+  handle<request_log_list>(fencing::fenced, [log_dir](rpc::ack) -> expected<log_list_response> {
+    log_list_response r;
+    for (auto& f : node_files::list_log_files(log_dir))
+      r.logs.push_back(log_info{std::move(f.name), f.size, f.mtime});
+    return r;
+  });
+  handle<request_file_upload_by_name>(
+    fencing::fenced,
+    [this, log_dir](file_upload_by_name_request req) -> expected<file_chunk> {
+      if (!node_files::is_plain_file_name(req.name))
+        return make_error(errc::invalid_argument,
+                          "'" + req.name
+                            + "' is not the name of a file in the TaskManager's log directory.");
+      auto file = node_files::file_in(log_dir, req.name);
+      if (!file)
+        return make_error(errc::not_found, "The file " + req.name
+                                             + " does not exist on the TaskExecutor "
+                                             + config_.resource_id + ".");
+      return chunk_of(*file, req.offset, req.max_bytes);
+    });
+  handle<request_file_upload_by_type>(
+    fencing::fenced, [this](file_upload_by_type_request req) -> expected<file_chunk> {
+      std::filesystem::path file;
+      if (req.file_type == "LOG")
+        file = config_.log_file;
+      else if (req.file_type == "STDOUT")
+        file = node_files::stdout_file_of(config_.log_file);
+      else
+        return make_error(errc::invalid_argument,
+                          "Unknown file type '" + req.file_type + "': LOG or STDOUT.");
+      std::error_code ec;
+      if (file.empty() || !std::filesystem::is_regular_file(file, ec))
+        return make_error(errc::not_found, "The file " + req.file_type
+                                             + " does not exist on the TaskExecutor "
+                                             + config_.resource_id + ".");
+      return chunk_of(file, req.offset, req.max_bytes);
+    });
+  handle<request_thread_dump>(fencing::fenced, [](rpc::ack) -> expected<thread_dump_response> {
+    thread_dump_response r;
+    for (auto& t : node_files::thread_dump())
+      r.thread_infos.push_back(
+        thread_info{std::move(t.thread_name), std::move(t.stringified_thread_info)});
+    return r;
+  });
 }
 
 // -- ResourceManager connection ---------------------------------------------------------------------

@@ -23,6 +23,7 @@
 
 #include "runtime/metrics/metric_registry.hpp"
 #include <chrono>
+#include <filesystem>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -63,6 +64,10 @@ struct task_executor_config {
   /// `taskmanager.slot.timeout` (Flink's default: the ask timeout, 10 s): a slot allocated to a
   /// job but not active (not accepted, or its JobMaster gone) this long is freed.
   std::chrono::nanoseconds slot_timeout = std::chrono::seconds(10);
+  /// The TaskManager's log file (`flint-node --log-file`, or where its standard error goes): its
+  /// directory is what request_log_list lists, its `.out` sibling the "STDOUT" file. Empty: it
+  /// logs to a terminal or pipe and has no files to send.
+  std::filesystem::path log_file;
 };
 
 struct task_executor_services {
@@ -120,6 +125,9 @@ private:
   class job_leader_events;
 
   void register_methods();
+  /// The TaskManager's log files and threads (request_log_list, request_file_upload_by_*,
+  /// request_thread_dump).
+  void register_file_methods();
   /// Tells `job`'s JobMaster `req` over its connection, if the job has one (task_executor.cpp).
   template <class M>
   void tell_job_master(const graph::job_id& job, const typename M::request& req);

@@ -137,4 +137,51 @@ struct abort_checkpoint {
   using response = rpc::ack;
 };
 
+// -- the TaskManager's own files and threads (Flink's TaskExecutorGateway.requestLogList,
+// requestFileUploadByName/ByType, requestThreadDump), for REST's /taskmanagers/:id/{logs,log,
+// stdout,logs/:name,thread-dump}. Fenced by ResourceManagerId (scope rm_scope): the JobManager
+// that leads asks. Flink uploads the file to the blob server; Flint sends it in pieces of at
+// most file_chunk_max_bytes a call, which the caller asks for one after the other. --------------
+
+/// The most a file upload call sends: 4 MiB, under Flink's default pekko.framesize (10 MiB) and
+/// far under rpc.max-frame-size (128 MiB), so a large log never makes one oversized message.
+inline constexpr std::int64_t file_chunk_max_bytes = 4 << 20;
+
+/// Flink's requestLogList: the files directly in the TaskManager's log directory (none without
+/// one). Reply: the list.
+struct request_log_list {
+  static constexpr std::uint32_t id = 0x030E;
+  static constexpr const char* name = "request_log_list";
+  using request = rpc::ack;
+  using response = log_list_response;
+};
+
+/// Flink's requestFileUploadByName: a piece of one file of the log directory. A name that is not
+/// a plain file name (a '/', "..") is invalid_argument; no such regular file there (a link
+/// included) is not_found.
+struct request_file_upload_by_name {
+  static constexpr std::uint32_t id = 0x030F;
+  static constexpr const char* name = "request_file_upload_by_name";
+  using request = file_upload_by_name_request;
+  using response = file_chunk;
+};
+
+/// Flink's requestFileUploadByType: a piece of the log file ("LOG") or of its `.out` sibling
+/// ("STDOUT"). Another type is invalid_argument; a TaskManager logging to a terminal has neither
+/// (not_found).
+struct request_file_upload_by_type {
+  static constexpr std::uint32_t id = 0x0310;
+  static constexpr const char* name = "request_file_upload_by_type";
+  using request = file_upload_by_type_request;
+  using response = file_chunk;
+};
+
+/// Flink's requestThreadDump: the TaskManager process's threads.
+struct request_thread_dump {
+  static constexpr std::uint32_t id = 0x0311;
+  static constexpr const char* name = "request_thread_dump";
+  using request = rpc::ack;
+  using response = thread_dump_response;
+};
+
 } // namespace flint::task_executor

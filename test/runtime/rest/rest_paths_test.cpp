@@ -507,7 +507,14 @@ struct test_cluster {
     auto started = jm->start();
     REQUIRE_MESSAGE(started.has_value(), started.error().to_string());
     for (const char* id : {"tm-a", "tm-b"}) {
+      // Each TaskManager's log directory: its log, its stdout, and a link out of it.
+      auto tm_log = dir / (std::string(id) + "-log");
+      std::filesystem::create_directories(tm_log);
+      write_text(tm_log / "taskmanager.log", std::string("the log of ") + id + "\n");
+      write_text(tm_log / "taskmanager.out", std::string("the stdout of ") + id + "\n");
+      std::filesystem::create_symlink(dir / "secret.txt", tm_log / "link.log");
       node::task_manager_settings ts;
+      ts.log_file = tm_log / "taskmanager.log";
       ts.jobmanager_address = "127.0.0.1";
       ts.jobmanager_port = jm->rpc_port();
       ts.host = "127.0.0.1";
@@ -711,11 +718,16 @@ TEST_CASE(
     {"/taskmanagers/{tm}", {200, task_manager_details_info}},
     {"/taskmanagers/{tm}/metrics", {200, metric_ids}},
     {"/taskmanagers/no-such-tm/metrics", {404, {}}},
-    {"/taskmanagers/{tm}/log", {404, {}}},
-    {"/taskmanagers/{tm}/stdout", {404, {}}},
-    {"/taskmanagers/{tm}/logs", {404, {}}},
+    {"/taskmanagers/{tm}/logs", {200, log_list_info}},
+    {"/taskmanagers/{tm}/thread-dump", {200, thread_dump_info}},
+    {"/taskmanagers/no-such-tm/logs", {404, {}}},
+    {"/taskmanagers/no-such-tm/thread-dump", {404, {}}},
+    // As the JobManager's: a name is a file's own, directly in the TaskManager's log directory.
     {"/taskmanagers/{tm}/logs/..%2Fsecret.txt", {400, {}}},
-    {"/taskmanagers/{tm}/thread-dump", {404, {}}},
+    {"/taskmanagers/{tm}/logs/..", {400, {}}},
+    {"/taskmanagers/{tm}/logs/sub%2Ftaskmanager.log", {400, {}}},
+    {"/taskmanagers/{tm}/logs/link.log", {404, {}}},
+    {"/taskmanagers/{tm}/logs/no-such.log", {404, {}}},
     {"/jobmanager/metrics", {200, metric_ids}},
     {"/jobmanager/metrics?get=numRegisteredTaskManagers,taskSlotsTotal", {200, metric_values}},
     {"/jobmanager/logs", {200, log_list_info}},
@@ -752,6 +764,13 @@ TEST_CASE(
     CHECK(log.text == "the JobManager's log\n");
     CHECK(c.get(prefix + "/jobmanager/stdout").text == "the JobManager's stdout\n");
     CHECK(c.get(prefix + "/jobmanager/logs/jobmanager.log").text == "the JobManager's log\n");
+    // The TaskManager's, sent by its TaskExecutor.
+    const auto tm_log = "the log of " + tm + "\n";
+    auto tm_answer = c.get(prefix + "/taskmanagers/" + tm + "/log");
+    CHECK(tm_answer.status == 200);
+    CHECK(tm_answer.text == tm_log);
+    CHECK(c.get(prefix + "/taskmanagers/" + tm + "/stdout").text == "the stdout of " + tm + "\n");
+    CHECK(c.get(prefix + "/taskmanagers/" + tm + "/logs/taskmanager.log").text == tm_log);
   }
 
   // Values where the test knows them.
@@ -801,6 +820,23 @@ TEST_CASE(
     names.push_back(l["name"]);
   // The link out of the directory is not a log file of it.
   CHECK(names == std::vector<std::string>{"jobmanager.log", "jobmanager.out"});
+  auto tm_logs = c.get("/taskmanagers/" + tm + "/logs").body["logs"];
+  std::vector<std::string> tm_names;
+  for (const auto& l : tm_logs)
+    tm_names.push_back(l["name"]);
+  CHECK(tm_names == std::vector<std::string>{"taskmanager.log", "taskmanager.out"});
+  CHECK(tm_logs[0]["size"] == ("the log of " + tm + "\n").size());
+  // A log larger than one piece the TaskExecutor sends arrives whole.
+  {
+    std::string big;
+    for (int i = 0; big.size() < 9u << 20; ++i)
+      big += "line " + std::to_string(i) + " of a long TaskManager log\n";
+    write_text(c.dir / (tm + "-log") / "big.log", big);
+    auto a = c.get("/taskmanagers/" + tm + "/logs/big.log");
+    CHECK(a.status == 200);
+    CHECK(a.text.size() == big.size());
+    CHECK(a.text == big);
+  }
   auto job_metrics = c.get("/jobs/" + running + "/metrics?get=numRestarts,noSuchMetric").body;
   REQUIRE(job_metrics.size() == 1);
   CHECK(job_metrics[0]["value"] == "0");

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include <memory>
@@ -201,8 +203,9 @@ struct te_fixture : test_fixture {
     run();
   }
 
-  void start_task_executor(std::int32_t slots = 2) {
+  void start_task_executor(std::int32_t slots = 2, std::filesystem::path log_file = {}) {
     te::task_executor_config cfg;
+    cfg.log_file = std::move(log_file);
     cfg.resource_id = te_id;
     cfg.host = "localhost";
     cfg.data_port = 6121;
@@ -861,4 +864,155 @@ TEST_CASE_FIXTURE(te_fixture, "disconnect_job_manager releases the job's partiti
   REQUIRE(released_jobs.size() == 1);
   CHECK(released_jobs[0] == job_a);
   CHECK(held_partitions.empty());
+}
+
+namespace {
+
+/// A scratch log directory: taskmanager.log, its .out, and a link out of the directory.
+struct log_directory {
+  std::filesystem::path root = std::filesystem::temp_directory_path()
+    / ("flint_te_log_files_" + std::to_string(::getpid()));
+  std::filesystem::path dir = root / "log";
+  log_directory() {
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(dir);
+    write(dir / "taskmanager.log", "the TaskManager's log\n");
+    write(dir / "taskmanager.out", "the TaskManager's stdout\n");
+    write(root / "secret.txt", "outside\n");
+    std::filesystem::create_symlink(root / "secret.txt", dir / "link.log");
+  }
+  ~log_directory() {
+    std::error_code ec;
+    std::filesystem::remove_all(root, ec);
+  }
+  static void write(const std::filesystem::path& p, const std::string& text) {
+    std::ofstream(p, std::ios::binary) << text;
+  }
+};
+
+std::string text_of(const std::vector<char>& data) {
+  return std::string(data.begin(), data.end());
+}
+
+} // namespace
+
+TEST_CASE_FIXTURE(te_fixture,
+                  "request_log_list lists the regular files of the log directory, not a link out") {
+  log_directory logs;
+  start_task_executor(1, logs.dir / "taskmanager.log");
+  auto r = ask_te<te::request_log_list>(rm, te_from_rm(rm_token()), rpc::ack{});
+  REQUIRE(r.has_value());
+  REQUIRE_MESSAGE(r->has_value(), r->error().to_string());
+  REQUIRE((*r)->logs.size() == 2);
+  CHECK((*r)->logs[0].name == "taskmanager.log");
+  CHECK((*r)->logs[0].size == 22);
+  CHECK((*r)->logs[0].mtime > 0);
+  CHECK((*r)->logs[1].name == "taskmanager.out");
+  auto refused = ask_te<te::request_log_list>(rm, te_from_rm(rpc::fencing_token{9, 9}), rpc::ack{});
+  REQUIRE(refused.has_value());
+  REQUIRE_FALSE(refused->has_value());
+  CHECK(refused->error().code == errc::fencing_token_mismatch);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "request_log_list without a log file lists nothing") {
+  start_task_executor(1);
+  auto r = ask_te<te::request_log_list>(rm, te_from_rm(rm_token()), rpc::ack{});
+  REQUIRE(r.has_value());
+  REQUIRE(r->has_value());
+  CHECK((*r)->logs.empty());
+}
+
+TEST_CASE_FIXTURE(
+  te_fixture,
+  "request_file_upload_by_name sends a file of the log directory in pieces and refuses other names") {
+  log_directory logs;
+  start_task_executor(1, logs.dir / "taskmanager.log");
+  auto whole = ask_te<te::request_file_upload_by_name>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_name_request{"taskmanager.out", 0, 1 << 20});
+  REQUIRE(whole.has_value());
+  REQUIRE_MESSAGE(whole->has_value(), whole->error().to_string());
+  CHECK((*whole)->name == "taskmanager.out");
+  CHECK(text_of((*whole)->data) == "the TaskManager's stdout\n");
+  CHECK((*whole)->size == 25);
+  // A piece: from offset 4, at most 10 bytes.
+  auto piece = ask_te<te::request_file_upload_by_name>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_name_request{"taskmanager.out", 4, 10});
+  REQUIRE(piece->has_value());
+  CHECK(text_of((*piece)->data) == "TaskManage");
+  CHECK((*piece)->offset == 4);
+  CHECK((*piece)->size == 25);
+  // Past the end: nothing, and the size says the file is done.
+  auto past = ask_te<te::request_file_upload_by_name>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_name_request{"taskmanager.out", 25, 10});
+  REQUIRE(past->has_value());
+  CHECK((*past)->data.empty());
+  for (const std::string bad : {"../secret.txt", "..", "sub/taskmanager.log", ""}) {
+    auto r = ask_te<te::request_file_upload_by_name>(rm, te_from_rm(rm_token()),
+                                                    te::file_upload_by_name_request{bad, 0, 10});
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->has_value());
+    CHECK_MESSAGE(r->error().code == errc::invalid_argument, bad);
+  }
+  for (const std::string missing : {"link.log", "no-such.log"}) {
+    auto r = ask_te<te::request_file_upload_by_name>(
+      rm, te_from_rm(rm_token()), te::file_upload_by_name_request{missing, 0, 10});
+    REQUIRE(r.has_value());
+    REQUIRE_FALSE(r->has_value());
+    CHECK_MESSAGE(r->error().code == errc::not_found, missing);
+  }
+  auto negative = ask_te<te::request_file_upload_by_name>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_name_request{"taskmanager.out", -1, 10});
+  REQUIRE_FALSE(negative->has_value());
+  CHECK(negative->error().code == errc::invalid_argument);
+}
+
+TEST_CASE_FIXTURE(te_fixture,
+                  "request_file_upload_by_name sends no more than file_chunk_max_bytes a call") {
+  log_directory logs;
+  log_directory::write(logs.dir / "big.log",
+                       std::string(static_cast<std::size_t>(te::file_chunk_max_bytes) + 100, 'x'));
+  start_task_executor(1, logs.dir / "taskmanager.log");
+  auto r = ask_te<te::request_file_upload_by_name>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_name_request{"big.log", 0, 1LL << 40});
+  REQUIRE(r.has_value());
+  REQUIRE_MESSAGE(r->has_value(), r->error().to_string());
+  CHECK(static_cast<std::int64_t>((*r)->data.size()) == te::file_chunk_max_bytes);
+  CHECK((*r)->size == te::file_chunk_max_bytes + 100);
+}
+
+TEST_CASE_FIXTURE(te_fixture,
+                  "request_file_upload_by_type sends the log file and its .out sibling") {
+  log_directory logs;
+  start_task_executor(1, logs.dir / "taskmanager.log");
+  auto log = ask_te<te::request_file_upload_by_type>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_type_request{"LOG", 0, 1 << 20});
+  REQUIRE(log->has_value());
+  CHECK(text_of((*log)->data) == "the TaskManager's log\n");
+  auto out = ask_te<te::request_file_upload_by_type>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_type_request{"STDOUT", 0, 1 << 20});
+  REQUIRE(out->has_value());
+  CHECK(text_of((*out)->data) == "the TaskManager's stdout\n");
+  auto other = ask_te<te::request_file_upload_by_type>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_type_request{"GC", 0, 10});
+  REQUIRE_FALSE(other->has_value());
+  CHECK(other->error().code == errc::invalid_argument);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "request_file_upload_by_type without a log file is not_found") {
+  start_task_executor(1);
+  auto log = ask_te<te::request_file_upload_by_type>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_type_request{"LOG", 0, 10});
+  REQUIRE(log.has_value());
+  REQUIRE_FALSE(log->has_value());
+  CHECK(log->error().code == errc::not_found);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "request_thread_dump lists this process's threads") {
+  start_task_executor(1);
+  auto r = ask_te<te::request_thread_dump>(rm, te_from_rm(rm_token()), rpc::ack{});
+  REQUIRE(r.has_value());
+  REQUIRE(r->has_value());
+  REQUIRE_FALSE((*r)->thread_infos.empty());
+  CHECK_FALSE((*r)->thread_infos[0].thread_name.empty());
+  CHECK((*r)->thread_infos[0].stringified_thread_info.find(" Id=") != std::string::npos);
 }
