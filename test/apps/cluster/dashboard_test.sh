@@ -3,7 +3,8 @@
 # against a running cluster of processes: a running job's graph shows each vertex with its state,
 # the message timeline shows the slot protocol's messages in order, and a job whose slots cannot
 # be had shows its pending slot requests in the "why is this job not running" panel. The
-# screenshots are kept in $FLINT_ARTIFACTS (build/test-artifacts/dashboard).
+# screenshots are kept in $FLINT_ARTIFACTS (build/test-artifacts/dashboard). An event-time job
+# with checkpoints shows its checkpoint history and its windows' watermarks.
 . "$(dirname "$0")/lib.sh"
 browser=$(command -v chromium || true)
 [[ -n "$browser" ]] || { echo "SKIP: no chromium (bash deploy/install-deps.sh --tests installs it)"; exit 77; }
@@ -114,7 +115,67 @@ rest = [t for t in titles if t.startswith("rest ") or " rest:" in t]
 check(not rest, f"the dashboard's own queries are shown: {rest[:3]}")
 PY
 
-# 3. A job that asks for more slots than are free: its pending requests in the "why" panel.
+# 3. An event-time job with checkpoints: the checkpoints tab lists its completed checkpoints as
+# the REST history has them, and the graph shows its windows' low watermark as a time.
+"$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -d -p 2 \
+  -D execution.checkpointing.interval=200ms "$FLINT_JOBS/windowed_clicks.so" --rate 2000 \
+  >"$WORK/run3.log" 2>&1 || { cat "$WORK/run3.log"; fail "flint run windowed_clicks.so"; }
+clicks=$(sed -n 's/^Job has been submitted with JobID \([0-9a-f]*\)$/\1/p' "$WORK/run3.log")
+[[ -n "$clicks" ]] || fail "no job id in $(cat "$WORK/run3.log")"
+await_rest "/jobs/$clicks/checkpoints" 'j["counts"]["completed"] >= 2'
+# Some vertex's input watermark moves past Long.MIN_VALUE (the windows' and the sink's).
+await_rest "/jobs/$clicks" 'j["state"] == "RUNNING"'
+python3 - "$url" "$clicks" <<'PY' || fail "no vertex of the event-time job reports a watermark"
+import json, sys, time, urllib.request
+url, job = sys.argv[1], sys.argv[2]
+get = lambda path: json.load(urllib.request.urlopen(url + path, timeout=5))
+deadline = time.time() + 30
+while time.time() < deadline:
+    marks = [m for v in get(f"/jobs/{job}")["vertices"]
+             for m in get(f"/jobs/{job}/vertices/{v['id']}/watermarks")]
+    if any(int(m["value"]) > 0 for m in marks):
+        sys.exit(0)
+    time.sleep(0.2)
+sys.exit(f"watermarks still {marks}")
+PY
+browse "/job/running/$clicks/checkpoints" checkpoints
+rest_get "/jobs/$clicks/checkpoints" >"$WORK/checkpoints.json"
+python3 - "$WORK/checkpoints.html" "$WORK/checkpoints.json" <<'PY' || fail "the checkpoints tab does not show the checkpoint history"
+import json, re, sys
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
+dom = open(sys.argv[1]).read()
+rest = json.load(open(sys.argv[2]))
+table = re.search(r'<table id="checkpoint-history"[^>]*>(.*?)</table>', dom, re.S)
+check(table, "no checkpoint history table")
+rows = re.findall(r'<tr[^>]*>(.*?)</tr>', table.group(1), re.S)[1:]  # after the header
+ids = [int(re.search(r'<td class="num">([0-9]+)</td>', r).group(1)) for r in rows if 'class="num"' in r]
+statuses = re.findall(r'<span class="badge st-([A-Z_]+)">', table.group(1))
+print(f"checkpoints: history ids {ids}, statuses {statuses}")
+check(ids, "no checkpoint in the history table")
+check("COMPLETED" in statuses, f"no completed checkpoint shown: {statuses}")
+# Every shown id is one the REST history has (the page polls, so it may be a little behind).
+known = {c["id"] for c in rest["history"]} | set(range(1, max(c["id"] for c in rest["history"]) + 1))
+check(set(ids) <= known, f"ids {ids} not in REST's history")
+check('id="latest-checkpoint"' in dom and "No checkpoint has completed yet" not in dom,
+      "no latest completed checkpoint shown")
+PY
+browse "/job/running/$clicks/overview" clicks_graph
+python3 - "$WORK/clicks_graph.html" <<'PY' || fail "the graph does not show the event-time job's watermarks"
+import re, sys
+def check(ok, why):  # not `assert`, which PYTHONOPTIMIZE turns off
+    if not ok:
+        sys.exit(f"check failed: {why}")
+dom = open(sys.argv[1]).read()
+marks = re.findall(r'<span class="watermark" data-watermark="([^"]*)">([^<]*)</span>', dom)
+print(f"watermarks: {marks}")
+times = [(v, t) for v, t in marks if v.lstrip("-").isdigit() and int(v) > 0]
+check(times, f"no vertex shows a watermark time: {marks}")
+check(all("T" in t and t.startswith(v) for v, t in times), f"a watermark is not shown as a time: {times}")
+PY
+
+# 4. A job that asks for more slots than are free: its pending requests in the "why" panel.
 "$FLINT_BIN/flint" run --config "$WORK/flink-conf.yaml" -d -p 8 "$FLINT_JOBS/endless.so" \
   >"$WORK/run2.log" 2>&1 || { cat "$WORK/run2.log"; fail "flint run -p 8"; }
 starved=$(sed -n 's/^Job has been submitted with JobID \([0-9a-f]*\)$/\1/p' "$WORK/run2.log")
