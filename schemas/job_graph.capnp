@@ -196,4 +196,7 @@ struct TaskDeploymentDescriptor {
   libraryHash @16 :Text;
   executionGraphId @17 :GraphId128;
   # The ExecutionGraph of the attempt (part of its ExecutionAttemptID; random per graph).
+  stateBackendConfiguration @18 :List(ConfigEntry);
+  # The state.backend.rocksdb.* keys the JobMaster resolved for the job (the job's own over the
+  # cluster's): what the task's keyed state backend is opened with.
 }

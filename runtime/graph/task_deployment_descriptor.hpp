@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,11 @@ struct task_checkpoint_options {
   /// `state.backend.type` (hashmap, rocksdb) and `state.backend.incremental`.
   std::string state_backend = "hashmap";
   bool incremental = false;
+  /// The `state.backend.rocksdb.*` keys the job runs with, as the JobMaster resolved them (the
+  /// job's own over the cluster's, as Flink merges a job's configuration over the cluster's):
+  /// the task opens its backend with these (state::keyed_state_backend_options_from), so a job's
+  /// `writebuffer.size` or `cache.size` reaches RocksDB. Unset keys: Flink's defaults.
+  std::map<std::string, std::string> state_backend_configuration;
 
   friend bool operator==(const task_checkpoint_options&, const task_checkpoint_options&) = default;
 };

@@ -3,6 +3,7 @@
 #include "runtime/network/stream_events.hpp"
 #include "runtime/streaming/key_groups.hpp"
 #include "runtime/streaming/local_state_root.hpp"
+#include "runtime/state/state_backend_options.hpp"
 #include "runtime/streaming/stream_operator_factory.hpp"
 
 #include <algorithm>
@@ -61,6 +62,14 @@ expected<operator_chain> build_operator_chain(
         && job.edges[e].key_group_max_parallelism > 0)
       key_groups = job.edges[e].key_group_max_parallelism;
 
+  // The job's `state.backend.rocksdb.*` (its own over the cluster's, from the JobMaster).
+  config::configuration backend_config;
+  for (const auto& [key, value] : tdd.checkpointing.state_backend_configuration)
+    backend_config.set(key, value, "job " + tdd.job_id.to_string());
+  auto backend_options = state::keyed_state_backend_options_from(backend_config);
+  if (!backend_options)
+    return backend_options.error();
+
   const auto& chain = vertex.operators;
   operator_chain made;
   std::map<int, stream_operator*> built;
@@ -93,6 +102,7 @@ expected<operator_chain> build_operator_chain(
     ctx.checkpointing = tdd.checkpointing.mode;
     ctx.state_backend.type = tdd.checkpointing.state_backend;
     ctx.state_backend.incremental = tdd.checkpointing.incremental;
+    ctx.state_backend.rocksdb = backend_options->rocksdb;
     // RocksDB's working files: one directory per operator subtask and attempt in the process's
     // private local state root (Flink's taskmanager local state directory), made only for a job
     // that keeps its state there.

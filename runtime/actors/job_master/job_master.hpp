@@ -257,6 +257,8 @@ private:
   /// `state.backend.type` and `state.backend.incremental`, for the tasks.
   std::string state_backend_ = "hashmap";
   bool incremental_checkpoints_ = false;
+  /// The job's `state.backend.rocksdb.*` keys (its own over the cluster's), for the tasks.
+  std::map<std::string, std::string> state_backend_configuration_;
   /// The savepoint or checkpoint the job started from (until a checkpoint of its own completes).
   std::optional<checkpoint::completed_checkpoint> initial_restore_;
   /// The restart and failover strategies from on_start until the scheduler takes them.

@@ -16,6 +16,7 @@
 #include "runtime/state/checkpoint_storage.hpp"
 #include "runtime/state/savepoint_files.hpp"
 #include "runtime/state/state_assignment.hpp"
+#include "runtime/state/state_backend_options.hpp"
 
 #include <caf/all.hpp>
 
@@ -27,6 +28,12 @@
 #include <set>
 
 namespace flint::job_master {
+
+namespace {
+/// The keys a task's RocksDB backend reads (Flink's RocksDBConfigurableOptions and
+/// RocksDBOptions), shipped to it in its deployment descriptor.
+constexpr std::string_view rocksdb_key_prefix = "state.backend.rocksdb.";
+} // namespace
 
 using graph::execution_state;
 using graph::job_status;
@@ -47,22 +54,20 @@ bool job_master::create_checkpoint_coordinator() {
   }
   // Always a coordinator, as Flink has for streaming jobs: savepoints need one even when
   // periodic checkpoints are off (interval 0: its scheduler never starts).
-  auto backend = config.get_raw("state.backend.type").value_or("hashmap");
-  if (backend != "hashmap" && backend != "rocksdb") {
-    fail_before_start("Could not start job " + job_id_.to_string() + ": unknown state backend '"
-                      + backend + "' (state.backend.type: hashmap or rocksdb)");
+  // The job's state backend settings (its own over the cluster's, as job_configuration merged
+  // them), checked here so a bad value fails the job before it starts, not every task.
+  auto backend = state::keyed_state_backend_options_from(config);
+  if (!backend) {
+    fail_before_start("Could not start job " + job_id_.to_string() + ": "
+                      + backend.error().message);
     return false;
   }
-  state_backend_ = backend;
-  if (config.get_raw("state.backend.incremental")) {
-    auto incremental = config.get_bool("state.backend.incremental");
-    if (!incremental) {
-      fail_before_start("Could not start job " + job_id_.to_string()
-                        + ": state.backend.incremental: " + incremental.error().message);
-      return false;
-    }
-    incremental_checkpoints_ = *incremental;
-  }
+  state_backend_ = backend->type;
+  incremental_checkpoints_ = backend->incremental;
+  state_backend_configuration_.clear();
+  for (const auto& key : config.keys())
+    if (key.starts_with(rocksdb_key_prefix))
+      state_backend_configuration_[key] = *config.get_raw(key);
   auto checkpoints_dir = config.find(config::options::state_checkpoints_dir);
   if (!checkpoints_dir) {
     fail_before_start("Could not start job " + job_id_.to_string() + ": "
@@ -409,6 +414,7 @@ expected<unit> job_master::add_checkpoint_settings(graph::task_deployment_descri
     tdd.checkpointing.storage_dir = checkpoint_storage_->job_directory();
   tdd.checkpointing.state_backend = state_backend_;
   tdd.checkpointing.incremental = incremental_checkpoints_;
+  tdd.checkpointing.state_backend_configuration = state_backend_configuration_;
   // The latest completed checkpoint, else the savepoint the job started from.
   const auto* latest = checkpoints_->latest_completed();
   if (latest == nullptr && initial_restore_)

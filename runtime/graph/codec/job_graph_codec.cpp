@@ -357,6 +357,15 @@ std::vector<char> encode_task_deployment_descriptor(const task_deployment_descri
   root.setCheckpointStorageDir(tdd.checkpointing.storage_dir);
   root.setStateBackend(tdd.checkpointing.state_backend);
   root.setIncrementalCheckpoints(tdd.checkpointing.incremental);
+  const auto& backend_config = tdd.checkpointing.state_backend_configuration;
+  auto backend_entries =
+    root.initStateBackendConfiguration(static_cast<unsigned>(backend_config.size()));
+  unsigned backend_entry = 0;
+  for (const auto& [key, value] : backend_config) {
+    backend_entries[backend_entry].setKey(key);
+    backend_entries[backend_entry].setValue(value);
+    ++backend_entry;
+  }
   if (tdd.restore) {
     auto restore = state::encode_task_restore(*tdd.restore);
     root.setRestore(
@@ -425,6 +434,9 @@ expected<task_deployment_descriptor> decode_task_deployment_descriptor(
         ? std::string(root.getStateBackend().cStr())
         : std::string("hashmap");
       tdd.checkpointing.incremental = root.getIncrementalCheckpoints();
+      for (auto entry : root.getStateBackendConfiguration())
+        tdd.checkpointing.state_backend_configuration[entry.getKey().cStr()] =
+          entry.getValue().cStr();
       if (root.hasRestore() && root.getRestore().size() > 0) {
         auto bytes = root.getRestore();
         auto restore =

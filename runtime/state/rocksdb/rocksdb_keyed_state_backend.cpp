@@ -1,5 +1,6 @@
 #include "runtime/state/rocksdb/rocksdb_keyed_state_backend.hpp"
 
+#include "runtime/common/logging.hpp"
 #include "runtime/state/backend_entry_format.hpp"
 #include "runtime/state/detail/file_io.hpp"
 #include "runtime/state/keyed_state_files.hpp"
@@ -210,8 +211,17 @@ expected<std::unique_ptr<rocksdb_keyed_state_backend>> rocksdb_keyed_state_backe
   if (!instance)
     return instance.error();
   state->instance = std::move(*instance);
-  return std::unique_ptr<rocksdb_keyed_state_backend>(
+  auto backend = std::unique_ptr<rocksdb_keyed_state_backend>(
     new rocksdb_keyed_state_backend(std::move(state), key_groups, options));
+  // As Flink's EmbeddedRocksDBStateBackend logs its options: which settings the instance really
+  // has (RocksDB's own report), so a job's state.backend.rocksdb.* can be seen to take effect.
+  std::string line = "Using RocksDB options for " + backend->instance_dir()
+    + ": predefined-options " + options.rocksdb.predefined_options + ", cache.size "
+    + std::to_string(options.rocksdb.cache_bytes) + " bytes";
+  for (const auto& [name, value] : backend->rocksdb_settings())
+    line += ", " + name + "=" + value;
+  make_endpoint_logger("rocksdb_state_backend")->info(line);
+  return backend;
 }
 
 rocksdb_keyed_state_backend::rocksdb_keyed_state_backend(std::shared_ptr<core> state,

@@ -127,6 +127,25 @@ TEST_CASE("the job's code hashes reach every task deployment descriptor and surv
   }
 }
 
+TEST_CASE("the job's state.backend.rocksdb.* settings survive a descriptor's round trip") {
+  auto eg = value_of(execution_graph::build(busy_job()));
+  auto tdd = value_of(make_task_deployment_descriptor(eg, 0));
+  // None set: none travel, and the decoder reads an old sender's message (no field) as none.
+  auto plain = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(tdd)));
+  REQUIRE(plain.has_value());
+  CHECK(plain->checkpointing.state_backend_configuration.empty());
+  tdd.checkpointing.state_backend = "rocksdb";
+  tdd.checkpointing.state_backend_configuration = {
+    {"state.backend.rocksdb.cache.size", "0"},
+    {"state.backend.rocksdb.writebuffer.size", "3 mb"},
+    {"state.backend.rocksdb.compaction.style", "UNIVERSAL"}};
+  auto decoded = decode_task_deployment_descriptor(view(encode_task_deployment_descriptor(tdd)));
+  REQUIRE(decoded.has_value());
+  CHECK(decoded->checkpointing.state_backend_configuration
+        == tdd.checkpointing.state_backend_configuration);
+  CHECK(*decoded == tdd);
+}
+
 TEST_CASE("producer locations reach the consumer's descriptor and survive a round trip") {
   auto eg = value_of(execution_graph::build(busy_job()));
   // Each producer on a TaskExecutor of its own, with an embedded NUL in the host to keep.

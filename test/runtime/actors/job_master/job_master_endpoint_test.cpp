@@ -692,6 +692,47 @@ TEST_CASE_FIXTURE(job_master_fixture,
 }
 
 TEST_CASE_FIXTURE(job_master_fixture,
+                  "every task's descriptor carries the job's state.backend.rocksdb.* keys, the "
+                  "job's own over the cluster's") {
+  job_master_config cfg;
+  cfg.configuration.set("state.backend.rocksdb.writebuffer.size", "32 mb");
+  cfg.configuration.set("state.backend.rocksdb.block.cache-size", "16 mb");
+  cfg.configuration.set("taskmanager.numberOfTaskSlots", "2"); // not a backend key: stays home
+  auto g = test::chain_job(job, {2, 2, 2});
+  g.checkpointing.interval = 100;
+  g.execution_config.job_configuration["state.backend.type"] = "rocksdb";
+  g.execution_config.job_configuration["state.backend.rocksdb.writebuffer.size"] = "3 mb";
+  g.execution_config.job_configuration["state.backend.rocksdb.cache.size"] = "0";
+  confirm_resource_manager();
+  start_job_master(std::move(g), std::move(cfg));
+  register_and_offer();
+  REQUIRE(submitted.size() == 6);
+  const std::map<std::string, std::string> expected{
+    {"state.backend.rocksdb.block.cache-size", "16 mb"},
+    {"state.backend.rocksdb.cache.size", "0"},
+    {"state.backend.rocksdb.writebuffer.size", "3 mb"}};
+  for (const auto& s : submitted) {
+    CHECK(s.tdd.checkpointing.state_backend == "rocksdb");
+    CHECK(s.tdd.checkpointing.state_backend_configuration == expected);
+  }
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
+                  "a job whose state.backend.rocksdb.* value does not parse fails before it "
+                  "starts, naming the key") {
+  auto g = test::chain_job(job, {2, 2, 2});
+  g.checkpointing.interval = 100;
+  g.execution_config.job_configuration["state.backend.rocksdb.writebuffer.size"] = "lots";
+  confirm_resource_manager();
+  start_job_master(std::move(g), {});
+  CHECK(submitted.empty());
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].status == job_status::failed);
+  CHECK(results[0].failure_cause.find("state.backend.rocksdb.writebuffer.size")
+        != std::string::npos);
+}
+
+TEST_CASE_FIXTURE(job_master_fixture,
                   "a declined checkpoint is aborted at every task and counted — a task not ready "
                   "does not count") {
   job_master_config cfg;
