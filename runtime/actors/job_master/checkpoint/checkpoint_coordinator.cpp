@@ -115,6 +115,7 @@ expected<std::int64_t> checkpoint_coordinator::start(time_ms now,
   p.savepoint = std::move(savepoint);
   auto id = p.id;
   auto& pending = pending_.emplace(id, std::move(p)).first->second;
+  finished_task_waiting_ = false; // this one covers every task finished so far
   checkpoint_record r;
   r.id = id;
   r.savepoint = pending.savepoint.has_value();
@@ -236,6 +237,11 @@ void checkpoint_coordinator::complete(pending_checkpoint p, time_ms now) {
     abort(id, failure_reason::subsumed, {}, now);
   for (const auto& task : p.plan.to_acknowledge)
     actions_.notify_checkpoint_complete(task, c.id);
+  // Tasks that finished while this one was in progress: the tasks after them wait for a
+  // checkpoint taken after their input ended. Without this the job's end waits for the next
+  // periodic trigger (up to an interval: 0.3 s of a 0.7 s WordCount at 1 s intervals).
+  if (finished_task_waiting_ && pending_.empty())
+    trigger_after_finished_task(now);
 }
 
 void checkpoint_coordinator::decline(const task_id& task, std::int64_t checkpoint_id,
@@ -275,10 +281,13 @@ void checkpoint_coordinator::task_finished(const task_id& task, time_ms now) {
 }
 
 void checkpoint_coordinator::trigger_after_finished_task(time_ms now) {
-  if (!running_ || !pending_.empty())
+  if (!running_)
     return;
-  if (last_completion_ && now < *last_completion_ + settings_.min_pause.count())
+  if (!pending_.empty()
+      || (last_completion_ && now < *last_completion_ + settings_.min_pause.count())) {
+    finished_task_waiting_ = true;
     return;
+  }
   (void)trigger_checkpoint(now); // not all running yet: counted and logged, the periodic one comes
 }
 

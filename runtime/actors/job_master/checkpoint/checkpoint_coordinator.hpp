@@ -235,8 +235,10 @@ public:
   /// it (not counted against the tolerance; the next one plans it as finished).
   void task_finished(const task_id& task, time_ms now);
   /// A task finished, so others may now wait for a final checkpoint before they finish
-  /// (FLIP-147): one is triggered at once rather than an interval later, unless a checkpoint is
-  /// in progress or the pause after the last one is not over.
+  /// (FLIP-147): one is triggered at once rather than an interval later. With a checkpoint in
+  /// progress (triggered before the task finished, so it is not the final one of the tasks that
+  /// wait) it is triggered as soon as that one completes; within the pause after the last one,
+  /// the periodic trigger brings it.
   void trigger_after_finished_task(time_ms now);
 
   /// Aborts every pending checkpoint (a failover restarted tasks); not counted as failures.
@@ -284,6 +286,9 @@ private:
   std::map<std::int64_t, pending_checkpoint> pending_;
   std::deque<completed_checkpoint> retained_;
   std::optional<time_ms> last_completion_;
+  /// A task finished while a checkpoint was in progress or paused after: no checkpoint has
+  /// been triggered since (trigger_after_finished_task).
+  bool finished_task_waiting_ = false;
   std::int64_t completed_ = 0;
   std::int64_t failed_ = 0;
   std::int32_t consecutive_failures_ = 0;

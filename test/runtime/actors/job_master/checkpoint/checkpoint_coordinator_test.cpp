@@ -468,6 +468,24 @@ TEST_SUITE("checkpoint coordinator") {
     CHECK(c.number_of_pending() == 1);
   }
 
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "a task that finishes while a checkpoint is in progress gets the next one as "
+                    "soon as that one completes, not an interval later") {
+    auto& c = make();
+    c.start_scheduler();
+    auto first = c.trigger_checkpoint(0);
+    REQUIRE(first.has_value());
+    // Triggered before the task finished: not the final checkpoint of the tasks after it.
+    c.trigger_after_finished_task(5);
+    CHECK(actions.triggers.size() == 2); // source0 and source1 of the first only
+    ack_all(*first, 20);
+    REQUIRE(c.number_of_pending() == 1);
+    CHECK(actions.triggers.back().id == *first + 1);
+    // Completing that one triggers nothing more: no task finished since it was triggered.
+    ack_all(*first + 1, 30);
+    CHECK(c.number_of_pending() == 0);
+  }
+
   TEST_CASE_FIXTURE(coordinator_fixture, "after a restore the ids count on from the savepoint") {
     auto& c = make();
     c.restored_from(41);
