@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 
 #include "runtime/metrics/meter_view.hpp"
 
@@ -82,10 +83,26 @@ task_io_metrics::per_second task_io_metrics::time_per_second(clock::time_point n
   return latest_;
 }
 
-operator_io& task_io_metrics::add_operator(const std::string& name) {
+operator_io& task_io_metrics::add_operator(const std::string& name, const std::string& id) {
   operators_.push_back(std::make_unique<operator_io>());
   operators_.back()->name = name;
+  operators_.back()->id = id;
   return *operators_.back();
+}
+
+std::string task_scope::vertex_name() const {
+  // The deployment descriptor names the task as Flink's taskNameWithSubtask, "Map (1/2)"; Flink's
+  // task_name variable is the vertex's name alone (TaskInformation#getTaskName), so that one
+  // series per subtask shares it.
+  const std::string marker = " (" + std::to_string(subtask_index + 1) + "/";
+  auto at = task_name.rfind(marker);
+  if (at == std::string::npos || task_name.back() != ')')
+    return task_name;
+  auto digits = std::string_view(task_name).substr(at + marker.size());
+  digits.remove_suffix(1);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    return task_name;
+  return task_name.substr(0, at);
 }
 
 variables task_scope::vars() const {
@@ -95,12 +112,12 @@ variables task_scope::vars() const {
           {"job_name", job_name},
           {"task_id", task_id},
           {"task_attempt_id", task_attempt_id},
-          {"task_name", task_name},
+          {"task_name", vertex_name()},
           {"task_attempt_num", std::to_string(attempt_number)},
           {"subtask_index", std::to_string(subtask_index)}};
 }
 
-collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io) {
+collector task_collector(task_scope scope, const std::shared_ptr<task_io_metrics>& task_io) {
   // Flink's meters beside their counters; reporters may read from several threads.
   struct meters {
     std::mutex mtx;
@@ -108,7 +125,11 @@ collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io) 
     std::map<const operator_io*, std::pair<meter_view, meter_view>> operators;
   };
   auto views = std::make_shared<meters>();
-  return [scope = std::move(scope), io = std::move(io), views](std::vector<sample>& out) {
+  return [scope = std::move(scope), weak = std::weak_ptr<task_io_metrics>(task_io),
+          views](std::vector<sample>& out) {
+    auto io = weak.lock();
+    if (!io)
+      return; // the task ended
     const std::string task = "taskmanager.job.task";
     auto vars = scope.vars();
     auto add = [&](const char* name, double v) { out.push_back({task, name, vars, v}); };
@@ -131,6 +152,7 @@ collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io) 
     add("numBytesOutPerSecond", views->bytes_out.rate(now, bytes_out));
     add("numBuffersOut", static_cast<double>(io->buffers_out.load(std::memory_order_relaxed)));
     add("buffers.inPoolUsage", io->in_pool_usage.load(std::memory_order_relaxed));
+    add("buffers.outPoolUsage", io->out_pool_usage.load(std::memory_order_relaxed));
     add("isBackPressured", io->back_pressured_now() ? 1.0 : 0.0);
     add("currentInputWatermark",
         static_cast<double>(io->current_input_watermark.load(std::memory_order_relaxed)));
@@ -144,6 +166,7 @@ collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io) 
     add("backPressuredTimeMsPerSecond", t.backpressured_ms);
     for (const auto& op : io->operators()) {
       auto op_vars = vars;
+      op_vars.emplace_back("operator_id", op->id);
       op_vars.emplace_back("operator_name", op->name);
       auto in = op->records_in.load(std::memory_order_relaxed);
       auto out_count = op->records_out.load(std::memory_order_relaxed);

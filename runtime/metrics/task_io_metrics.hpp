@@ -19,9 +19,11 @@ namespace flint::metrics {
 /// Why a task that has nothing to do waits.
 enum class wait_reason : std::uint8_t { idle, backpressured };
 
-/// Counts of one operator of a chain that Flink reports on the operator scope.
+/// Counts of one operator of a chain that Flink reports on the operator scope, labelled as
+/// Flink's: operator_name and operator_id (the operator's hash in the JobGraph, 32 hex digits).
 struct operator_io {
   std::string name;
+  std::string id;
   std::atomic<std::int64_t> records_in{0};
   std::atomic<std::int64_t> records_out{0};
 };
@@ -38,6 +40,8 @@ public:
   std::atomic<std::int64_t> buffers_out{0};
   /// buffers.inPoolUsage: the share of the input buffers in use, 0..1.
   std::atomic<float> in_pool_usage{0};
+  /// buffers.outPoolUsage: the share of the output partitions' buffer pools in use, 0..1.
+  std::atomic<float> out_pool_usage{0};
   /// Event time (Flink's WatermarkGauges): the task's input watermark (the minimum over its
   /// channels), the watermark its chain last emitted, Long.MIN_VALUE before any; and the records
   /// its window operators dropped as late (numLateRecordsDropped).
@@ -76,7 +80,7 @@ public:
 
   /// Operators whose counts are reported on their own (the chain's source and sink). Added
   /// before the collector is registered: readers walk the list without a lock.
-  operator_io& add_operator(const std::string& name);
+  operator_io& add_operator(const std::string& name, const std::string& id);
   const std::vector<std::unique_ptr<operator_io>>& operators() const { return operators_; }
 
 private:
@@ -103,9 +107,14 @@ struct task_scope {
   int attempt_number = 0;
   int subtask_index = 0;
   variables vars() const;
+  /// task_name without the " (n/N)" of its subtask, as Flink's task_name variable.
+  std::string vertex_name() const;
 };
 
-/// The task's figures under `taskmanager.job.task` (and `taskmanager.job.task.operator`).
-collector task_collector(task_scope scope, std::shared_ptr<task_io_metrics> io);
+/// The task's figures under `taskmanager.job.task` (and `taskmanager.job.task.operator`), while
+/// the task holds them: the collector keeps only a weak reference, so once the task and its
+/// executor let go of `io` (the task ended) its series leave the node's /metrics, as Flink
+/// closes an ended task's metric group.
+collector task_collector(task_scope scope, const std::shared_ptr<task_io_metrics>& io);
 
 } // namespace flint::metrics

@@ -156,7 +156,8 @@ expected<unit> stream_task::build_chain() {
     for (std::size_t i = 0; i < operators_.size() && i < vertex_->operators.size(); ++i)
       if (operators_[i]->records_in_counted() >= 0 || operators_[i]->records_out_counted() >= 0)
         counted_operators_.emplace_back(operators_[i].get(),
-                                        &io_->add_operator(vertex_->operators[i].name));
+                                        &io_->add_operator(vertex_->operators[i].name,
+                                                           vertex_->operators[i].id.to_string()));
   return unit{};
 }
 
@@ -255,14 +256,23 @@ void stream_task::publish_metrics() {
                                         std::memory_order_relaxed);
   }
   std::int64_t records = 0, buffers = 0, bytes = 0;
+  std::size_t out_in_use = 0, out_capacity = 0; // Flink's outPoolUsage: used over pool size
   for (const auto& w : writers_) {
     records += static_cast<std::int64_t>(w->partition().num_records_out());
     buffers += static_cast<std::int64_t>(w->partition().num_buffers_out());
     bytes += static_cast<std::int64_t>(w->partition().num_bytes_out());
+    if (const auto& pool = w->partition().pool(); pool && !pool->is_destroyed()) {
+      out_in_use += pool->num_in_use();
+      out_capacity += pool->max_segments();
+    }
   }
   io_->records_out.store(records, std::memory_order_relaxed);
   io_->buffers_out.store(buffers, std::memory_order_relaxed);
   io_->bytes_out.store(bytes, std::memory_order_relaxed);
+  io_->out_pool_usage.store(out_capacity == 0 ? 0.0f
+                                              : static_cast<float>(out_in_use)
+                                                  / static_cast<float>(out_capacity),
+                            std::memory_order_relaxed);
   if (inputs_)
     io_->in_pool_usage.store(inputs_->floating_pool_usage(), std::memory_order_relaxed);
   for (auto [op, counts] : counted_operators_) {

@@ -136,7 +136,7 @@ TEST_CASE("the time figures split a window into busy, idle and backpressured") {
 TEST_CASE("the reporter serves the registry over HTTP in the text format") {
   auto reg = metric_registry::make();
   auto io = std::make_shared<task_io_metrics>();
-  auto& source = io->add_operator("Source: numbers");
+  auto& source = io->add_operator("Source: numbers", "cbc357ccb763df2852fee8c4fc7d55f2");
   task_scope scope{"localhost", "tm-1", "j", "WordCount", "v", "a", "Source: numbers", 0, 1};
   auto group = reg->add(task_collector(scope, io));
   io->records_out = 1234;
@@ -150,7 +150,8 @@ TEST_CASE("the reporter serves the registry over HTTP in the text format") {
         != std::string::npos);
   CHECK(answer.find("subtask_index=\"1\"} 1234.0") != std::string::npos);
   CHECK(answer.find("flink_taskmanager_job_task_operator_numRecordsOut{") != std::string::npos);
-  CHECK(answer.find("operator_name=\"Source:_numbers\"} 99.0") != std::string::npos);
+  CHECK(answer.find("operator_id=\"cbc357ccb763df2852fee8c4fc7d55f2\",operator_name=\"Source:_numbers\"} 99.0")
+        != std::string::npos);
   CHECK(answer.find("flink_taskmanager_job_task_numRecordsOutPerSecond{") != std::string::npos);
   CHECK(answer.find("flink_taskmanager_job_task_isBackPressured{") != std::string::npos);
 }
@@ -185,7 +186,7 @@ TEST_CASE("a meter view gives a counter's rate per second over the last minute, 
 
 TEST_CASE("a task's meters, isBackPressured and its operators' meters are reported") {
   auto io = std::make_shared<task_io_metrics>();
-  auto& sink = io->add_operator("Sink: out");
+  auto& sink = io->add_operator("Sink: out", "0123456789abcdef0123456789abcdef");
   task_scope scope{"h", "tm", "j", "job", "v", "a", "Map", 0, 0};
   auto collect = task_collector(scope, io);
   auto value = [](const std::vector<sample>& samples, const std::string& scope_name,
@@ -217,6 +218,75 @@ TEST_CASE("a task's meters, isBackPressured and its operators' meters are report
   std::vector<sample> third;
   collect(third);
   CHECK(value(third, "taskmanager.job.task", "isBackPressured") == 0.0);
+}
+
+TEST_CASE("operator figures carry Flink's operator_id beside operator_name") {
+  auto io = std::make_shared<task_io_metrics>();
+  io->add_operator("Sink: out", "0123456789abcdef0123456789abcdef").records_in = 3;
+  std::vector<sample> out;
+  task_collector(task_scope{"h", "tm", "j", "job", "v", "a", "Sink: out", 0, 0}, io)(out);
+  int operator_samples = 0;
+  for (const auto& s : out) {
+    if (s.scope != "taskmanager.job.task.operator")
+      continue;
+    ++operator_samples;
+    std::map<std::string, std::string> vars(s.vars.begin(), s.vars.end());
+    CHECK(vars["operator_id"] == "0123456789abcdef0123456789abcdef");
+    CHECK(vars["operator_name"] == "Sink: out");
+    CHECK(vars["task_name"] == "Sink: out");
+  }
+  CHECK(operator_samples == 4);
+}
+
+TEST_CASE("the task_name label is the vertex's name, without the subtask's (n/N), as Flink's") {
+  auto name_of = [](const std::string& task_name, int subtask_index) {
+    task_scope scope{"h", "tm", "j", "job", "v", "a", task_name, 0, subtask_index};
+    for (const auto& [key, value] : scope.vars())
+      if (key == "task_name")
+        return value;
+    return std::string("(none)");
+  };
+  CHECK(name_of("Source: numbers -> Map (2/4)", 1) == "Source: numbers -> Map");
+  CHECK(name_of("Sink: out (1/1)", 0) == "Sink: out");
+  // Only the task's own subtask suffix goes; a name that merely ends in parentheses stays.
+  CHECK(name_of("Map (2/4)", 0) == "Map (2/4)");
+  CHECK(name_of("Map (1/x)", 0) == "Map (1/x)");
+  CHECK(name_of("Map (1/)", 0) == "Map (1/)");
+  CHECK(name_of("Map", 0) == "Map");
+  CHECK(name_of("", 0).empty());
+}
+
+TEST_CASE("a task reports the share of its output buffer pools in use as buffers.outPoolUsage") {
+  auto io = std::make_shared<task_io_metrics>();
+  io->out_pool_usage = 0.375f;
+  std::vector<sample> out;
+  task_collector(task_scope{"h", "tm", "j", "job", "v", "a", "Map", 0, 0}, io)(out);
+  double usage = -1;
+  for (const auto& s : out)
+    if (s.scope == "taskmanager.job.task" && s.name == "buffers.outPoolUsage")
+      usage = s.value;
+  CHECK(usage == doctest::Approx(0.375));
+  CHECK(prometheus_name("taskmanager.job.task", "buffers.outPoolUsage")
+        == "flink_taskmanager_job_task_buffers_outPoolUsage");
+}
+
+TEST_CASE("an ended task's series leave the registry once the task lets go of its figures") {
+  // The TaskExecutor keeps the registration of an ended task for a while; what it reports must
+  // not outlive the task (Flink closes the task's metric group as the task ends).
+  auto reg = metric_registry::make();
+  auto io = std::make_shared<task_io_metrics>();
+  io->add_operator("Source: numbers", "cbc357ccb763df2852fee8c4fc7d55f2");
+  io->records_out = 7;
+  auto group = reg->add(task_collector(task_scope{"h", "tm", "j", "job", "v", "a", "Map", 0, 0}, io));
+  auto keep = reg->add([](std::vector<sample>& out) {
+    out.push_back({"taskmanager", "Status.JVM.Threads.Count", {{"host", "h"}}, 3});
+  });
+  auto running = reg->collect();
+  CHECK(running.size() > 20);
+  io.reset(); // the task ended: its executor and the task itself dropped their references
+  auto ended = reg->collect();
+  REQUIRE(ended.size() == 1);
+  CHECK(ended[0].scope == "taskmanager");
 }
 
 TEST_CASE("the process figures are read from /proc as Flink's Status group names them") {
