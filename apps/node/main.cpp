@@ -42,6 +42,7 @@
 #include "runtime/node/task_manager_node.hpp"
 #if defined(FLINT_NODE_HAS_JOB_LIBRARY)
 #include "api/job_library.hpp"
+#include "api/rest_job_programs.hpp"
 #endif
 
 using namespace flint;
@@ -286,7 +287,12 @@ int main(int argc, char** argv) {
     if (!settings)
       return fail(settings.error().message);
     settings->rest.log_file = log_file_of(f);
-    jm.emplace(std::move(*settings));
+    node::job_manager_node_services services;
+#if defined(FLINT_NODE_HAS_JOB_LIBRARY)
+    // REST's /jars/:jarid/run builds uploaded libraries' jobs here, as `flint run` does.
+    services.job_programs = api::make_rest_job_program_builder();
+#endif
+    jm.emplace(std::move(*settings), rpc::node_options{}, std::move(services));
     if (!f.trace_file.empty() && !jm->recorder().enable_file(f.trace_file))
       return fail("cannot write the trace file '" + f.trace_file + "'");
     if (auto ok = jm->start(); !ok)

@@ -125,6 +125,7 @@ struct job_manager_node::impl {
   /// The entry point's own lines (Flink: ClusterEntrypoint).
   std::shared_ptr<spdlog::logger> log = make_endpoint_logger("jobmanager");
   job_manager_settings settings;
+  job_manager_node_services services;
   rpc::node_options caf_options;
   // Outlive the actor system: endpoints use them until their on_exit ran.
   std::shared_ptr<ha::zookeeper_client> zookeeper;
@@ -220,9 +221,11 @@ struct job_manager_node::impl {
   }
 };
 
-job_manager_node::job_manager_node(job_manager_settings settings, rpc::node_options caf_options)
+job_manager_node::job_manager_node(job_manager_settings settings, rpc::node_options caf_options,
+                                   job_manager_node_services services)
   : impl_(std::make_unique<impl>()) {
   impl_->settings = std::move(settings);
+  impl_->services = std::move(services);
   impl_->caf_options = caf_options;
   impl_->caf_options.network = true;
   // Before start, so a trace file can be enabled before the first message.
@@ -363,6 +366,7 @@ void job_manager_node::start_rest() {
     gateways.trace = [&m] { return rpc::gateway(m.trace_server, "trace", {}); };
   if (m.blob_server)
     gateways.blob_server = [&m] { return m.blob_server; };
+  gateways.job_programs = m.services.job_programs;
   // The TaskExecutors registered here (the ResourceManager puts them in the directory).
   gateways.task_executor = [&m](const std::string& id) {
     return m.directory.lookup(id).value_or(caf::actor{});

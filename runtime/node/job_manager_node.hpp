@@ -23,6 +23,7 @@
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/common/expected.hpp"
 #include "runtime/node/node_settings.hpp"
+#include "runtime/rest/job_program_builder.hpp"
 
 namespace flint::trace {
 class trace_recorder;
@@ -30,9 +31,17 @@ class trace_recorder;
 
 namespace flint::node {
 
+/// What the host gives the JobManager beyond its settings (as task_manager_node_services).
+struct job_manager_node_services {
+  /// How REST's /jars/:jarid/run and /plan build uploaded libraries' jobs (flint-node:
+  /// api::make_rest_job_program_builder); empty: REST runs no job libraries.
+  rest::job_program_builder job_programs;
+};
+
 class job_manager_node {
 public:
-  explicit job_manager_node(job_manager_settings settings, rpc::node_options caf_options = {});
+  explicit job_manager_node(job_manager_settings settings, rpc::node_options caf_options = {},
+                            job_manager_node_services services = {});
   /// Shuts down if still running.
   ~job_manager_node();
   job_manager_node(const job_manager_node&) = delete;

@@ -4,8 +4,6 @@
 
 #include <caf/all.hpp>
 
-#include "api/job_library.hpp"
-#include "runtime/streaming/output_initialization.hpp"
 #include "runtime/config/file_path.hpp"
 #include "runtime/graph/json_plan.hpp"
 #include "runtime/config/job_configuration.hpp"
@@ -94,7 +92,7 @@ public:
     auto built = build(run);
     if (!built)
       return built.error();
-    return graph::json_execution_plan(*built->program.job, 4);
+    return graph::json_execution_plan(built->program.job, 4);
   }
 
   expected<graph::job_id> run_library(const library_run& run) override {
@@ -105,16 +103,15 @@ public:
     auto built = build(run);
     if (!built)
       return built.error();
-    auto* program = &built->program;
-    const auto& settings = built->settings;
-    auto id = program->job->job_id;
-    if (auto outputs = streaming::initialize_outputs(*program->stream); !outputs)
+    // The program keeps the library loaded until the job is uploaded and submitted.
+    auto& program = built->program;
+    if (auto outputs = program.initialize_outputs(); !outputs)
       return outputs.error();
-    // The program's graphs keep the library loaded until the job is uploaded and submitted.
-    auto job = *program->job;
+    auto job = program.job;
+    auto id = job.job_id;
     job.savepoint_restore = {run.savepoint_path, run.allow_non_restored_state, run.claim_mode};
-    if (auto up = api::upload_job(system_, gateways_.blob_server(), run.library.string(), run.args,
-                                  settings, job);
+    if (auto up = gateways_.job_programs.upload(system_, gateways_.blob_server(), run.library,
+                                                run.args, built->settings, job);
         !up)
       return make_error(up.error().code,
                         "Could not upload the job library " + run.library.filename().string()
@@ -165,23 +162,22 @@ private:
 
   struct built_program {
     config::job_settings settings;
-    /// Keeps the library loaded while its graphs are used.
-    std::shared_ptr<api::job_library> library;
-    streaming::job_program program;
+    job_program program;
   };
 
   /// The library's program with the run's settings (the cluster's, the run's configuration over
-  /// them, its parallelism) and job id.
+  /// them, its parallelism) and job id, built by the node's job program builder.
   expected<built_program> build(const library_run& run) {
+    if (!gateways_.job_programs)
+      return make_error(errc::illegal_state,
+                        "This JobManager runs no job libraries: it was started without a job "
+                        "program builder (flint-node gives it one).");
     auto configuration = configuration_;
     for (const auto& [key, value] : run.configuration)
       configuration.set(key, value, "REST flinkConfiguration");
     auto settings = config::job_configuration(configuration, run.parallelism);
     if (!settings)
       return settings.error();
-    auto library = api::load_job_library(run.library.string());
-    if (!library)
-      return library.error();
     graph::job_id id;
     if (run.job_id) {
       id = *run.job_id;
@@ -190,10 +186,10 @@ private:
       auto draw = [&] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
       id = graph::job_id{draw(), draw()};
     }
-    auto program = api::build_job_program(**library, run.args, *settings, id);
+    auto program = gateways_.job_programs.build(run.library, run.args, *settings, id);
     if (!program)
       return program.error();
-    return built_program{std::move(*settings), std::move(*library), std::move(*program)};
+    return built_program{std::move(*settings), std::move(*program)};
   }
 
   template <class M>

@@ -14,6 +14,7 @@
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/config/configuration.hpp"
 #include "runtime/rest/cluster_view.hpp"
+#include "runtime/rest/job_program_builder.hpp"
 
 namespace flint::rest {
 
@@ -27,6 +28,9 @@ struct gateway_providers {
   /// The handle of the TaskExecutor with this endpoint id (one registered at the node's
   /// ResourceManager), invalid when unknown; empty: TaskManagers' files cannot be asked for.
   std::function<caf::actor(const std::string&)> task_executor;
+  /// Builds and uploads the jobs of uploaded libraries (/jars/:jarid/run, /plan); empty: the
+  /// node runs none.
+  job_program_builder job_programs;
 };
 
 /// The caller id REST calls carry (what traces show).
