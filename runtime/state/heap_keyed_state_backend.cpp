@@ -15,14 +15,14 @@ std::uint32_t heap_keyed_state_backend::register_state(const std::string& name) 
   if (auto it = numbers_.find(name); it != numbers_.end())
     return it->second;
   auto number = static_cast<std::uint32_t>(states_.size());
-  states_.push_back(
-    {name, std::vector<entries>(static_cast<std::size_t>(std::max(key_groups_.size(), 0)))});
+  states_.push_back({name, std::vector<key_group_entries>(
+                             static_cast<std::size_t>(std::max(key_groups_.size(), 0)))});
   numbers_.emplace(name, number);
   return number;
 }
 
-heap_keyed_state_backend::entries& heap_keyed_state_backend::group(std::uint32_t state,
-                                                                   std::int32_t key_group) {
+heap_keyed_state_backend::key_group_entries&
+heap_keyed_state_backend::group(std::uint32_t state, std::int32_t key_group) {
   if (state >= states_.size())
     throw std::out_of_range("keyed state backend: no state number " + std::to_string(state));
   if (!key_groups_.contains(key_group))
@@ -34,34 +34,39 @@ heap_keyed_state_backend::entries& heap_keyed_state_backend::group(std::uint32_t
 
 bool heap_keyed_state_backend::get(std::uint32_t state, std::int32_t key_group,
                                    std::string_view key, std::string& value) {
-  auto& entries = group(state, key_group);
-  auto it = entries.find(key);
-  if (it == entries.end())
+  auto& g = group(state, key_group);
+  auto it = g.by_key.find(key);
+  if (it == g.by_key.end())
     return false;
-  value = it->second;
+  value = it->second->second;
   return true;
 }
 
 void heap_keyed_state_backend::put(std::uint32_t state, std::int32_t key_group,
                                    std::string_view key, std::string_view value) {
-  auto& entries = group(state, key_group);
-  if (auto it = entries.find(key); it != entries.end())
-    it->second.assign(value);
-  else
-    entries.emplace(std::string(key), std::string(value));
+  auto& g = group(state, key_group);
+  if (auto it = g.by_key.find(key); it != g.by_key.end()) {
+    it->second->second.assign(value);
+    return;
+  }
+  auto at = g.ordered.emplace(std::string(key), std::string(value)).first;
+  g.by_key.emplace(std::string_view(at->first), at);
 }
 
 void heap_keyed_state_backend::remove(std::uint32_t state, std::int32_t key_group,
                                       std::string_view key) {
-  auto& entries = group(state, key_group);
-  if (auto it = entries.find(key); it != entries.end())
-    entries.erase(it);
+  auto& g = group(state, key_group);
+  if (auto it = g.by_key.find(key); it != g.by_key.end()) {
+    auto node = it->second;
+    g.by_key.erase(it);
+    g.ordered.erase(node);
+  }
 }
 
 void heap_keyed_state_backend::for_each(
   std::uint32_t state, std::int32_t key_group, std::string_view prefix,
   const std::function<void(std::string_view, std::string_view)>& f) {
-  auto& entries = group(state, key_group);
+  auto& entries = group(state, key_group).ordered;
   for (auto it = entries.lower_bound(prefix); it != entries.end() && it->first.starts_with(prefix);
        ++it)
     f(it->first, it->second);
@@ -76,7 +81,7 @@ keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint
   key_group_entries_writer writer;
   for (int g = 0; g < key_groups_.size(); ++g) {
     for (const auto& state : states_) {
-      const auto& entries = state.groups[static_cast<std::size_t>(g)];
+      const auto& entries = state.groups[static_cast<std::size_t>(g)].ordered;
       if (entries.empty())
         continue;
       writer.begin_state(state.name);

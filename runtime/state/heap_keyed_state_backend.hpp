@@ -1,11 +1,13 @@
 #pragma once
 /// `state.backend.type: hashmap` (Flink's HashMapStateBackend): a subtask's keyed state on the
 /// heap, one ordered map per (state, key group), snapshots in the full format of
-/// `backend_entry_format.hpp`.
+/// `backend_entry_format.hpp`. A hash index over each map's keys serves get, put of an existing
+/// key and remove with one probe; the order is what prefix listings and snapshots need.
 
 #include "runtime/state/keyed_state_backend.hpp"
 
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 namespace flint::state {
@@ -34,13 +36,19 @@ public:
 
 private:
   using entries = std::map<std::string, std::string, std::less<>>;
+  /// One (state, key group): the entries in key order, and each entry by its key (the views
+  /// point into the map's nodes, which do not move).
+  struct key_group_entries {
+    entries ordered;
+    std::unordered_map<std::string_view, entries::iterator> by_key;
+  };
   struct registered_state {
     std::string name;
     /// Index: key group - key_groups_.first.
-    std::vector<entries> groups;
+    std::vector<key_group_entries> groups;
   };
 
-  entries& group(std::uint32_t state, std::int32_t key_group);
+  key_group_entries& group(std::uint32_t state, std::int32_t key_group);
 
   key_group_range key_groups_;
   std::vector<registered_state> states_;

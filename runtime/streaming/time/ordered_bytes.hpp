@@ -14,8 +14,11 @@ namespace flint::streaming {
 /// Appends the 8 bytes of `value`.
 inline void append_ordered_int64(std::string& out, std::int64_t value) {
   auto bits = static_cast<std::uint64_t>(value) ^ (std::uint64_t{1} << 63);
-  for (int shift = 56; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>((bits >> shift) & 0xff));
+  // One append of the 8 bytes (the window operator builds a key from two per record).
+  char bytes[8];
+  for (int i = 0; i < 8; ++i)
+    bytes[i] = static_cast<char>((bits >> (56 - 8 * i)) & 0xff);
+  out.append(bytes, 8);
 }
 
 /// The value of the 8 bytes at `pos` of `in`; the caller checked that they are there.

@@ -6,11 +6,6 @@
 
 namespace flint::streaming {
 
-void time_window::append_to(std::string& out) const {
-  append_ordered_int64(out, start);
-  append_ordered_int64(out, end);
-}
-
 std::string time_window::to_bytes() const {
   std::string out;
   out.reserve(serialized_size);

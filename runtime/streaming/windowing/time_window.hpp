@@ -38,7 +38,18 @@ struct time_window {
 
   /// Bytes of a fixed size whose order is the windows' order (keys of state namespaces).
   static constexpr std::size_t serialized_size = 16;
-  void append_to(std::string& out) const;
+  /// Inline: the window operator builds a state key from it per record.
+  void append_to(std::string& out) const {
+    char bytes[serialized_size];
+    auto put = [&](std::size_t at, std::int64_t value) {
+      auto bits = static_cast<std::uint64_t>(value) ^ (std::uint64_t{1} << 63);
+      for (std::size_t i = 0; i < 8; ++i)
+        bytes[at + i] = static_cast<char>((bits >> (56 - 8 * i)) & 0xff);
+    };
+    put(0, start);
+    put(8, end);
+    out.append(bytes, serialized_size);
+  }
   std::string to_bytes() const;
   /// The window of `serialized_size` bytes; none for other bytes.
   static std::optional<time_window> from_bytes(std::string_view bytes);

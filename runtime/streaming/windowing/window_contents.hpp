@@ -136,6 +136,17 @@ public:
   }
   result_type result(std::string_view bytes) const { return window_detail::read_value<In>(bytes); }
 
+  // Typed: the window operator's heap accumulators (window_accumulators.hpp) keep the value
+  // decoded between elements; the bytes are the same as above.
+  using state_type = In;
+  state_type create(const In& value) const { return value; }
+  void add_to(state_type& folded, const In& value) { folded = reduce_(std::move(folded), value); }
+  state_type decode(std::string_view bytes) const { return window_detail::read_value<In>(bytes); }
+  static void encode(const state_type& folded, std::string& bytes) {
+    window_detail::append_value(bytes, folded);
+  }
+  result_type result_of(const state_type& folded) const { return folded; }
+
 private:
   F reduce_;
 };
@@ -174,6 +185,18 @@ public:
   result_type result(std::string_view bytes) {
     return agg_.get_result(window_detail::read_value<accumulator_type>(bytes));
   }
+
+  // Typed, as reducing_contents.
+  using state_type = accumulator_type;
+  state_type create(const In& value) { return agg_.add(value, agg_.create_accumulator()); }
+  void add_to(state_type& acc, const In& value) { acc = agg_.add(value, std::move(acc)); }
+  state_type decode(std::string_view bytes) const {
+    return window_detail::read_value<accumulator_type>(bytes);
+  }
+  static void encode(const state_type& acc, std::string& bytes) {
+    window_detail::append_value(bytes, acc);
+  }
+  result_type result_of(const state_type& acc) { return agg_.get_result(acc); }
 
 private:
   Agg agg_;

@@ -13,6 +13,9 @@
 /// (the window is the namespace; a list's elements each under that + their ordinal), the trigger's state in "window-trigger:<name>" likewise, a
 /// merging assigner's window set in "window-merging-set" under the key, and the timers
 /// (namespace: the window's bytes) in the timer service "window-timers".
+/// With the hashmap backend a reduced or aggregated (non-merging) window's contents live typed in
+/// a hash table between snapshots (window_accumulators.hpp) and go into "window-contents" at each
+/// snapshot, so the checkpointed entries are the same.
 
 #include "runtime/streaming/keyed_backend_holder.hpp"
 #include "runtime/streaming/keyed_process_operator.hpp"
@@ -22,6 +25,7 @@
 #include "runtime/streaming/windowing/evictor.hpp"
 #include "runtime/streaming/windowing/merging_window_set.hpp"
 #include "runtime/streaming/windowing/trigger.hpp"
+#include "runtime/streaming/windowing/window_accumulators.hpp"
 #include "runtime/streaming/windowing/window_assigner.hpp"
 #include "runtime/streaming/windowing/window_contents.hpp"
 #include "runtime/streaming/windowing/window_functions.hpp"
@@ -37,10 +41,24 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace flint::streaming {
+
+namespace window_detail {
+/// The typed accumulators of a reduced or aggregated window (contents with a `state_type`); a
+/// placeholder for list contents, which have none.
+template <class Contents, class = void>
+struct accumulators_of {
+  struct type {};
+};
+template <class Contents>
+struct accumulators_of<Contents, std::void_t<typename Contents::state_type>> {
+  using type = window_accumulators<typename Contents::state_type>;
+};
+} // namespace window_detail
 
 /// How a window operator is configured (Flink's WindowOperatorBuilder): shared by its subtasks,
 /// so the assigner, trigger and evictor hold only configuration.
@@ -81,6 +99,11 @@ public:
       max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
       backend_(ctx.state_backend, ctx.key_groups),
+      // Heap state only: a RocksDB backend keeps state larger than memory, so its windows stay
+      // in RocksDB (behind its own cache). Merging windows move contents between windows
+      // through the backend.
+      heap_accumulators_(!Contents::keeps_elements && !merging_
+                         && ctx.state_backend.type == "hashmap"),
       timers_(backend_, "window-timers", ctx.key_groups, ctx.processing_time),
       time_(ctx.time),
       trigger_context_(*this),
@@ -167,6 +190,12 @@ public:
 
   state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
     state::operator_snapshot s;
+    if constexpr (!Contents::keeps_elements)
+      if (heap_accumulators_)
+        accumulators_.flush(backend_.get(), contents_state_,
+                            [](const auto& value, std::string& bytes) {
+                              Contents::encode(value, bytes);
+                            });
     s.keyed_upload = backend_.get().snapshot(checkpoint_id);
     return s;
   }
@@ -412,6 +441,23 @@ private:
       return push_elements(prefix, std::span<const std::string>(&element_, 1));
     } else {
       auto key = namespaced(state_window);
+      if (heap_accumulators_) {
+        // One probe per element; the backend is read only for a window the table does not
+        // have (its first element, or the first since a snapshot or restore).
+        if (auto* e = accumulators_.find(key)) {
+          contents_.add_to(e->value, value);
+          return true;
+        }
+        scratch_.clear();
+        if (backend().get(contents_state_, current_.key_group, key, scratch_)) {
+          auto acc = contents_.decode(scratch_);
+          contents_.add_to(acc, value);
+          accumulators_.insert(key, current_.key_group, std::move(acc), true);
+          return true;
+        }
+        accumulators_.insert(key, current_.key_group, contents_.create(value), false);
+        return false;
+      }
       scratch_.clear();
       bool exists = backend().get(contents_state_, current_.key_group, key, scratch_);
       contents_.add(scratch_, exists, value, time);
@@ -442,7 +488,11 @@ private:
       std::string prefix(namespaced(state_window));
       take_elements(prefix);
     } else {
-      backend().remove(contents_state_, current_.key_group, namespaced(state_window));
+      auto key = namespaced(state_window);
+      bool in_backend = true;
+      if (heap_accumulators_ && accumulators_.erase(key, in_backend) && !in_backend)
+        return;
+      backend().remove(contents_state_, current_.key_group, key);
     }
   }
 
@@ -512,6 +562,15 @@ private:
 
   /// Runs the window function over the window's contents, if it has any.
   void emit_contents(const K& key, const W& window, const W& state_window) {
+    if constexpr (!Contents::keeps_elements) {
+      if (heap_accumulators_) {
+        if (auto* e = accumulators_.find(namespaced(state_window))) {
+          auto result = contents_.result_of(e->value);
+          call_function(key, window, result);
+          return;
+        }
+      }
+    }
     std::string bytes;
     if (!read_contents(state_window, bytes))
       return;
@@ -640,6 +699,9 @@ private:
   int max_parallelism_;
   key_group_range range_;
   keyed_backend_holder backend_;
+  /// Reduced or aggregated contents kept typed in `accumulators_` (see window_accumulators.hpp).
+  bool heap_accumulators_;
+  typename window_detail::accumulators_of<Contents>::type accumulators_;
   operator_timers timers_;
   element_time* time_;
   /// The key being processed (its bytes), and the key with the window for per-window state.

@@ -37,6 +37,10 @@ using event = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
 using results = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
 
 constexpr std::int64_t bound = 100;
+
+/// The windows under test: tumbling keeping their elements, tumbling reduced (their
+/// accumulators typed on the heap between snapshots with the hashmap backend), sessions.
+enum class kind { list, reduced, sessions };
 constexpr std::int64_t gap = 30;
 
 std::vector<event> events() {
@@ -104,7 +108,7 @@ struct subtask {
   std::unique_ptr<one_input_operator<event>> op;
 };
 
-std::unique_ptr<subtask> make_subtask(bool sessions, int index, int parallelism,
+std::unique_ptr<subtask> make_subtask(kind windows, int index, int parallelism,
                                       const std::string& backend, const std::filesystem::path& dir,
                                       std::vector<std::pair<event, std::int64_t>>& into) {
   auto s = std::make_unique<subtask>();
@@ -122,7 +126,15 @@ std::unique_ptr<subtask> make_subtask(bool sessions, int index, int parallelism,
   out->into = &into;
   auto key = [](const event& e) { return std::get<0>(e); };
   using reducing = reducing_contents<event, event (*)(const event&, const event&)>;
-  if (sessions) {
+  if (windows == kind::reduced) {
+    window_settings<event, time_window> settings;
+    settings.assigner =
+      std::make_shared<tumbling_event_time_windows>(tumbling_event_time_windows::of(100ms));
+    s->op = std::make_unique<window_operator<std::int64_t, reducing, event, time_window>>(
+      settings, reducing(&add),
+      std::make_unique<pass_through_window_function<event, std::int64_t, time_window>>(), key,
+      ctx, std::move(out));
+  } else if (windows == kind::sessions) {
     window_settings<event, time_window> settings;
     settings.assigner =
       std::make_shared<event_time_session_windows>(event_time_session_windows::with_gap(30ms));
@@ -170,9 +182,16 @@ void feed(std::vector<std::unique_ptr<subtask>>& subtasks, const std::vector<eve
   }
 }
 
-void run_rescaled(bool sessions, const std::string& backend, int from_p, int to_p) {
-  CAPTURE(sessions);
+/// Snapshots `from_p` subtasks on `backend` halfway and restores `to_p` on `restore_backend`
+/// (the same unless given).
+void run_rescaled(kind windows, const std::string& backend, int from_p, int to_p,
+                  std::string restore_backend = "") {
+  if (restore_backend.empty())
+    restore_backend = backend;
+  const bool sessions = windows == kind::sessions;
+  CAPTURE(static_cast<int>(windows));
   CAPTURE(backend);
+  CAPTURE(restore_backend);
   CAPTURE(from_p);
   CAPTURE(to_p);
   auto dir = std::filesystem::temp_directory_path()
@@ -187,7 +206,7 @@ void run_rescaled(bool sessions, const std::string& backend, int from_p, int to_
   {
     std::vector<std::unique_ptr<subtask>> before;
     for (int i = 0; i < from_p; ++i) {
-      before.push_back(make_subtask(sessions, i, from_p, backend, dir / "a", emitted));
+      before.push_back(make_subtask(windows, i, from_p, backend, dir / "a", emitted));
       before.back()->op->open();
     }
     feed(before, input, 0, half, max_seen);
@@ -203,7 +222,7 @@ void run_rescaled(bool sessions, const std::string& backend, int from_p, int to_
   CHECK_FALSE(emitted.empty());
   std::vector<std::unique_ptr<subtask>> after;
   for (int i = 0; i < to_p; ++i) {
-    after.push_back(make_subtask(sessions, i, to_p, backend, dir / "b", emitted));
+    after.push_back(make_subtask(windows, i, to_p, restore_backend, dir / "b", emitted));
     after.back()->op->initialize_state(
       state::operator_state_restore(state::operator_subtask_state{{}, handles, {}}, false, true));
     after.back()->op->open();
@@ -228,15 +247,25 @@ void run_rescaled(bool sessions, const std::string& backend, int from_p, int to_
 
 TEST_CASE("tumbling windows keeping their elements restore at 2 -> 3 and 3 -> 2 exactly") {
   for (const std::string backend : {"hashmap", "rocksdb"}) {
-    run_rescaled(false, backend, 2, 3);
-    run_rescaled(false, backend, 3, 2);
+    run_rescaled(kind::list, backend, 2, 3);
+    run_rescaled(kind::list, backend, 3, 2);
   }
+}
+
+TEST_CASE("reduced tumbling windows restore at 2 -> 3 and 3 -> 2 exactly, also across backends") {
+  for (const std::string backend : {"hashmap", "rocksdb"}) {
+    run_rescaled(kind::reduced, backend, 2, 3);
+    run_rescaled(kind::reduced, backend, 3, 2);
+  }
+  // The heap accumulators write the backend's format: either backend restores the other's.
+  run_rescaled(kind::reduced, "hashmap", 2, 3, "rocksdb");
+  run_rescaled(kind::reduced, "rocksdb", 3, 2, "hashmap");
 }
 
 TEST_CASE("session windows and their merging sets restore at 2 -> 3 and 3 -> 2 exactly") {
   for (const std::string backend : {"hashmap", "rocksdb"}) {
-    run_rescaled(true, backend, 2, 3);
-    run_rescaled(true, backend, 3, 2);
+    run_rescaled(kind::sessions, backend, 2, 3);
+    run_rescaled(kind::sessions, backend, 3, 2);
   }
 }
 
