@@ -7,9 +7,12 @@
 ///   <root>/<cluster-id>/jobgraphs/<job-id>                 JobGraphStore pointers
 ///   <root>/<cluster-id>/jobs/<job-id>/checkpoints/<id>     CompletedCheckpointStore pointers
 ///   <root>/<cluster-id>/jobs/<job-id>/checkpoint_id_counter
+///   <root>/<cluster-id>/rest_endpoints/<host>:<port>       a JobManager's REST URL, by its RPC
+///                                                          address (ephemeral)
 ///
 /// Header-only on purpose: flint_leader_zookeeper uses it without linking the stores.
 
+#include <cstdint>
 #include <string>
 
 #include "runtime/graph/ids.hpp"
@@ -35,6 +38,16 @@ inline std::string job_graphs_path(const std::string& cluster) {
 /// `<cluster>/jobs/<job-id>`: the parent of one job's checkpoint nodes.
 inline std::string job_path(const std::string& cluster, const graph::job_id& job) {
   return cluster + "/jobs/" + job.to_string();
+}
+
+/// `<cluster>/rest_endpoints/<host>:<port>`: the REST URL of the JobManager whose RPC service is
+/// at host:port, which it writes (ephemeral) once its REST endpoint listens. A standby finds the
+/// leader's REST endpoint here from the RPC address the leader publishes (Flink publishes its
+/// REST leader as a component of its own; a node of its own here leaves the leaders' connection
+/// information as every reader knows it).
+inline std::string rest_endpoint_path(const std::string& cluster, const std::string& rpc_host,
+                                      std::uint16_t rpc_port) {
+  return cluster + "/rest_endpoints/" + rpc_host + ":" + std::to_string(rpc_port);
 }
 
 /// The last '/'-separated part removed ("/a/b" -> "/a"; "/a" -> "").

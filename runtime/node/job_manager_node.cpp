@@ -367,6 +367,9 @@ void job_manager_node::start_rest() {
   if (m.blob_server)
     gateways.blob_server = [&m] { return m.blob_server; };
   gateways.job_programs = m.services.job_programs;
+  // With ZooKeeper HA, where the leader's REST endpoint is while this node does not lead.
+  if (m.zookeeper)
+    gateways.leader_rest_url = [this] { return leader_rest_url(); };
   // The TaskExecutors registered here (the ResourceManager puts them in the directory).
   gateways.task_executor = [&m](const std::string& id) {
     return m.directory.lookup(id).value_or(caf::actor{});
@@ -383,6 +386,8 @@ void job_manager_node::start_rest() {
   m.rest = std::move(*started);
   auto address = s.rest.address.empty() ? s.rpc_address : s.rest.address;
   m.log->info("Rest endpoint listening at {}:{}", address, m.rest->port());
+  publish_rest_endpoint((s.rest.tls.enabled ? "https://" : "http://") + address + ":"
+                        + std::to_string(m.rest->port()));
   m.log->info("Web frontend listening at {}://{}:{}.", s.rest.tls.enabled ? "https" : "http",
               address, m.rest->port());
 }
@@ -465,6 +470,43 @@ std::uint16_t job_manager_node::metrics_port() const noexcept {
 }
 std::uint16_t job_manager_node::rest_port() const noexcept {
   return impl_->rest ? impl_->rest->port() : 0;
+}
+
+void job_manager_node::publish_rest_endpoint(const std::string& url) {
+  auto& m = *impl_;
+  if (!m.zookeeper)
+    return;
+  const auto& h = m.settings.high_availability;
+  auto path = ha::rest_endpoint_path(ha::cluster_path(h.root, h.cluster_id), m.settings.rpc_address,
+                                     m.port);
+  // A node of this address left by a session of this node's that has not ended yet.
+  (void)m.zookeeper->remove(path);
+  auto created = m.zookeeper->create(path, url, {ha::zookeeper_create_mode::ephemeral, true});
+  if (!created)
+    m.log->warn("Could not publish the REST endpoint {} at {}: {}. A standby's REST endpoint "
+                "answers 503 instead of forwarding to this node while it leads.",
+                url, path, created.error().to_string());
+}
+
+std::optional<std::string> job_manager_node::leader_rest_url() const {
+  auto& m = *impl_;
+  auto* zk = dynamic_cast<leader::zookeeper_ha_services*>(m.ha.get());
+  if (!m.zookeeper || zk == nullptr)
+    return std::nullopt;
+  auto node = m.zookeeper->get(zk->component_path(dispatcher::endpoint_name) + "/connection_info");
+  if (!node)
+    return std::nullopt;
+  auto leader = leader::decode_leader_address(node->data);
+  if (!leader || leader->address.host.empty()
+      || (leader->address.host == m.settings.rpc_address && leader->address.port == m.port))
+    return std::nullopt;
+  const auto& h = m.settings.high_availability;
+  auto rest = m.zookeeper->get(ha::rest_endpoint_path(ha::cluster_path(h.root, h.cluster_id),
+                                                      leader->address.host,
+                                                      leader->address.port));
+  if (!rest || rest->data.empty())
+    return std::nullopt;
+  return rest->data;
 }
 
 rpc::gateway job_manager_node::dispatcher_gateway() const {

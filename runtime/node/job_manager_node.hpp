@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,10 +82,16 @@ public:
   rpc::gateway dispatcher_gateway() const;
   /// The ResourceManager's gateway, fenced with leader_id("resource_manager").
   rpc::gateway resource_manager_gateway() const;
+  /// With ZooKeeper HA, the REST URL of the leading JobManager (its Dispatcher's), as it
+  /// published it (ha::rest_endpoint_path), when that is another node; nullopt otherwise. A
+  /// standby's REST endpoint forwards calls that need the leader there.
+  std::optional<std::string> leader_rest_url() const;
 
 private:
   /// Starts the REST endpoint; one that cannot bind is logged and the node runs without it.
   void start_rest();
+  /// With ZooKeeper HA, writes this node's REST URL under its RPC address (ephemeral).
+  void publish_rest_endpoint(const std::string& url);
   struct impl;
   std::unique_ptr<impl> impl_;
 };

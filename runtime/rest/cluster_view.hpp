@@ -36,6 +36,11 @@ struct library_run {
   std::vector<std::pair<std::string, std::string>> configuration;
 };
 
+/// Flink's answer while no leader is known (its LeaderRetrievalHandler); what a call answers with
+/// errc::unreachable on a JobManager that does not lead.
+inline constexpr const char* no_leader_message =
+  "Service temporarily unavailable due to an ongoing leader election. Please refresh.";
+
 /// Which file of a TaskManager: its log or stdout file by Flink's FileType ("LOG", "STDOUT"), else
 /// one of its log directory by name.
 struct task_manager_file {
@@ -83,6 +88,11 @@ public:
     const std::string& address, const task_manager_file& file, std::int64_t offset);
   virtual expected<task_executor::thread_dump_response> task_manager_thread_dump(
     const std::string& address);
+
+  /// The REST URL ("http://host:port") of the leading JobManager while this one does not lead,
+  /// where calls that need the leader are forwarded; nullopt while no leader is known or this
+  /// node leads (and by default).
+  virtual std::optional<std::string> leader_rest_url() { return std::nullopt; }
 };
 
 } // namespace flint::rest

@@ -13,9 +13,7 @@ namespace flint::rest {
 
 namespace {
 
-/// Flink's answer while no leader is known (its LeaderRetrievalHandler).
-const char* const no_leader =
-  "Service temporarily unavailable due to an ongoing leader election. Please refresh.";
+const char* const no_leader = no_leader_message;
 
 class gateway_cluster_view final : public cluster_view {
 public:
@@ -141,6 +139,10 @@ public:
   expected<task_executor::thread_dump_response> task_manager_thread_dump(
     const std::string& address) override {
     return ask_task_executor<task_executor::request_thread_dump>(address, rpc::ack{});
+  }
+
+  std::optional<std::string> leader_rest_url() override {
+    return gateways_.leader_rest_url ? gateways_.leader_rest_url() : std::nullopt;
   }
 
 private:

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <caf/actor.hpp>
@@ -31,6 +32,9 @@ struct gateway_providers {
   /// Builds and uploads the jobs of uploaded libraries (/jars/:jarid/run, /plan); empty: the
   /// node runs none.
   job_program_builder job_programs;
+  /// The leading JobManager's REST URL while this node does not lead (cluster_view's
+  /// leader_rest_url); empty: never known (a standalone node leads itself).
+  std::function<std::optional<std::string>()> leader_rest_url;
 };
 
 /// The caller id REST calls carry (what traces show).

@@ -108,7 +108,9 @@ std::optional<std::filesystem::path> rest_server::impl::upload_named(const std::
 }
 
 void rest_server::impl::routes(httplib::Server& server) {
-  versioned_routes s{server};
+  versioned_routes s{server, [this](const httplib::Request& req, httplib::Response& res) {
+                       forward_to_leader(req, res);
+                     }};
   s.get("/config", [this](const httplib::Request&, httplib::Response& res) {
     reply(res, 200,
           dashboard_config_json(options.submit_enabled && changes_refused.empty(),

@@ -148,23 +148,37 @@ inline std::optional<std::string> library_file_name(const std::string& name) {
 /// Refusals do not depend on the path (`admit` judges the method), so both are guarded alike.
 class versioned_routes {
 public:
-  explicit versioned_routes(httplib::Server& server) : server_(server) {}
+  /// `after` (if set) runs after every handler, with its answer (a standby forwards answers that
+  /// need the leader: leader_forwarding.cpp).
+  explicit versioned_routes(httplib::Server& server, httplib::Server::Handler after = {})
+    : server_(server),
+      after_(std::move(after)) {}
 
   void get(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Get(path, h).Get("/v1" + path, h);
+    server_.Get(path, wrap(h)).Get("/v1" + path, wrap(h));
   }
   void post(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Post(path, h).Post("/v1" + path, h);
+    server_.Post(path, wrap(h)).Post("/v1" + path, wrap(h));
   }
   void patch(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Patch(path, h).Patch("/v1" + path, h);
+    server_.Patch(path, wrap(h)).Patch("/v1" + path, wrap(h));
   }
   void del(const std::string& path, const httplib::Server::Handler& h) {
-    server_.Delete(path, h).Delete("/v1" + path, h);
+    server_.Delete(path, wrap(h)).Delete("/v1" + path, wrap(h));
   }
 
 private:
+  httplib::Server::Handler wrap(const httplib::Server::Handler& h) const {
+    if (!after_)
+      return h;
+    return [h, after = after_](const httplib::Request& req, httplib::Response& res) {
+      h(req, res);
+      after(req, res);
+    };
+  }
+
   httplib::Server& server_;
+  httplib::Server::Handler after_;
 };
 
 /// The outcomes of operations Flink's clients poll by trigger id that end at once (checkpoint
@@ -307,6 +321,10 @@ struct rest_server::impl {
   void job_routes(detail::versioned_routes& s);
   /// The JobManager's and TaskManagers' own views and savepoint disposal (node_routes.cpp).
   void node_routes(detail::versioned_routes& s);
+  /// On a JobManager that does not lead, an answer that needed the leader (503, Flink's
+  /// leader-election message) is replaced by the leader's own answer to the same request, or by
+  /// a 307 redirect to it when the leader cannot be asked from here (leader_forwarding.cpp).
+  void forward_to_leader(const httplib::Request& req, httplib::Response& res);
   void serve_asset(const httplib::Request& req, httplib::Response& res);
   void upload(const httplib::Request& req, httplib::Response& res);
   void list_uploads(httplib::Response& res);
