@@ -1,5 +1,6 @@
 // The JobManager's own views (its metrics, log files, environment, threads), a TaskManager's
-// (what the JobManager knows of it), and savepoint disposal.
+// (what the JobManager knows of it, and its log files and threads as its TaskExecutor sends
+// them), and savepoint disposal.
 
 #include <algorithm>
 #include <functional>
