@@ -54,6 +54,8 @@ struct options {
   bool trace = true;
   /// --serve with the inbound guard on its port (--no-guard measures what the guard costs).
   bool guard = true;
+  /// --one-process: skip the runs between processes (profiling the local path).
+  bool one_process_only = false;
 };
 
 /// A bare CAF echo: the baseline.
@@ -61,21 +63,33 @@ caf::behavior bare_echo() {
   return {[](std::vector<char>& bytes) { return std::move(bytes); }};
 }
 
-/// Sequential bare requests from an event-based actor; latencies into `out`.
-void bare_loop(caf::event_based_actor* self, caf::actor target, std::vector<char> payload, int left,
-               std::shared_ptr<samples> out, std::shared_ptr<std::promise<void>> done) {
-  if (left == 0) {
-    done->set_value();
+/// What one measuring loop holds for its whole run; each call refers to it instead of copying
+/// the payload or the gateway (a caller keeps its gateway; the message copies the request).
+template <class Target, class Request>
+struct loop_state {
+  Target target;
+  Request request;
+  int left;
+  samples out;
+  std::promise<void> done;
+};
+
+using bare_state = loop_state<caf::actor, std::vector<char>>;
+
+/// Sequential bare requests from an event-based actor; latencies into `st->out`.
+void bare_loop(caf::event_based_actor* self, std::shared_ptr<bare_state> st) {
+  if (st->left-- == 0) {
+    st->done.set_value();
     return;
   }
   auto t0 = clock_type::now();
-  self->request(target, std::chrono::seconds(10), payload)
+  self->request(st->target, std::chrono::seconds(10), st->request)
     .then(
-      [=](std::vector<char>&) {
-        out->push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
-        bare_loop(self, target, payload, left - 1, out, done);
+      [self, st, t0](std::vector<char>&) {
+        st->out.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
+        bare_loop(self, st);
       },
-      [=](caf::error&) { done->set_value(); });
+      [st](caf::error&) { st->done.set_value(); });
 }
 
 /// An endpoint that only asks.
@@ -84,46 +98,46 @@ public:
   using rpc::rpc_endpoint::rpc_endpoint;
 };
 
-void endpoint_loop(bench_client* self, rpc::gateway gw, rpc::echo_request req, int left,
-                   std::shared_ptr<samples> out, std::shared_ptr<std::promise<void>> done) {
-  if (left == 0) {
-    done->set_value();
+using endpoint_state = loop_state<rpc::gateway, rpc::echo_request>;
+
+void endpoint_loop(bench_client* self, std::shared_ptr<endpoint_state> st) {
+  if (st->left-- == 0) {
+    st->done.set_value();
     return;
   }
   auto t0 = clock_type::now();
-  gw.ask<rpc::echo_method>(*self, req, [=](expected<rpc::echo_response> r) {
+  st->target.ask<rpc::echo_method>(*self, st->request, [self, st, t0](expected<rpc::echo_response> r) {
     if (!r) {
       std::fprintf(stderr, "flint-bench rpc: %s\n", r.error().to_string().c_str());
-      done->set_value();
+      st->done.set_value();
       return;
     }
-    out->push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
-    endpoint_loop(self, gw, req, left - 1, out, done);
+    st->out.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
+    endpoint_loop(self, st);
   });
 }
 
 samples measure_bare(caf::actor_system& sys, const caf::actor& target, std::size_t bytes, int n) {
-  auto out = std::make_shared<samples>();
-  auto done = std::make_shared<std::promise<void>>();
-  auto fut = done->get_future();
-  sys.spawn([=](caf::event_based_actor* self) {
-    bare_loop(self, target, std::vector<char>(bytes, 'x'), n, out, done);
-  });
+  auto st = std::make_shared<bare_state>(
+    bare_state{target, std::vector<char>(bytes, 'x'), n, {}, {}});
+  st->out.reserve(static_cast<std::size_t>(n));
+  auto fut = st->done.get_future();
+  sys.spawn([st](caf::event_based_actor* self) { bare_loop(self, st); });
   fut.wait();
-  return *out;
+  return std::move(st->out);
 }
 
 samples measure_endpoint(caf::actor_system& sys, trace::trace_recorder* rec, const rpc::gateway& gw,
                          const rpc::echo_request& req, int n) {
-  auto out = std::make_shared<samples>();
-  auto done = std::make_shared<std::promise<void>>();
-  auto fut = done->get_future();
+  auto st = std::make_shared<endpoint_state>(endpoint_state{gw, req, n, {}, {}});
+  st->out.reserve(static_cast<std::size_t>(n));
+  auto fut = st->done.get_future();
   auto client = sys.spawn<bench_client>(rpc::endpoint_context{"bench_client", rec, {}});
   auto* self = &dynamic_cast<bench_client&>(*caf::actor_cast<caf::abstract_actor*>(client));
-  self->run_async([=] { endpoint_loop(self, gw, req, n, out, done); });
+  self->run_async([self, st] { endpoint_loop(self, st); });
   fut.wait();
   caf::anon_send_exit(client, caf::exit_reason::user_shutdown);
-  return *out;
+  return std::move(st->out);
 }
 
 double percentile(samples s, double p) {
@@ -151,8 +165,8 @@ void report(const char* where, const options& o, std::size_t wire_bytes, const s
   auto b50 = percentile(bare, 0.5), b99 = percentile(bare, 0.99);
   std::printf(
     "{\"bench\":\"rpc\",\"where\":\"%s\",\"payload_bytes\":%zu,\"wire_bytes\":%zu,"
-    "\"iterations\":%d,\"scheduler\":\"%s\",\"trace\":%s,\"endpoint_median_us\":%.1f,"
-    "\"endpoint_p99_us\":%.1f,\"bare_median_us\":%.1f,\"bare_p99_us\":%.1f,"
+    "\"iterations\":%d,\"scheduler\":\"%s\",\"trace\":%s,\"endpoint_median_us\":%.2f,"
+    "\"endpoint_p99_us\":%.1f,\"bare_median_us\":%.2f,\"bare_p99_us\":%.1f,"
     "\"ratio_median\":%.2f,\"ratio_p99\":%.2f}\n",
     where, o.payload, wire_bytes, o.iterations, o.policy.c_str(), o.trace ? "true" : "false", ep50,
     ep99, b50, b99, b50 > 0 ? ep50 / b50 : 0.0, b99 > 0 ? ep99 / b99 : 0.0);
@@ -201,6 +215,8 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.tls_truststore = v;
     } else if (a == "--no-trace") {
       o.trace = false;
+    } else if (a == "--one-process") {
+      o.one_process_only = true;
     } else if (a == "--no-guard") {
       o.guard = false;
     } else if (a == "--iterations" && (v = next())) {
@@ -216,7 +232,7 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
     } else {
       std::fprintf(stderr,
                    "usage: flint-bench rpc [--iterations N] [--payload BYTES] "
-                   "[--scheduler stealing|sharing] [--no-trace]\n");
+                   "[--scheduler stealing|sharing] [--no-trace] [--one-process]\n");
       return 2;
     }
   }
@@ -248,11 +264,13 @@ int rpc(int argc, char** argv) {
     rpc::gateway gw(echo, "echo_server", bench_token);
     measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
     measure_bare(sys, bare, wire, o.warmup);
-    // Interleave halves so drift on a noisy machine hits both sides alike.
+    // Alternate rounds so drift on a noisy machine hits both sides alike.
+    constexpr int local_rounds = 10;
     samples ep, b;
-    for (int round = 0; round < 2; ++round) {
-      auto e = measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.iterations / 2);
-      auto x = measure_bare(sys, bare, wire, o.iterations / 2);
+    for (int round = 0; round < local_rounds; ++round) {
+      auto n = std::max(1, o.iterations / local_rounds);
+      auto e = measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, n);
+      auto x = measure_bare(sys, bare, wire, n);
       ep.insert(ep.end(), e.begin(), e.end());
       b.insert(b.end(), x.begin(), x.end());
     }
@@ -260,6 +278,8 @@ int rpc(int argc, char** argv) {
     caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
   }
+  if (o.one_process_only)
+    return 0;
 
   // Two processes, plain and over mutual TLS (security.ssl.internal.*): both serving processes
   // run at once and the rounds alternate between them, so drift on a noisy machine hits both.

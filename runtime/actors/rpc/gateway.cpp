@@ -55,53 +55,55 @@ void write_raw(std::vector<char>& out, const void* payload) {
 
 void record(trace::trace_recorder* rec, trace::direction dir, const envelope& env,
             const std::string& to, const char* method, bool is_ask, std::size_t bytes,
-            trace::outcome result, std::int64_t latency_us, std::string detail,
+            trace::outcome result, std::int64_t latency_us, std::string_view detail,
             std::int64_t time_us = 0) {
   if (rec == nullptr)
     return;
-  trace::record r;
-  r.time_us = time_us; // 0: the recorder reads its clock (each read costs as much as a malloc)
-  r.dir = dir;
-  r.from = env.sender;
-  r.to = to;
-  r.method = method;
-  r.token = env.token;
-  r.trace = env.trace;
-  r.is_ask = is_ask;
-  r.bytes = static_cast<std::uint32_t>(bytes);
-  r.result = result;
-  r.latency_us = latency_us;
-  r.detail = std::move(detail);
-  rec->record_event(std::move(r));
+  // time_us 0: the recorder reads its clock (each read costs as much as a malloc)
+  rec->record_event(trace::event{time_us, dir, env.sender, to, method, env.token, env.trace, is_ask,
+                                 static_cast<std::uint32_t>(bytes), result, latency_us, detail});
 }
-
-/// What an ask's answer handlers need: to record the answer and to continue.
-struct pending_ask {
-  trace::trace_recorder* rec;
-  envelope header;
-  std::string target;
-  const char* method;
-  std::int64_t sent_us;
-  std::chrono::nanoseconds wait;
-  std::function<void(expected<std::span<const char>>)> k;
-};
 
 /// Records the answer of an ask.
-void record_answer(trace::trace_recorder* rec, const envelope& header, const std::string& target,
-                   const char* method, std::int64_t sent_us, const error* failure,
-                   std::size_t reply_bytes) {
-  if (rec == nullptr)
+void record_answer(const detail::pending_ask& p, const error* failure, std::size_t reply_bytes) {
+  if (p.rec == nullptr)
     return;
-  auto now = rec->now_us();
-  if (failure == nullptr)
-    record(rec, trace::direction::response, header, target, method, true, reply_bytes,
-           trace::outcome::ok, now - sent_us, {}, now);
-  else
-    record(rec, trace::direction::response, header, target, method, true, reply_bytes,
-           outcome_of(*failure), now - sent_us, failure->message, now);
+  auto now = p.rec->now_us();
+  p.rec->record_event(trace::event{
+    now, trace::direction::response, p.sender, p.target, p.method, p.token, p.trace, true,
+    static_cast<std::uint32_t>(reply_bytes),
+    failure == nullptr ? trace::outcome::ok : outcome_of(*failure), now - p.sent_us,
+    failure == nullptr ? std::string_view{} : std::string_view{failure->message}});
 }
 
+/// The continuation of ask_raw: the reply copied out.
+struct raw_pending final : detail::pending_ask {
+  explicit raw_pending(std::function<void(expected<std::vector<char>>)> f) : k(std::move(f)) {}
+  void complete(expected<std::span<const char>> reply) override {
+    if (!reply)
+      k(reply.error());
+    else
+      k(std::vector<char>(reply->begin(), reply->end()));
+  }
+  std::function<void(expected<std::vector<char>>)> k;
+};
+
+/// The continuation of ask_blocking_encoded: the caller's function, called in place.
+struct blocking_pending final : detail::pending_ask {
+  explicit blocking_pending(const std::function<void(expected<std::span<const char>>)>& f)
+    : k(f) {}
+  void complete(expected<std::span<const char>> reply) override { k(std::move(reply)); }
+  const std::function<void(expected<std::span<const char>>)>& k;
+};
+
 } // namespace
+
+void detail::time_out(pending_ask& p) {
+  auto failure = from_caf_error(caf::make_error(caf::sec::request_timeout), p.method, p.target,
+                                p.wait);
+  record_answer(p, &failure, 0);
+  p.complete(std::move(failure));
+}
 
 gateway::gateway(caf::actor target, std::string target_id, fencing_token token,
                  std::string fencing_scope)
@@ -129,7 +131,7 @@ gateway gateway::with_scope(std::string scope) const {
 void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                           request_writer write, const void* request,
                           std::optional<std::chrono::nanoseconds> timeout,
-                          std::function<void(expected<std::span<const char>>)> k) const {
+                          std::shared_ptr<detail::pending_ask> pending) const {
   auto* rec = self.recorder();
   auto out =
     make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id, write, request);
@@ -138,29 +140,36 @@ void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const cha
   if (!valid()) {
     record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
            trace::outcome::unreachable, -1, "no target");
-    k(make_error(
+    pending->complete(make_error(
       errc::unreachable,
       std::string("ask ") + method_name + ": gateway to " + target_id_ + " has no target"));
     return;
   }
   record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
          trace::outcome::ok, -1, {}, sent_us);
-  // One allocation holds what the answer needs; both CAF handlers share it.
-  auto pending = std::make_shared<pending_ask>(
-    pending_ask{rec, std::move(out.header), target_id_, method_name, sent_us, wait, std::move(k)});
-  self.request(target_, wait, ask_atom::value, std::move(out.bytes))
-    .then(
-      [pending](std::vector<char>& bytes) {
-        const auto& p = *pending;
-        record_answer(p.rec, p.header, p.target, p.method, p.sent_us, nullptr, bytes.size());
-        p.k(std::span<const char>(bytes));
-      },
-      [pending](caf::error& err) {
-        const auto& p = *pending;
-        auto failure = from_caf_error(err, p.method, p.target, p.wait);
-        record_answer(p.rec, p.header, p.target, p.method, p.sent_us, &failure, 0);
-        p.k(std::move(failure));
-      });
+  auto& p = *pending;
+  p.rec = rec;
+  p.sender = std::move(out.header.sender);
+  p.target = target_id_;
+  p.method = method_name;
+  p.token = out.header.token;
+  p.trace = out.header.trace;
+  p.sent_us = sent_us;
+  p.wait = wait;
+  // No CAF time-out: the endpoint times its asks (rpc_endpoint::expire_ask_after).
+  auto handle = self.request(target_, caf::infinite, ask_atom::value, std::move(out.bytes));
+  auto response_id = handle.id();
+  handle.then(
+    [pending](std::vector<char>& bytes) {
+      record_answer(*pending, nullptr, bytes.size());
+      pending->complete(std::span<const char>(bytes));
+    },
+    [pending](caf::error& err) {
+      auto failure = from_caf_error(err, pending->method, pending->target, pending->wait);
+      record_answer(*pending, &failure, 0);
+      pending->complete(std::move(failure));
+    });
+  self.expire_ask_after(response_id, wait, std::move(pending));
 }
 
 void gateway::tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
@@ -193,16 +202,25 @@ void gateway::ask_blocking_encoded(
   auto sent_us = rec != nullptr ? rec->now_us() : 0;
   record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
          trace::outcome::ok, -1, {}, sent_us);
+  blocking_pending p(k);
+  p.rec = rec;
+  p.sender = who.id;
+  p.target = target_id_;
+  p.method = method_name;
+  p.token = out.header.token;
+  p.trace = out.header.trace;
+  p.sent_us = sent_us;
+  p.wait = who.ask_timeout;
   self.request(target_, who.ask_timeout, ask_atom::value, std::move(out.bytes))
     .receive(
       [&](std::vector<char>& bytes) {
-        record_answer(rec, out.header, target_id_, method_name, sent_us, nullptr, bytes.size());
-        k(std::span<const char>(bytes));
+        record_answer(p, nullptr, bytes.size());
+        p.complete(std::span<const char>(bytes));
       },
       [&](caf::error& err) {
         auto failure = from_caf_error(err, method_name, target_id_, who.ask_timeout);
-        record_answer(rec, out.header, target_id_, method_name, sent_us, &failure, 0);
-        k(std::move(failure));
+        record_answer(p, &failure, 0);
+        p.complete(std::move(failure));
       });
 }
 
@@ -210,12 +228,7 @@ void gateway::ask_raw(rpc_endpoint& self, std::uint32_t method_id, const char* m
                       std::vector<char> payload, std::optional<std::chrono::nanoseconds> timeout,
                       std::function<void(expected<std::vector<char>>)> k) const {
   ask_encoded(self, method_id, method_name, &write_raw, &payload, timeout,
-              [k = std::move(k)](expected<std::span<const char>> reply) {
-                if (!reply)
-                  k(reply.error());
-                else
-                  k(std::vector<char>(reply->begin(), reply->end()));
-              });
+              std::make_shared<raw_pending>(std::move(k)));
 }
 
 void gateway::tell_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,

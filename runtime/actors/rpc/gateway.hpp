@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,8 +15,10 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/envelope/fencing_token.hpp"
 #include "runtime/actors/rpc/method.hpp"
+#include "runtime/actors/rpc/pending_ask.hpp"
 
 namespace flint::trace {
 class trace_recorder;
@@ -54,13 +57,19 @@ public:
   void ask(rpc_endpoint& self, const typename M::request& req,
            std::function<void(expected<typename M::response>)> k,
            std::optional<std::chrono::nanoseconds> timeout = std::nullopt) const {
+    using response = typename M::response;
+    struct typed final : detail::pending_ask {
+      explicit typed(std::function<void(expected<response>)> f) : k(std::move(f)) {}
+      void complete(expected<std::span<const char>> reply) override {
+        if (!reply)
+          k(reply.error());
+        else
+          k(codec<response>::decode(*reply));
+      }
+      std::function<void(expected<response>)> k;
+    };
     ask_encoded(self, M::id, M::name, &write_request<typename M::request>, &req, timeout,
-                [k = std::move(k)](expected<std::span<const char>> reply) {
-                  if (!reply)
-                    k(reply.error());
-                  else
-                    k(codec<typename M::response>::decode(*reply));
-                });
+                std::make_shared<typed>(std::move(k)));
   }
 
   /// Sends without waiting for an answer; fencing failures at the receiver are only traced.
@@ -105,11 +114,11 @@ private:
     codec<Request>::encode_to(out, *static_cast<const Request*>(request));
   }
 
-  /// `k` gets a view of the reply bytes, valid while it runs.
+  /// `pending` continues with the answer; this fills in the rest of it.
   void ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                    request_writer write, const void* request,
                    std::optional<std::chrono::nanoseconds> timeout,
-                   std::function<void(expected<std::span<const char>>)> k) const;
+                   std::shared_ptr<detail::pending_ask> pending) const;
   void tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                     request_writer write, const void* request) const;
   void ask_blocking_encoded(caf::blocking_actor& self, const client_identity& who,

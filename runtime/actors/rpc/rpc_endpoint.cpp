@@ -41,21 +41,13 @@ void responder::deliver(expected<std::vector<char>> result) {
   auto& st = *state_;
   st.delivered = true;
   if (auto* rec = st.self->recorder()) {
-    trace::record r;
-    r.time_us = rec->now_us();
-    r.dir = trace::direction::reply;
-    r.from = st.self->endpoint_id();
-    r.to = st.caller;
-    r.method = st.method;
-    r.token = st.self->token();
-    r.trace = st.trace;
-    r.is_ask = true;
-    r.bytes = static_cast<std::uint32_t>(result ? result->size() : result.error().message.size());
-    r.result = result ? trace::outcome::ok : outcome_of(result.error().code);
-    r.latency_us = r.time_us - st.received_us;
-    if (!result)
-      r.detail = result.error().message;
-    rec->record_event(std::move(r));
+    auto now = rec->now_us();
+    rec->record_event(trace::event{
+      now, trace::direction::reply, st.self->endpoint_id(), st.caller, st.method,
+      st.self->token(), st.trace, true,
+      static_cast<std::uint32_t>(result ? result->size() : result.error().message.size()),
+      result ? trace::outcome::ok : outcome_of(result.error().code), now - st.received_us,
+      result ? std::string_view{} : std::string_view{result.error().message}});
   }
   if (st.sync_slot != nullptr) {
     st.sync_slot->emplace(std::move(result));
@@ -158,30 +150,44 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
                                                                   bool is_ask) {
   auto* rec = recorder();
   auto received_us = rec != nullptr ? rec->now_us() : 0;
-  auto record_receive = [&](const envelope* env, trace::outcome result, std::string detail) {
+  // `method` names the call's method as registered here (or "method#<id>" when there is none).
+  auto record_receive = [&](const envelope* env, std::string_view method, trace::outcome result,
+                            std::string_view detail) {
     if (rec == nullptr)
       return;
-    trace::record r;
-    r.time_us = received_us;
-    r.dir = trace::direction::receive;
-    r.to = endpoint_id();
-    r.is_ask = is_ask;
-    r.bytes = static_cast<std::uint32_t>(bytes.size());
-    r.result = result;
-    r.detail = std::move(detail);
+    trace::event e;
+    e.time_us = received_us;
+    e.dir = trace::direction::receive;
+    e.to = endpoint_id();
+    e.is_ask = is_ask;
+    e.bytes = static_cast<std::uint32_t>(bytes.size());
+    e.result = result;
+    e.detail = detail;
     if (env != nullptr) {
-      r.from = env->sender;
-      r.method = method_name(env->method_id);
-      r.token = env->token;
-      r.trace = env->trace;
+      e.from = env->sender;
+      e.method = method;
+      e.token = env->token;
+      e.trace = env->trace;
     } else {
-      r.from = "?";
-      r.method = "?";
+      e.from = "?";
+      e.method = "?";
     }
-    rec->record_event(std::move(r));
+    rec->record_event(e);
   };
   std::optional<expected<std::vector<char>>> answer;
-  auto st = std::make_shared<responder::state>();
+  // The responder state of the last call is reused when nothing kept it: most calls are
+  // answered before their handler returns.
+  std::shared_ptr<responder::state> st;
+  if (spare_state_ && spare_state_.use_count() == 1) {
+    st = std::move(spare_state_);
+    st->delivered = false;
+    st->method.clear();
+    st->caller.clear();
+    st->trace = {};
+  } else {
+    spare_state_.reset();
+    st = std::make_shared<responder::state>();
+  }
   st->self = this;
   st->is_ask = is_ask;
   st->sync_slot = &answer;
@@ -193,7 +199,7 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
                             + " bytes is larger than rpc.max-frame-size ("
                             + std::to_string(ctx_.config.max_frame_size) + " bytes) at "
                             + endpoint_id() + "; it was not read");
-    record_receive(nullptr, trace::outcome::malformed, err.message);
+    record_receive(nullptr, {}, trace::outcome::malformed, err.message);
     st->method = "?";
     st->caller = "?";
     r.deliver(err);
@@ -201,7 +207,7 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   }
   auto decoded = read_envelope(bytes);
   if (!decoded) {
-    record_receive(nullptr, trace::outcome::malformed, decoded.error().message);
+    record_receive(nullptr, {}, trace::outcome::malformed, decoded.error().message);
     st->method = "?";
     st->caller = "?";
     r.deliver(decoded.error());
@@ -209,20 +215,20 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   }
   auto& call = *decoded;
   auto& env = call.header;
-  st->caller = env.sender;
+  st->caller.assign(env.sender);
   st->trace = env.trace;
   auto i = methods_.find(env.method_id);
   if (i == methods_.end()) {
     auto err = make_error(
       errc::unknown_method,
       "endpoint " + endpoint_id() + " has no method with id " + std::to_string(env.method_id));
-    record_receive(&env, trace::outcome::unknown_method, err.message);
     st->method = method_name(env.method_id);
+    record_receive(&env, st->method, trace::outcome::unknown_method, err.message);
     r.deliver(std::move(err));
     return answer;
   }
   auto& entry = i->second;
-  st->method = entry.name;
+  st->method.assign(entry.name);
   if (!entry.open_to_clients && sender_is_client()) {
     auto text = "Permission denied: " + entry.name + " at " + endpoint_id()
       + " is the cluster's own and the caller " + env.sender
@@ -230,7 +236,7 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
         "--client); only nodes' certificates may call it.";
     static const auto log = make_endpoint_logger("rpc");
     log->warn("{}", text);
-    record_receive(&env, trace::outcome::rejected, text);
+    record_receive(&env, entry.name, trace::outcome::rejected, text);
     r.deliver(make_error(errc::rejected, std::move(text)));
     return answer;
   }
@@ -245,12 +251,12 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
         : "Fencing token mismatch: Ignoring message " + entry.name + " because the fencing token "
           + env.token.to_string() + " did not match the expected fencing token "
           + expected.to_string() + " at " + endpoint_id() + ".";
-      record_receive(&env, trace::outcome::rejected, text);
+      record_receive(&env, entry.name, trace::outcome::rejected, text);
       r.deliver(make_error(errc::fencing_token_mismatch, std::move(text)));
       return answer;
     }
   }
-  record_receive(&env, trace::outcome::ok, {});
+  record_receive(&env, entry.name, trace::outcome::ok, {});
   auto previous_trace = current_trace_;
   current_trace_ = env.trace;
   try {
@@ -265,8 +271,61 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   if (is_ask && !st->delivered) {
     st->promise = make_response_promise(); // answered later through a kept responder
     park(st);
+  } else {
+    r = responder{};
+    if (st.use_count() == 1)
+      spare_state_ = std::move(st);
   }
   return answer;
+}
+
+bool rpc_endpoint::ask_open(caf::message_id response_id) const {
+  // CAF keeps an ask's answer handlers until its answer (or error) arrives.
+  return multiplexed_responses_.count(response_id) != 0;
+}
+
+void rpc_endpoint::expire_ask_after(caf::message_id response_id, std::chrono::nanoseconds wait,
+                                    std::shared_ptr<detail::pending_ask> pending) {
+  // Answered asks leave from the front; most asks are answered in the order they were sent.
+  while (!ask_deadlines_.empty() && !ask_open(ask_deadlines_.front().response_id))
+    ask_deadlines_.pop_front();
+  auto at = clock().now() + wait;
+  ask_deadlines_.push_back(ask_deadline{at, response_id, std::move(pending)});
+  if (!ask_timer_at_ || at < *ask_timer_at_) {
+    ask_timer_at_ = at;
+    schedule_run_async([this] { on_ask_timer(); }, wait);
+  }
+}
+
+void rpc_endpoint::on_ask_timer() {
+  auto now = clock().now();
+  if (ask_timer_at_ && *ask_timer_at_ > now)
+    return; // an earlier timer, superseded by one armed for sooner; that one runs
+  ask_timer_at_.reset();
+  std::vector<std::shared_ptr<detail::pending_ask>> expired;
+  auto open = std::move(ask_deadlines_);
+  ask_deadlines_.clear();
+  std::optional<caf::actor_clock::time_point> next;
+  for (auto& d : open) {
+    if (!ask_open(d.response_id))
+      continue;
+    if (d.at <= now) {
+      // Its answer, should it still come, finds no handler and is dropped, as after a CAF
+      // request time-out.
+      multiplexed_responses_.erase(d.response_id);
+      expired.push_back(std::move(d.pending));
+    } else {
+      next = next ? std::min(*next, d.at) : d.at;
+      ask_deadlines_.push_back(std::move(d));
+    }
+  }
+  if (next) {
+    ask_timer_at_ = next;
+    schedule_run_async([this] { on_ask_timer(); }, *next - now);
+  }
+  // Continuations may ask again: they run once the list is whole.
+  for (auto& p : expired)
+    detail::time_out(*p);
 }
 
 void rpc_endpoint::park(const std::shared_ptr<responder::state>& st) {
@@ -294,6 +353,8 @@ void rpc_endpoint::on_exit() {
     st->self = nullptr; // responders kept elsewhere must not reach this actor any more
   }
   methods_.clear();
+  spare_state_.reset();
+  ask_deadlines_.clear();
   caf::event_based_actor::on_exit();
 }
 

@@ -11,6 +11,7 @@
 /// `handle<M>` / `handle_async<M>`.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,11 +19,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include <caf/actor_clock.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/response_promise.hpp>
 
 #include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/method.hpp"
+#include "runtime/actors/rpc/pending_ask.hpp"
 #include "runtime/actors/rpc/rpc_atoms.hpp"
 #include "runtime/actors/rpc/rpc_config.hpp"
 
@@ -149,6 +152,14 @@ public:
   /// Name of a registered method, or "method#<id>".
   std::string method_name(std::uint32_t id) const;
 
+  /// Fails the ask whose answer is `response_id` (sent with no CAF time-out) through
+  /// detail::time_out when no answer came within `wait` (gateway's core). Asks are timed here,
+  /// not by CAF: a CAF request time-out hands every ask to CAF's clock thread (a lock and a
+  /// thread wake-up per call, on the caller's path); here one timer per endpoint stands for all
+  /// of its open asks, re-armed when it fires.
+  void expire_ask_after(caf::message_id response_id, std::chrono::nanoseconds wait,
+                        std::shared_ptr<detail::pending_ask> pending);
+
   caf::behavior make_behavior() final;
   caf::resumable::resume_result resume(caf::execution_unit* ctx, size_t max_throughput) override;
 
@@ -226,6 +237,10 @@ private:
 
   /// Handles one incoming call; for asks answered synchronously returns the answer.
   std::optional<expected<std::vector<char>>> dispatch(std::vector<char>& bytes, bool is_ask);
+  /// Times out the asks whose deadline passed; re-arms the timer for the next.
+  void on_ask_timer();
+  /// Whether the ask answered by `response_id` still waits for its answer.
+  bool ask_open(caf::message_id response_id) const;
   /// Remembers a call answered later (see parked_).
   void park(const std::shared_ptr<responder::state>& st);
   void call_async_impl(const caf::actor& other, std::function<void()> f,
@@ -237,6 +252,19 @@ private:
   /// until delivered, so on_exit fails those still open.
   std::vector<std::weak_ptr<responder::state>> parked_;
   std::size_t parked_high_water_ = 16;
+  /// The state of a call answered before its handler returned and kept by nobody: the next
+  /// call reuses it (one allocation less per call).
+  std::shared_ptr<responder::state> spare_state_;
+  struct ask_deadline {
+    caf::actor_clock::time_point at;
+    caf::message_id response_id;
+    std::shared_ptr<detail::pending_ask> pending;
+  };
+  /// Open asks in the order they were sent (answered ones leave from the front as new asks
+  /// come, the rest when the timer fires).
+  std::deque<ask_deadline> ask_deadlines_;
+  /// When the earliest armed ask timer fires; none armed when empty.
+  std::optional<caf::actor_clock::time_point> ask_timer_at_;
   fencing_token token_;
   trace_context current_trace_;
   std::unordered_map<std::uint32_t, method_entry> methods_;

@@ -180,57 +180,82 @@ bool is_monitoring_client(std::string_view endpoint_id) {
   return endpoint_id.starts_with("rest") || endpoint_id == "metrics";
 }
 
-void trace_recorder::mark_monitoring(record& r) {
-  auto slot_of = [](const std::string& id) {
-    auto h = std::hash<std::string>{}(id) | 1; // never 0, the "not serving" value
+bool trace_recorder::mark_monitoring(const event& e) {
+  auto slot_of = [](std::string_view id) {
+    // std::hash of a string_view equals that of the std::string with the same characters.
+    auto h = std::hash<std::string_view>{}(id) | 1; // never 0, the "not serving" value
     return std::pair{h % monitoring_slots, h};
   };
-  bool monitoring = r.monitoring || is_monitoring_client(r.from) || is_monitoring_client(r.to);
+  bool monitoring = e.monitoring || is_monitoring_client(e.from) || is_monitoring_client(e.to);
   // A send an endpoint makes while it handles a monitoring call is part of it (the Dispatcher
   // forwarding REST's request_job_status to the JobMaster): sent by the handler, so right after
   // the receive. A later send (a timer's heartbeat) is the endpoint's own.
-  if (!monitoring && r.dir == direction::send) {
-    auto [i, h] = slot_of(r.from);
+  if (!monitoring && e.dir == direction::send) {
+    auto [i, h] = slot_of(e.from);
     monitoring = serving_monitoring_[i].load(std::memory_order_relaxed) == h
-      && r.time_us - serving_since_us_[i].load(std::memory_order_relaxed) <= handler_window_us;
+      && e.time_us - serving_since_us_[i].load(std::memory_order_relaxed) <= handler_window_us;
   }
-  auto tid = r.trace.trace_id;
+  auto tid = e.trace.trace_id;
   auto& traced = monitoring_traces_[tid % monitoring_slots];
   if (!monitoring && tid != 0)
     monitoring = traced.load(std::memory_order_relaxed) == tid;
   if (monitoring && tid != 0)
     traced.store(tid, std::memory_order_relaxed);
   // What an endpoint takes from its mailbox starts a handler; its reply ends it.
-  if (r.dir == direction::receive || r.dir == direction::reply) {
-    const auto& endpoint = r.dir == direction::receive ? r.to : r.from;
+  if (e.dir == direction::receive || e.dir == direction::reply) {
+    auto endpoint = e.dir == direction::receive ? e.to : e.from;
     auto [i, h] = slot_of(endpoint);
-    if (monitoring && r.dir == direction::receive) {
-      serving_since_us_[i].store(r.time_us, std::memory_order_relaxed);
+    if (monitoring && e.dir == direction::receive) {
+      serving_since_us_[i].store(e.time_us, std::memory_order_relaxed);
       serving_monitoring_[i].store(h, std::memory_order_relaxed);
-    } else {
+    } else if (serving_monitoring_[i].load(std::memory_order_relaxed) == h) {
       auto expected = h;
       serving_monitoring_[i].compare_exchange_strong(expected, 0, std::memory_order_relaxed);
     }
   }
-  r.monitoring = monitoring;
+  return monitoring;
 }
 
-void trace_recorder::record_event(record r) {
-  if (r.time_us == 0)
-    r.time_us = now_us_();
-  mark_monitoring(r);
-  r.sequence = next_sequence_.fetch_add(1, std::memory_order_relaxed);
-  if (file_enabled_.load(std::memory_order_relaxed)) {
+void trace_recorder::record_event(const event& given) {
+  auto e = given;
+  if (e.time_us == 0)
+    e.time_us = now_us_();
+  bool monitoring = mark_monitoring(e);
+  auto sequence = next_sequence_.fetch_add(1, std::memory_order_relaxed);
+  std::string line;
+  {
+    auto& s = ring_[sequence % capacity_];
+    slot_guard guard(s);
+    auto& r = s.value;
+    r.time_us = e.time_us;
+    r.dir = e.dir;
+    r.from.assign(e.from);
+    r.to.assign(e.to);
+    r.method.assign(e.method);
+    r.token = e.token;
+    r.trace = e.trace;
+    r.is_ask = e.is_ask;
+    r.bytes = e.bytes;
+    r.result = e.result;
+    r.latency_us = e.latency_us;
+    r.detail.assign(e.detail);
+    r.sequence = sequence;
+    r.monitoring = monitoring;
+    s.filled = true;
+    if (file_enabled_.load(std::memory_order_relaxed))
+      line = to_json(r);
+  }
+  if (!line.empty()) {
     // One line per record, flushed so `flint trace` can tail the file live.
-    auto line = to_json(r);
     std::lock_guard<std::mutex> guard(file_mtx_);
     file_ << line << '\n';
     file_.flush();
   }
-  auto& s = ring_[r.sequence % capacity_];
-  slot_guard guard(s);
-  s.value = std::move(r);
-  s.filled = true;
+}
+
+void trace_recorder::record_event(const record& r) {
+  record_event(event{r.time_us, r.dir, r.from, r.to, r.method, r.token, r.trace, r.is_ask,
+                     r.bytes, r.result, r.latency_us, r.detail, r.monitoring});
 }
 
 std::vector<record> trace_recorder::snapshot() const {

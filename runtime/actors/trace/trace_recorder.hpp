@@ -61,6 +61,26 @@ struct record {
   bool monitoring = false;
 };
 
+/// One event as an endpoint hands it to the recorder: the names are views (an endpoint's own id,
+/// a method's static name, the caller named in the envelope), copied into the ring slot's own
+/// strings, whose buffers are reused lap after lap: once the ring is warm, recording an event
+/// allocates nothing however long the names are. Fields mean what record's do.
+struct event {
+  std::int64_t time_us = 0; ///< 0: the recorder reads its clock
+  direction dir = direction::send;
+  std::string_view from;
+  std::string_view to;
+  std::string_view method;
+  rpc::fencing_token token;
+  rpc::trace_context trace;
+  bool is_ask = false;
+  std::uint32_t bytes = 0;
+  outcome result = outcome::ok;
+  std::int64_t latency_us = -1;
+  std::string_view detail;
+  bool monitoring = false;
+};
+
 /// Whether `endpoint_id` is a monitoring client: REST ("rest", "rest…") or "metrics".
 bool is_monitoring_client(std::string_view endpoint_id);
 
@@ -78,7 +98,9 @@ public:
   /// Also append every record to `path` as JSON lines. Returns false if it cannot be opened.
   bool enable_file(const std::string& path);
 
-  void record_event(record r);
+  void record_event(const event& e);
+  /// The same for a whole record (tests, replays); its sequence is assigned anew.
+  void record_event(const record& r);
 
   /// A copy of the ring, oldest first.
   std::vector<record> snapshot() const;
@@ -130,11 +152,11 @@ private:
   std::ofstream file_;
   std::atomic<bool> file_enabled_{false};
 
-  /// Marks `r` as monitoring (see record::monitoring). Lock-free: an endpoint serving a
+  /// Whether `e` is monitoring (see record::monitoring). Lock-free: an endpoint serving a
   /// monitoring call, and the trace ids of monitoring calls, are kept in small hashed tables
   /// (a rare collision of endpoint or trace ids marks a record wrongly; the timeline then hides
   /// it unless its toggle is on).
-  void mark_monitoring(record& r);
+  bool mark_monitoring(const event& e);
   static constexpr std::size_t monitoring_slots = 256;
   /// How long after taking a monitoring call an endpoint's sends count as made by its handler.
   static constexpr std::int64_t handler_window_us = 2000;

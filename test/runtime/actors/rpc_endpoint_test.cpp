@@ -234,6 +234,110 @@ TEST_CASE_FIXTURE(test_fixture,
   CHECK(traced);
 }
 
+TEST_CASE_FIXTURE(test_fixture,
+                  "open asks with different time-outs each fail at their own time, once, and "
+                  "an answered ask never does") {
+  // The endpoint times its asks itself (one timer for all of them, not one CAF time-out each):
+  // a short ask sent after a long one must still fail first, at its own time.
+  std::vector<reply_to<echo_response>> parked;
+  auto silent = spawn<fake_endpoint>(context("silent"), [&](fake_endpoint& self) {
+    self.on_async<echo_method>(fencing::unfenced, [&](echo_request, reply_to<echo_response> r) {
+      parked.push_back(std::move(r));
+    });
+  });
+  auto client = spawn<fake_endpoint>(context("client", 10s));
+  run();
+  int long_calls = 0, short_calls = 0, answered_calls = 0;
+  std::optional<expected<echo_response>> long_result, short_result, answered_result;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gateway gw(silent, "silent");
+    gw.ask<echo_method>(self, echo_request{"long", {}}, [&](expected<echo_response> r) {
+      ++long_calls;
+      long_result.emplace(std::move(r));
+    }, 5s);
+    gw.ask<echo_method>(self, echo_request{"short", {}}, [&](expected<echo_response> r) {
+      ++short_calls;
+      short_result.emplace(std::move(r));
+    }, 1s);
+    gw.ask<echo_method>(self, echo_request{"answered", {}}, [&](expected<echo_response> r) {
+      ++answered_calls;
+      answered_result.emplace(std::move(r));
+    }, 2s);
+  });
+  run();
+  REQUIRE(parked.size() == 3);
+  // The third is answered at once; its deadline passes without effect.
+  in_main_thread<fake_endpoint>(silent, [&](fake_endpoint&) {
+    parked[2](echo_response{"answered", {}, "silent"});
+  });
+  run();
+  REQUIRE(answered_result.has_value());
+  CHECK(answered_result->has_value());
+  advance(999ms);
+  CHECK_FALSE(short_result.has_value());
+  advance(1ms);
+  REQUIRE(short_result.has_value());
+  REQUIRE_FALSE(short_result->has_value());
+  CHECK(short_result->error().code == errc::timeout);
+  CHECK(short_result->error().message.find("1 s") != std::string::npos);
+  CHECK_FALSE(long_result.has_value());
+  advance(3999ms);
+  CHECK_FALSE(long_result.has_value());
+  advance(1ms);
+  REQUIRE(long_result.has_value());
+  REQUIRE_FALSE(long_result->has_value());
+  CHECK(long_result->error().code == errc::timeout);
+  // An answer after the time-out finds no one waiting: the continuation ran once.
+  in_main_thread<fake_endpoint>(silent, [&](fake_endpoint&) {
+    parked[0](echo_response{"late", {}, "silent"});
+    parked[1](echo_response{"late", {}, "silent"});
+  });
+  run();
+  advance(10s);
+  CHECK(long_calls == 1);
+  CHECK(short_calls == 1);
+  CHECK(answered_calls == 1);
+  CHECK_FALSE(long_result->has_value());
+  int timeouts = 0;
+  for (auto& rec : trace())
+    timeouts += rec.dir == trace::direction::response && rec.result == trace::outcome::timeout;
+  CHECK(timeouts == 2);
+}
+
+TEST_CASE_FIXTURE(test_fixture,
+                  "a call answered later keeps its own answer while the next calls are "
+                  "answered at once") {
+  // An endpoint reuses the state of a call answered before its handler returned; a responder a
+  // handler kept must never be handed to another call.
+  std::optional<reply_to<echo_response>> kept;
+  auto server = spawn<fake_endpoint>(context("server"), [&](fake_endpoint& self) {
+    self.on_async<echo_method>(fencing::unfenced, [&](echo_request req, reply_to<echo_response> r) {
+      if (req.text == "later" && !kept)
+        kept.emplace(std::move(r));
+      else
+        r(echo_response{req.text, {}, "server"});
+    });
+  });
+  auto client = spawn<fake_endpoint>(context("client"));
+  run();
+  std::vector<std::string> answers;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gateway gw(server, "server");
+    for (auto text : {"now-1", "later", "now-2", "now-3"})
+      gw.ask<echo_method>(self, echo_request{text, {}}, [&answers](expected<echo_response> r) {
+        answers.push_back(r ? r->text : "error: " + r.error().message);
+      });
+  });
+  run();
+  CHECK(answers == std::vector<std::string>{"now-1", "now-2", "now-3"});
+  REQUIRE(kept.has_value());
+  in_main_thread<fake_endpoint>(server, [&](fake_endpoint&) {
+    (*kept)(echo_response{"later", {}, "server"});
+  });
+  run();
+  CHECK(answers == std::vector<std::string>{"now-1", "now-2", "now-3", "later"});
+}
+
 TEST_CASE_FIXTURE(
   test_fixture,
   "an endpoint that stops fails its open calls at once instead of leaving them to time out") {

@@ -163,3 +163,56 @@ TEST_CASE("REST's status queries, and the calls made to serve them, are marked a
   CHECK_FALSE(trace::is_monitoring_client("resource_manager"));
   CHECK_FALSE(trace::is_monitoring_client("flint-cli"));
 }
+
+TEST_CASE("an event recorded over an older one in its ring slot keeps none of the older fields") {
+  // Events are copied into the ring slots' own strings (reused lap after lap): a record that
+  // overwrites a longer one, or one with a detail, must read back exactly as it was given.
+  std::int64_t now = 1000;
+  trace::trace_recorder rec([&] { return now++; }, 2);
+  std::string long_name(100, 'x');
+  trace::event failed;
+  failed.dir = trace::direction::response;
+  failed.from = long_name;
+  failed.to = "task_executor/tm-1/with-a-long-id";
+  failed.method = "request_slot_with_a_long_method_name";
+  failed.is_ask = true;
+  failed.result = trace::outcome::timeout;
+  failed.latency_us = 77;
+  failed.detail = "ask request_slot timed out after 10 s (rpc.ask.timeout)";
+  failed.trace = {5, 6, 7};
+  rec.record_event(failed);
+  rec.record_event(failed);
+  trace::event ok;
+  ok.dir = trace::direction::send;
+  ok.from = "rm";
+  ok.to = "te";
+  ok.method = "hb";
+  ok.bytes = 8;
+  rec.record_event(ok);
+  rec.record_event(ok);
+  auto all = rec.snapshot();
+  REQUIRE(all.size() == 2);
+  for (auto& r : all) {
+    CHECK(r.from == "rm");
+    CHECK(r.to == "te");
+    CHECK(r.method == "hb");
+    CHECK(r.detail.empty());
+    CHECK(r.latency_us == -1);
+    CHECK(r.result == trace::outcome::ok);
+    CHECK_FALSE(r.is_ask);
+    CHECK(r.bytes == 8);
+    CHECK(r.trace.trace_id == 0);
+  }
+  CHECK(all[0].sequence == 2);
+  CHECK(all[1].sequence == 3);
+  CHECK(all[0].time_us < all[1].time_us);
+  // A whole record goes in the same way.
+  auto r = make("offer_slots");
+  r.detail = "d";
+  rec.record_event(r);
+  auto last = rec.snapshot().back();
+  CHECK(last.method == "offer_slots");
+  CHECK(last.from == "resource_manager");
+  CHECK(last.detail == "d");
+  CHECK(last.sequence == 4);
+}
