@@ -9,8 +9,9 @@ rest::job_program_builder make_rest_job_program_builder() {
   rest::job_program_builder b;
   b.build = [](const std::filesystem::path& path, const std::vector<std::string>& args,
                const config::job_settings& settings,
-               const graph::job_id& id) -> expected<rest::job_program> {
-    auto library = load_job_library(path.string());
+               const graph::job_id& id,
+               const std::string& entry) -> expected<rest::job_program> {
+    auto library = load_job_library(path.string(), entry);
     if (!library)
       return library.error();
     auto program = build_job_program(**library, args, settings, id);
@@ -30,8 +31,9 @@ rest::job_program_builder make_rest_job_program_builder() {
   };
   b.upload = [](caf::actor_system& system, const caf::actor& blob_server,
                 const std::filesystem::path& library, const std::vector<std::string>& args,
-                const config::job_settings& settings, graph::job_graph& job) {
-    return upload_job(system, blob_server, library.string(), args, settings, job);
+                const config::job_settings& settings, graph::job_graph& job,
+                const std::string& entry) {
+    return upload_job(system, blob_server, library.string(), args, settings, job, entry);
   };
   return b;
 }

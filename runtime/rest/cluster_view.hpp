@@ -34,6 +34,9 @@ struct library_run {
   std::optional<graph::job_id> job_id;
   /// Flink's flinkConfiguration: the job's own settings over the cluster's.
   std::vector<std::pair<std::string, std::string>> configuration;
+  /// Flink's entryClass: the library's named entry to run (`flint run -c`); empty: its
+  /// FLINT_JOB_ENTRY.
+  std::string entry;
 };
 
 /// Flink's answer while no leader is known (its LeaderRetrievalHandler); what a call answers with

@@ -109,7 +109,7 @@ public:
     auto id = job.job_id;
     job.savepoint_restore = {run.savepoint_path, run.allow_non_restored_state, run.claim_mode};
     if (auto up = gateways_.job_programs.upload(system_, gateways_.blob_server(), run.library,
-                                                run.args, built->settings, job);
+                                                run.args, built->settings, job, run.entry);
         !up)
       return make_error(up.error().code,
                         "Could not upload the job library " + run.library.filename().string()
@@ -188,7 +188,7 @@ private:
       auto draw = [&] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
       id = graph::job_id{draw(), draw()};
     }
-    auto program = gateways_.job_programs.build(run.library, run.args, *settings, id);
+    auto program = gateways_.job_programs.build(run.library, run.args, *settings, id, run.entry);
     if (!program)
       return program.error();
     return built_program{std::move(*settings), std::move(*program)};

@@ -116,11 +116,11 @@ std::optional<library_run> rest_server::impl::library_run_of(const httplib::Requ
       run.configuration.emplace_back(key, value.get<std::string>());
     }
   }
-  if (auto entry = value_of(body, req, "entryClass", "entry-class"); !entry.is_null())
-    log->info(
-      "Ignoring the entry class {} of a REST run: a Flint job library has one entry "
-      "point.",
-      entry.dump());
+  if (auto entry = value_of(body, req, "entryClass", "entry-class"); !entry.is_null()) {
+    if (!entry.is_string())
+      return refuse("Bad request: entryClass must be a string.");
+    run.entry = entry.get<std::string>(); // the library's loader checks the name
+  }
   return run;
 }
 

@@ -31,19 +31,21 @@ struct job_program {
 };
 
 struct job_program_builder {
-  /// Loads `library` and runs its entry point with `args` and `settings`: the job, with id `id`.
-  /// errc::invalid_argument for a library that does not load or build.
+  /// Loads `library` and runs its entry point `entry` (empty: its FLINT_JOB_ENTRY) with `args`
+  /// and `settings`: the job, with id `id`. errc::invalid_argument for a library that does not
+  /// load or build, or has no such entry.
   std::function<expected<job_program>(const std::filesystem::path& library,
                                       const std::vector<std::string>& args,
                                       const config::job_settings& settings,
-                                      const graph::job_id& id)>
+                                      const graph::job_id& id, const std::string& entry)>
     build;
   /// Uploads the library and the job's package to `blob_server` and sets `job.code` to them, so
   /// TaskExecutors load exactly that (Flink ships the jar with the JobGraph). Blocking.
   std::function<expected<unit>(caf::actor_system& system, const caf::actor& blob_server,
                                const std::filesystem::path& library,
                                const std::vector<std::string>& args,
-                               const config::job_settings& settings, graph::job_graph& job)>
+                               const config::job_settings& settings, graph::job_graph& job,
+                               const std::string& entry)>
     upload;
 
   explicit operator bool() const { return build && upload; }

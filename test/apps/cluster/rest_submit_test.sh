@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Jobs through the REST API alone, as a Flink user scripts them: a job library uploaded with
 # POST /jars/upload, run with POST /jars/:id/run, watched with GET /jobs/:id, cancelled with
-# PATCH /jobs/:id?mode=cancel; a WordCount run that way counts exactly. Bad runs get Flink's
+# PATCH /jobs/:id?mode=cancel; a WordCount run that way counts exactly, also by a named entry
+# (entryClass). Bad runs get Flink's
 # error body: an unknown library (404), a malformed body (400), a file that is no library (400).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
@@ -81,6 +82,19 @@ done = await_state(j["jobid"], {"FINISHED", "FAILED", "CANCELED"})
 check(done["state"] == "FINISHED", f"wordcount did not finish: {done}")
 print(f"wordcount.so: {j['jobid']} FINISHED")
 
+# Flink's entryClass: the library's named entry (FLINT_JOB_NAMED_ENTRY), which TaskManagers
+# rebuild the job by; an entry the library lacks, or no entry name at all, is a 400.
+status, j = run(wordcount, {"programArgs": f"--input {work}/input.txt --output {work}/output_seq",
+                            "parallelism": 2, "entryClass": "sequential"})
+check(status == 200, f"{status} {j}")
+done = await_state(j["jobid"], {"FINISHED", "FAILED", "CANCELED"})
+check(done["state"] == "FINISHED", f"the sequential entry did not finish: {done}")
+check(done["name"] == "Streaming WordCount (sequential)", f"not the named entry's job: {done['name']}")
+check(all(v["parallelism"] == 1 for v in done["vertices"]), f"not sequential: {done['vertices']}")
+is_error(*run(wordcount, {"entryClass": "nope"}), 400)
+is_error(*run(wordcount, {"entryClass": "org.apache.flink.WordCount"}), 400)
+print(f"wordcount.so -c sequential: {j['jobid']} FINISHED at parallelism 1")
+
 # Bad runs.
 is_error(*run("no-such.so", {}), 404)
 status, j = call("POST", f"/jars/{wordcount}/run", b"{\"programArgs\": ", {"Content-Type": "application/json"})
@@ -97,4 +111,5 @@ check(all(f["id"] != fake for f in j["files"]), f"fake.so still listed: {j}")
 print("bad runs refused with Flink's error body")
 PY
 check_wordcount "$WORK/input.txt" "$WORK/output"
+check_wordcount "$WORK/input.txt" "$WORK/output_seq"
 echo "PASS"

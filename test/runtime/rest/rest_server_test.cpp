@@ -650,7 +650,8 @@ TEST_CASE("REST: /jars/:id/run and /plan take jobId, programArgsList, parallelis
                              {"savepointPath", "/sp/savepoint-1"},
                              {"claimMode", "CLAIM"},
                              {"allowNonRestoredState", true},
-                             {"flinkConfiguration", {{"restart-strategy.type", "none"}}}};
+                             {"flinkConfiguration", {{"restart-strategy.type", "none"}}},
+                             {"entryClass", "sequential"}};
   // The body wins over the query.
   auto run = http.Post("/v1/jars/x_job.so/run?parallelism=7", body.dump(), "application/json");
   REQUIRE(run);
@@ -666,6 +667,7 @@ TEST_CASE("REST: /jars/:id/run and /plan take jobId, programArgsList, parallelis
   CHECK(r.allow_non_restored_state);
   CHECK(r.configuration
         == std::vector<std::pair<std::string, std::string>>{{"restart-strategy.type", "none"}});
+  CHECK(r.entry == "sequential");
 
   // The query alone, as Flink's REST reference lists it.
   auto queried = http.Post(
@@ -693,7 +695,8 @@ TEST_CASE("REST: /jars/:id/run and /plan take jobId, programArgsList, parallelis
   auto runs = f.view->runs();
   for (const auto* bad :
        {R"({"jobId": "xyz"})", R"({"parallelism": 0})", R"({"flinkConfiguration": {"a": 1}})",
-        R"({"claimMode": "SOMETIMES"})", R"({"programArgsList": "not a list"})"}) {
+        R"({"claimMode": "SOMETIMES"})", R"({"programArgsList": "not a list"})",
+        R"({"entryClass": 7})"}) {
     auto refused = http.Post("/jars/x_job.so/run", bad, "application/json");
     REQUIRE(refused);
     CHECK_MESSAGE(refused->status == 400, bad);
