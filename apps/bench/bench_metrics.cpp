@@ -56,8 +56,8 @@ double run_once(const std::string& input, const fs::path& output, int parallelis
   if (!result || result->status != graph::job_status::finished)
     return -1;
   // With metrics on, the figures were really kept: the tasks registered their groups (an ended
-  // task's samples go with it; the TaskExecutor keeps the registrations of its latest ones).
-  if (registry && registry->groups() == 0)
+  // task's group goes with it).
+  if (registry && registry->groups_added() == 0)
     return -1;
   return s;
 }

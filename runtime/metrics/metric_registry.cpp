@@ -43,6 +43,11 @@ std::vector<sample> metric_registry::collect() const {
   return out;
 }
 
+std::uint64_t metric_registry::groups_added() const {
+  std::lock_guard<std::mutex> lock(mtx_);
+  return next_ - 1;
+}
+
 std::size_t metric_registry::groups() const {
   std::lock_guard<std::mutex> lock(mtx_);
   return groups_.size();

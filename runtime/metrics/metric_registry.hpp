@@ -58,6 +58,8 @@ public:
   /// Every group's samples, in registration order.
   std::vector<sample> collect() const;
   std::size_t groups() const;
+  /// How many groups were ever added (ended tasks' groups are removed again).
+  std::uint64_t groups_added() const;
 
 private:
   metric_registry() = default;

@@ -815,12 +815,8 @@ void task_executor::on_task_state(const cluster::task_execution_state& s) {
       });
   if (!graph::is_terminal(s.state))
     return;
-  if (auto m = task_metrics_.find(s.attempt); m != task_metrics_.end()) {
-    ended_task_metrics_.push_back(std::move(m->second));
-    task_metrics_.erase(m);
-    while (ended_task_metrics_.size() > retained_task_metrics)
-      ended_task_metrics_.pop_front();
-  }
+  // Flink closes an ended task's metric group: its series leave the TaskManager's /metrics.
+  task_metrics_.erase(s.attempt);
   if (auto freed = state_->remove_task(s.attempt))
     after_slot_freed(*freed);
   if (offers_waiting_for_orphans_.count(s.job) != 0 && !state_->has_orphaned_tasks(s.job)) {

@@ -17,7 +17,6 @@
 /// The bookkeeping and its decisions live in `task_executor_state` (plain C++, tested without
 /// actors); this actor does the messaging, timers, heartbeats and leader services around it.
 
-#include <deque>
 #include <map>
 #include <set>
 
@@ -164,11 +163,8 @@ private:
   std::shared_ptr<spdlog::logger> log_;
   /// The bookkeeping: slots, jobs, tasks, the ResourceManager connection (set on start).
   std::unique_ptr<task_executor_state> state_;
-  /// Task metric groups: of running tasks, and of the latest ended ones (a scrape after a job
-  /// still sees its figures), at most `retained_task_metrics`.
-  static constexpr std::size_t retained_task_metrics = 64;
+  /// The metric groups of the running tasks (an ended task's go with it).
   std::map<graph::execution_attempt_id, metrics::registration> task_metrics_;
-  std::deque<metrics::registration> ended_task_metrics_;
   /// The running tasks' figures, by job: what the JobMaster's heartbeats carry back.
   struct task_io_entry {
     graph::job_id job;

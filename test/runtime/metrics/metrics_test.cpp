@@ -57,6 +57,7 @@ TEST_CASE("a group leaves the registry with its registration") {
     CHECK(reg->collect().size() == 1);
   }
   CHECK(reg->groups() == 0);
+  CHECK(reg->groups_added() == 1);
   CHECK(reg->collect().empty());
 }
 
