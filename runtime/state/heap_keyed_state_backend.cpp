@@ -3,6 +3,7 @@
 #include "runtime/state/backend_entry_format.hpp"
 #include "runtime/state/keyed_state_files.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
@@ -74,6 +75,8 @@ void heap_keyed_state_backend::for_each(
 
 keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint_id) {
   (void)checkpoint_id;
+  for (auto* p : participants_)
+    p->write_into(*this);
   // Serializing is the copy: one buffer per key group costs less than copying the maps' nodes,
   // and the upload then touches nothing of the live state.
   std::vector<std::vector<char>> key_groups;
@@ -90,6 +93,8 @@ keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint
     }
     key_groups.push_back(writer.take());
   }
+  for (auto* p : participants_)
+    p->take_out_of(*this);
   auto first = key_groups_.first;
   return [key_groups = std::move(key_groups),
           first](const snapshot_target& target) -> expected<std::vector<keyed_state_handle>> {
@@ -101,6 +106,15 @@ keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint
       return handle.error();
     return std::vector<keyed_state_handle>{std::move(*handle)};
   };
+}
+
+bool heap_keyed_state_backend::add_snapshot_participant(snapshot_participant* p) {
+  participants_.push_back(p);
+  return true;
+}
+
+void heap_keyed_state_backend::remove_snapshot_participant(snapshot_participant* p) {
+  std::erase(participants_, p);
 }
 
 expected<unit> heap_keyed_state_backend::restore(const std::vector<keyed_state_handle>& handles) {

@@ -34,6 +34,9 @@ public:
   /// Full handles of either backend; an incremental RocksDB handle is errc::invalid_argument.
   expected<unit> restore(const std::vector<keyed_state_handle>& handles) override;
 
+  bool add_snapshot_participant(snapshot_participant* p) override;
+  void remove_snapshot_participant(snapshot_participant* p) override;
+
 private:
   using entries = std::map<std::string, std::string, std::less<>>;
   /// One (state, key group): the entries in key order, and each entry by its key (the views
@@ -53,6 +56,7 @@ private:
   key_group_range key_groups_;
   std::vector<registered_state> states_;
   std::unordered_map<std::string, std::uint32_t> numbers_;
+  std::vector<snapshot_participant*> participants_;
 };
 
 } // namespace flint::state

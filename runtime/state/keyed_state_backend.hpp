@@ -80,6 +80,21 @@ struct keyed_state_backend_options {
   rocksdb_backend_options rocksdb;
 };
 
+class keyed_state_backend;
+
+/// Keyed state its owner keeps outside the backend between snapshots (a timer service's timers
+/// with the hashmap backend): a backend that takes participants has each write its state in at
+/// the start of every snapshot and take it out again once the snapshot captured it, so the
+/// snapshot holds it in the backend's own format and restores as if it had always been there.
+class snapshot_participant {
+public:
+  virtual ~snapshot_participant() = default;
+  /// Puts the state into `backend` (the start of a snapshot).
+  virtual void write_into(keyed_state_backend& backend) = 0;
+  /// Removes again what write_into put in (the snapshot has its copy).
+  virtual void take_out_of(keyed_state_backend& backend) = 0;
+};
+
 class keyed_state_backend {
 public:
   virtual ~keyed_state_backend() = default;
@@ -102,6 +117,15 @@ public:
   /// The synchronous part of checkpoint `checkpoint_id`: whatever the upload needs is captured
   /// now (a copy, or RocksDB's own snapshot), so processing goes on at once.
   virtual keyed_snapshot_upload snapshot(std::int64_t checkpoint_id) = 0;
+  /// Registers `p` until remove_snapshot_participant; false when this backend takes none (the
+  /// owner then keeps its state in the backend at all times). The heap backend takes them: its
+  /// snapshot copies everything synchronously, so the state goes back out at once.
+  virtual bool add_snapshot_participant(snapshot_participant* p) {
+    (void)p;
+    return false;
+  }
+  virtual void remove_snapshot_participant(snapshot_participant* p) { (void)p; }
+
   /// Checkpoint `checkpoint_id` completed (an incremental backend may now build on it).
   virtual void notify_checkpoint_complete(std::int64_t checkpoint_id) { (void)checkpoint_id; }
 

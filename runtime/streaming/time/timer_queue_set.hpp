@@ -54,6 +54,13 @@ public:
   /// Removes the earliest timer and hands it over; the queue must not be empty.
   timer poll();
 
+  /// Calls `f(timer)` for every timer, in no order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& t : timers_)
+      f(t);
+  }
+
   std::size_t size() const { return timers_.size(); }
   bool empty() const { return timers_.empty(); }
   void clear();

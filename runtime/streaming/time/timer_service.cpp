@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace flint::streaming {
 
@@ -33,6 +34,27 @@ internal_timer_service::internal_timer_service(state::keyed_state_backend& backe
   : backend_(backend), name_(std::move(name)), key_groups_(key_groups) {
   event_time_.state_name = "_timer_state/event_" + name_;
   processing_time_.state_name = "_timer_state/processing_" + name_;
+  index_only_ = backend_.add_snapshot_participant(this);
+}
+
+internal_timer_service::~internal_timer_service() {
+  if (index_only_)
+    backend_.remove_snapshot_participant(this);
+}
+
+void internal_timer_service::write_into(state::keyed_state_backend& backend) {
+  ensure_registered();
+  for (auto* q : {&event_time_, &processing_time_})
+    q->index.for_each([&](const timer& t) {
+      backend.put(q->state, t.key_group, timer_backend_key(t.timestamp, t.key, t.ns), {});
+    });
+}
+
+void internal_timer_service::take_out_of(state::keyed_state_backend& backend) {
+  for (auto* q : {&event_time_, &processing_time_})
+    q->index.for_each([&](const timer& t) {
+      backend.remove(q->state, t.key_group, timer_backend_key(t.timestamp, t.key, t.ns));
+    });
 }
 
 void internal_timer_service::ensure_registered() {
@@ -58,7 +80,8 @@ bool internal_timer_service::add(queue& q, std::int32_t key_group, std::string_v
   ensure_registered();
   if (!q.index.add(timer_view{timestamp, key_group, key, ns}))
     return false;
-  backend_.put(q.state, key_group, timer_backend_key(timestamp, key, ns), {});
+  if (!index_only_)
+    backend_.put(q.state, key_group, timer_backend_key(timestamp, key, ns), {});
   return true;
 }
 
@@ -68,7 +91,8 @@ bool internal_timer_service::remove(queue& q, std::int32_t key_group, std::strin
   ensure_registered();
   if (!q.index.remove(timer_view{timestamp, key_group, key, ns}))
     return false;
-  backend_.remove(q.state, key_group, timer_backend_key(timestamp, key, ns));
+  if (!index_only_)
+    backend_.remove(q.state, key_group, timer_backend_key(timestamp, key, ns));
   return true;
 }
 
@@ -102,7 +126,8 @@ void internal_timer_service::fire_until(queue& q, std::int64_t time, const on_ti
   // Re-reading the head each round takes in what `fire` registers or deletes (Flink's loop).
   while (!q.index.empty() && q.index.peek()->timestamp <= time) {
     auto due = q.index.poll();
-    backend_.remove(q.state, due.key_group, timer_backend_key(due.timestamp, due.key, due.ns));
+    if (!index_only_)
+      backend_.remove(q.state, due.key_group, timer_backend_key(due.timestamp, due.key, due.ns));
     fire(due);
   }
 }
@@ -130,7 +155,9 @@ std::optional<std::int64_t> internal_timer_service::next_event_time() const {
 
 void internal_timer_service::restore(queue& q) {
   q.index.clear();
+  std::vector<std::string> restored;
   for (int key_group = key_groups_.first; key_group <= key_groups_.last; ++key_group) {
+    restored.clear();
     backend_.for_each(q.state, key_group, {}, [&](std::string_view key, std::string_view) {
       auto t = timer_from_backend_key(key_group, key);
       // Only this service writes these states: other bytes are a broken invariant.
@@ -138,7 +165,12 @@ void internal_timer_service::restore(queue& q) {
         throw std::logic_error("timer service " + name_ + ": a malformed timer in " +
                                q.state_name);
       q.index.add(std::move(*t));
+      if (index_only_)
+        restored.emplace_back(key);
     });
+    // From now on the index is their only copy until the next snapshot writes them in.
+    for (const auto& key : restored)
+      backend_.remove(q.state, key_group, key);
   }
 }
 

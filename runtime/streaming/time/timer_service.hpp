@@ -4,10 +4,14 @@
 /// are bytes: a keyed process function's namespace is empty, a window operator's is the
 /// window's bytes.
 ///
-/// Timers live in the keyed state backend, as two states of their own
+/// Timers are checkpointed as keyed state, as two states of their own
 /// ("_timer_state/event_<name>", "_timer_state/processing_<name>", Flink's names), so that they
-/// are checkpointed, restored and rescaled with the rest of the keyed state and in both backends,
-/// with no snapshot code here. An ordered index in memory mirrors them for firing.
+/// are restored and rescaled with the rest of the keyed state and in both backends. An ordered
+/// index in memory holds them for firing. With a backend that keeps them in at all times
+/// (RocksDB) every register and delete writes through; with one that takes snapshot
+/// participants (the heap backend) the index is the only copy between snapshots and the timers
+/// go into the backend only for the snapshot (Flink's heap timers are likewise snapshotted from
+/// the queue), so a register costs no backend write.
 ///
 /// Used on the task's thread only; never fires concurrently with the caller (timers fire only
 /// inside advance_watermark and advance_processing_time).
@@ -25,7 +29,7 @@
 
 namespace flint::streaming {
 
-class internal_timer_service {
+class internal_timer_service final : state::snapshot_participant {
 public:
   /// Called for each due timer, after it was removed; it may register and delete timers.
   using on_timer = std::function<void(const timer&)>;
@@ -38,6 +42,10 @@ public:
   /// register, delete or restore on, so it may be built before the backend restored.
   internal_timer_service(state::keyed_state_backend& backend, std::string name,
                          state::key_group_range key_groups);
+  ~internal_timer_service() override;
+  // The backend holds a pointer to this service.
+  internal_timer_service(const internal_timer_service&) = delete;
+  internal_timer_service& operator=(const internal_timer_service&) = delete;
 
   const std::string& name() const { return name_; }
 
@@ -75,6 +83,9 @@ public:
   void restore();
 
 private:
+  void write_into(state::keyed_state_backend& backend) override;
+  void take_out_of(state::keyed_state_backend& backend) override;
+
   /// One time domain: its backend state and its index.
   struct queue {
     std::string state_name;
@@ -95,6 +106,8 @@ private:
   std::string name_;
   state::key_group_range key_groups_;
   bool registered_ = false;
+  /// The index is the only copy between snapshots (the backend took this as a participant).
+  bool index_only_ = false;
   queue event_time_;
   queue processing_time_;
   std::int64_t current_watermark_ = no_watermark;

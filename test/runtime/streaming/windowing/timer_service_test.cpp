@@ -57,6 +57,28 @@ struct fired_log {
 };
 
 const key_group_range all_groups{0, 127};
+
+/// A backend of `type` restored from a snapshot of `from` (timers reach a hashmap backend only
+/// for its snapshots).
+std::unique_ptr<state::keyed_state_backend> restored_copy(backends& made, const char* type,
+                                                          state::keyed_state_backend& from,
+                                                          key_group_range range = all_groups) {
+  auto upload = from.snapshot(1);
+  auto handles = upload(state::snapshot_target{"", "", "op-0-0"});
+  REQUIRE_MESSAGE(handles, handles.error().to_string());
+  auto copy = made.make(type, range);
+  REQUIRE(copy->restore(*handles));
+  return copy;
+}
+
+/// The entries of one of the service's backend states, over all key groups.
+std::size_t entries_of(state::keyed_state_backend& backend, const std::string& name) {
+  auto id = backend.register_state(name);
+  std::size_t n = 0;
+  for (int g = all_groups.first; g <= all_groups.last; ++g)
+    backend.for_each(id, g, {}, [&](std::string_view, std::string_view) { ++n; });
+  return n;
+}
 /// A namespace as a window operator's: bytes with zeros in them.
 const std::string time_window_bytes("\x80\0\0\0\0\0\0\0\x80\0\0\0\0\0\0\x0a", 16);
 
@@ -131,8 +153,9 @@ TEST_CASE_TEMPLATE("one timer per key, timestamp and namespace, and deleting rem
   REQUIRE(log.fired.size() == 2);
   CHECK(log.fired[0] == timer{100, 5, "k", ""});
   CHECK(log.fired[1] == timer{101, 5, "k", ""});
-  // Fired timers are gone from the backend too: a restore finds only the processing-time one.
-  internal_timer_service again(*backend, "user-timers", all_groups);
+  // Fired timers are gone from a snapshot too: a restore finds only the processing-time one.
+  auto copy = restored_copy(made, B::type, *backend);
+  internal_timer_service again(*copy, "user-timers", all_groups);
   again.restore();
   CHECK(again.num_event_time_timers() == 0);
   CHECK(again.num_processing_time_timers() == 1);
@@ -268,7 +291,8 @@ TEST_CASE("services of different names keep their timers apart in one backend") 
   internal_timer_service b(*backend, "b", all_groups);
   a.register_event_time_timer(1, "k", "", 5);
   b.register_event_time_timer(1, "k", "", 6);
-  internal_timer_service a2(*backend, "a", all_groups);
+  auto copy = restored_copy(made, "hashmap", *backend);
+  internal_timer_service a2(*copy, "a", all_groups);
   a2.restore();
   CHECK(a2.num_event_time_timers() == 1);
   CHECK(a2.next_event_time() == 5);
@@ -295,4 +319,64 @@ TEST_CASE("timers checkpointed by the hashmap backend restore into the rocksdb b
   CHECK(log.fired == std::vector<timer>{{5, 100, "j", ""}});
   restored.advance_watermark(99, log.recorder());
   CHECK(log.fired.back() == timer{99, 9, "k", time_window_bytes});
+}
+
+TEST_CASE_TEMPLATE("a snapshot after a restore and firings holds exactly the timers still due", B,
+                   hashmap_backend, rocksdb_backend) {
+  backends made;
+  auto first = made.make(B::type, all_groups);
+  internal_timer_service before(*first, "t", all_groups);
+  for (int i = 0; i < 50; ++i)
+    before.register_event_time_timer(i % 128, "k" + std::to_string(i), "", i);
+  before.register_processing_time_timer(3, "p", "", 7);
+  auto backend = restored_copy(made, B::type, *first);
+  internal_timer_service timers(*backend, "t", all_groups);
+  timers.restore();
+  REQUIRE(timers.num_event_time_timers() == 50);
+  fired_log log;
+  timers.advance_watermark(19, log.recorder());
+  CHECK(log.fired.size() == 20);
+  timers.register_event_time_timer(5, "new", "", 1'000);
+  CHECK(timers.delete_event_time_timer(30 % 128, "k30", "", 30));
+
+  // Twice: a snapshot must leave the service as it was, ready for the next one.
+  for (int round = 0; round < 2; ++round) {
+    auto copy = restored_copy(made, B::type, *backend);
+    internal_timer_service again(*copy, "t", all_groups);
+    again.restore();
+    CHECK(again.num_event_time_timers() == 30);
+    CHECK(again.num_processing_time_timers() == 1);
+    fired_log rest;
+    again.advance_watermark(INT64_MAX, rest.recorder());
+    REQUIRE(rest.fired.size() == 30);
+    CHECK(rest.fired.front().timestamp == 20);
+    CHECK(rest.fired.back() == timer{1'000, 5, "new", ""});
+  }
+  CHECK(timers.num_event_time_timers() == 30);
+}
+
+TEST_CASE("with the hashmap backend timers reach the backend only for its snapshots") {
+  backends made;
+  auto backend = made.make("hashmap", all_groups);
+  internal_timer_service timers(*backend, "t", all_groups);
+  timers.register_event_time_timer(1, "k", "", 5);
+  timers.register_processing_time_timer(2, "j", "", 6);
+  CHECK(entries_of(*backend, "_timer_state/event_t") == 0);
+  auto copy = restored_copy(made, "hashmap", *backend);
+  // The snapshot has them in the backend's format, and they are out again.
+  CHECK(entries_of(*copy, "_timer_state/event_t") == 1);
+  CHECK(entries_of(*copy, "_timer_state/processing_t") == 1);
+  CHECK(entries_of(*backend, "_timer_state/event_t") == 0);
+  // A restoring service takes them into its index: the backend keeps no stale copy to fire or
+  // snapshot twice.
+  internal_timer_service restored(*copy, "t", all_groups);
+  restored.restore();
+  CHECK(restored.num_event_time_timers() == 1);
+  CHECK(entries_of(*copy, "_timer_state/event_t") == 0);
+  CHECK(entries_of(*copy, "_timer_state/processing_t") == 0);
+  // The rocksdb backend keeps them in at all times.
+  auto rocks = made.make("rocksdb", all_groups);
+  internal_timer_service on_rocks(*rocks, "t", all_groups);
+  on_rocks.register_event_time_timer(1, "k", "", 5);
+  CHECK(entries_of(*rocks, "_timer_state/event_t") == 1);
 }
