@@ -328,6 +328,55 @@ TEST_CASE("the file sink commits a checkpoint's part files only when it complete
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("the file sink's commits are synced by the next checkpoint's asynchronous part, or at "
+          "once after its input ended") {
+  auto dir = temp_dir("file_sink_sync");
+  auto ctx = context(0, 1);
+  ctx.checkpointing = graph::checkpointing_mode::exactly_once;
+  file_sink<std::string> sink(dir.string(), ctx);
+  sink.open();
+  sink.process_element("a");
+  auto first = sink.snapshot_state(1);
+  REQUIRE(first.before_acknowledge); // the part file
+  REQUIRE(first.before_acknowledge());
+  sink.notify_checkpoint_complete(1); // renamed; the directory is not synced on the task's thread
+  CHECK(committed_lines(dir) == std::vector<std::string>{"a"});
+  // No new records, but checkpoint 2 no longer lists "a": its asynchronous part syncs the rename.
+  auto second = sink.snapshot_state(2);
+  REQUIRE(second.before_acknowledge);
+  CHECK(file_sink_detail::decode(second.list_entries[0]).pending.empty());
+  // Until checkpoint 2 completes, every checkpoint syncs it again (2 may still fail).
+  auto third = sink.snapshot_state(3);
+  REQUIRE(third.before_acknowledge);
+  REQUIRE(second.before_acknowledge());
+  sink.notify_checkpoint_complete(2);
+  CHECK_FALSE(sink.snapshot_state(4).before_acknowledge); // nothing new to make durable
+
+  SUBCASE("a directory that cannot be synced fails the checkpoint, naming it") {
+    sink.process_element("b");
+    (void)sink.snapshot_state(5);
+    sink.notify_checkpoint_complete(5);
+    auto sixth = sink.snapshot_state(6);
+    REQUIRE(sixth.before_acknowledge);
+    std::filesystem::remove_all(dir);
+    auto failed = sixth.before_acknowledge();
+    REQUIRE_FALSE(failed);
+    CHECK(failed.error().message.find("Cannot sync directory " + dir.string())
+          != std::string::npos);
+  }
+  SUBCASE("after the input ended the last commit is synced at once: no checkpoint follows") {
+    sink.process_element("b");
+    sink.finish();
+    auto last = sink.snapshot_state(5);
+    REQUIRE(last.before_acknowledge());
+    sink.notify_checkpoint_complete(5);
+    CHECK(committed_lines(dir) == std::vector<std::string>{"a", "b"});
+    CHECK_FALSE(sink.snapshot_state(6).before_acknowledge);
+  }
+  sink.close();
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a restored file sink removes only its own writers' files") {
   auto dir = temp_dir("file_sink_foreign");
   // What others keep in the same directory: a user's file, a hidden one, and another job's
