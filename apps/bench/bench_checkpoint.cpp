@@ -1,14 +1,20 @@
 /// `flint-bench checkpoint --input FILE [--parallelism P] [--interval MS] [--backend B]
-/// [--rounds N]`: WordCount (the example job, writing its output) on the MiniCluster with
-/// checkpoints every MS ms (default 1000) into a checkpoint directory, against the same job on
-/// the same state backend without checkpoints, in the same run: the runs alternate N times
-/// (default 3) and the best of each counts. Every checkpointed run must complete at least one
-/// checkpoint (counted per run from the JobMaster's log lines for its job); a run with none is an
-/// error (the input is too short for the interval). Prints one JSON line: words/s of each, their
-/// ratio (goal >= 0.95), each round's seconds and completed checkpoints, their mean and largest
-/// duration and their size; with B = rocksdb also the bare RocksDB get + put loop of the same
-/// words (the backend's floor without its cache). B is `state.backend.type` (hashmap, rocksdb).
-/// Make FILE with `flint-bench wordcount --input FILE --generate MB`.
+/// [--rounds N] [--log FILE]`: WordCount (the example job, writing its output) on the
+/// MiniCluster with checkpoints every MS ms (default 1000) into a checkpoint directory, against
+/// the same job on the same state backend without checkpoints, in the same run: the runs
+/// alternate N times (default 3) and the best of each counts. Every checkpointed run must
+/// complete at least one checkpoint (counted per run from the JobMaster's log lines for its
+/// job); a run with none is an error (the input is too short for the interval). Prints one JSON
+/// line: words/s of each, their ratio (goal >= 0.95), each round's seconds and completed
+/// checkpoints, their mean and largest duration and their size; the same per CPU-second of the
+/// process (`cpu_ratio`, the least CPU of each: steadier than wall time when other processes
+/// share the machine, but blind to waiting on the disk); with B = rocksdb also the bare RocksDB
+/// get + put loop of the same words (the backend's floor without its cache). B is
+/// `state.backend.type` (hashmap, rocksdb). `--log FILE` writes the runs' log lines there
+/// (triggers, completions, task ends). Make FILE with `flint-bench wordcount --input FILE
+/// --generate MB`; runs shorter than the interval measure only the final checkpoint (300 MB:
+/// about 5 s and 5 checkpoints a run here). Each checkpoint's phases:
+/// apps/bench/bench_checkpoint_phases.sh; what they cost: docs/checkpoint_cost.md.
 
 #include "apps/bench/benches.hpp"
 
@@ -21,9 +27,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <regex>
@@ -36,6 +45,9 @@ namespace {
 
 struct run_figures {
   double seconds = 0;
+  /// CPU seconds of the whole process (every task, upload and JobMaster thread) during the run:
+  /// less sensitive than `seconds` to other processes on a shared machine.
+  double cpu_seconds = 0;
   bool ok = false;
   std::string error;
   /// The job's id, to find its own checkpoints in the log.
@@ -69,10 +81,12 @@ run_figures run_once(const std::string& input, int parallelism, std::int64_t int
   options.slots_per_task_manager = parallelism;
   streaming::local_cluster cluster(options);
   auto start = std::chrono::steady_clock::now();
+  auto cpu_start = std::clock();
   auto result = cluster.execute(std::make_shared<const graph::stream_graph>(std::move(*stream)),
                                 std::make_shared<const graph::job_graph>(std::move(*job)),
                                 std::chrono::minutes(30));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
   if (!result) {
     out.error = result.error().to_string();
   } else if (result->status != graph::job_status::finished) {
@@ -111,6 +125,7 @@ int checkpoint(int argc, char** argv) {
   std::int64_t interval_ms = 1000;
   std::string backend = "hashmap";
   int rounds = 3;
+  std::string log_path;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--input" && i + 1 < argc)
@@ -123,10 +138,12 @@ int checkpoint(int argc, char** argv) {
       backend = argv[++i];
     else if (a == "--rounds" && i + 1 < argc)
       rounds = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--log" && i + 1 < argc)
+      log_path = argv[++i];
     else if (a != "checkpoint") {
       std::fprintf(stderr,
                    "usage: flint-bench checkpoint --input FILE [--parallelism P] "
-                   "[--interval MS] [--backend hashmap|rocksdb] [--rounds N]\n");
+                   "[--interval MS] [--backend hashmap|rocksdb] [--rounds N] [--log FILE]\n");
       return 2;
     }
   }
@@ -147,7 +164,7 @@ int checkpoint(int argc, char** argv) {
     R"(Completed checkpoint \d+ for job (\w+) \((\d+) bytes, checkpointDuration=(\d+) ms)");
   double best_plain = 1e300;
   double best_checkpointed = 1e300;
-  std::vector<double> plain_s, checkpointed_s;
+  std::vector<double> plain_s, checkpointed_s, plain_cpu_s, checkpointed_cpu_s;
   std::vector<std::int64_t> completed_per_run;
   std::int64_t count = 0;
   double sum_ms = 0;
@@ -161,6 +178,7 @@ int checkpoint(int argc, char** argv) {
         return 1;
       }
       (with ? checkpointed_s : plain_s).push_back(figures.seconds);
+      (with ? checkpointed_cpu_s : plain_cpu_s).push_back(figures.cpu_seconds);
       (with ? best_checkpointed : best_plain) =
         std::min(with ? best_checkpointed : best_plain, figures.seconds);
       if (!with)
@@ -191,6 +209,19 @@ int checkpoint(int argc, char** argv) {
   }
   std::error_code ec;
   std::filesystem::remove_all(scratch, ec);
+  if (!log_path.empty()) {
+    // The runs' log lines (the last 65536), to read a run's timeline: triggers, completions,
+    // the tasks' phase timings at debug level.
+    std::FILE* log = std::fopen(log_path.c_str(), "w");
+    if (!log) {
+      std::fprintf(stderr, "flint-bench checkpoint: cannot write the log to %s: %s\n",
+                   log_path.c_str(), std::strerror(errno));
+      return 1;
+    }
+    for (const auto& line : ring->last_formatted())
+      std::fputs(line.c_str(), log);
+    std::fclose(log);
+  }
 
   std::string floor_json;
   if (backend == "rocksdb") {
@@ -224,17 +255,25 @@ int checkpoint(int argc, char** argv) {
   std::vector<long long> completed_ll(completed_per_run.begin(), completed_per_run.end());
   double plain_wps = static_cast<double>(words) / best_plain;
   double checkpointed_wps = static_cast<double>(words) / best_checkpointed;
+  // Per CPU-second: the least CPU either variant needed (the work, whatever else ran).
+  double plain_cpu = *std::min_element(plain_cpu_s.begin(), plain_cpu_s.end());
+  double checkpointed_cpu = *std::min_element(checkpointed_cpu_s.begin(), checkpointed_cpu_s.end());
   std::printf(
     "{\"bench\":\"checkpoint\",\"backend\":\"%s\",\"parallelism\":%d,\"interval_ms\":%lld,"
     "\"words\":%lld,\"rounds\":%d,\"plain_words_per_s\":%.0f,"
     "\"checkpointed_words_per_s\":%.0f,\"ratio\":%.3f,\"plain_s\":%s,\"checkpointed_s\":%s,"
+    "\"plain_words_per_cpu_s\":%.0f,\"checkpointed_words_per_cpu_s\":%.0f,\"cpu_ratio\":%.3f,"
+    "\"plain_cpu_s\":%s,\"checkpointed_cpu_s\":%s,"
     "\"checkpoints_completed\":%lld,\"checkpoints_per_run\":%s,"
     "\"checkpoint_mean_ms\":%.1f,\"checkpoint_max_ms\":%lld,"
     "\"checkpoint_size_bytes\":%lld%s}\n",
     backend.c_str(), parallelism, static_cast<long long>(interval_ms),
     static_cast<long long>(words), rounds, plain_wps, checkpointed_wps,
     checkpointed_wps / plain_wps, list(plain_s, "%.3f").c_str(),
-    list(checkpointed_s, "%.3f").c_str(), static_cast<long long>(count),
+    list(checkpointed_s, "%.3f").c_str(), static_cast<double>(words) / plain_cpu,
+    static_cast<double>(words) / checkpointed_cpu, plain_cpu / checkpointed_cpu,
+    list(plain_cpu_s, "%.3f").c_str(), list(checkpointed_cpu_s, "%.3f").c_str(),
+    static_cast<long long>(count),
     list(completed_ll, "%lld").c_str(), count > 0 ? sum_ms / static_cast<double>(count) : 0.0,
     static_cast<long long>(max_ms), static_cast<long long>(last_bytes), floor_json.c_str());
   return 0;
