@@ -3,7 +3,7 @@
 #   flint-daemon.sh start|stop|stop-all (jobmanager|taskmanager) [flint-node args...]
 # Each running node has a pid file $FLINT_PID_DIR/flint-$USER-<role>.pid (one pid per line, as
 # Flink keeps several TaskManagers of one host in one file) and a log
-# $FLINT_LOG_DIR/flint-$USER-<role>-<n>-<host>.log. `stop` ends the newest instance, `stop-all`
+# $FLINT_LOG_DIR/flint-$USER-<role>-<n>-<host>.log (and .out for what it prints). `stop` ends the newest instance, `stop-all`
 # every one; both send SIGTERM and wait for a clean exit.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/flint-config.sh"
@@ -44,7 +44,9 @@ case "$operation" in
     index=$(grep -c . "$pid_file" 2>/dev/null || true)
     log="$FLINT_LOG_DIR/flint-$FLINT_IDENT_STRING-$role-${index:-0}-$(hostname).log"
     echo "Starting $role daemon on host $(hostname)."
-    nohup "$node" "$role" --config "$FLINT_CONF_FILE" "$@" >"$log" 2>&1 </dev/null &
+    # As Flink's: the log in <name>.log (REST serves it and its directory's files), what the
+    # process prints in <name>.out.
+    nohup "$node" "$role" --config "$FLINT_CONF_FILE" --log-file "$log" "$@" >"${log%.log}.out" 2>&1 </dev/null &
     echo $! >>"$pid_file"
     ;;
   stop)

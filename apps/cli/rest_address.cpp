@@ -102,14 +102,9 @@ expected<rest_client_tls> rest_client_tls_from(const config::configuration& conf
     tls.keystore = (*keystore)->string();
   if (*password)
     tls.key_password = **password;
-  if (tls.enabled && tls.truststore.empty())
-    return make_error(errc::invalid_argument,
-                      "security.ssl.rest.enabled is true but security.ssl.rest.truststore is not "
-                      "set: the client cannot verify the REST endpoint's certificate");
-  if (tls.authentication_enabled && tls.keystore.empty())
-    return make_error(errc::invalid_argument,
-                      "security.ssl.rest.authentication-enabled is true but "
-                      "security.ssl.rest.keystore is not set: the client has no certificate");
+  // Without a truststore the endpoint is verified against the system's CAs; without a keystore
+  // the client shows no certificate. Either way an endpoint that refuses is asked over RPC, as
+  // any address that does not answer as REST.
   return tls;
 }
 
@@ -135,11 +130,10 @@ httplib::Result get_once(const config::host_port& given, const std::string& path
   std::optional<httplib::SSLClient> made;
   if (!with_cert) {
     made.emplace(given.host, given.port);
-  } else if (tls.key_password.empty()) {
-    made.emplace(given.host, given.port, tls.keystore, tls.keystore);
   } else {
-    // httplib takes no key password: the keystore's certificate and encrypted key are read here
-    // (SSL_CTX_use_* takes its own references; ours are freed on return).
+    // httplib takes no key password: the keystore's certificate and key are read here, with the
+    // configured password (empty: an encrypted key fails instead of OpenSSL prompting on the
+    // terminal). SSL_CTX_use_* takes its own references; ours are freed on return.
     std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_file(tls.keystore.c_str(), "r"),
                                                   &BIO_free);
     if (!bio)
@@ -156,7 +150,8 @@ httplib::Result get_once(const config::host_port& given, const std::string& path
     made.emplace(given.host, given.port, cert.get(), key.get());
   }
   auto& client = *made;
-  client.set_ca_cert_path(tls.truststore.c_str());
+  if (!tls.truststore.empty())
+    client.set_ca_cert_path(tls.truststore.c_str());
   client.enable_server_certificate_verification(true);
   configure(client);
   return client.Get(path);

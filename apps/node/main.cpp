@@ -158,17 +158,14 @@ expected<unit> setup_logging(const flags& f) {
   return unit{};
 }
 
-/// The file this node logs to: --log-file, else the regular file its standard error goes to (as
-/// flint-daemon.sh redirects it into $FLINT_LOG_DIR); empty when it logs to a terminal or pipe.
-/// REST serves it as /jobmanager/log (a TaskManager's as /taskmanagers/:id/log).
+/// The file this node logs to: --log-file (flint-daemon.sh gives one in $FLINT_LOG_DIR); empty
+/// otherwise. REST serves it as /jobmanager/log (a TaskManager's as /taskmanagers/:id/log) and
+/// lists the files of its directory (Flink's log directory), so it is never guessed: wherever a
+/// user's shell sends standard error (a home directory, the current one) is not served.
 std::filesystem::path log_file_of(const flags& f) {
   if (!f.log_file.empty())
     return std::filesystem::absolute(f.log_file);
-  std::error_code ec;
-  auto target = std::filesystem::read_symlink("/proc/self/fd/2", ec);
-  if (ec || !std::filesystem::is_regular_file(target, ec))
-    return {};
-  return target;
+  return {};
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -273,8 +270,10 @@ int main(int argc, char** argv) {
   auto log = make_endpoint_logger(f.role);
   if (!f.config_file.empty())
     log->info("Loading configuration from {}.", f.config_file);
+  // Secrets are hidden, as Flink's GlobalConfiguration logs them: REST serves this log.
   for (const auto& key : cfg.keys())
-    log->info("Loading configuration property: {}, {}", key, *cfg.get_raw(key));
+    log->info("Loading configuration property: {}, {}", key,
+              config::is_sensitive_key(key) ? std::string(config::hidden_value) : *cfg.get_raw(key));
   for (const auto& line : deprecated)
     log->warn("{}", line);
   for (const auto& key : config::unknown_keys(cfg))

@@ -1,5 +1,11 @@
 #include "runtime/common/node_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -117,21 +123,39 @@ expected<file_chunk> read_file_chunk(const std::filesystem::path& file, std::int
   if (offset < 0 || max_bytes < 0)
     return make_error(errc::invalid_argument,
                       "A file is read from a non-negative offset, a non-negative number of bytes.");
-  std::ifstream in(file, std::ios::binary);
-  std::error_code ec;
-  auto size = std::filesystem::file_size(file, ec);
-  if (!in || ec)
-    return make_error(errc::not_found,
-                      "The file " + file.filename().string() + " cannot be read.");
+  // Opened once, without following a link and without blocking on a FIFO, and checked to be a
+  // regular file by its descriptor: a name swapped for a link or a pipe after file_in checked it
+  // reads nothing outside the directory and hangs nobody.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  auto cannot_read = [&] {
+    return make_error(errc::not_found, "The file " + file.filename().string() + " cannot be read.");
+  };
+  if (fd < 0)
+    return cannot_read();
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } close_on_return{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return cannot_read();
   file_chunk chunk;
-  chunk.size = static_cast<std::int64_t>(size);
+  chunk.size = static_cast<std::int64_t>(st.st_size);
   if (offset >= chunk.size)
     return chunk;
   auto n = std::min(max_bytes, chunk.size - offset);
   chunk.data.resize(static_cast<std::size_t>(n));
-  in.seekg(offset);
-  in.read(chunk.data.data(), n);
-  chunk.data.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  std::size_t done = 0;
+  while (done < chunk.data.size()) {
+    auto got = ::pread(fd, chunk.data.data() + done, chunk.data.size() - done,
+                       static_cast<off_t>(offset + static_cast<std::int64_t>(done)));
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    done += static_cast<std::size_t>(got);
+  }
+  chunk.data.resize(done);
   return chunk;
 }
 

@@ -244,6 +244,16 @@ std::string format_duration(duration d) {
   return std::to_string(ns) + " ns";
 }
 
+bool is_sensitive_key(std::string_view key) {
+  const auto k = lower(key);
+  for (const char* word : {"password", "secret", "fs.azure.account.key", "apikey", "api-key",
+                           "auth-params", "service-key", "token", "basic-auth", "jaas.config",
+                           "http-headers"})
+    if (k.find(word) != std::string::npos)
+      return true;
+  return false;
+}
+
 std::string format_memory_size(memory_size m) {
   struct unit {
     std::uint64_t factor;

@@ -59,6 +59,12 @@ std::string format_duration(duration d);
 /// The largest unit that keeps the value exact: "32 kb", "64 mb", "100 b".
 std::string format_memory_size(memory_size m);
 
+/// Whether `key` holds a secret (Flink's GlobalConfiguration.isSensitive): its value is shown as
+/// `******` wherever the configuration is shown (the node's log, GET /jobmanager/config).
+bool is_sensitive_key(std::string_view key);
+/// What a key's value looks like when shown: `******` for a sensitive key.
+inline constexpr const char* hidden_value = "******";
+
 /// A typed option: Flink's key, its default and a one-line description. Options without a default
 /// (`taskmanager.host`) are read with `configuration::find`.
 template <class T>

@@ -109,6 +109,15 @@ check(status == 200, f"{status} {j}")
 status, j = call("GET", "/jars")
 check(all(f["id"] != fake for f in j["files"]), f"fake.so still listed: {j}")
 print("bad runs refused with Flink's error body")
+
+# This JobManager was started without --log-file (its standard error goes to a file in the test's
+# work directory): REST serves no log directory guessed from that, so none of the work
+# directory's files can be listed or read.
+status, j = call("GET", "/jobmanager/logs")
+check(status == 404 or j.get("logs") == [], f"a guessed log directory is served: {status} {j}")
+status, _ = call("GET", "/jobmanager/logs/input.txt")
+check(status in (400, 404), f"a file of the work directory is served: {status}")
+print("no log directory is guessed from standard error")
 PY
 check_wordcount "$WORK/input.txt" "$WORK/output"
 check_wordcount "$WORK/input.txt" "$WORK/output_seq"

@@ -564,3 +564,13 @@ TEST_CASE("metric reporters under any name: the Prometheus factory starts one, a
   typo.set("metrics.reporter.prom.prot", "1");
   CHECK(unknown_keys(typo) == std::vector<std::string>{"metrics.reporter.prom.prot"});
 }
+
+TEST_CASE("secrets are recognised as Flink's GlobalConfiguration.isSensitive recognises them") {
+  for (const char* key : {"security.ssl.internal.key-password", "security.ssl.rest.key-password",
+                          "s3.secret-key", "fs.azure.account.key.acct.blob.core.windows.net",
+                          "metrics.reporter.dghttp.apikey", "some.Token", "x.basic-auth"})
+    CHECK_MESSAGE(config::is_sensitive_key(key), key);
+  for (const char* key : {"jobmanager.rpc.address", "security.ssl.internal.keystore",
+                          "state.checkpoints.dir"})
+    CHECK_FALSE_MESSAGE(config::is_sensitive_key(key), key);
+}
