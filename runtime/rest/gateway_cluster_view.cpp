@@ -87,6 +87,8 @@ public:
   }
 
   expected<std::string> plan_library(const library_run& run) override {
+    if (auto leading = check_leading(); !leading)
+      return leading.error();
     auto built = build(run);
     if (!built)
       return built.error();
@@ -98,6 +100,9 @@ public:
       return make_error(errc::illegal_state,
                         "This JobManager has no blob server: no job library "
                         "can be run.");
+    // Before the library's code runs here: a standby's answer goes to the leader instead.
+    if (auto leading = check_leading(); !leading)
+      return leading.error();
     auto built = build(run);
     if (!built)
       return built.error();
@@ -146,6 +151,14 @@ public:
   }
 
 private:
+  /// errc::unreachable (Flink's leader-election answer, which a standby forwards to the leader)
+  /// while this node's Dispatcher does not lead.
+  expected<unit> check_leading() {
+    if (gateways_.dispatcher && gateways_.dispatcher().token().is_nil())
+      return make_error(errc::unreachable, no_leader);
+    return unit{};
+  }
+
   /// Asks the TaskExecutor at `address` as the leading ResourceManager does (its token, in the
   /// ResourceManager's fencing scope): Flink's ResourceManager passes these requests on.
   template <class M>

@@ -6,8 +6,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -45,7 +48,8 @@ node::high_availability_settings ha_settings(const test::zookeeper_server& zk,
 }
 
 std::unique_ptr<node::job_manager_node> start_jm(const node::high_availability_settings& h,
-                                                 const std::filesystem::path& blobs) {
+                                                 const std::filesystem::path& blobs,
+                                                 std::shared_ptr<std::atomic<int>> builds = {}) {
   node::job_manager_settings js;
   js.rpc_address = "127.0.0.1";
   js.bind_host = "127.0.0.1";
@@ -58,7 +62,21 @@ std::unique_ptr<node::job_manager_node> start_jm(const node::high_availability_s
   js.rest.bind_address = "127.0.0.1";
   js.rest.bind_port = "0";
   js.rest.upload_dir = blobs / "uploads";
-  auto jm = std::make_unique<node::job_manager_node>(js);
+  // A job program builder that counts the libraries it was asked to build (and builds none).
+  node::job_manager_node_services services;
+  services.job_programs.build = [builds](const std::filesystem::path&,
+                                         const std::vector<std::string>&,
+                                         const config::job_settings&, const graph::job_id&,
+                                         const std::string&) -> expected<rest::job_program> {
+    if (builds)
+      ++*builds;
+    return make_error(errc::invalid_argument, "this test builds no job");
+  };
+  services.job_programs.upload = [](caf::actor_system&, const caf::actor&,
+                                    const std::filesystem::path&, const std::vector<std::string>&,
+                                    const config::job_settings&, graph::job_graph&,
+                                    const std::string&) -> expected<unit> { return unit{}; };
+  auto jm = std::make_unique<node::job_manager_node>(js, rpc::node_options{}, services);
   auto started = jm->start();
   REQUIRE_MESSAGE(started.has_value(), started.error().to_string());
   REQUIRE(jm->rest_port() != 0);
@@ -127,7 +145,8 @@ TEST_CASE("a standby JobManager's REST endpoint answers with the leader's answer
   auto h = ha_settings(zk, dir.path / "ha");
   auto leader = start_jm(h, dir.path / "blobs1");
   REQUIRE(eventually([&] { return leads(*leader); }, 20s));
-  auto standby = start_jm(h, dir.path / "blobs2");
+  auto standby_builds = std::make_shared<std::atomic<int>>(0);
+  auto standby = start_jm(h, dir.path / "blobs2", standby_builds);
   auto tm = start_tm(h);
   REQUIRE(eventually(
     [&] {
@@ -159,6 +178,14 @@ TEST_CASE("a standby JobManager's REST endpoint answers with the leader's answer
                    R"({"drain": false})");
   CHECK(stop.status == 404);
   CHECK(stop.text.find("errors") != std::string::npos);
+  // A library uploaded to the standby is not run there (its code would run on a node that does
+  // not lead): the leader answers, which has no such jar.
+  std::filesystem::create_directories(dir.path / "blobs2" / "uploads");
+  std::ofstream(dir.path / "blobs2" / "uploads" / "x_job.so") << "library";
+  auto jar_run = call(standby->rest_port(), "POST", "/jars/x_job.so/run", "{}");
+  CHECK(jar_run.status == 404);
+  CHECK(call(standby->rest_port(), "POST", "/jars/x_job.so/plan", "{}").status == 404);
+  CHECK(*standby_builds == 0);
   // What the standby serves itself (its own configuration) stays its own.
   CHECK(call(standby->rest_port(), "GET", "/config").status == 200);
 
