@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cctype>
+#include <regex>
 
 #include "runtime/rest/detail/rest_server_impl.hpp"
 
@@ -20,16 +21,24 @@ constexpr const char* forwarded_header = "X-Flint-Forwarded-By";
 /// What is not passed on: hop-by-hop headers, the ones the client computes again, and what
 /// httplib adds to requests it received (REMOTE_ADDR, ...).
 bool passed_on(const std::string& name) {
-  static const std::array<const char*, 10> dropped = {
-    "host",         "content-length", "transfer-encoding", "connection",  "keep-alive",
-    "expect",       "accept-encoding", "remote_addr",      "remote_port", "local_addr"};
+  static const std::array<const char*, 14> dropped = {
+    "host",        "content-length", "transfer-encoding", "connection", "keep-alive",
+    "expect",      "accept-encoding", "te",               "trailer",    "upgrade",
+    "remote_addr", "remote_port",    "local_addr",        "local_port"};
   std::string lower;
   for (char c : name)
     lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* d : dropped)
     if (lower == d)
       return false;
-  return lower != "local_port";
+  return lower.rfind("proxy-", 0) != 0;
+}
+
+/// A TaskManager's file (its log, stdout, a file of its log directory): as large as the file, so
+/// the client is sent to the leader for it instead of the standby holding the whole answer.
+bool is_file_download(const std::string& path) {
+  static const std::regex file_route(R"(^(/v1)?/taskmanagers/[^/]+/(log|stdout|logs/[^/]+)$)");
+  return std::regex_match(path, file_route);
 }
 
 } // namespace
@@ -42,8 +51,9 @@ void rest_server::impl::forward_to_leader(const httplib::Request& req, httplib::
   if (!leader)
     return;
   const auto target = req.target.empty() ? req.path : req.target;
-  // Without a TLS client set up for it, an https leader is reached by the client itself.
-  if (leader->rfind("http://", 0) == 0) {
+  // Without a TLS client set up for it, an https leader is reached by the client itself; so is a
+  // file download.
+  if (leader->rfind("http://", 0) == 0 && !is_file_download(req.path)) {
     httplib::Client client(*leader);
     client.set_connection_timeout(2, 0);
     client.set_read_timeout(60, 0);
@@ -55,6 +65,8 @@ void rest_server::impl::forward_to_leader(const httplib::Request& req, httplib::
       if (passed_on(name))
         forwarded.headers.emplace(name, value);
     forwarded.set_header(forwarded_header, options.bind_address);
+    // The leader's audit lines name the client, not this JobManager.
+    forwarded.set_header("X-Forwarded-For", req.remote_addr);
     forwarded.body = req.body;
     if (auto answer = client.send(forwarded)) {
       res.status = answer->status;

@@ -178,6 +178,11 @@ TEST_CASE("a standby JobManager's REST endpoint answers with the leader's answer
                    R"({"drain": false})");
   CHECK(stop.status == 404);
   CHECK(stop.text.find("errors") != std::string::npos);
+  // A TaskManager's log is as large as the file: the client is sent to the leader for it.
+  auto log = call(standby->rest_port(), "GET", "/v1/taskmanagers/tm-standby/log");
+  CHECK(log.status == 307);
+  CHECK(log.location
+        == "http://127.0.0.1:" + std::to_string(leader->rest_port()) + "/v1/taskmanagers/tm-standby/log");
   // A library uploaded to the standby is not run there (its code would run on a node that does
   // not lead): the leader answers, which has no such jar.
   std::filesystem::create_directories(dir.path / "blobs2" / "uploads");
