@@ -36,9 +36,11 @@ void serve_file(httplib::Response& res, const chunk_source& source) {
                            [p, source](std::size_t, httplib::DataSink& sink) {
                              if (p->pending.empty() && p->offset < p->size) {
                                auto next = source(p->offset);
-                               // A file gone meanwhile ends the answer where it is.
-                               if (next)
-                                 p->pending = std::move(next->data);
+                               // A piece that cannot be read breaks the answer off (no final
+                               // chunk), so the client sees a failed download, not a short file.
+                               if (!next)
+                                 return false;
+                               p->pending = std::move(next->data);
                              }
                              if (p->pending.empty() || p->offset >= p->size) {
                                sink.done();

@@ -155,9 +155,12 @@ statuses = re.findall(r'<span class="badge st-([A-Z_]+)">', table.group(1))
 print(f"checkpoints: history ids {ids}, statuses {statuses}")
 check(ids, "no checkpoint in the history table")
 check("COMPLETED" in statuses, f"no completed checkpoint shown: {statuses}")
-# Every shown id is one the REST history has (the page polls, so it may be a little behind).
-known = {c["id"] for c in rest["history"]} | set(range(1, max(c["id"] for c in rest["history"]) + 1))
-check(set(ids) <= known, f"ids {ids} not in REST's history")
+# The newest first, as REST's history lists them, at most web.checkpoints.history (10) of them,
+# none newer than REST knows (the page polled a little earlier than REST was asked here).
+rest_ids = [c["id"] for c in rest["history"]]
+check(ids == sorted(ids, reverse=True), f"not newest first: {ids}")
+check(len(ids) <= 10 and len(ids) == len(set(ids)), f"history rows {ids}")
+check(max(ids) <= max(rest_ids), f"ids {ids} newer than REST's {rest_ids}")
 check('id="latest-checkpoint"' in dom and "No checkpoint has completed yet" not in dom,
       "no latest completed checkpoint shown")
 PY
