@@ -5,7 +5,7 @@
 
 namespace flint::streaming {
 
-std::size_t timer_queue_set::hash::operator()(const timer_view& t) const noexcept {
+std::size_t timer_queue_set::hash::of(const timer_view& t) noexcept {
   auto mix = [](std::size_t seed, std::size_t h) {
     return seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
   };
@@ -22,7 +22,8 @@ bool timer_queue_set::add(const timer_view& t) {
 }
 
 bool timer_queue_set::add(timer&& t) {
-  auto [it, inserted] = timers_.insert(std::move(t));
+  auto h = hash::of(timer_view{t.timestamp, t.key_group, t.key, t.ns});
+  auto [it, inserted] = timers_.insert(entry{std::move(t), h});
   if (inserted)
     order_.insert(&*it);
   return inserted;
@@ -38,10 +39,10 @@ bool timer_queue_set::remove(const timer_view& t) {
 }
 
 timer timer_queue_set::poll() {
-  const timer* head = *order_.begin();
+  const entry* head = *order_.begin();
   order_.erase(order_.begin());
   auto node = timers_.extract(timers_.find(*head));
-  return std::move(node.value());
+  return std::move(node.value().t);
 }
 
 void timer_queue_set::clear() {

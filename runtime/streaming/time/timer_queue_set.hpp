@@ -50,15 +50,15 @@ public:
   bool remove(const timer_view& t);
 
   /// The earliest timer (ties by key group, key, namespace); nullptr when empty.
-  const timer* peek() const { return order_.empty() ? nullptr : *order_.begin(); }
+  const timer* peek() const { return order_.empty() ? nullptr : &(*order_.begin())->t; }
   /// Removes the earliest timer and hands it over; the queue must not be empty.
   timer poll();
 
   /// Calls `f(timer)` for every timer, in no order.
   template <class F>
   void for_each(F&& f) const {
-    for (const auto& t : timers_)
-      f(t);
+    for (const auto& e : timers_)
+      f(e.t);
   }
 
   std::size_t size() const { return timers_.size(); }
@@ -66,16 +66,23 @@ public:
   void clear();
 
 private:
+  /// A timer with its hash: the set's own hash function is a plain read then (the standard
+  /// library recomputes a custom hash of each node it walks past in a bucket).
+  struct entry {
+    timer t;
+    std::size_t hash = 0;
+  };
   struct hash {
     using is_transparent = void;
-    std::size_t operator()(const timer_view& t) const noexcept;
-    std::size_t operator()(const timer& t) const noexcept {
-      return (*this)(timer_view{t.timestamp, t.key_group, t.key, t.ns});
-    }
+    static std::size_t of(const timer_view& t) noexcept;
+    std::size_t operator()(const timer_view& t) const noexcept { return of(t); }
+    std::size_t operator()(const entry& e) const noexcept { return e.hash; }
   };
   struct equal {
     using is_transparent = void;
-    static timer_view view(const timer& t) { return {t.timestamp, t.key_group, t.key, t.ns}; }
+    static timer_view view(const entry& e) {
+      return {e.t.timestamp, e.t.key_group, e.t.key, e.t.ns};
+    }
     static const timer_view& view(const timer_view& t) { return t; }
     template <class A, class B>
     bool operator()(const A& a, const B& b) const {
@@ -86,12 +93,12 @@ private:
     }
   };
   struct order {
-    bool operator()(const timer* a, const timer* b) const { return *a < *b; }
+    bool operator()(const entry* a, const entry* b) const { return a->t < b->t; }
   };
 
   /// Owns the timers; its nodes do not move, so order_ points into them.
-  std::unordered_set<timer, hash, equal> timers_;
-  std::set<const timer*, order> order_;
+  std::unordered_set<entry, hash, equal> timers_;
+  std::set<const entry*, order> order_;
 };
 
 } // namespace flint::streaming
