@@ -56,6 +56,8 @@ struct options {
   bool guard = true;
   /// --one-process: skip the runs between processes (profiling the local path).
   bool one_process_only = false;
+  /// --breakdown: also time each step an endpoint call adds to a bare request, alone in a loop.
+  bool breakdown = false;
 };
 
 /// A bare CAF echo: the baseline.
@@ -173,6 +175,70 @@ void report(const char* where, const options& o, std::size_t wire_bytes, const s
   std::fflush(stdout);
 }
 
+/// Nanoseconds per run of `f`, over `n` runs (after n / 10 to warm up).
+template <class F>
+double ns_per(int n, F&& f) {
+  for (int i = 0; i < n / 10; ++i)
+    f();
+  auto t0 = clock_type::now();
+  for (int i = 0; i < n; ++i)
+    f();
+  return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() / n;
+}
+
+/// What each step an endpoint call adds to a bare CAF request costs alone, in a loop on one
+/// thread (caches warm: a lower bound of what it costs inside a call).
+void breakdown(const rpc::echo_request& req) {
+  constexpr int n = 200000;
+  rpc::envelope header;
+  header.method_id = rpc::echo_method::id;
+  header.token = bench_token;
+  header.sender = "bench_client";
+  header.trace = {1, 2, 3};
+  std::vector<char> call;
+  rpc::write_envelope_header(call, header, 256);
+  rpc::codec<rpc::echo_request>::encode_to(call, req);
+  rpc::echo_response resp{req.text, req.data, "echo_server"};
+  auto reply = rpc::codec<rpc::echo_response>::encode(resp);
+  trace::trace_recorder rec(trace::system_now_us);
+  std::size_t sink = 0;
+  auto encode_call = ns_per(n, [&] {
+    std::vector<char> out;
+    rpc::write_envelope_header(out, header, 256);
+    rpc::codec<rpc::echo_request>::encode_to(out, req);
+    sink += out.size();
+  });
+  auto read_header = ns_per(n, [&] {
+    auto e = rpc::read_envelope(call);
+    sink += e->payload.size();
+  });
+  auto payload = rpc::read_envelope(call)->payload;
+  auto decode_request = ns_per(n, [&] {
+    auto r = rpc::codec<rpc::echo_request>::decode(payload);
+    sink += r->data.size();
+  });
+  auto encode_response = ns_per(n, [&] { sink += rpc::codec<rpc::echo_response>::encode(resp).size(); });
+  auto decode_response = ns_per(n, [&] {
+    auto r = rpc::codec<rpc::echo_response>::decode(reply);
+    sink += r->data.size();
+  });
+  auto clock_read = ns_per(n, [&] { sink += static_cast<std::size_t>(rec.now_us()); });
+  auto trace_event = ns_per(n, [&] {
+    rec.record_event(trace::event{0, trace::direction::send, "bench_client", "echo_server", "echo",
+                                  bench_token, {1, 2, 3}, true, 280});
+  });
+  std::printf(
+    "{\"bench\":\"rpc\",\"kind\":\"breakdown\",\"encode_call_ns\":%.0f,\"read_header_ns\":%.0f,"
+    "\"decode_request_ns\":%.0f,\"encode_response_ns\":%.0f,\"decode_response_ns\":%.0f,"
+    "\"clock_read_ns\":%.0f,\"trace_event_ns\":%.0f,\"per_call_ns\":%.0f,\"check\":%zu}\n",
+    encode_call, read_header, decode_request, encode_response, decode_response, clock_read,
+    trace_event,
+    encode_call + read_header + decode_request + encode_response + decode_response
+      + 4 * trace_event,
+    sink % 10);
+  std::fflush(stdout);
+}
+
 int serve(const options& o) {
   caf::actor_system_config cfg;
   rpc::configure_node(cfg, {o.policy, 0, true, tls_of(o.tls_keystore, o.tls_truststore), {}});
@@ -215,6 +281,8 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.tls_truststore = v;
     } else if (a == "--no-trace") {
       o.trace = false;
+    } else if (a == "--breakdown") {
+      o.breakdown = true;
     } else if (a == "--one-process") {
       o.one_process_only = true;
     } else if (a == "--no-guard") {
@@ -232,7 +300,7 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
     } else {
       std::fprintf(stderr,
                    "usage: flint-bench rpc [--iterations N] [--payload BYTES] "
-                   "[--scheduler stealing|sharing] [--no-trace] [--one-process]\n");
+                   "[--scheduler stealing|sharing] [--no-trace] [--one-process] [--breakdown]\n");
       return 2;
     }
   }
@@ -251,6 +319,8 @@ int rpc(int argc, char** argv) {
 
   rpc::echo_request req{"bench", std::vector<char>(o.payload, 'p')};
   auto wire = envelope_bytes(req);
+  if (o.breakdown)
+    breakdown(req);
 
   caf::actor_system_config cfg;
   rpc::configure_node(cfg, {o.policy, 0, true, {}, {}});
