@@ -45,8 +45,9 @@ run_job output1
 leader_log=$(grep -l "Dispatcher dispatcher was granted leadership" "$FLINT_LOG_DIR"/flint-*-jobmanager-*.log | head -1)
 [[ -n "$leader_log" ]] || fail "no JobManager leads"
 standby_log=$(ls "$FLINT_LOG_DIR"/flint-*-jobmanager-*.log | grep -v "^$leader_log$")
-leader_pid=$(sed -n 's/^flint-node ready role=jobmanager.* pid=\([0-9]*\).*/\1/p' "$leader_log")
-[[ -n "$leader_pid" ]] || fail "cannot tell the leader's pid from $leader_log"
+# What the node printed (its ready line) is in the .out beside its .log, as Flink's.
+leader_pid=$(sed -n 's/^flint-node ready role=jobmanager.* pid=\([0-9]*\).*/\1/p' "${leader_log%.log}.out")
+[[ -n "$leader_pid" ]] || fail "cannot tell the leader's pid from ${leader_log%.log}.out"
 kill -TERM "$leader_pid"
 for _ in $(seq 1 200); do grep -q "Dispatcher dispatcher was granted leadership" "$standby_log" && break; sleep 0.1; done
 grep -q "Dispatcher dispatcher was granted leadership" "$standby_log" || fail "the standby never took over"
