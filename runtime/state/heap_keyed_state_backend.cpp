@@ -76,7 +76,7 @@ void heap_keyed_state_backend::for_each(
 keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint_id) {
   (void)checkpoint_id;
   for (auto* p : participants_)
-    p->write_into(*this);
+    p->begin_snapshot();
   // Serializing is the copy: one buffer per key group costs less than copying the maps' nodes,
   // and the upload then touches nothing of the live state.
   std::vector<std::vector<char>> key_groups;
@@ -91,10 +91,12 @@ keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint
       for (const auto& [key, value] : entries)
         writer.add(key, value);
     }
+    for (auto* p : participants_)
+      p->write_key_group(key_groups_.first + g, writer);
     key_groups.push_back(writer.take());
   }
   for (auto* p : participants_)
-    p->take_out_of(*this);
+    p->end_snapshot();
   auto first = key_groups_.first;
   return [key_groups = std::move(key_groups),
           first](const snapshot_target& target) -> expected<std::vector<keyed_state_handle>> {

@@ -81,18 +81,21 @@ struct keyed_state_backend_options {
 };
 
 class keyed_state_backend;
+class key_group_entries_writer;
 
 /// Keyed state its owner keeps outside the backend between snapshots (a timer service's timers
-/// with the hashmap backend): a backend that takes participants has each write its state in at
-/// the start of every snapshot and take it out again once the snapshot captured it, so the
-/// snapshot holds it in the backend's own format and restores as if it had always been there.
+/// with the hashmap backend): a backend that takes participants has each write its entries
+/// into every key group of a snapshot beside the backend's own, in the backend's format, so a
+/// restore (into either backend) finds them as if they had always been in the backend.
 class snapshot_participant {
 public:
   virtual ~snapshot_participant() = default;
-  /// Puts the state into `backend` (the start of a snapshot).
-  virtual void write_into(keyed_state_backend& backend) = 0;
-  /// Removes again what write_into put in (the snapshot has its copy).
-  virtual void take_out_of(keyed_state_backend& backend) = 0;
+  /// A snapshot starts: the next calls write its key groups.
+  virtual void begin_snapshot() = 0;
+  /// Adds the entries of `key_group` to `writer` (a section per state, begin_state first).
+  virtual void write_key_group(std::int32_t key_group, key_group_entries_writer& writer) = 0;
+  /// The snapshot has every key group.
+  virtual void end_snapshot() = 0;
 };
 
 class keyed_state_backend {
@@ -119,7 +122,7 @@ public:
   virtual keyed_snapshot_upload snapshot(std::int64_t checkpoint_id) = 0;
   /// Registers `p` until remove_snapshot_participant; false when this backend takes none (the
   /// owner then keeps its state in the backend at all times). The heap backend takes them: its
-  /// snapshot copies everything synchronously, so the state goes back out at once.
+  /// snapshot serializes every key group synchronously.
   virtual bool add_snapshot_participant(snapshot_participant* p) {
     (void)p;
     return false;

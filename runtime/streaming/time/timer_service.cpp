@@ -1,6 +1,9 @@
 #include "runtime/streaming/time/timer_service.hpp"
 
 #include "runtime/streaming/time/ordered_bytes.hpp"
+#include "runtime/state/backend_entry_format.hpp"
+
+#include <algorithm>
 
 #include <stdexcept>
 #include <utility>
@@ -42,19 +45,41 @@ internal_timer_service::~internal_timer_service() {
     backend_.remove_snapshot_participant(this);
 }
 
-void internal_timer_service::write_into(state::keyed_state_backend& backend) {
-  ensure_registered();
-  for (auto* q : {&event_time_, &processing_time_})
+void internal_timer_service::begin_snapshot() {
+  for (auto* q : {&event_time_, &processing_time_}) {
+    q->snapshot_groups.assign(static_cast<std::size_t>(std::max(key_groups_.size(), 0)), {});
     q->index.for_each([&](const timer& t) {
-      backend.put(q->state, t.key_group, timer_backend_key(t.timestamp, t.key, t.ns), {});
+      q->snapshot_groups[static_cast<std::size_t>(t.key_group - key_groups_.first)].push_back(&t);
     });
+    // The order of timer_backend_key: time, the key's length, its bytes, the namespace.
+    for (auto& group : q->snapshot_groups)
+      std::sort(group.begin(), group.end(), [](const timer* a, const timer* b) {
+        if (a->timestamp != b->timestamp)
+          return a->timestamp < b->timestamp;
+        if (a->key.size() != b->key.size())
+          return a->key.size() < b->key.size();
+        if (int c = std::string_view(a->key).compare(b->key); c != 0)
+          return c < 0;
+        return std::string_view(a->ns) < std::string_view(b->ns);
+      });
+  }
 }
 
-void internal_timer_service::take_out_of(state::keyed_state_backend& backend) {
-  for (auto* q : {&event_time_, &processing_time_})
-    q->index.for_each([&](const timer& t) {
-      backend.remove(q->state, t.key_group, timer_backend_key(t.timestamp, t.key, t.ns));
-    });
+void internal_timer_service::write_key_group(std::int32_t key_group,
+                                             state::key_group_entries_writer& writer) {
+  for (auto* q : {&event_time_, &processing_time_}) {
+    auto i = static_cast<std::size_t>(key_group - key_groups_.first);
+    if (i >= q->snapshot_groups.size() || q->snapshot_groups[i].empty())
+      continue;
+    writer.begin_state(q->state_name);
+    for (const timer* t : q->snapshot_groups[i])
+      writer.add(timer_backend_key(t->timestamp, t->key, t->ns), {});
+  }
+}
+
+void internal_timer_service::end_snapshot() {
+  event_time_.snapshot_groups.clear();
+  processing_time_.snapshot_groups.clear();
 }
 
 void internal_timer_service::ensure_registered() {

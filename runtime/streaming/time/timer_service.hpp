@@ -9,9 +9,9 @@
 /// are restored and rescaled with the rest of the keyed state and in both backends. An ordered
 /// index in memory holds them for firing. With a backend that keeps them in at all times
 /// (RocksDB) every register and delete writes through; with one that takes snapshot
-/// participants (the heap backend) the index is the only copy between snapshots and the timers
-/// go into the backend only for the snapshot (Flink's heap timers are likewise snapshotted from
-/// the queue), so a register costs no backend write.
+/// participants (the heap backend) the index is the only copy between snapshots and the
+/// snapshot serializes the timers from it (as Flink snapshots its heap timer queues), so a
+/// register costs no backend write.
 ///
 /// Used on the task's thread only; never fires concurrently with the caller (timers fire only
 /// inside advance_watermark and advance_processing_time).
@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace flint::streaming {
 
@@ -83,14 +84,18 @@ public:
   void restore();
 
 private:
-  void write_into(state::keyed_state_backend& backend) override;
-  void take_out_of(state::keyed_state_backend& backend) override;
+  void begin_snapshot() override;
+  void write_key_group(std::int32_t key_group, state::key_group_entries_writer& writer) override;
+  void end_snapshot() override;
 
   /// One time domain: its backend state and its index.
   struct queue {
     std::string state_name;
     std::uint32_t state = 0;
     timer_queue_set index;
+    /// During a snapshot: the timers of each key group (index: key group - first), in the
+    /// order of their backend keys.
+    std::vector<std::vector<const timer*>> snapshot_groups;
   };
 
   bool add(queue& q, std::int32_t key_group, std::string_view key, std::string_view ns,

@@ -681,42 +681,53 @@ TEST_CASE_TEMPLATE("many puts, removes and gets agree with a map, listings and s
 }
 
 namespace {
-/// Keeps one entry outside the backend and writes it in only for snapshots.
+/// Keeps one entry outside the backend and writes it into snapshots only.
 struct outside_entry final : snapshot_participant {
-  std::uint32_t state = 0;
-  int writes = 0;
-  int takes = 0;
-  void write_into(keyed_state_backend& backend) override {
-    ++writes;
-    backend.put(state, 1, "outside", "v");
+  int begins = 0;
+  int ends = 0;
+  std::vector<std::int32_t> groups;
+  void begin_snapshot() override { ++begins; }
+  void write_key_group(std::int32_t key_group, key_group_entries_writer& writer) override {
+    groups.push_back(key_group);
+    if (key_group == 1) {
+      writer.begin_state("s");
+      writer.add("outside", "v");
+    }
   }
-  void take_out_of(keyed_state_backend& backend) override {
-    ++takes;
-    backend.remove(state, 1, "outside");
-  }
+  void end_snapshot() override { ++ends; }
 };
 } // namespace
 
-TEST_CASE("the hashmap backend has its snapshot participants write in for the snapshot only") {
+TEST_CASE("the hashmap backend has its snapshot participants write into every key group") {
   backends made;
   auto backend = made.make<hashmap_backend>({0, 3});
+  auto id = backend->register_state("s");
+  backend->put(id, 1, "inside", "w");
   outside_entry p;
-  p.state = backend->register_state("s");
   REQUIRE(backend->add_snapshot_participant(&p));
   auto upload = backend->snapshot(1);
-  CHECK(p.writes == 1);
-  CHECK(p.takes == 1);
+  CHECK(p.begins == 1);
+  CHECK(p.ends == 1);
+  CHECK(p.groups == std::vector<std::int32_t>{0, 1, 2, 3});
   std::string value;
-  CHECK_FALSE(backend->get(p.state, 1, "outside", value));
+  CHECK_FALSE(backend->get(id, 1, "outside", value));
   auto handles = upload(snapshot_target{});
   REQUIRE(handles);
-  auto restored = made.make<rocksdb_full_backend>({0, 3});
-  REQUIRE(restored->restore(*handles));
-  REQUIRE(restored->get(restored->register_state("s"), 1, "outside", value));
-  CHECK(value == "v");
+  // Either backend restores the participant's entries beside the backend's own.
+  for (bool rocks : {true, false}) {
+    auto restored =
+      rocks ? made.make<rocksdb_full_backend>({0, 3}) : made.make<hashmap_backend>({0, 3});
+    REQUIRE(restored->restore(*handles));
+    auto rid = restored->register_state("s");
+    REQUIRE(restored->get(rid, 1, "outside", value));
+    CHECK(value == "v");
+    REQUIRE(restored->get(rid, 1, "inside", value));
+    CHECK(value == "w");
+  }
   // Removed participants are not called; the rocksdb backend takes none.
   backend->remove_snapshot_participant(&p);
   (void)backend->snapshot(2);
-  CHECK(p.writes == 1);
-  CHECK_FALSE(restored->add_snapshot_participant(&p));
+  CHECK(p.begins == 1);
+  auto rocks = made.make<rocksdb_full_backend>({0, 3});
+  CHECK_FALSE(rocks->add_snapshot_participant(&p));
 }
