@@ -2,9 +2,9 @@
 /// A keyed operator's timers as its task drives them (the scheduling half of Flink's
 /// InternalTimeServiceManager): event-time timers fire when a watermark reaches the operator,
 /// processing-time timers when the task's processing time reaches them, both on the task's
-/// thread between records. The timers themselves live in the operator's keyed state backend
-/// (internal_timer_service), so they are checkpointed, restored and rescaled with it; after a
-/// restore the processing-time timers that came due while the job was down fire at once.
+/// thread between records. The timers themselves are checkpointed with the operator's keyed
+/// state (internal_timer_service), so they are restored and rescaled with it; after a restore
+/// the processing-time timers that came due while the job was down fire at once.
 
 #include "runtime/streaming/keyed_backend_holder.hpp"
 #include "runtime/streaming/time/processing_time_service.hpp"
