@@ -89,12 +89,20 @@ if [[ $mode == plain ]]; then
     fail "the idle connection's closing was not logged"
 fi
 for n in jm tm1 tm2; do kill -0 "$(pid_of $n)" 2>/dev/null || fail "$n died"; done
-refused=$(cat "$WORK"/jm.log "$WORK"/tm1.log | grep -c "$refusals" || true)
-# Past 10 lines a second per reason the guard counts them in one line instead.
-suppressed=$(cat "$WORK"/jm.log "$WORK"/tm1.log |
-  sed -n 's/.*Suppressed \([0-9]*\) similar lines about refused or closed connections.*/\1/p' |
-  awk '{ n += $1 } END { print n + 0 }')
-refused=$((refused + suppressed))
+# Past 10 lines a second per reason the guard counts them in one line instead, written once that
+# second is over (by its reaper): wait for the lines, bounded, before counting.
+count_refusals() {
+  refused=$(cat "$WORK"/jm.log "$WORK"/tm1.log | grep -c "$refusals" || true)
+  suppressed=$(cat "$WORK"/jm.log "$WORK"/tm1.log |
+    sed -n 's/.*Suppressed \([0-9]*\) similar lines about refused or closed connections.*/\1/p' |
+    awk '{ n += $1 } END { print n + 0 }')
+  refused=$((refused + suppressed))
+}
+for _ in $(seq 1 50); do
+  count_refusals
+  [[ $refused -ge 21 ]] && break
+  sleep 0.1
+done
 echo "logged refusals: $refused ($suppressed of them in 'Suppressed' lines)"
 [[ $refused -ge 21 ]] || fail "only $refused of 21 strangers' connections were logged"
 # Nothing a stranger claimed was allocated: no node's peak memory reached 1 GiB.
