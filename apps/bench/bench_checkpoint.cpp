@@ -20,6 +20,7 @@
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/wordcount_job.hpp"
+#include "runtime/common/private_directory.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
@@ -157,8 +158,15 @@ int checkpoint(int argc, char** argv) {
   // The JobMaster's "Completed checkpoint" lines are the figures: keep the log in memory.
   auto ring = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1 << 16);
   configure_logging({ring}, spdlog::level::info);
-  auto scratch = std::filesystem::temp_directory_path()
-    / ("flint-bench-checkpoint-" + std::to_string(::getpid()));
+  // Every run's files go under a private directory made here (mkdtemp) and removed on return;
+  // a run clears only its own subdirectory.
+  auto made = make_private_temp_directory("flint-bench-checkpoint-");
+  if (!made) {
+    std::fprintf(stderr, "flint-bench checkpoint: %s\n", made.error().to_string().c_str());
+    return 1;
+  }
+  owned_directory scratch_root(*made);
+  const auto scratch = *made / "run";
 
   std::regex completed(
     R"(Completed checkpoint \d+ for job (\w+) \((\d+) bytes, checkpointDuration=(\d+) ms)");

@@ -15,6 +15,7 @@
 #include "api/api.hpp"
 #include "apps/nexmark/nexmark_queries.hpp"
 #include "apps/nexmark/nexmark_source.hpp"
+#include "runtime/common/private_directory.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
 #include <sys/resource.h>
@@ -84,10 +85,14 @@ public:
 figures run(const std::string& query, const settings& s, std::int64_t checkpoint_interval_ms) {
   figures f;
   f.events = static_cast<double>(s.events);
-  auto scratch = std::filesystem::temp_directory_path()
-    / ("flint-bench-nexmark-" + std::to_string(::getpid()));
-  std::error_code ec;
-  std::filesystem::remove_all(scratch, ec);
+  // The checkpoints go into a private directory this run makes (mkdtemp) and removes.
+  auto made = make_private_temp_directory("flint-bench-nexmark-");
+  if (!made) {
+    f.error = made.error().to_string();
+    return f;
+  }
+  owned_directory scratch_dir(*made);
+  const auto scratch = *made;
   api::configuration config{{"parallelism.default", std::to_string(s.parallelism)},
                             {"state.backend.type", s.backend}};
   if (checkpoint_interval_ms > 0) {
@@ -122,7 +127,6 @@ figures run(const std::string& query, const settings& s, std::int64_t checkpoint
                                 std::chrono::minutes(60));
   f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   f.cpu_s = cpu_seconds() - cpu_start;
-  std::filesystem::remove_all(scratch, ec);
   if (!result) {
     f.error = result.error().to_string();
     return f;

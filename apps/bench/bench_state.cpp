@@ -20,6 +20,7 @@
 
 #include "api/api.hpp"
 #include "apps/examples/wordcount/words.hpp"
+#include "runtime/common/private_directory.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
@@ -346,8 +347,15 @@ int state(int argc, char** argv) {
   std::uint64_t small_cache =
     std::max<std::uint64_t>((state_bytes + distinct.size() * 160) / 10, 16 << 10);
 
-  auto scratch =
-    std::filesystem::temp_directory_path() / ("flint-bench-state-" + std::to_string(::getpid()));
+  // Every run's files go under a private directory made here (mkdtemp) and removed on return;
+  // a run clears only its own subdirectory.
+  auto made = make_private_temp_directory("flint-bench-state-");
+  if (!made) {
+    std::fprintf(stderr, "flint-bench state: %s\n", made.error().to_string().c_str());
+    return 1;
+  }
+  owned_directory scratch_root(*made);
+  const auto scratch = *made / "run";
   std::vector<variant> variants = {
     variant("hashmap", "hashmap", std::nullopt),
     variant("rocksdb_no_cache", "rocksdb", 0),
