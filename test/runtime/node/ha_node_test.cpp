@@ -30,6 +30,7 @@
 #include "runtime/node/job_manager_node.hpp"
 #include "runtime/node/task_manager_node.hpp"
 #include "runtime/streaming/streaming_environment.hpp"
+#include "test/runtime/node/ha_test_task_manager.hpp"
 #include "test/runtime/node/node_test_util.hpp"
 #include "test/support/word_counts.hpp"
 #include "test/support/zookeeper_server.hpp"
@@ -90,24 +91,7 @@ std::unique_ptr<node::job_manager_node> start_jm(const node::high_availability_s
 
 std::unique_ptr<node::task_manager_node> start_tm(const node::high_availability_settings& h,
                                                   const std::string& id) {
-  node::task_manager_settings ts;
-  ts.host = "127.0.0.1";
-  ts.bind_host = "127.0.0.1";
-  ts.resource_id = id;
-  ts.number_of_slots = 2;
-  ts.heartbeat.interval = 500ms;
-  ts.heartbeat.timeout = 10s;
-  ts.high_availability = h;
-  node::task_manager_node_services services;
-  services.make_invokables = [](caf::actor_system&, streaming::streaming_environment& env,
-                                const std::string&, node::job_manager_locator) {
-    return streaming::make_stream_task_factory(env);
-  };
-  services.write_stdout = [](std::string_view) {};
-  auto tm = std::make_unique<node::task_manager_node>(ts, services);
-  auto started = tm->start();
-  REQUIRE_MESSAGE(started.has_value(), started.error().to_string());
-  return tm;
+  return test::start_ha_task_manager(h, id, 2);
 }
 
 rpc::client_identity who(node::job_manager_node& jm, std::chrono::nanoseconds timeout = 10s) {
