@@ -17,6 +17,7 @@
 /// runtime: its undefined symbols bind at load time to the host executable (cmake/FlintJobs.cmake).
 
 #include "api/stream_execution_environment.hpp"
+#include "runtime/common/job_entry_symbols.hpp"
 
 #include <cstdint>
 #include <exception>
@@ -88,12 +89,6 @@ int run_job_entry(job_context* ctx, Fn&& fn) noexcept {
 
 } // namespace flint::api
 
-/// The symbols load_job_library looks for.
-#define FLINT_JOB_MAIN_SYMBOL "flint_job_main"
-#define FLINT_JOB_ABI_SYMBOL "flint_job_abi_version"
-/// A named entry `n` is exported as flint_job_entry_<n> (`flint run -c n`, REST's entryClass):
-/// the prefix keeps `-c` from reaching any other symbol the library or its dependencies export.
-#define FLINT_JOB_NAMED_ENTRY_PREFIX "flint_job_entry_"
 
 /// Defines the library's entry point: `fn` is `void(flint::api::job_context&)`. Use once, at
 /// namespace scope, in one source file of the library.

@@ -12,6 +12,9 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "runtime/common/elf_symbols.hpp"
+#include "runtime/common/job_entry_symbols.hpp"
+#include "runtime/common/node_files.hpp"
 #include "runtime/http/http_service.hpp"
 #include "runtime/http/httplib.hpp"
 #include "runtime/rest/detail/rest_server_impl.hpp"
@@ -72,6 +75,30 @@ void rest_server::impl::upload(const httplib::Request& req, httplib::Response& r
   reply(res, 200, json{{"filename", target.string()}, {"status", "success"}}.dump());
 }
 
+namespace {
+
+/// Flink's JarListInfo "entry": the library's entries by the names `entryClass` and `flint run
+/// -c` take (the default FLINT_JOB_ENTRY as flint_job_main, then each FLINT_JOB_NAMED_ENTRY),
+/// read from its symbol table: an upload is not loaded to be listed. None for a file that is not
+/// a library.
+json library_entries(const std::filesystem::path& file) {
+  json entries = json::array();
+  auto image = node_files::read_file_chunk(file, 0, std::int64_t{1} << 30);
+  if (!image)
+    return entries;
+  const std::string_view bytes(image->data.data(), image->data.size());
+  auto main = exported_functions(bytes, FLINT_JOB_MAIN_SYMBOL);
+  if (main && std::find(main->begin(), main->end(), FLINT_JOB_MAIN_SYMBOL) != main->end())
+    entries.push_back({{"name", FLINT_JOB_MAIN_SYMBOL}, {"description", nullptr}});
+  if (auto named = exported_functions(bytes, FLINT_JOB_NAMED_ENTRY_PREFIX))
+    for (const auto& name : *named)
+      entries.push_back({{"name", name.substr(std::string_view(FLINT_JOB_NAMED_ENTRY_PREFIX).size())},
+                         {"description", nullptr}});
+  return entries;
+}
+
+} // namespace
+
 void rest_server::impl::list_uploads(httplib::Response& res) {
   json files = json::array();
   std::error_code ec;
@@ -91,7 +118,7 @@ void rest_server::impl::list_uploads(httplib::Response& res) {
     file["id"] = id;
     file["name"] = cut == std::string::npos ? id : id.substr(cut + 1);
     file["uploaded"] = uploaded;
-    file["entry"] = json::array();
+    file["entry"] = library_entries(i->path());
     files.push_back(std::move(file));
   }
   reply(res, 200, json{{"address", ""}, {"files", std::move(files)}}.dump());

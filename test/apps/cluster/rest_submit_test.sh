@@ -76,6 +76,12 @@ print(f"endless.so: submitted as {jid}, RUNNING, cancelled through REST")
 
 # WordCount through REST, counted exactly below.
 wordcount = upload(f"{jobs}/wordcount.so", "wordcount.so")
+# Flink's JarListInfo entry: the library's entries as entryClass takes them, read from its
+# symbol table (the default entry first).
+status, j = call("GET", "/jars")
+listed = [f for f in j["files"] if f["id"] == wordcount]
+check(listed and [e["name"] for e in listed[0]["entry"]] == ["flint_job_main", "sequential"],
+      f"wordcount.so's entries not listed: {listed}")
 status, j = run(wordcount, {"programArgs": f"--input {work}/input.txt --output {work}/output", "parallelism": 2})
 check(status == 200, f"{status} {j}")
 done = await_state(j["jobid"], {"FINISHED", "FAILED", "CANCELED"})
@@ -103,6 +109,8 @@ is_error(*run(wordcount, {"parallelism": "two"}), 400)
 not_a_library = f"{work}/fake.so"
 open(not_a_library, "wb").write(b"\x7fELF but not really")
 fake = upload(not_a_library, "fake.so")
+status, j = call("GET", "/jars")
+check([f["entry"] for f in j["files"] if f["id"] == fake] == [[]], f"fake.so lists entries: {j}")
 is_error(*run(fake, {}), 400)
 status, j = call("DELETE", f"/jars/{fake}")
 check(status == 200, f"{status} {j}")
