@@ -22,6 +22,25 @@ generate_text 3000000 "$WORK/input.txt"
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 ||
   { cat "$WORK/run.log"; fail "WordCount failed"; }
 check_wordcount "$WORK/input.txt" "$WORK/output"
+# The job's figures outlive its tasks' series: REST's job details carry each vertex's records,
+# exactly what was read and written (the chained source and tokenizer wrote one record a word,
+# the counting vertex read each word and its sink wrote one update each).
+job_id=$(sed -n 's/^Job has been submitted with JobID \([0-9a-f]\{32\}\)$/\1/p' "$WORK/run.log")
+[[ -n "$job_id" ]] || fail "no JobID in flint run's output"
+updates=$(cat "$WORK/output"/* | wc -l)
+python3 - "$(ready_field jm rest_port)" "$job_id" "$updates" <<'PY' || fail "the job's vertex records do not match its output"
+import json, sys, urllib.request
+port, job, updates = sys.argv[1], sys.argv[2], int(sys.argv[3])
+details = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/jobs/{job}", timeout=10))
+vertices = details["vertices"]
+first, last = vertices[0]["metrics"], vertices[-1]["metrics"]
+def check(ok, why):
+    if not ok:
+        sys.exit(f"check failed: {why}")
+check(first["write-records"] == updates, f"source vertex wrote {first['write-records']} records, the output has {updates} updates")
+check(last["read-records"] == updates, f"counting vertex read {last['read-records']} records, the output has {updates} updates")
+check(first["write-records-complete"] and last["read-records-complete"], f"figures not complete: {vertices}")
+PY
 # The JobManager's lines in Flink's words (grep-compatible with Flink's logs).
 grep -q "Received JobGraph submission 'Streaming WordCount' ([0-9a-f]\{32\})\.$" "$WORK/jm.log" ||
   fail "no Dispatcher line 'Received JobGraph submission '<name>' (<id>).'"
