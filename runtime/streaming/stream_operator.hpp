@@ -52,6 +52,13 @@ public:
 
   /// Before `open`, when the task is restored: the state this subtask starts from.
   virtual void initialize_state(const state::operator_state_restore& restore) { (void)restore; }
+  /// At checkpoint `checkpoint_id`'s barrier, before any operator of the chain is snapshotted
+  /// and before the barrier goes downstream (Flink's prepareSnapshotPreBarrier): the last chance
+  /// to emit records that belong before the barrier. The task calls it on every operator of the
+  /// chain head first, so what one emits reaches the operators after it before their turn. An
+  /// operator that pre-aggregates (LocalWindowAggregate) emits everything it holds here and so
+  /// has no state to snapshot.
+  virtual void prepare_snapshot_pre_barrier(std::int64_t checkpoint_id) { (void)checkpoint_id; }
   /// At checkpoint `checkpoint_id`'s barrier, with every record before it processed: a copy of
   /// the state (the task writes it out off its thread).
   virtual state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) {

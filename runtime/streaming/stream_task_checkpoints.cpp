@@ -84,9 +84,14 @@ void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier)
   // Flink's SubtaskCheckpointCoordinator#checkpointState order: the operators' state is copied
   // (the synchronous part), the barrier goes downstream behind every record emitted before it,
   // and the copy is written while the task goes on.
+  // First every operator's prepare_snapshot_pre_barrier, head first (what they emit is
+  // processed by the operators after them and written before the barrier); savepoints and the
+  // final checkpoint take this path too.
   std::vector<state::operator_snapshot> snapshots;
   snapshots.reserve(operators_.size());
   try {
+    for (auto& op : operators_)
+      op->prepare_snapshot_pre_barrier(barrier.id);
     for (auto& op : operators_)
       snapshots.push_back(op->snapshot_state(barrier.id));
   } catch (const std::exception& e) {

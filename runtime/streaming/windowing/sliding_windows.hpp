@@ -30,6 +30,7 @@ public:
 
   std::int64_t size() const { return size_; }
   std::int64_t slide() const { return slide_; }
+  std::int64_t offset() const { return offset_; }
 
 private:
   sliding_event_time_windows(std::int64_t size, std::int64_t slide, std::int64_t offset);

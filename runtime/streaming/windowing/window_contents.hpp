@@ -146,6 +146,10 @@ public:
     window_detail::append_value(bytes, folded);
   }
   result_type result_of(const state_type& folded) const { return folded; }
+  /// Two partial folds into one (the global side of a two-phase window aggregate).
+  state_type merge_states(state_type folded, const state_type& other) {
+    return reduce_(std::move(folded), other);
+  }
 
 private:
   F reduce_;
@@ -197,9 +201,63 @@ public:
     window_detail::append_value(bytes, acc);
   }
   result_type result_of(const state_type& acc) { return agg_.get_result(acc); }
+  /// Two partial accumulators into one (the global side of a two-phase window aggregate).
+  state_type merge_states(state_type acc, const state_type& other) {
+    return agg_.merge(std::move(acc), other);
+  }
 
 private:
   Agg agg_;
+};
+
+/// The contents of the global window operator of a two-phase window aggregate (Flink SQL's
+/// GlobalWindowAggregate): its elements are partial accumulators (key, state) that a
+/// LocalWindowAggregate (local_window_aggregate_operator.hpp) built from the records of one
+/// slice, and a window merges them with `Local::merge_states`. The window's state and its bytes
+/// in the backend are `Local`'s own (a reduced value, an aggregate's accumulator), so a window
+/// holds the same entry whether one phase or two built it, and the window function sees the
+/// same result.
+template <class K, class Local>
+class global_window_contents {
+public:
+  using state_type = typename Local::state_type;
+  using element_type = std::pair<K, state_type>;
+  using result_type = typename Local::result_type;
+  static constexpr bool keeps_elements = false;
+
+  explicit global_window_contents(Local local) : local_(std::move(local)) {}
+
+  void add(std::string& bytes, bool exists, const element_type& partial, const element_time&) {
+    if (!exists) {
+      bytes.clear();
+      Local::encode(partial.second, bytes);
+      return;
+    }
+    auto merged = local_.merge_states(local_.decode(bytes), partial.second);
+    bytes.clear();
+    Local::encode(merged, bytes);
+  }
+  void merge_into(std::string& target, bool exists, std::string_view source) {
+    if (!exists) {
+      target.assign(source);
+      return;
+    }
+    auto merged = local_.merge_states(local_.decode(target), local_.decode(source));
+    target.clear();
+    Local::encode(merged, target);
+  }
+  result_type result(std::string_view bytes) { return local_.result_of(local_.decode(bytes)); }
+
+  state_type create(const element_type& partial) const { return partial.second; }
+  void add_to(state_type& state, const element_type& partial) {
+    state = local_.merge_states(std::move(state), partial.second);
+  }
+  state_type decode(std::string_view bytes) const { return local_.decode(bytes); }
+  static void encode(const state_type& state, std::string& bytes) { Local::encode(state, bytes); }
+  result_type result_of(const state_type& state) { return local_.result_of(state); }
+
+private:
+  Local local_;
 };
 
 } // namespace flint::streaming
