@@ -70,6 +70,21 @@ stream_execution_environment::stream_execution_environment(const configuration& 
     auto_watermark_interval_ =
       std::chrono::duration_cast<std::chrono::milliseconds>(*interval).count();
   }
+  if (auto it = config.find("pipeline.window.agg-phase-strategy"); it != config.end()) {
+    std::string strategy = it->second;
+    for (auto& c : strategy)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (strategy == "AUTO")
+      window_agg_phase_strategy_ = agg_phase_strategy::automatic;
+    else if (strategy == "ONE_PHASE")
+      window_agg_phase_strategy_ = agg_phase_strategy::one_phase;
+    else if (strategy == "TWO_PHASE")
+      window_agg_phase_strategy_ = agg_phase_strategy::two_phase;
+    else
+      throw std::invalid_argument(
+        "Could not parse value '" + it->second
+        + "' for key 'pipeline.window.agg-phase-strategy' (AUTO, ONE_PHASE or TWO_PHASE).");
+  }
   if (auto it = config.find("execution.checkpointing.interval"); it != config.end()) {
     // A Duration, as Flink's key: "200 ms", "1 min", or plain milliseconds.
     auto interval = config::parse_duration(it->second);

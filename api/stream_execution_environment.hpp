@@ -33,9 +33,17 @@ class watermark_strategy;
 /// `pipeline.operator-chaining`, `execution.buffer-timeout` (ms),
 /// `execution.global-data-exchange-mode` (e.g. ALL_EDGES_BLOCKING), `execution.runtime-mode`
 /// (STREAMING, BATCH: every exchange blocking, AUTOMATIC),
-/// `execution.checkpointing.interval` (ms); `restart-strategy.*` and
+/// `execution.checkpointing.interval` (ms), `pipeline.auto-watermark-interval`,
+/// `pipeline.window.agg-phase-strategy` (AUTO, ONE_PHASE, TWO_PHASE); `restart-strategy.*` and
 /// `jobmanager.execution.failover-strategy` become the job's own settings (read by its JobMaster).
 using configuration = std::map<std::string, std::string, std::less<>>;
+
+/// How keyed and all-windows aggregate (`pipeline.window.agg-phase-strategy`, Flink SQL's
+/// `table.optimizer.agg-phase-strategy` for the DataStream API): `automatic` (AUTO, the default)
+/// and `two_phase` (TWO_PHASE) pre-aggregate each slice of event time in a LocalWindowAggregate
+/// chained in front of the exchange wherever that applies (api/windowed_stream.hpp); `one_phase`
+/// (ONE_PHASE) sends every record to the window operator.
+enum class agg_phase_strategy : std::uint8_t { automatic, one_phase, two_phase };
 
 /// The job name Flink uses when none is given.
 inline constexpr const char* default_job_name = "Flink Streaming Job";
@@ -72,6 +80,13 @@ public:
     return *this;
   }
   std::int64_t auto_watermark_interval() const { return auto_watermark_interval_; }
+  /// Whether window aggregates pre-aggregate before the exchange
+  /// (`pipeline.window.agg-phase-strategy`; see agg_phase_strategy).
+  stream_execution_environment& set_window_agg_phase_strategy(agg_phase_strategy strategy) {
+    window_agg_phase_strategy_ = strategy;
+    return *this;
+  }
+  agg_phase_strategy window_agg_phase_strategy() const { return window_agg_phase_strategy_; }
   /// Checkpoints every `interval_ms`.
   stream_execution_environment& enable_checkpointing(std::int64_t interval_ms);
   /// The job's restart strategy (Flink's setRestartStrategy), over the cluster's.
@@ -145,6 +160,7 @@ private:
     graph::global_data_exchange_mode::all_edges_pipelined;
   std::int64_t buffer_timeout_ = 100;
   std::int64_t auto_watermark_interval_ = 200;
+  agg_phase_strategy window_agg_phase_strategy_ = agg_phase_strategy::automatic;
   std::int64_t checkpoint_interval_ = -1;
   std::map<std::string, std::string> job_configuration_;
   graph::job_id job_id_;

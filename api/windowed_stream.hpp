@@ -23,6 +23,7 @@
 #include "runtime/streaming/windowing/count_trigger.hpp"
 #include "runtime/streaming/windowing/event_time_trigger.hpp"
 #include "runtime/streaming/windowing/global_windows.hpp"
+#include "runtime/streaming/windowing/local_window_aggregate_operator.hpp"
 #include "runtime/streaming/windowing/processing_time_trigger.hpp"
 #include "runtime/streaming/windowing/purging_trigger.hpp"
 #include "runtime/streaming/windowing/session_windows.hpp"
@@ -35,8 +36,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -358,8 +361,28 @@ private:
     });
   }
 
+  /// The slicing of a two-phase aggregate (local_window_aggregate_operator.hpp) when one applies:
+  /// the strategy is not ONE_PHASE, the assigner is an event-time tumbling or sliding one with
+  /// its default trigger, and there is no evictor and no late side output. Lateness is allowed:
+  /// the local phase keeps the window operator's view of late records.
+  std::optional<streaming::window_slicing> two_phase_slicing() const {
+    if constexpr (!std::is_same_v<W, streaming::time_window>) {
+      return std::nullopt;
+    } else {
+      if (input_.environment().window_agg_phase_strategy() == agg_phase_strategy::one_phase
+          || settings_.window_evictor || settings_.late_data_tag)
+        return std::nullopt;
+      if (settings_.window_trigger
+          && typeid(*settings_.window_trigger) != typeid(streaming::event_time_trigger<T, W>))
+        return std::nullopt;
+      return streaming::window_slicing::of(*settings_.assigner);
+    }
+  }
+
   /// The operator "Window(<assigner>, <trigger>[, <evictor>], <function>)" after the keyed
-  /// input: each subtask gets the contents policy and a function from `make_fn`.
+  /// input: each subtask gets the contents policy and a function from `make_fn`. A reduce or an
+  /// aggregate whose windows slice (two_phase_slicing) gets a LocalWindowAggregate in front of
+  /// the exchange instead (build_two_phase).
   template <class Out, class Contents, class MakeFn>
   data_stream<Out> build(const std::string& function, Contents contents, MakeFn make_fn) {
     auto settings = settings_;
@@ -369,6 +392,11 @@ private:
     auto name = "Window(" + settings.assigner->to_string() + ", " + trigger_name
       + (settings.window_evictor ? ", " + settings.window_evictor->to_string() : std::string())
       + ", " + function + ")";
+    if constexpr (!Contents::keeps_elements) {
+      if (auto slicing = two_phase_slicing())
+        return build_two_phase<Out>(std::move(name), *slicing, std::move(contents),
+                                    std::move(make_fn));
+    }
     auto key = input_.key()->fn;
     auto factory = std::make_shared<window_operator_factory>(
       [settings, contents, make_fn, key](streaming::operator_context& ctx)
@@ -377,6 +405,60 @@ private:
           settings, contents, make_fn(), key, ctx, streaming::make_output<Out>(ctx));
       });
     return input_.template transform<Out>(std::move(name), std::move(factory));
+  }
+
+  /// Flink SQL's two-phase window aggregate: "LocalWindowAggregate" on the input's side of the
+  /// key_by exchange (chained to the input's operator: same parallelism, forward), emitting a
+  /// (key, accumulator) partial per key and slice, then the exchange keyed by the partial's key
+  /// (the same key, so the same key groups and subtasks), then the window operator, named as
+  /// with one phase, merging the partials with global_window_contents. The window function and
+  /// the window's state bytes are those of one phase.
+  template <class Out, class Contents, class MakeFn>
+  data_stream<Out> build_two_phase(std::string name, streaming::window_slicing slicing,
+                                   Contents contents, MakeFn make_fn) {
+    using partial = std::pair<K, typename Contents::state_type>;
+    using global = streaming::global_window_contents<K, Contents>;
+    auto& env = input_.environment();
+    const auto& partition = input_.transformation();
+    const auto& upstream = partition->inputs().front();
+
+    auto key = input_.key()->fn;
+    auto local_factory = std::make_shared<window_operator_factory>(
+      [slicing, contents, key](streaming::operator_context& ctx)
+        -> std::unique_ptr<streaming::stream_operator> {
+        return std::make_unique<streaming::local_window_aggregate_operator<K, Contents>>(
+          slicing, contents, key, ctx, streaming::make_output<partial>(ctx));
+      });
+    auto local = env.new_transformation(graph::transformation_kind::one_input,
+                                        "LocalWindowAggregate", upstream->parallelism());
+    local->add_input(upstream);
+    local->set_factory(std::move(local_factory));
+    local->set_chaining_strategy(graph::chaining_strategy::always);
+    env.add_operator(local);
+
+    const K& (*field)(const partial&) = [](const partial& p) -> const K& { return p.first; };
+    auto partial_key = std::make_shared<const typed_key_selector<partial, K>>(
+      [](const partial& p) { return p.first; }, input_.key()->description(), field);
+    auto partitioner = partition->partitioner();
+    partitioner.key = partial_key;
+    auto exchange = env.new_transformation(graph::transformation_kind::partition,
+                                           partition->name(), local->parallelism());
+    exchange->add_input(local);
+    exchange->set_partitioner(std::move(partitioner));
+    exchange->set_shuffle_mode(partition->shuffle_mode());
+    keyed_stream<partial, K> partials(&env, std::move(exchange), partial_key);
+
+    streaming::window_settings<partial, W> settings;
+    settings.assigner = settings_.assigner;
+    settings.allowed_lateness = settings_.allowed_lateness;
+    auto factory = std::make_shared<window_operator_factory>(
+      [settings, contents, make_fn](streaming::operator_context& ctx)
+        -> std::unique_ptr<streaming::stream_operator> {
+        return std::make_unique<streaming::window_operator<K, global, Out, W>>(
+          settings, global(contents), make_fn(), [](const partial& p) { return p.first; }, ctx,
+          streaming::make_output<Out>(ctx));
+      });
+    return partials.template transform<Out>(std::move(name), std::move(factory));
   }
 
   keyed_stream<T, K> input_;

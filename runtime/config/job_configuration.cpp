@@ -21,7 +21,8 @@ expected<job_settings> job_configuration(const configuration& cfg, std::optional
   for (const char* key : {"pipeline.max-parallelism", "pipeline.operator-chaining",
                           "execution.global-data-exchange-mode", "execution.runtime-mode",
                           "execution.checkpointing.interval",
-                          "pipeline.auto-watermark-interval"})
+                          "pipeline.auto-watermark-interval",
+                          "pipeline.window.agg-phase-strategy"})
     if (auto v = cfg.get_raw(key))
       out[key] = *v;
   // The job's own recovery and checkpoint settings (`-D restart-strategy.type=fixed-delay`,

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -405,4 +407,302 @@ TEST_CASE("count windows: tumbling every n records per key, sliding the last n e
       }
   }
   CHECK(got_s == want_s);
+}
+
+// -- two-phase window aggregates (pipeline.window.agg-phase-strategy) ------------------------------
+
+namespace {
+
+/// How many LocalWindowAggregate operators the job has, each checked to be chained behind the
+/// timestamps operator (the window's input), never at a chain's head.
+int local_aggregates(const graph::job_graph& job) {
+  int n = 0;
+  for (const auto& v : job.vertices)
+    for (const auto& op : v.operators)
+      if (op.name == "LocalWindowAggregate") {
+        ++n;
+        CHECK(op.chain_index > 0);
+        // "... -> Timestamps/Watermarks -> LocalWindowAggregate", or with several windows on
+        // one input "... -> Timestamps/Watermarks -> (LocalWindowAggregate, ...)".
+        CHECK_MESSAGE((v.name.find("Timestamps/Watermarks -> LocalWindowAggregate")
+                         != std::string::npos
+                       || v.name.find("Timestamps/Watermarks -> (LocalWindowAggregate")
+                         != std::string::npos),
+                      v.name);
+      }
+  return n;
+}
+
+/// (user, sum) of every window of `expected`, as a multiset.
+std::multiset<std::pair<std::int64_t, std::int64_t>> sums_of(const results& expected) {
+  std::multiset<std::pair<std::int64_t, std::int64_t>> out;
+  for (const auto& [key, sum] : expected)
+    out.insert({key.first, sum});
+  return out;
+}
+
+/// Sliding windows of 2 s every 500 ms shifted by 100 ms, summed per user.
+results expected_sliding_offset() {
+  results out;
+  for (const auto& e : sorted_events())
+    for (std::int64_t start = (e.at - 100) / 500 * 500 + 100; start > e.at - 2000; start -= 500)
+      out[{e.user, start + 2000 - 1}] += e.value;
+  return out;
+}
+
+/// Tumbling 1 s windows shifted by 300 ms.
+results expected_tumbling_offset(bool all) {
+  results out;
+  for (const auto& e : sorted_events())
+    out[{all ? -1 : e.user, (e.at - 300) / 1000 * 1000 + 300 + 999}] += e.value;
+  return out;
+}
+
+struct sum_by_user : api::aggregate_function<event, std::pair<std::int64_t, std::int64_t>,
+                                             std::pair<std::int64_t, std::int64_t>> {
+  std::pair<std::int64_t, std::int64_t> create_accumulator() override { return {0, 0}; }
+  std::pair<std::int64_t, std::int64_t> add(const event& e,
+                                            std::pair<std::int64_t, std::int64_t> acc) override {
+    return {e.user, acc.second + e.value};
+  }
+  std::pair<std::int64_t, std::int64_t> get_result(
+    const std::pair<std::int64_t, std::int64_t>& acc) override {
+    return acc;
+  }
+  std::pair<std::int64_t, std::int64_t> merge(std::pair<std::int64_t, std::int64_t> a,
+                                              std::pair<std::int64_t, std::int64_t> b) override {
+    return {a.first, a.second + b.second};
+  }
+};
+
+struct all_label : api::process_all_window_function<event, result> {
+  void process(api::window_context<>& ctx, const std::vector<event>& in,
+               api::collector<result>& out) override {
+    if (in.size() != 1)
+      throw std::logic_error("a reduced window with more than one value");
+    out.collect({-1, ctx.window().max_timestamp(), in[0].value});
+  }
+};
+
+event add_events(const event& a, const event& b) {
+  return event{a.user, std::max(a.at, b.at), a.value + b.value};
+}
+
+void run_strategy(int parallelism, const std::string& strategy) {
+  CAPTURE(parallelism);
+  CAPTURE(strategy);
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", std::to_string(parallelism)},
+                       {"pipeline.auto-watermark-interval", "5 ms"},
+                       {"pipeline.window.agg-phase-strategy", strategy}});
+  auto timed = env.from_collection(events())
+                 .assign_timestamps_and_watermarks(
+                   api::watermark_strategy<event>::for_bounded_out_of_orderness(
+                     std::chrono::milliseconds(bound_ms))
+                     .with_timestamp_assigner([](const event& e) { return e.at; }));
+  auto by_user = timed.key_by([](const event& e) { return e.user; });
+  // aggregate + process, tumbling.
+  auto tumbling = test::collect(by_user.window(api::tumbling_event_time_windows::of(1s))
+                                  .aggregate(sum_values{}, label<std::int64_t>{}));
+  // aggregate alone, tumbling with an offset.
+  auto tumbling_offset = test::collect(
+    by_user.window(api::tumbling_event_time_windows::of(1s, 300ms)).aggregate(sum_by_user{}));
+  // reduce + process, sliding with an offset.
+  auto sliding = test::collect(by_user.window(api::sliding_event_time_windows::of(2s, 500ms, 100ms))
+                                 .reduce(&add_events, label<event>{}));
+  // reduce alone, sliding.
+  auto sliding_plain = test::collect(
+    by_user.window(api::sliding_event_time_windows::of(2s, 500ms)).reduce(&add_events));
+  // window_all: aggregate, and reduce + process.
+  auto all_aggregated = test::collect(
+    timed.window_all(api::tumbling_event_time_windows::of(1s, 300ms)).aggregate(sum_values{}));
+  auto all_reduced = test::collect(timed.window_all(api::tumbling_event_time_windows::of(1s))
+                                     .reduce(&add_events, all_label{}));
+  auto program = test::graphs_of(env);
+  CHECK(local_aggregates(*program.job) == (strategy == "ONE_PHASE" ? 0 : 6));
+
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = parallelism;
+  streaming::local_cluster cluster(options);
+  auto ran = cluster.execute(program.stream, program.job, std::chrono::minutes(3));
+  REQUIRE_MESSAGE(ran.has_value(), ran.error().to_string());
+  REQUIRE_MESSAGE(ran->status == graph::job_status::finished, ran->failure_cause);
+
+  CHECK(gathered(tumbling->values) == expected_tumbling());
+  CHECK(gathered(sliding->values) == expected_sliding_offset());
+  std::multiset<std::pair<std::int64_t, std::int64_t>> got_offset(
+    tumbling_offset->values.begin(), tumbling_offset->values.end());
+  CHECK(got_offset == sums_of(expected_tumbling_offset(false)));
+  std::multiset<std::pair<std::int64_t, std::int64_t>> got_plain;
+  for (const auto& e : sliding_plain->values)
+    got_plain.insert({e.user, e.value});
+  CHECK(got_plain == sums_of(expected_sliding()));
+  std::multiset<std::pair<std::int64_t, std::int64_t>> got_all;
+  for (auto v : all_aggregated->values)
+    got_all.insert({-1, v});
+  CHECK(got_all == sums_of(expected_tumbling_offset(true)));
+  CHECK(gathered(all_reduced->values) == expected_all());
+  test::check_resources_released(cluster);
+}
+
+} // namespace
+
+TEST_CASE("two-phase window aggregates equal one phase and the sorted computation") {
+  CHECK(expected_sliding_offset() != expected_sliding());
+  CHECK(expected_tumbling_offset(false) != expected_tumbling());
+  for (int parallelism : {1, 2})
+    for (const char* strategy : {"ONE_PHASE", "AUTO", "TWO_PHASE", "two_phase"})
+      run_strategy(parallelism, strategy);
+}
+
+TEST_CASE("a LocalWindowAggregate goes in only where two phases apply") {
+  auto locals = [](const std::string& strategy, auto&& build) {
+    api::stream_execution_environment env(
+      api::configuration{{"pipeline.window.agg-phase-strategy", strategy}});
+    auto timed = env.from_collection(std::vector<event>{{1, 10, 1}})
+                   .assign_timestamps_and_watermarks(
+                     api::watermark_strategy<event>::for_monotonous_timestamps()
+                       .with_timestamp_assigner([](const event& e) { return e.at; }));
+    auto by_user = timed.key_by([](const event& e) { return e.user; });
+    test::collect(build(timed, by_user).map([](const auto&) { return 0; }));
+    auto job = env.get_job_graph();
+    REQUIRE(job.has_value());
+    return local_aggregates(*job);
+  };
+  auto tumbling = [](auto&, auto& keyed) {
+    return keyed.window(api::tumbling_event_time_windows::of(1s)).reduce(&add_events);
+  };
+  CHECK(locals("AUTO", tumbling) == 1);
+  CHECK(locals("TWO_PHASE", tumbling) == 1);
+  CHECK(locals("ONE_PHASE", tumbling) == 0);
+  // The default trigger spelt out, and allowed lateness: still two phases.
+  CHECK(locals("AUTO", [](auto&, auto& keyed) {
+          return keyed.window(api::sliding_event_time_windows::of(2s, 1s))
+            .trigger(api::event_time_trigger::create())
+            .allowed_lateness(5s)
+            .aggregate(sum_values{});
+        }) == 1);
+  CHECK(locals("AUTO", [](auto& timed, auto&) {
+          return timed.window_all(api::tumbling_event_time_windows::of(1s)).aggregate(sum_values{});
+        }) == 1);
+  // Not with an evictor, another trigger, a late side output, sessions, processing time, or a
+  // function over all elements.
+  CHECK(locals("TWO_PHASE", [](auto&, auto& keyed) {
+          return keyed.window(api::tumbling_event_time_windows::of(1s))
+            .evictor(api::count_evictor::of(2))
+            .reduce(&add_events);
+        }) == 0);
+  CHECK(locals("TWO_PHASE", [](auto&, auto& keyed) {
+          return keyed.window(api::tumbling_event_time_windows::of(1s))
+            .trigger(api::count_trigger::of(2))
+            .reduce(&add_events);
+        }) == 0);
+  CHECK(locals("TWO_PHASE", [](auto&, auto& keyed) {
+          api::output_tag<event> late("late");
+          return keyed.window(api::tumbling_event_time_windows::of(1s))
+            .side_output_late_data(late)
+            .reduce(&add_events);
+        }) == 0);
+  CHECK(locals("TWO_PHASE", [](auto&, auto& keyed) {
+          return keyed.window(api::event_time_session_windows::with_gap(1s)).reduce(&add_events);
+        }) == 0);
+  CHECK(locals("TWO_PHASE", [](auto&, auto& keyed) {
+          return keyed.window(api::tumbling_processing_time_windows::of(1s)).reduce(&add_events);
+        }) == 0);
+  CHECK(locals("TWO_PHASE", [](auto&, auto& keyed) {
+          return keyed.window(api::tumbling_event_time_windows::of(1s)).process(session_sum{});
+        }) == 0);
+  CHECK(locals("TWO_PHASE", [](auto& timed, auto&) {
+          return timed.window_all(api::tumbling_event_time_windows::of(1s))
+            .trigger(api::count_trigger::of(3))
+            .aggregate(sum_values{});
+        }) == 0);
+}
+
+TEST_CASE("a bad pipeline.window.agg-phase-strategy is refused naming the key and the values") {
+  CHECK_THROWS_WITH_AS(
+    api::stream_execution_environment(
+      api::configuration{{"pipeline.window.agg-phase-strategy", "THREE_PHASE"}}),
+    doctest::Contains("'THREE_PHASE' for key 'pipeline.window.agg-phase-strategy' (AUTO, "
+                      "ONE_PHASE or TWO_PHASE)"),
+    std::invalid_argument);
+  api::stream_execution_environment env(
+    api::configuration{{"pipeline.window.agg-phase-strategy", "one_phase"}});
+  CHECK(env.window_agg_phase_strategy() == api::agg_phase_strategy::one_phase);
+  CHECK(api::stream_execution_environment().window_agg_phase_strategy()
+        == api::agg_phase_strategy::automatic);
+}
+
+namespace {
+
+/// What the task asked of the operator, in order: "prepare <id>", "snapshot <id>".
+struct call_log {
+  std::mutex mutex;
+  std::vector<std::string> calls;
+};
+
+class recording_operator final : public streaming::one_input_operator<std::string> {
+public:
+  recording_operator(std::shared_ptr<call_log> log, std::unique_ptr<streaming::output<std::string>> out)
+    : log_(std::move(log)),
+      out_(std::move(out)) {}
+  void process_element(const std::string& value) override { out_->collect_ref(value); }
+  void prepare_snapshot_pre_barrier(std::int64_t id) override {
+    std::lock_guard lock(log_->mutex);
+    log_->calls.push_back("prepare " + std::to_string(id));
+  }
+  state::operator_snapshot snapshot_state(std::int64_t id) override {
+    std::lock_guard lock(log_->mutex);
+    log_->calls.push_back("snapshot " + std::to_string(id));
+    return {};
+  }
+
+private:
+  std::shared_ptr<call_log> log_;
+  streaming::output_ref<std::string> out_;
+};
+
+class recording_factory final : public api::named_operator_factory {
+public:
+  explicit recording_factory(std::shared_ptr<call_log> log)
+    : api::named_operator_factory("map"),
+      log_(std::move(log)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<recording_operator>(log_, streaming::make_output<std::string>(ctx));
+  }
+
+private:
+  std::shared_ptr<call_log> log_;
+};
+
+} // namespace
+
+TEST_CASE("the task calls prepare_snapshot_pre_barrier on its operators before their snapshots") {
+  // A committing file sink makes the task wait for a checkpoint after its input ended: at least
+  // that one runs through the chain's operators.
+  test::temp_path output("window_pre_barrier_out");
+  api::stream_execution_environment env(
+    api::configuration{{"execution.checkpointing.interval", "20 ms"}});
+  auto log = std::make_shared<call_log>();
+  env.from_collection(std::vector<std::string>{"a", "b", "c"})
+    .transform<std::string>("Recording", std::make_shared<recording_factory>(log))
+    .write_as_text(output.path.string());
+  auto program = test::graphs_of(env);
+  streaming::local_cluster cluster(streaming::local_cluster_options{});
+  auto ran = cluster.execute(program.stream, program.job, std::chrono::minutes(2));
+  REQUIRE_MESSAGE(ran.has_value(), ran.error().to_string());
+  REQUIRE_MESSAGE(ran->status == graph::job_status::finished, ran->failure_cause);
+  std::lock_guard lock(log->mutex);
+  REQUIRE_FALSE(log->calls.empty());
+  for (std::size_t i = 0; i < log->calls.size(); ++i) {
+    CAPTURE(i);
+    if (log->calls[i].starts_with("snapshot ")) {
+      REQUIRE(i > 0);
+      CHECK(log->calls[i - 1] == "prepare " + log->calls[i].substr(9));
+    } else {
+      REQUIRE(i + 1 < log->calls.size());
+      CHECK(log->calls[i + 1] == "snapshot " + log->calls[i].substr(8));
+    }
+  }
 }
