@@ -2,7 +2,10 @@
 /// event-time window count (10 s windows) over one generated input — record i has key
 /// mix(i) % K and event time i × 10 µs (i / 100 ms) — on Flint at p=1 and p=2 (source →
 /// assign_timestamps_and_watermarks(for_monotonous_timestamps) → key_by → tumbling event-time
-/// windows → aggregate(count) → a counting sink) and on a hand-written single-thread loop (the
+/// windows → aggregate(count) → a counting sink), each with the default
+/// `pipeline.window.agg-phase-strategy` (AUTO: a LocalWindowAggregate pre-aggregates each slice
+/// before the exchange; variants flint_p1, flint_p2) and with ONE_PHASE (flint_p1_one_phase,
+/// flint_p2_one_phase), and on a hand-written single-thread loop (the
 /// limit: an open-addressing table of the open window, flushed when event time passes its end),
 /// in alternated rounds. With `--windflow PATH` the same windows on WindFlow's Keyed_Windows too,
 /// built outside the project (docs/windows_performance.md): PATH is run with `--records N --keys K
@@ -261,9 +264,13 @@ run_figures execute(api::stream_execution_environment& env, int parallelism,
   return r;
 }
 
-run_figures flint_window(std::int64_t records, std::int64_t keys, int parallelism) {
+/// `strategy`: `pipeline.window.agg-phase-strategy` (AUTO: a LocalWindowAggregate before the
+/// exchange; ONE_PHASE: every record crosses it).
+run_figures flint_window(std::int64_t records, std::int64_t keys, int parallelism,
+                         const char* strategy = "AUTO") {
   auto into = std::make_shared<tally>();
-  api::stream_execution_environment env({{"parallelism.default", std::to_string(parallelism)}});
+  api::stream_execution_environment env({{"parallelism.default", std::to_string(parallelism)},
+                                         {"pipeline.window.agg-phase-strategy", strategy}});
   events(env, records, keys)
     .assign_timestamps_and_watermarks(
       api::watermark_strategy<window_event>::for_monotonous_timestamps().with_timestamp_assigner(
@@ -393,14 +400,16 @@ int window(int argc, char** argv) {
       only.push_back(argv[++i]);
     else {
       std::fprintf(stderr, "usage: flint-bench window [--records N] [--keys K] [--rounds R] "
-                           "[--windflow PATH] [--only loop|flint_p1|flint_p2|windflow_r1|"
-                           "windflow_r2]...\n");
+                           "[--windflow PATH] [--only loop|flint_p1|flint_p2|flint_p1_one_phase|"
+                           "flint_p2_one_phase|windflow_r1|windflow_r2]...\n");
       return 2;
     }
   }
   set_logging_level(spdlog::level::warn);
 
-  std::vector<std::string> variants = {"loop", "flint_p1", "flint_p2"};
+  // flint_pN: the default (AUTO: two phases); flint_pN_one_phase: ONE_PHASE.
+  std::vector<std::string> variants = {"loop", "flint_p1", "flint_p2", "flint_p1_one_phase",
+                                       "flint_p2_one_phase"};
   if (!windflow_path.empty()) {
     variants.push_back("windflow_r1");
     variants.push_back("windflow_r2");
@@ -428,6 +437,10 @@ int window(int argc, char** argv) {
         r = flint_window(records, keys, 1);
       else if (v == "flint_p2")
         r = flint_window(records, keys, 2);
+      else if (v == "flint_p1_one_phase")
+        r = flint_window(records, keys, 1, "ONE_PHASE");
+      else if (v == "flint_p2_one_phase")
+        r = flint_window(records, keys, 2, "ONE_PHASE");
       else if (v == "windflow_r1")
         r = windflow(windflow_path, records, keys, 1);
       else
@@ -465,10 +478,12 @@ int window(int argc, char** argv) {
     std::snprintf(part, sizeof part,
                   ",\"windflow_r1_per_s\":%.0f,\"windflow_r2_per_s\":%.0f,"
                   "\"windflow_r1_per_cpu_s\":%.0f,\"windflow_r2_per_cpu_s\":%.0f,"
-                  "\"flint_p2_over_windflow_best\":%.3f,\"flint_p2_over_windflow_r2\":%.3f",
+                  "\"flint_p2_over_windflow_best\":%.3f,\"flint_p2_over_windflow_r2\":%.3f,"
+                  "\"flint_p2_one_phase_over_windflow_r2\":%.3f",
                   med("windflow_r1"), med("windflow_r2"), med_cpu("windflow_r1"),
                   med_cpu("windflow_r2"), ratio(med("flint_p2"), best_wf),
-                  ratio(med("flint_p2"), med("windflow_r2")));
+                  ratio(med("flint_p2"), med("windflow_r2")),
+                  ratio(med("flint_p2_one_phase"), med("windflow_r2")));
     windflow_part = part;
   } else {
     windflow_part = ",\"windflow\":\"not run (no --windflow PATH); issue 27 measured WindFlow "
@@ -478,13 +493,20 @@ int window(int argc, char** argv) {
               "\"keys\":%lld,\"window_ms\":%lld,\"windows\":%lld,\"loop_per_s\":%.0f,"
               "\"flint_p1_per_s\":%.0f,\"flint_p2_per_s\":%.0f,\"flint_p1_over_loop\":%.4f,"
               "\"flint_p2_over_loop\":%.4f,\"loop_per_cpu_s\":%.0f,\"flint_p1_per_cpu_s\":%.0f,"
-              "\"flint_p2_per_cpu_s\":%.0f,\"flint_p1_cpu_over_loop\":%.4f%s,\"all_match\":%s}\n",
+              "\"flint_p2_per_cpu_s\":%.0f,\"flint_p1_cpu_over_loop\":%.4f,"
+              "\"flint_p1_one_phase_records_per_s\":%.0f,\"flint_p2_one_phase_records_per_s\":%.0f,"
+              "\"flint_p1_one_phase_per_cpu_s\":%.0f,\"flint_p2_one_phase_per_cpu_s\":%.0f,"
+              "\"flint_p2_over_one_phase\":%.3f,\"flint_p2_cpu_over_one_phase\":%.3f%s,"
+              "\"all_match\":%s}\n",
               rounds, static_cast<long long>(records), static_cast<long long>(keys),
               static_cast<long long>(window_ms), static_cast<long long>(expected_windows),
               med("loop"), med("flint_p1"), med("flint_p2"), ratio(med("flint_p1"), med("loop")),
               ratio(med("flint_p2"), med("loop")), med_cpu("loop"), med_cpu("flint_p1"),
               med_cpu("flint_p2"), ratio(med_cpu("flint_p1"), med_cpu("loop")),
-              windflow_part.c_str(), all_ok ? "true" : "false");
+              med("flint_p1_one_phase"), med("flint_p2_one_phase"), med_cpu("flint_p1_one_phase"),
+              med_cpu("flint_p2_one_phase"), ratio(med("flint_p2"), med("flint_p2_one_phase")),
+              ratio(med_cpu("flint_p2"), med_cpu("flint_p2_one_phase")), windflow_part.c_str(),
+              all_ok ? "true" : "false");
   return all_ok ? 0 : 1;
 }
 
