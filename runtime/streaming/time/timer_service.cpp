@@ -149,7 +149,7 @@ bool internal_timer_service::delete_processing_time_timer(std::int32_t key_group
 
 void internal_timer_service::fire_until(queue& q, std::int64_t time, const on_timer& fire) {
   // Re-reading the head each round takes in what `fire` registers or deletes (Flink's loop).
-  while (!q.index.empty() && q.index.peek()->timestamp <= time) {
+  while (!q.index.empty() && q.index.peek_timestamp() <= time) {
     auto due = q.index.poll();
     if (!index_only_)
       backend_.remove(q.state, due.key_group, timer_backend_key(due.timestamp, due.key, due.ns));
@@ -169,13 +169,13 @@ void internal_timer_service::advance_processing_time(std::int64_t now, const on_
 std::optional<std::int64_t> internal_timer_service::next_processing_time() const {
   if (processing_time_.index.empty())
     return std::nullopt;
-  return processing_time_.index.peek()->timestamp;
+  return processing_time_.index.peek_timestamp();
 }
 
 std::optional<std::int64_t> internal_timer_service::next_event_time() const {
   if (event_time_.index.empty())
     return std::nullopt;
-  return event_time_.index.peek()->timestamp;
+  return event_time_.index.peek_timestamp();
 }
 
 void internal_timer_service::restore(queue& q) {
