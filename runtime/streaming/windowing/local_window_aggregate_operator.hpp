@@ -101,7 +101,12 @@ public:
     const auto timestamp =
       time_ != nullptr && time_->has_timestamp ? time_->timestamp : no_timestamp;
     check_has_timestamp(timestamp);
-    const auto max_timestamp = slicing_.slice_max_timestamp(timestamp);
+    // Consecutive records mostly share a slice: no division for them.
+    if (timestamp < slice_start_ || timestamp > slice_max_) {
+      slice_max_ = slicing_.slice_max_timestamp(timestamp);
+      slice_start_ = slice_max_ - (slicing_.slice - 1);
+    }
+    const auto max_timestamp = slice_max_;
     K key = key_(value);
     if (max_timestamp <= watermark_) {
       // Late here: on at once, where the record itself would have gone.
@@ -204,6 +209,9 @@ private:
   std::int64_t last_max_timestamp_ = 0;
   std::size_t entries_ = 0;
   std::int64_t watermark_ = min_watermark;
+  /// The last record's slice [slice_start_, slice_max_] (empty at first).
+  std::int64_t slice_start_ = 1;
+  std::int64_t slice_max_ = 0;
 };
 
 } // namespace flint::streaming
