@@ -150,6 +150,7 @@ expected<std::vector<int>> stream_graph_generator::transform_operator(
   node.slot_sharing_group = determine_slot_sharing_group(t, input_ids);
   node.co_location_group = t.co_location_group();
   node.chaining_strategy = t.chaining_strategy();
+  node.id_follows_consumer = t.id_follows_consumer();
   node.task_kind = t.kind() == transformation_kind::source ? task_kind::source_stream_task
                                                            : task_kind::one_input_stream_task;
   node.buffer_timeout =

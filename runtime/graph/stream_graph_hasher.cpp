@@ -9,9 +9,33 @@ namespace flint::graph {
 
 namespace {
 
+/// A node with id_follows_consumer, one input, one output and a consumer with no other input is
+/// hashed as if absent: its consumers see its input in its place, and its input's edge to it
+/// counts as its own edge onward.
+bool hashed_as_absent(const stream_graph& graph, const stream_node& node) {
+  return node.id_follows_consumer && !node.uid && node.in_edges.size() == 1
+      && node.out_edges.size() == 1
+      && graph.node(graph.edge(node.out_edges.front()).target_id).in_edges.size() == 1;
+}
+
+/// The node whose hash stands for `id` (itself unless it is hashed as absent).
+int standing_for(const std::map<int, int>& absent, int id) {
+  for (auto it = absent.find(id); it != absent.end(); it = absent.find(id))
+    id = it->second;
+  return id;
+}
+
+/// Whether `e` chains, seen through the nodes hashed as absent (the user's edge onward).
+bool chainable_as_written(const stream_graph& graph, std::size_t e) {
+  const stream_edge* edge = &graph.edge(e);
+  while (hashed_as_absent(graph, graph.node(edge->target_id)))
+    edge = &graph.edge(graph.node(edge->target_id).out_edges.front());
+  return graph.is_chainable(*edge);
+}
+
 /// Returns false when an input is not hashed yet; the node is then revisited later.
 expected<bool> hash_node(const stream_graph& graph, const stream_node& node,
-                         std::map<int, node_hash>& hashes) {
+                         const std::map<int, int>& absent, std::map<int, node_hash>& hashes) {
   node_hash hash{};
   if (node.uid) {
     detail::murmur3_128 hasher;
@@ -25,7 +49,7 @@ expected<bool> hash_node(const stream_graph& graph, const stream_node& node,
                               "`uid(String)` are unique.");
   } else {
     for (std::size_t e : node.in_edges)
-      if (!hashes.count(graph.edge(e).source_id))
+      if (!hashes.count(standing_for(absent, graph.edge(e).source_id)))
         return false;
     detail::murmur3_128 hasher;
     // The position in the traversal, not the node id: ids shift when unrelated operators are
@@ -33,11 +57,11 @@ expected<bool> hash_node(const stream_graph& graph, const stream_node& node,
     auto position = static_cast<std::int32_t>(hashes.size());
     hasher.put_int(position);
     for (std::size_t e : node.out_edges)
-      if (graph.is_chainable(graph.edge(e)))
+      if (chainable_as_written(graph, e))
         hasher.put_int(position);
     hash = hasher.hash();
     for (std::size_t e : node.in_edges) {
-      const node_hash& other = hashes.at(graph.edge(e).source_id);
+      const node_hash& other = hashes.at(standing_for(absent, graph.edge(e).source_id));
       for (std::size_t j = 0; j < hash.size(); ++j)
         hash[j] = static_cast<std::uint8_t>((hash[j] * 37) ^ other[j]);
     }
@@ -51,6 +75,9 @@ expected<bool> hash_node(const stream_graph& graph, const stream_node& node,
 
 expected<std::map<int, node_hash>> hash_stream_graph(const stream_graph& graph) {
   std::map<int, node_hash> hashes;
+  // Nodes hashed as absent, to the node standing for them, and their consumers.
+  std::map<int, int> absent;
+  std::vector<std::pair<int, int>> derived;
   std::set<int> visited;
   std::deque<int> remaining;
   // std::set iterates sources in id order, the determinism Flink gets by sorting.
@@ -62,7 +89,18 @@ expected<std::map<int, node_hash>> hash_stream_graph(const stream_graph& graph) 
     int current = remaining.front();
     remaining.pop_front();
     const stream_node& node = graph.node(current);
-    auto done = hash_node(graph, node, hashes);
+    if (hashed_as_absent(graph, node)) {
+      // Its consumer takes its place in the traversal (the front: where the consumer would
+      // have been without it), so every position is the one of the graph as written.
+      int input = graph.edge(node.in_edges.front()).source_id;
+      int consumer = graph.edge(node.out_edges.front()).target_id;
+      absent.emplace(current, input);
+      derived.emplace_back(current, consumer);
+      if (visited.insert(consumer).second)
+        remaining.push_front(consumer);
+      continue;
+    }
+    auto done = hash_node(graph, node, absent, hashes);
     if (!done)
       return done.error();
     if (*done) {
@@ -75,6 +113,17 @@ expected<std::map<int, node_hash>> hash_stream_graph(const stream_graph& graph) 
       // Another input will queue it again once that input is hashed.
       visited.erase(current);
     }
+  }
+  // A node hashed as absent gets its consumer's hash, salted: stable whenever its consumer's is.
+  for (auto it = derived.rbegin(); it != derived.rend(); ++it) {
+    auto consumer = hashes.find(it->second);
+    if (consumer == hashes.end())
+      continue;
+    detail::murmur3_128 hasher;
+    hasher.put_string("id follows consumer");
+    for (auto byte : consumer->second)
+      hasher.put_int(byte);
+    hashes.emplace(it->first, hasher.hash());
   }
   return hashes;
 }

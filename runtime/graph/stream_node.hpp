@@ -27,6 +27,8 @@ struct stream_node {
   std::optional<std::string> co_location_group;
   graph::chaining_strategy chaining_strategy = graph::chaining_strategy::always;
   graph::task_kind task_kind = graph::task_kind::one_input_stream_task;
+  /// transformation::id_follows_consumer: hashed as if absent, its id derived from its consumer's.
+  bool id_follows_consumer = false;
   /// Milliseconds.
   std::int64_t buffer_timeout = 100;
   std::shared_ptr<const operator_factory> factory;

@@ -75,6 +75,12 @@ public:
   graph::chaining_strategy chaining_strategy() const { return chaining_strategy_; }
   void set_chaining_strategy(graph::chaining_strategy strategy) { chaining_strategy_ = strategy; }
 
+  /// An operator the runtime adds in front of the user's (LocalWindowAggregate): ids are
+  /// hashed as if it were not there, and its own derives from its one consumer's, so adding or
+  /// dropping it keeps every operator's id (savepoints restore either way).
+  bool id_follows_consumer() const { return id_follows_consumer_; }
+  void set_id_follows_consumer(bool follows) { id_follows_consumer_ = follows; }
+
   /// Milliseconds; -1 means the environment's default.
   std::int64_t buffer_timeout() const { return buffer_timeout_; }
   void set_buffer_timeout(std::int64_t millis) { buffer_timeout_ = millis; }
@@ -109,6 +115,7 @@ private:
   std::optional<std::string> slot_sharing_group_;
   std::optional<std::string> co_location_group_;
   graph::chaining_strategy chaining_strategy_ = graph::chaining_strategy::always;
+  bool id_follows_consumer_ = false;
   std::int64_t buffer_timeout_ = -1;
   std::vector<std::shared_ptr<transformation>> inputs_;
   std::shared_ptr<const operator_factory> factory_;

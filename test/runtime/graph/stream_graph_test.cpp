@@ -4,6 +4,7 @@
 
 #include "runtime/graph/job_graph_generator.hpp"
 #include "runtime/graph/stream_graph_generator.hpp"
+#include "runtime/graph/stream_graph_hasher.hpp"
 
 using namespace flint;
 using namespace flint::graph;
@@ -146,4 +147,60 @@ TEST_CASE("checkpointing triggers at input vertices and is acknowledged by all")
   CHECK(job.checkpointing.ack_vertices == std::vector<std::size_t>{0, 1, 2});
   env.enable_checkpointing(500);
   CHECK(value_of(env.get_job_graph()).checkpointing.interval == 500);
+}
+
+namespace {
+
+std::int64_t times_two(const std::int64_t& x) {
+  return x * 2;
+}
+
+/// Operator name → id hash of `env`'s stream graph.
+std::map<std::string, node_hash> ids_by_name(api::stream_execution_environment& env) {
+  auto g = value_of(env.get_stream_graph());
+  auto hashes = value_of(hash_stream_graph(g));
+  std::map<std::string, node_hash> out;
+  for (const auto& [id, hash] : hashes)
+    out.emplace(g.node(id).operator_name, hash);
+  return out;
+}
+
+/// src -> a -> [inserted ->] key_by -> reduce -> sink, and a branch src -> b -> sink.
+std::map<std::string, node_hash> pipeline_ids(bool with_inserted, bool inserted_follows) {
+  api::stream_execution_environment env(test::parallelism(2));
+  auto src = env.generate_sequence(0, 99);
+  auto a = src.map(times_two).name("a");
+  if (with_inserted) {
+    auto inserted = a.map(times_two).name("inserted");
+    inserted.transformation()->set_id_follows_consumer(inserted_follows);
+    a = inserted;
+  }
+  a.key_by([](const std::int64_t& x) { return x % 7; })
+    .reduce([](const std::int64_t& x, const std::int64_t& y) { return x + y; })
+    .name("reduce")
+    .print();
+  src.map(times_two).name("b").print();
+  return ids_by_name(env);
+}
+
+} // namespace
+
+TEST_CASE("an operator whose id follows its consumer leaves every other operator's id as written") {
+  auto written = pipeline_ids(false, false);
+  auto with_follower = pipeline_ids(true, true);
+  auto with_plain = pipeline_ids(true, false);
+  REQUIRE(written.size() == 5);
+  REQUIRE(with_follower.size() == 6);
+  for (const auto& [name, hash] : written) {
+    CAPTURE(name);
+    CHECK(with_follower.at(name) == hash);
+  }
+  // Its own id is its consumer's, salted: stable, and unlike any other.
+  CHECK(with_follower.at("inserted") != with_follower.at("reduce"));
+  CHECK(with_follower.at("inserted") == pipeline_ids(true, true).at("inserted"));
+  for (const auto& [name, hash] : written)
+    if (name != "inserted")
+      CHECK(hash != with_follower.at("inserted"));
+  // An ordinary operator in the same place moves the ids after it (Flink's hashing).
+  CHECK(with_plain.at("reduce") != written.at("reduce"));
 }
