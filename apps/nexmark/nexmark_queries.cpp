@@ -222,62 +222,12 @@ struct count_bids : api::aggregate_function<nexmark::bid, std::int64_t, std::int
   std::int64_t merge(std::int64_t a, std::int64_t b) override { return a + b; }
 };
 
-struct hop_window_count {
-  std::int64_t start = 0;
-  std::int64_t num = 0;
-};
-FLINT_RECORD(hop_window_count, start, num);
-
-/// Keyed by auction: its bid count in each HOP(10 s, 2 s) window still open, all in one value
-/// (at most five), and a timer at each window's end - 1 that emits and drops it. What
-/// `window(sliding_event_time_windows::of(10s, 2s)).aggregate(count)` computes, late elements
-/// included (a bid counts in each of its windows whose end - 1 the watermark has not reached),
-/// with one state access per bid instead of one per window and one timer per window and auction
-/// instead of one lookup per bid and window.
-struct count_per_hop_window
-  : api::keyed_process_function<std::int64_t, nexmark::bid, auction_count> {
-  static constexpr std::int64_t size = 10'000;
-  static constexpr std::int64_t slide = 2'000;
-  std::optional<api::value_state<std::vector<hop_window_count>>> windows;
-  void open(api::keyed_context<std::int64_t>& ctx) override {
-    windows.emplace(ctx.get_state<std::vector<hop_window_count>>("hop-counts"));
-  }
-  void process_element(const nexmark::bid& b, api::keyed_context<std::int64_t>& ctx,
-                       api::collector<auction_count>&) override {
-    auto watermark = ctx.timer_service().current_watermark();
-    auto counts = windows->value().value_or(std::vector<hop_window_count>{});
-    bool changed = false;
-    auto t = b.date_time;
-    for (auto start = t - ((t % slide) + slide) % slide; start > t - size; start -= slide) {
-      if (start + size - 1 <= watermark)
-        continue; // late for this window
-      changed = true;
-      auto it = std::find_if(counts.begin(), counts.end(),
-                             [start](const hop_window_count& c) { return c.start == start; });
-      if (it != counts.end()) {
-        ++it->num;
-      } else {
-        counts.push_back({start, 1});
-        ctx.timer_service().register_event_time_timer(start + size - 1);
-      }
-    }
-    if (changed)
-      windows->update(counts);
-  }
-  void on_timer(std::int64_t t, api::keyed_context<std::int64_t>& ctx,
-                api::collector<auction_count>& out) override {
-    auto counts = windows->value().value_or(std::vector<hop_window_count>{});
-    auto start = t + 1 - size;
-    auto it = std::find_if(counts.begin(), counts.end(),
-                           [start](const hop_window_count& c) { return c.start == start; });
-    if (it == counts.end())
-      return;
-    out.collect({ctx.current_key(), it->num, start, start + size});
-    counts.erase(it);
-    if (counts.empty())
-      windows->clear();
-    else
-      windows->update(counts);
+/// The count of an auction's HOP window as a row with the window's bounds.
+struct label_hop_window
+  : api::process_window_function<std::int64_t, auction_count, std::int64_t> {
+  void process(const std::int64_t& auction, api::window_context<>& ctx,
+               const std::vector<std::int64_t>& counts, api::collector<auction_count>& out) override {
+    out.collect({auction, counts.front(), ctx.window().start, ctx.window().end});
   }
 };
 
@@ -564,9 +514,12 @@ api::data_stream<q4_row> q4(api::data_stream<event> events) {
 }
 
 api::data_stream<q5_row> q5(api::data_stream<event> events) {
+  // Two-phase (pipeline.window.agg-phase-strategy AUTO): each source subtask counts its bids
+  // per auction and 2 s slice before the key_by, so the window operator sees partial counts.
   auto counts = bids_of(events)
                   .key_by([](const nexmark::bid& b) { return b.auction; })
-                  .process<auction_count>(count_per_hop_window{});
+                  .window(api::sliding_event_time_windows::of(10s, 2s))
+                  .aggregate(count_bids{}, label_hop_window{});
   // Each count carries its window's end - 1 as timestamp: a tumbling 2 s window holds exactly
   // the counts of one HOP window.
   return counts.key_by([](const auction_count& c) { return c.endtime; })
@@ -600,11 +553,18 @@ api::data_stream<q8_row> q8(api::data_stream<event> events) {
     if (e.type == event_type::person && e.new_person)
       out.collect({e.new_person->id, e.new_person->name, e.new_person->date_time});
   });
+  // The SQL's A side, GROUP BY seller, window: one row per seller and window before the join,
+  // so the co-group keeps only the distinct sellers of each window (it emits at the window's
+  // end - 1, inside the same window of the co-group, ahead of the watermark that fires it).
   auto sellers =
-    events.flat_map<new_auction>([](const event& e, api::collector<new_auction>& out) {
-      if (e.type == event_type::auction && e.new_auction)
-        out.collect({e.new_auction->seller, e.new_auction->date_time});
-    });
+    events
+      .flat_map<new_auction>([](const event& e, api::collector<new_auction>& out) {
+        if (e.type == event_type::auction && e.new_auction)
+          out.collect({e.new_auction->seller, e.new_auction->date_time});
+      })
+      .key_by([](const new_auction& a) { return a.seller; })
+      .window(api::tumbling_event_time_windows::of(10s))
+      .reduce([](const new_auction& a, const new_auction&) { return a; });
   return people.co_group(sellers)
     .where([](const new_person& p) { return p.id; })
     .equal_to([](const new_auction& a) { return a.seller; })
