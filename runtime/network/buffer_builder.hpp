@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace flint::network {
@@ -51,6 +52,11 @@ public:
   /// Hands over the buffer with its readable size set to what was written.
   buffer finish();
 
+  /// The timestamp the next timestamped record starting in this buffer is coded against: the
+  /// previous one's, 0 in a fresh buffer (record_serializer).
+  std::int64_t timestamp_base() const noexcept { return timestamp_base_; }
+  void set_timestamp_base(std::int64_t timestamp) noexcept { timestamp_base_ = timestamp; }
+
 private:
   /// Copies the staged bytes into the segment.
   void spill() noexcept;
@@ -58,6 +64,7 @@ private:
   std::size_t position_ = 0;
   /// Claimed bytes not yet in the segment: the last `staged_` before `position_`.
   std::size_t staged_ = 0;
+  std::int64_t timestamp_base_ = 0;
   std::array<char, 4096> staging_;
 };
 

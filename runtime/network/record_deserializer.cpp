@@ -22,15 +22,48 @@ std::uint32_t read_length_word(const char* bytes) {
 
 } // namespace
 
-bool record_deserializer::take_timestamp(std::span<const char>& record) {
+bool record_deserializer::take_timestamp(std::span<const char>& record, std::int64_t base) {
   has_timestamp_ = tagged_;
   if (!tagged_)
     return true;
-  if (record.size() < record_serializer::timestamp_size)
-    return false;
-  timestamp_ = record_serializer::read_timestamp(record.data());
-  record = record.subspan(record_serializer::timestamp_size);
-  return true;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(record.data());
+  const std::size_t size = record.size();
+  if (size > 0 && bytes[0] < 0x80) {
+    // The common case: a one-byte difference.
+    timestamp_ = record_serializer::stamp_decode(bytes[0], base);
+    record = record.subspan(1);
+    return true;
+  }
+  std::uint64_t code = 0;
+  for (std::size_t i = 0; i < record_serializer::max_stamp_size; ++i) {
+    if (i == size) {
+      malformed_reason_ = "a timestamped record ends inside its timestamp";
+      return false;
+    }
+    auto b = bytes[i];
+    // The tenth byte holds the 64th bit only.
+    if (i == record_serializer::max_stamp_size - 1 && b > 1) {
+      malformed_reason_ = "a record's timestamp is longer than 64 bits";
+      return false;
+    }
+    code |= static_cast<std::uint64_t>(b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      timestamp_ = record_serializer::stamp_decode(code, base);
+      record = record.subspan(i + 1);
+      return true;
+    }
+  }
+  malformed_reason_ = "a record's timestamp is longer than 64 bits";
+  return false;
+}
+
+deserialization_result record_deserializer::refuse_malformed() {
+  current_.release();
+  position_ = 0;
+  length_have_ = 0;
+  spanning_.clear();
+  spanning_returned_ = false;
+  return deserialization_result::malformed_record;
 }
 
 deserialization_result record_deserializer::refuse_oversized() {
@@ -49,6 +82,7 @@ void record_deserializer::set_next_buffer(buffer next) {
     throw std::logic_error("record_deserializer: events carry no records");
   current_ = std::move(next);
   position_ = 0;
+  timestamp_base_ = 0;
 }
 
 bool record_deserializer::has_unfinished_data() const noexcept {
@@ -62,6 +96,7 @@ void record_deserializer::clear() {
   record_length_ = 0;
   spanning_.clear();
   spanning_returned_ = false;
+  timestamp_base_ = 0;
 }
 
 deserialization_result record_deserializer::next_record(std::span<const char>& record) {
@@ -87,18 +122,21 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
         // The common case: the whole record lies in this buffer.
         record = std::span<const char>{data + 4, length};
         position_ += 4 + length;
-        if (!take_timestamp(record)) {
-          record_length_ = length;
-          return refuse_oversized();
-        }
+        if (!take_timestamp(record, timestamp_base_))
+          return refuse_malformed();
+        if (tagged_)
+          timestamp_base_ = timestamp_;
         return deserialization_result::record;
       }
+      // The record starts here and ends in a later buffer: coded against this buffer's base.
+      spanning_base_ = timestamp_base_;
       record_length_ = length;
       length_have_ = 4;
       spanning_.reserve(std::min(length, max_reserve));
       spanning_.assign(data + 4, data + remaining);
       position_ += remaining;
     } else if (remaining > 0) {
+      spanning_base_ = timestamp_base_;
       std::copy(data, data + remaining, length_bytes_.begin());
       length_have_ = remaining;
       position_ += remaining;
@@ -133,8 +171,10 @@ deserialization_result record_deserializer::next_record(std::span<const char>& r
   if (spanning_.size() == record_length_) {
     record = std::span<const char>{spanning_.data(), spanning_.size()};
     spanning_returned_ = true;
-    if (!take_timestamp(record))
-      return refuse_oversized();
+    // The base of the buffer it started in; the current buffer's base stays (the producer
+    // coded the next record starting here against this buffer's own base).
+    if (!take_timestamp(record, spanning_base_))
+      return refuse_malformed();
     // TODO(perf): release the buffer here already when the record ended exactly at its end.
     // TODO(memory): Flink spills spanning records above 5 MiB to disk; here they stay in memory.
     return deserialization_result::record;

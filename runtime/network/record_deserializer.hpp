@@ -21,6 +21,10 @@ enum class deserialization_result {
   /// (a corrupt or hostile peer). The buffer and any partial record are dropped;
   /// oversized_length() says how long the record claimed to be.
   record_too_large,
+  /// A record's frame contradicts itself (a timestamped record whose timestamp varint runs past
+  /// its end or over 64 bits): the channel's bytes cannot be trusted. The buffer and any partial
+  /// record are dropped; malformed_reason() says what was wrong.
+  malformed_record,
 };
 
 /// Reads length-prefixed records. A record inside one buffer is viewed in place (no copy); a
@@ -47,15 +51,19 @@ public:
   /// The length that made next_record answer record_too_large.
   std::size_t oversized_length() const noexcept { return record_length_; }
   std::size_t max_record_size() const noexcept { return max_record_size_; }
-  /// Whether the record last returned carried an event timestamp, and which (its 8 leading
-  /// bytes, stripped from the record's view).
+  /// What made next_record answer malformed_record.
+  const char* malformed_reason() const noexcept { return malformed_reason_; }
+  /// Whether the record last returned carried an event timestamp, and which (its leading varint,
+  /// stripped from the record's view; see record_serializer for the coding).
   bool has_timestamp() const noexcept { return has_timestamp_; }
   std::int64_t timestamp() const noexcept { return timestamp_; }
 
 private:
   deserialization_result refuse_oversized();
-  /// Strips the timestamp of a tagged record from `record`; false when it is shorter than one.
-  bool take_timestamp(std::span<const char>& record);
+  deserialization_result refuse_malformed();
+  /// Strips the timestamp of a tagged record from `record`, coded against `base`; false (with
+  /// malformed_reason_ set) when its varint is cut short or too long.
+  bool take_timestamp(std::span<const char>& record, std::int64_t base);
 
   buffer current_;
   std::size_t position_ = 0;
@@ -71,6 +79,11 @@ private:
   bool tagged_ = false;
   bool has_timestamp_ = false;
   std::int64_t timestamp_ = 0;
+  /// The timestamp the next timestamped record starting in the current buffer is coded against
+  /// (0 at a buffer's start), and the base of the record being gathered across buffers.
+  std::int64_t timestamp_base_ = 0;
+  std::int64_t spanning_base_ = 0;
+  const char* malformed_reason_ = "";
 };
 
 } // namespace flint::network

@@ -7,35 +7,69 @@
 namespace flint::network {
 
 void record_serializer::set_record(std::span<const char> record, bool timestamped) {
+  if (timestamped) {
+    if (record.size() < timestamp_size)
+      throw std::invalid_argument("record_serializer: a timestamped record is shorter than its timestamp");
+    set_stamped_record(record.subspan(timestamp_size), read_timestamp(record.data()));
+    return;
+  }
   if (has_pending())
     throw std::logic_error("record_serializer: the previous record is not complete");
-  if (record.size() > std::numeric_limits<std::int32_t>::max() >> 1)
+  if (record.size() > max_length)
     throw std::length_error("record_serializer: a record is limited to 1 GiB (the length's top bit tags timestamps)");
-  auto size = static_cast<std::uint32_t>(record.size()) | (timestamped ? timestamp_flag : 0u);
-  header_[0] = static_cast<char>((size >> 24) & 0xff);
-  header_[1] = static_cast<char>((size >> 16) & 0xff);
-  header_[2] = static_cast<char>((size >> 8) & 0xff);
-  header_[3] = static_cast<char>(size & 0xff);
-  header_position_ = 0;
+  header_pending_ = true;
+  stamped_ = false;
   rest_ = record;
   kept_.clear();
 }
 
+void record_serializer::set_stamped_record(std::span<const char> payload, std::int64_t timestamp) {
+  if (has_pending())
+    throw std::logic_error("record_serializer: the previous record is not complete");
+  if (payload.size() > max_length - max_stamp_size)
+    throw std::length_error("record_serializer: a record is limited to 1 GiB (the length's top bit tags timestamps)");
+  header_pending_ = true;
+  stamped_ = true;
+  timestamp_ = timestamp;
+  rest_ = payload;
+  kept_.clear();
+}
+
+void record_serializer::encode_header(buffer_builder& target) {
+  header_pending_ = false;
+  header_position_ = 0;
+  if (!stamped_) {
+    write_header(static_cast<std::uint32_t>(rest_.size()), header_.data());
+    header_size_ = 4;
+    return;
+  }
+  auto code = stamp_code(timestamp_, target.timestamp_base());
+  target.set_timestamp_base(timestamp_);
+  auto n = stamp_size(code);
+  write_header(static_cast<std::uint32_t>(rest_.size() + n) | timestamp_flag, header_.data());
+  write_stamp(code, header_.data() + 4);
+  header_size_ = 4 + n;
+}
+
 serialization_result record_serializer::copy_to(buffer_builder& target) {
-  if (header_position_ == 0 && target.writable() >= header_.size() + rest_.size()) {
-    // The common case: the whole frame fits. One claim, a fixed-size header copy, one memcpy.
-    char* at = target.claim(header_.size() + rest_.size());
-    std::memcpy(at, header_.data(), 4);
+  // The record starts in `target`: a timestamp is coded against this buffer's base.
+  if (header_pending_)
+    encode_header(target);
+  if (header_position_ == 0 && target.writable() >= header_size_ + rest_.size()) {
+    // The common case: the whole frame fits. One claim, a short header copy, one memcpy.
+    char* at = target.claim(header_size_ + rest_.size());
+    std::memcpy(at, header_.data(), header_size_);
     if (!rest_.empty())
-      std::memcpy(at + 4, rest_.data(), rest_.size());
-    header_position_ = header_.size();
+      std::memcpy(at + header_size_, rest_.data(), rest_.size());
+    header_position_ = header_size_;
     rest_ = {};
     return target.is_full() ? serialization_result::full_record_buffer_full
                             : serialization_result::full_record;
   }
-  if (header_position_ < header_.size())
-    header_position_ += target.append(std::span<const char>{header_}.subspan(header_position_));
-  if (header_position_ == header_.size() && !rest_.empty())
+  if (header_position_ < header_size_)
+    header_position_ += target.append(
+      std::span<const char>{header_.data() + header_position_, header_size_ - header_position_});
+  if (header_position_ == header_size_ && !rest_.empty())
     rest_ = rest_.subspan(target.append(rest_));
   if (has_pending())
     return serialization_result::partial_record_buffer_full;

@@ -68,20 +68,46 @@ public:
   /// go, when the whole frame fits there with room to spare (so the buffer stays open and
   /// unqueued until the caller has written them); null otherwise, or while a record is blocked,
   /// or after finish/release: then call emit_record. Counts the record as emitted.
-  char* claim_record(std::size_t size, std::size_t target, bool timestamped = false) noexcept {
-    if (pending_target_ || target >= builders_.size() || finished_.load(std::memory_order_relaxed)
-        || released_.load(std::memory_order_relaxed))
-      return nullptr;
-    auto& builder = builders_[target];
+  char* claim_record(std::size_t size, std::size_t target) noexcept {
+    auto* builder = claimable(target);
     if (!builder || builder->writable() <= record_serializer::framed_size(size)
-        || size > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() >> 1))
+        || size > record_serializer::max_length)
       return nullptr;
     char* at = builder->claim(record_serializer::framed_size(size));
-    record_serializer::write_header(
-      static_cast<std::uint32_t>(size) | (timestamped ? record_serializer::timestamp_flag : 0u),
-      at);
+    record_serializer::write_header(static_cast<std::uint32_t>(size), at);
     ++records_out_;
     return at + 4;
+  }
+  /// claim_record for a record stamped with event time `timestamp` (coded against the buffer's
+  /// previous one, see record_serializer); returns where its `size` bytes go.
+  char* claim_stamped_record(std::size_t size, std::size_t target,
+                             std::int64_t timestamp) noexcept {
+    auto* builder = claimable(target);
+    if (!builder)
+      return nullptr;
+    auto code = record_serializer::stamp_code(timestamp, builder->timestamp_base());
+    if (code < 0x80) {
+      // The common case: one byte (timestamps close to the previous record's).
+      if (builder->writable() <= size + 5 || size > record_serializer::max_length - 1)
+        return nullptr;
+      char* at = builder->claim(size + 5);
+      record_serializer::write_header(
+        static_cast<std::uint32_t>(size + 1) | record_serializer::timestamp_flag, at);
+      at[4] = static_cast<char>(code);
+      builder->set_timestamp_base(timestamp);
+      ++records_out_;
+      return at + 5;
+    }
+    auto n = record_serializer::stamp_size(code);
+    if (builder->writable() <= size + 4 + n || size > record_serializer::max_length - n)
+      return nullptr;
+    char* at = builder->claim(size + 4 + n);
+    record_serializer::write_header(
+      static_cast<std::uint32_t>(size + n) | record_serializer::timestamp_flag, at);
+    record_serializer::write_stamp(code, at + 4);
+    builder->set_timestamp_base(timestamp);
+    ++records_out_;
+    return at + 4 + n;
   }
   /// Continues the blocked record.
   emit_result resume();
@@ -143,6 +169,13 @@ public:
   std::size_t num_bytes_out() const noexcept { return bytes_out_; }
 
 private:
+  /// The builder of `target` a record may be claimed in, if any.
+  buffer_builder* claimable(std::size_t target) noexcept {
+    if (pending_target_ || target >= builders_.size() || finished_.load(std::memory_order_relaxed)
+        || released_.load(std::memory_order_relaxed) || !builders_[target])
+      return nullptr;
+    return &*builders_[target];
+  }
   emit_result write_pending();
   void check_writable(const char* what) const;
   /// Hands the builder's buffer of `target` to its subpartition, if it holds anything.

@@ -139,10 +139,17 @@ public:
   /// emitted, for the caller to write all `size` bytes into before it emits anything else; null
   /// when the record does not fit there now (emit() it instead). Spares the copy through a
   /// scratch array in the common case.
-  virtual char* claim(std::size_t size, std::size_t channel, bool timestamped) {
+  virtual char* claim(std::size_t size, std::size_t channel) {
     (void)size;
     (void)channel;
-    (void)timestamped;
+    return nullptr;
+  }
+  /// claim() for a record with event timestamp `timestamp` (written by the writer: `size` is
+  /// the record's bytes without it).
+  virtual char* claim_stamped(std::size_t size, std::size_t channel, std::int64_t timestamp) {
+    (void)size;
+    (void)channel;
+    (void)timestamp;
     return nullptr;
   }
 };
@@ -336,16 +343,14 @@ public:
     // The common case writes the record once, straight into the channel's buffer; else one pass
     // into the reused scratch array and the writer copies it (across buffers if need be).
     if (stamped) {
-      constexpr auto ts = network::record_serializer::timestamp_size;
-      if (char* at = writer_.claim(size + ts, channel, true)) {
-        network::record_serializer::write_timestamp(time_->timestamp, at);
-        type_serializer<T>::write_to(value, at + ts);
+      if (char* at = writer_.claim_stamped(size, channel, time_->timestamp)) {
+        type_serializer<T>::write_to(value, at);
         return;
       }
       writer_.emit(serialize(value, size, true), channel, true);
       return;
     }
-    if (char* at = writer_.claim(size, channel, false)) {
+    if (char* at = writer_.claim(size, channel)) {
       type_serializer<T>::write_to(value, at);
       return;
     }

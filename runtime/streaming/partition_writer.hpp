@@ -9,6 +9,7 @@
 #include "runtime/streaming/operator_api.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -29,10 +30,18 @@ public:
   std::size_t num_channels() const override { return partition_->num_subpartitions(); }
   /// Room in the channel's current buffer while nothing waits; none when every record is flushed
   /// at once (emit() flushes).
-  char* claim(std::size_t size, std::size_t channel, bool timestamped) override {
+  char* claim(std::size_t size, std::size_t channel) override {
     if (flush_always_ || !waiting_.empty())
       return nullptr;
-    char* at = partition_->claim_record(size, channel, timestamped);
+    char* at = partition_->claim_record(size, channel);
+    if (at)
+      dirty_ = true;
+    return at;
+  }
+  char* claim_stamped(std::size_t size, std::size_t channel, std::int64_t timestamp) override {
+    if (flush_always_ || !waiting_.empty())
+      return nullptr;
+    char* at = partition_->claim_stamped_record(size, channel, timestamp);
     if (at)
       dirty_ = true;
     return at;

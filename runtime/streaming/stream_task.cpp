@@ -322,6 +322,10 @@ expected<unit> stream_task::run_input() {
                             + " bytes is larger than the largest record ("
                             + std::to_string(current_->max_record_size())
                             + " bytes): its channel's bytes are corrupt");
+      if (result == network::deserialization_result::malformed_record)
+        return make_error(errc::malformed_message,
+                          "task " + tdd_.task_name + ": an input record is malformed ("
+                            + current_->malformed_reason() + "): its channel's bytes are corrupt");
       current_ = nullptr;
     }
     auto next = inputs_->poll_next();

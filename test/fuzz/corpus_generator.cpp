@@ -30,6 +30,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -228,6 +231,43 @@ void record_seeds() {
     std::vector<char> framed;
     fuzz::append_pieces(framed, stream, piece);
     write_seed("record_deserializer", "buffers-of-" + std::to_string(piece), framed);
+  }
+  // Timestamped records as a producer writes them (each buffer codes a record's timestamp as a
+  // varint against the previous one starting in it): close, equal, earlier and far timestamps,
+  // some records without one, in buffers of 255 and 24 bytes (records spanning them).
+  for (std::size_t capacity : {255, 24}) {
+    network::record_serializer serializer;
+    std::vector<char> framed;
+    std::optional<network::buffer_builder> builder;
+    auto hand_over = [&] {
+      auto done = builder->finish();
+      fuzz::append_pieces(framed, done.bytes());
+      builder.reset();
+    };
+    const std::int64_t stamps[] = {1700000000000, 1700000000000, 1700000000001, 1699999999000,
+                                   -5, std::numeric_limits<std::int64_t>::max(), 0};
+    std::vector<char> record;
+    for (std::size_t i = 0; i < 21; ++i) {
+      const auto& payload = records[i % records.size()];
+      bool stamped = i % 5 != 4;
+      record.assign(stamped ? network::record_serializer::timestamp_size : 0, 0);
+      if (stamped)
+        network::record_serializer::write_timestamp(stamps[i % std::size(stamps)], record.data());
+      record.insert(record.end(), payload.begin(), payload.end());
+      serializer.set_record(record, stamped);
+      for (;;) {
+        if (!builder)
+          builder.emplace(network::buffer::unpooled(capacity));
+        auto result = serializer.copy_to(*builder);
+        if (builder->is_full())
+          hand_over();
+        if (result != network::serialization_result::partial_record_buffer_full)
+          break;
+      }
+    }
+    if (builder && !builder->empty())
+      hand_over();
+    write_seed("record_deserializer", "timestamped-buffers-of-" + std::to_string(capacity), framed);
   }
   // Typed records, as an operator reads them (type_serializer): a (word, count) tuple and a
   // vector of words; then, a regression, a record whose four bytes claim 2^32 - 1 vector

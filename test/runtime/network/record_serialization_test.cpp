@@ -8,6 +8,10 @@
 #include <doctest/doctest.h>
 
 #include <deque>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -296,16 +300,186 @@ TEST_CASE("a timestamped record carries its timestamp beside its bytes, in one b
   CHECK(i == payloads.size());
 }
 
-TEST_CASE("a record tagged as timestamped but shorter than a timestamp is refused") {
-  auto global = network_buffer_pool::make(16, 64);
-  auto pool = *global->create_buffer_pool(0, 16);
+namespace {
+
+/// A buffer holding exactly `bytes`.
+buffer buffer_of(std::initializer_list<unsigned char> bytes) {
+  std::vector<char> chars;
+  for (auto b : bytes)
+    chars.push_back(static_cast<char>(b));
+  return buffer::unpooled_copy(chars);
+}
+
+/// `payload` behind its 8-byte timestamp, as operators hand timestamped records to the writer.
+std::vector<char> stamped(std::int64_t timestamp, const std::string& payload) {
+  std::vector<char> bytes(record_serializer::timestamp_size);
+  record_serializer::write_timestamp(timestamp, bytes.data());
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  return bytes;
+}
+
+/// Serializes (timestamp, payload) records, each stamped, into `segment_size`-byte buffers.
+std::deque<buffer> serialize_stamped(const std::vector<std::pair<std::int64_t, std::string>>& records,
+                                     std::size_t segment_size) {
+  auto global = network_buffer_pool::make(1 << 12, segment_size);
+  auto pool = *global->create_buffer_pool(0, 1 << 12);
+  std::deque<buffer> out;
   record_serializer serializer;
-  buffer_builder builder(std::move(*pool->request_buffer()));
-  std::string three = "abc";
-  serializer.set_record(three, true);
-  (void)serializer.copy_to(builder);
+  std::optional<buffer_builder> builder;
+  for (auto& [timestamp, payload] : records) {
+    auto bytes = stamped(timestamp, payload);
+    serializer.set_record(bytes, true);
+    for (;;) {
+      if (!builder)
+        builder.emplace(std::move(*pool->request_buffer()));
+      auto result = serializer.copy_to(*builder);
+      if (builder->is_full()) {
+        out.push_back(builder->finish());
+        builder.reset();
+      }
+      if (result != serialization_result::partial_record_buffer_full)
+        break;
+    }
+  }
+  if (builder && !builder->empty())
+    out.push_back(builder->finish());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a timestamp travels as a varint of its difference to the buffer's previous one") {
+  SUBCASE("close timestamps take one byte each, the first of a buffer against 0") {
+    // 4-byte length, 1-byte stamp, 3 bytes: 8 bytes a record.
+    auto buffers = serialize_stamped({{5, "abc"}, {5, "def"}, {4, "ghi"}, {40, "jkl"}}, 1024);
+    REQUIRE(buffers.size() == 1);
+    auto bytes = buffers.front().bytes();
+    REQUIRE(bytes.size() == 32);
+    // The length counts the stamp and carries the tag.
+    CHECK(static_cast<unsigned char>(bytes[0]) == 0x80);
+    CHECK(bytes[3] == 4);
+    // zig-zag: 5 - 0 = 5 -> 10; 0 -> 0; -1 -> 1; 36 -> 72.
+    CHECK(bytes[4] == 10);
+    CHECK(bytes[12] == 0);
+    CHECK(bytes[20] == 1);
+    CHECK(bytes[28] == 72);
+  }
+  SUBCASE("every magnitude and sign, across buffers and records spanning them") {
+    constexpr auto lo = std::numeric_limits<std::int64_t>::min();
+    constexpr auto hi = std::numeric_limits<std::int64_t>::max();
+    std::vector<std::pair<std::int64_t, std::string>> records;
+    std::vector<std::int64_t> stamps = {0, 0, 1, -1, 63, 64, -64, -65, 1 << 20, lo, hi, lo, 0, hi,
+                                        hi - 1, -1000, 1733400000000, 1733400000001, 1733399999000};
+    for (std::size_t i = 0; i < 200; ++i)
+      records.emplace_back(stamps[i % stamps.size()] + static_cast<std::int64_t>(i / stamps.size()),
+                           std::string(i * 13 % 90, static_cast<char>('a' + i % 26)));
+    for (std::size_t segment : {16, 23, 64, 4096}) {
+      CAPTURE(segment);
+      auto buffers = serialize_stamped(records, segment);
+      record_deserializer deserializer;
+      std::span<const char> record;
+      std::size_t i = 0;
+      for (auto& next : buffers) {
+        deserializer.set_next_buffer(std::move(next));
+        while (deserializer.next_record(record) == deserialization_result::record) {
+          REQUIRE(i < records.size());
+          CHECK(deserializer.has_timestamp());
+          CHECK(deserializer.timestamp() == records[i].first);
+          CHECK(std::string(record.begin(), record.end()) == records[i].second);
+          ++i;
+        }
+      }
+      CHECK(i == records.size());
+      CHECK_FALSE(deserializer.has_unfinished_data());
+    }
+  }
+  SUBCASE("a reader starting at a buffer boundary needs nothing from earlier buffers") {
+    std::vector<std::pair<std::int64_t, std::string>> records;
+    for (int i = 0; i < 300; ++i)
+      records.emplace_back(1'000'000 + i / 3,
+                           "word" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 7), 'x'));
+    auto buffers = serialize_stamped(records, 64);
+    REQUIRE(buffers.size() > 4);
+    // Which buffers start at a record boundary, and with which record.
+    std::vector<std::pair<std::size_t, std::size_t>> starts; // (buffer, first record)
+    {
+      record_deserializer whole;
+      std::span<const char> record;
+      std::size_t i = 0;
+      for (std::size_t k = 0; k < buffers.size(); ++k) {
+        if (!whole.has_unfinished_data())
+          starts.emplace_back(k, i);
+        whole.set_next_buffer(buffer::unpooled_copy(buffers[k].bytes()));
+        while (whole.next_record(record) == deserialization_result::record)
+          ++i;
+      }
+      REQUIRE(i == records.size());
+    }
+    // Each decodes alone: a fresh deserializer reads its records' timestamps right.
+    std::size_t starting = 0;
+    for (auto [b, first] : starts) {
+      if (b == 0)
+        continue;
+      ++starting;
+      record_deserializer alone;
+      std::span<const char> record;
+      alone.set_next_buffer(buffer::unpooled_copy(buffers[b].bytes()));
+      auto index = first;
+      while (alone.next_record(record) == deserialization_result::record) {
+        REQUIRE(index < records.size());
+        CHECK(alone.timestamp() == records[index].first);
+        CHECK(std::string(record.begin(), record.end()) == records[index].second);
+        ++index;
+      }
+      CHECK(index > first);
+    }
+    CHECK(starting >= 2);
+  }
+}
+
+TEST_CASE("a timestamped record whose timestamp is cut short or too long is refused as malformed") {
   record_deserializer deserializer;
-  deserializer.set_next_buffer(builder.finish());
   std::span<const char> record;
-  CHECK(deserializer.next_record(record) == deserialization_result::record_too_large);
+  SUBCASE("a length of 0: the record ends before its timestamp") {
+    deserializer.set_next_buffer(buffer_of({0x80, 0, 0, 0}));
+    CHECK(deserializer.next_record(record) == deserialization_result::malformed_record);
+    CHECK(std::string(deserializer.malformed_reason()).find("ends inside its timestamp")
+          != std::string::npos);
+  }
+  SUBCASE("the varint runs past the record") {
+    deserializer.set_next_buffer(buffer_of({0x80, 0, 0, 3, 0x80, 0x80, 0x80, 'x'}));
+    CHECK(deserializer.next_record(record) == deserialization_result::malformed_record);
+    CHECK(std::string(deserializer.malformed_reason()).find("ends inside its timestamp")
+          != std::string::npos);
+    CHECK_FALSE(deserializer.has_buffer());
+  }
+  SUBCASE("more than 64 bits") {
+    deserializer.set_next_buffer(
+      buffer_of({0x80, 0, 0, 12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 'a', 'b'}));
+    CHECK(deserializer.next_record(record) == deserialization_result::malformed_record);
+    CHECK(std::string(deserializer.malformed_reason()).find("longer than 64 bits")
+          != std::string::npos);
+  }
+  SUBCASE("spanning two buffers") {
+    deserializer.set_next_buffer(buffer_of({0x80, 0, 0, 2, 0x80}));
+    CHECK(deserializer.next_record(record) == deserialization_result::need_more_data);
+    deserializer.set_next_buffer(buffer_of({0x80}));
+    CHECK(deserializer.next_record(record) == deserialization_result::malformed_record);
+    CHECK_FALSE(deserializer.has_unfinished_data());
+  }
+  SUBCASE("the largest timestamp in ten bytes is read") {
+    // zig-zag of INT64_MIN against 0 is 2^64 - 1: nine 0xff and a 0x01.
+    deserializer.set_next_buffer(
+      buffer_of({0x80, 0, 0, 11, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 'z'}));
+    REQUIRE(deserializer.next_record(record) == deserialization_result::record);
+    CHECK(deserializer.timestamp() == std::numeric_limits<std::int64_t>::min());
+    CHECK(std::string(record.begin(), record.end()) == "z");
+  }
+}
+
+TEST_CASE("a record handed over as timestamped but shorter than a timestamp is refused") {
+  record_serializer serializer;
+  std::string three = "abc";
+  CHECK_THROWS_AS(serializer.set_record(three, true), std::invalid_argument);
+  CHECK_FALSE(serializer.has_pending());
 }

@@ -159,3 +159,60 @@ TEST_CASE("release drops queued buffers and destroys the pool") {
   REQUIRE_FALSE(view);
   CHECK(view.error().code == errc::illegal_state);
 }
+
+TEST_CASE("records claimed in place and emitted carry their timestamps, coded per buffer") {
+  // 64-byte buffers: claimed records, emitted ones (through the serializer, spanning buffers
+  // when large) and unstamped ones interleave; a flush starts a buffer mid-stream.
+  partition_fixture f{2, 32};
+  auto view = *f.partition->create_subpartition_view(1, [] {});
+  struct sent {
+    std::int64_t timestamp;
+    bool stamped;
+    std::string payload;
+  };
+  std::vector<sent> expected;
+  for (int i = 0; i < 60; ++i) {
+    // Close timestamps (one-byte differences), a jump back, a far one.
+    std::int64_t ts = i % 11 == 5 ? -(std::int64_t{1} << 40) : 1'700'000'000'000 + i / 2;
+    bool stamped = i % 7 != 3;
+    auto payload = make_record(i, static_cast<std::size_t>(i % 5 == 0 ? 70 : 5 + i % 9));
+    expected.push_back({ts, stamped, payload});
+    if (i == 30)
+      f.partition->flush(1);
+    if (i % 3 != 0) {
+      char* at = stamped ? f.partition->claim_stamped_record(payload.size(), 1, ts)
+                         : f.partition->claim_record(payload.size(), 1);
+      if (at) {
+        std::copy(payload.begin(), payload.end(), at);
+        continue;
+      }
+    }
+    std::vector<char> bytes;
+    if (stamped) {
+      bytes.resize(record_serializer::timestamp_size);
+      record_serializer::write_timestamp(ts, bytes.data());
+    }
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    REQUIRE(f.partition->emit_record(bytes, 1, stamped) == emit_result::written);
+    // Keep the pool from running dry.
+  }
+  f.partition->finish();
+  record_deserializer deserializer;
+  std::size_t i = 0;
+  while (auto next = view->get_next_buffer()) {
+    if (next->buf.kind() == buffer_kind::end_of_partition)
+      break;
+    deserializer.set_next_buffer(std::move(next->buf));
+    std::span<const char> record;
+    while (deserializer.next_record(record) == deserialization_result::record) {
+      REQUIRE(i < expected.size());
+      CHECK(std::string(record.begin(), record.end()) == expected[i].payload);
+      CHECK(deserializer.has_timestamp() == expected[i].stamped);
+      if (expected[i].stamped)
+        CHECK(deserializer.timestamp() == expected[i].timestamp);
+      ++i;
+    }
+  }
+  CHECK(i == expected.size());
+  CHECK(f.partition->num_records_out() == expected.size());
+}
