@@ -320,6 +320,34 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
 }
 
 TEST_CASE_FIXTURE(consumer_task_fixture,
+                  "a consumer that reads a record with a malformed timestamp fails, saying so") {
+  auto program = rebalanced_program();
+  auto id = produced_partition_id(program);
+  auto partition = producer_env->create_partition(program.job->job_id, id, 1);
+  REQUIRE(partition.has_value());
+  auto task = deploy_consumer(program);
+  sched.run();
+  REQUIRE_FALSE(ended());
+  // The channel's first buffer: a record tagged as timestamped (the length's top bit), 3 bytes
+  // long, whose timestamp varint never ends within them.
+  const std::vector<char> bytes = {'\x80', 0, 0, 3, '\x80', '\x80', '\x80'};
+  network::transport::send(
+    task, network::transport::buffer_message{{0, 0}, 0, 0, 0, std::span<const char>(bytes)});
+  sched.run();
+  REQUIRE(ended());
+  CHECK(states.back().state == graph::execution_state::failed);
+  const auto& cause = states.back().failure_cause;
+  CHECK_MESSAGE(cause.find("an input record is malformed (a timestamped record ends inside its "
+                           "timestamp)")
+                  != std::string::npos,
+                cause);
+  CHECK(consumer_env->running_tasks() == 0);
+  CHECK(consumer_env->buffer_pool().available_segments()
+        == consumer_env->buffer_pool().total_segments());
+  producer_env->producer_failed(program.job->job_id, id);
+}
+
+TEST_CASE_FIXTURE(consumer_task_fixture,
                   "a consumer whose producer's partition server goes away fails, naming it") {
   auto program = rebalanced_program();
   auto id = produced_partition_id(program);
