@@ -1,7 +1,7 @@
 #pragma once
 /// The timers of one time domain in memory, earliest first, each once (Flink's
 /// HeapPriorityQueueSet: a priority queue backed by a hash set, for fast de-duplication and
-/// deletes). The order is kept per distinct timestamp rather than per timer: many keys share a
+/// deletes: here a pool of timers indexed by an open-addressing table). The order is kept per distinct timestamp rather than per timer: many keys share a
 /// timestamp (every auction's timer at a window's end), so the timers are grouped in one bucket
 /// per timestamp (a small ordered map), registering is a hash probe and an append, and the
 /// bucket at the head is sorted once (by key group, key and namespace) when it comes due. A
@@ -13,7 +13,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 namespace flint::streaming {
@@ -42,7 +41,7 @@ struct timer_view {
 class timer_queue_set {
 public:
   timer_queue_set() = default;
-  // The buckets point into the hash set's nodes; a move keeps the nodes.
+  // last_ points into buckets_: a copy would point into the original's; a move keeps the nodes.
   timer_queue_set(const timer_queue_set&) = delete;
   timer_queue_set& operator=(const timer_queue_set&) = delete;
   timer_queue_set(timer_queue_set&&) noexcept = default;
@@ -54,7 +53,8 @@ public:
   /// Removes the timer; false when there was none.
   bool remove(const timer_view& t);
 
-  /// The earliest timer (ties by key group, key, namespace); nullptr when empty.
+  /// The earliest timer (ties by key group, key, namespace), valid until the next change;
+  /// nullptr when empty.
   const timer* peek();
   /// Removes the earliest timer and hands it over; the queue must not be empty.
   timer poll();
@@ -64,51 +64,33 @@ public:
   /// Calls `f(timer)` for every timer, in no order.
   template <class F>
   void for_each(F&& f) const {
-    for (const auto& e : timers_)
-      f(e.t);
+    for (const auto& e : pool_)
+      if (e.live)
+        f(e.t);
   }
 
-  std::size_t size() const { return timers_.size(); }
-  bool empty() const { return timers_.empty(); }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
   /// The number of distinct timestamps.
   std::size_t num_timestamps() const { return buckets_.size(); }
   void clear();
 
 private:
-  /// A timer with its hash (the set's own hash function is a plain read then: the standard
-  /// library recomputes a custom hash of each node it walks past in a bucket) and its place in
-  /// its timestamp's bucket.
+  static constexpr std::uint32_t removed = 0xffffffffu;
+
+  /// A timer in the pool, with its hash and its place in its timestamp's bucket.
   struct entry {
     timer t;
-    std::size_t hash = 0;
-    mutable std::size_t slot = 0;
+    std::uint64_t hash = 0;
+    std::size_t slot = 0;
+    bool live = false;
   };
-  struct hash {
-    using is_transparent = void;
-    static std::size_t of(const timer_view& t) noexcept;
-    std::size_t operator()(const timer_view& t) const noexcept { return of(t); }
-    std::size_t operator()(const entry& e) const noexcept { return e.hash; }
-  };
-  struct equal {
-    using is_transparent = void;
-    static timer_view view(const entry& e) {
-      return {e.t.timestamp, e.t.key_group, e.t.key, e.t.ns};
-    }
-    static const timer_view& view(const timer_view& t) { return t; }
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      const auto& x = view(a);
-      const auto& y = view(b);
-      return x.timestamp == y.timestamp && x.key_group == y.key_group && x.key == y.key &&
-             x.ns == y.ns;
-    }
-  };
-  /// A bucket's reference to a timer, with what sorts it without following the pointer in most
+  /// A bucket's reference to a timer, with what sorts it without reading the timer in most
   /// comparisons: the key group and the key's first eight bytes (zero-padded, big-endian).
   struct slot {
     std::int32_t key_group = 0;
+    std::uint32_t index = removed; // in pool_; `removed` once removed
     std::uint64_t key_prefix = 0;
-    const entry* e = nullptr; // nullptr once removed
   };
   /// The timers of one timestamp: [head, sorted_end) sorted, the rest appended since.
   struct bucket {
@@ -119,17 +101,29 @@ private:
   };
   using bucket_map = std::map<std::int64_t, bucket>;
 
-  static slot slot_of(const entry& e);
+  static std::uint64_t hash_of(const timer_view& t) noexcept;
+  static bool same(const entry& e, const timer_view& t) noexcept;
+  /// The position in table_ of the timer, or table_.size() when there is none.
+  std::size_t find(const timer_view& t, std::uint64_t h) const;
+  /// The position in table_ of the pool entry `index`, which is there.
+  std::size_t position_of(std::uint32_t index) const;
+  void erase_at(std::size_t position);
+  void grow();
   bucket& bucket_for(std::int64_t timestamp);
   void erase_bucket(bucket_map::iterator it);
   /// Sorts what was appended to the head bucket since it was last sorted, and moves its head
   /// past removed timers.
   void prepare_head();
   /// Drops the removed timers' slots of `b`.
-  static void compact(bucket& b);
+  void compact(bucket& b);
 
-  /// Owns the timers; its nodes do not move, so the buckets point into them.
-  std::unordered_set<entry, hash, equal> timers_;
+  /// The timers; free_ lists the unused entries.
+  std::vector<entry> pool_;
+  std::vector<std::uint32_t> free_;
+  /// Open addressing, linear probing: 0 for an empty place, else the hash's upper 32 bits (its
+  /// home place too) and the pool index + 1, so probing and moving read no timer.
+  std::vector<std::uint64_t> table_;
+  std::size_t size_ = 0;
   bucket_map buckets_;
   /// The bucket the last add went to (registers come in runs at one timestamp); a map node,
   /// so a move of the map keeps it.
