@@ -43,12 +43,27 @@ std::vector<char> to_bytes(capnp::MessageBuilder& message);
 void append_bytes(std::vector<char>& out, capnp::MessageBuilder& message, std::size_t extra = 0);
 
 /// Builds a message with root `Root` (`fill(Root::Builder)`) and appends its bytes to `out`.
-/// `words` is the expected size: a message that small is built in a zeroed buffer on the stack,
-/// so encoding costs no allocation besides `out`.
+/// `words` is the expected size: a message that small is built in a zeroed first segment of the
+/// thread's, reused message after message (Cap'n Proto's MallocMessageBuilder zeroes what a
+/// message used of it when it goes, as its header documents), so encoding costs no allocation
+/// besides `out` and zeroes only what it used; a message built while another is (a fill that
+/// encodes a nested one) takes a zeroed buffer on the stack.
 template <class Root, class Fill>
 void build_into(std::vector<char>& out, unsigned words, Fill&& fill) {
   constexpr unsigned stack_words = 128;
   if (words <= stack_words) {
+    alignas(capnp::word) thread_local capnp::word reused[stack_words] = {};
+    thread_local bool reused_busy = false;
+    if (!reused_busy) {
+      reused_busy = true;
+      struct release {
+        ~release() { reused_busy = false; } // after the builder zeroed its words
+      } release_after_builder;
+      capnp::MallocMessageBuilder message(kj::arrayPtr(reused, stack_words));
+      fill(message.initRoot<Root>());
+      append_bytes(out, message);
+      return;
+    }
     capnp::word scratch[stack_words] = {};
     capnp::MallocMessageBuilder message(kj::arrayPtr(scratch, stack_words));
     fill(message.initRoot<Root>());
