@@ -5,6 +5,7 @@
 /// response message itself, or an error (rpc_error.hpp).
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,7 +38,8 @@ struct envelope {
 
 /// On the wire a call is the Envelope message (schemas/rpc.capnp) directly followed by the
 /// method's request message: the request is written once, straight after the header, and read
-/// where it lies.
+/// where it lies. The header is written word by word in the layout Cap'n Proto's builder gives
+/// it (the same bytes, no builder).
 std::vector<char> encode_envelope(const envelope& e);
 
 /// Writes `header`'s Envelope message (its payload field is ignored) into `out`, reserving
@@ -51,8 +53,12 @@ struct received_envelope {
   std::span<const char> payload;
 };
 
-/// Reads a call in place; `bytes` must outlive the result.
+/// Reads a call in place; `bytes` must outlive the result. A header in the layout
+/// write_envelope_header writes is read word by word; any other is read by Cap'n Proto.
 expected<received_envelope> read_envelope(std::span<const char> bytes);
+
+/// read_envelope through Cap'n Proto's reader whatever the layout (tests compare the two).
+expected<received_envelope> read_envelope_with_capnp(std::span<const char> bytes);
 
 /// Reads a call and copies its request (tests, tools).
 expected<envelope> decode_envelope(std::span<const char> bytes);
