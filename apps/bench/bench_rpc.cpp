@@ -30,8 +30,10 @@
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/in_place.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "schemas/echo.capnp.h"
 
 namespace flint::bench {
 
@@ -100,7 +102,11 @@ public:
   using rpc::rpc_endpoint::rpc_endpoint;
 };
 
-using endpoint_state = loop_state<rpc::gateway, rpc::echo_request>;
+struct endpoint_state : loop_state<rpc::gateway, rpc::echo_request> {
+  /// Read the response in place (gateway::ask_in_place, as hot paths do) rather than decode it
+  /// into an echo_response (ask<M>).
+  bool in_place = true;
+};
 
 void endpoint_loop(bench_client* self, std::shared_ptr<endpoint_state> st) {
   if (st->left-- == 0) {
@@ -108,15 +114,37 @@ void endpoint_loop(bench_client* self, std::shared_ptr<endpoint_state> st) {
     return;
   }
   auto t0 = clock_type::now();
-  st->target.ask<rpc::echo_method>(*self, st->request, [self, st, t0](expected<rpc::echo_response> r) {
-    if (!r) {
-      std::fprintf(stderr, "flint-bench rpc: %s\n", r.error().to_string().c_str());
-      st->done.set_value();
-      return;
-    }
+  auto fail = [st](const error& e) {
+    std::fprintf(stderr, "flint-bench rpc: %s\n", e.to_string().c_str());
+    st->done.set_value();
+  };
+  auto next = [self, st, t0] {
     st->out.push_back(std::chrono::duration<double, std::micro>(clock_type::now() - t0).count());
     endpoint_loop(self, st);
-  });
+  };
+  if (st->in_place) {
+    st->target.ask_in_place<rpc::echo_method>(
+      *self, st->request, [st, fail, next](expected<std::span<const char>> r) {
+        if (!r)
+          return fail(r.error());
+        auto seen = rpc::read_in_place<schema::EchoResponse>(
+          *r, "echo response", [&](schema::EchoResponse::Reader resp) -> expected<std::size_t> {
+            return resp.getData().size();
+          });
+        if (!seen || *seen != st->request.data.size())
+          return fail(seen ? make_error(errc::internal, "echo: wrong answer") : seen.error());
+        next();
+      });
+  } else {
+    st->target.ask<rpc::echo_method>(*self, st->request,
+                                     [st, fail, next](expected<rpc::echo_response> r) {
+                                       if (!r)
+                                         return fail(r.error());
+                                       if (r->data.size() != st->request.data.size())
+                                         return fail(make_error(errc::internal, "echo: wrong answer"));
+                                       next();
+                                     });
+  }
 }
 
 samples measure_bare(caf::actor_system& sys, const caf::actor& target, std::size_t bytes, int n) {
@@ -130,8 +158,8 @@ samples measure_bare(caf::actor_system& sys, const caf::actor& target, std::size
 }
 
 samples measure_endpoint(caf::actor_system& sys, trace::trace_recorder* rec, const rpc::gateway& gw,
-                         const rpc::echo_request& req, int n) {
-  auto st = std::make_shared<endpoint_state>(endpoint_state{gw, req, n, {}, {}});
+                         const rpc::echo_request& req, int n, bool in_place = true) {
+  auto st = std::make_shared<endpoint_state>(endpoint_state{{gw, req, n, {}, {}}, in_place});
   st->out.reserve(static_cast<std::size_t>(n));
   auto fut = st->done.get_future();
   auto client = sys.spawn<bench_client>(rpc::endpoint_context{"bench_client", rec, {}});
@@ -223,9 +251,19 @@ void breakdown(const rpc::echo_request& req) {
     sink += r->data.size();
   });
   auto clock_read = ns_per(n, [&] { sink += static_cast<std::size_t>(rec.now_us()); });
+  // As endpoints record: their own id, the method and the target interned, the caller's name
+  // (from the wire) as text on receive.
+  const auto client_name = trace::intern("bench_client"), server_name = trace::intern("echo_server"),
+             method_name = trace::intern(rpc::echo_method::name);
   auto trace_event = ns_per(n, [&] {
-    rec.record_event(trace::event{0, trace::direction::send, "bench_client", "echo_server", "echo",
-                                  bench_token, {1, 2, 3}, true, 280});
+    rec.record_event(trace::event{.dir = trace::direction::send,
+                                  .token = bench_token,
+                                  .trace = {1, 2, 3},
+                                  .is_ask = true,
+                                  .bytes = 280,
+                                  .from_name = client_name,
+                                  .to_name = server_name,
+                                  .method_name = method_name});
   });
   std::printf(
     "{\"bench\":\"rpc\",\"kind\":\"breakdown\",\"encode_call_ns\":%.0f,\"read_header_ns\":%.0f,"
@@ -335,16 +373,23 @@ int rpc(int argc, char** argv) {
     measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
     measure_bare(sys, bare, wire, o.warmup);
     // Alternate rounds so drift on a noisy machine hits both sides alike.
+    // The endpoint asks read the response in place; the "decoded" series asks with ask<M>,
+    // which decodes it into an echo_response (the server reads in place either way).
     constexpr int local_rounds = 10;
-    samples ep, b;
+    samples ep, b, decoded, b2;
     for (int round = 0; round < local_rounds; ++round) {
       auto n = std::max(1, o.iterations / local_rounds);
       auto e = measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, n);
       auto x = measure_bare(sys, bare, wire, n);
+      auto d = measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, n, false);
+      auto y = measure_bare(sys, bare, wire, n);
       ep.insert(ep.end(), e.begin(), e.end());
       b.insert(b.end(), x.begin(), x.end());
+      decoded.insert(decoded.end(), d.begin(), d.end());
+      b2.insert(b2.end(), y.begin(), y.end());
     }
     report("one_process", o, wire, ep, b);
+    report("one_process_decoded_response", o, wire, decoded, b2);
     caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
   }

@@ -53,15 +53,42 @@ void write_raw(std::vector<char>& out, const void* payload) {
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
 
-void record(trace::trace_recorder* rec, trace::direction dir, const envelope& env,
-            const std::string& to, const char* method, bool is_ask, std::size_t bytes,
-            trace::outcome result, std::int64_t latency_us, std::string_view detail,
-            std::int64_t time_us = 0) {
+/// Names of a traced event: interned ids, with the text for when there is none.
+struct names {
+  std::string_view from;
+  trace::name_id from_name;
+  std::string_view to;
+  trace::name_id to_name;
+  std::string_view method;
+  trace::name_id method_name;
+};
+
+void record(trace::trace_recorder* rec, trace::direction dir, const envelope& env, const names& n,
+            bool is_ask, std::size_t bytes, trace::outcome result, std::int64_t latency_us,
+            std::string_view detail, std::int64_t time_us = 0) {
   if (rec == nullptr)
     return;
-  // time_us 0: the recorder reads its clock (each read costs as much as a malloc)
-  rec->record_event(trace::event{time_us, dir, env.sender, to, method, env.token, env.trace, is_ask,
-                                 static_cast<std::uint32_t>(bytes), result, latency_us, detail});
+  // time_us 0: the recorder reads its clock
+  rec->record_event(trace::event{.time_us = time_us,
+                                 .dir = dir,
+                                 .from = n.from,
+                                 .to = n.to,
+                                 .method = n.method,
+                                 .token = env.token,
+                                 .trace = env.trace,
+                                 .is_ask = is_ask,
+                                 .bytes = static_cast<std::uint32_t>(bytes),
+                                 .result = result,
+                                 .latency_us = latency_us,
+                                 .detail = detail,
+                                 .from_name = n.from_name,
+                                 .to_name = n.to_name,
+                                 .method_name = n.method_name});
+}
+
+/// The target's name for error texts.
+std::string target_of(const detail::pending_ask& p) {
+  return p.target_name != 0 ? std::string(trace::name_text(p.target_name)) : p.target;
 }
 
 /// Records the answer of an ask.
@@ -70,10 +97,21 @@ void record_answer(const detail::pending_ask& p, const error* failure, std::size
     return;
   auto now = p.rec->now_us();
   p.rec->record_event(trace::event{
-    now, trace::direction::response, p.sender, p.target, p.method, p.token, p.trace, true,
-    static_cast<std::uint32_t>(reply_bytes),
-    failure == nullptr ? trace::outcome::ok : outcome_of(*failure), now - p.sent_us,
-    failure == nullptr ? std::string_view{} : std::string_view{failure->message}});
+    .time_us = now,
+    .dir = trace::direction::response,
+    .from = p.sender,
+    .to = p.target,
+    .method = p.method,
+    .token = p.token,
+    .trace = p.trace,
+    .is_ask = true,
+    .bytes = static_cast<std::uint32_t>(reply_bytes),
+    .result = failure == nullptr ? trace::outcome::ok : outcome_of(*failure),
+    .latency_us = now - p.sent_us,
+    .detail = failure == nullptr ? std::string_view{} : std::string_view{failure->message},
+    .from_name = p.sender_name,
+    .to_name = p.target_name,
+    .method_name = p.method_name});
 }
 
 /// The continuation of ask_raw: the reply copied out.
@@ -99,8 +137,8 @@ struct blocking_pending final : detail::pending_ask {
 } // namespace
 
 void detail::time_out(pending_ask& p) {
-  auto failure = from_caf_error(caf::make_error(caf::sec::request_timeout), p.method, p.target,
-                                p.wait);
+  auto failure = from_caf_error(caf::make_error(caf::sec::request_timeout), p.method,
+                                target_of(p), p.wait);
   record_answer(p, &failure, 0);
   p.complete(std::move(failure));
 }
@@ -110,7 +148,8 @@ gateway::gateway(caf::actor target, std::string target_id, fencing_token token,
   : target_(std::move(target)),
     target_id_(std::move(target_id)),
     token_(token),
-    fencing_scope_(std::move(fencing_scope)) {}
+    fencing_scope_(std::move(fencing_scope)),
+    target_name_(target_id_.empty() ? 0 : trace::intern(target_id_)) {}
 
 bool gateway::valid() const noexcept {
   return static_cast<bool>(target_);
@@ -129,7 +168,7 @@ gateway gateway::with_scope(std::string scope) const {
 }
 
 void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
-                          request_writer write, const void* request,
+                          trace::name_id method_trace, request_writer write, const void* request,
                           std::optional<std::chrono::nanoseconds> timeout,
                           std::shared_ptr<detail::pending_ask> pending) const {
   auto* rec = self.recorder();
@@ -137,21 +176,28 @@ void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const cha
     make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id, write, request);
   auto wait = timeout.value_or(self.rpc_settings().ask_timeout);
   auto sent_us = rec != nullptr ? rec->now_us() : 0;
+  const names n{self.endpoint_id(), self.trace_name(), target_id_, target_name_, method_name,
+                method_trace};
   if (!valid()) {
-    record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
+    record(rec, trace::direction::send, out.header, n, true, out.bytes.size(),
            trace::outcome::unreachable, -1, "no target");
     pending->complete(make_error(
       errc::unreachable,
       std::string("ask ") + method_name + ": gateway to " + target_id_ + " has no target"));
     return;
   }
-  record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
-         trace::outcome::ok, -1, {}, sent_us);
+  record(rec, trace::direction::send, out.header, n, true, out.bytes.size(), trace::outcome::ok,
+         -1, {}, sent_us);
   auto& p = *pending;
   p.rec = rec;
-  p.sender = std::move(out.header.sender);
-  p.target = target_id_;
+  p.sender_name = self.trace_name();
+  if (p.sender_name == 0)
+    p.sender = std::move(out.header.sender);
+  p.target_name = target_name_;
+  if (p.target_name == 0)
+    p.target = target_id_;
   p.method = method_name;
+  p.method_name = method_trace;
   p.token = out.header.token;
   p.trace = out.header.trace;
   p.sent_us = sent_us;
@@ -161,11 +207,13 @@ void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const cha
   auto response_id = handle.id();
   handle.then(
     [pending](std::vector<char>& bytes) {
+      pending->answered = true;
       record_answer(*pending, nullptr, bytes.size());
       pending->complete(std::span<const char>(bytes));
     },
     [pending](caf::error& err) {
-      auto failure = from_caf_error(err, pending->method, pending->target, pending->wait);
+      pending->answered = true;
+      auto failure = from_caf_error(err, pending->method, target_of(*pending), pending->wait);
       record_answer(*pending, &failure, 0);
       pending->complete(std::move(failure));
     });
@@ -173,17 +221,20 @@ void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const cha
 }
 
 void gateway::tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
-                           request_writer write, const void* request) const {
+                           trace::name_id method_trace, request_writer write,
+                           const void* request) const {
   auto* rec = self.recorder();
   auto out =
     make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id, write, request);
+  const names n{self.endpoint_id(), self.trace_name(), target_id_, target_name_, method_name,
+                method_trace};
   if (!valid()) {
-    record(rec, trace::direction::send, out.header, target_id_, method_name, false,
-           out.bytes.size(), trace::outcome::unreachable, -1, "no target");
+    record(rec, trace::direction::send, out.header, n, false, out.bytes.size(),
+           trace::outcome::unreachable, -1, "no target");
     return;
   }
-  record(rec, trace::direction::send, out.header, target_id_, method_name, false, out.bytes.size(),
-         trace::outcome::ok, -1, {});
+  record(rec, trace::direction::send, out.header, n, false, out.bytes.size(), trace::outcome::ok,
+         -1, {});
   self.send(target_, tell_atom::value, std::move(out.bytes));
 }
 
@@ -200,12 +251,15 @@ void gateway::ask_blocking_encoded(
   }
   auto* rec = who.recorder;
   auto sent_us = rec != nullptr ? rec->now_us() : 0;
-  record(rec, trace::direction::send, out.header, target_id_, method_name, true, out.bytes.size(),
+  record(rec, trace::direction::send, out.header,
+         names{who.id, 0, target_id_, target_name_, method_name, 0}, true, out.bytes.size(),
          trace::outcome::ok, -1, {}, sent_us);
   blocking_pending p(k);
   p.rec = rec;
   p.sender = who.id;
-  p.target = target_id_;
+  p.target_name = target_name_;
+  if (p.target_name == 0)
+    p.target = target_id_;
   p.method = method_name;
   p.token = out.header.token;
   p.trace = out.header.trace;
@@ -227,13 +281,13 @@ void gateway::ask_blocking_encoded(
 void gateway::ask_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                       std::vector<char> payload, std::optional<std::chrono::nanoseconds> timeout,
                       std::function<void(expected<std::vector<char>>)> k) const {
-  ask_encoded(self, method_id, method_name, &write_raw, &payload, timeout,
+  ask_encoded(self, method_id, method_name, 0, &write_raw, &payload, timeout,
               std::make_shared<raw_pending>(std::move(k)));
 }
 
 void gateway::tell_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                        std::vector<char> payload) const {
-  tell_encoded(self, method_id, method_name, &write_raw, &payload);
+  tell_encoded(self, method_id, method_name, 0, &write_raw, &payload);
 }
 
 expected<std::vector<char>> gateway::ask_raw_blocking(caf::blocking_actor& self,

@@ -19,6 +19,7 @@
 #include "runtime/actors/envelope/fencing_token.hpp"
 #include "runtime/actors/rpc/method.hpp"
 #include "runtime/actors/rpc/pending_ask.hpp"
+#include "runtime/actors/trace/trace_names.hpp"
 
 namespace flint::trace {
 class trace_recorder;
@@ -68,14 +69,30 @@ public:
       }
       std::function<void(expected<response>)> k;
     };
-    ask_encoded(self, M::id, M::name, &write_request<typename M::request>, &req, timeout,
-                std::make_shared<typed>(std::move(k)));
+    ask_encoded(self, M::id, M::name, method_trace_name<M>(), &write_request<typename M::request>,
+                &req, timeout, std::make_shared<typed>(std::move(k)));
+  }
+
+  /// As ask<M>, but `k` gets the response's bytes (valid while it runs) to read in place
+  /// (runtime/actors/rpc/in_place.hpp's read_in_place) instead of a decoded struct.
+  template <class M>
+  void ask_in_place(rpc_endpoint& self, const typename M::request& req,
+                    std::function<void(expected<std::span<const char>>)> k,
+                    std::optional<std::chrono::nanoseconds> timeout = std::nullopt) const {
+    struct in_place final : detail::pending_ask {
+      explicit in_place(std::function<void(expected<std::span<const char>>)> f) : k(std::move(f)) {}
+      void complete(expected<std::span<const char>> reply) override { k(std::move(reply)); }
+      std::function<void(expected<std::span<const char>>)> k;
+    };
+    ask_encoded(self, M::id, M::name, method_trace_name<M>(), &write_request<typename M::request>,
+                &req, timeout, std::make_shared<in_place>(std::move(k)));
   }
 
   /// Sends without waiting for an answer; fencing failures at the receiver are only traced.
   template <class M>
   void tell(rpc_endpoint& self, const typename M::request& req) const {
-    tell_encoded(self, M::id, M::name, &write_request<typename M::request>, &req);
+    tell_encoded(self, M::id, M::name, method_trace_name<M>(), &write_request<typename M::request>,
+                 &req);
   }
 
   /// Asks from a blocking actor (CLI, benchmark, integration-test driver): waits for the answer.
@@ -109,6 +126,13 @@ public:
   using request_writer = void (*)(std::vector<char>& out, const void* request);
 
 private:
+  /// M::name interned once per method.
+  template <class M>
+  static trace::name_id method_trace_name() {
+    static const trace::name_id id = trace::intern(M::name);
+    return id;
+  }
+
   template <class Request>
   static void write_request(std::vector<char>& out, const void* request) {
     codec<Request>::encode_to(out, *static_cast<const Request*>(request));
@@ -116,11 +140,11 @@ private:
 
   /// `pending` continues with the answer; this fills in the rest of it.
   void ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
-                   request_writer write, const void* request,
+                   trace::name_id method_trace, request_writer write, const void* request,
                    std::optional<std::chrono::nanoseconds> timeout,
                    std::shared_ptr<detail::pending_ask> pending) const;
   void tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
-                    request_writer write, const void* request) const;
+                    trace::name_id method_trace, request_writer write, const void* request) const;
   void ask_blocking_encoded(caf::blocking_actor& self, const client_identity& who,
                             std::uint32_t method_id, const char* method_name, request_writer write,
                             const void* request,
@@ -129,6 +153,7 @@ private:
 private:
   caf::actor target_;
   std::string target_id_;
+  trace::name_id target_name_ = 0; ///< target_id_ interned for trace records
   fencing_token token_;
   std::string fencing_scope_;
 };

@@ -11,6 +11,7 @@
 
 #include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/envelope/fencing_token.hpp"
+#include "runtime/actors/trace/trace_names.hpp"
 #include "runtime/common/expected.hpp"
 
 namespace flint::trace {
@@ -25,6 +26,10 @@ struct pending_ask {
   virtual void complete(expected<std::span<const char>> reply) = 0;
 
   trace::trace_recorder* rec = nullptr;
+  /// Who asks whom for what: interned names, or (id 0) the text.
+  trace::name_id sender_name = 0;
+  trace::name_id target_name = 0;
+  trace::name_id method_name = 0;
   std::string sender;
   std::string target;
   const char* method = "";
@@ -32,6 +37,9 @@ struct pending_ask {
   trace_context trace;
   std::int64_t sent_us = 0;
   std::chrono::nanoseconds wait{};
+  /// Set when its answer (or CAF's error for it) arrived: the asking endpoint's list of open asks
+  /// drops it without asking CAF.
+  bool answered = false;
 };
 
 /// Fails `p` with errc::timeout (as an answer that did not come within `p.wait`) and records it.

@@ -43,11 +43,21 @@ void responder::deliver(expected<std::vector<char>> result) {
   if (auto* rec = st.self->recorder()) {
     auto now = rec->now_us();
     rec->record_event(trace::event{
-      now, trace::direction::reply, st.self->endpoint_id(), st.caller, st.method,
-      st.self->token(), st.trace, true,
-      static_cast<std::uint32_t>(result ? result->size() : result.error().message.size()),
-      result ? trace::outcome::ok : outcome_of(result.error().code), now - st.received_us,
-      result ? std::string_view{} : std::string_view{result.error().message}});
+      .time_us = now,
+      .dir = trace::direction::reply,
+      .from = st.self->endpoint_id(), // read only when the table of names is full
+      .to = st.caller,
+      .method = st.method,
+      .token = st.self->token(),
+      .trace = st.trace,
+      .is_ask = true,
+      .bytes =
+        static_cast<std::uint32_t>(result ? result->size() : result.error().message.size()),
+      .result = result ? trace::outcome::ok : outcome_of(result.error().code),
+      .latency_us = now - st.received_us,
+      .detail = result ? std::string_view{} : std::string_view{result.error().message},
+      .from_name = st.self->trace_name(),
+      .method_name = st.method_name});
   }
   if (st.sync_slot != nullptr) {
     st.sync_slot->emplace(std::move(result));
@@ -66,7 +76,8 @@ void responder::deliver(expected<std::vector<char>> result) {
 
 rpc_endpoint::rpc_endpoint(caf::actor_config& cfg, endpoint_context ctx)
   : caf::event_based_actor(cfg),
-    ctx_(std::move(ctx)) {}
+    ctx_(std::move(ctx)),
+    trace_name_(trace::intern(ctx_.endpoint_id)) {}
 
 rpc_endpoint::~rpc_endpoint() = default;
 
@@ -131,7 +142,8 @@ std::string rpc_endpoint::method_name(std::uint32_t id) const {
 
 void rpc_endpoint::add_method(std::uint32_t id, std::string name, fencing f, raw_handler h,
                               bool open_to_clients) {
-  methods_[id] = method_entry{std::move(name), f, std::move(h), open_to_clients};
+  auto interned = trace::intern(name);
+  methods_[id] = method_entry{std::move(name), interned, f, std::move(h), open_to_clients};
 }
 
 bool rpc_endpoint::sender_is_client() {
@@ -152,13 +164,15 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   auto received_us = rec != nullptr ? rec->now_us() : 0;
   // `method` names the call's method as registered here (or "method#<id>" when there is none).
   auto record_receive = [&](const envelope* env, std::string_view method, trace::outcome result,
-                            std::string_view detail) {
+                            std::string_view detail, trace::name_id method_name = 0) {
     if (rec == nullptr)
       return;
     trace::event e;
     e.time_us = received_us;
     e.dir = trace::direction::receive;
-    e.to = endpoint_id();
+    e.to = endpoint_id(); // read only when the table of names is full
+    e.to_name = trace_name_;
+    e.method_name = method_name;
     e.is_ask = is_ask;
     e.bytes = static_cast<std::uint32_t>(bytes.size());
     e.result = result;
@@ -181,6 +195,7 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
   if (spare_state_ && spare_state_.use_count() == 1) {
     st = std::move(spare_state_);
     st->delivered = false;
+    st->method_name = 0;
     st->method.clear();
     st->caller.clear();
     st->trace = {};
@@ -228,7 +243,9 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
     return answer;
   }
   auto& entry = i->second;
-  st->method.assign(entry.name);
+  st->method_name = entry.trace_name;
+  if (entry.trace_name == 0)
+    st->method.assign(entry.name);
   if (!entry.open_to_clients && sender_is_client()) {
     auto text = "Permission denied: " + entry.name + " at " + endpoint_id()
       + " is the cluster's own and the caller " + env.sender
@@ -236,7 +253,7 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
         "--client); only nodes' certificates may call it.";
     static const auto log = make_endpoint_logger("rpc");
     log->warn("{}", text);
-    record_receive(&env, entry.name, trace::outcome::rejected, text);
+    record_receive(&env, entry.name, trace::outcome::rejected, text, entry.trace_name);
     r.deliver(make_error(errc::rejected, std::move(text)));
     return answer;
   }
@@ -251,12 +268,12 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
         : "Fencing token mismatch: Ignoring message " + entry.name + " because the fencing token "
           + env.token.to_string() + " did not match the expected fencing token "
           + expected.to_string() + " at " + endpoint_id() + ".";
-      record_receive(&env, entry.name, trace::outcome::rejected, text);
+      record_receive(&env, entry.name, trace::outcome::rejected, text, entry.trace_name);
       r.deliver(make_error(errc::fencing_token_mismatch, std::move(text)));
       return answer;
     }
   }
-  record_receive(&env, entry.name, trace::outcome::ok, {});
+  record_receive(&env, entry.name, trace::outcome::ok, {}, entry.trace_name);
   auto previous_trace = current_trace_;
   current_trace_ = env.trace;
   try {
@@ -287,7 +304,7 @@ bool rpc_endpoint::ask_open(caf::message_id response_id) const {
 void rpc_endpoint::expire_ask_after(caf::message_id response_id, std::chrono::nanoseconds wait,
                                     std::shared_ptr<detail::pending_ask> pending) {
   // Answered asks leave from the front; most asks are answered in the order they were sent.
-  while (!ask_deadlines_.empty() && !ask_open(ask_deadlines_.front().response_id))
+  while (!ask_deadlines_.empty() && ask_deadlines_.front().pending->answered)
     ask_deadlines_.pop_front();
   auto at = clock().now() + wait;
   ask_deadlines_.push_back(ask_deadline{at, response_id, std::move(pending)});

@@ -28,6 +28,7 @@
 #include "runtime/actors/rpc/pending_ask.hpp"
 #include "runtime/actors/rpc/rpc_atoms.hpp"
 #include "runtime/actors/rpc/rpc_config.hpp"
+#include "runtime/actors/trace/trace_names.hpp"
 
 namespace flint::trace {
 class trace_recorder;
@@ -69,6 +70,8 @@ private:
     std::optional<expected<std::vector<char>>>* sync_slot = nullptr;
     /// Set when the handler returned without answering; later answers go through it.
     caf::response_promise promise;
+    /// The method's interned name; its text in `method` when it has none (an unknown id).
+    trace::name_id method_name = 0;
     std::string method;
     std::string caller;
     trace_context trace;
@@ -103,6 +106,8 @@ public:
   ~rpc_endpoint() override;
 
   const std::string& endpoint_id() const noexcept { return ctx_.endpoint_id; }
+  /// endpoint_id() interned for trace records.
+  trace::name_id trace_name() const noexcept { return trace_name_; }
   const rpc_config& rpc_settings() const noexcept { return ctx_.config; }
   trace::trace_recorder* recorder() const noexcept { return ctx_.recorder; }
 
@@ -164,7 +169,7 @@ public:
   caf::resumable::resume_result resume(caf::execution_unit* ctx, size_t max_throughput) override;
 
 protected:
-  using raw_handler = std::function<void(const received_envelope&, responder)>;
+  using raw_handler = std::function<void(const received_envelope&, responder&)>;
 
   void add_method(std::uint32_t id, std::string name, fencing f, raw_handler h,
                   bool open_to_clients = false);
@@ -174,7 +179,7 @@ protected:
   void handle(fencing f, F fn) {
     add_method(
       M::id, M::name, f,
-      [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
+      [fn = std::move(fn)](const received_envelope& call, responder& r) mutable {
         auto req = codec<typename M::request>::decode(call.payload);
         if (!req) {
           r.deliver(req.error());
@@ -194,13 +199,29 @@ protected:
   void handle_async(fencing f, F fn) {
     add_method(
       M::id, M::name, f,
-      [fn = std::move(fn)](const received_envelope& call, responder r) mutable {
+      [fn = std::move(fn)](const received_envelope& call, responder& r) mutable {
         auto req = codec<typename M::request>::decode(call.payload);
         if (!req) {
           r.deliver(req.error());
           return;
         }
-        fn(std::move(*req), reply_to<typename M::response>(std::move(r)));
+        fn(std::move(*req), reply_to<typename M::response>(r));
+      },
+      open_to_clients_v<M>);
+  }
+
+  /// Registers a method that reads its request where it lies, with no decoded struct:
+  /// `fn(std::span<const char> request) -> expected<std::vector<char>>`, the response's bytes.
+  /// With runtime/actors/rpc/in_place.hpp the handler reads the request through its Cap'n Proto
+  /// reader and builds the response with its builder (`read_in_place`, `build_in_place`): no
+  /// copy of texts and data into a struct and out again. The way to write a method whose cost
+  /// matters (echo_endpoint.cpp is the example); the answer is the same bytes as with handle<M>.
+  template <class M, class F>
+  void handle_in_place(fencing f, F fn) {
+    add_method(
+      M::id, M::name, f,
+      [fn = std::move(fn)](const received_envelope& call, responder& r) mutable {
+        r.deliver(fn(call.payload));
       },
       open_to_clients_v<M>);
   }
@@ -227,6 +248,7 @@ private:
 
   struct method_entry {
     std::string name;
+    trace::name_id trace_name = 0;
     fencing fenced;
     raw_handler fn;
     bool open_to_clients = false;
@@ -248,6 +270,7 @@ private:
                        std::function<void(std::optional<error>)> k);
 
   endpoint_context ctx_;
+  trace::name_id trace_name_ = 0;
   /// Calls answered later: their response promises hold this actor (and the caller) strongly
   /// until delivered, so on_exit fails those still open.
   std::vector<std::weak_ptr<responder::state>> parked_;

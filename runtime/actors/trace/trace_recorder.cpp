@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string_view>
+#include <unordered_map>
 
 namespace flint::trace {
 
@@ -148,6 +150,113 @@ std::string to_json(const record& r) {
   return out;
 }
 
+namespace {
+
+/// One interned name, with what recording asks of it precomputed.
+struct name_entry {
+  std::string text;
+  std::size_t hash = 0; ///< std::hash of the text | 1 (never 0)
+  bool monitoring_client = false;
+};
+
+/// The process's interned names. Entries are written once, under the lock, and never move or
+/// change: readers find them by id without a lock (chunks are published with release stores).
+class name_table {
+public:
+  name_id intern(std::string_view text) {
+    std::lock_guard<std::mutex> guard(mtx_);
+    if (auto i = index_.find(text); i != index_.end())
+      return i->second;
+    auto id = count_.load(std::memory_order_relaxed);
+    if (id >= chunk_size * max_chunks)
+      return 0; // full: events carry the text
+    auto c = id / chunk_size;
+    auto* chunk = chunks_[c].load(std::memory_order_relaxed);
+    if (chunk == nullptr) {
+      chunk = new name_entry[chunk_size]; // never freed: ids stay valid for the process's life
+      chunks_[c].store(chunk, std::memory_order_release);
+    }
+    auto& e = chunk[id % chunk_size];
+    e.text.assign(text);
+    e.hash = std::hash<std::string_view>{}(e.text) | 1;
+    e.monitoring_client = is_monitoring_client(e.text);
+    index_.emplace(std::string_view(e.text), id); // the entry never moves: the view stays valid
+    count_.store(id + 1, std::memory_order_release);
+    return id;
+  }
+
+  const name_entry* get(name_id id) const {
+    if (id == 0 || id >= count_.load(std::memory_order_acquire))
+      return nullptr;
+    return &chunks_[id / chunk_size].load(std::memory_order_acquire)[id % chunk_size];
+  }
+
+private:
+  static constexpr std::uint32_t chunk_size = 1024;
+  static constexpr std::uint32_t max_chunks = 1024;
+  std::mutex mtx_;
+  std::unordered_map<std::string_view, name_id> index_;
+  std::atomic<name_entry*> chunks_[max_chunks] = {};
+  std::atomic<std::uint32_t> count_{1}; // 0 is "none"
+};
+
+name_table& names() {
+  static auto* table = new name_table; // outlives every recorder and static destructor
+  return *table;
+}
+
+/// A name of an event, resolved once: its text, and its entry when interned.
+struct resolved_name {
+  const name_entry* entry;
+  std::string_view text;
+
+  resolved_name(name_id id, std::string_view view)
+    : entry(names().get(id)),
+      text(entry != nullptr ? std::string_view(entry->text) : view) {}
+  bool monitoring_client() const {
+    return entry != nullptr ? entry->monitoring_client : is_monitoring_client(text);
+  }
+  std::size_t hash() const {
+    return entry != nullptr ? entry->hash : std::hash<std::string_view>{}(text) | 1;
+  }
+};
+
+} // namespace
+
+name_id intern(std::string_view text) {
+  return names().intern(text);
+}
+
+std::string_view name_text(name_id id) {
+  auto* e = names().get(id);
+  return e != nullptr ? std::string_view(e->text) : std::string_view{};
+}
+
+record trace_recorder::to_record(std::size_t index) const {
+  const auto& s = ring_[index];
+  const auto& t = texts_[index];
+  auto name = [](name_id id, const std::string& text) {
+    return id != 0 ? std::string(name_text(id)) : text;
+  };
+  record r;
+  r.time_us = s.time_us;
+  r.dir = s.dir;
+  r.from = name(s.from, t.from);
+  r.to = name(s.to, t.to);
+  r.method = name(s.method, t.method);
+  r.token = s.token;
+  r.trace = s.trace;
+  r.is_ask = s.is_ask;
+  r.bytes = s.bytes;
+  r.result = s.result;
+  r.latency_us = s.latency_us;
+  if (s.has_detail)
+    r.detail = t.detail;
+  r.sequence = s.sequence;
+  r.monitoring = s.monitoring;
+  return r;
+}
+
 /// Holds one ring slot; writers of different slots never wait for each other.
 class trace_recorder::slot_guard {
 public:
@@ -164,7 +273,8 @@ private:
 trace_recorder::trace_recorder(clock_fn now_us, std::size_t capacity)
   : now_us_(std::move(now_us)),
     capacity_(capacity == 0 ? 1 : capacity),
-    ring_(std::make_unique<slot[]>(capacity_)) {
+    ring_(std::make_unique<slot[]>(capacity_)),
+    texts_(std::make_unique<slot_texts[]>(capacity_)) {
   std::random_device rd;
   id_base_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
@@ -180,33 +290,35 @@ bool is_monitoring_client(std::string_view endpoint_id) {
   return endpoint_id.starts_with("rest") || endpoint_id == "metrics";
 }
 
-bool trace_recorder::mark_monitoring(const event& e) {
-  auto slot_of = [](std::string_view id) {
-    // std::hash of a string_view equals that of the std::string with the same characters.
-    auto h = std::hash<std::string_view>{}(id) | 1; // never 0, the "not serving" value
-    return std::pair{h % monitoring_slots, h};
-  };
-  bool monitoring = e.monitoring || is_monitoring_client(e.from) || is_monitoring_client(e.to);
+struct trace_recorder::resolved {
+  std::int64_t time_us;
+  resolved_name from, to, method;
+};
+
+bool trace_recorder::mark_monitoring(const event& e, const resolved& r) {
+  bool monitoring = e.monitoring || r.from.monitoring_client() || r.to.monitoring_client();
   // A send an endpoint makes while it handles a monitoring call is part of it (the Dispatcher
   // forwarding REST's request_job_status to the JobMaster): sent by the handler, so right after
   // the receive. A later send (a timer's heartbeat) is the endpoint's own.
   if (!monitoring && e.dir == direction::send) {
-    auto [i, h] = slot_of(e.from);
+    auto h = r.from.hash();
+    auto i = h % monitoring_slots;
     monitoring = serving_monitoring_[i].load(std::memory_order_relaxed) == h
-      && e.time_us - serving_since_us_[i].load(std::memory_order_relaxed) <= handler_window_us;
+      && r.time_us - serving_since_us_[i].load(std::memory_order_relaxed) <= handler_window_us;
   }
   auto tid = e.trace.trace_id;
   auto& traced = monitoring_traces_[tid % monitoring_slots];
   if (!monitoring && tid != 0)
     monitoring = traced.load(std::memory_order_relaxed) == tid;
-  if (monitoring && tid != 0)
+  if (monitoring && tid != 0 && traced.load(std::memory_order_relaxed) != tid)
     traced.store(tid, std::memory_order_relaxed);
   // What an endpoint takes from its mailbox starts a handler; its reply ends it.
   if (e.dir == direction::receive || e.dir == direction::reply) {
-    auto endpoint = e.dir == direction::receive ? e.to : e.from;
-    auto [i, h] = slot_of(endpoint);
+    const auto& endpoint = e.dir == direction::receive ? r.to : r.from;
+    auto h = endpoint.hash();
+    auto i = h % monitoring_slots;
     if (monitoring && e.dir == direction::receive) {
-      serving_since_us_[i].store(e.time_us, std::memory_order_relaxed);
+      serving_since_us_[i].store(r.time_us, std::memory_order_relaxed);
       serving_monitoring_[i].store(h, std::memory_order_relaxed);
     } else if (serving_monitoring_[i].load(std::memory_order_relaxed) == h) {
       auto expected = h;
@@ -216,37 +328,46 @@ bool trace_recorder::mark_monitoring(const event& e) {
   return monitoring;
 }
 
-void trace_recorder::record_event(const event& given) {
-  auto e = given;
-  if (e.time_us == 0)
-    e.time_us = now_us_();
-  bool monitoring = mark_monitoring(e);
+void trace_recorder::record_event(const event& e) {
+  const resolved names{e.time_us != 0 ? e.time_us : now_us_(),
+                       {e.from_name, e.from}, {e.to_name, e.to}, {e.method_name, e.method}};
+  bool monitoring = mark_monitoring(e, names);
   auto sequence = next_sequence_.fetch_add(1, std::memory_order_relaxed);
-  std::string line;
+  std::optional<record> for_file;
   {
-    auto& s = ring_[sequence % capacity_];
-    slot_guard guard(s);
-    auto& r = s.value;
-    r.time_us = e.time_us;
+    const auto index = sequence % capacity_;
+    auto& r = ring_[index];
+    auto& texts = texts_[index];
+    slot_guard guard(r);
+    auto name = [](const resolved_name& n, name_id id, std::string& text) -> name_id {
+      if (n.entry != nullptr)
+        return id;
+      text.assign(n.text);
+      return 0;
+    };
+    r.time_us = names.time_us;
     r.dir = e.dir;
-    r.from.assign(e.from);
-    r.to.assign(e.to);
-    r.method.assign(e.method);
+    r.from = name(names.from, e.from_name, texts.from);
+    r.to = name(names.to, e.to_name, texts.to);
+    r.method = name(names.method, e.method_name, texts.method);
     r.token = e.token;
     r.trace = e.trace;
     r.is_ask = e.is_ask;
     r.bytes = e.bytes;
     r.result = e.result;
     r.latency_us = e.latency_us;
-    r.detail.assign(e.detail);
+    r.has_detail = !e.detail.empty();
+    if (r.has_detail)
+      texts.detail.assign(e.detail);
     r.sequence = sequence;
     r.monitoring = monitoring;
-    s.filled = true;
+    r.filled = true;
     if (file_enabled_.load(std::memory_order_relaxed))
-      line = to_json(r);
+      for_file = to_record(index);
   }
-  if (!line.empty()) {
+  if (for_file) {
     // One line per record, flushed so `flint trace` can tail the file live.
+    auto line = to_json(*for_file);
     std::lock_guard<std::mutex> guard(file_mtx_);
     file_ << line << '\n';
     file_.flush();
@@ -273,8 +394,8 @@ std::vector<record> trace_recorder::since(std::uint64_t from_sequence) const {
     const auto& s = ring_[seq % capacity_];
     slot_guard guard(s);
     // A slot still being written for `seq` (or already reused) is skipped, not waited for.
-    if (s.filled && s.value.sequence == seq)
-      out.push_back(s.value);
+    if (s.filled && s.sequence == seq)
+      out.push_back(to_record(seq % capacity_));
   }
   return out;
 }
@@ -290,9 +411,9 @@ trace_recorder::tail_batch trace_recorder::read_from(std::uint64_t from_sequence
   for (; seq < end && batch.records.size() < max_records; ++seq) {
     const auto& s = ring_[seq % capacity_];
     slot_guard guard(s);
-    if (s.filled && s.value.sequence == seq) {
-      batch.records.push_back(s.value);
-    } else if ((s.filled && s.value.sequence > seq) || seq < cleared) {
+    if (s.filled && s.sequence == seq) {
+      batch.records.push_back(to_record(seq % capacity_));
+    } else if ((s.filled && s.sequence > seq) || seq < cleared) {
       ++batch.missed; // overwritten by a newer lap since `end` was read, or cleared
     } else {
       break; // reserved, not yet written: the next read picks it up
@@ -307,9 +428,16 @@ std::uint64_t trace_recorder::recorded() const {
 }
 
 std::uint64_t trace_recorder::next_id() {
-  auto n = id_counter_.fetch_add(1, std::memory_order_relaxed) + 1;
-  // A multiplicative mix keeps ids from one node spread out; never zero (zero means "none").
-  auto id = (id_base_ + n) * 0x9E3779B97F4A7C15ull;
+  // Each thread counts in its own range (a shared counter would move a cache line between the
+  // caller's and the callee's threads on every call): thread k's n-th id mixes
+  // id_base_ + k * 2^40 + n, distinct for distinct (k, n) below 2^40 ids a thread.
+  static std::atomic<std::uint64_t> threads{0};
+  thread_local const std::uint64_t thread_base =
+    threads.fetch_add(1, std::memory_order_relaxed) << 40;
+  thread_local std::uint64_t n = 0;
+  // A multiplication by an odd constant is a bijection: distinct inputs, distinct ids, spread
+  // out; never zero (zero means "none").
+  auto id = (id_base_ + thread_base + ++n) * 0x9E3779B97F4A7C15ull;
   return id == 0 ? 1 : id;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/actors/envelope/envelope.hpp"
+#include "runtime/actors/trace/trace_names.hpp"
 
 namespace flint::trace {
 
@@ -61,10 +62,11 @@ struct record {
   bool monitoring = false;
 };
 
-/// One event as an endpoint hands it to the recorder: the names are views (an endpoint's own id,
-/// a method's static name, the caller named in the envelope), copied into the ring slot's own
-/// strings, whose buffers are reused lap after lap: once the ring is warm, recording an event
-/// allocates nothing however long the names are. Fields mean what record's do.
+/// One event as an endpoint hands it to the recorder. A name is an interned id when the caller
+/// has one (from_name, to_name, method_name: the ring slot stores the id, a few bytes), else a
+/// view (from, to, method) copied into the slot's own string, whose buffer is reused lap after
+/// lap. Either way, once the ring is warm, recording an event allocates nothing; a record's
+/// strings are made when it is read. Fields mean what record's do.
 struct event {
   std::int64_t time_us = 0; ///< 0: the recorder reads its clock
   direction dir = direction::send;
@@ -79,6 +81,10 @@ struct event {
   std::int64_t latency_us = -1;
   std::string_view detail;
   bool monitoring = false;
+  /// Interned names, when the caller has them; they take the place of from, to and method.
+  name_id from_name = 0;
+  name_id to_name = 0;
+  name_id method_name = 0;
 };
 
 /// Whether `endpoint_id` is a monitoring client: REST ("rest", "rest…") or "metrics".
@@ -128,26 +134,49 @@ public:
   std::int64_t now_us() const { return now_us_(); }
 
   /// Fresh ids for trace and span fields, unique per node and unlikely to collide across nodes.
+  /// Drawn from a counter of the calling thread (no shared counter between endpoints' threads).
   std::uint64_t next_id();
 
   void clear();
 
 private:
+  /// A ring slot: record's fields with names as interned ids (see event), in under two cache
+  /// lines, so recording touches little memory. Text that has no id (a caller named on the wire,
+  /// an error) goes to the slot's texts, touched only then.
   struct slot {
     mutable std::atomic_flag busy = ATOMIC_FLAG_INIT;
-    record value;
     bool filled = false;
+    direction dir = direction::send;
+    bool is_ask = false;
+    outcome result = outcome::ok;
+    bool monitoring = false;
+    bool has_detail = false;
+    name_id from = 0, to = 0, method = 0; ///< 0: the text is in the slot's texts
+    std::uint32_t bytes = 0;
+    std::int64_t time_us = 0;
+    std::int64_t latency_us = -1;
+    std::uint64_t sequence = 0;
+    rpc::fencing_token token;
+    rpc::trace_context trace;
   };
+  /// The texts of a slot, their buffers reused lap after lap.
+  struct slot_texts {
+    std::string from, to, method, detail;
+  };
+  record to_record(std::size_t index) const;
   class slot_guard;
 
   clock_fn now_us_;
   std::size_t capacity_;
   std::unique_ptr<slot[]> ring_; // fixed capacity, overwritten in place
-  std::atomic<std::uint64_t> next_sequence_{0};
+  std::unique_ptr<slot_texts[]> texts_; // one per slot
   /// Sequences below this were dropped by `clear()`: a tail passes over them.
   std::atomic<std::uint64_t> cleared_before_{0};
   std::uint64_t id_base_;
-  std::atomic<std::uint64_t> id_counter_{0};
+  /// Written by every record, from every endpoint's thread: on its own cache line, so the
+  /// fields above stay shared (read-only) between threads.
+  alignas(64) std::atomic<std::uint64_t> next_sequence_{0};
+  char pad_after_sequence_[64 - sizeof(std::atomic<std::uint64_t>)] = {};
   std::mutex file_mtx_;
   std::ofstream file_;
   std::atomic<bool> file_enabled_{false};
@@ -156,7 +185,8 @@ private:
   /// monitoring call, and the trace ids of monitoring calls, are kept in small hashed tables
   /// (a rare collision of endpoint or trace ids marks a record wrongly; the timeline then hides
   /// it unless its toggle is on).
-  bool mark_monitoring(const event& e);
+  struct resolved; // an event's time and names, resolved once (trace_recorder.cpp)
+  bool mark_monitoring(const event& e, const resolved& r);
   static constexpr std::size_t monitoring_slots = 256;
   /// How long after taking a monitoring call an endpoint's sends count as made by its handler.
   static constexpr std::int64_t handler_window_us = 2000;

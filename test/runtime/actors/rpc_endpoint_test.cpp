@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "runtime/actors/rpc/echo_endpoint.hpp"
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
@@ -508,4 +509,47 @@ TEST_CASE_FIXTURE(rpc_fixture,
   run();
   REQUIRE(small_call.has_value());
   CHECK(small_call->has_value());
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "a handler reading its request in place answers what a decoding one does") {
+  // echo_endpoint reads the request through its Cap'n Proto reader (handle_in_place).
+  auto in_place = spawn<echo_endpoint>(context("echo_in_place"), leader);
+  run();
+  gateway gw(in_place, "echo_in_place", leader);
+  echo_request req{"hello", {'a', '\0', 'b'}};
+  std::optional<expected<echo_response>> decoded;
+  std::optional<expected<std::vector<char>>> bytes;
+  std::optional<expected<std::vector<char>>> truncated;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gw.ask<echo_method>(self, req, [&](expected<echo_response> r) { decoded.emplace(std::move(r)); });
+    gw.ask_in_place<echo_method>(self, req, [&](expected<std::span<const char>> r) {
+      if (r)
+        bytes.emplace(std::vector<char>(r->begin(), r->end()));
+      else
+        bytes.emplace(r.error());
+    });
+    auto payload = codec<echo_request>::encode(req);
+    payload.resize(payload.size() - 8);
+    gw.ask_raw(self, echo_method::id, echo_method::name, payload, std::nullopt,
+               [&](expected<std::vector<char>> r) { truncated.emplace(std::move(r)); });
+  });
+  run();
+  REQUIRE(decoded.has_value());
+  REQUIRE(decoded->has_value());
+  CHECK(**decoded == echo_response{"hello", {'a', '\0', 'b'}, "echo_in_place"});
+  REQUIRE(bytes.has_value());
+  REQUIRE(bytes->has_value());
+  // The same bytes the generated codec writes for that response.
+  CHECK(**bytes == codec<echo_response>::encode(**decoded));
+  REQUIRE(truncated.has_value());
+  REQUIRE_FALSE(truncated->has_value());
+  CHECK(truncated->error().code == errc::malformed_message);
+  CHECK(truncated->error().message.find("echo request") != std::string::npos);
+  // Traced like any call, with the method's name.
+  CHECK(test::contains_in_order(trace(),
+                                {{trace::direction::send, "echo"},
+                                 {trace::direction::receive, "echo"},
+                                 {trace::direction::reply, "echo"},
+                                 {trace::direction::response, "echo"}}));
+  CHECK(dynamic_cast<echo_endpoint&>(*caf::actor_cast<caf::abstract_actor*>(in_place)).served() == 2);
 }

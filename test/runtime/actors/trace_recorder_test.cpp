@@ -2,9 +2,12 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -215,4 +218,89 @@ TEST_CASE("an event recorded over an older one in its ring slot keeps none of th
   CHECK(last.from == "resource_manager");
   CHECK(last.detail == "d");
   CHECK(last.sequence == 4);
+}
+
+TEST_CASE("interned names are recorded as ids and read back as their text") {
+  trace::trace_recorder rec([] { return std::int64_t{7}; }, 4);
+  auto from = trace::intern("resource_manager");
+  auto to = trace::intern("task_executor/tm-1/a-name-longer-than-the-small-string-buffer");
+  auto method = trace::intern("request_slot");
+  CHECK(from != 0);
+  CHECK(trace::intern("resource_manager") == from); // once per name
+  CHECK(trace::name_text(method) == "request_slot");
+  CHECK(trace::name_text(0).empty());
+  // Interned ids, a caller's text from the wire, and an error text, lap after lap of the ring.
+  for (int i = 0; i < 9; ++i) {
+    std::string caller = "caller-" + std::to_string(i);
+    rec.record_event(trace::event{.dir = trace::direction::receive,
+                                  .from = caller,
+                                  .is_ask = true,
+                                  .result = i % 2 == 0 ? trace::outcome::ok : trace::outcome::failed,
+                                  .detail = i % 2 == 0 ? "" : "failed " + std::to_string(i),
+                                  .to_name = to,
+                                  .method_name = method});
+    rec.record_event(trace::event{.dir = trace::direction::send,
+                                  .to = "not interned",
+                                  .from_name = from,
+                                  .method_name = method});
+  }
+  auto all = rec.snapshot();
+  REQUIRE(all.size() == 4);
+  CHECK(all[0].dir == trace::direction::receive);
+  CHECK(all[0].from == "caller-7");
+  CHECK(all[0].to == trace::name_text(to));
+  CHECK(all[0].method == "request_slot");
+  CHECK(all[0].detail == "failed 7");
+  CHECK(all[1].from == "resource_manager");
+  CHECK(all[1].to == "not interned");
+  CHECK(all[1].detail.empty());
+  CHECK(all[2].from == "caller-8");
+  CHECK(all[2].detail.empty()); // the slot's old detail is not read back
+  // An id the table never gave is not trusted: the text given with it is recorded.
+  rec.record_event(trace::event{.from = "by text", .from_name = 0xFFFFFF});
+  CHECK(rec.snapshot().back().from == "by text");
+}
+
+TEST_CASE("monitoring marks follow interned names as they follow texts") {
+  trace::trace_recorder rec([] { return std::int64_t{100}; });
+  auto rest = trace::intern("rest");
+  auto dispatcher = trace::intern("dispatcher");
+  auto job_master = trace::intern("job_master/j");
+  rec.record_event(trace::event{.dir = trace::direction::receive,
+                                .from = "rest",
+                                .trace = {5, 6, 0},
+                                .is_ask = true,
+                                .to_name = dispatcher});
+  // The Dispatcher's send while serving REST's call belongs to it.
+  rec.record_event(trace::event{.dir = trace::direction::send,
+                                .trace = {9, 10, 0},
+                                .is_ask = true,
+                                .from_name = dispatcher,
+                                .to_name = job_master});
+  rec.record_event(trace::event{.dir = trace::direction::send, .from_name = rest, .to_name = job_master});
+  auto all = rec.snapshot();
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].monitoring);
+  CHECK(all[1].monitoring);
+  CHECK(all[2].monitoring);
+}
+
+TEST_CASE("trace and span ids are unique across the threads that draw them") {
+  trace::trace_recorder rec(trace::system_now_us);
+  constexpr int per_thread = 20000;
+  std::vector<std::uint64_t> a, b;
+  std::thread t1([&] {
+    for (int i = 0; i < per_thread; ++i)
+      a.push_back(rec.next_id());
+  });
+  std::thread t2([&] {
+    for (int i = 0; i < per_thread; ++i)
+      b.push_back(rec.next_id());
+  });
+  t1.join();
+  t2.join();
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  CHECK(std::adjacent_find(a.begin(), a.end()) == a.end());
+  CHECK(std::find(a.begin(), a.end(), 0u) == a.end());
 }
