@@ -420,7 +420,12 @@ private:
     using global = streaming::global_window_contents<K, Contents>;
     auto& env = input_.environment();
     const auto& partition = input_.transformation();
-    const auto& upstream = partition->inputs().front();
+    // The operator before the exchange, past any partitioning the user wrote before key_by
+    // (broadcast, rebalance...), which key_by overrides: the local phase reads that operator's
+    // output as it is, once per record.
+    auto upstream = partition->inputs().front();
+    while (upstream->kind() == graph::transformation_kind::partition)
+      upstream = upstream->inputs().front();
 
     auto key = input_.key()->fn;
     auto local_factory = std::make_shared<window_operator_factory>(
@@ -434,6 +439,8 @@ private:
     local->add_input(upstream);
     local->set_factory(std::move(local_factory));
     local->set_chaining_strategy(graph::chaining_strategy::always);
+    // Every operator keeps the id it has with one phase (savepoints restore either way).
+    local->set_id_follows_consumer(true);
     env.add_operator(local);
 
     const K& (*field)(const partial&) = [](const partial& p) -> const K& { return p.first; };

@@ -617,6 +617,66 @@ TEST_CASE("a LocalWindowAggregate goes in only where two phases apply") {
             .trigger(api::count_trigger::of(3))
             .aggregate(sum_values{});
         }) == 0);
+  // Nor sliding windows with gaps (size < slide): a record in a gap belongs to no window.
+  CHECK(locals("TWO_PHASE", [](auto&, auto& keyed) {
+          return keyed.window(api::sliding_event_time_windows::of(1s, 2s)).reduce(&add_events);
+        }) == 0);
+}
+
+TEST_CASE("two phases keep every operator's id: a savepoint restores under either strategy") {
+  auto ids = [](const std::string& strategy) {
+    api::stream_execution_environment env(
+      api::configuration{{"pipeline.window.agg-phase-strategy", strategy}});
+    auto timed = env.from_collection(std::vector<event>{{1, 10, 1}})
+                   .assign_timestamps_and_watermarks(
+                     api::watermark_strategy<event>::for_monotonous_timestamps()
+                       .with_timestamp_assigner([](const event& e) { return e.at; }));
+    auto by_user = timed.key_by([](const event& e) { return e.user; });
+    test::collect(by_user.window(api::tumbling_event_time_windows::of(1s)).reduce(&add_events));
+    test::collect(timed.map([](const event& e) { return e.value; }).name("beside"));
+    auto job = env.get_job_graph();
+    REQUIRE(job.has_value());
+    std::map<std::string, graph::operator_id> out;
+    for (const auto& v : job->vertices)
+      for (const auto& op : v.operators)
+        out.emplace(op.name, op.id);
+    return out;
+  };
+  auto one = ids("ONE_PHASE");
+  auto two = ids("AUTO");
+  REQUIRE(two.size() == one.size() + 1);
+  REQUIRE(two.count("LocalWindowAggregate") == 1);
+  for (const auto& [name, id] : one) {
+    CAPTURE(name);
+    CHECK(two.at(name) == id);
+  }
+}
+
+TEST_CASE("a partitioning written before key_by does not reach the local phase") {
+  // broadcast() before key_by: key_by's exchange wins (as with one phase), so every record is
+  // folded once, not once per receiver of the broadcast.
+  api::stream_execution_environment env(
+    api::configuration{{"parallelism.default", "2"},
+                       {"pipeline.auto-watermark-interval", "5 ms"}});
+  auto timed = env.from_collection(events())
+                 .assign_timestamps_and_watermarks(
+                   api::watermark_strategy<event>::for_bounded_out_of_orderness(
+                     std::chrono::milliseconds(bound_ms))
+                     .with_timestamp_assigner([](const event& e) { return e.at; }));
+  auto tumbling = test::collect(timed.broadcast()
+                                  .key_by([](const event& e) { return e.user; })
+                                  .window(api::tumbling_event_time_windows::of(1s))
+                                  .aggregate(sum_values{}, label<std::int64_t>{}));
+  auto program = test::graphs_of(env);
+  CHECK(local_aggregates(*program.job) == 1);
+  streaming::local_cluster_options options;
+  options.slots_per_task_manager = 2;
+  streaming::local_cluster cluster(options);
+  auto ran = cluster.execute(program.stream, program.job, std::chrono::minutes(3));
+  REQUIRE_MESSAGE(ran.has_value(), ran.error().to_string());
+  REQUIRE_MESSAGE(ran->status == graph::job_status::finished, ran->failure_cause);
+  CHECK(gathered(tumbling->values) == expected_tumbling());
+  test::check_resources_released(cluster);
 }
 
 TEST_CASE("a bad pipeline.window.agg-phase-strategy is refused naming the key and the values") {
