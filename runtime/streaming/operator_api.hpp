@@ -249,8 +249,10 @@ public:
   explicit broadcasting_output(std::vector<std::unique_ptr<output<T>>> outputs)
     : outputs_(std::move(outputs)) {}
   void collect(T value) override {
+    // All but the last only read it (a chained operator or a writer takes a reference without a
+    // copy; others copy as before); the last may take it.
     for (std::size_t i = 0; i + 1 < outputs_.size(); ++i)
-      outputs_[i]->collect(value);
+      outputs_[i]->collect_ref(value);
     outputs_.back()->collect(std::move(value));
   }
   void collect_ref(const T& value) override {

@@ -273,3 +273,44 @@ TEST_CASE(
   CHECK(key_hash(std::string("BB")) == 2112);
   CHECK(key_hash(std::string("polygenelubricants")) == -2147483648);
 }
+
+namespace {
+
+/// Counts its copies (moves are free).
+struct copy_counted {
+  static inline int copies = 0;
+  int value = 0;
+  explicit copy_counted(int v) : value(v) {}
+  copy_counted(const copy_counted& other) : value(other.value) { ++copies; }
+  copy_counted(copy_counted&&) noexcept = default;
+  copy_counted& operator=(const copy_counted& other) {
+    value = other.value;
+    ++copies;
+    return *this;
+  }
+  copy_counted& operator=(copy_counted&&) noexcept = default;
+};
+
+/// An output that only reads what it is given by reference (as a chained operator does).
+struct reading_output final : output<copy_counted> {
+  std::vector<int>* seen;
+  explicit reading_output(std::vector<int>* s) : seen(s) {}
+  void collect(copy_counted value) override { seen->push_back(value.value); }
+  void collect_ref(const copy_counted& value) override { seen->push_back(value.value); }
+};
+
+} // namespace
+
+TEST_CASE("a broadcasting output hands a record to every output but the last by reference") {
+  std::vector<int> seen;
+  std::vector<std::unique_ptr<output<copy_counted>>> outputs;
+  for (int i = 0; i < 3; ++i)
+    outputs.push_back(std::make_unique<reading_output>(&seen));
+  broadcasting_output<copy_counted> out(std::move(outputs));
+  copy_counted::copies = 0;
+  out.collect(copy_counted(7));
+  CHECK(seen == std::vector<int>{7, 7, 7});
+  CHECK(copy_counted::copies == 0);
+  out.collect_ref(copy_counted(8));
+  CHECK(copy_counted::copies == 0);
+}
