@@ -1,5 +1,6 @@
 #include "runtime/network/record_serializer.hpp"
 
+#include <cassert>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -36,6 +37,10 @@ void record_serializer::set_stamped_record(std::span<const char> payload, std::i
 }
 
 void record_serializer::encode_header(buffer_builder& target) {
+  // The record starts in `target` only if a byte of it goes there: a full builder is reset by
+  // the partition before a record is copied, and claims leave a byte free; a record coded
+  // against a buffer it does not start in would decode against the next buffer's base.
+  assert(target.writable() > 0);
   header_pending_ = false;
   header_position_ = 0;
   if (!stamped_) {

@@ -1,5 +1,6 @@
 #include "runtime/actors/envelope/envelope.hpp"
 
+#include <bit>
 #include <cstring>
 
 #include "schemas/codec_support.hpp"
@@ -47,6 +48,10 @@ constexpr word_t byte_list_pointer(std::size_t at, std::size_t target, std::size
   return 1 | (static_cast<word_t>(offset) << 2) | (byte_elements << 32)
     | (static_cast<word_t>(count) << 35);
 }
+
+// Words are copied as the host holds them: Cap'n Proto's wire order is little-endian.
+static_assert(std::endian::native == std::endian::little,
+              "the hand-written Envelope header assumes a little-endian host");
 
 void put_word(char* segment, std::size_t at, word_t w) {
   std::memcpy(segment + at * word_bytes, &w, word_bytes); // little-endian, as Cap'n Proto

@@ -193,7 +193,10 @@ public:
 
 private:
   static constexpr std::uint32_t chunk_size = 1024;
-  static constexpr std::uint32_t max_chunks = 1024;
+  // 65 536 names at most (a few MB): per-job and per-peer names (a JobMaster's, a TaskExecutor's
+  // address) are interned too and never freed, so a session cluster running jobs for months
+  // fills the table; past it, events carry their text as before interning.
+  static constexpr std::uint32_t max_chunks = 64;
   std::mutex mtx_;
   std::unordered_map<std::string_view, name_id> index_;
   std::atomic<name_entry*> chunks_[max_chunks] = {};
