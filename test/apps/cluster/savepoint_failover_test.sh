@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # An intermediate savepoint commits no output (Flink 1.15+): WordCount -p 2 with the exactly-once
-# file sink checkpoints every second with a pause of 3 s after each; right after checkpoint 1 `flint
+# file sink checkpoints every 300 ms with a pause of 3 s after each (checkpoint 1 well before the
+# job, about a second of work here, can end); right after checkpoint 1 `flint
 # savepoint` completes and a busy TaskManager is killed (SIGKILL) before the next checkpoint. The job fails over to checkpoint 1 — never
 # to the savepoint, which is the user's — and replays what came after it; the committed output has
 # exactly one update per input word. (Had the sinks committed on the savepoint, the records
@@ -20,7 +21,7 @@ flint_action() { local action=$1; shift; "$FLINT_BIN/flint" "$action" --config "
 job_of() { sed -n 's/^Job has been submitted with JobID \([0-9a-f]*\)$/\1/p' "$1"; }
 generate_text "${FLINT_SAVEPOINT_FAILOVER_INPUT_BYTES:-100000000}" "$WORK/input.txt"
 
-flint_action run -p 2 -D execution.checkpointing.interval=1s -D execution.checkpointing.min-pause=3s \
+flint_action run -p 2 -D execution.checkpointing.interval=300ms -D execution.checkpointing.min-pause=3s \
   "$FLINT_JOBS/wordcount.so" \
   --input "$WORK/input.txt" --output "$WORK/output" >"$WORK/run.log" 2>&1 &
 client=$!
@@ -66,7 +67,7 @@ done
 # pending there) and is cancelled; the next run restores it.
 rescale() {
   local from=$1 to=$2 out=$WORK/rescale-$1-$2
-  flint_action run -d -p "$from" -D execution.checkpointing.interval=1s -D execution.checkpointing.min-pause=1h \
+  flint_action run -d -p "$from" -D execution.checkpointing.interval=300ms -D execution.checkpointing.min-pause=1h \
     "$FLINT_JOBS/wordcount.so" --input "$WORK/input.txt" --output "$out" >"$WORK/r1.log" 2>&1 \
     || { cat "$WORK/r1.log"; fail "rescale run at $from"; }
   local j
