@@ -19,7 +19,7 @@ CLEANUPS+=("'$FLINT_SOURCE/deploy/zookeeper.sh' stop '$WORK/zk' >/dev/null")
 
 SLOTS=1 write_loopback_config "heartbeat.interval: 500 ms" "heartbeat.timeout: 10 s" \
   "restart-strategy.type: fixed-delay" "restart-strategy.fixed-delay.attempts: 5" \
-  "restart-strategy.fixed-delay.delay: 0 ms" \
+  "restart-strategy.fixed-delay.delay: 200 ms" \
   "execution.checkpointing.interval: 200 ms" \
   "state.checkpoints.dir: $WORK/checkpoints" \
   "high-availability.type: zookeeper" \
