@@ -1,9 +1,12 @@
 // flint-bench exchange: throughput of one remote channel (credit-based, 32 KiB buffers, records
 // serialized on the producer and read back on the consumer) from a producer process to a consumer
 // process, and in the same run bare CAF `std::vector<char>` messages of the buffer size sent
-// one-way with a window of outstanding messages (acknowledged one by one, as credit is). The
-// second process is this binary with --serve; it produces, this process consumes. With --tls each
-// round also runs the channel over mutual TLS against a second producing process.
+// one-way with a window of outstanding messages as large as the channel's credit budget
+// (acknowledged in batches of --bare-ack-batch). The bare messages carry as many bytes as the
+// channel's buffers do (the records and their 4-byte lengths), so `ratio` compares the time of
+// the same bytes on the wire. The second process is this binary with --serve; it produces, this
+// process consumes. With --tls each round also runs the channel and the bare messages over mutual
+// TLS against a second producing process (`tls_ratio`: channel over bare, both over TLS).
 
 #include <algorithm>
 #include <atomic>
@@ -71,8 +74,14 @@ struct options {
   std::size_t workers = 0;
   /// Freed buffers per add_credit (remote_input_channel::set_credit_batch); 1 = one per buffer.
   std::size_t credit_batch = remote_input_channel::default_credit_batch;
-  /// Also run each round's channel over mutual TLS, against a second producing process.
+  /// Also run each round's channel and bare messages over mutual TLS, against a second producing
+  /// process.
   bool tls = false;
+  /// Acknowledgements of the bare sink: one per this many messages (the channel's credit batch
+  /// announces freed buffers in the same way).
+  std::size_t bare_ack_batch = 1;
+  /// "channel" or "bare" runs only that kind (profiling one of them); empty runs both.
+  std::string only;
   /// --serve over TLS (the certificate files the measuring side made).
   std::string tls_keystore, tls_truststore;
 };
@@ -330,15 +339,19 @@ result run_channel(caf::actor_system& sys, const caf::actor& control, const caf:
 struct bare_sink_state {
   caf::actor source;
   std::uint64_t expected = 0;
+  std::uint64_t ack_batch = 1;
+  std::uint64_t unacked = 0;
   result* out = nullptr;
   std::promise<void>* done = nullptr;
   static inline const char* name = "flint.bench.bare_sink";
 };
 
 caf::behavior bare_sink(caf::stateful_actor<bare_sink_state>* self, caf::actor source,
-                        std::uint64_t expected, result* out, std::promise<void>* done) {
+                        std::uint64_t expected, std::uint64_t ack_batch, result* out,
+                        std::promise<void>* done) {
   self->state.source = std::move(source);
   self->state.expected = expected;
+  self->state.ack_batch = ack_batch;
   self->state.out = out;
   self->state.done = done;
   return {
@@ -346,7 +359,10 @@ caf::behavior bare_sink(caf::stateful_actor<bare_sink_state>* self, caf::actor s
       auto& st = self->state;
       st.out->bytes += bytes.size();
       ++st.out->messages;
-      self->send(st.source, bare_ack_atom::value, std::uint64_t{1});
+      if (++st.unacked >= st.ack_batch) {
+        self->send(st.source, bare_ack_atom::value, st.unacked);
+        st.unacked = 0;
+      }
       if (st.out->messages == st.expected)
         st.done->set_value();
     },
@@ -354,13 +370,15 @@ caf::behavior bare_sink(caf::stateful_actor<bare_sink_state>* self, caf::actor s
 }
 
 result run_bare(caf::actor_system& sys, const caf::actor& source, std::size_t total,
-                std::size_t window, std::size_t message_bytes) {
+                std::size_t window, std::size_t message_bytes, std::size_t ack_batch) {
   result out;
   std::promise<void> done;
   auto fut = done.get_future();
   auto count = static_cast<std::uint64_t>((total + message_bytes - 1) / message_bytes);
   auto t0 = clock_type::now();
-  auto sink = sys.spawn(bare_sink, source, count, &out, &done);
+  // A batch larger than the window would stall the source.
+  auto batch = static_cast<std::uint64_t>(std::clamp<std::size_t>(ack_batch, 1, window));
+  auto sink = sys.spawn(bare_sink, source, count, batch, &out, &done);
   caf::anon_send(source, bare_start_atom::value, sink, count,
                  static_cast<std::uint64_t>(message_bytes), static_cast<std::uint64_t>(window));
   if (fut.wait_for(std::chrono::seconds(120)) != std::future_status::ready)
@@ -412,6 +430,14 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.rounds = std::max(1, std::atoi(v));
     } else if (a == "--credit-batch" && (v = next())) {
       o.credit_batch = std::max<std::size_t>(1, static_cast<std::size_t>(std::atoll(v)));
+    } else if (a == "--bare-ack-batch" && (v = next())) {
+      o.bare_ack_batch = std::max<std::size_t>(1, static_cast<std::size_t>(std::atoll(v)));
+    } else if (a == "--only" && (v = next())) {
+      o.only = v;
+      if (o.only != "channel" && o.only != "bare") {
+        std::fprintf(stderr, "flint-bench exchange: --only must be channel or bare\n");
+        return 2;
+      }
     } else if (a == "--tls") {
       o.tls = true;
     } else if (a == "--tls-keystore" && (v = next())) {
@@ -430,12 +456,48 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       std::fprintf(
         stderr,
         "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
-        "[--scheduler stealing|sharing] [--workers N] [--credit-batch N] [--tls]\n");
+        "[--scheduler stealing|sharing] [--workers N] [--credit-batch N] [--bare-ack-batch N] "
+        "[--only channel|bare] [--tls]\n");
       return 2;
     }
   }
   return 0;
 }
+
+/// The bytes the channel's buffers carry for `total` bytes of records: each record has its
+/// 4-byte length in front.
+std::size_t wire_bytes(std::size_t total, std::size_t record_bytes) {
+  auto records = (total + record_bytes - 1) / record_bytes;
+  return total + 4 * records;
+}
+
+/// What a channel's buffers carried (records and their lengths), in MB/s.
+double channel_wire_mb_per_s(const result& r) {
+  return r.seconds > 0 ? static_cast<double>(r.bytes + 4 * r.records) / r.seconds / 1e6 : 0;
+}
+
+/// Median channel and bare rates of one transport (plain or TLS) and their ratios.
+struct series {
+  std::vector<double> channel_mb, channel_wire_mb, channel_rps, bare_mb, paired;
+
+  void add(const std::optional<result>& c, const std::optional<result>& b) {
+    if (c) {
+      channel_mb.push_back(mb_per_s(*c));
+      channel_wire_mb.push_back(channel_wire_mb_per_s(*c));
+      channel_rps.push_back(c->seconds > 0 ? static_cast<double>(c->records) / c->seconds : 0);
+    }
+    if (b)
+      bare_mb.push_back(mb_per_s(*b));
+    // The channel over the bare round right after it: drift common to both cancels out.
+    if (c && b && mb_per_s(*b) > 0)
+      paired.push_back(channel_wire_mb_per_s(*c) / mb_per_s(*b));
+  }
+  /// The same bytes on the wire: the channel's buffers against the bare messages.
+  double ratio() const {
+    auto b = median(bare_mb);
+    return b > 0 ? median(channel_wire_mb) / b : 0.0;
+  }
+};
 
 } // namespace
 
@@ -459,7 +521,7 @@ int exchange(int argc, char** argv) {
   }
   auto port = *child.port();
   // With --tls a second producing process serves over mutual TLS; each round runs the channel
-  // over both, so drift on a noisy machine hits both alike.
+  // and the bare messages over both, so drift on a noisy machine hits both alike.
   std::optional<bench_certificates> certs;
   std::optional<serving_child> tls_child;
   if (o.tls) {
@@ -493,79 +555,88 @@ int exchange(int argc, char** argv) {
       rpc::configure_node(tls_cfg,
                           {o.policy, o.workers, true, tls_of(certs->client(), certs->ca()), {}});
     std::optional<caf::actor_system> tls_sys;
-    caf::actor tls_server, tls_control;
+    caf::actor tls_server, tls_control, tls_bare;
     if (certs) {
       tls_sys.emplace(tls_cfg);
       auto s = rpc::connect_endpoint(*tls_sys, "127.0.0.1", *tls_child->port(), "partition_server");
       auto c = rpc::connect_endpoint(*tls_sys, "127.0.0.1", *tls_child->port(), "exchange_control");
-      if (!s || !c) {
+      auto b = rpc::connect_endpoint(*tls_sys, "127.0.0.1", *tls_child->port(), "bare_source");
+      if (!s || !c || !b) {
         std::fprintf(stderr, "flint-bench exchange: cannot reach the TLS producing process: %s\n",
-                     (!s ? s.error() : c.error()).to_string().c_str());
+                     (!s ? s.error() : !c ? c.error() : b.error()).to_string().c_str());
         return 1;
       }
       tls_server = *s;
       tls_control = *c;
+      tls_bare = *b;
     }
     // Warm-up (connections, allocator, caches), not reported.
+    bool run_c = o.only != "bare", run_b = o.only != "channel";
     std::uint64_t round = 0;
     auto warm = std::min<std::size_t>(total, 32 * 1000 * 1000);
-    run_channel(sys, *control, *server, round++, o, warm);
-    run_bare(sys, *bare, warm, window, net.segment_size);
-    if (tls_sys)
+    if (run_c)
+      run_channel(sys, *control, *server, round++, o, warm);
+    if (run_b)
+      run_bare(sys, *bare, wire_bytes(warm, o.record_bytes), window, net.segment_size,
+               o.bare_ack_batch);
+    if (tls_sys && run_c)
       run_channel(*tls_sys, tls_control, tls_server, round++, o, warm);
-    std::vector<double> channel_mb, bare_mb, channel_rps, channel_wire_mb, paired, tls_mb,
-      tls_paired;
+    if (tls_sys && run_b)
+      run_bare(*tls_sys, tls_bare, wire_bytes(warm, o.record_bytes), window, net.segment_size,
+               o.bare_ack_batch);
+    series plain, tls;
     // Interleaved rounds so drift on a noisy machine hits both alike.
-    for (int i = 0; i < o.rounds; ++i) {
-      auto c = run_channel(sys, *control, *server, round++, o, total);
-      report("channel", i, c);
-      auto b = run_bare(sys, *bare, total, window, net.segment_size);
-      report("bare", i, b);
-      std::optional<result> t;
-      if (tls_sys) {
-        t = run_channel(*tls_sys, tls_control, tls_server, round++, o, total);
-        report("channel_tls", i, *t);
-      }
-      if (!c.error.empty() || !b.error.empty() || (t && !t->error.empty())) {
-        rc = 1;
-        break;
-      }
-      channel_mb.push_back(mb_per_s(c));
-      // What the buffers carried: each record has a 4-byte length in front.
-      channel_wire_mb.push_back(
-        c.seconds > 0 ? static_cast<double>(c.bytes + 4 * c.records) / c.seconds / 1e6 : 0);
-      channel_rps.push_back(c.seconds > 0 ? static_cast<double>(c.records) / c.seconds : 0);
-      bare_mb.push_back(mb_per_s(b));
-      // Channel over the bare round right after it: drift common to both cancels out.
-      if (mb_per_s(b) > 0)
-        paired.push_back(mb_per_s(c) / mb_per_s(b));
-      if (t) {
-        tls_mb.push_back(mb_per_s(*t));
-        if (mb_per_s(c) > 0)
-          tls_paired.push_back(mb_per_s(*t) / mb_per_s(c));
+    for (int i = 0; i < o.rounds && rc == 0; ++i) {
+      auto one = [&](caf::actor_system& s, const caf::actor& ctl, const caf::actor& srv,
+                     const caf::actor& src, const char* c_kind, const char* b_kind) {
+        std::optional<result> c, b;
+        if (run_c) {
+          c = run_channel(s, ctl, srv, round++, o, total);
+          report(c_kind, i, *c);
+        }
+        if (run_b) {
+          b = run_bare(s, src, wire_bytes(total, o.record_bytes), window, net.segment_size,
+                       o.bare_ack_batch);
+          report(b_kind, i, *b);
+        }
+        if ((c && !c->error.empty()) || (b && !b->error.empty()))
+          rc = 1;
+        return std::make_pair(c, b);
+      };
+      auto [c, b] = one(sys, *control, *server, *bare, "channel", "bare");
+      plain.add(c, b);
+      if (tls_sys && rc == 0) {
+        auto [tc, tb] = one(*tls_sys, tls_control, tls_server, tls_bare, "channel_tls", "bare_tls");
+        tls.add(tc, tb);
       }
     }
     if (rc == 0) {
-      auto c = median(channel_mb), b = median(bare_mb);
       std::string tls_fields;
-      if (!tls_mb.empty()) {
-        char buf[200];
+      if (tls_sys) {
+        char buf[300];
+        auto c = median(plain.channel_wire_mb);
         std::snprintf(buf, sizeof(buf),
-                      ",\"tls_channel_mb_per_s\":%.1f,\"tls_ratio\":%.2f,"
-                      "\"tls_paired_ratio\":%.2f,\"tls_goal\":\">= 0.8\"",
-                      median(tls_mb), c > 0 ? median(tls_mb) / c : 0.0, median(tls_paired));
+                      ",\"tls_channel_mb_per_s\":%.1f,\"tls_channel_wire_mb_per_s\":%.1f,"
+                      "\"tls_bare_mb_per_s\":%.1f,\"tls_ratio\":%.2f,\"tls_paired_ratio\":%.2f,"
+                      "\"tls_over_plain\":%.2f",
+                      median(tls.channel_mb), median(tls.channel_wire_mb), median(tls.bare_mb),
+                      tls.ratio(), median(tls.paired),
+                      c > 0 ? median(tls.channel_wire_mb) / c : 0.0);
         tls_fields = buf;
       }
+      auto b = median(plain.bare_mb);
       std::printf(
         "{\"bench\":\"exchange\",\"kind\":\"summary\",\"mb\":%zu,\"record_bytes\":%zu,"
-        "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"credit_budget\":%zu,\"rounds\":%d,"
-        "\"scheduler\":\"%s\",\"workers\":%zu,\"credit_batch\":%zu,\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,"
-        "\"channel_records_per_s\":%.0f,"
-        "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f,\"paired_ratio\":%.2f%s}\n",
-        o.mb, o.record_bytes, net.segment_size, window,
+        "\"buffer_bytes\":%zu,\"bare_window\":%zu,\"bare_ack_batch\":%zu,\"credit_budget\":%zu,"
+        "\"rounds\":%d,\"scheduler\":\"%s\",\"workers\":%zu,\"credit_batch\":%zu,"
+        "\"channel_mb_per_s\":%.1f,\"channel_wire_mb_per_s\":%.1f,\"channel_records_per_s\":%.0f,"
+        "\"bare_mb_per_s\":%.1f,\"bare_messages_per_s\":%.0f,\"ratio\":%.2f,"
+        "\"paired_ratio\":%.2f,\"payload_ratio\":%.2f%s,\"goal\":\">= 0.8\"}\n",
+        o.mb, o.record_bytes, net.segment_size, window, o.bare_ack_batch,
         net.buffers_per_channel + net.floating_buffers_per_gate, o.rounds, o.policy.c_str(),
-        o.workers, o.credit_batch, c, median(channel_wire_mb), median(channel_rps), b,
-        b * 1e6 / static_cast<double>(net.segment_size), b > 0 ? c / b : 0.0, median(paired),
+        o.workers, o.credit_batch, median(plain.channel_mb), median(plain.channel_wire_mb),
+        median(plain.channel_rps), b, b * 1e6 / static_cast<double>(net.segment_size),
+        plain.ratio(), median(plain.paired), b > 0 ? median(plain.channel_mb) / b : 0.0,
         tls_fields.c_str());
       std::fflush(stdout);
     }

@@ -86,6 +86,49 @@ TEST_CASE(
   CHECK(summary["ratio"].get<double>() > 0);
 }
 
+TEST_CASE("flint-bench exchange --tls sends the bare messages over TLS too, as many bytes as the "
+          "channel's buffers carry") {
+  auto run = flint::test::run_command({bench, "exchange", "--mb", "2", "--rounds", "1", "--tls"},
+                                      120s);
+  if (run.exit_code == 1 && run.err.find("gen-certs") != std::string::npos) {
+    flint::test::skip_test_case("no certificates: " + run.err);
+    return;
+  }
+  REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
+  std::istringstream lines(run.out);
+  std::string line;
+  std::map<std::string, nlohmann::json> kinds;
+  while (std::getline(lines, line)) {
+    auto json = nlohmann::json::parse(line);
+    CHECK_FALSE(json.contains("error"));
+    kinds[json["kind"].get<std::string>()] = json;
+  }
+  REQUIRE(kinds.size() == 5);
+  for (auto kind : {"channel", "channel_tls"}) {
+    CAPTURE(kind);
+    CHECK(kinds[kind]["bytes"].get<long long>() == 2 * 1000 * 1000);
+  }
+  // 20,000 records of 100 bytes, each with its 4-byte length: 2,080,000 bytes in 64 messages.
+  for (auto kind : {"bare", "bare_tls"}) {
+    CAPTURE(kind);
+    CHECK(kinds[kind]["messages"].get<long long>() == 64);
+    CHECK(kinds[kind]["bytes"].get<long long>() == 64 * 32768);
+  }
+  CHECK(kinds["summary"]["tls_ratio"].get<double>() > 0);
+  CHECK(kinds["summary"]["tls_bare_mb_per_s"].get<double>() > 0);
+}
+
+TEST_CASE("flint-bench exchange --only runs one kind and refuses another") {
+  auto run = flint::test::run_command(
+    {bench, "exchange", "--mb", "1", "--rounds", "1", "--only", "bare"}, 120s);
+  REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
+  CHECK(run.out.find("\"kind\":\"bare\"") != std::string::npos);
+  CHECK(run.out.find("\"kind\":\"channel\"") == std::string::npos);
+  auto bad = flint::test::run_command({bench, "exchange", "--only", "both"}, 30s);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--only must be channel or bare") != std::string::npos);
+}
+
 TEST_CASE(
   "flint-bench failover brings the job back after a killed and after a stopped TaskManager") {
   // It spawns flint-node and flint beside itself and jobs/endless.so: built with every target.
