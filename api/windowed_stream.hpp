@@ -28,6 +28,7 @@
 #include "runtime/streaming/windowing/purging_trigger.hpp"
 #include "runtime/streaming/windowing/session_windows.hpp"
 #include "runtime/streaming/windowing/sliding_windows.hpp"
+#include "runtime/streaming/windowing/slicing_window_operator.hpp"
 #include "runtime/streaming/windowing/time_evictor.hpp"
 #include "runtime/streaming/windowing/tumbling_windows.hpp"
 #include "runtime/streaming/windowing/window_operator.hpp"
@@ -392,7 +393,7 @@ private:
     auto name = "Window(" + settings.assigner->to_string() + ", " + trigger_name
       + (settings.window_evictor ? ", " + settings.window_evictor->to_string() : std::string())
       + ", " + function + ")";
-    if constexpr (!Contents::keeps_elements) {
+    if constexpr (!Contents::keeps_elements && std::is_same_v<W, streaming::time_window>) {
       if (auto slicing = two_phase_slicing())
         return build_two_phase<Out>(std::move(name), *slicing, std::move(contents),
                                     std::move(make_fn));
@@ -410,14 +411,15 @@ private:
   /// Flink SQL's two-phase window aggregate: "LocalWindowAggregate" on the input's side of the
   /// key_by exchange (chained to the input's operator: same parallelism, forward), emitting a
   /// (key, accumulator) partial per key and slice, then the exchange keyed by the partial's key
-  /// (the same key, so the same key groups and subtasks), then the window operator, named as
-  /// with one phase, merging the partials with global_window_contents. The window function and
-  /// the window's state bytes are those of one phase.
+  /// (the same key, so the same key groups and subtasks), then Flink SQL's slicing window
+  /// operator (slicing_window_operator.hpp: one accumulator per key and slice, the slices merged
+  /// when a window fires), named as with one phase. The window function is that of one phase;
+  /// the state ("window-slice-contents") is not the per-window WindowOperator's, whose
+  /// savepoints it refuses.
   template <class Out, class Contents, class MakeFn>
   data_stream<Out> build_two_phase(std::string name, streaming::window_slicing slicing,
                                    Contents contents, MakeFn make_fn) {
     using partial = std::pair<K, typename Contents::state_type>;
-    using global = streaming::global_window_contents<K, Contents>;
     auto& env = input_.environment();
     const auto& partition = input_.transformation();
     // The operator before the exchange, past any partitioning the user wrote before key_by
@@ -455,15 +457,14 @@ private:
     exchange->set_shuffle_mode(partition->shuffle_mode());
     keyed_stream<partial, K> partials(&env, std::move(exchange), partial_key);
 
-    streaming::window_settings<partial, W> settings;
-    settings.assigner = settings_.assigner;
-    settings.allowed_lateness = settings_.allowed_lateness;
+    // Behind the exchange, one accumulator per key and slice (slicing_window_operator.hpp).
+    auto windows = *streaming::sliced_windows::of(*settings_.assigner);
+    auto lateness = settings_.allowed_lateness;
     auto factory = std::make_shared<window_operator_factory>(
-      [settings, contents, make_fn](streaming::operator_context& ctx)
+      [windows, lateness, contents, make_fn](streaming::operator_context& ctx)
         -> std::unique_ptr<streaming::stream_operator> {
-        return std::make_unique<streaming::window_operator<K, global, Out, W>>(
-          settings, global(contents), make_fn(), [](const partial& p) { return p.first; }, ctx,
-          streaming::make_output<Out>(ctx));
+        return std::make_unique<streaming::slicing_window_operator<K, Contents, Out>>(
+          windows, lateness, contents, make_fn(), ctx, streaming::make_output<Out>(ctx));
       });
     return partials.template transform<Out>(std::move(name), std::move(factory));
   }

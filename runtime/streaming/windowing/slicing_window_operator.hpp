@@ -1,0 +1,686 @@
+#pragma once
+/// Flink SQL's slice-shared window aggregate (SlicingWindowOperator with its
+/// SliceSharedWindowAggProcessor, and the unshared one for tumbling windows) as the global phase
+/// of the DataStream API's two-phase keyed window aggregate: the API puts it behind the
+/// LocalWindowAggregate (local_window_aggregate_operator.hpp) exactly where that applies — an
+/// event-time tumbling or sliding assigner (size >= slide), its default trigger, no evictor, no
+/// late side output, a reduce or aggregate function — in place of the WindowOperator with
+/// global_window_contents, under the same name and operator id.
+///
+/// One accumulator per (key, slice) instead of one per (key, window): a sliding window of
+/// (size, slide) is size / g slices of g = gcd(size, slide) (window_slicing), so a partial costs
+/// one probe into its slice's table instead of size / slide probes and as many timers. No timer
+/// per key: the window ends to fire are a small ordered set filled when a slice first opens, and
+/// a watermark fires each due window end for all its keys in one batch (the slices' tables merged
+/// with `Local::merge_states`, in slice order). A slice goes once the last window holding it has
+/// been cleaned up (its max timestamp + allowed lateness passed).
+///
+/// Semantics are the WindowOperator's with EventTimeTrigger (window_operator.hpp): an element is
+/// late for a window whose cleanup time (max timestamp + allowed lateness) the watermark reached;
+/// late for all of its windows it is dropped and counted (numLateRecordsDropped); a window whose
+/// max timestamp the watermark passed but that is not cleaned up fires again at once for the
+/// element's key (a late firing, with the whole window). The window function sees the same
+/// result, the same window, output timestamp = window.max_timestamp(), per-window state removed
+/// at the window's cleanup, and the same process-context clocks.
+///
+/// State. Between snapshots the slices live typed on the heap (with either backend); a snapshot
+/// writes each (key, slice) accumulator into "window-slice-contents" under key bytes + the
+/// slice's time_window bytes (Local's encoding, as the WindowOperator's "window-contents"), so
+/// restore and rescaling by key group come from the backend, and a slice's entries are removed
+/// from the backend when it expires. Which windows already fired is the watermark: each key group
+/// holding slices records the watermark of its last snapshot in "window-slice-fired", so after a
+/// restore (at any parallelism) a window whose max timestamp is at or below its key group's
+/// recorded watermark does not fire again for that key group's keys — as the WindowOperator,
+/// whose fired windows have no timer left. An element arriving after a restore for such a window
+/// of its key (before the watermark passed it again) gets a timer of its own, in the timer
+/// service "window-slice-timers", as the WindowOperator's trigger would register one.
+///
+/// A savepoint of the per-window WindowOperator (state "window-contents") is refused with a clear
+/// error: a window's accumulator cannot be split into its slices.
+
+#include "runtime/streaming/keyed_backend_holder.hpp"
+#include "runtime/streaming/keyed_process_operator.hpp"
+#include "runtime/streaming/keyed_state.hpp"
+#include "runtime/streaming/operator_api.hpp"
+#include "runtime/streaming/time/operator_timers.hpp"
+#include "runtime/streaming/time/ordered_bytes.hpp"
+#include "runtime/streaming/windowing/local_window_aggregate_operator.hpp"
+#include "runtime/streaming/windowing/sliding_windows.hpp"
+#include "runtime/streaming/windowing/time_window.hpp"
+#include "runtime/streaming/windowing/tumbling_windows.hpp"
+#include "runtime/streaming/windowing/window_functions.hpp"
+#include "runtime/streaming/windowing/window_lateness.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace flint::streaming {
+
+/// The windows of an event-time tumbling or sliding assigner and their slices.
+struct sliced_windows {
+  std::int64_t size = 0;
+  std::int64_t slide = 0;
+  std::int64_t offset = 0;
+  /// g = gcd(size, slide): slices [s, s + g) with s = offset (mod g).
+  std::int64_t slice = 0;
+
+  /// None unless `assigner` is an event-time tumbling or sliding one with size >= slide (where
+  /// window_slicing applies).
+  static std::optional<sliced_windows> of(const window_assigner<time_window>& assigner) {
+    auto slicing = window_slicing::of(assigner);
+    if (!slicing)
+      return std::nullopt;
+    if (const auto* t = dynamic_cast<const tumbling_event_time_windows*>(&assigner))
+      return sliced_windows{t->size(), t->size(), t->offset(), slicing->slice};
+    const auto& s = dynamic_cast<const sliding_event_time_windows&>(assigner);
+    return sliced_windows{s.size(), s.slide(), s.offset(), slicing->slice};
+  }
+
+  /// The end of the slice holding `timestamp`.
+  std::int64_t slice_end(std::int64_t timestamp) const {
+    return time_window::get_window_start_with_offset(timestamp, offset, slice) + slice;
+  }
+  /// Calls `f(window)` for the windows holding `timestamp`, latest start first (the assigner's
+  /// order).
+  template <class F>
+  void for_each_window(std::int64_t timestamp, F&& f) const {
+    auto last_start = time_window::get_window_start_with_offset(timestamp, offset, slide);
+    for (auto start = last_start; start > timestamp - size; start -= slide)
+      f(time_window{start, start + size});
+  }
+  /// The end of the last window holding the slice that ends at `slice_end`.
+  std::int64_t last_window_end(std::int64_t slice_end) const {
+    return time_window::get_window_start_with_offset(slice_end - slice, offset, slide) + size;
+  }
+};
+
+/// `Local` is the function's contents policy (reducing_contents, aggregating_contents); the
+/// input is the LocalWindowAggregate's partials (key, accumulator), stamped with a timestamp of
+/// the slice they belong to.
+template <class K, class Local, class Out>
+class slicing_window_operator final
+  : public one_input_operator<std::pair<K, typename Local::state_type>> {
+public:
+  using state_type = typename Local::state_type;
+  using In = std::pair<K, state_type>;
+  using result_type = typename Local::result_type;
+  using function_type = internal_window_function<result_type, Out, K, time_window>;
+
+  slicing_window_operator(sliced_windows windows, std::int64_t allowed_lateness, Local contents,
+                          std::unique_ptr<function_type> fn, const operator_context& ctx,
+                          std::unique_ptr<output<Out>> out)
+    : windows_(windows),
+      allowed_lateness_(allowed_lateness),
+      contents_(std::move(contents)),
+      fn_(std::move(fn)),
+      clears_per_window_(
+        dynamic_cast<pass_through_window_function<result_type, K, time_window>*>(fn_.get())
+        == nullptr),
+      max_parallelism_(ctx.key_group_max_parallelism),
+      range_(ctx.key_groups),
+      backend_(ctx.state_backend, ctx.key_groups),
+      timers_(backend_, "window-slice-timers", ctx.key_groups, ctx.processing_time),
+      time_(ctx.time),
+      window_store_(&window_key_, "window-", true),
+      global_store_(&current_, ""),
+      process_context_(ctx, window_store_, global_store_),
+      out_(std::move(out)) {
+    if (allowed_lateness_ < 0)
+      throw std::invalid_argument("The allowed lateness cannot be negative.");
+    if (windows_.slice <= 0 || windows_.size < windows_.slide)
+      throw std::logic_error("a slicing window operator over windows that do not slice");
+    timers_.set_handlers([this](const timer& t) { on_timer(t); }, [](const timer&) {});
+    process_context_.set_clocks([this] { return watermark_; },
+                                [this] { return timers_.current_processing_time(); });
+  }
+
+  void initialize_state(const state::operator_state_restore& restore) override {
+    if (!restore.has_keyed_state())
+      return;
+    if (auto restored = backend_.get().restore(restore.keyed_handles()); !restored)
+      throw std::runtime_error(restored.error().message);
+    restored_ = true;
+  }
+
+  void open() override {
+    auto& backend = backend_.get();
+    current_.backend = &backend;
+    window_key_.backend = &backend;
+    contents_state_ = backend.register_state("window-slice-contents");
+    window_contents_state_ = backend.register_state("window-slice-windows");
+    fired_state_ = backend.register_state("window-slice-fired");
+    if (restored_)
+      load_restored(backend);
+    timers_.open();
+  }
+
+  void process_element(const In& partial) override {
+    const auto timestamp =
+      time_ != nullptr && time_->has_timestamp ? time_->timestamp : no_timestamp;
+    check_has_timestamp(timestamp);
+    const K& key = partial.first;
+    const auto hash = key_hash(key);
+    const int group = assign_to_key_group(hash, max_parallelism_);
+    if (!range_.contains(group))
+      throw std::logic_error("Key group " + std::to_string(group)
+                             + " is not in this subtask's range: the record reached the wrong "
+                               "subtask");
+    const auto end = windows_.slice_end(timestamp);
+    if (end - 1 > watermark_ && fired_.empty()) {
+      // Every window of the slice ends after it and is still ahead of the watermark: no window
+      // is late or fires now (the usual case).
+      add(slice_at(end), key, hash, group, partial.second);
+      return;
+    }
+    bool any = false;
+    windows_.for_each_window(timestamp, [&](const time_window& w) {
+      if (!is_window_late(w, allowed_lateness_, true, watermark_))
+        any = true;
+    });
+    if (!any) {
+      if (is_element_late(timestamp, allowed_lateness_, true, watermark_))
+        ++late_dropped_;
+      return;
+    }
+    add(slice_at(end), key, hash, group, partial.second);
+    windows_.for_each_window(timestamp, [&](const time_window& w) {
+      if (is_window_late(w, allowed_lateness_, true, watermark_))
+        return;
+      if (recreated(group, w))
+        add(recreated_at(w.end), key, hash, group, partial.second);
+      if (w.max_timestamp() <= watermark_)
+        // EventTimeTrigger.onElement: FIRE for a window the watermark passed.
+        fire_one(key, hash, group, w);
+      else if (fired_through(group) >= w.max_timestamp())
+        // Fired before the restore for this key group: this key's own timer, as the
+        // WindowOperator's trigger registers one for a window it holds no timer for.
+        register_key_timer(key, group, w);
+    });
+  }
+
+  void process_watermark(std::int64_t watermark) override {
+    if (watermark > watermark_) {
+      watermark_ = watermark;
+      while (!pending_fires_.empty() || !pending_cleanups_.empty()) {
+        auto next = std::numeric_limits<std::int64_t>::max();
+        if (!pending_fires_.empty())
+          next = *pending_fires_.begin();
+        if (!pending_cleanups_.empty() && *pending_cleanups_.begin() < next)
+          next = *pending_cleanups_.begin();
+        if (next > watermark)
+          break;
+        // Key timers of earlier or equal windows first: the WindowOperator's timer order.
+        timers_.advance_watermark(next);
+        if (!pending_fires_.empty() && *pending_fires_.begin() == next) {
+          pending_fires_.erase(pending_fires_.begin());
+          fire_all(window_ending(next + 1));
+        }
+        if (!pending_cleanups_.empty() && *pending_cleanups_.begin() == next) {
+          pending_cleanups_.erase(pending_cleanups_.begin());
+          clean_up_all(window_ending(next + 1 - allowed_lateness_));
+        }
+      }
+      timers_.advance_watermark(watermark);
+      expire_slices();
+      while (!recreated_.empty()
+             && cleanup_time(window_ending(recreated_.begin()->first), allowed_lateness_, true)
+                  <= watermark_)
+        drop_first(recreated_, window_contents_state_);
+    }
+    this->emit_watermark(watermark);
+  }
+
+  std::int64_t late_records_dropped() const noexcept override { return late_dropped_; }
+
+  state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
+    auto& backend = backend_.get();
+    std::vector<bool> groups(static_cast<std::size_t>(range_.last - range_.first + 1), false);
+    std::string key_bytes;
+    std::string bytes;
+    std::string window_bytes;
+    auto write = [&](std::map<std::int64_t, slice>& tables, std::uint32_t state,
+                     std::int64_t length) {
+      for (auto& [end, s] : tables) {
+        window_bytes.clear();
+        time_window{end - length, end}.append_to(window_bytes);
+        s.table.for_each([&](int group, const slice_entry& e) {
+          key_bytes.clear();
+          append_key(e.key, key_bytes);
+          key_bytes.append(window_bytes);
+          bytes.clear();
+          Local::encode(e.acc, bytes);
+          backend.put(state, group, key_bytes, bytes);
+          groups[static_cast<std::size_t>(group - range_.first)] = true;
+        });
+        s.in_backend = true;
+      }
+    };
+    write(slices_, contents_state_, windows_.slice);
+    write(recreated_, window_contents_state_, windows_.size);
+    for (int group = range_.first; group <= range_.last; ++group) {
+      if (!groups[static_cast<std::size_t>(group - range_.first)])
+        continue;
+      bytes.clear();
+      append_ordered_int64(bytes, std::max(fired_through(group), watermark_));
+      backend.put(fired_state_, group, {}, bytes);
+    }
+    state::operator_snapshot snapshot;
+    snapshot.keyed_upload = backend.snapshot(checkpoint_id);
+    return snapshot;
+  }
+
+  void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
+    backend_.notify_checkpoint_complete(checkpoint_id);
+  }
+
+  /// Open slices and (key, slice) accumulators (for tests).
+  std::pair<std::size_t, std::size_t> num_slices() const {
+    std::size_t entries = 0;
+    for (const auto& [end, s] : slices_)
+      entries += s.table.size();
+    return {slices_.size(), entries};
+  }
+
+private:
+  struct slice_entry {
+    K key;
+    state_type acc;
+    std::int32_t hash = 0;
+  };
+  struct slice {
+    keyed_value_table<slice_entry> table;
+    /// A snapshot wrote its entries into the backend: they go from there when it expires.
+    bool in_backend = false;
+  };
+
+  /// The keys of one window firing, their slices merged (a dense array behind an index of
+  /// positions, reused from window to window).
+  struct merged_entry {
+    const K* key;
+    state_type acc;
+    std::int32_t hash;
+    std::int32_t group;
+  };
+  class merge_table {
+  public:
+    void reset(std::size_t expected) {
+      entries_.clear();
+      std::size_t capacity = 16;
+      while (capacity < expected * 2)
+        capacity *= 2;
+      if (index_.size() != capacity)
+        index_.assign(capacity, -1);
+      else
+        std::fill(index_.begin(), index_.end(), -1);
+      mask_ = capacity - 1;
+    }
+    /// Adds `e`'s accumulator under its key (merged into what is there, in call order).
+    template <class Merge>
+    void add(const slice_entry& e, std::int32_t group, Merge&& merge) {
+      if ((entries_.size() + 1) * 2 > index_.size())
+        grow();
+      for (auto i = spread(e.hash) & mask_;; i = (i + 1) & mask_) {
+        auto at = index_[i];
+        if (at < 0) {
+          index_[i] = static_cast<std::int32_t>(entries_.size());
+          entries_.push_back(merged_entry{&e.key, e.acc, e.hash, group});
+          return;
+        }
+        auto& m = entries_[static_cast<std::size_t>(at)];
+        if (m.hash == e.hash && same_key(*m.key, e.key)) {
+          m.acc = merge(std::move(m.acc), e.acc);
+          return;
+        }
+      }
+    }
+    std::vector<merged_entry>& entries() { return entries_; }
+
+  private:
+    static std::size_t spread(std::int32_t h) noexcept {
+      return static_cast<std::size_t>(
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(h)) * 0x9e3779b97f4a7c15ULL) >> 32);
+    }
+    void grow() {
+      index_.assign(index_.size() * 2, -1);
+      mask_ = index_.size() - 1;
+      for (std::size_t n = 0; n < entries_.size(); ++n) {
+        auto i = spread(entries_[n].hash) & mask_;
+        while (index_[i] >= 0)
+          i = (i + 1) & mask_;
+        index_[i] = static_cast<std::int32_t>(n);
+      }
+    }
+    std::vector<std::int32_t> index_;
+    std::vector<merged_entry> entries_;
+    std::size_t mask_ = 0;
+  };
+
+  void add(slice& s, const K& key, std::int32_t hash, int group, const state_type& acc) {
+    if (auto* e = s.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); }))
+      e->acc = contents_.merge_states(std::move(e->acc), acc);
+    else
+      s.table.insert(hash, group, slice_entry{key, acc, hash});
+  }
+
+  time_window window_ending(std::int64_t end) const { return {end - windows_.size, end}; }
+
+  std::int64_t slice_expiry(std::int64_t slice_end) const {
+    return cleanup_time(window_ending(windows_.last_window_end(slice_end)), allowed_lateness_,
+                        true);
+  }
+
+  /// The slice ending at `end`, opened (its windows' firing and cleanup times noted) if new.
+  slice& slice_at(std::int64_t end) {
+    if (last_ != nullptr && last_end_ == end)
+      return *last_;
+    auto [it, inserted] = slices_.try_emplace(end);
+    if (inserted)
+      note_windows(end);
+    last_ = &it->second;
+    last_end_ = end;
+    return *last_;
+  }
+
+  /// The firing and cleanup times still ahead of the windows holding the slice ending at `end`.
+  void note_windows(std::int64_t end) {
+    windows_.for_each_window(end - 1, [&](const time_window& w) {
+      if (w.max_timestamp() > watermark_)
+        pending_fires_.insert(w.max_timestamp());
+      if (allowed_lateness_ > 0 && clears_per_window_) {
+        auto cleanup = cleanup_time(w, allowed_lateness_, true);
+        if (cleanup > watermark_ && cleanup != std::numeric_limits<std::int64_t>::max())
+          pending_cleanups_.insert(cleanup);
+      }
+    });
+  }
+
+  /// Whether `w` was cleaned up before the restore in `group`: the WindowOperator re-creates such
+  /// a window for an element that comes before the watermark passes it again, with only the
+  /// elements since the restore; the slices also hold the older ones of the window's later
+  /// slices, so such a window keeps its own accumulator per key, in recreated_.
+  bool recreated(int group, const time_window& w) const {
+    return !fired_.empty() && cleanup_time(w, allowed_lateness_, true) <= fired_through(group);
+  }
+
+  slice& recreated_at(std::int64_t end) { return recreated_[end]; }
+
+  /// The watermark up to which this key group's windows fired before a restore.
+  std::int64_t fired_through(int group) const {
+    if (fired_.empty())
+      return min_watermark;
+    return fired_[static_cast<std::size_t>(group - range_.first)];
+  }
+
+  /// Fires `w` for every key with contents in its slices (but those whose key group fired it
+  /// before a restore).
+  void fire_all(const time_window& w) {
+    auto first = slices_.lower_bound(w.start + windows_.slice);
+    auto last = slices_.upper_bound(w.end);
+    if (first == last)
+      return;
+    const bool skip_some = !fired_.empty() && w.max_timestamp() <= max_fired_;
+    auto fire = [&](const K& key, int group, const state_type& acc) {
+      if (skip_some && fired_through(group) >= w.max_timestamp())
+        return;
+      call_function(key, group, w, contents_.result_of(acc));
+      if (allowed_lateness_ == 0)
+        clear_window_state(key, group, w);
+    };
+    if (std::next(first) == last) {
+      // One slice (tumbling windows, or a sliding window's only open slice): no merging.
+      first->second.table.for_each(
+        [&](int group, const slice_entry& e) { fire(e.key, group, e.acc); });
+      return;
+    }
+    merge_window(first, last);
+    for (auto& m : merged_.entries())
+      fire(*m.key, m.group, m.acc);
+  }
+
+  /// Merges the slices [first, last) into merged_.
+  template <class It>
+  void merge_window(It first, It last) {
+    std::size_t expected = 0;
+    for (auto it = first; it != last; ++it)
+      expected = std::max(expected, it->second.table.size());
+    merged_.reset(expected);
+    auto merge = [this](state_type a, const state_type& b) {
+      return contents_.merge_states(std::move(a), b);
+    };
+    for (auto it = first; it != last; ++it)
+      it->second.table.for_each(
+        [&](int group, const slice_entry& e) { merged_.add(e, group, merge); });
+  }
+
+  /// Removes the per-window state of `w` for every key with contents in its slices.
+  void clean_up_all(const time_window& w) {
+    auto first = slices_.lower_bound(w.start + windows_.slice);
+    auto last = slices_.upper_bound(w.end);
+    if (first == last)
+      return;
+    merge_window(first, last);
+    for (auto& m : merged_.entries())
+      clear_window_state(*m.key, m.group, w);
+  }
+
+  /// Fires `w` for one key (a late firing, or the key's own timer).
+  void fire_one(const K& key, std::int32_t hash, int group, const time_window& w) {
+    if (recreated(group, w)) {
+      auto it = recreated_.find(w.end);
+      if (it == recreated_.end())
+        return;
+      auto* e =
+        it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
+      if (e != nullptr)
+        call_function(key, group, w, contents_.result_of(e->acc));
+      return;
+    }
+    std::optional<state_type> acc;
+    for (auto it = slices_.lower_bound(w.start + windows_.slice);
+         it != slices_.end() && it->first <= w.end; ++it) {
+      auto* e =
+        it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
+      if (e == nullptr)
+        continue;
+      if (acc)
+        acc = contents_.merge_states(std::move(*acc), e->acc);
+      else
+        acc = e->acc;
+    }
+    if (acc)
+      call_function(key, group, w, contents_.result_of(*acc));
+  }
+
+  void register_key_timer(const K& key, int group, const time_window& w) {
+    key_bytes_.clear();
+    append_key(key, key_bytes_);
+    window_bytes_.clear();
+    w.append_to(window_bytes_);
+    timers_.register_event_time_timer(group, key_bytes_, window_bytes_, w.max_timestamp());
+  }
+
+  void on_timer(const timer& t) {
+    auto w = time_window::from_bytes(t.ns);
+    if (!w)
+      throw std::logic_error("a window timer whose namespace is not a window");
+    K key = keyed_state_detail::from_bytes<K>(t.key);
+    fire_one(key, key_hash(key), t.key_group, *w);
+    if (allowed_lateness_ == 0)
+      clear_window_state(key, t.key_group, *w);
+  }
+
+  void call_function(const K& key, int group, const time_window& w, const result_type& input) {
+    bind(key, group, w);
+    process_context_.set_window(&w);
+    std::optional<element_time> saved;
+    if (time_ != nullptr) {
+      saved = *time_;
+      time_->set(w.max_timestamp());
+    }
+    fn_->process(key, w, process_context_, input, *out_);
+    if (saved)
+      *time_ = *saved;
+    process_context_.set_window(nullptr);
+  }
+
+  /// Flink's clearAllState for a window of a non-merging assigner: the function's per-window
+  /// state (the contents are the slices', which expire on their own).
+  void clear_window_state(const K& key, int group, const time_window& w) {
+    if (!clears_per_window_)
+      return;
+    bind(key, group, w);
+    process_context_.set_window(&w);
+    fn_->clear(w, process_context_);
+    process_context_.set_window(nullptr);
+    window_store_.clear_all();
+  }
+
+  /// The key (and key + window) the function's state stores see.
+  void bind(const K& key, int group, const time_window& w) {
+    current_.key_group = group;
+    window_key_.key_group = group;
+    current_.bytes.clear();
+    type_serializer<K>::write(key, current_.bytes);
+    window_key_.bytes = current_.bytes;
+    window_bytes_.clear();
+    w.append_to(window_bytes_);
+    window_key_.bytes.insert(window_key_.bytes.end(), window_bytes_.begin(), window_bytes_.end());
+  }
+
+  static void append_key(const K& key, std::string& out) {
+    std::vector<char> bytes;
+    type_serializer<K>::write(key, bytes);
+    out.append(bytes.data(), bytes.size());
+  }
+
+  /// Drops the slices whose last window was cleaned up.
+  void expire_slices() {
+    while (!slices_.empty() && slice_expiry(slices_.begin()->first) <= watermark_) {
+      if (last_ == &slices_.begin()->second)
+        last_ = nullptr;
+      drop_first(slices_, contents_state_);
+    }
+  }
+
+  /// Drops the first table of `tables` (from `state` too, when a snapshot wrote it there).
+  void drop_first(std::map<std::int64_t, slice>& tables, std::uint32_t state) {
+    auto it = tables.begin();
+    if (it->second.in_backend) {
+      auto& backend = backend_.get();
+      const auto length = &tables == &slices_ ? windows_.slice : windows_.size;
+      window_bytes_.clear();
+      time_window{it->first - length, it->first}.append_to(window_bytes_);
+      it->second.table.for_each([&](int group, const slice_entry& e) {
+        key_bytes_.clear();
+        append_key(e.key, key_bytes_);
+        key_bytes_.append(window_bytes_);
+        backend.remove(state, group, key_bytes_);
+      });
+    }
+    tables.erase(it);
+  }
+
+  /// The slices and fired watermarks of this subtask's key groups from the restored backend.
+  void load_restored(state::keyed_state_backend& backend) {
+    const auto legacy = backend.register_state("window-contents");
+    for (int group = range_.first; group <= range_.last; ++group) {
+      bool any = false;
+      backend.for_each(legacy, group, {}, [&](std::string_view, std::string_view) { any = true; });
+      if (any)
+        throw std::runtime_error(
+          "cannot restore the state of a window operator with one accumulator per window "
+          "(\"window-contents\") into the slicing window operator, which keeps one per key and "
+          "slice: restore this savepoint with pipeline.window.agg-phase-strategy: ONE_PHASE");
+    }
+    fired_.assign(static_cast<std::size_t>(range_.last - range_.first + 1), min_watermark);
+    for (int group = range_.first; group <= range_.last; ++group) {
+      backend.for_each(fired_state_, group, {}, [&](std::string_view, std::string_view value) {
+        if (value.size() != 8)
+          throw std::runtime_error("window-slice-fired: a malformed entry");
+        auto fired = read_ordered_int64(value, 0);
+        fired_[static_cast<std::size_t>(group - range_.first)] = fired;
+        max_fired_ = std::max(max_fired_, fired);
+      });
+      backend.for_each(contents_state_, group, {}, [&](std::string_view k, std::string_view v) {
+        byte_reader in(std::span<const char>(k.data(), k.size()));
+        K key = type_serializer<K>::read(in);
+        auto rest = k.substr(k.size() - in.remaining());
+        auto w = time_window::from_bytes(rest);
+        if (!w || w->end - w->start != windows_.slice)
+          throw std::runtime_error("window-slice-contents: an entry that is not a slice of "
+                                   + std::to_string(windows_.slice) + " ms");
+        auto& s = slice_at(w->end);
+        s.in_backend = true;
+        auto hash = key_hash(key);
+        s.table.insert(hash, group, slice_entry{std::move(key), contents_.decode(v), hash});
+      });
+    }
+    for (int group = range_.first; group <= range_.last; ++group)
+      backend.for_each(window_contents_state_, group, {},
+                       [&](std::string_view k, std::string_view v) {
+                         byte_reader in(std::span<const char>(k.data(), k.size()));
+                         K key = type_serializer<K>::read(in);
+                         auto w = time_window::from_bytes(k.substr(k.size() - in.remaining()));
+                         if (!w || w->end - w->start != windows_.size)
+                           throw std::runtime_error("window-slice-windows: an entry that is not "
+                                                    "a window");
+                         auto& s = recreated_at(w->end);
+                         s.in_backend = true;
+                         auto hash = key_hash(key);
+                         s.table.insert(hash, group,
+                                        slice_entry{std::move(key), contents_.decode(v), hash});
+                       });
+    last_ = nullptr;
+  }
+
+  sliced_windows windows_;
+  std::int64_t allowed_lateness_;
+  Local contents_;
+  std::unique_ptr<function_type> fn_;
+  /// The function may keep per-window state (a user's process function): each (key, window)
+  /// is cleared at its cleanup time, as the WindowOperator does.
+  bool clears_per_window_;
+  int max_parallelism_;
+  key_group_range range_;
+  keyed_backend_holder backend_;
+  operator_timers timers_;
+  element_time* time_;
+  bool restored_ = false;
+  std::int64_t watermark_ = min_watermark;
+  /// The open slices by end.
+  std::map<std::int64_t, slice> slices_;
+  /// Windows re-created after a restore (see recreated()) by end, each key's accumulator.
+  std::map<std::int64_t, slice> recreated_;
+  slice* last_ = nullptr;
+  std::int64_t last_end_ = 0;
+  /// Max timestamps of the windows still to fire, cleanup times of the windows still to clean
+  /// up (only with allowed lateness and a function with per-window state).
+  std::set<std::int64_t> pending_fires_;
+  std::set<std::int64_t> pending_cleanups_;
+  /// After a restore: per key group of the range, the watermark its windows fired through.
+  std::vector<std::int64_t> fired_;
+  std::int64_t max_fired_ = min_watermark;
+  merge_table merged_;
+  std::uint32_t contents_state_ = 0;
+  std::uint32_t fired_state_ = 0;
+  std::uint32_t window_contents_state_ = 0;
+  keyed_state_detail::current_key current_;
+  keyed_state_detail::current_key window_key_;
+  window_state_store window_store_;
+  window_state_store global_store_;
+  window_context<time_window> process_context_;
+  output_ref<Out> out_;
+  std::int64_t late_dropped_ = 0;
+  std::string key_bytes_;
+  std::string window_bytes_;
+};
+
+} // namespace flint::streaming
