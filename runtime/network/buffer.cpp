@@ -78,6 +78,13 @@ void buffer::release() {
   kind_ = buffer_kind::data;
 }
 
+memory_segment buffer::exchange_segment(memory_segment replacement) {
+  if (replacement.size() != segment_.size())
+    throw std::logic_error("buffer: a replacement segment must have the segment's size");
+  size_ = 0;
+  return std::exchange(segment_, std::move(replacement));
+}
+
 memory_segment buffer::take_segment() {
   recycler_ = nullptr;
   size_ = 0;

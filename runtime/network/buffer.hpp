@@ -82,6 +82,10 @@ public:
   void release();
   /// Detaches the segment without recycling it (the caller now owns it).
   memory_segment take_segment();
+  /// Puts `replacement` (of the same size) in place of the segment, which it returns; the
+  /// recycler and the kind stay, the readable size is 0. A transport puts the memory it received
+  /// into a credited buffer this way instead of copying the bytes.
+  memory_segment exchange_segment(memory_segment replacement);
 
 private:
   memory_segment segment_;

@@ -53,13 +53,20 @@ expected<unit> remote_input_channel::check_sequence(std::uint64_t sequence) cons
   return unit{};
 }
 
-expected<buffer> remote_input_channel::copy_into_credited(std::span<const char> bytes,
-                                                          std::uint64_t sequence) {
+expected<buffer> remote_input_channel::credited_buffer(std::uint64_t sequence) {
   auto target = manager_->request_buffer();
   if (!target)
     return make_error(errc::illegal_state,
                       "data buffer without credit on channel " + std::to_string(channel_index())
                         + " (sequence " + std::to_string(sequence) + ")");
+  return std::move(*target);
+}
+
+expected<buffer> remote_input_channel::copy_into_credited(std::span<const char> bytes,
+                                                          std::uint64_t sequence) {
+  auto target = credited_buffer(sequence);
+  if (!target)
+    return target;
   if (bytes.size() > target->capacity())
     return make_error(errc::invalid_argument,
                       "received buffer of " + std::to_string(bytes.size())
@@ -99,6 +106,40 @@ expected<unit> remote_input_channel::on_bytes(std::uint64_t sequence, std::size_
   if (!received)
     return received.error();
   return enqueue(std::move(*received), backlog);
+}
+
+expected<unit> remote_input_channel::on_received(std::uint64_t sequence, std::size_t backlog,
+                                                 buffer_kind kind, std::vector<char>&& bytes) {
+  if (is_released())
+    return unit{};
+  if (auto ok = check_sequence(sequence); !ok)
+    return ok;
+  if (kind != buffer_kind::data)
+    return enqueue(buffer::unpooled_copy(bytes, kind), backlog);
+  auto target = credited_buffer(sequence);
+  if (!target)
+    return target.error();
+  if (bytes.size() != target->capacity())
+    return on_bytes_into(std::move(*target), bytes, sequence, backlog);
+  // The received memory takes the credited segment's place (the recycler stays: it returns to
+  // this channel's pools); the segment it replaces is freed with `replaced`.
+  auto size = bytes.size();
+  auto replaced = target->exchange_segment(memory_segment::adopt(std::move(bytes)));
+  target->set_size(size);
+  return enqueue(std::move(*target), backlog);
+}
+
+expected<unit> remote_input_channel::on_bytes_into(buffer target, std::span<const char> bytes,
+                                                   std::uint64_t sequence, std::size_t backlog) {
+  if (bytes.size() > target.capacity())
+    return make_error(errc::invalid_argument,
+                      "received buffer of " + std::to_string(bytes.size())
+                        + " bytes exceeds the segment size " + std::to_string(target.capacity())
+                        + " (sequence " + std::to_string(sequence) + ")");
+  if (!bytes.empty())
+    std::memcpy(target.data(), bytes.data(), bytes.size());
+  target.set_size(bytes.size());
+  return enqueue(std::move(target), backlog);
 }
 
 expected<unit> remote_input_channel::enqueue(buffer received, std::size_t backlog) {
@@ -141,10 +182,14 @@ void remote_input_channel::on_new_credit(std::size_t count) {
 }
 
 bool remote_input_channel::should_announce() const {
-  // Batched: one add_credit per `credit_batch_` freed buffers, except when the producer's credit
-  // runs low (it holds less than a batch), so it never waits on credit the consumer holds back.
+  // Batched: one add_credit per `credit_batch_` freed buffers while the consumer still has
+  // received buffers to read (it is the slower side: fewer messages spare its time), but at once
+  // when it has read everything it received (the producer is the slower side: credit held back
+  // only shrinks what it may send while the consumer waits) or when the producer's credit runs
+  // low (it holds less than a batch).
   return unannounced_credit_ > 0
-    && (unannounced_credit_ >= credit_batch_ || credit_outstanding_ < credit_batch_);
+    && (unannounced_credit_ >= credit_batch_ || credit_outstanding_ < credit_batch_
+        || received_.empty());
 }
 
 void remote_input_channel::set_credit_batch(std::size_t batch) {
@@ -178,6 +223,7 @@ std::size_t remote_input_channel::unannounced_credit() const {
 
 std::optional<buffer_and_availability> remote_input_channel::get_next_buffer() {
   buffer_and_availability out;
+  availability_listener notify;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (received_.empty() || released_)
@@ -186,7 +232,12 @@ std::optional<buffer_and_availability> remote_input_channel::get_next_buffer() {
     received_.pop_front();
     out.more_available = !received_.empty();
     out.backlog = last_backlog_;
+    // The queue just ran empty: credit held back for a batch goes out now.
+    if (!out.more_available && should_announce())
+      notify = credit_listener_;
   }
+  if (notify)
+    notify();
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace flint::network {
 
@@ -26,9 +27,12 @@ namespace flint::network {
 /// partition_request and add_credit messages this class prepares, and is woken by the credit
 /// listener. Thread-safe.
 ///
-/// Credit is announced in batches (set_credit_batch): freed buffers wait until a batch is full,
-/// unless the producer holds less than a batch of credit, in which case they go out at once; so
-/// the producer is never left without credit while the consumer has free buffers.
+/// Credit is announced in batches (set_credit_batch) while received buffers wait to be read:
+/// freed buffers wait until a batch is full, unless the producer holds less than a batch of
+/// credit; once the consumer has read everything it received they go out at once. So the
+/// producer is never left without credit while the consumer has free buffers, and a consumer
+/// that keeps up never holds credit back (Flink announces credit as soon as the client's event
+/// loop gets to it; batching only pays while the consumer is the slower side).
 class remote_input_channel final : public input_channel {
 public:
   /// Freed buffers announced per add_credit while the producer still holds at least that much
@@ -65,6 +69,13 @@ public:
   /// once, straight from `bytes` into a credited buffer, without building a buffer first.
   expected<unit> on_bytes(std::uint64_t sequence, std::size_t backlog, buffer_kind kind,
                           std::span<const char> bytes);
+  /// The same for bytes the transport received into a vector it hands over: a data payload of
+  /// exactly the segment size (a full buffer, the common case under load) becomes the credited
+  /// buffer's memory, whose own segment is freed, so the bytes are not copied again; a smaller
+  /// one is copied as on_bytes does. The consumer's memory stays bounded by its credits either
+  /// way: every received buffer still takes one credited buffer's place.
+  expected<unit> on_received(std::uint64_t sequence, std::size_t backlog, buffer_kind kind,
+                             std::vector<char>&& bytes);
   /// Sets who hears that unannounced credit went from zero to positive.
   void set_credit_listener(availability_listener listener);
   /// Takes the unannounced credit as a message, if there is any.
@@ -93,6 +104,11 @@ private:
   expected<unit> check_sequence(std::uint64_t sequence) const;
   /// A credited buffer holding a copy of `bytes`; an error without credit or when too large.
   expected<buffer> copy_into_credited(std::span<const char> bytes, std::uint64_t sequence);
+  /// A credited buffer (empty), or an error naming the sequence when there is no credit.
+  expected<buffer> credited_buffer(std::uint64_t sequence);
+  /// Copies `bytes` into `target` (a credited buffer) and queues it; an error when too large.
+  expected<unit> on_bytes_into(buffer target, std::span<const char> bytes, std::uint64_t sequence,
+                               std::size_t backlog);
   /// Queues a received buffer and tops the floating buffers up for `backlog`.
   expected<unit> enqueue(buffer received, std::size_t backlog);
 

@@ -40,8 +40,18 @@ bool route_to_consumer(caf::type_erased_tuple& content, consumer_routes& to) {
       return parse_and<buffer_message>(
         content,
         [&](const buffer_message& msg) {
-          if (auto* client = to.client_of(msg.channel))
+          auto* client = to.client_of(msg.channel);
+          if (!client)
+            return;
+          if (content.shared()) {
+            // Someone else holds the message too: read its bytes in place.
             after(client->on_buffer(msg));
+            return;
+          }
+          // The message is ours alone: its bytes are handed over, not copied (msg.bytes views
+          // them and is not read again).
+          auto& bytes = content.get_mutable_as<std::vector<char>>(buffer_message::bytes_index);
+          after(client->on_buffer(msg, std::move(bytes)));
         },
         fail);
     case local_buffer_atom::uint_value():

@@ -61,14 +61,28 @@ void remote_channel_client::send_request() {
                                             request.subpartition, id_, request.initial_credit});
 }
 
-expected<unit> remote_channel_client::on_buffer(const buffer_message& msg) {
-  if (msg.kind > static_cast<wire_kind>(buffer_kind::end_of_data))
+expected<unit> remote_channel_client::check_kind(wire_kind kind) const {
+  if (kind > static_cast<wire_kind>(buffer_kind::end_of_data))
     return make_error(errc::malformed_message,
-                      "unknown buffer kind " + std::to_string(msg.kind) + " on channel "
+                      "unknown buffer kind " + std::to_string(kind) + " on channel "
                         + std::to_string(id_.gate) + "/" + std::to_string(id_.channel));
+  return unit{};
+}
+
+expected<unit> remote_channel_client::on_buffer(const buffer_message& msg) {
+  if (auto ok = check_kind(msg.kind); !ok)
+    return ok;
   // Straight into a credited buffer: no intermediate buffer of the received bytes.
   return channel_.on_bytes(msg.sequence, static_cast<std::size_t>(msg.backlog),
                            static_cast<buffer_kind>(msg.kind), msg.bytes);
+}
+
+expected<unit> remote_channel_client::on_buffer(const buffer_message& msg,
+                                                std::vector<char>&& bytes) {
+  if (auto ok = check_kind(msg.kind); !ok)
+    return ok;
+  return channel_.on_received(msg.sequence, static_cast<std::size_t>(msg.backlog),
+                              static_cast<buffer_kind>(msg.kind), std::move(bytes));
 }
 
 expected<unit> remote_channel_client::on_local_buffer(const local_buffer_message& msg) {

@@ -43,6 +43,9 @@ public:
   /// A buffer message: feeds its bytes to the channel (which copies them into a credited
   /// buffer). Errors on an unknown kind, reordering or data without credit.
   expected<unit> on_buffer(const buffer_message& msg);
+  /// The same with the received bytes handed over (`msg.bytes` is not read): a full buffer's
+  /// memory becomes the credited buffer's without a copy (remote_input_channel::on_received).
+  expected<unit> on_buffer(const buffer_message& msg, std::vector<char>&& bytes);
   /// A local buffer message: the producer's buffer itself.
   expected<unit> on_local_buffer(const local_buffer_message& msg);
 
@@ -70,6 +73,8 @@ public:
 
 private:
   void send_request();
+  /// An error on a kind this build does not know.
+  expected<unit> check_kind(wire_kind kind) const;
 
   /// What the credit listener needs; shared because the channel may run a copy of the listener
   /// after this client is gone.

@@ -128,6 +128,9 @@ struct buffer_message {
   using atom = buffer_atom;
   static constexpr std::string_view name = "buffer";
   using wire = std::tuple<wire_u32, wire_u32, wire_u64, wire_u64, wire_kind, std::vector<char>>;
+  /// Where the bytes are in the CAF message (after the atom): a receiver that holds the message
+  /// alone may take them.
+  static constexpr std::size_t bytes_index = 6;
 
   input_channel_id channel;
   std::uint64_t sequence = 0;
