@@ -414,8 +414,8 @@ private:
   /// (the same key, so the same key groups and subtasks), then Flink SQL's slicing window
   /// operator (slicing_window_operator.hpp: one accumulator per key and slice, the slices merged
   /// when a window fires), named as with one phase. The window function is that of one phase;
-  /// the state ("window-slice-contents") is not the per-window WindowOperator's, whose
-  /// savepoints it refuses.
+  /// it takes over a one-phase (or older two-phase) savepoint's windows, but its own savepoints
+  /// restore only under two phases (the WindowOperator refuses their slices).
   template <class Out, class Contents, class MakeFn>
   data_stream<Out> build_two_phase(std::string name, streaming::window_slicing slicing,
                                    Contents contents, MakeFn make_fn) {

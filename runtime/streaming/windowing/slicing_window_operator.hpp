@@ -31,12 +31,19 @@
 /// holding slices records the watermark of its last snapshot in "window-slice-fired", so after a
 /// restore (at any parallelism) a window whose max timestamp is at or below its key group's
 /// recorded watermark does not fire again for that key group's keys — as the WindowOperator,
-/// whose fired windows have no timer left. An element arriving after a restore for such a window
-/// of its key (before the watermark passed it again) gets a timer of its own, in the timer
-/// service "window-slice-timers", as the WindowOperator's trigger would register one.
+/// whose fired windows have no timer left; an element arriving for such a window before the
+/// watermark passes it again gets a timer of its own (EventTimeTrigger registers one again).
 ///
-/// A savepoint of the per-window WindowOperator (state "window-contents") is refused with a clear
-/// error: a window's accumulator cannot be split into its slices.
+/// Windows of their own. Some (key, window) pairs keep a whole-window accumulator, as the
+/// WindowOperator does, in "window-contents" with per-key timers in "window-timers" (the
+/// WindowOperator's names and bytes): the windows of a restored WindowOperator's savepoint
+/// (taken over as they are: its fire and cleanup timers come with them, and whatever comes after
+/// the restore goes into slices as well, for the other windows), and windows cleaned up before a
+/// restore that an element re-creates afterwards (the WindowOperator re-creates them with only
+/// the new elements, while the slices still hold older ones of the window's later slices). A
+/// batch firing skips the keys that have their own accumulator of the window; they fire by their
+/// timers. A savepoint of this operator holds slices a WindowOperator cannot split into windows:
+/// the WindowOperator refuses it (window_operator.hpp).
 
 #include "runtime/streaming/keyed_backend_holder.hpp"
 #include "runtime/streaming/keyed_process_operator.hpp"
@@ -127,7 +134,7 @@ public:
       max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
       backend_(ctx.state_backend, ctx.key_groups),
-      timers_(backend_, "window-slice-timers", ctx.key_groups, ctx.processing_time),
+      timers_(backend_, "window-timers", ctx.key_groups, ctx.processing_time),
       time_(ctx.time),
       window_store_(&window_key_, "window-", true),
       global_store_(&current_, ""),
@@ -155,7 +162,7 @@ public:
     current_.backend = &backend;
     window_key_.backend = &backend;
     contents_state_ = backend.register_state("window-slice-contents");
-    window_contents_state_ = backend.register_state("window-slice-windows");
+    window_contents_state_ = backend.register_state("window-contents");
     fired_state_ = backend.register_state("window-slice-fired");
     if (restored_)
       load_restored(backend);
@@ -174,7 +181,7 @@ public:
                              + " is not in this subtask's range: the record reached the wrong "
                                "subtask");
     const auto end = windows_.slice_end(timestamp);
-    if (end - 1 > watermark_ && fired_.empty()) {
+    if (end - 1 > watermark_ && fired_.empty() && own_windows_.empty()) {
       // Every window of the slice ends after it and is still ahead of the watermark: no window
       // is late or fires now (the usual case).
       add(slice_at(end), key, hash, group, partial.second);
@@ -194,15 +201,19 @@ public:
     windows_.for_each_window(timestamp, [&](const time_window& w) {
       if (is_window_late(w, allowed_lateness_, true, watermark_))
         return;
-      if (recreated(group, w))
-        add(recreated_at(w.end), key, hash, group, partial.second);
+      const bool own = recreated(group, w) || find_own(w.end, key, hash) != nullptr;
+      if (own) {
+        add(own_windows_[w.end], key, hash, group, partial.second);
+        if (clears_per_window_ && allowed_lateness_ > 0)
+          register_key_timer(key, group, w, cleanup_time(w, allowed_lateness_, true));
+      }
       if (w.max_timestamp() <= watermark_)
         // EventTimeTrigger.onElement: FIRE for a window the watermark passed.
         fire_one(key, hash, group, w);
-      else if (fired_through(group) >= w.max_timestamp())
-        // Fired before the restore for this key group: this key's own timer, as the
-        // WindowOperator's trigger registers one for a window it holds no timer for.
-        register_key_timer(key, group, w);
+      else if (own || fired_through(group) >= w.max_timestamp())
+        // A window of its own, or one that fired before the restore for this key group: this
+        // key's own timer, as the WindowOperator's trigger registers one.
+        register_key_timer(key, group, w, w.max_timestamp());
     });
   }
 
@@ -217,8 +228,8 @@ public:
           next = *pending_cleanups_.begin();
         if (next > watermark)
           break;
-        // Key timers of earlier or equal windows first: the WindowOperator's timer order.
-        timers_.advance_watermark(next);
+        // Key timers of earlier windows first: the WindowOperator's timer order.
+        timers_.advance_watermark(next - 1);
         if (!pending_fires_.empty() && *pending_fires_.begin() == next) {
           pending_fires_.erase(pending_fires_.begin());
           fire_all(window_ending(next + 1));
@@ -227,13 +238,14 @@ public:
           pending_cleanups_.erase(pending_cleanups_.begin());
           clean_up_all(window_ending(next + 1 - allowed_lateness_));
         }
+        timers_.advance_watermark(next);
       }
       timers_.advance_watermark(watermark);
       expire_slices();
-      while (!recreated_.empty()
-             && cleanup_time(window_ending(recreated_.begin()->first), allowed_lateness_, true)
+      while (!own_windows_.empty()
+             && cleanup_time(window_ending(own_windows_.begin()->first), allowed_lateness_, true)
                   <= watermark_)
-        drop_first(recreated_, window_contents_state_);
+        drop_first(own_windows_, window_contents_state_);
     }
     this->emit_watermark(watermark);
   }
@@ -247,7 +259,7 @@ public:
     std::string bytes;
     std::string window_bytes;
     auto write = [&](std::map<std::int64_t, slice>& tables, std::uint32_t state,
-                     std::int64_t length) {
+                     std::int64_t length, bool mark) {
       for (auto& [end, s] : tables) {
         window_bytes.clear();
         time_window{end - length, end}.append_to(window_bytes);
@@ -258,13 +270,14 @@ public:
           bytes.clear();
           Local::encode(e.acc, bytes);
           backend.put(state, group, key_bytes, bytes);
-          groups[static_cast<std::size_t>(group - range_.first)] = true;
+          if (mark)
+            groups[static_cast<std::size_t>(group - range_.first)] = true;
         });
         s.in_backend = true;
       }
     };
-    write(slices_, contents_state_, windows_.slice);
-    write(recreated_, window_contents_state_, windows_.size);
+    write(slices_, contents_state_, windows_.slice, true);
+    write(own_windows_, window_contents_state_, windows_.size, false);
     for (int group = range_.first; group <= range_.last; ++group) {
       if (!groups[static_cast<std::size_t>(group - range_.first)])
         continue;
@@ -405,12 +418,20 @@ private:
   /// Whether `w` was cleaned up before the restore in `group`: the WindowOperator re-creates such
   /// a window for an element that comes before the watermark passes it again, with only the
   /// elements since the restore; the slices also hold the older ones of the window's later
-  /// slices, so such a window keeps its own accumulator per key, in recreated_.
+  /// slices, so such a window keeps its own accumulator per key, in own_windows_.
   bool recreated(int group, const time_window& w) const {
     return !fired_.empty() && cleanup_time(w, allowed_lateness_, true) <= fired_through(group);
   }
 
-  slice& recreated_at(std::int64_t end) { return recreated_[end]; }
+  /// The key's own accumulator of the window ending at `end`, if it has one.
+  slice_entry* find_own(std::int64_t end, const K& key, std::int32_t hash) {
+    if (own_windows_.empty())
+      return nullptr;
+    auto it = own_windows_.find(end);
+    if (it == own_windows_.end())
+      return nullptr;
+    return it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
+  }
 
   /// The watermark up to which this key group's windows fired before a restore.
   std::int64_t fired_through(int group) const {
@@ -427,8 +448,14 @@ private:
     if (first == last)
       return;
     const bool skip_some = !fired_.empty() && w.max_timestamp() <= max_fired_;
-    auto fire = [&](const K& key, int group, const state_type& acc) {
+    auto own = own_windows_.find(w.end);
+    auto* own_table = own == own_windows_.end() ? nullptr : &own->second.table;
+    auto fire = [&](const K& key, std::int32_t hash, int group, const state_type& acc) {
       if (skip_some && fired_through(group) >= w.max_timestamp())
+        return;
+      // A key with its own accumulator of the window fires by its own timer.
+      if (own_table != nullptr
+          && own_table->find(hash, [&](const slice_entry& x) { return same_key(x.key, key); }))
         return;
       call_function(key, group, w, contents_.result_of(acc));
       if (allowed_lateness_ == 0)
@@ -437,12 +464,12 @@ private:
     if (std::next(first) == last) {
       // One slice (tumbling windows, or a sliding window's only open slice): no merging.
       first->second.table.for_each(
-        [&](int group, const slice_entry& e) { fire(e.key, group, e.acc); });
+        [&](int group, const slice_entry& e) { fire(e.key, e.hash, group, e.acc); });
       return;
     }
     merge_window(first, last);
     for (auto& m : merged_.entries())
-      fire(*m.key, m.group, m.acc);
+      fire(*m.key, m.hash, m.group, m.acc);
   }
 
   /// Merges the slices [first, last) into merged_.
@@ -467,22 +494,26 @@ private:
     if (first == last)
       return;
     merge_window(first, last);
-    for (auto& m : merged_.entries())
+    auto own = own_windows_.find(w.end);
+    for (auto& m : merged_.entries()) {
+      // A key with its own accumulator of the window is cleaned up by its own timer.
+      if (own != own_windows_.end()
+          && own->second.table.find(m.hash, [&](const slice_entry& x) {
+               return same_key(x.key, *m.key);
+             }))
+        continue;
       clear_window_state(*m.key, m.group, w);
+    }
   }
 
   /// Fires `w` for one key (a late firing, or the key's own timer).
   void fire_one(const K& key, std::int32_t hash, int group, const time_window& w) {
-    if (recreated(group, w)) {
-      auto it = recreated_.find(w.end);
-      if (it == recreated_.end())
-        return;
-      auto* e =
-        it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
-      if (e != nullptr)
-        call_function(key, group, w, contents_.result_of(e->acc));
+    if (auto* own = find_own(w.end, key, hash)) {
+      call_function(key, group, w, contents_.result_of(own->acc));
       return;
     }
+    if (recreated(group, w))
+      return;
     std::optional<state_type> acc;
     for (auto it = slices_.lower_bound(w.start + windows_.slice);
          it != slices_.end() && it->first <= w.end; ++it) {
@@ -499,12 +530,14 @@ private:
       call_function(key, group, w, contents_.result_of(*acc));
   }
 
-  void register_key_timer(const K& key, int group, const time_window& w) {
+  void register_key_timer(const K& key, int group, const time_window& w, std::int64_t time) {
+    if (time == std::numeric_limits<std::int64_t>::max())
+      return;
     key_bytes_.clear();
     append_key(key, key_bytes_);
     window_bytes_.clear();
     w.append_to(window_bytes_);
-    timers_.register_event_time_timer(group, key_bytes_, window_bytes_, w.max_timestamp());
+    timers_.register_event_time_timer(group, key_bytes_, window_bytes_, time);
   }
 
   void on_timer(const timer& t) {
@@ -512,8 +545,11 @@ private:
     if (!w)
       throw std::logic_error("a window timer whose namespace is not a window");
     K key = keyed_state_detail::from_bytes<K>(t.key);
-    fire_one(key, key_hash(key), t.key_group, *w);
-    if (allowed_lateness_ == 0)
+    // The WindowOperator's onEventTime with EventTimeTrigger: FIRE at the window's max
+    // timestamp, its per-window state cleared at its cleanup time (the same with no lateness).
+    if (t.timestamp == w->max_timestamp())
+      fire_one(key, key_hash(key), t.key_group, *w);
+    if (t.timestamp == cleanup_time(*w, allowed_lateness_, true))
       clear_window_state(key, t.key_group, *w);
   }
 
@@ -549,10 +585,14 @@ private:
     window_key_.key_group = group;
     current_.bytes.clear();
     type_serializer<K>::write(key, current_.bytes);
+    if (!(bound_window_.start == w.start && bound_window_.end == w.end) || bound_bytes_.empty()) {
+      // A batch binds the same window for each of its keys: its bytes once.
+      bound_window_ = w;
+      bound_bytes_.clear();
+      w.append_to(bound_bytes_);
+    }
     window_key_.bytes = current_.bytes;
-    window_bytes_.clear();
-    w.append_to(window_bytes_);
-    window_key_.bytes.insert(window_key_.bytes.end(), window_bytes_.begin(), window_bytes_.end());
+    window_key_.bytes.insert(window_key_.bytes.end(), bound_bytes_.begin(), bound_bytes_.end());
   }
 
   static void append_key(const K& key, std::string& out) {
@@ -590,16 +630,6 @@ private:
 
   /// The slices and fired watermarks of this subtask's key groups from the restored backend.
   void load_restored(state::keyed_state_backend& backend) {
-    const auto legacy = backend.register_state("window-contents");
-    for (int group = range_.first; group <= range_.last; ++group) {
-      bool any = false;
-      backend.for_each(legacy, group, {}, [&](std::string_view, std::string_view) { any = true; });
-      if (any)
-        throw std::runtime_error(
-          "cannot restore the state of a window operator with one accumulator per window "
-          "(\"window-contents\") into the slicing window operator, which keeps one per key and "
-          "slice: restore this savepoint with pipeline.window.agg-phase-strategy: ONE_PHASE");
-    }
     fired_.assign(static_cast<std::size_t>(range_.last - range_.first + 1), min_watermark);
     for (int group = range_.first; group <= range_.last; ++group) {
       backend.for_each(fired_state_, group, {}, [&](std::string_view, std::string_view value) {
@@ -630,9 +660,11 @@ private:
                          K key = type_serializer<K>::read(in);
                          auto w = time_window::from_bytes(k.substr(k.size() - in.remaining()));
                          if (!w || w->end - w->start != windows_.size)
-                           throw std::runtime_error("window-slice-windows: an entry that is not "
-                                                    "a window");
-                         auto& s = recreated_at(w->end);
+                           throw std::runtime_error(
+                             "window-contents: an entry that is not a window of "
+                             + std::to_string(windows_.size) + " ms (restored into windows of "
+                             "another size?)");
+                         auto& s = own_windows_[w->end];
                          s.in_backend = true;
                          auto hash = key_hash(key);
                          s.table.insert(hash, group,
@@ -657,8 +689,9 @@ private:
   std::int64_t watermark_ = min_watermark;
   /// The open slices by end.
   std::map<std::int64_t, slice> slices_;
-  /// Windows re-created after a restore (see recreated()) by end, each key's accumulator.
-  std::map<std::int64_t, slice> recreated_;
+  /// Windows with an accumulator of their own per key, by end: taken over from the
+  /// WindowOperator's state, or re-created after a restore (see recreated()).
+  std::map<std::int64_t, slice> own_windows_;
   slice* last_ = nullptr;
   std::int64_t last_end_ = 0;
   /// Max timestamps of the windows still to fire, cleanup times of the windows still to clean
@@ -681,6 +714,9 @@ private:
   std::int64_t late_dropped_ = 0;
   std::string key_bytes_;
   std::string window_bytes_;
+  /// The window bind() last bound, and its bytes.
+  time_window bound_window_;
+  std::string bound_bytes_;
 };
 
 } // namespace flint::streaming

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -273,61 +274,70 @@ struct run_result {
   std::int64_t dropped = 0;
 };
 
-/// Runs `steps` on `from_p` subtasks, snapshots them after `cut` steps, restores `to_p`
-/// subtasks (on `restore_backend`) and runs the rest; or uninterrupted on one subtask when
-/// `cut` is 0.
-run_result run(bool sliced, const config& c, const std::vector<step>& steps, std::size_t cut,
-               const std::string& backend, int from_p, int to_p,
-               const std::string& restore_backend) {
+/// One stretch of a run: `parallelism` subtasks of one kind on `backend`, restored from the
+/// previous stretch's snapshot, fed the steps up to `until`, then snapshot (or, the last,
+/// ended by the final watermark).
+struct stage {
+  bool sliced;
+  int parallelism;
+  std::string backend;
+  std::size_t until;
+};
+
+run_result run_stages(const config& c, const std::vector<step>& steps,
+                      const std::vector<stage>& stages) {
   auto dir = std::filesystem::temp_directory_path()
-    / ("flint_slicing_restore_" + std::to_string(::getpid()) + "_" + backend);
+    / ("flint_slicing_restore_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   run_result result;
   std::vector<state::keyed_state_handle> handles;
-  {
-    std::vector<std::unique_ptr<subtask>> before;
-    for (int i = 0; i < from_p; ++i) {
-      before.push_back(make_subtask(sliced, c, i, from_p, backend, dir / "a", result.rows));
-      before.back()->op->open();
+  std::size_t from = 0;
+  for (std::size_t n = 0; n < stages.size(); ++n) {
+    const auto& st = stages[n];
+    const bool last = n + 1 == stages.size();
+    std::vector<std::unique_ptr<subtask>> subtasks;
+    for (int i = 0; i < st.parallelism; ++i) {
+      subtasks.push_back(make_subtask(st.sliced, c, i, st.parallelism, st.backend,
+                                      dir / ("s" + std::to_string(n)), result.rows));
+      if (n > 0)
+        subtasks.back()->op->initialize_state(state::operator_state_restore(
+          state::operator_subtask_state{{}, handles, {}}, false, true));
+      subtasks.back()->op->open();
     }
-    feed(before, steps, 0, cut == 0 ? steps.size() : cut);
-    if (cut == 0) {
-      for (auto& s : before) {
-        s->op->process_watermark(max_watermark);
-        result.dropped += s->op->late_records_dropped();
+    const auto until = last ? steps.size() : st.until;
+    feed(subtasks, steps, from, until);
+    from = until;
+    handles.clear();
+    for (int i = 0; i < st.parallelism; ++i) {
+      auto& s = *subtasks[static_cast<std::size_t>(i)];
+      if (last) {
+        s.op->process_watermark(max_watermark);
+      } else {
+        auto snap = s.op->snapshot_state(static_cast<std::int64_t>(n + 1));
+        REQUIRE(snap.keyed_upload);
+        auto up = snap.keyed_upload(state::snapshot_target{
+          (dir / ("chk-" + std::to_string(n + 1))).string(), "", "w-" + std::to_string(i)});
+        REQUIRE_MESSAGE(up.has_value(), up.error().to_string());
+        handles.insert(handles.end(), up->begin(), up->end());
       }
-      std::sort(result.rows.begin(), result.rows.end());
-      std::filesystem::remove_all(dir);
-      return result;
-    }
-    for (int i = 0; i < from_p; ++i) {
-      auto& s = *before[static_cast<std::size_t>(i)];
       result.dropped += s.op->late_records_dropped();
-      auto snap = s.op->snapshot_state(1);
-      REQUIRE(snap.keyed_upload);
-      auto up = snap.keyed_upload(
-        state::snapshot_target{(dir / "chk-1").string(), "", "w-" + std::to_string(i)});
-      REQUIRE_MESSAGE(up.has_value(), up.error().to_string());
-      handles.insert(handles.end(), up->begin(), up->end());
-    }
-  }
-  {
-    std::vector<std::unique_ptr<subtask>> after;
-    for (int i = 0; i < to_p; ++i) {
-      after.push_back(make_subtask(sliced, c, i, to_p, restore_backend, dir / "b", result.rows));
-      after.back()->op->initialize_state(state::operator_state_restore(
-        state::operator_subtask_state{{}, handles, {}}, false, true));
-      after.back()->op->open();
-    }
-    feed(after, steps, cut, steps.size());
-    for (auto& s : after) {
-      s->op->process_watermark(max_watermark);
-      result.dropped += s->op->late_records_dropped();
     }
   }
   std::sort(result.rows.begin(), result.rows.end());
   std::filesystem::remove_all(dir);
   return result;
+}
+
+/// Runs `steps` on `from_p` subtasks, snapshots them after `cut` steps, restores `to_p`
+/// subtasks (on `restore_backend`; of the other kind when `sliced_after` says so) and runs the
+/// rest; or uninterrupted on one subtask when `cut` is 0.
+run_result run(bool sliced, const config& c, const std::vector<step>& steps, std::size_t cut,
+               const std::string& backend, int from_p, int to_p,
+               const std::string& restore_backend, std::optional<bool> sliced_after = {}) {
+  if (cut == 0)
+    return run_stages(c, steps, {{sliced, from_p, backend, 0}});
+  return run_stages(c, steps, {{sliced, from_p, backend, cut},
+                               {sliced_after.value_or(sliced), to_p, restore_backend, 0}});
 }
 
 } // namespace
@@ -372,32 +382,111 @@ TEST_CASE("the slicing window operator restores mid-stream at another parallelis
   }
 }
 
-TEST_CASE("a savepoint of the per-window operator is refused by the slicing one, clearly") {
+TEST_CASE("a savepoint of the per-window operator restores into the slicing one") {
+  // Its windows keep their own accumulators and timers ("window-contents", "window-timers")
+  // until they are cleaned up; what comes after the restore goes into slices.
+  const std::vector<config> configs = {{100, 20, 0, 0}, {90, 40, 5, 60}, {100, 100, 30, 20}};
+  std::uint64_t seed = 300;
+  for (const auto& c : configs) {
+    for (bool late : {false, true}) {
+      auto steps = random_steps(seed++, 2000, 1000, late);
+      for (const std::string backend : {"hashmap", "rocksdb"}) {
+        for (auto [from_p, to_p] : {std::pair{2, 3}, std::pair{1, 1}}) {
+          CAPTURE(c.size);
+          CAPTURE(c.slide);
+          CAPTURE(c.lateness);
+          CAPTURE(late);
+          CAPTURE(backend);
+          CAPTURE(from_p);
+          CAPTURE(to_p);
+          const auto cut = steps.size() / 2;
+          auto want = run(false, c, steps, cut, backend, from_p, to_p, backend);
+          auto got = run(false, c, steps, cut, backend, from_p, to_p, backend, true);
+          CHECK(got.rows == want.rows);
+          CHECK(got.dropped == want.dropped);
+          // The slicing operator's own snapshot of such windows, restored once more.
+          const auto third = steps.size() / 3;
+          auto twice = run_stages(c, steps, {{false, from_p, backend, third},
+                                             {true, to_p, backend, third + 150},
+                                             {true, from_p, backend, 0}});
+          auto plain = run_stages(c, steps, {{false, from_p, backend, third},
+                                             {false, to_p, backend, third + 150},
+                                             {false, from_p, backend, 0}});
+          CHECK(twice.rows == plain.rows);
+          CHECK(twice.dropped == plain.dropped);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a savepoint of the slicing operator is refused by the per-window one, not dropped") {
   for (const std::string backend : {"hashmap", "rocksdb"}) {
     CAPTURE(backend);
     auto dir = std::filesystem::temp_directory_path()
-      / ("flint_slicing_legacy_" + std::to_string(::getpid()) + "_" + backend);
+      / ("flint_slicing_to_plain_" + std::to_string(::getpid()) + "_" + backend);
     std::filesystem::remove_all(dir);
     const config c{100, 20, 0, 0};
     std::vector<row> rows;
     std::vector<state::keyed_state_handle> handles;
     {
-      auto plain = make_subtask(false, c, 0, 1, backend, dir / "a", rows);
-      plain->op->open();
-      plain->time.set(50);
-      plain->op->process_element({7, 1});
-      auto snap = plain->op->snapshot_state(1);
+      auto sliced = make_subtask(true, c, 0, 1, backend, dir / "a", rows);
+      sliced->op->open();
+      sliced->time.set(50);
+      sliced->op->process_element({7, 1});
+      auto snap = sliced->op->snapshot_state(1);
       auto up = snap.keyed_upload(state::snapshot_target{(dir / "chk").string(), "", "w"});
       REQUIRE(up.has_value());
       handles = *up;
     }
-    auto sliced = make_subtask(true, c, 0, 1, backend, dir / "b", rows);
-    sliced->op->initialize_state(
-      state::operator_state_restore(state::operator_subtask_state{{}, handles, {}}, false, true));
-    CHECK_THROWS_WITH_AS(sliced->op->open(),
-                         doctest::Contains("pipeline.window.agg-phase-strategy: ONE_PHASE"),
+    auto plain = make_subtask(false, c, 0, 1, backend, dir / "b", rows);
+    CHECK_THROWS_WITH_AS(plain->op->initialize_state(state::operator_state_restore(
+                           state::operator_subtask_state{{}, handles, {}}, false, true)),
+                         doctest::Contains("agg-phase-strategy AUTO or TWO_PHASE"),
                          std::runtime_error);
-    sliced.reset();
+    plain.reset();
     std::filesystem::remove_all(dir);
+  }
+}
+
+TEST_CASE("after a restore a window that fired and is kept for its lateness fires again for a new "
+          "element (EventTimeTrigger registers its timer again), in both operators") {
+  for (bool sliced : {false, true}) {
+    for (const std::string backend : {"hashmap", "rocksdb"}) {
+      CAPTURE(sliced);
+      CAPTURE(backend);
+      auto dir = std::filesystem::temp_directory_path()
+        / ("flint_slicing_refire_" + std::to_string(::getpid()) + "_" + backend);
+      std::filesystem::remove_all(dir);
+      const config c{100, 100, 0, 50};
+      std::vector<row> rows;
+      std::vector<state::keyed_state_handle> handles;
+      {
+        auto before = make_subtask(sliced, c, 0, 1, backend, dir / "a", rows);
+        before->op->open();
+        before->time.set(10);
+        before->op->process_element({1, 5});
+        before->op->process_watermark(120); // [0, 100) fires, kept until 149
+        REQUIRE(rows == std::vector<row>{{1, 0, 100, 5, 99}});
+        auto snap = before->op->snapshot_state(1);
+        auto up = snap.keyed_upload(state::snapshot_target{(dir / "chk").string(), "", "w"});
+        REQUIRE(up.has_value());
+        handles = *up;
+      }
+      rows.clear();
+      auto after = make_subtask(sliced, c, 0, 1, backend, dir / "b", rows);
+      after->op->initialize_state(state::operator_state_restore(
+        state::operator_subtask_state{{}, handles, {}}, false, true));
+      after->op->open();
+      after->time.set(20);
+      after->op->process_element({1, 2});
+      CHECK(rows.empty());
+      after->op->process_watermark(130);
+      CHECK(rows == std::vector<row>{{1, 0, 100, 7, 99}});
+      after->op->process_watermark(200);
+      CHECK(rows.size() == 1);
+      after.reset();
+      std::filesystem::remove_all(dir);
+    }
   }
 }
