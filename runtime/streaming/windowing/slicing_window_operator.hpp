@@ -45,6 +45,7 @@
 /// timers. A savepoint of this operator holds slices a WindowOperator cannot split into windows:
 /// the WindowOperator refuses it (window_operator.hpp).
 
+#include "runtime/state/backend_entry_format.hpp"
 #include "runtime/streaming/keyed_backend_holder.hpp"
 #include "runtime/streaming/keyed_process_operator.hpp"
 #include "runtime/streaming/keyed_state.hpp"
@@ -58,6 +59,8 @@
 #include "runtime/streaming/windowing/window_functions.hpp"
 #include "runtime/streaming/windowing/window_lateness.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -166,6 +169,24 @@ public:
     fired_state_ = backend.register_state("window-slice-fired");
     if (restored_)
       load_restored(backend);
+    // The heap backend takes the entries straight into each snapshot (no copy in its maps
+    // between snapshots): what the restore left there goes.
+    participating_ = backend.add_snapshot_participant(&participant_);
+    if (participating_ && restored_) {
+      for (auto state : {contents_state_, window_contents_state_, fired_state_})
+        for (int group = range_.first; group <= range_.last; ++group) {
+          std::vector<std::string> keys;
+          backend.for_each(state, group, {}, [&](std::string_view k, std::string_view) {
+            keys.emplace_back(k);
+          });
+          for (const auto& k : keys)
+            backend.remove(state, group, k);
+        }
+      for (auto& [end, s] : slices_)
+        s.in_backend = false;
+      for (auto& [end, s] : own_windows_)
+        s.in_backend = false;
+    }
     timers_.open();
   }
 
@@ -254,40 +275,24 @@ public:
 
   state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
     auto& backend = backend_.get();
-    std::vector<bool> groups(static_cast<std::size_t>(range_.last - range_.first + 1), false);
-    std::string key_bytes;
-    std::string bytes;
-    std::string window_bytes;
-    auto write = [&](std::map<std::int64_t, slice>& tables, std::uint32_t state,
-                     std::int64_t length, bool mark) {
-      for (auto& [end, s] : tables) {
-        window_bytes.clear();
-        time_window{end - length, end}.append_to(window_bytes);
-        s.table.for_each([&](int group, const slice_entry& e) {
-          key_bytes.clear();
-          append_key(e.key, key_bytes);
-          key_bytes.append(window_bytes);
-          bytes.clear();
-          Local::encode(e.acc, bytes);
-          backend.put(state, group, key_bytes, bytes);
-          if (mark)
-            groups[static_cast<std::size_t>(group - range_.first)] = true;
-        });
+    if (!participating_) {
+      const std::uint32_t ids[] = {contents_state_, window_contents_state_, fired_state_};
+      for_each_snapshot_entry([&](int state, int group, std::string_view key,
+                                  std::string_view value) { backend.put(ids[state], group, key, value); });
+      for (auto& [end, s] : slices_)
         s.in_backend = true;
-      }
-    };
-    write(slices_, contents_state_, windows_.slice, true);
-    write(own_windows_, window_contents_state_, windows_.size, false);
-    for (int group = range_.first; group <= range_.last; ++group) {
-      if (!groups[static_cast<std::size_t>(group - range_.first)])
-        continue;
-      bytes.clear();
-      append_ordered_int64(bytes, std::max(fired_through(group), watermark_));
-      backend.put(fired_state_, group, {}, bytes);
+      for (auto& [end, s] : own_windows_)
+        s.in_backend = true;
     }
+    // A participating operator writes its entries from begin_snapshot (below).
     state::operator_snapshot snapshot;
     snapshot.keyed_upload = backend.snapshot(checkpoint_id);
     return snapshot;
+  }
+
+  ~slicing_window_operator() override {
+    if (participating_)
+      backend_.get().remove_snapshot_participant(&participant_);
   }
 
   void notify_checkpoint_complete(std::int64_t checkpoint_id) override {
@@ -374,6 +379,81 @@ private:
     std::vector<std::int32_t> index_;
     std::vector<merged_entry> entries_;
     std::size_t mask_ = 0;
+  };
+
+  /// Calls `f(state, group, key, value)` for every entry a snapshot holds: state 0 the slices
+  /// ("window-slice-contents"), 1 the windows of their own ("window-contents"), 2 the fired
+  /// watermark of each key group holding slices ("window-slice-fired").
+  template <class F>
+  void for_each_snapshot_entry(F&& f) {
+    std::vector<bool> groups(static_cast<std::size_t>(range_.last - range_.first + 1), false);
+    std::string key_bytes;
+    std::string bytes;
+    std::string window_bytes;
+    auto write = [&](std::map<std::int64_t, slice>& tables, int state, std::int64_t length) {
+      for (auto& [end, s] : tables) {
+        window_bytes.clear();
+        time_window{end - length, end}.append_to(window_bytes);
+        s.table.for_each([&](int group, const slice_entry& e) {
+          key_bytes.clear();
+          append_key(e.key, key_bytes);
+          key_bytes.append(window_bytes);
+          bytes.clear();
+          Local::encode(e.acc, bytes);
+          f(state, group, std::string_view(key_bytes), std::string_view(bytes));
+          if (state == 0)
+            groups[static_cast<std::size_t>(group - range_.first)] = true;
+        });
+      }
+    };
+    write(slices_, 0, windows_.slice);
+    write(own_windows_, 1, windows_.size);
+    for (int group = range_.first; group <= range_.last; ++group) {
+      if (!groups[static_cast<std::size_t>(group - range_.first)])
+        continue;
+      bytes.clear();
+      append_ordered_int64(bytes, std::max(fired_through(group), watermark_));
+      f(2, group, std::string_view(), std::string_view(bytes));
+    }
+  }
+
+  /// Writes this operator's entries into each key group of the heap backend's snapshots.
+  class participant final : public state::snapshot_participant {
+  public:
+    explicit participant(slicing_window_operator& op) : op_(op) {}
+    void begin_snapshot() override {
+      auto& groups = op_.snapshot_groups_;
+      groups.assign(static_cast<std::size_t>(op_.range_.last - op_.range_.first + 1), {});
+      op_.for_each_snapshot_entry(
+        [&](int state, int group, std::string_view key, std::string_view value) {
+          groups[static_cast<std::size_t>(group - op_.range_.first)]
+                [static_cast<std::size_t>(state)]
+                  .emplace_back(std::string(key), std::string(value));
+        });
+      // The backend's order within a state: by key bytes.
+      for (auto& group : groups)
+        for (auto& entries : group)
+          std::sort(entries.begin(), entries.end());
+    }
+    void write_key_group(std::int32_t group, state::key_group_entries_writer& writer) override {
+      static constexpr const char* names[] = {"window-slice-contents", "window-contents",
+                                              "window-slice-fired"};
+      auto i = static_cast<std::size_t>(group - op_.range_.first);
+      if (i >= op_.snapshot_groups_.size())
+        return;
+      for (std::size_t state = 0; state < 3; ++state) {
+        const auto& entries = op_.snapshot_groups_[i][state];
+        if (entries.empty())
+          continue;
+        writer.begin_state(names[state]);
+        for (const auto& [key, value] : entries)
+          writer.add(key, value);
+      }
+    }
+    void end_snapshot() override { op_.snapshot_groups_.clear(); }
+
+  private:
+    slicing_window_operator& op_;
   };
 
   void add(slice& s, const K& key, std::int32_t hash, int group, const state_type& acc) {
@@ -714,6 +794,10 @@ private:
   std::int64_t late_dropped_ = 0;
   std::string key_bytes_;
   std::string window_bytes_;
+  participant participant_{*this};
+  bool participating_ = false;
+  /// A snapshot's entries per key group of the range and state (participant), while it runs.
+  std::vector<std::array<std::vector<std::pair<std::string, std::string>>, 3>> snapshot_groups_;
   /// The window bind() last bound, and its bytes.
   time_window bound_window_;
   std::string bound_bytes_;
