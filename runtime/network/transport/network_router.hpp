@@ -34,7 +34,8 @@ public:
 /// Routes `content`, a message the consumer's actor has no handler for: a buffer, local buffer,
 /// partition error or retry goes to the client of its (gate, channel), a `caf::down_msg` to
 /// server_down. True when it was one of these (delivered; dropped for a channel without client;
-/// or malformed, and then `to.fail` got the reason); false when it is none of them.
+/// or malformed, and then `to.fail` got the reason); false when it is none of them. A buffer
+/// message that `content` holds alone (not shared) gives its bytes away: its vector is left empty.
 bool route_to_consumer(caf::type_erased_tuple& content, consumer_routes& to);
 
 /// What a partition request server does with its consumers' messages (the server's thread).
