@@ -263,6 +263,12 @@ public:
       }
       timers_.advance_watermark(watermark);
       expire_slices();
+      // Every window that fired before the restore is behind the watermark now: late or fired
+      // again by its own timer. The per-record path needs the key groups' watermarks no more.
+      if (!fired_.empty() && watermark_ >= max_fired_) {
+        fired_.clear();
+        max_fired_ = min_watermark;
+      }
       while (!own_windows_.empty()
              && cleanup_time(window_ending(own_windows_.begin()->first), allowed_lateness_, true)
                   <= watermark_)
