@@ -62,6 +62,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -430,16 +431,17 @@ private:
     void begin_snapshot() override {
       auto& groups = op_.snapshot_groups_;
       groups.assign(static_cast<std::size_t>(op_.range_.last - op_.range_.first + 1), {});
+      // Each key group's entries one after another in one buffer per state (no allocation per
+      // entry), length-prefixed; a restore reads them in any order.
       op_.for_each_snapshot_entry(
         [&](int state, int group, std::string_view key, std::string_view value) {
-          groups[static_cast<std::size_t>(group - op_.range_.first)]
-                [static_cast<std::size_t>(state)]
-                  .emplace_back(std::string(key), std::string(value));
+          auto& out = groups[static_cast<std::size_t>(group - op_.range_.first)]
+                            [static_cast<std::size_t>(state)];
+          append_length(out, key.size());
+          out.append(key);
+          append_length(out, value.size());
+          out.append(value);
         });
-      // The backend's order within a state: by key bytes.
-      for (auto& group : groups)
-        for (auto& entries : group)
-          std::sort(entries.begin(), entries.end());
     }
     void write_key_group(std::int32_t group, state::key_group_entries_writer& writer) override {
       static constexpr const char* names[] = {"window-slice-contents", "window-contents",
@@ -448,17 +450,36 @@ private:
       if (i >= op_.snapshot_groups_.size())
         return;
       for (std::size_t state = 0; state < 3; ++state) {
-        const auto& entries = op_.snapshot_groups_[i][state];
+        std::string_view entries = op_.snapshot_groups_[i][state];
         if (entries.empty())
           continue;
         writer.begin_state(names[state]);
-        for (const auto& [key, value] : entries)
+        while (!entries.empty()) {
+          auto key = take(entries, read_length(entries));
+          auto value = take(entries, read_length(entries));
           writer.add(key, value);
+        }
       }
     }
     void end_snapshot() override { op_.snapshot_groups_.clear(); }
 
   private:
+    static void append_length(std::string& out, std::size_t n) {
+      auto length = static_cast<std::uint32_t>(n);
+      out.append(reinterpret_cast<const char*>(&length), sizeof length);
+    }
+    static std::size_t read_length(std::string_view& in) {
+      std::uint32_t length = 0;
+      std::memcpy(&length, in.data(), sizeof length);
+      in.remove_prefix(sizeof length);
+      return length;
+    }
+    static std::string_view take(std::string_view& in, std::size_t n) {
+      auto out = in.substr(0, n);
+      in.remove_prefix(n);
+      return out;
+    }
+
     slicing_window_operator& op_;
   };
 
@@ -803,7 +824,7 @@ private:
   participant participant_{*this};
   bool participating_ = false;
   /// A snapshot's entries per key group of the range and state (participant), while it runs.
-  std::vector<std::array<std::vector<std::pair<std::string, std::string>>, 3>> snapshot_groups_;
+  std::vector<std::array<std::string, 3>> snapshot_groups_;
   /// The window bind() last bound, and its bytes.
   time_window bound_window_;
   std::string bound_bytes_;
