@@ -44,11 +44,11 @@ TEST_CASE("cheap records are checked every so often, and the check follows the c
   step_budget b(1ms, &read_manual);
   // 50 ns a record: the stride grows, the step still ends within a stride of 1 ms.
   auto n = records_until_expired(b, 50ns);
-  CHECK(b.stride() == 16);
+  CHECK(b.stride() == 64);
   CHECK(n >= 20000);
-  CHECK(n <= 20016);
+  CHECK(n <= 20064);
   // Records turn dear: at most a stride of them pass before the check, then one by one.
-  CHECK(records_until_expired(b, 500us) <= 16);
+  CHECK(records_until_expired(b, 500us) <= 64);
   CHECK(b.stride() == 1);
   CHECK(records_until_expired(b, 400us) == 3);
 }
@@ -60,7 +60,7 @@ TEST_CASE("a source's yield signal includes the step budget") {
   CHECK_FALSE(signal());
   manual_now += 2ms;
   bool stopped = false;
-  for (int i = 0; i < 16 && !stopped; ++i) // within a stride
+  for (int i = 0; i < 64 && !stopped; ++i) // within a stride
     stopped = signal();
   CHECK(stopped);
   CHECK(signal()); // and it stays so for the rest of the step
