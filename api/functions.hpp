@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -226,6 +227,74 @@ public:
   const K& (*key_field)(const T&);
 };
 
+/// A keyed_reduce_factory whose operators have the key's field `KeyField` (void: read through
+/// `key_field` or `key`) and the fold `Fold` compiled in: no call through a pointer or a
+/// std::function per record. `fn`, `key` and `fold` stay set (what tests and tools inspect).
+template <class T, class K, class KeyField, class Fold>
+class keyed_reduce_factory_of final : public keyed_reduce_factory<T, K> {
+public:
+  keyed_reduce_factory_of(std::string kind, std::function<T(const T&, const T&)> fn,
+                          std::function<K(const T&)> key, std::function<void(T&, const T&)> fold,
+                          const K& (*key_field)(const T&), Fold f)
+    : keyed_reduce_factory<T, K>(std::move(kind), std::move(fn), std::move(key), std::move(fold),
+                                 key_field),
+      f_(std::move(f)) {}
+  std::unique_ptr<streaming::stream_operator> create_operator(
+    streaming::operator_context& ctx) const override {
+    return std::make_unique<streaming::keyed_reduce_operator<T, K, KeyField, Fold>>(
+      nullptr, nullptr, streaming::key_extractor<T, K>{this->key, this->key_field}, ctx,
+      streaming::make_output<T>(ctx), f_);
+  }
+
+private:
+  Fold f_;
+};
+
+namespace detail {
+
+template <class T>
+struct is_tuple : std::false_type {};
+template <class... Ts>
+struct is_tuple<std::tuple<Ts...>> : std::true_type {};
+
+/// The factory of `I`, the first index from `I` on that equals `key_index` and holds a K.
+template <class T, class K, class Fold, std::size_t I>
+std::shared_ptr<keyed_reduce_factory<T, K>> keyed_reduce_factory_at(
+  int key_index, std::string& kind, std::function<T(const T&, const T&)>& fn,
+  std::function<K(const T&)>& key, std::function<void(T&, const T&)>& fold,
+  const K& (*key_field)(const T&), Fold& f) {
+  if constexpr (I < std::tuple_size_v<T>) {
+    if constexpr (std::is_same_v<std::decay_t<std::tuple_element_t<I, T>>, K>)
+      if (key_index == static_cast<int>(I))
+        return std::make_shared<
+          keyed_reduce_factory_of<T, K, streaming::tuple_key_field<I>, Fold>>(
+          std::move(kind), std::move(fn), std::move(key), std::move(fold), key_field,
+          std::move(f));
+    return keyed_reduce_factory_at<T, K, Fold, I + 1>(key_index, kind, fn, key, fold, key_field,
+                                                      f);
+  } else {
+    return std::make_shared<keyed_reduce_factory_of<T, K, void, Fold>>(
+      std::move(kind), std::move(fn), std::move(key), std::move(fold), key_field, std::move(f));
+  }
+}
+
+} // namespace detail
+
+/// The factory of a keyed fold `f` (what `fn`, or `fold` in place, compute) whose key is read by
+/// `key`, or in place by `key_field` when set, and is tuple field `key_index` of T when that is
+/// not -1: `f` and, for a tuple field, the key's read compiled into the operator.
+template <class T, class K, class Fold>
+std::shared_ptr<keyed_reduce_factory<T, K>> make_keyed_reduce_factory(
+  std::string kind, std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
+  std::function<void(T&, const T&)> fold, const K& (*key_field)(const T&), int key_index, Fold f) {
+  if constexpr (detail::is_tuple<T>::value)
+    return detail::keyed_reduce_factory_at<T, K, Fold, 0>(key_index, kind, fn, key, fold,
+                                                          key_field, f);
+  else
+    return std::make_shared<keyed_reduce_factory_of<T, K, void, Fold>>(
+      std::move(kind), std::move(fn), std::move(key), std::move(fold), key_field, std::move(f));
+}
+
 /// Flink's KeyedProcessFunction, its context and its keyed states, for `process`.
 template <class K, class In, class Out>
 using keyed_process_function = streaming::keyed_process_function<K, In, Out>;
@@ -332,6 +401,17 @@ public:
   std::int32_t key_hash_of(const T& record) const override {
     return streaming::key_hash(std::get<Field>(record));
   }
+  std::unique_ptr<streaming::output<T>> make_writer_output(const streaming::network_output& target,
+                                                           int subtask_index) const override {
+    return std::make_unique<streaming::record_writer_output<T, field_hash>>(target, subtask_index);
+  }
+
+private:
+  struct field_hash {
+    std::int32_t operator()(const T& record) const {
+      return streaming::key_hash(std::get<Field>(record));
+    }
+  };
 };
 
 } // namespace flint::api

@@ -28,8 +28,9 @@ public:
   /// Folds each key's records with `fn(accumulated, next)`, emitting every new value.
   template <class F>
   data_stream<T> reduce(F fn) {
-    return keyed_operator("Keyed Reduce", "reduce",
-                          std::function<T(const T&, const T&)>(std::move(fn)), nullptr, false);
+    std::function<T(const T&, const T&)> erased(fn);
+    return keyed_operator("Keyed Reduce", "reduce", std::move(erased), nullptr, false,
+                          streaming::replacing_fold<F>{std::move(fn)});
   }
 
   /// Running sum of tuple field `Field` per key; other fields keep the first record's values
@@ -44,7 +45,7 @@ public:
         return out;
       },
       [](T& acc, const T& next) { std::get<Field>(acc) += std::get<Field>(next); },
-      key_->field_index != static_cast<int>(Field));
+      key_->field_index != static_cast<int>(Field), streaming::tuple_field_sum<Field>{});
   }
 
   /// Runs the user's KeyedProcessFunction<K, T, Out> (a copyable class deriving from
@@ -86,11 +87,14 @@ public:
 
 private:
   /// `keeps_key`: `fold` never changes the key field, so state may hold values keyed in place.
+  /// `f` does what `fn` (or `fold` in place) does, with its type known to the compiler.
+  template <class Fold>
   data_stream<T> keyed_operator(std::string name, std::string kind,
                                 std::function<T(const T&, const T&)> fn,
-                                std::function<void(T&, const T&)> fold, bool keeps_key) {
-    auto factory = std::make_shared<keyed_reduce_factory<T, K>>(
-      std::move(kind), std::move(fn), key_->fn, std::move(fold), keeps_key ? key_->field : nullptr);
+                                std::function<void(T&, const T&)> fold, bool keeps_key, Fold f) {
+    auto factory = make_keyed_reduce_factory<T, K>(
+      std::move(kind), std::move(fn), key_->fn, std::move(fold), keeps_key ? key_->field : nullptr,
+      key_->field ? key_->field_index : -1, std::move(f));
     // Flink's StreamGroupedReduce keeps the HEAD strategy of AbstractStreamOperator (§3.1).
     return this->template transform<T>(std::move(name), std::move(factory),
                                        graph::chaining_strategy::head);

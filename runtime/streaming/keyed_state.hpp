@@ -21,8 +21,9 @@
 namespace flint::streaming {
 
 /// Key equality for the state table; strings (the usual key) without a call into memcmp.
+/// Always inlined: called once per record in a probe, a call costs as much as the compare.
 template <class K>
-inline bool same_key(const K& a, const K& b) {
+[[gnu::always_inline]] inline bool same_key(const K& a, const K& b) {
   if constexpr (std::is_same_v<K, std::string>) {
     auto n = a.size();
     if (n != b.size())

@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -154,6 +155,8 @@ public:
   }
 };
 
+struct network_output;
+
 /// The typed key of a HASH edge: implemented by the API's typed key selector.
 template <class T>
 class typed_key_hasher {
@@ -161,6 +164,11 @@ public:
   virtual ~typed_key_hasher() = default;
   /// `key_hash` of the record's key.
   virtual std::int32_t key_hash_of(const T& record) const = 0;
+  /// The output writing records to `target`, a HASH edge keyed by this key: by default a
+  /// record_writer_output calling key_hash_of; a key the compiler can read (a tuple field) gives
+  /// one that hashes it without a call.
+  virtual std::unique_ptr<output<T>> make_writer_output(const network_output& target,
+                                                       int subtask_index) const;
 };
 
 /// A network output of an operator: the writer and how records pick channels.
@@ -273,8 +281,9 @@ public:
 };
 
 /// Serializes each record once and sends it to the channel(s) Flink's partitioner picks
-/// (RecordWriterOutput + ChannelSelector).
-template <class T>
+/// (RecordWriterOutput + ChannelSelector). `KeyHash`, when not void, is the HASH edge's key hash
+/// (`KeyHash{}(record)`, what the key selector's key_hash_of returns) called directly.
+template <class T, class KeyHash = void>
 class record_writer_output final : public output<T> {
 public:
   record_writer_output(const network_output& target, int subtask_index)
@@ -337,7 +346,12 @@ public:
         // One consumer takes every key group: no need to hash the key here.
         if (channels_ == 1)
           break;
-        int group = assign_to_key_group(key_->key_hash_of(value), max_parallelism_);
+        std::int32_t hash = 0;
+        if constexpr (std::is_void_v<KeyHash>)
+          hash = key_->key_hash_of(value);
+        else
+          hash = KeyHash{}(value);
+        int group = assign_to_key_group(hash, max_parallelism_);
         channel = channel_of_group_[static_cast<std::size_t>(group)];
         break;
       }
@@ -384,6 +398,12 @@ private:
   std::vector<char> bytes_;
 };
 
+template <class T>
+std::unique_ptr<output<T>> typed_key_hasher<T>::make_writer_output(const network_output& target,
+                                                                  int subtask_index) const {
+  return std::make_unique<record_writer_output<T>>(target, subtask_index);
+}
+
 /// An OutputTag (Flink's OutputTag<T>): names a side output of records of T, which
 /// `get_side_output` turns into a stream.
 template <class T>
@@ -415,9 +435,17 @@ std::unique_ptr<output<T>> make_output(const operator_context& ctx, const std::s
                              + (tag.empty() ? std::string() : " (side output " + tag + ")"));
     outputs.push_back(std::make_unique<chaining_output<T>>(*typed));
   }
-  for (const auto& target : ctx.network_outputs)
-    if (target.output_tag == tag)
+  for (const auto& target : ctx.network_outputs) {
+    if (target.output_tag != tag)
+      continue;
+    const auto* key = target.partitioner == graph::partitioner_kind::key_group
+      ? dynamic_cast<const typed_key_hasher<T>*>(target.key)
+      : nullptr;
+    if (key)
+      outputs.push_back(key->make_writer_output(target, ctx.subtask_index));
+    else
       outputs.push_back(std::make_unique<record_writer_output<T>>(target, ctx.subtask_index));
+  }
   if (outputs.empty())
     return std::make_unique<discarding_output<T>>();
   if (outputs.size() == 1)

@@ -11,7 +11,10 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace flint::streaming {
@@ -25,12 +28,52 @@ struct key_extractor {
   const K& (*field)(const T&) = nullptr;
 };
 
+/// A key that is tuple field `I` of the record (`key_by<I>`), read in place by a call the
+/// compiler sees through (`KeyField` of keyed_reduce_operator).
+template <std::size_t I>
+struct tuple_key_field {
+  template <class T>
+  const auto& operator()(const T& value) const noexcept {
+    return std::get<I>(value);
+  }
+};
+
+/// `sum<I>`'s fold: adds tuple field `I` of the next record to the accumulated one, in place
+/// (`Fold` of keyed_reduce_operator).
+template <std::size_t I>
+struct tuple_field_sum {
+  template <class T>
+  void operator()(T& acc, const T& next) const {
+    std::get<I>(acc) += std::get<I>(next);
+  }
+};
+
+/// `reduce(fn)`'s fold with the user's function by its own type: the value becomes
+/// `fn(value, next)` (`Fold` of keyed_reduce_operator).
+template <class F>
+struct replacing_fold {
+  F fn;
+  template <class T>
+  void operator()(T& acc, const T& next) {
+    acc = fn(std::as_const(acc), next);
+  }
+};
+
 /// Folds each key's records and emits every new value (Flink's StreamGroupedReduce), with the
 /// value state of each key kept in the subtask's keyed state table (`keyed_state.hpp`), tagged
 /// with its key group. `fold(acc, next)` updates a key's value in place (sum does; it spares a
 /// copy of the record); without it `fn(acc, next)` replaces the value.
-template <class T, class K>
+///
+/// `KeyField` and `Fold`, when not void, are known to the compiler and called directly, once or
+/// twice per record (the API's `key_by<N>` with `sum` or `reduce`): `KeyField` reads the key in
+/// place instead of `key.field` (which must still be set when the state holds values keyed in
+/// place, and null when it holds key and value) and `key.select`; `Fold` replaces `fn` and `fold`.
+template <class T, class K, class KeyField = void, class Fold = void>
 class keyed_reduce_operator final : public one_input_operator<T> {
+  static constexpr bool static_key = !std::is_void_v<KeyField>;
+  static constexpr bool static_fold = !std::is_void_v<Fold>;
+  using fold_object = std::conditional_t<static_fold, Fold, std::monostate>;
+
 public:
   keyed_reduce_operator(std::function<T(const T&, const T&)> fn, std::function<K(const T&)> key,
                         const operator_context& ctx, std::unique_ptr<output<T>> out)
@@ -39,9 +82,11 @@ public:
 
   keyed_reduce_operator(std::function<T(const T&, const T&)> fn,
                         std::function<void(T&, const T&)> fold, key_extractor<T, K> key,
-                        const operator_context& ctx, std::unique_ptr<output<T>> out)
+                        const operator_context& ctx, std::unique_ptr<output<T>> out,
+                        fold_object static_fold = {})
     : fn_(std::move(fn)),
       fold_(std::move(fold)),
+      static_fold_(std::move(static_fold)),
       key_(std::move(key)),
       max_parallelism_(ctx.key_group_max_parallelism),
       range_(ctx.key_groups),
@@ -61,13 +106,21 @@ public:
       return;
     }
     if (key_.field) {
-      const K& key = key_.field(value);
+      const K& key = field_of(value);
       auto hash = key_hash(key);
       if (auto* current =
-            by_field_.find(hash, [&](const T& entry) { return same_key(key_.field(entry), key); }))
+            by_field_.find(hash, [&](const T& entry) { return same_key(field_of(entry), key); }))
         update(*current, value);
       else
         out_->collect_ref(by_field_.insert(hash, key_group_of(hash), value));
+    } else if constexpr (static_key) {
+      const K& key = KeyField{}(value); // copied only for a new key
+      auto hash = key_hash(key);
+      if (auto* current = by_selector_.find(
+            hash, [&](const std::pair<K, T>& entry) { return same_key(entry.first, key); }))
+        update(current->second, value);
+      else
+        out_->collect_ref(by_selector_.insert(hash, key_group_of(hash), {key, value}).second);
     } else {
       K key = key_.select(value);
       auto hash = key_hash(key);
@@ -122,7 +175,7 @@ public:
         while (!in.at_end()) {
           if (key_.field) {
             T value = type_serializer<T>::read(in);
-            auto hash = key_hash(key_.field(value));
+            auto hash = key_hash(field_of(value));
             by_field_.insert(hash, key_group_of(hash), std::move(value));
           } else {
             K key = type_serializer<K>::read(in);
@@ -148,11 +201,11 @@ private:
     key_bytes_.clear();
     std::int32_t hash = 0;
     if (key_.field) {
-      const K& key = key_.field(value);
+      const K& key = field_of(value);
       hash = key_hash(key);
       type_serializer<K>::write(key, key_bytes_);
     } else {
-      K key = key_.select(value);
+      K key = select_of(value);
       hash = key_hash(key);
       type_serializer<K>::write(key, key_bytes_);
     }
@@ -183,8 +236,24 @@ private:
     return group;
   }
 
+  const K& field_of(const T& value) const {
+    if constexpr (static_key)
+      return KeyField{}(value);
+    else
+      return key_.field(value);
+  }
+
+  K select_of(const T& value) const {
+    if constexpr (static_key)
+      return KeyField{}(value);
+    else
+      return key_.select(value);
+  }
+
   void update(T& current, const T& value) {
-    if (fold_)
+    if constexpr (static_fold)
+      static_fold_(current, value);
+    else if (fold_)
       fold_(current, value);
     else
       current = fn_(current, value);
@@ -193,6 +262,7 @@ private:
 
   std::function<T(const T&, const T&)> fn_;
   std::function<void(T&, const T&)> fold_;
+  [[no_unique_address]] fold_object static_fold_;
   key_extractor<T, K> key_;
   int max_parallelism_;
   key_group_range range_;
