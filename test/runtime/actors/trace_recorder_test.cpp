@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -303,4 +304,39 @@ TEST_CASE("trace and span ids are unique across the threads that draw them") {
   std::sort(a.begin(), a.end());
   CHECK(std::adjacent_find(a.begin(), a.end()) == a.end());
   CHECK(std::find(a.begin(), a.end(), 0u) == a.end());
+}
+
+TEST_CASE("the recorder's system clock gives the system clock's time, never going back on a thread") {
+  // system_now_us reads the time stamp counter between anchors to the system clock; over 60 ms it
+  // calibrates, then interpolates: each reading must lie between the system clock read just
+  // before and just after it (two microseconds of rounding either side), on two threads at once.
+  auto check_thread = [](int& outside, int& backwards, int& readings) {
+    using std::chrono::system_clock;
+    auto us = [] {
+      return std::chrono::duration_cast<std::chrono::microseconds>(
+               system_clock::now().time_since_epoch())
+        .count();
+    };
+    auto end = us() + 60'000;
+    std::int64_t last = 0;
+    for (auto before = us(); before < end; before = us()) {
+      auto t = trace::system_now_us();
+      auto after = us();
+      if (t < before - 2 || t > after + 2)
+        ++outside;
+      if (t < last)
+        ++backwards;
+      last = t;
+      ++readings;
+    }
+  };
+  int outside[2] = {}, backwards[2] = {}, readings[2] = {};
+  std::thread other([&] { check_thread(outside[1], backwards[1], readings[1]); });
+  check_thread(outside[0], backwards[0], readings[0]);
+  other.join();
+  for (int k = 0; k < 2; ++k) {
+    CHECK(readings[k] > 1000);
+    CHECK(outside[k] == 0);
+    CHECK(backwards[k] == 0);
+  }
 }
