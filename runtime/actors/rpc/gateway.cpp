@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "runtime/actors/envelope/envelope.hpp"
+#include "runtime/actors/rpc/byte_buffers.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
 #include "runtime/actors/rpc/rpc_atoms.hpp"
 #include "runtime/actors/rpc/rpc_endpoint.hpp"
@@ -42,7 +43,9 @@ outgoing make_outgoing(const gateway& gw, trace::trace_recorder* rec, const std:
     out.header.trace.span_id = rec->next_id();
     out.header.trace.parent_span_id = parent.span_id;
   }
-  // Most requests are small; a larger one grows the vector once.
+  // Into a buffer an earlier call left on this thread; most requests are small, a larger one
+  // grows the vector once.
+  out.bytes = detail::thread_byte_buffers().take();
   write_envelope_header(out.bytes, out.header, 256);
   write(out.bytes, request);
   return out;
@@ -147,9 +150,9 @@ gateway::gateway(caf::actor target, std::string target_id, fencing_token token,
                  std::string fencing_scope)
   : target_(std::move(target)),
     target_id_(std::move(target_id)),
+    target_name_(target_id_.empty() ? 0 : trace::intern(target_id_)),
     token_(token),
-    fencing_scope_(std::move(fencing_scope)),
-    target_name_(target_id_.empty() ? 0 : trace::intern(target_id_)) {}
+    fencing_scope_(std::move(fencing_scope)) {}
 
 bool gateway::valid() const noexcept {
   return static_cast<bool>(target_);
@@ -210,6 +213,7 @@ void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const cha
       pending->answered = true;
       record_answer(*pending, nullptr, bytes.size());
       pending->complete(std::span<const char>(bytes));
+      detail::thread_byte_buffers().give(std::move(bytes)); // the next call's bytes
     },
     [pending](caf::error& err) {
       pending->answered = true;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -53,39 +54,38 @@ public:
   gateway with_scope(std::string scope) const;
 
   /// Asks from `self`'s main thread; `k` runs there with the decoded response or an error
-  /// (errc::timeout after `timeout`, default `rpc.ask.timeout`).
-  template <class M>
-  void ask(rpc_endpoint& self, const typename M::request& req,
-           std::function<void(expected<typename M::response>)> k,
+  /// (errc::timeout after `timeout`, default `rpc.ask.timeout`). `k` is any callable taking an
+  /// `expected<response>`: it is kept in the ask's one allocation (no std::function of its own).
+  template <class M, class K>
+  void ask(rpc_endpoint& self, const typename M::request& req, K&& k,
            std::optional<std::chrono::nanoseconds> timeout = std::nullopt) const {
     using response = typename M::response;
     struct typed final : detail::pending_ask {
-      explicit typed(std::function<void(expected<response>)> f) : k(std::move(f)) {}
+      explicit typed(K&& f) : k(std::forward<K>(f)) {}
       void complete(expected<std::span<const char>> reply) override {
         if (!reply)
-          k(reply.error());
+          k(expected<response>(reply.error()));
         else
           k(codec<response>::decode(*reply));
       }
-      std::function<void(expected<response>)> k;
+      std::decay_t<K> k;
     };
     ask_encoded(self, M::id, M::name, method_trace_name<M>(), &write_request<typename M::request>,
-                &req, timeout, std::make_shared<typed>(std::move(k)));
+                &req, timeout, std::make_shared<typed>(std::forward<K>(k)));
   }
 
   /// As ask<M>, but `k` gets the response's bytes (valid while it runs) to read in place
   /// (runtime/actors/rpc/in_place.hpp's read_in_place) instead of a decoded struct.
-  template <class M>
-  void ask_in_place(rpc_endpoint& self, const typename M::request& req,
-                    std::function<void(expected<std::span<const char>>)> k,
+  template <class M, class K>
+  void ask_in_place(rpc_endpoint& self, const typename M::request& req, K&& k,
                     std::optional<std::chrono::nanoseconds> timeout = std::nullopt) const {
     struct in_place final : detail::pending_ask {
-      explicit in_place(std::function<void(expected<std::span<const char>>)> f) : k(std::move(f)) {}
+      explicit in_place(K&& f) : k(std::forward<K>(f)) {}
       void complete(expected<std::span<const char>> reply) override { k(std::move(reply)); }
-      std::function<void(expected<std::span<const char>>)> k;
+      std::decay_t<K> k;
     };
     ask_encoded(self, M::id, M::name, method_trace_name<M>(), &write_request<typename M::request>,
-                &req, timeout, std::make_shared<in_place>(std::move(k)));
+                &req, timeout, std::make_shared<in_place>(std::forward<K>(k)));
   }
 
   /// Sends without waiting for an answer; fencing failures at the receiver are only traced.

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "runtime/actors/rpc/byte_buffers.hpp"
 #include "runtime/common/expected.hpp"
 #include "schemas/codec_support.hpp"
 
@@ -27,7 +28,7 @@ auto read_in_place(std::span<const char> bytes, const char* what, Fn&& fn) {
 /// size (a message that small is built on the stack).
 template <class Root, class Fill>
 std::vector<char> build_in_place(std::size_t words, Fill&& fill) {
-  std::vector<char> out;
+  std::vector<char> out = detail::thread_byte_buffers().take(); // an earlier call's buffer
   wire::build_into<Root>(out, static_cast<unsigned>(words), std::forward<Fill>(fill));
   return out;
 }

@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <typeinfo>
+
+#include <time.h>
 
 #include <spdlog/logger.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/all.hpp>
+#include <caf/detail/thread_safe_actor_clock.hpp>
 
+#include "runtime/actors/rpc/ask_clock.hpp"
+#include "runtime/actors/rpc/byte_buffers.hpp"
 #include "runtime/actors/rpc/peer_roles.hpp"
 #include "runtime/common/logging.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
@@ -301,16 +307,34 @@ bool rpc_endpoint::ask_open(caf::message_id response_id) const {
   return multiplexed_responses_.count(response_id) != 0;
 }
 
+detail::ask_clock_reading detail::read_ask_clock(const caf::actor_clock& clock) {
+  if (typeid(clock) != typeid(caf::detail::thread_safe_actor_clock))
+    return {clock.now(), std::chrono::nanoseconds(0)};
+  static const std::chrono::nanoseconds tick = [] {
+    timespec r{};
+    clock_getres(CLOCK_MONOTONIC_COARSE, &r);
+    return std::chrono::seconds(r.tv_sec) + std::chrono::nanoseconds(r.tv_nsec);
+  }();
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  // libstdc++'s steady_clock is CLOCK_MONOTONIC, whose coarse reading lags it by under a tick
+  // while the CPU runs (two allowed: a tick just missed coming out of idle).
+  auto coarse = caf::actor_clock::time_point(std::chrono::duration_cast<caf::actor_clock::time_point::duration>(
+    std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+  return {coarse + 2 * tick, 2 * tick};
+}
+
 void rpc_endpoint::expire_ask_after(caf::message_id response_id, std::chrono::nanoseconds wait,
                                     std::shared_ptr<detail::pending_ask> pending) {
   // Answered asks leave from the front; most asks are answered in the order they were sent.
   while (!ask_deadlines_.empty() && ask_deadlines_.front().pending->answered)
     ask_deadlines_.pop_front();
-  auto at = clock().now() + wait;
+  auto started = detail::read_ask_clock(clock());
+  auto at = started.now + wait;
   ask_deadlines_.push_back(ask_deadline{at, response_id, std::move(pending)});
   if (!ask_timer_at_ || at < *ask_timer_at_) {
     ask_timer_at_ = at;
-    schedule_run_async([this] { on_ask_timer(); }, wait);
+    schedule_run_async([this] { on_ask_timer(); }, wait + started.lag);
   }
 }
 
@@ -379,14 +403,20 @@ caf::behavior rpc_endpoint::make_behavior() {
   on_start();
   caf::message_handler base{
     [this](ask_atom, std::vector<char>& bytes) -> caf::result<std::vector<char>> {
-      if (auto answer = dispatch(bytes, true)) {
+      auto answer = dispatch(bytes, true);
+      // Read: the request's buffer carries a later call's bytes (a handler keeps no view of it).
+      detail::thread_byte_buffers().give(std::move(bytes));
+      if (answer) {
         if (*answer)
           return std::move(**answer);
         return to_caf_error(answer->error());
       }
       return caf::delegated<std::vector<char>>{};
     },
-    [this](tell_atom, std::vector<char>& bytes) { dispatch(bytes, false); },
+    [this](tell_atom, std::vector<char>& bytes) {
+      dispatch(bytes, false);
+      detail::thread_byte_buffers().give(std::move(bytes));
+    },
     [](run_atom, std::function<void()>& f) { f(); },
     [](call_atom, std::function<void()>& f) { f(); },
   };

@@ -10,6 +10,8 @@
 #include "runtime/actors/rpc/echo_endpoint.hpp"
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/envelope/envelope.hpp"
+#include "runtime/actors/rpc/ask_clock.hpp"
+#include "runtime/actors/rpc/byte_buffers.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
 #include "test/support/test_fixture.hpp"
@@ -552,4 +554,99 @@ TEST_CASE_FIXTURE(rpc_fixture, "a handler reading its request in place answers w
                                  {trace::direction::reply, "echo"},
                                  {trace::direction::response, "echo"}}));
   CHECK(dynamic_cast<echo_endpoint&>(*caf::actor_cast<caf::abstract_actor*>(in_place)).served() == 2);
+}
+
+TEST_CASE("a thread keeps two byte buffers of at most 64 KiB, emptied, for later calls") {
+  detail::byte_buffers buffers;
+  CHECK(buffers.take().capacity() == 0); // none kept yet
+  std::vector<char> a(300, 'a'), b(100, 'b'), c(50, 'c');
+  const auto* a_data = a.data();
+  buffers.give(std::move(a));
+  buffers.give(std::move(b));
+  buffers.give(std::move(c)); // a third is not kept
+  CHECK(buffers.size() == 2);
+  auto first = buffers.take();
+  auto second = buffers.take();
+  CHECK(first.empty());
+  CHECK(second.empty());
+  CHECK(first.capacity() == 100);
+  CHECK(second.capacity() == 300);
+  CHECK(second.data() == a_data); // the same allocation, reused
+  CHECK(buffers.size() == 0);
+  buffers.give(std::vector<char>(64 * 1024 + 1));
+  CHECK(buffers.size() == 0); // too large to keep
+}
+
+TEST_CASE_FIXTURE(rpc_fixture,
+                  "calls write into the buffers earlier calls left, and a short call after a "
+                  "long one carries only its own bytes") {
+  // The test scheduler runs caller and callee on this thread: what one call gives back, the next
+  // one takes.
+  auto in_place = spawn<echo_endpoint>(context("echo_in_place"), leader);
+  run();
+  gateway gw(in_place, "echo_in_place", leader);
+  auto& buffers = detail::thread_byte_buffers();
+  while (buffers.size() > 0)
+    buffers.take();
+  std::vector<expected<echo_response>> answers;
+  auto ask = [&](echo_request req) {
+    in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+      gw.ask<echo_method>(self, req, [&](expected<echo_response> r) { answers.push_back(std::move(r)); });
+    });
+    run();
+  };
+  ask(echo_request{std::string(500, 'l'), std::vector<char>(700, 'L')});
+  CHECK(buffers.size() == 2); // the request's buffer (given back by the callee) and the answer's
+  ask(echo_request{"short", {'s'}});
+  ask(echo_request{"", {}});
+  REQUIRE(answers.size() == 3);
+  for (const auto& a : answers)
+    REQUIRE(a.has_value());
+  CHECK(answers[0]->text == std::string(500, 'l'));
+  CHECK(answers[0]->data == std::vector<char>(700, 'L'));
+  CHECK(*answers[1] == echo_response{"short", {'s'}, "echo_in_place"});
+  CHECK(*answers[2] == echo_response{"", {}, "echo_in_place"});
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "an ask's continuation may own what it captures (move-only)") {
+  std::optional<int> seen;
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gateway(server, "echo_server", leader)
+      .ask<echo_method>(self, echo_request{"m", {}},
+                        [owned = std::make_unique<int>(7), &seen](expected<echo_response> r) {
+                          if (r)
+                            seen = *owned;
+                        });
+  });
+  run();
+  CHECK(seen == 7);
+}
+
+TEST_CASE("an ask's deadline counts from CAF's clock or a little later, and exactly under a manual clock") {
+  {
+    caf::actor_system_config cfg;
+    caf::actor_system sys{cfg};
+    const auto& clock = sys.clock();
+    int earlier = 0, too_late = 0;
+    for (int i = 0; i < 20000; ++i) {
+      auto before = clock.now();
+      auto r = detail::read_ask_clock(clock);
+      auto after = clock.now();
+      if (r.now < before)
+        ++earlier;
+      if (r.now > after + r.lag)
+        ++too_late;
+      REQUIRE(r.lag > 0ns);
+      REQUIRE(r.lag <= 20ms);
+    }
+    CHECK(earlier == 0); // a deadline never comes before the one asked for
+    CHECK(too_late == 0);
+  }
+  test_fixture fx;
+  auto& manual = fx.sys.clock();
+  auto r = detail::read_ask_clock(manual);
+  CHECK(r.now == manual.now());
+  CHECK(r.lag == 0ns);
+  fx.sched.advance_time(3s);
+  CHECK(detail::read_ask_clock(manual).now == manual.now());
 }
