@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -88,6 +89,18 @@ struct options {
 
 // ---- producer process ----------------------------------------------------------------------
 
+/// The writers' CPU time and time blocked on the pool, summed over rounds (reported by --serve at
+/// exit: whether the producing thread keeps its queue full between sends).
+std::atomic<std::uint64_t> writer_cpu_ns{0}, writer_blocked_ns{0}, writer_wake_ns{0},
+  writer_waits{0};
+
+std::uint64_t thread_cpu_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ULL
+    + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
 /// Writes records into a partition from its own thread (the producing task), waiting for the pool
 /// under backpressure.
 void write_records(const std::shared_ptr<result_partition>& p, std::size_t record_bytes,
@@ -99,21 +112,40 @@ void write_records(const std::shared_ptr<result_partition>& p, std::size_t recor
     std::mutex m;
     std::condition_variable cv;
     bool ready = false;
+    clock_type::time_point notified;
   };
+  auto cpu0 = thread_cpu_ns();
+  std::uint64_t blocked_ns = 0;
+  struct account {
+    std::uint64_t cpu0;
+    std::uint64_t& blocked;
+    ~account() {
+      writer_cpu_ns += thread_cpu_ns() - cpu0;
+      writer_blocked_ns += blocked;
+    }
+  } accounted{cpu0, blocked_ns};
   for (std::size_t written = 0; written < total; written += record_bytes) {
     auto r = p->emit_record(record, 0);
     while (r == emit_result::blocked) {
+      auto b0 = clock_type::now();
       auto w = std::make_shared<waiter>();
       if (p->notify_when_available([w] {
             std::lock_guard<std::mutex> g{w->m};
             w->ready = true;
+            w->notified = clock_type::now();
             w->cv.notify_one();
           })) {
         std::unique_lock<std::mutex> lock{w->m};
         while (!w->cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return w->ready; }))
           if (*stop)
             return;
+        writer_wake_ns += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - w->notified)
+            .count());
+        ++writer_waits;
       }
+      blocked_ns += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - b0).count());
       r = p->resume();
     }
   }
@@ -188,7 +220,10 @@ int serve(const options& o) {
   caf::actor_system sys{cfg};
   std::vector<std::thread> writers;
   auto stop = std::make_shared<std::atomic<bool>>(false);
-  auto server = spawn_partition_request_server(sys, *env.partitions_of(bench_job));
+  auto stats = std::make_shared<server_stats>();
+  server_options server_opts;
+  server_opts.stats = stats;
+  auto server = spawn_partition_request_server(sys, *env.partitions_of(bench_job), server_opts);
   auto control = sys.spawn(exchange_control, &env, &writers, stop);
   auto bare = sys.spawn(bare_source);
   auto locator = rpc::spawn_endpoint_locator(sys);
@@ -211,6 +246,22 @@ int serve(const options& o) {
   for (auto& t : writers)
     t.join();
   env.release_all();
+  auto sent = stats->data_buffers_sent.load();
+  std::fprintf(
+    stderr,
+    "{\"bench\":\"exchange\",\"kind\":\"producer\",\"data_buffers_sent\":%llu,"
+    "\"mean_backlog\":%.2f,\"writer_cpu_us_per_buffer\":%.1f,"
+    "\"writer_blocked_us_per_buffer\":%.1f,\"writer_waits_per_buffer\":%.2f,"
+    "\"writer_wake_us\":%.1f,\"buffers_per_sending_turn\":%.2f}\n",
+    static_cast<unsigned long long>(sent),
+    sent > 0 ? static_cast<double>(stats->backlog_sent.load()) / sent : 0.0,
+    sent > 0 ? static_cast<double>(writer_cpu_ns.load()) / 1000.0 / sent : 0.0,
+    sent > 0 ? static_cast<double>(writer_blocked_ns.load()) / 1000.0 / sent : 0.0,
+    sent > 0 ? static_cast<double>(writer_waits.load()) / sent : 0.0,
+    writer_waits > 0 ? static_cast<double>(writer_wake_ns.load()) / 1000.0 / writer_waits : 0.0,
+    stats->sending_turns > 0
+      ? static_cast<double>(sent) / static_cast<double>(stats->sending_turns.load())
+      : 0.0);
   return 0;
 }
 
@@ -563,7 +614,11 @@ int exchange(int argc, char** argv) {
       auto b = rpc::connect_endpoint(*tls_sys, "127.0.0.1", *tls_child->port(), "bare_source");
       if (!s || !c || !b) {
         std::fprintf(stderr, "flint-bench exchange: cannot reach the TLS producing process: %s\n",
-                     (!s ? s.error() : !c ? c.error() : b.error()).to_string().c_str());
+                     (!s     ? s.error()
+                        : !c ? c.error()
+                             : b.error())
+                       .to_string()
+                       .c_str());
         return 1;
       }
       tls_server = *s;

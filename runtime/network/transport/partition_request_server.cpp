@@ -99,11 +99,17 @@ void drain(server_actor* self, std::uint64_t id) {
     return;
   auto& r = i->second;
   auto& stats = self->state.options.stats;
+  bool sent_any = false;
   while (auto response = r.view->next_response()) {
+    if (!sent_any) {
+      sent_any = true;
+      count(stats, &server_stats::sending_turns);
+    }
     auto& buf = response->buf;
     if (buf.is_data()) {
       count(stats, &server_stats::data_buffers_sent);
       count(stats, &server_stats::bytes_sent, buf.size());
+      count(stats, &server_stats::backlog_sent, response->backlog);
     } else {
       count(stats, &server_stats::events_sent);
     }

@@ -26,6 +26,12 @@ struct server_stats {
   std::atomic<std::uint64_t> refused_requests{0};
   std::atomic<std::uint64_t> data_buffers_sent{0};
   std::atomic<std::uint64_t> bytes_sent{0};
+  /// Sum of the backlogs sent with data buffers (divided by data_buffers_sent: the producer's
+  /// mean backlog, what the consumer sizes its floating buffers by).
+  std::atomic<std::uint64_t> backlog_sent{0};
+  /// Turns (a wake-up, a credit) that sent at least one buffer or event: data_buffers_sent over
+  /// it is the mean burst a credit lets out.
+  std::atomic<std::uint64_t> sending_turns{0};
   std::atomic<std::uint64_t> events_sent{0};
   /// Messages with a server atom but another layout, dropped.
   std::atomic<std::uint64_t> malformed_messages{0};

@@ -268,6 +268,48 @@ TEST_CASE(
   CHECK(side.client->requests_sent() == 8);
 }
 
+TEST_CASE(
+  "across processes a sent buffer is back in the producer's pool at once, while the consumer has "
+  "not read it; each carries the backlog behind it") {
+  // The wire form: the server copies each buffer into the message.
+  transport_fixture f{true};
+  auto id = partition_id(4, 0);
+  auto partition = f.make_partition(id);
+  // The writer fills its whole pool before the consumer asks: 10 buffers queued, none free.
+  std::size_t i = 0;
+  while (partition->emit_record(make_record(i, 1000), 0) == emit_result::written)
+    ++i;
+  const auto pool_size = f.config.partition_pool_max(1);
+  REQUIRE(partition->pool()->num_requested() == pool_size);
+  REQUIRE(partition->pool()->num_available() == 0);
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  f.start_consumer(side);
+  // Handle the request only: the server sends what the initial credit (the exclusive buffers)
+  // allows, in one turn.
+  while (f.stats->data_buffers_sent == 0 && f.sched.try_run_once()) {
+  }
+  const auto credit = f.config.buffers_per_channel;
+  REQUIRE(f.stats->data_buffers_sent == credit);
+  CHECK(f.stats->sending_turns == 1);
+  // Not held until the consumer reads them or grants more credit.
+  CHECK(partition->pool()->num_available() == credit);
+  // Backlogs pool_size - 1, pool_size - 2: the data buffers still queued behind each.
+  CHECK(f.stats->backlog_sent == (pool_size - 1) + (pool_size - 2));
+  REQUIRE(partition->is_available());
+  CHECK(partition->resume() == emit_result::written);
+  // The rest still crosses intact.
+  partition->finish();
+  while (!side.ended && !side.failure) {
+    f.run_checked(side);
+    if (side.consume(1) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
+  CHECK(side.ended);
+  CHECK(side.records == i + 1);
+}
+
 TEST_CASE("a bad subpartition is refused without retry") {
   transport_fixture f;
   auto id = partition_id(5, 0);
