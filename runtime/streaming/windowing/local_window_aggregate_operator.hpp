@@ -70,9 +70,14 @@ struct window_slicing {
     return std::nullopt;
   }
 
+  /// The slice holding `timestamp`, bounded as the assigners' windows (the last one ends at
+  /// INT64_MAX, the first one starts at INT64_MIN: time_window::for_each_holding).
+  time_window slice_of(std::int64_t timestamp) const {
+    return time_window::aligned(timestamp, slice, offset);
+  }
   /// The max timestamp (end - 1) of the slice holding `timestamp`.
   std::int64_t slice_max_timestamp(std::int64_t timestamp) const {
-    return time_window::get_window_start_with_offset(timestamp, offset, slice) + slice - 1;
+    return slice_of(timestamp).max_timestamp();
   }
 };
 
@@ -107,8 +112,9 @@ public:
     check_has_timestamp(timestamp);
     // Consecutive records mostly share a slice: no division for them.
     if (timestamp < slice_start_ || timestamp > slice_max_) {
-      slice_max_ = slicing_.slice_max_timestamp(timestamp);
-      slice_start_ = slice_max_ - (slicing_.slice - 1);
+      auto slice = slicing_.slice_of(timestamp);
+      slice_max_ = slice.max_timestamp();
+      slice_start_ = slice.start;
     }
     const auto max_timestamp = slice_max_;
     K key = key_(value);

@@ -95,21 +95,48 @@ struct sliced_windows {
     return sliced_windows{s.size(), s.slide(), s.offset(), slicing->slice};
   }
 
-  /// The end of the slice holding `timestamp`.
+  /// The end of the slice holding `timestamp`. Slices and windows are bounded as the
+  /// assigners' (time_window::for_each_holding): the last slice and the last windows end at
+  /// INT64_MAX, the first ones start at INT64_MIN.
   std::int64_t slice_end(std::int64_t timestamp) const {
-    return time_window::get_window_start_with_offset(timestamp, offset, slice) + slice;
+    return time_window::aligned(timestamp, slice, offset).end;
+  }
+  /// The slice ending at `slice_end`.
+  time_window slice_window(std::int64_t slice_end) const {
+    return time_window::aligned(slice_end - 1, slice, offset);
   }
   /// Calls `f(window)` for the windows holding `timestamp`, latest start first (the assigner's
   /// order).
   template <class F>
   void for_each_window(std::int64_t timestamp, F&& f) const {
-    auto last_start = time_window::get_window_start_with_offset(timestamp, offset, slide);
-    for (auto start = last_start; start > timestamp - size; start -= slide)
-      f(time_window{start, start + size});
+    time_window::for_each_holding(timestamp, size, slide, offset, std::forward<F>(f));
   }
   /// The end of the last window holding the slice that ends at `slice_end`.
   std::int64_t last_window_end(std::int64_t slice_end) const {
-    return time_window::get_window_start_with_offset(slice_end - slice, offset, slide) + size;
+    std::int64_t end = slice_end;
+    bool first = true;
+    for_each_window(slice_end - 1, [&](const time_window& w) {
+      if (first)
+        end = w.end;
+      first = false;
+    });
+    return end;
+  }
+  /// The end of the first slice of `w`.
+  std::int64_t first_slice_end(const time_window& w) const {
+    // A window cut at INT64_MIN has its whole length before its end; any other its whole
+    // length after its start (one cut at INT64_MAX too).
+    if (w.start == std::numeric_limits<std::int64_t>::min())
+      return saturating_sub(w.end, size - slice);
+    return saturating_add(w.start, slice);
+  }
+  /// Calls `f(window)` for the windows ending at `end`: one, or all windows cut at INT64_MAX.
+  template <class F>
+  void for_each_window_ending(std::int64_t end, F&& f) const {
+    if (end == std::numeric_limits<std::int64_t>::max())
+      for_each_window(end - 1, f);
+    else
+      f(time_window{saturating_sub(end, size), end});
   }
 };
 
@@ -223,9 +250,9 @@ public:
     windows_.for_each_window(timestamp, [&](const time_window& w) {
       if (is_window_late(w, allowed_lateness_, true, watermark_))
         return;
-      const bool own = recreated(group, w) || find_own(w.end, key, hash) != nullptr;
+      const bool own = recreated(group, w) || find_own(w, key, hash) != nullptr;
       if (own) {
-        add(own_windows_[w.end], key, hash, group, partial.second);
+        add(own_windows_[w], key, hash, group, partial.second);
         if (clears_per_window_ && allowed_lateness_ > 0)
           register_key_timer(key, group, w, cleanup_time(w, allowed_lateness_, true));
       }
@@ -254,7 +281,7 @@ public:
         timers_.advance_watermark(next - 1);
         if (!pending_fires_.empty() && *pending_fires_.begin() == next) {
           pending_fires_.erase(pending_fires_.begin());
-          fire_all(window_ending(next + 1));
+          windows_.for_each_window_ending(next + 1, [&](const time_window& w) { fire_all(w); });
         }
         if (!pending_cleanups_.empty() && *pending_cleanups_.begin() == next) {
           pending_cleanups_.erase(pending_cleanups_.begin());
@@ -271,7 +298,7 @@ public:
         max_fired_ = min_watermark;
       }
       while (!own_windows_.empty()
-             && cleanup_time(window_ending(own_windows_.begin()->first), allowed_lateness_, true)
+             && cleanup_time(own_windows_.begin()->first, allowed_lateness_, true)
                   <= watermark_)
         drop_first(own_windows_, window_contents_state_);
     }
@@ -397,10 +424,10 @@ private:
     std::string key_bytes;
     std::string bytes;
     std::string window_bytes;
-    auto write = [&](std::map<std::int64_t, slice>& tables, int state, std::int64_t length) {
-      for (auto& [end, s] : tables) {
+    auto write = [&](auto& tables, int state) {
+      for (auto& [at, s] : tables) {
         window_bytes.clear();
-        time_window{end - length, end}.append_to(window_bytes);
+        window_of(at).append_to(window_bytes);
         s.table.for_each([&](int group, const slice_entry& e) {
           key_bytes.clear();
           append_key(e.key, key_bytes);
@@ -413,8 +440,8 @@ private:
         });
       }
     };
-    write(slices_, 0, windows_.slice);
-    write(own_windows_, 1, windows_.size);
+    write(slices_, 0);
+    write(own_windows_, 1);
     for (int group = range_.first; group <= range_.last; ++group) {
       if (!groups[static_cast<std::size_t>(group - range_.first)])
         continue;
@@ -490,7 +517,13 @@ private:
       s.table.insert(hash, group, slice_entry{key, acc, hash});
   }
 
-  time_window window_ending(std::int64_t end) const { return {end - windows_.size, end}; }
+  /// The window ending at `end` (but at INT64_MAX, where windows of other starts end too).
+  time_window window_ending(std::int64_t end) const {
+    return {saturating_sub(end, windows_.size), end};
+  }
+  /// The slice ending at `end`; a window of its own.
+  time_window window_of(std::int64_t end) const { return windows_.slice_window(end); }
+  static const time_window& window_of(const time_window& w) { return w; }
 
   std::int64_t slice_expiry(std::int64_t slice_end) const {
     return cleanup_time(window_ending(windows_.last_window_end(slice_end)), allowed_lateness_,
@@ -531,10 +564,10 @@ private:
   }
 
   /// The key's own accumulator of the window ending at `end`, if it has one.
-  slice_entry* find_own(std::int64_t end, const K& key, std::int32_t hash) {
+  slice_entry* find_own(const time_window& w, const K& key, std::int32_t hash) {
     if (own_windows_.empty())
       return nullptr;
-    auto it = own_windows_.find(end);
+    auto it = own_windows_.find(w);
     if (it == own_windows_.end())
       return nullptr;
     return it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
@@ -550,12 +583,12 @@ private:
   /// Fires `w` for every key with contents in its slices (but those whose key group fired it
   /// before a restore).
   void fire_all(const time_window& w) {
-    auto first = slices_.lower_bound(w.start + windows_.slice);
+    auto first = slices_.lower_bound(windows_.first_slice_end(w));
     auto last = slices_.upper_bound(w.end);
     if (first == last)
       return;
     const bool skip_some = !fired_.empty() && w.max_timestamp() <= max_fired_;
-    auto own = own_windows_.find(w.end);
+    auto own = own_windows_.find(w);
     auto* own_table = own == own_windows_.end() ? nullptr : &own->second.table;
     auto fire = [&](const K& key, std::int32_t hash, int group, const state_type& acc) {
       if (skip_some && fired_through(group) >= w.max_timestamp())
@@ -596,12 +629,12 @@ private:
 
   /// Removes the per-window state of `w` for every key with contents in its slices.
   void clean_up_all(const time_window& w) {
-    auto first = slices_.lower_bound(w.start + windows_.slice);
+    auto first = slices_.lower_bound(windows_.first_slice_end(w));
     auto last = slices_.upper_bound(w.end);
     if (first == last)
       return;
     merge_window(first, last);
-    auto own = own_windows_.find(w.end);
+    auto own = own_windows_.find(w);
     for (auto& m : merged_.entries()) {
       // A key with its own accumulator of the window is cleaned up by its own timer.
       if (own != own_windows_.end()
@@ -615,14 +648,14 @@ private:
 
   /// Fires `w` for one key (a late firing, or the key's own timer).
   void fire_one(const K& key, std::int32_t hash, int group, const time_window& w) {
-    if (auto* own = find_own(w.end, key, hash)) {
+    if (auto* own = find_own(w, key, hash)) {
       call_function(key, group, w, contents_.result_of(own->acc));
       return;
     }
     if (recreated(group, w))
       return;
     std::optional<state_type> acc;
-    for (auto it = slices_.lower_bound(w.start + windows_.slice);
+    for (auto it = slices_.lower_bound(windows_.first_slice_end(w));
          it != slices_.end() && it->first <= w.end; ++it) {
       auto* e =
         it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
@@ -718,13 +751,13 @@ private:
   }
 
   /// Drops the first table of `tables` (from `state` too, when a snapshot wrote it there).
-  void drop_first(std::map<std::int64_t, slice>& tables, std::uint32_t state) {
+  template <class Tables>
+  void drop_first(Tables& tables, std::uint32_t state) {
     auto it = tables.begin();
     if (it->second.in_backend) {
       auto& backend = backend_.get();
-      const auto length = &tables == &slices_ ? windows_.slice : windows_.size;
       window_bytes_.clear();
-      time_window{it->first - length, it->first}.append_to(window_bytes_);
+      window_of(it->first).append_to(window_bytes_);
       it->second.table.for_each([&](int group, const slice_entry& e) {
         key_bytes_.clear();
         append_key(e.key, key_bytes_);
@@ -733,6 +766,15 @@ private:
       });
     }
     tables.erase(it);
+  }
+
+  /// Whether `w` is `size` long, or shorter where the int64 range cuts it.
+  static bool of_size(const time_window& w, std::int64_t size) {
+    auto length = time_window_detail::wide(w.end) - w.start;
+    if (w.start == std::numeric_limits<std::int64_t>::min()
+        || w.end == std::numeric_limits<std::int64_t>::max())
+      return length > 0 && length <= size;
+    return length == size;
   }
 
   /// The slices and fired watermarks of this subtask's key groups from the restored backend.
@@ -751,7 +793,8 @@ private:
         K key = type_serializer<K>::read(in);
         auto rest = k.substr(k.size() - in.remaining());
         auto w = time_window::from_bytes(rest);
-        if (!w || w->end - w->start != windows_.slice)
+        if (!w || w->end == std::numeric_limits<std::int64_t>::min()
+            || *w != windows_.slice_window(w->end))
           throw std::runtime_error("window-slice-contents: an entry that is not a slice of "
                                    + std::to_string(windows_.slice) + " ms");
         auto& s = slice_at(w->end);
@@ -766,12 +809,12 @@ private:
                          byte_reader in(std::span<const char>(k.data(), k.size()));
                          K key = type_serializer<K>::read(in);
                          auto w = time_window::from_bytes(k.substr(k.size() - in.remaining()));
-                         if (!w || w->end - w->start != windows_.size)
+                         if (!w || !of_size(*w, windows_.size))
                            throw std::runtime_error(
                              "window-contents: an entry that is not a window of "
                              + std::to_string(windows_.size) + " ms (restored into windows of "
                              "another size?)");
-                         auto& s = own_windows_[w->end];
+                         auto& s = own_windows_[*w];
                          s.in_backend = true;
                          auto hash = key_hash(key);
                          s.table.insert(hash, group,
@@ -796,9 +839,9 @@ private:
   std::int64_t watermark_ = min_watermark;
   /// The open slices by end.
   std::map<std::int64_t, slice> slices_;
-  /// Windows with an accumulator of their own per key, by end: taken over from the
-  /// WindowOperator's state, or re-created after a restore (see recreated()).
-  std::map<std::int64_t, slice> own_windows_;
+  /// Windows with an accumulator of their own per key (in the order of their ends): taken over
+  /// from the WindowOperator's state, or re-created after a restore (see recreated()).
+  std::map<time_window, slice> own_windows_;
   slice* last_ = nullptr;
   std::int64_t last_end_ = 0;
   /// Max timestamps of the windows still to fire, cleanup times of the windows still to clean

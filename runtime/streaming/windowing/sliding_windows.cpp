@@ -20,10 +20,8 @@ void check_sliding(const char* name, std::int64_t size, std::int64_t slide, std:
 
 void sliding_windows(std::int64_t time, std::int64_t size, std::int64_t slide,
                      std::int64_t offset, std::vector<time_window>& windows) {
-  auto last_start = time_window::get_window_start_with_offset(time, offset, slide);
-  // The earliest window holding `time` starts after time - size.
-  for (auto start = last_start; start > time - size; start -= slide)
-    windows.push_back({start, start + size});
+  time_window::for_each_holding(time, size, slide, offset,
+                                [&](const time_window& w) { windows.push_back(w); });
 }
 
 } // namespace

@@ -21,12 +21,9 @@ std::optional<time_window> time_window::from_bytes(std::string_view bytes) {
 
 std::int64_t time_window::get_window_start_with_offset(std::int64_t timestamp, std::int64_t offset,
                                                        std::int64_t size) {
-  // C++'s % truncates towards zero, as Java's: a negative remainder means the timestamp lies
-  // before the aligned point, so step back one more window to floor.
-  auto remainder = (timestamp - offset) % size;
-  if (remainder < 0)
-    return timestamp - (remainder + size);
-  return timestamp - remainder;
+  // Floors also before the aligned point (C++'s % truncates towards zero, as Java's), computed
+  // wide so that neither timestamp - offset nor a start before INT64_MIN overflows.
+  return time_window_detail::clamp(time_window_detail::floor_start(timestamp, offset, size));
 }
 
 std::string time_window::to_string() const {

@@ -9,12 +9,46 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace flint::streaming {
+
+/// a + b, saturating at the int64 limits.
+inline std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  return r;
+}
+/// a - b, saturating at the int64 limits.
+inline std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r))
+    return b < 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+  return r;
+}
+
+namespace time_window_detail {
+using wide = __int128;
+inline std::int64_t clamp(wide v) {
+  if (v < std::numeric_limits<std::int64_t>::min())
+    return std::numeric_limits<std::int64_t>::min();
+  if (v > std::numeric_limits<std::int64_t>::max())
+    return std::numeric_limits<std::int64_t>::max();
+  return static_cast<std::int64_t>(v);
+}
+/// The start of the window of `size` aligned to `offset` holding `timestamp`, unbounded.
+inline wide floor_start(std::int64_t timestamp, std::int64_t offset, std::int64_t size) {
+  auto remainder = (wide(timestamp) - offset) % size;
+  if (remainder < 0)
+    remainder += size;
+  return wide(timestamp) - remainder;
+}
+} // namespace time_window_detail
 
 struct time_window {
   std::int64_t start = 0;
@@ -56,8 +90,33 @@ struct time_window {
 
   /// The start of the window of `size` holding `timestamp`, windows aligned to `offset` (Flink's
   /// TimeWindow.getWindowStartWithOffset): floors also for timestamps before the epoch.
+  /// A start before INT64_MIN is INT64_MIN (Java's long arithmetic wraps there).
   static std::int64_t get_window_start_with_offset(std::int64_t timestamp, std::int64_t offset,
                                                    std::int64_t size);
+
+  /// Calls `f(window)` for the windows of `size` every `slide` aligned to `offset` that hold
+  /// `timestamp`, latest start first: the tumbling (slide = size) and sliding assigners'
+  /// windows. Kept within the int64 range, where Flink's long arithmetic wraps: a start before
+  /// INT64_MIN is INT64_MIN, an end after INT64_MAX is INT64_MAX, and a timestamp of INT64_MAX
+  /// is taken as INT64_MAX - 1, so no window ends after INT64_MAX and every window's max
+  /// timestamp is below the end-of-input watermark, which fires it.
+  template <class F>
+  static void for_each_holding(std::int64_t timestamp, std::int64_t size, std::int64_t slide,
+                               std::int64_t offset, F&& f) {
+    using namespace time_window_detail;
+    if (timestamp == std::numeric_limits<std::int64_t>::max())
+      --timestamp;
+    // The earliest window holding `timestamp` starts after timestamp - size.
+    for (auto start = floor_start(timestamp, offset, slide); start > wide(timestamp) - size;
+         start -= slide)
+      f(time_window{clamp(start), clamp(start + size)});
+  }
+  /// The one window of `size` aligned to `offset` holding `timestamp` (for_each_holding).
+  static time_window aligned(std::int64_t timestamp, std::int64_t size, std::int64_t offset) {
+    time_window out;
+    for_each_holding(timestamp, size, size, offset, [&](const time_window& w) { out = w; });
+    return out;
+  }
 
   std::string to_string() const;
 };

@@ -15,8 +15,7 @@ void check_tumbling(const char* name, std::int64_t size, std::int64_t offset) {
 }
 
 time_window tumbling_window(std::int64_t time, std::int64_t size, std::int64_t offset) {
-  auto start = time_window::get_window_start_with_offset(time, offset, size);
-  return {start, start + size};
+  return time_window::aligned(time, size, offset);
 }
 
 } // namespace

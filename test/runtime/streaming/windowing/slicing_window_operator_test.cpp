@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -188,6 +189,55 @@ TEST_CASE("the slicing window operator fires what the per-window operator fires,
       CHECK(sliced.emitted().watermarks == plain.emitted().watermarks);
       auto& op = static_cast<slicing_window_operator<std::int64_t, local, row>&>(sliced.op());
       CHECK(op.num_slices().first == 0);
+    }
+  }
+}
+
+TEST_CASE("windows cut at the ends of the int64 range fire alike in both operators") {
+  constexpr auto min = std::numeric_limits<std::int64_t>::min();
+  constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  const std::vector<config> configs = {{100, 100, 0, 0}, {100, 20, 0, 0}, {100, 20, 0, 50},
+                                       {100, 100, 30, 10}, {90, 40, -7, 0}};
+  for (const auto& c : configs) {
+    for (std::int64_t t : {min + 1000, min + 150, min + 5, max - 1000, max - 150, max - 5, max}) {
+      CAPTURE(c.size);
+      CAPTURE(c.slide);
+      CAPTURE(c.offset);
+      CAPTURE(c.lateness);
+      CAPTURE(t);
+      harness plain;
+      plain.open(make_operator(false, c, plain.context(), plain.make_output()));
+      harness sliced;
+      sliced.open(make_operator(true, c, sliced.context(), sliced.make_output()));
+      for (std::int64_t key : {1, 2}) {
+        // Key 1 at t, key 2 at t - 3 (one window earlier near INT64_MAX for tumbling windows).
+        auto at = key == 1 ? t : t - 3;
+        plain.process_element({key, 1}, at);
+        sliced.process_element({key, 1}, at);
+      }
+      plain.end_input();
+      sliced.end_input();
+      auto want = sorted(plain.take_records());
+      CHECK(sorted(sliced.take_records()) == want);
+      CHECK(plain.op().late_records_dropped() == 0);
+      CHECK(sliced.op().late_records_dropped() == 0);
+      // Each record is in every window holding its timestamp, each window within the range.
+      std::int64_t count = 0;
+      for (const auto& r : want) {
+        auto [key, start, end, n, timestamp] = r;
+        auto at = key == 1 ? t : t - 3;
+        CHECK(start < end);
+        CHECK(start <= std::min(at, max - 1));
+        CHECK(end > std::min(at, max - 1));
+        CHECK(timestamp == end - 1);
+        count += n;
+      }
+      // (The assigners' windows near the limits: window_assigners_test.)
+      std::vector<time_window> windows;
+      assigner_of(c)->append_windows(t, 0, windows);
+      assigner_of(c)->append_windows(t - 3, 0, windows);
+      CHECK(windows.size() >= 2);
+      CHECK(count == static_cast<std::int64_t>(windows.size()));
     }
   }
 }

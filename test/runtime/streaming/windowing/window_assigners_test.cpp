@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 using namespace flint::streaming;
@@ -43,6 +45,30 @@ TEST_CASE("tumbling event-time windows hold each timestamp once, aligned to the 
   auto eight = std::chrono::milliseconds(8h).count();
   CHECK(daily.assign_windows(0, 0) == windows{{-eight, day - eight}});
   CHECK(daily.assign_windows(day - eight, 0) == windows{{day - eight, 2 * day - eight}});
+}
+
+TEST_CASE("windows near the ends of the int64 range are cut there instead of wrapping") {
+  constexpr auto min = std::numeric_limits<std::int64_t>::min();
+  constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  // max = ...807 and min = -...808: the aligned windows of 100 around them reach past the range.
+  auto tumbling = tumbling_event_time_windows::of(100ms);
+  CHECK(tumbling.assign_windows(max - 5, 0) == windows{{max - 7, max}});
+  CHECK(tumbling.assign_windows(max - 8, 0) == windows{{max - 107, max - 7}});
+  // INT64_MAX is taken as INT64_MAX - 1: no window ends after INT64_MAX.
+  CHECK(tumbling.assign_windows(max, 0) == windows{{max - 7, max}});
+  CHECK(tumbling.assign_windows(min + 5, 0) == windows{{min, min + 8}});
+  CHECK(tumbling_event_time_windows::of(100ms, 50ms).assign_windows(max - 5, 0)
+        == windows{{max - 57, max}});
+  CHECK(tumbling_event_time_windows::of(100ms, -50ms).assign_windows(min + 5, 0)
+        == windows{{min, min + 58}});
+
+  auto sliding = sliding_event_time_windows::of(100ms, 20ms);
+  CHECK(sliding.assign_windows(max - 5, 0)
+        == windows{{max - 7, max}, {max - 27, max}, {max - 47, max}, {max - 67, max},
+                   {max - 87, max}});
+  CHECK(sliding.assign_windows(min + 5, 0)
+        == windows{{min, min + 88}, {min, min + 68}, {min, min + 48}, {min, min + 28},
+                   {min, min + 8}});
 }
 
 TEST_CASE("tumbling windows refuse a size <= 0, |offset| >= size and records without time") {
