@@ -7,10 +7,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace flint;
 using namespace std::chrono_literals;
@@ -32,10 +36,23 @@ using sliced = streaming::slicing_window_operator<std::int64_t, contents, std::i
 using per_window =
   streaming::window_operator<std::int64_t, contents, std::int64_t, streaming::time_window>;
 
-/// The window's operator as a subtask of the job would get it.
+/// The record time of the operators window_operator_of builds.
+streaming::element_time g_time;
+
+/// Collects the window's results.
+struct collecting final : streaming::one_input_operator<std::int64_t> {
+  std::vector<std::int64_t> values;
+  void process_element(const std::int64_t& value) override { values.push_back(value); }
+};
+
+/// The window's operator as a subtask of the job would get it (on `backend` under `dir`, its
+/// results into `into`, when given).
 template <class Build>
 std::unique_ptr<streaming::stream_operator> window_operator_of(const std::string& strategy,
-                                                               Build&& build) {
+                                                               Build&& build,
+                                                               const std::string& backend = {},
+                                                               const std::string& dir = {},
+                                                               collecting* into = nullptr) {
   api::stream_execution_environment env(
     api::configuration{{"pipeline.window.agg-phase-strategy", strategy}});
   auto timed = env.from_collection(std::vector<click>{{1, 10}})
@@ -46,11 +63,16 @@ std::unique_ptr<streaming::stream_operator> window_operator_of(const std::string
   const auto* factory =
     dynamic_cast<const streaming::stream_operator_factory*>(counts.transformation()->factory().get());
   REQUIRE(factory != nullptr);
-  static streaming::element_time time;
   streaming::operator_context ctx;
   ctx.key_group_max_parallelism = 128;
   ctx.key_groups = state::key_group_range_for_operator(128, 1, 0);
-  ctx.time = &time;
+  ctx.time = &g_time;
+  if (!backend.empty()) {
+    ctx.state_backend.type = backend;
+    ctx.state_backend.local_dir = dir;
+  }
+  if (into != nullptr)
+    ctx.chained_targets.push_back(into);
   return factory->create_operator(ctx);
 }
 
@@ -81,4 +103,67 @@ TEST_CASE("the slicing window operator goes where two phases apply, the window o
   }
   auto d = window_operator_of("ONE_PHASE", sliding);
   CHECK(dynamic_cast<per_window*>(d.get()) != nullptr);
+}
+
+TEST_CASE("a per-window savepoint restores under two phases; a slicing one is refused under "
+          "ONE_PHASE, saying which strategies take it") {
+  // The operator ids are the same under either strategy (window_job_test), so a savepoint's
+  // state reaches the window's operator whichever strategy the restored job uses; what that
+  // operator makes of it is what this checks, per backend.
+  auto tumbling = [](auto keyed) {
+    return keyed.window(api::tumbling_event_time_windows::of(1s)).aggregate(count_clicks{});
+  };
+  for (const std::string backend : {"hashmap", "rocksdb"}) {
+    CAPTURE(backend);
+    auto dir = std::filesystem::temp_directory_path()
+      / ("flint_strategy_restore_" + std::to_string(::getpid()) + "_" + backend);
+    std::filesystem::remove_all(dir);
+    auto snapshot = [&](streaming::stream_operator& op, const std::string& name) {
+      auto snap = op.snapshot_state(1);
+      auto up = snap.keyed_upload(state::snapshot_target{(dir / name).string(), "", "w"});
+      REQUIRE(up.has_value());
+      return state::operator_state_restore(state::operator_subtask_state{{}, *up, {}}, false,
+                                           true);
+    };
+    // ONE_PHASE (the per-window operator) -> AUTO (the slicing one): the window fires there.
+    {
+      collecting before;
+      auto one = window_operator_of("ONE_PHASE", tumbling, backend, (dir / "a").string(), &before);
+      REQUIRE(dynamic_cast<per_window*>(one.get()) != nullptr);
+      one->open();
+      auto& in = dynamic_cast<streaming::one_input_operator<click>&>(*one);
+      for (std::int64_t at : {10, 20, 30}) {
+        g_time.set(at);
+        in.process_element(click{7, at});
+      }
+      auto restore = snapshot(*one, "one");
+      one.reset();
+      collecting after;
+      auto two = window_operator_of("AUTO", tumbling, backend, (dir / "b").string(), &after);
+      REQUIRE(dynamic_cast<sliced*>(two.get()) != nullptr);
+      two->initialize_state(restore);
+      two->open();
+      dynamic_cast<streaming::one_input_operator<std::pair<std::int64_t, std::int64_t>>&>(*two)
+        .process_watermark(std::numeric_limits<std::int64_t>::max());
+      CHECK(before.values.empty());
+      CHECK(after.values == std::vector<std::int64_t>{3});
+    }
+    // AUTO (the slicing operator) -> ONE_PHASE: refused, naming the strategies that take it.
+    {
+      collecting out;
+      auto two = window_operator_of("AUTO", tumbling, backend, (dir / "c").string(), &out);
+      REQUIRE(dynamic_cast<sliced*>(two.get()) != nullptr);
+      two->open();
+      g_time.set(999);
+      dynamic_cast<streaming::one_input_operator<std::pair<std::int64_t, std::int64_t>>&>(*two)
+        .process_element({7, 3});
+      auto restore = snapshot(*two, "two");
+      two.reset();
+      auto one = window_operator_of("ONE_PHASE", tumbling, backend, (dir / "d").string(), &out);
+      CHECK_THROWS_WITH_AS(one->initialize_state(restore),
+                           doctest::Contains("agg-phase-strategy AUTO or TWO_PHASE"),
+                           std::runtime_error);
+    }
+    std::filesystem::remove_all(dir);
+  }
 }

@@ -623,7 +623,12 @@ TEST_CASE("a LocalWindowAggregate goes in only where two phases apply") {
         }) == 0);
 }
 
-TEST_CASE("two phases keep every operator's id: a savepoint restores under either strategy") {
+// Same ids: a savepoint's state reaches the window's operator under either strategy. The
+// slicing operator takes a per-window operator's state; the per-window operator refuses a
+// slicing one's (ONE_PHASE after AUTO/TWO_PHASE), naming the strategies that take it: both
+// directions in slicing_window_api_test.
+TEST_CASE("two phases keep every operator's id, so a savepoint's window state reaches the window "
+          "operator under either strategy") {
   auto ids = [](const std::string& strategy) {
     api::stream_execution_environment env(
       api::configuration{{"pipeline.window.agg-phase-strategy", strategy}});
