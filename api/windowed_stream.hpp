@@ -28,6 +28,7 @@
 #include "runtime/streaming/windowing/purging_trigger.hpp"
 #include "runtime/streaming/windowing/session_windows.hpp"
 #include "runtime/streaming/windowing/sliding_windows.hpp"
+#include "runtime/streaming/windowing/global_window_aggregate.hpp"
 #include "runtime/streaming/windowing/slicing_window_operator.hpp"
 #include "runtime/streaming/windowing/time_evictor.hpp"
 #include "runtime/streaming/windowing/tumbling_windows.hpp"
@@ -411,11 +412,13 @@ private:
   /// Flink SQL's two-phase window aggregate: "LocalWindowAggregate" on the input's side of the
   /// key_by exchange (chained to the input's operator: same parallelism, forward), emitting a
   /// (key, accumulator) partial per key and slice, then the exchange keyed by the partial's key
-  /// (the same key, so the same key groups and subtasks), then Flink SQL's slicing window
-  /// operator (slicing_window_operator.hpp: one accumulator per key and slice, the slices merged
-  /// when a window fires), named as with one phase. The window function is that of one phase;
-  /// it takes over a one-phase (or older two-phase) savepoint's windows, but its own savepoints
-  /// restore only under two phases (the WindowOperator refuses their slices).
+  /// (the same key, so the same key groups and subtasks), then, named as with one phase, Flink
+  /// SQL's slicing window operator with the hashmap backend (slicing_window_operator.hpp: one
+  /// accumulator per key and slice, the slices merged when a window fires) or the WindowOperator
+  /// merging the partials per key and window in the backend with RocksDB
+  /// (global_window_aggregate.hpp). The window function is that of one phase; the slicing
+  /// operator takes over a per-window savepoint's windows, but its own savepoints restore only
+  /// under two phases on hashmap (the WindowOperator refuses their slices).
   template <class Out, class Contents, class MakeFn>
   data_stream<Out> build_two_phase(std::string name, streaming::window_slicing slicing,
                                    Contents contents, MakeFn make_fn) {
@@ -457,14 +460,16 @@ private:
     exchange->set_shuffle_mode(partition->shuffle_mode());
     keyed_stream<partial, K> partials(&env, std::move(exchange), partial_key);
 
-    // Behind the exchange, one accumulator per key and slice (slicing_window_operator.hpp).
-    auto windows = *streaming::sliced_windows::of(*settings_.assigner);
-    auto lateness = settings_.allowed_lateness;
+    // Behind the exchange, one accumulator per key and slice with the hashmap backend, per key
+    // and window in the backend with RocksDB (global_window_aggregate.hpp).
+    streaming::window_settings<partial, W> settings;
+    settings.assigner = settings_.assigner;
+    settings.allowed_lateness = settings_.allowed_lateness;
     auto factory = std::make_shared<window_operator_factory>(
-      [windows, lateness, contents, make_fn](streaming::operator_context& ctx)
+      [settings, contents, make_fn](streaming::operator_context& ctx)
         -> std::unique_ptr<streaming::stream_operator> {
-        return std::make_unique<streaming::slicing_window_operator<K, Contents, Out>>(
-          windows, lateness, contents, make_fn(), ctx, streaming::make_output<Out>(ctx));
+        return streaming::make_global_window_aggregate<K, Contents, Out>(settings, contents,
+                                                                         make_fn, ctx);
       });
     return partials.template transform<Out>(std::move(name), std::move(factory));
   }

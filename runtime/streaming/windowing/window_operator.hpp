@@ -139,7 +139,7 @@ public:
           "cannot restore the state of a slicing window operator (\"window-slice-contents\", "
           "one accumulator per key and slice) into a window operator with one accumulator per "
           "window: restore this savepoint with pipeline.window.agg-phase-strategy AUTO or "
-          "TWO_PHASE");
+          "TWO_PHASE and state.backend.type hashmap");
     }
   }
 

@@ -105,65 +105,103 @@ TEST_CASE("the slicing window operator goes where two phases apply, the window o
   CHECK(dynamic_cast<per_window*>(d.get()) != nullptr);
 }
 
+TEST_CASE("with RocksDB the global phase is the per-window operator, its windows in the backend") {
+  // The slicing operator keeps its slices on the heap between snapshots: state larger than
+  // memory, the reason to pick RocksDB, would not fit (global_window_aggregate.hpp).
+  using global_per_window =
+    streaming::window_operator<std::int64_t, streaming::global_window_contents<std::int64_t, contents>,
+                               std::int64_t, streaming::time_window>;
+  auto sliding = [](auto keyed) {
+    return keyed.window(api::sliding_event_time_windows::of(10s, 2s)).aggregate(count_clicks{});
+  };
+  auto dir = std::filesystem::temp_directory_path()
+    / ("flint_global_phase_" + std::to_string(::getpid()));
+  for (const std::string strategy : {"AUTO", "TWO_PHASE"}) {
+    CAPTURE(strategy);
+    auto on_heap = window_operator_of(strategy, sliding, "hashmap", (dir / "a").string());
+    CHECK(dynamic_cast<sliced*>(on_heap.get()) != nullptr);
+    auto in_rocksdb = window_operator_of(strategy, sliding, "rocksdb", (dir / "b").string());
+    CHECK(dynamic_cast<global_per_window*>(in_rocksdb.get()) != nullptr);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("a per-window savepoint restores under two phases; a slicing one is refused under "
-          "ONE_PHASE, saying which strategies take it") {
+          "ONE_PHASE or RocksDB, saying what takes it") {
   // The operator ids are the same under either strategy (window_job_test), so a savepoint's
-  // state reaches the window's operator whichever strategy the restored job uses; what that
-  // operator makes of it is what this checks, per backend.
+  // state reaches the window's operator whichever strategy and backend the restored job uses;
+  // what that operator makes of it is what this checks.
   auto tumbling = [](auto keyed) {
     return keyed.window(api::tumbling_event_time_windows::of(1s)).aggregate(count_clicks{});
   };
-  for (const std::string backend : {"hashmap", "rocksdb"}) {
-    CAPTURE(backend);
-    auto dir = std::filesystem::temp_directory_path()
-      / ("flint_strategy_restore_" + std::to_string(::getpid()) + "_" + backend);
-    std::filesystem::remove_all(dir);
-    auto snapshot = [&](streaming::stream_operator& op, const std::string& name) {
-      auto snap = op.snapshot_state(1);
-      auto up = snap.keyed_upload(state::snapshot_target{(dir / name).string(), "", "w"});
-      REQUIRE(up.has_value());
-      return state::operator_state_restore(state::operator_subtask_state{{}, *up, {}}, false,
-                                           true);
-    };
-    // ONE_PHASE (the per-window operator) -> AUTO (the slicing one): the window fires there.
-    {
+  using partial = std::pair<std::int64_t, std::int64_t>;
+  auto dir = std::filesystem::temp_directory_path()
+    / ("flint_strategy_restore_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  int n = 0;
+  auto snapshot = [&](streaming::stream_operator& op) {
+    auto snap = op.snapshot_state(1);
+    auto up = snap.keyed_upload(
+      state::snapshot_target{(dir / ("chk" + std::to_string(n++))).string(), "", "w"});
+    REQUIRE(up.has_value());
+    return state::operator_state_restore(state::operator_subtask_state{{}, *up, {}}, false, true);
+  };
+  auto where = [&] { return (dir / ("op" + std::to_string(n++))).string(); };
+  // Per-window state (ONE_PHASE on either backend, two phases on RocksDB) -> two phases on
+  // either backend (the slicing operator on hashmap): the window fires there.
+  for (const auto& [strategy, backend] :
+       std::vector<std::pair<std::string, std::string>>{{"ONE_PHASE", "hashmap"},
+                                                        {"ONE_PHASE", "rocksdb"},
+                                                        {"AUTO", "rocksdb"}}) {
+    for (const std::string to_backend : {"hashmap", "rocksdb"}) {
+      CAPTURE(strategy);
+      CAPTURE(backend);
+      CAPTURE(to_backend);
       collecting before;
-      auto one = window_operator_of("ONE_PHASE", tumbling, backend, (dir / "a").string(), &before);
-      REQUIRE(dynamic_cast<per_window*>(one.get()) != nullptr);
-      one->open();
-      auto& in = dynamic_cast<streaming::one_input_operator<click>&>(*one);
+      auto first = window_operator_of(strategy, tumbling, backend, where(), &before);
+      REQUIRE(dynamic_cast<sliced*>(first.get()) == nullptr);
+      first->open();
       for (std::int64_t at : {10, 20, 30}) {
         g_time.set(at);
-        in.process_element(click{7, at});
+        if (strategy == "ONE_PHASE")
+          dynamic_cast<streaming::one_input_operator<click>&>(*first).process_element({7, at});
+        else
+          dynamic_cast<streaming::one_input_operator<partial>&>(*first).process_element({7, 1});
       }
-      auto restore = snapshot(*one, "one");
-      one.reset();
+      auto restore = snapshot(*first);
+      first.reset();
       collecting after;
-      auto two = window_operator_of("AUTO", tumbling, backend, (dir / "b").string(), &after);
-      REQUIRE(dynamic_cast<sliced*>(two.get()) != nullptr);
-      two->initialize_state(restore);
-      two->open();
-      dynamic_cast<streaming::one_input_operator<std::pair<std::int64_t, std::int64_t>>&>(*two)
-        .process_watermark(std::numeric_limits<std::int64_t>::max());
+      auto second = window_operator_of("AUTO", tumbling, to_backend, where(), &after);
+      CHECK((dynamic_cast<sliced*>(second.get()) != nullptr) == (to_backend == "hashmap"));
+      second->initialize_state(restore);
+      second->open();
+      dynamic_cast<streaming::one_input_operator<partial>&>(*second).process_watermark(
+        std::numeric_limits<std::int64_t>::max());
       CHECK(before.values.empty());
       CHECK(after.values == std::vector<std::int64_t>{3});
     }
-    // AUTO (the slicing operator) -> ONE_PHASE: refused, naming the strategies that take it.
-    {
-      collecting out;
-      auto two = window_operator_of("AUTO", tumbling, backend, (dir / "c").string(), &out);
-      REQUIRE(dynamic_cast<sliced*>(two.get()) != nullptr);
-      two->open();
-      g_time.set(999);
-      dynamic_cast<streaming::one_input_operator<std::pair<std::int64_t, std::int64_t>>&>(*two)
-        .process_element({7, 3});
-      auto restore = snapshot(*two, "two");
-      two.reset();
-      auto one = window_operator_of("ONE_PHASE", tumbling, backend, (dir / "d").string(), &out);
-      CHECK_THROWS_WITH_AS(one->initialize_state(restore),
-                           doctest::Contains("agg-phase-strategy AUTO or TWO_PHASE"),
-                           std::runtime_error);
-    }
-    std::filesystem::remove_all(dir);
   }
+  // The slicing operator's state (two phases on hashmap) -> ONE_PHASE on either backend, or two
+  // phases on RocksDB: refused, naming what takes it.
+  for (const auto& [strategy, backend] :
+       std::vector<std::pair<std::string, std::string>>{{"ONE_PHASE", "hashmap"},
+                                                        {"ONE_PHASE", "rocksdb"},
+                                                        {"AUTO", "rocksdb"}}) {
+    CAPTURE(strategy);
+    CAPTURE(backend);
+    collecting out;
+    auto first = window_operator_of("AUTO", tumbling, "hashmap", where(), &out);
+    REQUIRE(dynamic_cast<sliced*>(first.get()) != nullptr);
+    first->open();
+    g_time.set(999);
+    dynamic_cast<streaming::one_input_operator<partial>&>(*first).process_element({7, 3});
+    auto restore = snapshot(*first);
+    first.reset();
+    auto second = window_operator_of(strategy, tumbling, backend, where(), &out);
+    CHECK_THROWS_WITH_AS(
+      second->initialize_state(restore),
+      doctest::Contains("agg-phase-strategy AUTO or TWO_PHASE and state.backend.type hashmap"),
+      std::runtime_error);
+  }
+  std::filesystem::remove_all(dir);
 }
