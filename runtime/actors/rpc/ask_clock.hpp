@@ -3,10 +3,13 @@
 ///
 /// CAF's real clock reads steady_clock on every ask: a vDSO call of ~22 ns on this project's VMs,
 /// on the caller's path. A deadline (seconds away) needs no better than milliseconds, so for CAF's
-/// real clock the coarse monotonic clock is read instead (the same clock as steady_clock,
-/// advanced once per kernel tick; a few ns), plus two ticks, so a deadline is never earlier than
-/// asked and at most two ticks (8 ms) later. Any other clock (the test coordinator's manual one) is asked
-/// as before, so tests keep exact deadlines.
+/// real clock and a wait of at least `coarse_from` the coarse monotonic clock is read instead (the
+/// same clock as steady_clock, advanced once per kernel tick; a few ns), plus four ticks, so a
+/// deadline is at most four ticks (16 ms at HZ 250) later than asked. The coarse clock can lag more
+/// than that when the timekeeping CPU is descheduled (a VM's steal time), so a deadline could come
+/// a few ms early: harmless for a wait of a second or more (Flink's ask timeouts are seconds), and
+/// a shorter wait reads the exact clock. Any other clock (the test coordinator's manual one) is
+/// asked as before, so tests keep exact deadlines.
 
 #include <chrono>
 
@@ -22,6 +25,9 @@ struct ask_clock_reading {
   std::chrono::nanoseconds lag{0};
 };
 
-ask_clock_reading read_ask_clock(const caf::actor_clock& clock);
+/// Asks waiting less than this read the exact clock.
+inline constexpr std::chrono::seconds coarse_from{1};
+
+ask_clock_reading read_ask_clock(const caf::actor_clock& clock, std::chrono::nanoseconds wait);
 
 } // namespace flint::rpc::detail

@@ -307,8 +307,9 @@ bool rpc_endpoint::ask_open(caf::message_id response_id) const {
   return multiplexed_responses_.count(response_id) != 0;
 }
 
-detail::ask_clock_reading detail::read_ask_clock(const caf::actor_clock& clock) {
-  if (typeid(clock) != typeid(caf::detail::thread_safe_actor_clock))
+detail::ask_clock_reading detail::read_ask_clock(const caf::actor_clock& clock,
+                                                 std::chrono::nanoseconds wait) {
+  if (wait < coarse_from || typeid(clock) != typeid(caf::detail::thread_safe_actor_clock))
     return {clock.now(), std::chrono::nanoseconds(0)};
   static const std::chrono::nanoseconds tick = [] {
     timespec r{};
@@ -318,10 +319,10 @@ detail::ask_clock_reading detail::read_ask_clock(const caf::actor_clock& clock) 
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   // libstdc++'s steady_clock is CLOCK_MONOTONIC, whose coarse reading lags it by under a tick
-  // while the CPU runs (two allowed: a tick just missed coming out of idle).
+  // while the CPU runs (four allowed: a tick just missed coming out of idle, a late tick).
   auto coarse = caf::actor_clock::time_point(std::chrono::duration_cast<caf::actor_clock::time_point::duration>(
     std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
-  return {coarse + 2 * tick, 2 * tick};
+  return {coarse + 4 * tick, 4 * tick};
 }
 
 void rpc_endpoint::expire_ask_after(caf::message_id response_id, std::chrono::nanoseconds wait,
@@ -329,7 +330,7 @@ void rpc_endpoint::expire_ask_after(caf::message_id response_id, std::chrono::na
   // Answered asks leave from the front; most asks are answered in the order they were sent.
   while (!ask_deadlines_.empty() && ask_deadlines_.front().pending->answered)
     ask_deadlines_.pop_front();
-  auto started = detail::read_ask_clock(clock());
+  auto started = detail::read_ask_clock(clock(), wait);
   auto at = started.now + wait;
   ask_deadlines_.push_back(ask_deadline{at, response_id, std::move(pending)});
   if (!ask_timer_at_ || at < *ask_timer_at_) {

@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <mutex>
 #include <optional>
 #include <random>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <x86intrin.h>
 #endif
 
@@ -519,8 +523,17 @@ constexpr std::int64_t anchor_span_us = 1'000;
 /// A reading whose counter pair spans more ticks than this was preempted: not used as an anchor.
 constexpr std::uint64_t max_pair_ticks = 2'000;
 
+/// Calibration's start point is a (counter, clock) pair one thread read: two atomics set by two
+/// threads racing at start-up could pair one thread's counter with another's clock (a factor
+/// 25% off for a 5 ms preemption, for the whole process). Calibration only runs in a process's
+/// first 20 ms, so a lock costs nothing that matters.
+std::mutex calibration_mutex;
+
 void calibrate(const clock_pair& p) {
   if (p.tsc_after - p.tsc_before > max_pair_ticks)
+    return;
+  std::lock_guard lock(calibration_mutex);
+  if (us_per_tick_q32.load(std::memory_order_relaxed) != 0)
     return;
   auto start_tsc = calibration_tsc.load(std::memory_order_acquire);
   if (start_tsc == 0) {
@@ -585,9 +598,33 @@ std::int64_t fast_now_us() {
 
 } // namespace
 
+namespace {
+
+/// Whether the counter ticks at one rate on every core, in sync: the CPU says its counter is
+/// invariant (CPUID 0x80000007 EDX bit 8) and the kernel still keeps time with it (it moves off
+/// `tsc` when it finds the cores' counters apart). Otherwise a thread moved to another core could
+/// jump by the cores' offset, and the system clock is read instead.
+bool tsc_usable() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) == 0 || (edx & (1u << 8)) == 0)
+    return false;
+  std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string name;
+  return static_cast<bool>(source >> name) && name == "tsc";
+#else
+  return false;
+#endif
+}
+
+} // namespace
+
 std::int64_t system_now_us() {
-  if constexpr (has_tsc)
-    return fast_now_us();
+  if constexpr (has_tsc) {
+    static const bool usable = tsc_usable();
+    if (usable)
+      return fast_now_us();
+  }
   return read_system_clock_us();
 }
 
