@@ -7,17 +7,27 @@
 /// per CPU second, what Nexmark's README tabulates per core), beside the same figures of the
 /// generator alone (source → blackhole at the same parallelism: the ceiling q0 can reach) and
 /// Flink's published per-core figure where there is one. Checkpoints (into a scratch directory)
-/// when MS > 0. `--all` runs every query without and with checkpoints (every MS ms, 1000 by
-/// default) and prints a table of the runs on standard error after the JSON lines.
+/// when MS > 0: the JSON line then also counts the checkpoints the run completed, from the
+/// JobMaster's "Completed checkpoint" log lines for its job (as `flint-bench checkpoint`), with
+/// their mean and largest checkpointDuration (trigger to the last acknowledgement) and the last
+/// one's size; a run with checkpoints that completed none is an error (it would measure
+/// nothing: more events or a shorter interval). Each checkpoint's phases (alignment, the
+/// synchronous and asynchronous parts): apps/bench/bench_checkpoint_phases.sh, as
+/// docs/checkpoint_cost.md measures them. `--all` runs every query without and with
+/// checkpoints (every MS ms, 1000 by default) and prints a table of the runs on standard error
+/// after the JSON lines.
 
 #include "apps/bench/benches.hpp"
 
 #include "api/api.hpp"
 #include "apps/nexmark/nexmark_queries.hpp"
 #include "apps/nexmark/nexmark_source.hpp"
+#include "runtime/common/logging.hpp"
 #include "runtime/common/private_directory.hpp"
 #include "runtime/streaming/local_cluster.hpp"
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -27,6 +37,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -65,7 +76,36 @@ struct figures {
   double events_per_s() const { return seconds > 0 ? events / seconds : 0; }
   double per_core() const { return cpu_s > 0 ? events / cpu_s : 0; }
   double events = 0;
+  /// The job's id, to find its checkpoints in the log.
+  std::string job_id;
+  /// Checkpoints completed (runs with checkpoints), their checkpointDuration mean and largest,
+  /// the last one's size.
+  std::int64_t checkpoints = 0;
+  double checkpoint_mean_ms = 0;
+  std::int64_t checkpoint_max_ms = 0;
+  std::int64_t checkpoint_bytes = 0;
 };
+
+/// The JobMaster's lines, kept in memory to count a run's checkpoints (only the last ones: a
+/// run's lines are read right after it).
+std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> checkpoint_log;
+
+void count_checkpoints(figures& f) {
+  static const std::regex completed(
+    R"(Completed checkpoint \d+ for job (\w+) \((\d+) bytes, checkpointDuration=(\d+) ms)");
+  double sum_ms = 0;
+  for (const auto& line : checkpoint_log->last_formatted()) {
+    std::smatch m;
+    if (!std::regex_search(line, m, completed) || m[1] != f.job_id)
+      continue;
+    ++f.checkpoints;
+    std::int64_t ms = std::stoll(m[3]);
+    sum_ms += static_cast<double>(ms);
+    f.checkpoint_max_ms = std::max(f.checkpoint_max_ms, ms);
+    f.checkpoint_bytes = std::stoll(m[2]);
+  }
+  f.checkpoint_mean_ms = f.checkpoints > 0 ? sum_ms / static_cast<double>(f.checkpoints) : 0;
+}
 
 class discard_events final : public streaming::one_input_operator<nexmark::event> {
 public:
@@ -117,6 +157,7 @@ figures run(const std::string& query, const settings& s, std::int64_t checkpoint
     f.error = (stream ? job.error() : stream.error()).to_string();
     return f;
   }
+  f.job_id = job->job_id.to_string();
   streaming::local_cluster_options options;
   options.slots_per_task_manager = s.parallelism;
   streaming::local_cluster cluster(options);
@@ -135,6 +176,18 @@ figures run(const std::string& query, const settings& s, std::int64_t checkpoint
     f.error = result->failure_cause;
     return f;
   }
+  if (checkpoint_interval_ms > 0) {
+    count_checkpoints(f);
+    if (f.checkpoints == 0) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "no checkpoint completed in %.2f s with --checkpoint-interval %lld ms: the "
+                    "comparison would measure nothing (use more events or a shorter interval)",
+                    f.seconds, static_cast<long long>(checkpoint_interval_ms));
+      f.error = buf;
+      return f;
+    }
+  }
   f.ok = true;
   return f;
 }
@@ -146,12 +199,16 @@ void print_json(const std::string& query, const settings& s, std::int64_t interv
     "\"backend\":\"%s\",\"checkpoint_interval_ms\":%lld,\"seconds\":%.3f,\"events_per_s\":%.0f,"
     "\"cpu_s\":%.3f,\"events_per_s_per_core\":%.0f,\"generator\":{\"seconds\":%.3f,"
     "\"events_per_s\":%.0f,\"cpu_s\":%.3f,\"events_per_s_per_core\":%.0f},"
-    "\"flink_events_per_s_per_core\":%.0f,\"vs_flink_per_core\":%.2f}\n",
+    "\"flink_events_per_s_per_core\":%.0f,\"vs_flink_per_core\":%.2f,"
+    "\"checkpoints_completed\":%lld,\"checkpoint_mean_ms\":%.1f,\"checkpoint_max_ms\":%lld,"
+    "\"checkpoint_size_bytes\":%lld}\n",
     query.c_str(), static_cast<long long>(s.events), static_cast<long long>(s.tps), s.parallelism,
     s.backend.c_str(), static_cast<long long>(interval_ms), q.seconds, q.events_per_s(), q.cpu_s,
     q.per_core(), generator.seconds, generator.events_per_s(), generator.cpu_s,
     generator.per_core(), flink_per_core(query),
-    flink_per_core(query) > 0 ? q.per_core() / flink_per_core(query) : 0.0);
+    flink_per_core(query) > 0 ? q.per_core() / flink_per_core(query) : 0.0,
+    static_cast<long long>(q.checkpoints), q.checkpoint_mean_ms,
+    static_cast<long long>(q.checkpoint_max_ms), static_cast<long long>(q.checkpoint_bytes));
   std::fflush(stdout);
 }
 
@@ -200,6 +257,17 @@ int nexmark(int argc, char** argv) {
   }
   if ((query.empty() && !all) || s.events <= 0 || s.parallelism <= 0 || s.tps <= 0)
     return usage();
+  // The JobMaster's info lines into memory (its checkpoints are counted from them); standard
+  // error keeps the level flint-bench set (warnings unless FLINT_LOG_LEVEL).
+  {
+    const char* level = std::getenv("FLINT_LOG_LEVEL");
+    auto stderr_sink = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+    stderr_sink->set_level(spdlog::level::from_str(level != nullptr ? level : "warn"));
+    checkpoint_log = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(1 << 14);
+    checkpoint_log->set_level(spdlog::level::info);
+    auto lowest = std::min(stderr_sink->level(), spdlog::level::info);
+    configure_logging({stderr_sink, checkpoint_log}, lowest);
+  }
 
   // A discarded warm-up run: the process's first job pays for allocator growth and page faults.
   {
