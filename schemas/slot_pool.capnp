@@ -51,6 +51,9 @@ struct SpRegisterTaskManagerRequest {
 struct SpReleaseTaskManagerRequest {
   resourceId @0 :Text $Flint.type("cluster::resource_id");
   cause @1 :Text;
+  # The job is over: free the TaskManager's slots there too. On a disconnect the JobMaster's own
+  # disconnectJobManager tells the TaskExecutor, in order with the JobMaster's later messages.
+  freeSlots @2 :Bool;
 }
 
 struct SpOfferSlotsRequest {

@@ -512,7 +512,7 @@ void job_master::disconnect_task_manager(const cluster::resource_id& id, const s
   logger_->info("Disconnect TaskExecutor " + id + " because: " + cause);
   tm_heartbeats_->unmonitor_target(id);
   slot_pool_gateway().tell<slot_pool::release_task_manager>(
-    *this, slot_pool::release_task_manager_request{id, cause});
+    *this, slot_pool::release_task_manager_request{id, cause, false});
   removed->connection.gateway.tell<task_executor::disconnect_job_manager>(
     *this, task_executor::disconnect_job_manager_request{job_id_, cause});
   if (auto* scheduler = state_.job_scheduler())
@@ -697,7 +697,8 @@ void job_master::job_reached_terminal_state(job_status status, const std::string
       slot_pool::release_task_manager_request{id,
                                               "Job " + job_id_.to_string()
                                                 + " reached the terminal state "
-                                                + std::string(to_string(status)) + "."},
+                                                + std::string(to_string(status)) + ".",
+                                              true},
       [pending, report](expected<rpc::ack>) {
         if (--*pending == 0)
           report();

@@ -99,7 +99,7 @@ void slot_pool::on_start() {
 
   handle<release_task_manager>(rpc::fencing::fenced,
                                [this](release_task_manager_request req) -> expected<rpc::ack> {
-                                 state_->release_task_manager(req.resource_id, req.cause);
+                                 state_->release_task_manager(req.resource_id, req.cause, req.free_slots);
                                  return rpc::ack{};
                                });
 

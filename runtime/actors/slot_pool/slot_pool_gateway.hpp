@@ -57,7 +57,8 @@ struct register_task_manager {
   using response = rpc::ack;
 };
 
-/// A TE is gone: its slots are removed and their users failed. Reply: ack.
+/// A TE is gone or the job is over: its slots are removed and their users failed (and, for a
+/// job that is over, freed at the TE before the reply). Reply: ack.
 struct release_task_manager {
   static constexpr std::uint32_t id = 0x0506;
   static constexpr const char* name = "release_task_manager";

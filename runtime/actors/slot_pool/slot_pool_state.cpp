@@ -238,7 +238,8 @@ void slot_pool_state::register_task_manager(const cluster::resource_id& id) {
 }
 
 std::vector<slot_request_id> slot_pool_state::release_task_manager(const cluster::resource_id& id,
-                                                                   const std::string& cause) {
+                                                                   const std::string& cause,
+                                                                   bool free_slots) {
   std::vector<slot_request_id> users;
   if (task_managers_.erase(id) == 0)
     return users;
@@ -256,8 +257,9 @@ std::vector<slot_request_id> slot_pool_state::release_task_manager(const cluster
       ++i;
     }
   }
-  for (auto& entry : removed)
-    actions_.free_slot_at_task_executor(entry.slot, cause);
+  if (free_slots)
+    for (auto& entry : removed)
+      actions_.free_slot_at_task_executor(entry.slot, cause);
   return users;
 }
 

@@ -99,10 +99,14 @@ public:
   // -- task executors ---------------------------------------------------------------------------
 
   void register_task_manager(const cluster::resource_id& id);
-  /// Forgets a TaskExecutor: its slots are removed (and freed there); returns the requests that
-  /// held them.
+  /// Forgets a TaskExecutor: its slots are removed (and freed there when `free_slots`: the job
+  /// is over); returns the requests that held them. Without `free_slots` nothing is sent to it:
+  /// the JobMaster tells a disconnected TaskExecutor itself, in order with its later messages,
+  /// where a free_slot from here could overtake the TaskExecutor's re-offer of the same slot after
+  /// it reconnected and free the slot the pool then holds (as Flink's declarative pool, which
+  /// frees nothing at a released TaskManager).
   std::vector<slot_request_id> release_task_manager(const cluster::resource_id& id,
-                                                    const std::string& cause);
+                                                    const std::string& cause, bool free_slots);
   bool is_registered(const cluster::resource_id& id) const { return task_managers_.count(id) != 0; }
 
   /// Slots a registered TaskExecutor offers; returns those accepted. Each offer serves the

@@ -34,7 +34,7 @@ register_task_manager_request sample_register_tm() {
 }
 
 release_task_manager_request sample_release_tm() {
-  return {sample_text("task_executor/tm-7"), sample_text("heartbeat timeout")};
+  return {sample_text("task_executor/tm-7"), sample_text("heartbeat timeout"), true};
 }
 
 offer_slots_request sample_offer_slots() {

@@ -196,8 +196,33 @@ TEST_CASE_FIXTURE(pool_fixture, "releasing a task executor frees its slots there
   auto allocation = rm_requests[0].request.allocation_id;
   CHECK(
     call<offer_slots>({location(), tm_id, {cluster::slot_offer{allocation, 0, {}}}}).has_value());
-  CHECK(call<release_task_manager>({tm_id, "job finished"}).has_value());
+  CHECK(call<release_task_manager>({tm_id, "job finished", true}).has_value());
   REQUIRE(freed.size() == 1);
   CHECK(freed[0].cause == "job finished");
   CHECK(state().allocated_count() == 0);
+}
+
+TEST_CASE_FIXTURE(pool_fixture, "a task executor released on a disconnect keeps the slot it "
+                                "re-offers after reconnecting") {
+  // Seen in a run under a ZooKeeper flap: the JobMaster disconnected the TaskManager, the pool
+  // sent free_slot for its slot, the TaskExecutor reconnected and re-offered the slot (accepted),
+  // and then the free_slot arrived and freed the slot the pool held: the next deployment there
+  // failed. The pool sends nothing on a disconnect (the JobMaster's disconnect_job_manager does,
+  // ordered with its later messages to the TaskExecutor).
+  CHECK(call<connect_to_resource_manager>({rm_token, "resource_manager"}).has_value());
+  std::optional<expected<allocated_slot>> slot;
+  ask<allocate_slot>(allocate_slot_request{r1, {}, true}, slot);
+  CHECK(call<register_task_manager>({tm_id}).has_value());
+  auto allocation = rm_requests[0].request.allocation_id;
+  cluster::slot_offer offered{allocation, 0, {}};
+  CHECK(call<offer_slots>({location(), tm_id, {offered}}).has_value());
+  REQUIRE(slot.has_value());
+  CHECK(call<release_task_manager>({tm_id, "TaskManager disconnected", false}).has_value());
+  CHECK(freed.empty());
+  CHECK(call<register_task_manager>({tm_id}).has_value());
+  auto accepted = call<offer_slots>({location(), tm_id, {offered}});
+  REQUIRE(accepted.has_value());
+  CHECK(accepted->accepted.size() == 1);
+  CHECK(freed.empty());
+  CHECK(state().available_count() + state().allocated_count() == 1);
 }

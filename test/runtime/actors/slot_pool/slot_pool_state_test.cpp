@@ -213,20 +213,25 @@ TEST_CASE_FIXTURE(
 }
 
 TEST_CASE_FIXTURE(pool_fixture,
-                  "releasing a task executor removes and frees its slots and names their users") {
-  pool.connect_resource_manager();
-  pool.allocate(r1, {}, true, t0);
-  pool.allocate(r2, {}, true, t0);
-  pool.register_task_manager(tm1.id);
-  pool.offer_slots(tm1, tm1.id, {offer(actions.rm_requests[0].allocation, 0)}, t0);
-  pool.offer_slots(tm1, tm1.id, {offer(actions.rm_requests[1].allocation, 1)}, t0);
-  pool.release(r2, "done", t0);
-  auto users = pool.release_task_manager(tm1.id, "TaskExecutor lost");
-  CHECK(users == std::vector<slot_request_id>{r1});
-  CHECK(actions.freed.size() == 2);
-  CHECK(pool.allocated_count() == 0);
-  CHECK(pool.available_count() == 0);
-  CHECK(!pool.is_registered(tm1.id));
+                  "releasing a task executor removes its slots and names their users; it frees "
+                  "them there only when the job is over") {
+  for (bool job_over : {false, true}) {
+    CAPTURE(job_over);
+    pool.connect_resource_manager();
+    pool.allocate(r1, {}, true, t0);
+    pool.allocate(r2, {}, true, t0);
+    pool.register_task_manager(tm1.id);
+    pool.offer_slots(tm1, tm1.id, {offer(actions.rm_requests.end()[-2].allocation, 0)}, t0);
+    pool.offer_slots(tm1, tm1.id, {offer(actions.rm_requests.end()[-1].allocation, 1)}, t0);
+    pool.release(r2, "done", t0);
+    actions.freed.clear();
+    auto users = pool.release_task_manager(tm1.id, "TaskExecutor lost", job_over);
+    CHECK(users == std::vector<slot_request_id>{r1});
+    CHECK(actions.freed.size() == (job_over ? 2U : 0U));
+    CHECK(pool.allocated_count() == 0);
+    CHECK(pool.available_count() == 0);
+    CHECK(!pool.is_registered(tm1.id));
+  }
 }
 
 TEST_CASE_FIXTURE(
