@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "runtime/config/config_options.hpp"
 #include "runtime/config/file_path.hpp"
 #include "runtime/graph/json_plan.hpp"
 #include "runtime/config/job_configuration.hpp"
@@ -15,6 +16,14 @@ namespace {
 
 const char* const no_leader = no_leader_message;
 
+/// Pieces of TaskManager files this node's rpc.max-frame-size accepts as a reply (the value was
+/// checked when the node started; a configuration without it has the default).
+std::int64_t file_chunk_bytes_of(const config::configuration& configuration) {
+  auto frame = configuration.get(config::options::rpc_max_frame_size);
+  return task_executor::file_chunk_bytes_for(
+    frame ? frame->bytes : config::options::rpc_max_frame_size.default_value->bytes);
+}
+
 class gateway_cluster_view final : public cluster_view {
 public:
   gateway_cluster_view(caf::actor_system& system, gateway_providers gateways,
@@ -22,7 +31,9 @@ public:
     : system_(system),
       gateways_(std::move(gateways)),
       timeout_(timeout),
-      configuration_(std::move(configuration)) {}
+      configuration_(std::move(configuration)),
+      // Pieces this node's rpc.max-frame-size accepts as a reply (checked when the node started).
+      file_chunk_bytes_(file_chunk_bytes_of(configuration_)) {}
 
   expected<dispatcher::job_list> list_jobs() override {
     return ask<dispatcher::list_jobs>(gateways_.dispatcher, rpc::ack{});
@@ -135,11 +146,9 @@ public:
                                                               std::int64_t offset) override {
     if (file.type.empty())
       return ask_task_executor<task_executor::request_file_upload_by_name>(
-        address, task_executor::file_upload_by_name_request{file.name, offset,
-                                                            task_executor::file_chunk_max_bytes});
+        address, task_executor::file_upload_by_name_request{file.name, offset, file_chunk_bytes_});
     return ask_task_executor<task_executor::request_file_upload_by_type>(
-      address, task_executor::file_upload_by_type_request{file.type, offset,
-                                                          task_executor::file_chunk_max_bytes});
+      address, task_executor::file_upload_by_type_request{file.type, offset, file_chunk_bytes_});
   }
   expected<task_executor::thread_dump_response> task_manager_thread_dump(
     const std::string& address) override {
@@ -227,6 +236,7 @@ private:
   gateway_providers gateways_;
   std::chrono::nanoseconds timeout_;
   config::configuration configuration_;
+  std::int64_t file_chunk_bytes_;
 };
 
 } // namespace

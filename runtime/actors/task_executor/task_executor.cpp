@@ -495,9 +495,9 @@ void task_executor::register_methods() {
 namespace {
 
 expected<file_chunk> chunk_of(const std::filesystem::path& file, std::int64_t offset,
-                              std::int64_t max_bytes) {
-  auto read =
-    node_files::read_file_chunk(file, offset, std::min(max_bytes, file_chunk_max_bytes));
+                              std::int64_t max_bytes, std::size_t max_frame_size) {
+  auto read = node_files::read_file_chunk(file, offset,
+                                          std::min(max_bytes, file_chunk_bytes_for(max_frame_size)));
   if (!read)
     return read.error();
   return file_chunk{file.filename().string(), read->size, offset, std::move(read->data)};
@@ -526,7 +526,7 @@ void task_executor::register_file_methods() {
         return make_error(errc::not_found, "The file " + req.name
                                              + " does not exist on the TaskExecutor "
                                              + config_.resource_id + ".");
-      return chunk_of(*file, req.offset, req.max_bytes);
+      return chunk_of(*file, req.offset, req.max_bytes, rpc_settings().max_frame_size);
     });
   handle<request_file_upload_by_type>(
     fencing::fenced, [this](file_upload_by_type_request req) -> expected<file_chunk> {
@@ -543,7 +543,7 @@ void task_executor::register_file_methods() {
         return make_error(errc::not_found, "The file " + req.file_type
                                              + " does not exist on the TaskExecutor "
                                              + config_.resource_id + ".");
-      return chunk_of(file, req.offset, req.max_bytes);
+      return chunk_of(file, req.offset, req.max_bytes, rpc_settings().max_frame_size);
     });
   handle<request_thread_dump>(fencing::fenced, [](rpc::ack) -> expected<thread_dump_response> {
     thread_dump_response r;

@@ -147,6 +147,14 @@ struct abort_checkpoint {
 /// far under rpc.max-frame-size (128 MiB), so a large log never makes one oversized message.
 inline constexpr std::int64_t file_chunk_max_bytes = 4 << 20;
 
+/// The most a file upload call sends under `rpc.max-frame-size` = `max_frame_size`: 4 MiB, or half
+/// the frame when that is smaller (the other half for the reply's envelope and names), so a node
+/// set to small frames is answered in small pieces rather than refused (at least 4 kb: 2 KiB).
+constexpr std::int64_t file_chunk_bytes_for(std::size_t max_frame_size) {
+  auto half = static_cast<std::int64_t>(max_frame_size / 2);
+  return half < file_chunk_max_bytes ? half : file_chunk_max_bytes;
+}
+
 /// Flink's requestLogList: the files directly in the TaskManager's log directory (none without
 /// one). Reply: the list.
 struct request_log_list {

@@ -203,7 +203,8 @@ struct te_fixture : test_fixture {
     run();
   }
 
-  void start_task_executor(std::int32_t slots = 2, std::filesystem::path log_file = {}) {
+  void start_task_executor(std::int32_t slots = 2, std::filesystem::path log_file = {},
+                           std::optional<std::size_t> max_frame_size = std::nullopt) {
     te::task_executor_config cfg;
     cfg.log_file = std::move(log_file);
     cfg.resource_id = te_id;
@@ -225,7 +226,10 @@ struct te_fixture : test_fixture {
         released_partitions.insert(released_partitions.end(), ids.begin(), ids.end());
         held_partitions.erase(job);
       };
-    tm = spawn<te::task_executor>(context(te_id), cfg, services);
+    auto ctx = context(te_id);
+    if (max_frame_size)
+      ctx.config.max_frame_size = *max_frame_size;
+    tm = spawn<te::task_executor>(std::move(ctx), cfg, services);
     run();
   }
 
@@ -978,6 +982,22 @@ TEST_CASE_FIXTURE(te_fixture,
   REQUIRE_MESSAGE(r->has_value(), r->error().to_string());
   CHECK(static_cast<std::int64_t>((*r)->data.size()) == te::file_chunk_max_bytes);
   CHECK((*r)->size == te::file_chunk_max_bytes + 100);
+}
+
+TEST_CASE_FIXTURE(te_fixture, "a TaskExecutor with a small rpc.max-frame-size sends files in "
+                              "pieces of half a frame") {
+  // A 4 MiB piece would be larger than the frame the JobManager accepts with the same setting.
+  log_directory logs;
+  log_directory::write(logs.dir / "big.log", std::string(100'000, 'x'));
+  start_task_executor(1, logs.dir / "taskmanager.log", 64 * 1024);
+  auto r = ask_te<te::request_file_upload_by_name>(
+    rm, te_from_rm(rm_token()), te::file_upload_by_name_request{"big.log", 0, 1LL << 40});
+  REQUIRE(r.has_value());
+  REQUIRE_MESSAGE(r->has_value(), r->error().to_string());
+  CHECK((*r)->data.size() == 32 * 1024);
+  CHECK((*r)->size == 100'000);
+  CHECK(te::file_chunk_bytes_for(4096) == 2048);
+  CHECK(te::file_chunk_bytes_for(128u << 20) == te::file_chunk_max_bytes);
 }
 
 TEST_CASE_FIXTURE(te_fixture,
