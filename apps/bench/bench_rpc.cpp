@@ -30,6 +30,7 @@
 #include "runtime/actors/rpc/echo_gateway.hpp"
 #include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
+#include "runtime/actors/rpc/flat_message.hpp"
 #include "runtime/actors/rpc/in_place.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
@@ -60,6 +61,8 @@ struct options {
   bool one_process_only = false;
   /// --breakdown: also time each step an endpoint call adds to a bare request, alone in a loop.
   bool breakdown = false;
+  /// --only endpoint|bare: one process, only that side's asks (for a profile of one side).
+  std::string only;
 };
 
 /// A bare CAF echo: the baseline.
@@ -127,9 +130,10 @@ void endpoint_loop(bench_client* self, std::shared_ptr<endpoint_state> st) {
       *self, st->request, [st, fail, next](expected<std::span<const char>> r) {
         if (!r)
           return fail(r.error());
-        auto seen = rpc::read_in_place<schema::EchoResponse>(
-          *r, "echo response", [&](schema::EchoResponse::Reader resp) -> expected<std::size_t> {
-            return resp.getData().size();
+        // Read word by word (flat_message.hpp), as the echo handler reads its request.
+        auto seen = rpc::flat::read_struct(
+          *r, "echo response", [&](const rpc::flat::struct_view& resp) -> expected<std::size_t> {
+            return resp.data(1).size(); // EchoResponse.data @1
           });
         if (!seen || *seen != st->request.data.size())
           return fail(seen ? make_error(errc::internal, "echo: wrong answer") : seen.error());
@@ -253,22 +257,26 @@ void breakdown(const rpc::echo_request& req) {
   // What the echo handler and an ask_in_place caller do instead of the two decodes and the
   // struct encode: read the request in place and build the response from it; read the
   // response in place.
+  // Word by word (flat_message.hpp), as echo_endpoint.cpp and the measured caller do.
   auto handle_in_place = ns_per(n, [&] {
-    auto out = rpc::read_in_place<schema::EchoRequest>(
-      payload, "echo request", [&](schema::EchoRequest::Reader r) -> expected<std::vector<char>> {
-        auto words = wire::small_message_words + (r.getText().size() + r.getData().size()) / 8;
-        return rpc::build_in_place<schema::EchoResponse>(words, [&](schema::EchoResponse::Builder b) {
-          b.setText(r.getText());
-          b.setData(r.getData());
-          b.setResponder("echo_server");
-        });
+    auto out = rpc::flat::read_struct(
+      payload, "echo request", [&](const rpc::flat::struct_view& r) -> expected<std::vector<char>> {
+        auto text = r.text(0);
+        auto data = r.data(1);
+        std::vector<char> bytes;
+        rpc::flat::struct_writer b(bytes, 0, 3, text.size() + data.size() + 40);
+        b.text(0, text);
+        b.data(1, data);
+        b.text(2, "echo_server");
+        b.finish();
+        return bytes;
       });
     sink += out->size();
   });
   auto read_response_in_place = ns_per(n, [&] {
-    auto size = rpc::read_in_place<schema::EchoResponse>(
+    auto size = rpc::flat::read_struct(
       reply, "echo response",
-      [&](schema::EchoResponse::Reader r) -> expected<std::size_t> { return r.getData().size(); });
+      [&](const rpc::flat::struct_view& r) -> expected<std::size_t> { return r.data(1).size(); });
     sink += *size;
   });
   // The recorder's clock calibrates the time stamp counter over its first 20 ms of use (reading
@@ -349,6 +357,12 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
       o.trace = false;
     } else if (a == "--breakdown") {
       o.breakdown = true;
+    } else if (a == "--only" && (v = next())) {
+      o.only = v;
+      if (o.only != "endpoint" && o.only != "bare") {
+        std::fprintf(stderr, "flint-bench rpc: --only must be endpoint or bare\n");
+        return 2;
+      }
     } else if (a == "--one-process") {
       o.one_process_only = true;
     } else if (a == "--no-guard") {
@@ -366,7 +380,8 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
     } else {
       std::fprintf(stderr,
                    "usage: flint-bench rpc [--iterations N] [--payload BYTES] "
-                   "[--scheduler stealing|sharing] [--no-trace] [--one-process] [--breakdown]\n");
+                   "[--scheduler stealing|sharing] [--no-trace] [--one-process] [--only endpoint|bare] "
+                   "[--breakdown]\n");
       return 2;
     }
   }
@@ -400,6 +415,15 @@ int rpc(int argc, char** argv) {
     rpc::gateway gw(echo, "echo_server", bench_token);
     measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.warmup);
     measure_bare(sys, bare, wire, o.warmup);
+    if (!o.only.empty()) { // one side alone, for a profile of it
+      auto s = o.only == "bare" ? measure_bare(sys, bare, wire, o.iterations)
+                                : measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.iterations);
+      std::printf("{\"bench\":\"rpc\",\"only\":\"%s\",\"iterations\":%d,\"median_us\":%.2f}\n",
+                  o.only.c_str(), o.iterations, percentile(s, 0.5));
+      caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
+      return 0;
+    }
     // Alternate rounds so drift on a noisy machine hits both sides alike.
     // The endpoint asks read the response in place; the "decoded" series asks with ask<M>,
     // which decodes it into an echo_response (the server reads in place either way).
