@@ -88,6 +88,24 @@ public:
                 &req, timeout, std::make_shared<in_place>(std::forward<K>(k)));
   }
 
+  /// As ask_in_place<M>, with the request written where it goes instead of encoded from a
+  /// struct: `write(std::vector<char>& out)` appends the request message's bytes (with
+  /// flat_message.hpp's struct_writer, say), right after the envelope header, before this
+  /// returns. The caller of a hot path writes its request as the handler reads it.
+  template <class M, class W, class K>
+  void ask_written(rpc_endpoint& self, W&& write, K&& k,
+                   std::optional<std::chrono::nanoseconds> timeout = std::nullopt) const {
+    struct in_place final : detail::pending_ask {
+      explicit in_place(K&& f) : k(std::forward<K>(f)) {}
+      void complete(expected<std::span<const char>> reply) override { k(std::move(reply)); }
+      std::decay_t<K> k;
+    };
+    using writer = std::remove_reference_t<W>;
+    ask_encoded(self, M::id, M::name, method_trace_name<M>(), &call_writer<writer>,
+                static_cast<const void*>(&write), timeout,
+                std::make_shared<in_place>(std::forward<K>(k)));
+  }
+
   /// Sends without waiting for an answer; fencing failures at the receiver are only traced.
   template <class M>
   void tell(rpc_endpoint& self, const typename M::request& req) const {
@@ -131,6 +149,11 @@ private:
   static trace::name_id method_trace_name() {
     static const trace::name_id id = trace::intern(M::name);
     return id;
+  }
+
+  template <class W>
+  static void call_writer(std::vector<char>& out, const void* write) {
+    (*static_cast<W*>(const_cast<void*>(write)))(out);
   }
 
   template <class Request>

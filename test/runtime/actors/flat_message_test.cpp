@@ -11,6 +11,7 @@
 #include "runtime/actors/rpc/flat_message.hpp"
 #include "schemas/codec_support.hpp"
 #include "schemas/echo.capnp.h"
+#include "schemas/echo.messages.hpp"
 
 using namespace flint;
 using namespace flint::rpc;
@@ -93,6 +94,22 @@ TEST_CASE("a flat message is the bytes Cap'n Proto's builder writes, for many si
       REQUIRE(read.has_value());
       CHECK(in_layout);
       CHECK(*read == f);
+    }
+}
+
+TEST_CASE("a flat request is the bytes the generated codec writes for it") {
+  std::mt19937_64 rng(5);
+  for (std::size_t text : {0, 1, 5, 7, 8, 64})
+    for (std::size_t data : {0, 1, 8, 128, 1000, 70000}) {
+      echo_request req{random_text(rng, text), {}};
+      auto d = random_text(rng, data);
+      req.data.assign(d.begin(), d.end());
+      std::vector<char> bytes;
+      flat::struct_writer w(bytes, 0, 2, 0);
+      w.text(0, req.text);
+      w.data(1, std::span<const char>(req.data.data(), req.data.size()));
+      w.finish();
+      CHECK_MESSAGE(bytes == codec<echo_request>::encode(req), "text " << text << ", data " << data);
     }
 }
 

@@ -12,6 +12,7 @@
 #include "runtime/actors/envelope/envelope.hpp"
 #include "runtime/actors/rpc/ask_clock.hpp"
 #include "runtime/actors/rpc/byte_buffers.hpp"
+#include "runtime/actors/rpc/flat_message.hpp"
 #include "runtime/actors/rpc/gateway.hpp"
 #include "runtime/actors/rpc/rpc_error.hpp"
 #include "test/support/test_fixture.hpp"
@@ -553,6 +554,60 @@ TEST_CASE_FIXTURE(rpc_fixture, "a handler reading its request in place answers w
                                  {trace::direction::receive, "echo"},
                                  {trace::direction::reply, "echo"},
                                  {trace::direction::response, "echo"}}));
+  CHECK(dynamic_cast<echo_endpoint&>(*caf::actor_cast<caf::abstract_actor*>(in_place)).served() == 2);
+}
+
+TEST_CASE_FIXTURE(rpc_fixture, "an ask with its request written in place sends the bytes ask<M> sends") {
+  auto in_place = spawn<echo_endpoint>(context("echo_in_place"), leader);
+  run();
+  gateway gw(in_place, "echo_in_place", leader);
+  echo_request req{"hello", {'a', '\0', 'b'}};
+  std::optional<expected<std::vector<char>>> written, encoded, empty, wrong_token;
+  auto keep = [](std::optional<expected<std::vector<char>>>& into) {
+    return [&into](expected<std::span<const char>> r) {
+      if (r)
+        into.emplace(std::vector<char>(r->begin(), r->end()));
+      else
+        into.emplace(r.error());
+    };
+  };
+  auto write = [&](std::vector<char>& out) {
+    flat::struct_writer w(out, 0, 2, 0);
+    w.text(0, req.text);
+    w.data(1, std::span<const char>(req.data.data(), req.data.size()));
+    w.finish();
+  };
+  in_main_thread<fake_endpoint>(client, [&](fake_endpoint& self) {
+    gw.ask_written<echo_method>(self, write, keep(written));
+    gw.ask_in_place<echo_method>(self, req, keep(encoded));
+    // A writer that writes nothing: the handler finds no message, the caller a clear error.
+    gw.ask_written<echo_method>(self, [](std::vector<char>&) {}, keep(empty));
+    gw.with_token(fencing_token::generate(rng)).ask_written<echo_method>(self, write, keep(wrong_token));
+  });
+  run();
+  REQUIRE(written.has_value());
+  REQUIRE(written->has_value());
+  REQUIRE(encoded.has_value());
+  REQUIRE(encoded->has_value());
+  CHECK(**written == **encoded);
+  CHECK(**written == codec<echo_response>::encode(echo_response{"hello", {'a', '\0', 'b'}, "echo_in_place"}));
+  REQUIRE(empty.has_value());
+  REQUIRE_FALSE(empty->has_value());
+  CHECK(empty->error().code == errc::malformed_message);
+  CHECK(empty->error().message.find("echo request") != std::string::npos);
+  REQUIRE(wrong_token.has_value());
+  REQUIRE_FALSE(wrong_token->has_value());
+  CHECK(wrong_token->error().code == errc::fencing_token_mismatch);
+  // On the wire: the same number of bytes for both asks (the same header and request bytes),
+  // traced with the method's name.
+  std::vector<std::uint32_t> sent;
+  for (const auto& r : recorder.snapshot())
+    if (r.dir == trace::direction::send && r.method == "echo" && r.to == "echo_in_place")
+      sent.push_back(r.bytes);
+  REQUIRE(sent.size() == 4);
+  CHECK(sent[0] == sent[1]);
+  CHECK(sent[3] == sent[0]);
+  // Executed: the two good asks (not the empty request, not the fenced-out one).
   CHECK(dynamic_cast<echo_endpoint&>(*caf::actor_cast<caf::abstract_actor*>(in_place)).served() == 2);
 }
 
