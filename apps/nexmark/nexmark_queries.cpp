@@ -1,6 +1,7 @@
 #include "apps/nexmark/nexmark_queries.hpp"
 
 #include "api/api.hpp"
+#include "apps/nexmark/q8_join.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -328,21 +329,6 @@ struct max_bids_per_window : api::keyed_process_function<std::int64_t, windowed_
   }
 };
 
-// --- q8 ---------------------------------------------------------------------------------------
-
-struct new_person {
-  std::int64_t id = 0;
-  std::string name;
-  std::int64_t date_time = 0;
-};
-FLINT_RECORD(new_person, id, name, date_time);
-
-struct new_auction {
-  std::int64_t seller = 0;
-  std::int64_t date_time = 0;
-};
-FLINT_RECORD(new_auction, seller, date_time);
-
 // --- q11 --------------------------------------------------------------------------------------
 
 struct label_session : api::process_window_function<std::int64_t, q11_row, std::int64_t> {
@@ -553,37 +539,17 @@ api::data_stream<q8_row> q8(api::data_stream<event> events) {
     if (e.type == event_type::person && e.new_person)
       out.collect({e.new_person->id, e.new_person->name, e.new_person->date_time});
   });
-  // The SQL's A side, GROUP BY seller, window: one row per seller and window before the join,
-  // so the co-group keeps only the distinct sellers of each window (it emits at the window's
-  // end - 1, inside the same window of the co-group, ahead of the watermark that fires it).
-  auto sellers =
-    events
-      .flat_map<new_auction>([](const event& e, api::collector<new_auction>& out) {
-        if (e.type == event_type::auction && e.new_auction)
-          out.collect({e.new_auction->seller, e.new_auction->date_time});
-      })
-      .key_by([](const new_auction& a) { return a.seller; })
-      .window(api::tumbling_event_time_windows::of(10s))
-      .reduce([](const new_auction& a, const new_auction&) { return a; });
-  return people.co_group(sellers)
-    .where([](const new_person& p) { return p.id; })
-    .equal_to([](const new_auction& a) { return a.seller; })
-    .window(api::tumbling_event_time_windows::of(10s))
-    .apply<q8_row>([](const std::vector<new_person>& ps, const std::vector<new_auction>& as,
-                      api::collector<q8_row>& out) {
-      if (ps.empty() || as.empty())
-        return;
-      // GROUP BY id, name, window: one row per person and window.
-      std::vector<std::pair<std::int64_t, std::string>> seen;
-      for (const auto& p : ps) {
-        std::pair<std::int64_t, std::string> key{p.id, p.name};
-        if (std::find(seen.begin(), seen.end(), key) != seen.end())
-          continue;
-        seen.push_back(key);
-        auto start = p.date_time - p.date_time % ten_seconds_ms;
-        out.collect({p.id, p.name, start});
-      }
+  auto auctions =
+    events.flat_map<new_auction>([](const event& e, api::collector<new_auction>& out) {
+      if (e.type == event_type::auction && e.new_auction)
+        out.collect({e.new_auction->seller, e.new_auction->date_time});
     });
+  // The SQL's two GROUP BYs and their join in one keyed step: per id and window only whether
+  // the seller had an auction and the names seen (q8_join.hpp), not the windows' records.
+  return people.connect(auctions)
+    .key_by([](const new_person& p) { return p.id; },
+            [](const new_auction& a) { return a.seller; })
+    .process<q8_row>(q8_join{});
 }
 
 api::data_stream<q11_row> q11(api::data_stream<event> events) {
