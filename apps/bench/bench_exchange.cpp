@@ -252,7 +252,8 @@ int serve(const options& o) {
     "{\"bench\":\"exchange\",\"kind\":\"producer\",\"data_buffers_sent\":%llu,"
     "\"mean_backlog\":%.2f,\"writer_cpu_us_per_buffer\":%.1f,"
     "\"writer_blocked_us_per_buffer\":%.1f,\"writer_waits_per_buffer\":%.2f,"
-    "\"writer_wake_us\":%.1f,\"buffers_per_sending_turn\":%.2f}\n",
+    "\"writer_wake_us\":%.1f,\"buffers_per_sending_turn\":%.2f,"
+    "\"credit_stalls_per_turn\":%.2f}\n",
     static_cast<unsigned long long>(sent),
     sent > 0 ? static_cast<double>(stats->backlog_sent.load()) / sent : 0.0,
     sent > 0 ? static_cast<double>(writer_cpu_ns.load()) / 1000.0 / sent : 0.0,
@@ -261,7 +262,10 @@ int serve(const options& o) {
     writer_waits > 0 ? static_cast<double>(writer_wake_ns.load()) / 1000.0 / writer_waits : 0.0,
     stats->sending_turns > 0
       ? static_cast<double>(sent) / static_cast<double>(stats->sending_turns.load())
-      : 0.0);
+      : 0.0,
+    stats->sending_turns > 0 ? static_cast<double>(stats->credit_stalls.load())
+                                 / static_cast<double>(stats->sending_turns.load())
+                             : 0.0);
   return 0;
 }
 
@@ -273,6 +277,8 @@ struct result {
   std::uint64_t records = 0;
   std::uint64_t messages = 0;
   std::string error;
+  /// The channel's counters at each arrival (remote_input_channel::stats), channel rounds only.
+  remote_input_channel::arrival_stats arrivals = {};
 };
 
 /// The consuming task of one round: a gate with one remote channel fed from the actor's mailbox,
@@ -384,6 +390,7 @@ result run_channel(caf::actor_system& sys, const caf::actor& control, const caf:
   // The actor's behavior points into `consumer`: wait for it to go before `consumer` does.
   caf::scoped_actor waiter{sys, true};
   waiter->wait_for(actor);
+  consumer.out.arrivals = consumer.channel->stats();
   return consumer.out;
 }
 
@@ -530,9 +537,19 @@ double channel_wire_mb_per_s(const result& r) {
 /// Median channel and bare rates of one transport (plain or TLS) and their ratios.
 struct series {
   std::vector<double> channel_mb, channel_wire_mb, channel_rps, bare_mb, paired;
+  remote_input_channel::arrival_stats arrivals;
 
   void add(const std::optional<result>& c, const std::optional<result>& b) {
     if (c) {
+      auto& a = c->arrivals;
+      arrivals.data_buffers += a.data_buffers;
+      arrivals.outstanding += a.outstanding;
+      arrivals.unannounced += a.unannounced;
+      arrivals.free += a.free;
+      arrivals.queued += a.queued;
+      arrivals.backlog += a.backlog;
+      arrivals.announcements += a.announcements;
+      arrivals.announced += a.announced;
       channel_mb.push_back(mb_per_s(*c));
       channel_wire_mb.push_back(channel_wire_mb_per_s(*c));
       channel_rps.push_back(c->seconds > 0 ? static_cast<double>(c->records) / c->seconds : 0);
@@ -542,6 +559,23 @@ struct series {
     // The channel over the bare round right after it: drift common to both cancels out.
     if (c && b && mb_per_s(*b) > 0)
       paired.push_back(channel_wire_mb_per_s(*c) / mb_per_s(*b));
+  }
+  /// The consumer's means per data buffer, on stderr as the producer's counters: credit the
+  /// producer held at an arrival (the buffers in flight), free buffers unannounced, free in all,
+  /// queued, backlog, credit per add_credit.
+  void print_arrivals(const char* kind) const {
+    auto n = static_cast<double>(std::max<std::uint64_t>(1, arrivals.data_buffers));
+    std::fprintf(stderr,
+                "{\"bench\":\"exchange\",\"kind\":\"%s\",\"data_buffers\":%llu,"
+                "\"in_flight\":%.2f,\"unannounced\":%.2f,\"free\":%.2f,\"queued\":%.2f,"
+                "\"backlog\":%.2f,\"credit_per_announcement\":%.2f}\n",
+                kind, static_cast<unsigned long long>(arrivals.data_buffers),
+                static_cast<double>(arrivals.outstanding) / n,
+                static_cast<double>(arrivals.unannounced) / n, static_cast<double>(arrivals.free) / n,
+                static_cast<double>(arrivals.queued) / n, static_cast<double>(arrivals.backlog) / n,
+                arrivals.announcements > 0 ? static_cast<double>(arrivals.announced)
+                                               / static_cast<double>(arrivals.announcements)
+                                           : 0.0);
   }
   /// The same bytes on the wire: the channel's buffers against the bare messages.
   double ratio() const {
@@ -664,6 +698,11 @@ int exchange(int argc, char** argv) {
         auto [tc, tb] = one(*tls_sys, tls_control, tls_server, tls_bare, "channel_tls", "bare_tls");
         tls.add(tc, tb);
       }
+    }
+    if (rc == 0 && run_c) {
+      plain.print_arrivals("consumer");
+      if (tls_sys)
+        tls.print_arrivals("consumer_tls");
     }
     if (rc == 0) {
       std::string tls_fields;

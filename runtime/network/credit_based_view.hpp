@@ -29,6 +29,8 @@ public:
   bool is_available() const;
   /// The next message to send, if credit and data allow.
   std::optional<buffer_response> next_response();
+  /// True when a data buffer waits and there is no credit to send it.
+  bool waits_for_credit() const { return view_ && credits_ == 0 && view_->is_available(1); }
   /// Stops reading.
   void release();
 

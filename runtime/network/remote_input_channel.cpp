@@ -145,10 +145,19 @@ expected<unit> remote_input_channel::on_bytes_into(buffer target, std::span<cons
 expected<unit> remote_input_channel::enqueue(buffer received, std::size_t backlog) {
   bool is_data = received.is_data();
   bool was_empty = false;
+  auto free_before = is_data ? manager_->num_available() + 1 : 0;
   {
     std::lock_guard<std::mutex> guard{mutex_};
     if (released_)
       return unit{};
+    if (is_data) {
+      ++stats_.data_buffers;
+      stats_.outstanding += credit_outstanding_;
+      stats_.unannounced += unannounced_credit_;
+      stats_.free += free_before;
+      stats_.queued += received_.size();
+      stats_.backlog += backlog;
+    }
     was_empty = received_.empty();
     received_.push_back(std::move(received));
     last_backlog_ = backlog;
@@ -213,6 +222,8 @@ std::optional<add_credit> remote_input_channel::take_unannounced_credit() {
   auto credit = unannounced_credit_;
   unannounced_credit_ = 0;
   credit_outstanding_ += credit;
+  ++stats_.announcements;
+  stats_.announced += credit;
   return add_credit{id_, credit};
 }
 
@@ -270,6 +281,11 @@ std::size_t remote_input_channel::num_queued() const {
 std::uint64_t remote_input_channel::expected_sequence() const {
   std::lock_guard<std::mutex> guard{mutex_};
   return expected_sequence_;
+}
+
+remote_input_channel::arrival_stats remote_input_channel::stats() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return stats_;
 }
 
 } // namespace flint::network

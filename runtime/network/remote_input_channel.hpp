@@ -35,6 +35,26 @@ namespace flint::network {
 /// loop gets to it; batching only pays while the consumer is the slower side).
 class remote_input_channel final : public input_channel {
 public:
+  /// What the channel saw at each data buffer's arrival, summed (divide by data_buffers): how
+  /// full the pipe to the producer is kept.
+  struct arrival_stats {
+    std::uint64_t data_buffers = 0;
+    /// Credit the producer held when the buffer came (this buffer's included): buffers on the
+    /// wire plus credit it has not used.
+    std::uint64_t outstanding = 0;
+    /// Free buffers not yet announced.
+    std::uint64_t unannounced = 0;
+    /// Free buffers (announced or not) before the buffer took one.
+    std::uint64_t free = 0;
+    /// Received buffers still queued for the task.
+    std::uint64_t queued = 0;
+    /// The producer's backlog the buffer carried.
+    std::uint64_t backlog = 0;
+    /// add_credit messages taken, and the credit they carried.
+    std::uint64_t announcements = 0;
+    std::uint64_t announced = 0;
+  };
+
   /// Freed buffers announced per add_credit while the producer still holds at least that much
   /// credit. Each add_credit is a message (across processes: a BASP frame, a syscall and a worker
   /// wake-up on each side), so batching cuts that cost per buffer by up to 4; with a small budget
@@ -96,6 +116,7 @@ public:
   std::size_t num_available_buffers() const { return manager_->num_available(); }
   const buffer_manager& manager() const noexcept { return *manager_; }
   std::uint64_t expected_sequence() const;
+  arrival_stats stats() const;
 
 private:
   void on_new_credit(std::size_t count);
@@ -124,6 +145,7 @@ private:
   /// Credit the producer still holds: initial + announced - data buffers received.
   std::size_t credit_outstanding_ = 0;
   availability_listener credit_listener_;
+  arrival_stats stats_;
   bool requested_ = false;
   bool released_ = false;
 };

@@ -4,6 +4,7 @@
 #include "runtime/network/transport/network_router.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <span>
@@ -60,6 +61,8 @@ struct server_state {
   std::unordered_map<std::uint64_t, reader> readers;
   std::map<reader_key, std::uint64_t> by_channel;
   std::uint64_t next_id = 1;
+  /// The responses of the sending turn under way (drain), kept for its allocation.
+  std::vector<buffer_response> turn;
   static inline const char* name = "flint.partition_request_server";
 };
 
@@ -93,41 +96,61 @@ void drop_reader(server_actor* self, std::uint64_t id, bool consumed) {
 }
 
 /// Sends everything the view allows now; drops the reader after end-of-partition.
+///
+/// The buffers of one turn leave together and arrive together, and the consumer sizes its free
+/// buffers by the backlog of each (backlog + exclusive buffers, Flink's onSenderBacklog), so the
+/// last buffer of a turn decides its window. Exact backlogs fall by one per buffer of the turn,
+/// which the producing task refills only after it is woken; a turn that ends credit-stalled (a
+/// data buffer still queued, no credit left) therefore carries the backlog the turn started with
+/// on every buffer: the producer is the faster side and the consumer's window should stay as
+/// wide as its queue was. Flink's server sends one buffer per socket write, so the task has
+/// refilled by the next one. A turn that empties the queue keeps exact backlogs (the consumer
+/// gives its floating buffers back). Credit still bounds every data buffer; the backlog only
+/// sizes the consumer's floating buffers within the gate's pool.
 void drain(server_actor* self, std::uint64_t id) {
   auto i = self->state.readers.find(id);
   if (i == self->state.readers.end())
     return;
   auto& r = i->second;
   auto& stats = self->state.options.stats;
-  bool sent_any = false;
-  while (auto response = r.view->next_response()) {
-    if (!sent_any) {
-      sent_any = true;
-      count(stats, &server_stats::sending_turns);
+  auto& turn = self->state.turn;
+  turn.clear();
+  while (auto response = r.view->next_response())
+    turn.push_back(std::move(*response));
+  if (!turn.empty()) {
+    count(stats, &server_stats::sending_turns);
+    if (r.view->waits_for_credit()) {
+      count(stats, &server_stats::credit_stalls);
+      auto first = turn.front().backlog;
+      for (auto& response : turn)
+        response.backlog = std::max(response.backlog, first);
     }
-    auto& buf = response->buf;
+  }
+  for (auto& response : turn) {
+    auto& buf = response.buf;
     if (buf.is_data()) {
       count(stats, &server_stats::data_buffers_sent);
       count(stats, &server_stats::bytes_sent, buf.size());
-      count(stats, &server_stats::backlog_sent, response->backlog);
+      count(stats, &server_stats::backlog_sent, response.backlog);
     } else {
       count(stats, &server_stats::events_sent);
     }
     if (r.local && !self->state.options.always_copy) {
       send_from(self, r.consumer,
-                local_buffer_message{r.channel, response->sequence,
-                                     static_cast<wire_u64>(response->backlog),
+                local_buffer_message{r.channel, response.sequence,
+                                     static_cast<wire_u64>(response.backlog),
                                      shared_buffer{std::make_shared<buffer>(std::move(buf))}});
     } else {
       send_from(
         self, r.consumer,
-        buffer_message{r.channel, response->sequence, static_cast<wire_u64>(response->backlog),
+        buffer_message{r.channel, response.sequence, static_cast<wire_u64>(response.backlog),
                        static_cast<wire_kind>(buf.kind()),
                        std::span<const char>(buf.data(), buf.size())});
       // The producer's pool gets the segment back before the bytes even leave.
       buf.release();
     }
   }
+  turn.clear();
   if (r.view->is_finished())
     drop_reader(self, id, true);
 }

@@ -33,6 +33,9 @@ struct server_stats {
   /// it is the mean burst a credit lets out.
   std::atomic<std::uint64_t> sending_turns{0};
   std::atomic<std::uint64_t> events_sent{0};
+  /// Sending turns that ended with a data buffer queued and no credit left (the consumer's
+  /// credit, not the producing task, held the channel back).
+  std::atomic<std::uint64_t> credit_stalls{0};
   /// Messages with a server atom but another layout, dropped.
   std::atomic<std::uint64_t> malformed_messages{0};
   /// Readers (requested subpartitions) currently served.
@@ -63,7 +66,9 @@ using partition_lookup =
 ///
 /// Per request it creates a credit_based_view whose data listener mails the server (once per
 /// empty → non-empty edge, coalesced), then sends every response the view allows, now and whenever
-/// data or credit arrives; it never spins. A finished view (end-of-partition sent), a cancel or
+/// data or credit arrives; it never spins. Each buffer carries the backlog behind it, except
+/// that a turn ending with data queued and no credit left stamps all its buffers with the backlog
+/// it started with (the consumer sizes its window by the last one; drain() says why). A finished view (end-of-partition sent), a cancel or
 /// the consumer's death drops the view. An unknown partition or bad subpartition is answered with
 /// a partition error carrying the reason; the consumer decides whether to retry.
 caf::actor spawn_partition_request_server(caf::actor_system& sys, partition_lookup lookup,

@@ -14,6 +14,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
+#include <caf/scheduled_actor.hpp>
 #include <caf/send.hpp>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <tuple>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -294,8 +296,10 @@ TEST_CASE(
   CHECK(f.stats->sending_turns == 1);
   // Not held until the consumer reads them or grants more credit.
   CHECK(partition->pool()->num_available() == credit);
-  // Backlogs pool_size - 1, pool_size - 2: the data buffers still queued behind each.
-  CHECK(f.stats->backlog_sent == (pool_size - 1) + (pool_size - 2));
+  // The turn ended with data queued and no credit: both carry the backlog the turn started with
+  // (pool_size - 1 behind the first), not pool_size - 1, pool_size - 2.
+  CHECK(f.stats->credit_stalls == 1);
+  CHECK(f.stats->backlog_sent == 2 * (pool_size - 1));
   REQUIRE(partition->is_available());
   CHECK(partition->resume() == emit_result::written);
   // The rest still crosses intact.
@@ -308,6 +312,108 @@ TEST_CASE(
   REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
   CHECK(side.ended);
   CHECK(side.records == i + 1);
+}
+
+namespace {
+
+/// The backlog of the buffer message at the head of `consumer`'s mailbox, if that is one.
+std::optional<std::uint64_t> head_backlog(const caf::actor& consumer) {
+  auto* self = dynamic_cast<caf::scheduled_actor*>(caf::actor_cast<caf::abstract_actor*>(consumer));
+  REQUIRE(self != nullptr);
+  auto* head = self->mailbox().peek();
+  if (head == nullptr || !is_message<buffer_message>(head->content()))
+    return std::nullopt;
+  auto message = from_message<buffer_message>(head->content());
+  REQUIRE(message);
+  return message->backlog;
+}
+
+/// Steps until `consumer` has a message at the head of its mailbox and is the next job.
+bool run_until_next_is(transport_fixture& f, const caf::actor& consumer) {
+  auto* target = caf::actor_cast<caf::abstract_actor*>(consumer);
+  for (int i = 0; i < 100; ++i) {
+    if (!f.sched.jobs.empty() && f.sched.jobs.front() == dynamic_cast<caf::resumable*>(target))
+      return true;
+    if (!f.sched.try_run_once())
+      return false;
+  }
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("a sending turn that ends without credit carries the backlog it started with on every "
+          "buffer, so the consumer keeps its window") {
+  transport_fixture f{true};
+  auto id = partition_id(6, 0);
+  auto partition = f.make_partition(id);
+  std::size_t i = 0;
+  while (partition->emit_record(make_record(i, 1000), 0) == emit_result::written)
+    ++i;
+  const auto queued = partition->subpartition(0).backlog();
+  REQUIRE(queued > f.config.buffers_per_channel);
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  auto consumer = f.start_consumer(side);
+  // The request's turn sends the two buffers the exclusive credit allows; both carry
+  // queued - 1 (before: queued - 1, then queued - 2).
+  std::vector<std::uint64_t> backlogs;
+  while (backlogs.size() < f.config.buffers_per_channel && run_until_next_is(f, consumer)) {
+    if (auto b = head_backlog(consumer))
+      backlogs.push_back(*b);
+    f.sched.run_once();
+  }
+  REQUIRE(backlogs.size() == f.config.buffers_per_channel);
+  CHECK(f.stats->sending_turns == 1);
+  CHECK(f.stats->credit_stalls == 1);
+  for (auto b : backlogs)
+    CHECK(b == queued - 1);
+  // The consumer holds both and tops its free buffers up to the first backlog + 2, within the
+  // gate's floating buffers.
+  CHECK(side.channel->num_queued() == 2);
+  CHECK(side.channel->num_available_buffers()
+        == std::min(queued - 1 + f.config.buffers_per_channel, f.config.floating_buffers_per_gate));
+  auto arrivals = side.channel->stats();
+  CHECK(arrivals.data_buffers == 2);
+  CHECK(arrivals.backlog == 2 * (queued - 1));
+  // The initial credit (2) was outstanding at the first arrival.
+  CHECK(arrivals.outstanding >= 2);
+}
+
+TEST_CASE("a sending turn that empties the queue carries the exact backlog behind each buffer") {
+  transport_fixture f{true};
+  auto id = partition_id(7, 0);
+  auto partition = f.make_partition(id);
+  // One and a half buffers of records, flushed: two data buffers queued, as much as the initial
+  // credit.
+  std::size_t written = 0;
+  for (std::size_t i = 0; written < f.config.segment_size * 3 / 2; ++i) {
+    REQUIRE(partition->emit_record(make_record(i, 1000), 0) == emit_result::written);
+    written += 1004;
+  }
+  partition->flush_all();
+  REQUIRE(partition->subpartition(0).backlog() == f.config.buffers_per_channel);
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  auto consumer = f.start_consumer(side);
+  std::vector<std::uint64_t> backlogs;
+  while (backlogs.size() < 2 && run_until_next_is(f, consumer)) {
+    if (auto b = head_backlog(consumer))
+      backlogs.push_back(*b);
+    f.sched.run_once();
+  }
+  REQUIRE(backlogs.size() == 2);
+  CHECK(backlogs[0] == 1);
+  CHECK(backlogs[1] == 0);
+  CHECK(f.stats->credit_stalls == 0);
+  partition->finish();
+  while (!side.ended && !side.failure) {
+    f.run_checked(side);
+    if (side.consume(1) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
+  CHECK(side.ended);
 }
 
 TEST_CASE("a bad subpartition is refused without retry") {
