@@ -75,7 +75,17 @@ void heap_keyed_state_backend::for_each(
 
 keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint_id) {
   (void)checkpoint_id;
-  for (auto* p : participants_)
+  // Participants that capture their state (copy-on-write) are written on the upload thread;
+  // the others write now.
+  auto captured = std::make_shared<std::vector<std::unique_ptr<participant_snapshot>>>();
+  std::vector<snapshot_participant*> now;
+  for (auto* p : participants_) {
+    if (auto c = p->capture_snapshot())
+      captured->push_back(std::move(c));
+    else
+      now.push_back(p);
+  }
+  for (auto* p : now)
     p->begin_snapshot();
   // Serializing is the copy: one buffer per key group costs less than copying the maps' nodes,
   // and the upload then touches nothing of the live state.
@@ -91,19 +101,45 @@ keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint
       for (const auto& [key, value] : entries)
         writer.add(key, value);
     }
-    for (auto* p : participants_)
+    for (auto* p : now)
       p->write_key_group(key_groups_.first + g, writer);
     key_groups.push_back(writer.take());
   }
-  for (auto* p : participants_)
+  for (auto* p : now)
     p->end_snapshot();
   auto first = key_groups_.first;
-  return [key_groups = std::move(key_groups),
-          first](const snapshot_target& target) -> expected<std::vector<keyed_state_handle>> {
+  return [key_groups = std::move(key_groups), captured,
+          first](const snapshot_target& target) mutable
+         -> expected<std::vector<keyed_state_handle>> {
     auto path = target.checkpoint_dir.empty()
       ? ""
       : target.checkpoint_dir + "/" + target.file_prefix + "-keyed";
-    auto handle = write_keyed_state(path, first, key_groups);
+    if (captured->empty()) {
+      auto handle = write_keyed_state(path, first, key_groups);
+      if (!handle)
+        return handle.error();
+      return std::vector<keyed_state_handle>{std::move(*handle)};
+    }
+    // Key group by key group: the captured participants' sections after the backend's own.
+    auto out = keyed_state_writer::create(path, first);
+    if (!out)
+      return out.error();
+    key_group_entries_writer writer;
+    for (std::size_t g = 0; g < key_groups.size(); ++g) {
+      for (auto& c : *captured)
+        c->write_key_group(first + static_cast<std::int32_t>(g), writer);
+      auto bytes = std::move(key_groups[g]);
+      auto more = writer.take();
+      if (bytes.empty())
+        bytes = std::move(more);
+      else
+        bytes.insert(bytes.end(), more.begin(), more.end());
+      if (auto appended = out->append(bytes); !appended)
+        return appended.error();
+    }
+    // The owners copy what they change only while a capture lives: let go of them at once.
+    captured->clear();
+    auto handle = out->finish();
     if (!handle)
       return handle.error();
     return std::vector<keyed_state_handle>{std::move(*handle)};

@@ -28,8 +28,9 @@ public:
   void for_each(std::uint32_t state, std::int32_t key_group, std::string_view prefix,
                 const std::function<void(std::string_view, std::string_view)>& f) override;
 
-  /// Serializes every key group now (one buffer each; the upload only writes them), so later
-  /// writes do not reach the snapshot.
+  /// Serializes the backend's own entries and the synchronous participants' now (one buffer
+  /// per key group), so later writes do not reach the snapshot; participants that capture their
+  /// state (capture_snapshot) are serialized by the upload, key group by key group.
   keyed_snapshot_upload snapshot(std::int64_t checkpoint_id) override;
   /// Full handles of either backend; an incremental RocksDB handle is errc::invalid_argument.
   expected<unit> restore(const std::vector<keyed_state_handle>& handles) override;

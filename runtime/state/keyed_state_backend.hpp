@@ -83,6 +83,17 @@ struct keyed_state_backend_options {
 class keyed_state_backend;
 class key_group_entries_writer;
 
+/// What a snapshot_participant captured in a snapshot's synchronous part (a copy-on-write
+/// reference to its state, as Flink's CopyOnWriteStateMap snapshot), written on the upload
+/// thread while the owner goes on: the owner copies whatever it changes while this lives.
+class participant_snapshot {
+public:
+  virtual ~participant_snapshot() = default;
+  /// Adds the entries of `key_group` as of the snapshot to `writer` (a section per state,
+  /// begin_state first). Called for each key group of the backend in order, on one thread.
+  virtual void write_key_group(std::int32_t key_group, key_group_entries_writer& writer) = 0;
+};
+
 /// Keyed state its owner keeps outside the backend between snapshots (a timer service's timers
 /// with the hashmap backend): a backend that takes participants has each write its entries
 /// into every key group of a snapshot beside the backend's own, in the backend's format, so a
@@ -90,6 +101,9 @@ class key_group_entries_writer;
 class snapshot_participant {
 public:
   virtual ~snapshot_participant() = default;
+  /// The participant's state as of now, to be written asynchronously; null: it writes
+  /// synchronously through the three calls below.
+  virtual std::unique_ptr<participant_snapshot> capture_snapshot() { return nullptr; }
   /// A snapshot starts: the next calls write its key groups.
   virtual void begin_snapshot() = 0;
   /// Adds the entries of `key_group` to `writer` (a section per state, begin_state first).

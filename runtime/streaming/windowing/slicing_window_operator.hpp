@@ -27,7 +27,10 @@
 /// writes each (key, slice) accumulator into "window-slice-contents" under key bytes + the
 /// slice's time_window bytes (Local's encoding, as the WindowOperator's "window-contents"), so
 /// restore and rescaling by key group come from the backend, and a slice's entries are removed
-/// from the backend when it expires. Which windows already fired is the watermark: each key group
+/// from the backend when it expires. With the hashmap backend a snapshot's synchronous part only
+/// shares the slices' tables with the upload, which serializes them (copy on write per slice: the
+/// first change to a table the upload still holds copies it). Which windows already fired is the
+/// watermark: each key group
 /// holding slices records the watermark of its last snapshot in "window-slice-fired", so after a
 /// restore (at any parallelism) a window whose max timestamp is at or below its key group's
 /// recorded watermark does not fire again for that key group's keys — as the WindowOperator,
@@ -61,6 +64,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -311,8 +315,10 @@ public:
     auto& backend = backend_.get();
     if (!participating_) {
       const std::uint32_t ids[] = {contents_state_, window_contents_state_, fired_state_};
-      for_each_snapshot_entry([&](int state, int group, std::string_view key,
-                                  std::string_view value) { backend.put(ids[state], group, key, value); });
+      capture()->for_each_entry(
+        [&](int state, int group, std::string_view key, std::string_view value) {
+          backend.put(ids[state], group, key, value);
+        });
       for (auto& [end, s] : slices_)
         s.in_backend = true;
       for (auto& [end, s] : own_windows_)
@@ -337,7 +343,7 @@ public:
   std::pair<std::size_t, std::size_t> num_slices() const {
     std::size_t entries = 0;
     for (const auto& [end, s] : slices_)
-      entries += s.table.size();
+      entries += s.table->size();
     return {slices_.size(), entries};
   }
 
@@ -347,8 +353,10 @@ private:
     state_type acc;
     std::int32_t hash = 0;
   };
+  using slice_table = keyed_value_table<slice_entry>;
   struct slice {
-    keyed_value_table<slice_entry> table;
+    /// Shared with the snapshots whose upload has not written it yet (see writable()).
+    std::shared_ptr<slice_table> table = std::make_shared<slice_table>();
     /// A snapshot wrote its entries into the backend: they go from there when it expires.
     bool in_backend = false;
   };
@@ -415,69 +423,69 @@ private:
     std::size_t mask_ = 0;
   };
 
-  /// Calls `f(state, group, key, value)` for every entry a snapshot holds: state 0 the slices
-  /// ("window-slice-contents"), 1 the windows of their own ("window-contents"), 2 the fired
-  /// watermark of each key group holding slices ("window-slice-fired").
-  template <class F>
-  void for_each_snapshot_entry(F&& f) {
-    std::vector<bool> groups(static_cast<std::size_t>(range_.last - range_.first + 1), false);
-    std::string key_bytes;
-    std::string bytes;
-    std::string window_bytes;
-    auto write = [&](auto& tables, int state) {
-      for (auto& [at, s] : tables) {
+  /// What a snapshot holds, captured at its synchronous part: the slices' and own windows'
+  /// tables (shared, copied on write) and each key group's fired watermark. It refers to
+  /// nothing of the operator, which may go before the upload ends.
+  class captured_entries final : public state::participant_snapshot {
+  public:
+    struct table_ref {
+      time_window window;
+      std::shared_ptr<const slice_table> table;
+      /// 0: a slice ("window-slice-contents"), 1: a window of its own ("window-contents").
+      int state;
+    };
+
+    captured_entries(key_group_range range, std::vector<table_ref> tables,
+                     std::vector<std::int64_t> fired)
+      : range_(range),
+        tables_(std::move(tables)),
+        fired_(std::move(fired)) {}
+
+    /// Calls `f(state, group, key, value)` for every entry: state 0 the slices
+    /// ("window-slice-contents"), 1 the windows of their own ("window-contents"), 2 the fired
+    /// watermark of each key group holding slices ("window-slice-fired").
+    template <class F>
+    void for_each_entry(F&& f) const {
+      std::vector<bool> groups(static_cast<std::size_t>(range_.last - range_.first + 1), false);
+      std::string key_bytes;
+      std::string bytes;
+      std::string window_bytes;
+      for (const auto& t : tables_) {
         window_bytes.clear();
-        window_of(at).append_to(window_bytes);
-        s.table.for_each([&](int group, const slice_entry& e) {
+        t.window.append_to(window_bytes);
+        t.table->for_each([&](int group, const slice_entry& e) {
           key_bytes.clear();
           append_key(e.key, key_bytes);
           key_bytes.append(window_bytes);
           bytes.clear();
           Local::encode(e.acc, bytes);
-          f(state, group, std::string_view(key_bytes), std::string_view(bytes));
-          if (state == 0)
+          f(t.state, group, std::string_view(key_bytes), std::string_view(bytes));
+          if (t.state == 0)
             groups[static_cast<std::size_t>(group - range_.first)] = true;
         });
       }
-    };
-    write(slices_, 0);
-    write(own_windows_, 1);
-    for (int group = range_.first; group <= range_.last; ++group) {
-      if (!groups[static_cast<std::size_t>(group - range_.first)])
-        continue;
-      bytes.clear();
-      append_ordered_int64(bytes, std::max(fired_through(group), watermark_));
-      f(2, group, std::string_view(), std::string_view(bytes));
+      for (int group = range_.first; group <= range_.last; ++group) {
+        auto i = static_cast<std::size_t>(group - range_.first);
+        if (!groups[i])
+          continue;
+        bytes.clear();
+        append_ordered_int64(bytes, fired_[i]);
+        f(2, group, std::string_view(), std::string_view(bytes));
+      }
     }
-  }
 
-  /// Writes this operator's entries into each key group of the heap backend's snapshots.
-  class participant final : public state::snapshot_participant {
-  public:
-    explicit participant(slicing_window_operator& op) : op_(op) {}
-    void begin_snapshot() override {
-      auto& groups = op_.snapshot_groups_;
-      groups.assign(static_cast<std::size_t>(op_.range_.last - op_.range_.first + 1), {});
-      // Each key group's entries one after another in one buffer per state (no allocation per
-      // entry), length-prefixed; a restore reads them in any order.
-      op_.for_each_snapshot_entry(
-        [&](int state, int group, std::string_view key, std::string_view value) {
-          auto& out = groups[static_cast<std::size_t>(group - op_.range_.first)]
-                            [static_cast<std::size_t>(state)];
-          append_length(out, key.size());
-          out.append(key);
-          append_length(out, value.size());
-          out.append(value);
-        });
-    }
     void write_key_group(std::int32_t group, state::key_group_entries_writer& writer) override {
       static constexpr const char* names[] = {"window-slice-contents", "window-contents",
                                               "window-slice-fired"};
-      auto i = static_cast<std::size_t>(group - op_.range_.first);
-      if (i >= op_.snapshot_groups_.size())
+      if (!split_) {
+        split_ = true;
+        split();
+      }
+      if (!range_.contains(group))
         return;
+      auto& entries_of = groups_[static_cast<std::size_t>(group - range_.first)];
       for (std::size_t state = 0; state < 3; ++state) {
-        std::string_view entries = op_.snapshot_groups_[i][state];
+        std::string_view entries = entries_of[state];
         if (entries.empty())
           continue;
         writer.begin_state(names[state]);
@@ -486,11 +494,26 @@ private:
           auto value = take(entries, read_length(entries));
           writer.add(key, value);
         }
+        std::string().swap(entries_of[state]);
       }
     }
-    void end_snapshot() override { op_.snapshot_groups_.clear(); }
 
   private:
+    /// One pass over the tables: each key group's entries one after another in one buffer per
+    /// state (no allocation per entry), length-prefixed.
+    void split() {
+      groups_.assign(static_cast<std::size_t>(range_.last - range_.first + 1), {});
+      for_each_entry([&](int state, int group, std::string_view key, std::string_view value) {
+        auto& out =
+          groups_[static_cast<std::size_t>(group - range_.first)][static_cast<std::size_t>(state)];
+        append_length(out, key.size());
+        out.append(key);
+        append_length(out, value.size());
+        out.append(value);
+      });
+      // The tables are no longer read: their owner changes them without copying from now on.
+      tables_.clear();
+    }
     static void append_length(std::string& out, std::size_t n) {
       auto length = static_cast<std::uint32_t>(n);
       out.append(reinterpret_cast<const char*>(&length), sizeof length);
@@ -507,14 +530,71 @@ private:
       return out;
     }
 
+    key_group_range range_;
+    std::vector<table_ref> tables_;
+    std::vector<std::int64_t> fired_;
+    bool split_ = false;
+    std::vector<std::array<std::string, 3>> groups_;
+  };
+
+  /// The entries a snapshot holds, as of now (the tables shared, not copied).
+  std::unique_ptr<captured_entries> capture() {
+    std::vector<typename captured_entries::table_ref> tables;
+    tables.reserve(slices_.size() + own_windows_.size());
+    for (const auto& [end, s] : slices_)
+      tables.push_back({window_of(end), s.table, 0});
+    for (const auto& [w, s] : own_windows_)
+      tables.push_back({w, s.table, 1});
+    std::vector<std::int64_t> fired(static_cast<std::size_t>(range_.last - range_.first + 1));
+    for (int group = range_.first; group <= range_.last; ++group)
+      fired[static_cast<std::size_t>(group - range_.first)] =
+        std::max(fired_through(group), watermark_);
+    return std::make_unique<captured_entries>(range_, std::move(tables), std::move(fired));
+  }
+
+  /// Has the heap backend write this operator's entries into each key group of its snapshots:
+  /// captured in the synchronous part, written by the upload.
+  class participant final : public state::snapshot_participant {
+  public:
+    explicit participant(slicing_window_operator& op) : op_(op) {}
+    std::unique_ptr<state::participant_snapshot> capture_snapshot() override {
+      return op_.capture();
+    }
+    // A backend that asks for no capture writes synchronously, from one all the same.
+    void begin_snapshot() override { pending_ = op_.capture(); }
+    void write_key_group(std::int32_t group, state::key_group_entries_writer& writer) override {
+      if (pending_)
+        pending_->write_key_group(group, writer);
+    }
+    void end_snapshot() override { pending_.reset(); }
+
+  private:
     slicing_window_operator& op_;
+    std::unique_ptr<captured_entries> pending_;
   };
 
   void add(slice& s, const K& key, std::int32_t hash, int group, const state_type& acc) {
-    if (auto* e = s.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); }))
+    auto& table = writable(s);
+    if (auto* e = table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); }))
       e->acc = contents_.merge_states(std::move(e->acc), acc);
     else
-      s.table.insert(hash, group, slice_entry{key, acc, hash});
+      table.insert(hash, group, slice_entry{key, acc, hash});
+  }
+
+  /// `s`'s table to change: a copy of it first while a snapshot's upload still reads it (Flink's
+  /// CopyOnWriteStateMap, per slice: a snapshot shares the tables, the first change after it
+  /// copies the one it changes).
+  slice_table& writable(slice& s) {
+    if (s.table.use_count() != 1) {
+      auto copy = std::make_shared<slice_table>();
+      s.table->for_each(
+        [&](int group, const slice_entry& e) { copy->insert(e.hash, group, slice_entry(e)); });
+      s.table = std::move(copy);
+    } else {
+      // The upload thread let go of it (a release decrement): its reads happen before our writes.
+      std::atomic_thread_fence(std::memory_order_acquire);
+    }
+    return *s.table;
   }
 
   /// The window ending at `end` (but at INT64_MAX, where windows of other starts end too).
@@ -570,7 +650,7 @@ private:
     auto it = own_windows_.find(w);
     if (it == own_windows_.end())
       return nullptr;
-    return it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
+    return it->second.table->find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
   }
 
   /// The watermark up to which this key group's windows fired before a restore.
@@ -589,7 +669,7 @@ private:
       return;
     const bool skip_some = !fired_.empty() && w.max_timestamp() <= max_fired_;
     auto own = own_windows_.find(w);
-    auto* own_table = own == own_windows_.end() ? nullptr : &own->second.table;
+    auto* own_table = own == own_windows_.end() ? nullptr : own->second.table.get();
     auto fire = [&](const K& key, std::int32_t hash, int group, const state_type& acc) {
       if (skip_some && fired_through(group) >= w.max_timestamp())
         return;
@@ -603,7 +683,7 @@ private:
     };
     if (std::next(first) == last) {
       // One slice (tumbling windows, or a sliding window's only open slice): no merging.
-      first->second.table.for_each(
+      first->second.table->for_each(
         [&](int group, const slice_entry& e) { fire(e.key, e.hash, group, e.acc); });
       return;
     }
@@ -617,13 +697,13 @@ private:
   void merge_window(It first, It last) {
     std::size_t expected = 0;
     for (auto it = first; it != last; ++it)
-      expected = std::max(expected, it->second.table.size());
+      expected = std::max(expected, it->second.table->size());
     merged_.reset(expected);
     auto merge = [this](state_type a, const state_type& b) {
       return contents_.merge_states(std::move(a), b);
     };
     for (auto it = first; it != last; ++it)
-      it->second.table.for_each(
+      it->second.table->for_each(
         [&](int group, const slice_entry& e) { merged_.add(e, group, merge); });
   }
 
@@ -638,7 +718,7 @@ private:
     for (auto& m : merged_.entries()) {
       // A key with its own accumulator of the window is cleaned up by its own timer.
       if (own != own_windows_.end()
-          && own->second.table.find(m.hash, [&](const slice_entry& x) {
+          && own->second.table->find(m.hash, [&](const slice_entry& x) {
                return same_key(x.key, *m.key);
              }))
         continue;
@@ -658,7 +738,7 @@ private:
     for (auto it = slices_.lower_bound(windows_.first_slice_end(w));
          it != slices_.end() && it->first <= w.end; ++it) {
       auto* e =
-        it->second.table.find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
+        it->second.table->find(hash, [&](const slice_entry& x) { return same_key(x.key, key); });
       if (e == nullptr)
         continue;
       if (acc)
@@ -758,7 +838,7 @@ private:
       auto& backend = backend_.get();
       window_bytes_.clear();
       window_of(it->first).append_to(window_bytes_);
-      it->second.table.for_each([&](int group, const slice_entry& e) {
+      it->second.table->for_each([&](int group, const slice_entry& e) {
         key_bytes_.clear();
         append_key(e.key, key_bytes_);
         key_bytes_.append(window_bytes_);
@@ -800,7 +880,7 @@ private:
         auto& s = slice_at(w->end);
         s.in_backend = true;
         auto hash = key_hash(key);
-        s.table.insert(hash, group, slice_entry{std::move(key), contents_.decode(v), hash});
+        writable(s).insert(hash, group, slice_entry{std::move(key), contents_.decode(v), hash});
       });
     }
     for (int group = range_.first; group <= range_.last; ++group)
@@ -817,7 +897,7 @@ private:
                          auto& s = own_windows_[*w];
                          s.in_backend = true;
                          auto hash = key_hash(key);
-                         s.table.insert(hash, group,
+                         writable(s).insert(hash, group,
                                         slice_entry{std::move(key), contents_.decode(v), hash});
                        });
     last_ = nullptr;
@@ -866,8 +946,6 @@ private:
   std::string window_bytes_;
   participant participant_{*this};
   bool participating_ = false;
-  /// A snapshot's entries per key group of the range and state (participant), while it runs.
-  std::vector<std::array<std::string, 3>> snapshot_groups_;
   /// The window bind() last bound, and its bytes.
   time_window bound_window_;
   std::string bound_bytes_;
