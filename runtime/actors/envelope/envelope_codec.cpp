@@ -120,9 +120,8 @@ void write_envelope_header(std::vector<char>& out, const envelope& header,
   const std::size_t start = out.size();
   const std::size_t header_bytes = word_bytes * (1 + segment_words);
   out.reserve(start + header_bytes + payload_size);
-  out.resize(start + header_bytes);
+  out.resize(start + header_bytes); // zeroed: resize value-initializes what it adds
   char* table = out.data() + start;
-  std::memset(table, 0, header_bytes);
   // Segment table: one segment (count - 1 = 0) of segment_words words.
   put_word(table, 0, static_cast<word_t>(segment_words) << 32);
   char* seg = table + word_bytes;

@@ -173,7 +173,7 @@ gateway gateway::with_scope(std::string scope) const {
 void gateway::ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                           trace::name_id method_trace, request_writer write, const void* request,
                           std::optional<std::chrono::nanoseconds> timeout,
-                          std::shared_ptr<detail::pending_ask> pending) const {
+                          detail::pending_ref pending) const {
   auto* rec = self.recorder();
   auto out =
     make_outgoing(*this, rec, self.endpoint_id(), self.current_trace(), method_id, write, request);
@@ -286,7 +286,7 @@ void gateway::ask_raw(rpc_endpoint& self, std::uint32_t method_id, const char* m
                       std::vector<char> payload, std::optional<std::chrono::nanoseconds> timeout,
                       std::function<void(expected<std::vector<char>>)> k) const {
   ask_encoded(self, method_id, method_name, 0, &write_raw, &payload, timeout,
-              std::make_shared<raw_pending>(std::move(k)));
+              detail::make_pending<raw_pending>(std::move(k)));
 }
 
 void gateway::tell_raw(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,

@@ -71,7 +71,7 @@ public:
       std::decay_t<K> k;
     };
     ask_encoded(self, M::id, M::name, method_trace_name<M>(), &write_request<typename M::request>,
-                &req, timeout, std::make_shared<typed>(std::forward<K>(k)));
+                &req, timeout, detail::make_pending<typed>(std::forward<K>(k)));
   }
 
   /// As ask<M>, but `k` gets the response's bytes (valid while it runs) to read in place
@@ -85,7 +85,7 @@ public:
       std::decay_t<K> k;
     };
     ask_encoded(self, M::id, M::name, method_trace_name<M>(), &write_request<typename M::request>,
-                &req, timeout, std::make_shared<in_place>(std::forward<K>(k)));
+                &req, timeout, detail::make_pending<in_place>(std::forward<K>(k)));
   }
 
   /// As ask_in_place<M>, with the request written where it goes instead of encoded from a
@@ -103,7 +103,7 @@ public:
     using writer = std::remove_reference_t<W>;
     ask_encoded(self, M::id, M::name, method_trace_name<M>(), &call_writer<writer>,
                 static_cast<const void*>(&write), timeout,
-                std::make_shared<in_place>(std::forward<K>(k)));
+                detail::make_pending<in_place>(std::forward<K>(k)));
   }
 
   /// Sends without waiting for an answer; fencing failures at the receiver are only traced.
@@ -165,7 +165,7 @@ private:
   void ask_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                    trace::name_id method_trace, request_writer write, const void* request,
                    std::optional<std::chrono::nanoseconds> timeout,
-                   std::shared_ptr<detail::pending_ask> pending) const;
+                   detail::pending_ref pending) const;
   void tell_encoded(rpc_endpoint& self, std::uint32_t method_id, const char* method_name,
                     trace::name_id method_trace, request_writer write, const void* request) const;
   void ask_blocking_encoded(caf::blocking_actor& self, const client_identity& who,

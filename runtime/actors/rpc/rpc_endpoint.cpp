@@ -209,11 +209,13 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
     spare_state_.reset();
     st = std::make_shared<responder::state>();
   }
-  st->self = this;
-  st->is_ask = is_ask;
-  st->sync_slot = &answer;
-  st->received_us = received_us;
-  responder r(st);
+  // The responder holds the state (moved in: no count to change); `state` names it here.
+  auto& state = *st;
+  state.self = this;
+  state.is_ask = is_ask;
+  state.sync_slot = &answer;
+  state.received_us = received_us;
+  responder r(std::move(st));
   if (bytes.size() > ctx_.config.max_frame_size) {
     auto err = make_error(errc::rejected,
                           "a call of " + std::to_string(bytes.size())
@@ -221,37 +223,37 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
                             + std::to_string(ctx_.config.max_frame_size) + " bytes) at "
                             + endpoint_id() + "; it was not read");
     record_receive(nullptr, {}, trace::outcome::malformed, err.message);
-    st->method = "?";
-    st->caller = "?";
+    state.method = "?";
+    state.caller = "?";
     r.deliver(err);
     return answer;
   }
   auto decoded = read_envelope(bytes);
   if (!decoded) {
     record_receive(nullptr, {}, trace::outcome::malformed, decoded.error().message);
-    st->method = "?";
-    st->caller = "?";
+    state.method = "?";
+    state.caller = "?";
     r.deliver(decoded.error());
     return answer;
   }
   auto& call = *decoded;
   auto& env = call.header;
-  st->caller.assign(env.sender);
-  st->trace = env.trace;
+  state.caller.assign(env.sender);
+  state.trace = env.trace;
   auto i = methods_.find(env.method_id);
   if (i == methods_.end()) {
     auto err = make_error(
       errc::unknown_method,
       "endpoint " + endpoint_id() + " has no method with id " + std::to_string(env.method_id));
-    st->method = method_name(env.method_id);
-    record_receive(&env, st->method, trace::outcome::unknown_method, err.message);
+    state.method = method_name(env.method_id);
+    record_receive(&env, state.method, trace::outcome::unknown_method, err.message);
     r.deliver(std::move(err));
     return answer;
   }
   auto& entry = i->second;
-  st->method_name = entry.trace_name;
+  state.method_name = entry.trace_name;
   if (entry.trace_name == 0)
-    st->method.assign(entry.name);
+    state.method.assign(entry.name);
   if (!entry.open_to_clients && sender_is_client()) {
     auto text = "Permission denied: " + entry.name + " at " + endpoint_id()
       + " is the cluster's own and the caller " + env.sender
@@ -290,14 +292,13 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
       make_error(errc::internal, entry.name + " failed at " + endpoint_id() + ": " + e.what()));
   }
   current_trace_ = previous_trace;
-  st->sync_slot = nullptr;
-  if (is_ask && !st->delivered) {
-    st->promise = make_response_promise(); // answered later through a kept responder
+  state.sync_slot = nullptr;
+  st = std::move(r.state_); // back from the responder, which the handler may have copied
+  if (is_ask && !state.delivered) {
+    state.promise = make_response_promise(); // answered later through a kept responder
     park(st);
-  } else {
-    r = responder{};
-    if (st.use_count() == 1)
-      spare_state_ = std::move(st);
+  } else if (st.use_count() == 1) {
+    spare_state_ = std::move(st);
   }
   return answer;
 }
@@ -326,7 +327,7 @@ detail::ask_clock_reading detail::read_ask_clock(const caf::actor_clock& clock,
 }
 
 void rpc_endpoint::expire_ask_after(caf::message_id response_id, std::chrono::nanoseconds wait,
-                                    std::shared_ptr<detail::pending_ask> pending) {
+                                    detail::pending_ref pending) {
   // Answered asks leave from the front; most asks are answered in the order they were sent.
   while (!ask_deadlines_.empty() && ask_deadlines_.front().pending->answered)
     ask_deadlines_.pop_front();
@@ -344,7 +345,7 @@ void rpc_endpoint::on_ask_timer() {
   if (ask_timer_at_ && *ask_timer_at_ > now)
     return; // an earlier timer, superseded by one armed for sooner; that one runs
   ask_timer_at_.reset();
-  std::vector<std::shared_ptr<detail::pending_ask>> expired;
+  std::vector<detail::pending_ref> expired;
   auto open = std::move(ask_deadlines_);
   ask_deadlines_.clear();
   std::optional<caf::actor_clock::time_point> next;

@@ -163,7 +163,7 @@ public:
   /// thread wake-up per call, on the caller's path); here one timer per endpoint stands for all
   /// of its open asks, re-armed when it fires.
   void expire_ask_after(caf::message_id response_id, std::chrono::nanoseconds wait,
-                        std::shared_ptr<detail::pending_ask> pending);
+                        detail::pending_ref pending);
 
   caf::behavior make_behavior() final;
   caf::resumable::resume_result resume(caf::execution_unit* ctx, size_t max_throughput) override;
@@ -281,7 +281,7 @@ private:
   struct ask_deadline {
     caf::actor_clock::time_point at;
     caf::message_id response_id;
-    std::shared_ptr<detail::pending_ask> pending;
+    detail::pending_ref pending;
   };
   /// Open asks in the order they were sent (answered ones leave from the front as new asks
   /// come, the rest when the timer fires).

@@ -611,6 +611,33 @@ TEST_CASE_FIXTURE(rpc_fixture, "an ask with its request written in place sends t
   CHECK(dynamic_cast<echo_endpoint&>(*caf::actor_cast<caf::abstract_actor*>(in_place)).served() == 2);
 }
 
+TEST_CASE("a pending ask lives while a handle holds it and is deleted with the last one") {
+  struct counted final : detail::pending_ask {
+    explicit counted(int& deleted) : deleted_(deleted) {}
+    ~counted() override { ++deleted_; }
+    void complete(expected<std::span<const char>>) override {}
+    int& deleted_;
+  };
+  int deleted = 0;
+  {
+    auto a = detail::make_pending<counted>(deleted);
+    CHECK(a.use_count() == 1);
+    auto b = a; // as CAF's two answer handlers copy it
+    auto c = b;
+    CHECK(a.use_count() == 3);
+    auto d = std::move(c); // as the list of open asks takes it
+    CHECK_FALSE(c);
+    CHECK(d.use_count() == 3);
+    b = detail::pending_ref{};
+    CHECK(a.use_count() == 2);
+    a = d; // assigning a handle to the same ask
+    CHECK(a.use_count() == 2);
+    a = detail::pending_ref{};
+    CHECK(deleted == 0);
+  }
+  CHECK(deleted == 1);
+}
+
 TEST_CASE("a thread keeps two byte buffers of at most 64 KiB, emptied, for later calls") {
   detail::byte_buffers buffers;
   CHECK(buffers.take().capacity() == 0); // none kept yet
