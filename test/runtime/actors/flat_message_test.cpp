@@ -12,6 +12,7 @@
 #include "schemas/codec_support.hpp"
 #include "schemas/echo.capnp.h"
 #include "schemas/echo.messages.hpp"
+#include "schemas/rpc.capnp.h"
 
 using namespace flint;
 using namespace flint::rpc;
@@ -216,3 +217,47 @@ TEST_CASE("a flat read of a text without its NUL, or of random bytes, is malform
     CHECK_NOTHROW((void)flat_read(std::span<const char>(junk.data(), junk.size())));
   }
 }
+
+TEST_CASE("a flat message's data words are the builder's and read as Cap'n Proto reads them") {
+  // TraceContext: three UInt64 data words, no pointers.
+  capnp::MallocMessageBuilder message;
+  auto root = message.initRoot<schema::TraceContext>();
+  root.setTraceId(0x1122334455667788);
+  root.setSpanId(7);
+  root.setParentSpanId(0xffffffffffffffff);
+  auto built = wire::to_bytes(message);
+  std::vector<char> flat_bytes;
+  flat::struct_writer w(flat_bytes, 3, 0, 0);
+  w.word(0, 0x1122334455667788);
+  w.word(1, 7);
+  w.word(2, 0xffffffffffffffff);
+  w.finish();
+  CHECK(flat_bytes == built);
+  auto words = [](std::span<const char> bytes, bool& in_layout) {
+    return flat::read_struct(bytes, "trace context",
+                             [&](const flat::struct_view& v) -> expected<std::vector<std::uint64_t>> {
+                               in_layout = v.read_in_layout();
+                               // Word 3 is past the struct: its default, 0.
+                               return std::vector<std::uint64_t>{v.word(0), v.word(1), v.word(2),
+                                                                 v.word(3)};
+                             });
+  };
+  const std::vector<std::uint64_t> expected_words{0x1122334455667788, 7, 0xffffffffffffffff, 0};
+  bool in_layout = false;
+  auto fast = words(flat_bytes, in_layout);
+  REQUIRE(fast.has_value());
+  CHECK(in_layout);
+  CHECK(*fast == expected_words);
+  // The same through Cap'n Proto's reader: a message of two segments.
+  capnp::MallocMessageBuilder split(1, capnp::AllocationStrategy::FIXED_SIZE);
+  auto r2 = split.initRoot<schema::TraceContext>();
+  r2.setTraceId(0x1122334455667788);
+  r2.setSpanId(7);
+  r2.setParentSpanId(0xffffffffffffffff);
+  REQUIRE(split.getSegmentsForOutput().size() > 1);
+  auto slow = words(wire::to_bytes(split), in_layout);
+  REQUIRE(slow.has_value());
+  CHECK_FALSE(in_layout);
+  CHECK(*slow == expected_words);
+}
+
