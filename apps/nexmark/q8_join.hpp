@@ -48,7 +48,7 @@ struct q8_join
   : api::keyed_co_process_function<std::int64_t, new_person, new_auction, q8_row> {
   static constexpr std::int64_t window_size = 10'000;
 
-  /// Per window start.
+  /// Per window, by its max timestamp (end - 1: the cleanup timer's time).
   std::optional<api::map_state<std::int64_t, q8_window>> windows;
 
   void open(api::keyed_context<std::int64_t>& ctx) override {
@@ -57,48 +57,55 @@ struct q8_join
   void process_element1(const new_person& p, api::keyed_context<std::int64_t>& ctx,
                         api::collector<q8_row>& out) override {
     auto start = window_start(p.date_time);
-    if (late(start, ctx))
+    auto max_ts = max_timestamp(start);
+    if (late(max_ts, ctx))
       return;
-    auto w = window(start, ctx);
+    auto w = window(max_ts, ctx);
     if (std::find(w.names.begin(), w.names.end(), p.name) != w.names.end())
       return;
     w.names.push_back(p.name);
     if (w.auction_seen)
       out.collect({p.id, p.name, start});
-    windows->put(start, w);
+    windows->put(max_ts, w);
   }
   void process_element2(const new_auction& a, api::keyed_context<std::int64_t>& ctx,
                         api::collector<q8_row>& out) override {
     auto start = window_start(a.date_time);
-    if (late(start, ctx))
+    auto max_ts = max_timestamp(start);
+    if (late(max_ts, ctx))
       return;
-    auto w = window(start, ctx);
+    auto w = window(max_ts, ctx);
     if (w.auction_seen)
       return;
     w.auction_seen = true;
     for (const auto& name : w.names)
       out.collect({a.seller, name, start});
-    windows->put(start, w);
+    windows->put(max_ts, w);
   }
   void on_timer(std::int64_t t, api::keyed_context<std::int64_t>&,
                 api::collector<q8_row>&) override {
-    windows->remove(t - window_size + 1);
+    windows->remove(t);
   }
 
 private:
   static std::int64_t window_start(std::int64_t t) {
     return streaming::time_window::get_window_start_with_offset(t, 0, window_size);
   }
+  /// end - 1, cut at INT64_MAX as the window operator's windows are (no overflow at the limit).
+  static std::int64_t max_timestamp(std::int64_t start) {
+    return streaming::time_window_detail::clamp(streaming::time_window_detail::wide{start}
+                                                + window_size - 1);
+  }
   /// As the window operator's isWindowLate: the window's max timestamp is not after the
   /// watermark (its timer fired, or would fire at once).
-  static bool late(std::int64_t start, api::keyed_context<std::int64_t>& ctx) {
-    return start + window_size - 1 <= ctx.timer_service().current_watermark();
+  static bool late(std::int64_t max_ts, api::keyed_context<std::int64_t>& ctx) {
+    return max_ts <= ctx.timer_service().current_watermark();
   }
-  /// The key's window at `start`; a new one gets its cleanup timer at its max timestamp.
-  q8_window window(std::int64_t start, api::keyed_context<std::int64_t>& ctx) {
-    if (auto w = windows->get(start))
+  /// The key's window ending at `max_ts`; a new one gets its cleanup timer there.
+  q8_window window(std::int64_t max_ts, api::keyed_context<std::int64_t>& ctx) {
+    if (auto w = windows->get(max_ts))
       return std::move(*w);
-    ctx.timer_service().register_event_time_timer(start + window_size - 1);
+    ctx.timer_service().register_event_time_timer(max_ts);
     return {};
   }
 };

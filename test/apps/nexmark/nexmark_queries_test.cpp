@@ -393,7 +393,7 @@ void check_disordered(const char* name,
 
 } // namespace
 
-// q5 and q11 only: their windows read one input channel at -p 1. q8's window join reads two (the
+// q5 and q11 only: their windows read one input channel at -p 1. q8's join (a keyed co-process) reads two (the
 // people and the auctions, unioned), whose watermarks arrive independently, so which event is late
 // would depend on how the two channels interleave.
 TEST_CASE("nexmark q5 and q11 drop what is late under the 4 s watermark, as Flink's windows") {
