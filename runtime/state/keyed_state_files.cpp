@@ -89,9 +89,16 @@ expected<keyed_state_handle> write_keyed_state(const std::string& file_path,
   auto path = absolute_path(file_path);
   if (!path)
     return path.error();
-  std::vector<std::span<const char>> parts(key_groups.begin(), key_groups.end());
-  if (auto written = detail::write_file(*path, parts, file_kind); !written)
-    return written.error();
+  // Around the page cache: the file is fsynced before the checkpoint completes and read only at
+  // a restore, so copying it into the cache and writing it back from there is all cost.
+  auto out = detail::file_writer::create_direct(*path, file_kind);
+  if (!out)
+    return out.error();
+  for (const auto& group : key_groups)
+    if (auto appended = out->append(group); !appended)
+      return appended.error();
+  if (auto closed = out->close(); !closed)
+    return closed.error();
   handle.data.path = *path;
   handle.data.offset = 0;
   handle.data.size = size;
@@ -115,7 +122,7 @@ expected<keyed_state_writer> keyed_state_writer::create(const std::string& file_
   auto path = absolute_path(file_path);
   if (!path)
     return path.error();
-  auto out = detail::file_writer::create(*path, file_kind);
+  auto out = detail::file_writer::create_direct(*path, file_kind);
   if (!out)
     return out.error();
   handle.data.path = *path;

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -67,11 +69,29 @@ expected<file_writer> file_writer::create(const std::string& path, const char* w
   return file_writer(fd, path, what);
 }
 
+expected<file_writer> file_writer::create_direct(const std::string& path, const char* what) {
+  auto out = create(path, what);
+  if (!out)
+    return out;
+  void* buffer = nullptr;
+  if (::posix_memalign(&buffer, direct_alignment, direct_buffer_bytes) != 0)
+    return out; // no aligned memory: through the page cache
+  out->direct_.reset(static_cast<char*>(buffer));
+  int flags = ::fcntl(out->fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(out->fd_, F_SETFL, flags | O_DIRECT) != 0)
+    out->direct_.reset(); // the file system has no direct I/O (tmpfs before Linux 6.6)
+  return out;
+}
+
+void file_writer::free_aligned::operator()(char* p) const noexcept { std::free(p); }
+
 file_writer::file_writer(file_writer&& other) noexcept
   : fd_(std::exchange(other.fd_, -1)),
     path_(std::move(other.path_)),
     what_(other.what_),
-    size_(other.size_) {}
+    size_(other.size_),
+    direct_(std::move(other.direct_)),
+    buffered_(std::exchange(other.buffered_, 0)) {}
 
 file_writer& file_writer::operator=(file_writer&& other) noexcept {
   if (this != &other) {
@@ -81,6 +101,8 @@ file_writer& file_writer::operator=(file_writer&& other) noexcept {
     path_ = std::move(other.path_);
     what_ = other.what_;
     size_ = other.size_;
+    direct_ = std::move(other.direct_);
+    buffered_ = std::exchange(other.buffered_, 0);
   }
   return *this;
 }
@@ -90,9 +112,7 @@ file_writer::~file_writer() {
     ::close(fd_);
 }
 
-expected<unit> file_writer::append(std::span<const char> bytes) {
-  const char* pos = bytes.data();
-  std::size_t left = bytes.size();
+expected<unit> file_writer::write_all(const char* pos, std::size_t left) {
   while (left > 0) {
     auto n = ::write(fd_, pos, left);
     if (n < 0 && errno == EINTR)
@@ -102,11 +122,80 @@ expected<unit> file_writer::append(std::span<const char> bytes) {
     pos += n;
     left -= static_cast<std::size_t>(n);
   }
-  size_ += bytes.size();
+  return unit{};
+}
+
+expected<unit> file_writer::append(std::span<const char> bytes) {
+  if (!direct_) {
+    if (auto written = write_all(bytes.data(), bytes.size()); !written)
+      return written;
+    size_ += bytes.size();
+    return unit{};
+  }
+  while (!bytes.empty()) {
+    auto n = std::min(bytes.size(), direct_buffer_bytes - buffered_);
+    std::memcpy(direct_.get() + buffered_, bytes.data(), n);
+    buffered_ += n;
+    size_ += n;
+    bytes = bytes.subspan(n);
+    if (buffered_ == direct_buffer_bytes)
+      if (auto flushed = flush_direct(false); !flushed)
+        return flushed;
+    if (!direct_) // direct I/O refused: the rest through the page cache
+      return append(bytes);
+  }
+  return unit{};
+}
+
+expected<unit> file_writer::flush_direct(bool last) {
+  auto whole = buffered_ / direct_alignment * direct_alignment;
+  auto length =
+    last ? (buffered_ + direct_alignment - 1) / direct_alignment * direct_alignment : whole;
+  if (length == 0)
+    return unit{};
+  std::memset(direct_.get() + buffered_, 0, length - buffered_);
+  std::size_t done = 0;
+  while (done < length) {
+    auto n = ::write(fd_, direct_.get() + done, length - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno != EINVAL)
+      return io_error("write", what_, path_, errno);
+    if (n <= 0 || static_cast<std::size_t>(n) % direct_alignment != 0)
+      // Refused (an alignment the file system wants larger, no direct I/O after all) or a
+      // short write off the alignment: the rest through the page cache.
+      return leave_direct(done + static_cast<std::size_t>(std::max<ssize_t>(n, 0)), last);
+    done += static_cast<std::size_t>(n);
+  }
+  if (last) {
+    buffered_ = 0;
+    // The padding goes again: the file is as long as what it was given.
+    if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
+      return io_error("write", what_, path_, errno);
+    return unit{};
+  }
+  buffered_ -= whole;
+  std::memmove(direct_.get(), direct_.get() + whole, buffered_);
+  return unit{};
+}
+
+expected<unit> file_writer::leave_direct(std::size_t written, bool last) {
+  auto buffer = std::move(direct_);
+  auto filled = std::exchange(buffered_, 0);
+  int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0)
+    return io_error("write", what_, path_, errno);
+  if (written < filled)
+    return write_all(buffer.get() + written, filled - written);
+  if (last && ::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
+    return io_error("write", what_, path_, errno);
   return unit{};
 }
 
 expected<unit> file_writer::close(bool sync) {
+  if (direct_)
+    if (auto flushed = flush_direct(true); !flushed)
+      return flushed;
   if (sync && ::fsync(fd_) != 0)
     return io_error("write", what_, path_, errno);
   int fd = std::exchange(fd_, -1);
