@@ -99,7 +99,7 @@ void record_deserializer::clear() {
   timestamp_base_ = 0;
 }
 
-deserialization_result record_deserializer::next_record(std::span<const char>& record) {
+deserialization_result record_deserializer::next_record_framed(std::span<const char>& record) {
   if (spanning_returned_) {
     spanning_returned_ = false;
     length_have_ = 0;

@@ -41,7 +41,29 @@ public:
   /// Hands over the next data buffer of the channel; the previous one must be used up.
   void set_next_buffer(buffer next);
   /// The next complete record, viewed until the next call on this deserializer.
-  deserialization_result next_record(std::span<const char>& record);
+  deserialization_result next_record(std::span<const char>& record) {
+    // The common case inline (a task reads hundreds of records per buffer): an untimestamped
+    // record that lies whole in the current buffer, no record being gathered across buffers.
+    if (!spanning_returned_ && length_have_ == 0 && current_) {
+      std::size_t remaining = current_.size() - position_;
+      if (remaining >= 4) {
+        const char* data = current_.data() + position_;
+        auto word = (static_cast<std::uint32_t>(static_cast<unsigned char>(data[0])) << 24)
+                    | (static_cast<std::uint32_t>(static_cast<unsigned char>(data[1])) << 16)
+                    | (static_cast<std::uint32_t>(static_cast<unsigned char>(data[2])) << 8)
+                    | static_cast<std::uint32_t>(static_cast<unsigned char>(data[3]));
+        // The top bit tags a timestamped record (record_serializer::timestamp_flag): slow path.
+        if (word < 0x80000000u && word <= max_record_size_ && remaining - 4 >= word) {
+          tagged_ = false;
+          has_timestamp_ = false;
+          record = std::span<const char>{data + 4, word};
+          position_ += 4 + word;
+          return deserialization_result::record;
+        }
+      }
+    }
+    return next_record_framed(record);
+  }
   /// True while part of a record has arrived and the rest has not.
   bool has_unfinished_data() const noexcept;
   /// True while a buffer is held (not yet consumed).
@@ -59,6 +81,8 @@ public:
   std::int64_t timestamp() const noexcept { return timestamp_; }
 
 private:
+  /// next_record for every case (the inline one above included).
+  deserialization_result next_record_framed(std::span<const char>& record);
   deserialization_result refuse_oversized();
   deserialization_result refuse_malformed();
   /// Strips the timestamp of a tagged record from `record`, coded against `base`; false (with

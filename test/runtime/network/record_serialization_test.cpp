@@ -483,3 +483,38 @@ TEST_CASE("a record handed over as timestamped but shorter than a timestamp is r
   CHECK_THROWS_AS(serializer.set_record(three, true), std::invalid_argument);
   CHECK_FALSE(serializer.has_pending());
 }
+
+TEST_CASE("untimestamped records read inline between timestamped ones, and an oversized one is refused") {
+  // next_record reads an untimestamped record lying whole in the buffer inline; anything else
+  // (a timestamp, a record over the limit, a spanning one) takes the framed path.
+  auto global = network_buffer_pool::make(4, 256);
+  auto pool = *global->create_buffer_pool(0, 4);
+  buffer_builder builder{std::move(*pool->request_buffer())};
+  record_serializer serializer;
+  serializer.set_record(std::string_view{"abc"});
+  CHECK(serializer.copy_to(builder) == serialization_result::full_record);
+  serializer.set_stamped_record(std::string_view{"xyz"}, 1000);
+  CHECK(serializer.copy_to(builder) == serialization_result::full_record);
+  serializer.set_record(std::string_view{"de"});
+  CHECK(serializer.copy_to(builder) == serialization_result::full_record);
+  // An untimestamped length of 201 bytes, over the deserializer's limit of 200, with its bytes.
+  const char length[] = {'\x00', '\x00', '\x00', '\xc9'};
+  builder.append({length, sizeof(length)});
+  builder.append(std::string(201, 'q'));
+  record_deserializer deserializer(200);
+  deserializer.set_next_buffer(builder.finish());
+  std::span<const char> record;
+  REQUIRE(deserializer.next_record(record) == deserialization_result::record);
+  CHECK(std::string(record.begin(), record.end()) == "abc");
+  CHECK_FALSE(deserializer.has_timestamp());
+  REQUIRE(deserializer.next_record(record) == deserialization_result::record);
+  CHECK(std::string(record.begin(), record.end()) == "xyz");
+  CHECK(deserializer.has_timestamp());
+  CHECK(deserializer.timestamp() == 1000);
+  REQUIRE(deserializer.next_record(record) == deserialization_result::record);
+  CHECK(std::string(record.begin(), record.end()) == "de");
+  CHECK_FALSE(deserializer.has_timestamp());
+  CHECK(deserializer.next_record(record) == deserialization_result::record_too_large);
+  CHECK(deserializer.oversized_length() == 201);
+  CHECK_FALSE(deserializer.has_buffer());
+}
