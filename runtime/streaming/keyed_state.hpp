@@ -88,6 +88,26 @@ public:
 
   std::size_t size() const noexcept { return size_; }
 
+  /// Becomes a copy of `other`, slot for slot (one pass, no rehashing: a copy-on-write
+  /// snapshot's copy; inserting `other`'s entries in its slot order into a growing table would
+  /// pile them up in long probe runs).
+  void copy_from(const keyed_value_table& other) {
+    clear();
+    if (other.capacity_ == 0)
+      return;
+    slots_ = std::make_unique<slot[]>(other.capacity_);
+    capacity_ = other.capacity_;
+    for (std::size_t i = 0; i < capacity_; ++i) {
+      const auto& from = other.slots_[i];
+      if (from.key_group < 0)
+        continue;
+      ::new (static_cast<void*>(slots_[i].storage)) E(from.entry());
+      slots_[i].key_hash = from.key_hash;
+      slots_[i].key_group = from.key_group;
+    }
+    size_ = other.size_;
+  }
+
   /// Calls `f(entry)` for every entry of `key_group` (what a snapshot of that group would hold).
   template <class F>
   void for_each_in_key_group(int key_group, F&& f) const {

@@ -587,8 +587,7 @@ private:
   slice_table& writable(slice& s) {
     if (s.table.use_count() != 1) {
       auto copy = std::make_shared<slice_table>();
-      s.table->for_each(
-        [&](int group, const slice_entry& e) { copy->insert(e.hash, group, slice_entry(e)); });
+      copy->copy_from(*s.table);
       s.table = std::move(copy);
     } else {
       // The upload thread let go of it (a release decrement): its reads happen before our writes.
