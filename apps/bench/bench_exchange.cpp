@@ -286,6 +286,9 @@ struct result {
   std::string error;
   /// The channel's counters at each arrival (remote_input_channel::stats), channel rounds only.
   remote_input_channel::arrival_stats arrivals = {};
+  /// Time the consuming actor spent on buffer messages (routing them into the channel and reading
+  /// their records, credit included), channel rounds only.
+  std::uint64_t handler_ns = 0;
 };
 
 /// The consuming task of one round: a gate with one remote channel fed from the actor's mailbox,
@@ -351,10 +354,14 @@ struct channel_consumer final : consumer_routes {
     self->set_default_handler(
       [this](caf::scheduled_actor* me, caf::message_view& x) -> caf::result<caf::message> {
         auto& content = x.content();
+        auto t0 = clock_type::now();
         if (!route_to_consumer(content, *this))
           return caf::drop(me, x);
-        if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content))
+        if (is_message<buffer_message>(content) || is_message<local_buffer_message>(content)) {
           after();
+          out.handler_ns += static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t0).count());
+        }
         return caf::message{};
       });
     // Not empty, or the actor would quit at once.
@@ -545,6 +552,7 @@ double channel_wire_mb_per_s(const result& r) {
 struct series {
   std::vector<double> channel_mb, channel_wire_mb, channel_rps, bare_mb, paired;
   remote_input_channel::arrival_stats arrivals;
+  std::uint64_t handler_ns = 0;
 
   void add(const std::optional<result>& c, const std::optional<result>& b) {
     if (c) {
@@ -557,6 +565,7 @@ struct series {
       arrivals.backlog += a.backlog;
       arrivals.announcements += a.announcements;
       arrivals.announced += a.announced;
+      handler_ns += c->handler_ns;
       channel_mb.push_back(mb_per_s(*c));
       channel_wire_mb.push_back(channel_wire_mb_per_s(*c));
       channel_rps.push_back(c->seconds > 0 ? static_cast<double>(c->records) / c->seconds : 0);
@@ -569,20 +578,22 @@ struct series {
   }
   /// The consumer's means per data buffer, on stderr as the producer's counters: credit the
   /// producer held at an arrival (the buffers in flight), free buffers unannounced, free in all,
-  /// queued, backlog, credit per add_credit.
+  /// queued, backlog, credit per add_credit, and the consuming actor's time per buffer message.
   void print_arrivals(const char* kind) const {
     auto n = static_cast<double>(std::max<std::uint64_t>(1, arrivals.data_buffers));
     std::fprintf(stderr,
                 "{\"bench\":\"exchange\",\"kind\":\"%s\",\"data_buffers\":%llu,"
                 "\"in_flight\":%.2f,\"unannounced\":%.2f,\"free\":%.2f,\"queued\":%.2f,"
-                "\"backlog\":%.2f,\"credit_per_announcement\":%.2f}\n",
+                "\"backlog\":%.2f,\"credit_per_announcement\":%.2f,"
+                "\"handler_us_per_buffer\":%.2f}\n",
                 kind, static_cast<unsigned long long>(arrivals.data_buffers),
                 static_cast<double>(arrivals.outstanding) / n,
                 static_cast<double>(arrivals.unannounced) / n, static_cast<double>(arrivals.free) / n,
                 static_cast<double>(arrivals.queued) / n, static_cast<double>(arrivals.backlog) / n,
                 arrivals.announcements > 0 ? static_cast<double>(arrivals.announced)
                                                / static_cast<double>(arrivals.announcements)
-                                           : 0.0);
+                                           : 0.0,
+                static_cast<double>(handler_ns) / 1000.0 / n);
   }
   /// The same bytes on the wire: the channel's buffers against the bare messages.
   double ratio() const {
