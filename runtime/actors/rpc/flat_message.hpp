@@ -21,6 +21,7 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,7 +85,7 @@ public:
   std::uint64_t word(unsigned i) const {
     if (!fast_) {
       auto data = any_.getDataSection();
-      if ((i + 1) * detail::word_bytes > data.size())
+      if (i >= data.size() / detail::word_bytes)
         return 0;
       std::uint64_t w;
       std::memcpy(&w, data.begin() + i * detail::word_bytes, detail::word_bytes);
@@ -245,6 +246,9 @@ public:
   }
 
   void word(unsigned i, std::uint64_t w) {
+    if (i >= data_words_)
+      throw std::out_of_range("flat::struct_writer: data word " + std::to_string(i) + " of "
+                              + std::to_string(data_words_));
     detail::put_word(out_.data() + start_ + (2 + i) * detail::word_bytes, w);
   }
 
@@ -261,7 +265,13 @@ public:
 
 private:
   void blob(unsigned i, const char* p, std::size_t n, bool nul) {
+    if (i >= pointers_)
+      throw std::out_of_range("flat::struct_writer: pointer " + std::to_string(i) + " of "
+                              + std::to_string(pointers_));
     const std::size_t bytes = n + (nul ? 1 : 0);
+    if (bytes >= std::size_t{1} << 29) // a list's element count has 29 bits (Cap'n Proto throws)
+      throw std::length_error("flat::struct_writer: a blob of " + std::to_string(bytes)
+                              + " bytes is larger than a Cap'n Proto list can be");
     const std::size_t words = (bytes + detail::word_bytes - 1) / detail::word_bytes;
     const std::size_t target = (out_.size() - start_) / detail::word_bytes - 1; // in the segment
     const std::size_t at = 2 + data_words_ + i - 1; // the pointer's word in the segment

@@ -41,7 +41,7 @@ trace::outcome outcome_of(errc code) {
 
 // -- responder ------------------------------------------------------------------------------------
 
-void responder::deliver(expected<std::vector<char>> result) {
+void responder::deliver(expected<std::vector<char>> result) const {
   if (!state_ || !state_->is_ask || state_->delivered || state_->self == nullptr)
     return;
   auto& st = *state_;

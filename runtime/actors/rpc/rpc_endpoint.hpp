@@ -55,7 +55,7 @@ class responder {
 public:
   responder() = default;
 
-  void deliver(expected<std::vector<char>> result);
+  void deliver(expected<std::vector<char>> result) const;
   bool is_ask() const noexcept { return state_ && state_->is_ask; }
 
 private:
@@ -169,7 +169,9 @@ public:
   caf::resumable::resume_result resume(caf::execution_unit* ctx, size_t max_throughput) override;
 
 protected:
-  using raw_handler = std::function<void(const received_envelope&, responder&)>;
+  /// The responder is const: a handler answers through it or keeps a copy, never moves it out
+  /// (dispatch takes the call's state back from it after the handler returns).
+  using raw_handler = std::function<void(const received_envelope&, const responder&)>;
 
   void add_method(std::uint32_t id, std::string name, fencing f, raw_handler h,
                   bool open_to_clients = false);
@@ -179,7 +181,7 @@ protected:
   void handle(fencing f, F fn) {
     add_method(
       M::id, M::name, f,
-      [fn = std::move(fn)](const received_envelope& call, responder& r) mutable {
+      [fn = std::move(fn)](const received_envelope& call, const responder& r) mutable {
         auto req = codec<typename M::request>::decode(call.payload);
         if (!req) {
           r.deliver(req.error());
@@ -199,7 +201,7 @@ protected:
   void handle_async(fencing f, F fn) {
     add_method(
       M::id, M::name, f,
-      [fn = std::move(fn)](const received_envelope& call, responder& r) mutable {
+      [fn = std::move(fn)](const received_envelope& call, const responder& r) mutable {
         auto req = codec<typename M::request>::decode(call.payload);
         if (!req) {
           r.deliver(req.error());
@@ -220,7 +222,7 @@ protected:
   void handle_in_place(fencing f, F fn) {
     add_method(
       M::id, M::name, f,
-      [fn = std::move(fn)](const received_envelope& call, responder& r) mutable {
+      [fn = std::move(fn)](const received_envelope& call, const responder& r) mutable {
         r.deliver(fn(call.payload));
       },
       open_to_clients_v<M>);

@@ -126,6 +126,17 @@ TEST_CASE("a flat message appends after bytes already in the buffer and reuses i
   CHECK(std::vector<char>(out.begin() + 16, out.end()) == expected_bytes);
 }
 
+TEST_CASE("a flat writer refuses a field the struct does not have and a blob no list can hold") {
+  std::vector<char> out;
+  rpc::flat::struct_writer w(out, 1, 2, 0);
+  CHECK_THROWS_AS(w.word(1, 7), std::out_of_range);
+  CHECK_THROWS_AS(w.text(2, "x"), std::out_of_range);
+  // 2^29 bytes: one more than a list's 29-bit count holds (the text's NUL counts).
+  std::string big((std::size_t{1} << 29) - 1, 'x');
+  CHECK_THROWS_AS(w.text(0, big), std::length_error);
+  CHECK_NOTHROW(w.data(0, std::span<const char>(big.data(), big.size())));
+}
+
 TEST_CASE("a flat read takes misaligned bytes and other writers' layouts as Cap'n Proto does") {
   echo_fields f{"hello", "payload", "echo_server"};
   auto bytes = capnp_response(f);
