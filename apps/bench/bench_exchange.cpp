@@ -59,6 +59,7 @@ using namespace flint::network::transport;
 using clock_type = std::chrono::steady_clock;
 
 using produce_atom = caf::atom_constant<caf::atom("xb_produce")>;
+using write_atom = caf::atom_constant<caf::atom("xb_write")>;
 using bare_start_atom = caf::atom_constant<caf::atom("xb_bstart")>;
 using bare_ack_atom = caf::atom_constant<caf::atom("xb_back")>;
 
@@ -83,6 +84,10 @@ struct options {
   std::size_t bare_ack_batch = 1;
   /// "channel" or "bare" runs only that kind (profiling one of them); empty runs both.
   std::string only;
+  /// How the producer writes: "task" as a stream task does (an actor that writes until the pool
+  /// runs dry and is mailed when a buffer is back), "thread" from a thread of its own that sleeps
+  /// on a condition variable while the pool is dry.
+  std::string writer = "task";
   /// --serve over TLS (the certificate files the measuring side made).
   std::string tls_keystore, tls_truststore;
 };
@@ -159,12 +164,96 @@ void write_records(const std::shared_ptr<result_partition>& p, std::size_t recor
   p->finish();
 }
 
+struct task_writer_state {
+  std::shared_ptr<result_partition> partition;
+  std::string record;
+  std::uint64_t records_left = 0;
+  /// When the pool's listener fired and when the writer ran dry (for the wake-up counters).
+  std::shared_ptr<std::atomic<std::int64_t>> notified_ns;
+  clock_type::time_point blocked_since;
+  static inline const char* name = "flint.bench.task_writer";
+};
+
+/// The producing task as a stream task runs (runtime/streaming/stream_task.cpp): it writes records
+/// in turns of its mailbox, and when the partition's pool runs dry it registers for the next buffer
+/// and returns; the pool's listener mails it (a CAF enqueue, no thread asleep on a condition
+/// variable).
+caf::behavior task_writer(caf::stateful_actor<task_writer_state>* self,
+                          std::shared_ptr<result_partition> p, std::size_t record_bytes,
+                          std::size_t total) {
+  auto& st = self->state;
+  st.partition = std::move(p);
+  st.record.resize(record_bytes);
+  for (std::size_t i = 0; i < record_bytes; ++i)
+    st.record[i] = static_cast<char>('a' + i % 26);
+  st.records_left = (total + record_bytes - 1) / record_bytes;
+  st.notified_ns = std::make_shared<std::atomic<std::int64_t>>(0);
+  self->send(self, write_atom::value, false);
+  return {
+    [self](write_atom, bool woken) {
+      auto& st = self->state;
+      auto& part = *st.partition;
+      auto cpu0 = thread_cpu_ns();
+      struct account {
+        std::uint64_t cpu0;
+        ~account() { writer_cpu_ns += thread_cpu_ns() - cpu0; }
+      } accounted{cpu0};
+      auto now_ns = [] {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 clock_type::now().time_since_epoch())
+          .count();
+      };
+      if (woken) {
+        auto now = clock_type::now();
+        writer_wake_ns += static_cast<std::uint64_t>(now_ns() - st.notified_ns->load());
+        writer_blocked_ns += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now - st.blocked_since).count());
+        ++writer_waits;
+      }
+      auto wait = [self, &st, &part, &now_ns] {
+        st.blocked_since = clock_type::now();
+        caf::weak_actor_ptr weak = caf::actor_cast<caf::weak_actor_ptr>(self->ctrl());
+        auto notified = st.notified_ns;
+        if (part.notify_when_available([weak, notified, now_ns] {
+              notified->store(now_ns());
+              if (auto strong = caf::actor_cast<caf::strong_actor_ptr>(weak))
+                caf::anon_send(caf::actor_cast<caf::actor>(strong), write_atom::value, true);
+            }))
+          return;
+        self->send(self, write_atom::value, false);
+      };
+      if (part.has_pending_record() && part.resume() == emit_result::blocked)
+        return wait();
+      // A turn writes at most this many records, then yields the worker (the mailbox's turn).
+      std::size_t turn = 4096;
+      const auto size = st.record.size();
+      for (; st.records_left > 0 && turn > 0; --st.records_left, --turn) {
+        // As a task's record writer does (streaming::partition_writer::claim).
+        if (char* at = part.claim_record(size, 0)) {
+          std::memcpy(at, st.record.data(), size);
+          continue;
+        }
+        if (part.emit_record(st.record, 0) == emit_result::blocked) {
+          --st.records_left;
+          return wait();
+        }
+      }
+      if (st.records_left > 0)
+        return self->send(self, write_atom::value, false);
+      part.finish();
+      self->quit();
+    },
+  };
+}
+
 /// The producing TaskExecutor's partitions (the job is the benchmark's own).
 const graph::job_id bench_job{0xbe, 0xbe};
 
 struct control_state {
   shuffle_environment* env = nullptr;
   std::vector<std::thread>* writers = nullptr;
+  std::vector<caf::actor>* task_writers = nullptr;
+  bool task = true;
   std::shared_ptr<std::atomic<bool>> stop;
   static inline const char* name = "flint.bench.exchange_control";
 };
@@ -172,9 +261,12 @@ struct control_state {
 /// Makes partition `round` and starts its writer; the consumer then requests it.
 caf::behavior exchange_control(caf::stateful_actor<control_state>* self, shuffle_environment* env,
                                std::vector<std::thread>* writers,
+                               std::vector<caf::actor>* task_writers, bool task,
                                std::shared_ptr<std::atomic<bool>> stop) {
   self->state.env = env;
   self->state.writers = writers;
+  self->state.task_writers = task_writers;
+  self->state.task = task;
   self->state.stop = stop;
   return {
     [self](produce_atom, std::uint64_t round, std::uint64_t record_bytes,
@@ -186,7 +278,12 @@ caf::behavior exchange_control(caf::stateful_actor<control_state>* self, shuffle
         std::fprintf(stderr, "flint-bench exchange: %s\n", p.error().to_string().c_str());
         return false;
       }
-      self->state.writers->emplace_back(write_records, *p, record_bytes, total, self->state.stop);
+      if (self->state.task)
+        self->state.task_writers->push_back(
+          self->system().spawn(task_writer, *p, record_bytes, total));
+      else
+        self->state.writers->emplace_back(write_records, *p, record_bytes, total,
+                                          self->state.stop);
       return true;
     },
   };
@@ -226,12 +323,14 @@ int serve(const options& o) {
                       {o.policy, o.workers, true, tls_of(o.tls_keystore, o.tls_truststore), {}});
   caf::actor_system sys{cfg};
   std::vector<std::thread> writers;
+  std::vector<caf::actor> task_writers;
   auto stop = std::make_shared<std::atomic<bool>>(false);
   auto stats = std::make_shared<server_stats>();
   server_options server_opts;
   server_opts.stats = stats;
   auto server = spawn_partition_request_server(sys, *env.partitions_of(bench_job), server_opts);
-  auto control = sys.spawn(exchange_control, &env, &writers, stop);
+  auto control =
+    sys.spawn(exchange_control, &env, &writers, &task_writers, o.writer == "task", stop);
   auto bare = sys.spawn(bare_source);
   auto locator = rpc::spawn_endpoint_locator(sys);
   rpc::register_endpoint(locator, "partition_server", server);
@@ -252,6 +351,14 @@ int serve(const options& o) {
   *stop = true;
   for (auto& t : writers)
     t.join();
+  {
+    // A task writer whose consumer left waits for a buffer that never comes back.
+    caf::scoped_actor waiter{sys, true};
+    for (auto& w : task_writers) {
+      caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+      waiter->wait_for(w);
+    }
+  }
   env.release_all();
   auto sent = stats->data_buffers_sent.load();
   std::fprintf(
@@ -510,6 +617,12 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
         std::fprintf(stderr, "flint-bench exchange: --only must be channel or bare\n");
         return 2;
       }
+    } else if (a == "--writer" && (v = next())) {
+      o.writer = v;
+      if (o.writer != "task" && o.writer != "thread") {
+        std::fprintf(stderr, "flint-bench exchange: --writer must be task or thread\n");
+        return 2;
+      }
     } else if (a == "--tls") {
       o.tls = true;
     } else if (a == "--tls-keystore" && (v = next())) {
@@ -529,7 +642,7 @@ int parse(int argc, char** argv, options& o, bool& serve_mode) {
         stderr,
         "usage: flint-bench exchange [--mb N] [--record-bytes B] [--window W] [--rounds R] "
         "[--scheduler stealing|sharing] [--workers N] [--credit-batch N] [--bare-ack-batch N] "
-        "[--only channel|bare] [--tls]\n");
+        "[--only channel|bare] [--writer task|thread] [--tls]\n");
       return 2;
     }
   }
@@ -617,7 +730,8 @@ int exchange(int argc, char** argv) {
   auto total = o.mb * 1000 * 1000;
 
   serving_child child(
-    {"exchange", "--serve", "--scheduler", o.policy, "--workers", std::to_string(o.workers)});
+    {"exchange", "--serve", "--scheduler", o.policy, "--workers", std::to_string(o.workers),
+     "--writer", o.writer});
   if (!child.port()) {
     std::fprintf(stderr, "flint-bench exchange: the producing process did not start\n");
     return 1;
@@ -634,7 +748,7 @@ int exchange(int argc, char** argv) {
     certs.emplace(std::move(*made));
     tls_child.emplace(std::vector<std::string>{
       "exchange", "--serve", "--scheduler", o.policy, "--workers", std::to_string(o.workers),
-      "--tls-keystore", certs->server(), "--tls-truststore", certs->ca()});
+      "--writer", o.writer, "--tls-keystore", certs->server(), "--tls-truststore", certs->ca()});
     if (!tls_child->port()) {
       std::fprintf(stderr, "flint-bench exchange: the TLS producing process did not start\n");
       return 1;
