@@ -129,6 +129,36 @@ TEST_CASE("flint-bench exchange --only runs one kind and refuses another") {
   CHECK(bad.err.find("--only must be channel or bare") != std::string::npos);
 }
 
+TEST_CASE("flint-bench exchange's producer moves every record as a task and as a thread") {
+  // --writer task (the default) writes in mailbox turns and is mailed when a buffer is back;
+  // --writer thread sleeps on a condition variable. 2 MB forces both to wait on their pool.
+  for (std::string writer : {"task", "thread"}) {
+    CAPTURE(writer);
+    auto run = flint::test::run_command(
+      {bench, "exchange", "--mb", "2", "--rounds", "1", "--only", "channel", "--writer", writer},
+      120s);
+    REQUIRE_MESSAGE(run.exit_code == 0, flint::test::describe(run));
+    std::istringstream lines(run.out);
+    std::string line;
+    bool seen = false;
+    while (std::getline(lines, line)) {
+      auto json = nlohmann::json::parse(line);
+      CHECK_FALSE(json.contains("error"));
+      if (json["kind"] == "channel") {
+        seen = true;
+        CHECK(json["bytes"].get<long long>() == 2 * 1000 * 1000);
+        CHECK(json["records_per_s"].get<double>() > 0);
+      }
+    }
+    CHECK(seen);
+    // The producing process reports its writer's waits: the 10-buffer pool ran dry.
+    CHECK(run.err.find("\"writer_waits_per_buffer\":0.00") == std::string::npos);
+  }
+  auto bad = flint::test::run_command({bench, "exchange", "--writer", "fiber"}, 30s);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--writer must be task or thread") != std::string::npos);
+}
+
 TEST_CASE(
   "flint-bench failover brings the job back after a killed and after a stopped TaskManager") {
   // It spawns flint-node and flint beside itself and jobs/endless.so: built with every target.
