@@ -114,40 +114,49 @@ void drain(server_actor* self, std::uint64_t id) {
   auto& r = i->second;
   auto& stats = self->state.options.stats;
   auto& turn = self->state.turn;
-  turn.clear();
-  while (auto response = r.view->next_response())
-    turn.push_back(std::move(*response));
-  if (!turn.empty()) {
-    count(stats, &server_stats::sending_turns);
+  bool sent_any = false;
+  // In passes: what the view gives now is taken, stamped, sent and released, then the view is
+  // asked again. A blocking subpartition's reader has two read buffers, which come back only when
+  // a pass releases them; taking everything before releasing anything cut a turn to two buffers.
+  for (;;) {
+    turn.clear();
+    while (auto response = r.view->next_response())
+      turn.push_back(std::move(*response));
+    if (turn.empty())
+      break;
+    if (!sent_any) {
+      sent_any = true;
+      count(stats, &server_stats::sending_turns);
+    }
     if (r.view->waits_for_credit()) {
       count(stats, &server_stats::credit_stalls);
       auto first = turn.front().backlog;
       for (auto& response : turn)
         response.backlog = std::max(response.backlog, first);
     }
-  }
-  for (auto& response : turn) {
-    auto& buf = response.buf;
-    if (buf.is_data()) {
-      count(stats, &server_stats::data_buffers_sent);
-      count(stats, &server_stats::bytes_sent, buf.size());
-      count(stats, &server_stats::backlog_sent, response.backlog);
-    } else {
-      count(stats, &server_stats::events_sent);
-    }
-    if (r.local && !self->state.options.always_copy) {
-      send_from(self, r.consumer,
-                local_buffer_message{r.channel, response.sequence,
-                                     static_cast<wire_u64>(response.backlog),
-                                     shared_buffer{std::make_shared<buffer>(std::move(buf))}});
-    } else {
-      send_from(
-        self, r.consumer,
-        buffer_message{r.channel, response.sequence, static_cast<wire_u64>(response.backlog),
-                       static_cast<wire_kind>(buf.kind()),
-                       std::span<const char>(buf.data(), buf.size())});
-      // The producer's pool gets the segment back before the bytes even leave.
-      buf.release();
+    for (auto& response : turn) {
+      auto& buf = response.buf;
+      if (buf.is_data()) {
+        count(stats, &server_stats::data_buffers_sent);
+        count(stats, &server_stats::bytes_sent, buf.size());
+        count(stats, &server_stats::backlog_sent, response.backlog);
+      } else {
+        count(stats, &server_stats::events_sent);
+      }
+      if (r.local && !self->state.options.always_copy) {
+        send_from(self, r.consumer,
+                  local_buffer_message{r.channel, response.sequence,
+                                       static_cast<wire_u64>(response.backlog),
+                                       shared_buffer{std::make_shared<buffer>(std::move(buf))}});
+      } else {
+        send_from(
+          self, r.consumer,
+          buffer_message{r.channel, response.sequence, static_cast<wire_u64>(response.backlog),
+                         static_cast<wire_kind>(buf.kind()),
+                         std::span<const char>(buf.data(), buf.size())});
+        // The producer's pool gets the segment back before the bytes even leave.
+        buf.release();
+      }
     }
   }
   turn.clear();

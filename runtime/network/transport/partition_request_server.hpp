@@ -26,8 +26,9 @@ struct server_stats {
   std::atomic<std::uint64_t> refused_requests{0};
   std::atomic<std::uint64_t> data_buffers_sent{0};
   std::atomic<std::uint64_t> bytes_sent{0};
-  /// Sum of the backlogs sent with data buffers (divided by data_buffers_sent: the producer's
-  /// mean backlog, what the consumer sizes its floating buffers by).
+  /// Sum of the backlogs sent with data buffers, as sent (a credit-stalled turn's buffers carry
+  /// the turn's first backlog): divided by data_buffers_sent, the mean backlog the consumer sized
+  /// its floating buffers by, not the producer's mean queue.
   std::atomic<std::uint64_t> backlog_sent{0};
   /// Turns (a wake-up, a credit) that sent at least one buffer or event: data_buffers_sent over
   /// it is the mean burst a credit lets out.

@@ -3,6 +3,8 @@
 
 #include "transport_test_util.hpp"
 
+#include "runtime/network/bounded_blocking_subpartition.hpp"
+#include "runtime/network/memory_budget.hpp"
 #include "runtime/network/network_buffer_pool.hpp"
 #include "runtime/network/result_partition.hpp"
 #include "runtime/network/result_partition_manager.hpp"
@@ -18,6 +20,8 @@
 #include <caf/send.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <tuple>
 #include <chrono>
@@ -38,6 +42,20 @@ namespace {
 result_partition_id partition_id(std::uint64_t data_set, std::int32_t number) {
   return result_partition_id{graph::intermediate_data_set_id{7, data_set}, number};
 }
+
+/// A directory of this test's own (mkdtemp), removed with what the test put in it.
+struct scratch_dir {
+  std::filesystem::path path;
+  scratch_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "flint_transport_XXXXXX").string();
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path = tmpl;
+  }
+  ~scratch_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
 
 struct transport_fixture {
   caf::actor_system_config cfg;
@@ -414,6 +432,41 @@ TEST_CASE("a sending turn that empties the queue carries the exact backlog behin
   }
   REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
   CHECK(side.ended);
+}
+
+TEST_CASE("a blocking partition's reader sends what the credit allows in one turn") {
+  // Its reader holds two read buffers, which come back only when the server releases what it
+  // sent: a server that took a whole turn before releasing anything sent two buffers a turn.
+  transport_fixture f{true};
+  scratch_dir dir;
+  auto budget = std::make_shared<memory_budget>(std::size_t{64} << 20);
+  std::vector<std::shared_ptr<result_subpartition>> subpartitions;
+  subpartitions.push_back(
+    std::make_shared<bounded_blocking_subpartition>(0, dir.path / "p.spill", budget));
+  auto id = partition_id(9, 0);
+  auto partition = std::make_shared<result_partition>(
+    id, std::move(subpartitions), *f.producer_global->create_buffer_pool(2, 4),
+    graph::result_partition_type::blocking);
+  REQUIRE(f.manager.register_partition(partition));
+  const std::size_t n = 40 * 32;
+  for (std::size_t i = 0; i < n; ++i)
+    REQUIRE(partition->emit_record(make_record(i, 1000), 0) == emit_result::written);
+  partition->finish();
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  f.start_consumer(side);
+  f.sched.run();
+  // The exclusive buffers' credit and the floating buffers the first backlog asked for.
+  CHECK(f.stats->data_buffers_sent == f.budget());
+  CHECK(f.stats->sending_turns <= 2);
+  while (!side.ended && !side.failure) {
+    f.sched.run();
+    if (side.consume(100) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
+  CHECK(side.ended);
+  CHECK(side.records == n);
 }
 
 TEST_CASE("a bad subpartition is refused without retry") {
