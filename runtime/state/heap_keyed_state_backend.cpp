@@ -4,6 +4,8 @@
 #include "runtime/state/keyed_state_files.hpp"
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 #include <optional>
 #include <stdexcept>
 
@@ -108,9 +110,13 @@ keyed_snapshot_upload heap_keyed_state_backend::snapshot(std::int64_t checkpoint
   for (auto* p : now)
     p->end_snapshot();
   auto first = key_groups_.first;
-  return [key_groups = std::move(key_groups), captured,
-          first](const snapshot_target& target) mutable
+  return [key_groups = std::move(key_groups), captured, first,
+          ran = std::make_shared<bool>(false)](const snapshot_target& target) mutable
          -> expected<std::vector<keyed_state_handle>> {
+    // It hands its state on (moved out, captures let go): a second run, of it or of a copy,
+    // would write an empty snapshot and call it a success.
+    if (std::exchange(*ran, true))
+      return make_error(errc::internal, "this keyed state snapshot was already written");
     auto path = target.checkpoint_dir.empty()
       ? ""
       : target.checkpoint_dir + "/" + target.file_prefix + "-keyed";

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,7 +32,20 @@ struct file_descriptor {
   }
 };
 
+/// Local block and memory file systems, where one fsync after direct writes is cheap. On a
+/// network or FUSE file system (where shared checkpoint storage lives) each direct write can be a
+/// synchronous round trip, so those keep the page cache and one fsync.
+bool suits_direct_io(long type) {
+  constexpr long ext4 = 0xEF53, xfs = 0x58465342, btrfs = 0x9123683E, tmpfs = 0x01021994;
+  return type == ext4 || type == xfs || type == btrfs || type == tmpfs;
+}
+
 } // namespace
+
+bool takes_direct_io(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && suits_direct_io(static_cast<long>(fs.f_type));
+}
 
 std::string local_path(std::string path) {
   constexpr std::string_view scheme = "file://";
@@ -71,7 +85,7 @@ expected<file_writer> file_writer::create(const std::string& path, const char* w
 
 expected<file_writer> file_writer::create_direct(const std::string& path, const char* what) {
   auto out = create(path, what);
-  if (!out)
+  if (!out || !takes_direct_io(out->fd_))
     return out;
   void* buffer = nullptr;
   if (::posix_memalign(&buffer, direct_alignment, direct_buffer_bytes) != 0)

@@ -32,7 +32,8 @@ public:
   /// The same file written around the page cache (O_DIRECT, through an aligned buffer of
   /// `direct_buffer_bytes`): for files written once, fsynced and rarely read (keyed state
   /// snapshots), whose copy into the page cache and write-back cost more CPU than the write.
-  /// Where the file system refuses direct I/O the writer falls back to `create`'s writes. A
+  /// Where the file system refuses direct I/O or is not a local one (`takes_direct_io`), the
+  /// writer falls back to `create`'s writes. A
   /// writer dropped before `close` may leave less than it was given.
   static expected<file_writer> create_direct(const std::string& path, const char* what);
   static constexpr std::size_t direct_buffer_bytes = 1 << 20;
@@ -82,6 +83,10 @@ private:
 /// Errors name the file that could not be read or written.
 expected<std::uint64_t> copy_file(const std::string& from, const std::string& to, const char* what,
                                   bool sync = true);
+
+/// Whether create_direct writes around the page cache on the file system of `fd`: local block
+/// and memory file systems (ext4, xfs, btrfs, tmpfs), not network or FUSE ones.
+bool takes_direct_io(int fd);
 
 /// fsyncs a directory, so that a file created or renamed in it survives a crash.
 expected<unit> sync_directory(const std::string& path, const char* what);
