@@ -56,9 +56,14 @@ start_node() {
 # A loopback port nothing listens on now (checked by connecting; for scripts that need a fixed
 # JobManager port, e.g. start-cluster.sh's TaskManagers).
 unused_port() {
-  local p
+  # Below the kernel's ephemeral range where it leaves room: a port in that range can be taken
+  # as the local end of any outgoing connection between this check and the server's bind (seen:
+  # ZooKeeper's "Address already in use" in a soak).
+  local p low=32768 span=30000
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
+  if [ "$low" -gt 21024 ]; then span=$((low - 20000)); fi
   for _ in $(seq 1 100); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((20000 + RANDOM % span))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
   done
   fail "no unused port found"
