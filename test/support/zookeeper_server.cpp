@@ -1,5 +1,7 @@
 #include "test/support/zookeeper_server.hpp"
 
+#include "test/support/loopback_ports.hpp"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -27,28 +29,6 @@ namespace {
 constexpr const char* classpath =
   "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-log4j12.jar"
   ":/usr/share/java/log4j-1.2.jar";
-
-// Free loopback ports: all sockets stay bound until every port is chosen, so they differ.
-std::vector<std::uint16_t> free_ports(std::size_t n) {
-  std::vector<int> fds;
-  std::vector<std::uint16_t> ports;
-  for (std::size_t i = 0; i < n; ++i) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof(addr);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0
-        || getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-      throw std::runtime_error("zookeeper_server: cannot find a free loopback port");
-    fds.push_back(fd);
-    ports.push_back(ntohs(addr.sin_port));
-  }
-  for (int fd : fds)
-    close(fd);
-  return ports;
-}
 
 // What the server on 127.0.0.1:port answers to a four-letter word, or "" (bounded to ~1 s).
 std::string four_letter_word(std::uint16_t port, const char* word) {
@@ -92,7 +72,7 @@ zookeeper_server::zookeeper_server(std::size_t servers, std::chrono::millisecond
   if (mkdtemp(tmpl) == nullptr)
     throw std::runtime_error("zookeeper_server: cannot create a temporary directory");
   root_ = tmpl;
-  auto ports = free_ports(servers == 1 ? 1 : servers * 3);
+  auto ports = free_loopback_ports(servers == 1 ? 1 : servers * 3);
   servers_.resize(servers);
   for (std::size_t i = 0; i < servers; ++i) {
     auto& s = servers_[i];

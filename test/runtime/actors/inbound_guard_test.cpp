@@ -33,6 +33,7 @@
 #include "runtime/actors/rpc/peer_roles.hpp"
 #include "runtime/actors/rpc/rpc_service.hpp"
 #include "runtime/actors/trace/trace_recorder.hpp"
+#include "test/support/loopback_ports.hpp"
 
 using namespace flint;
 using namespace flint::rpc;
@@ -329,17 +330,9 @@ int connect_raw_from(std::uint16_t port, const char* from) {
   return fd;
 }
 
-std::uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
+// A port below the ephemeral range: the test binds it again later, and a port bind(0) handed
+// out could meanwhile become the local end of an outgoing connection.
+std::uint16_t free_port() { return flint::test::free_loopback_ports(1).front(); }
 
 /// A plain listening socket on 127.0.0.1:`port`, once the number is free again.
 int listen_on(std::uint16_t port) {

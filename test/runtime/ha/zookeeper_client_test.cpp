@@ -2,8 +2,10 @@
 // sleeps under a generous deadline, never a fixed sleep.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -11,6 +13,7 @@
 
 #include "runtime/common/logging.hpp"
 #include "runtime/ha/zookeeper/zookeeper_client.hpp"
+#include "test/support/loopback_ports.hpp"
 #include "test/support/zookeeper_server.hpp"
 
 using namespace std::chrono_literals;
@@ -60,6 +63,24 @@ struct watch_log {
 };
 
 } // namespace
+
+TEST_CASE("the test servers' ports lie below the kernel's ephemeral range and differ") {
+  // A port from the ephemeral range can become the local end of any outgoing connection before
+  // the server binds it ("Address already in use" in a soak of the cluster scripts).
+  unsigned low = 32768;
+  if (std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range"); range)
+    range >> low;
+  auto ports = flint::test::free_loopback_ports(9);
+  REQUIRE(ports.size() == 9);
+  for (auto port : ports) {
+    CHECK(port >= 20000);
+    CHECK(port < std::max(low, 21024u));
+  }
+  std::sort(ports.begin(), ports.end());
+  CHECK(std::adjacent_find(ports.begin(), ports.end()) == ports.end());
+  zookeeper_server zk;
+  CHECK(zk.client_port(0) < std::max(low, 21024u));
+}
 
 TEST_CASE("znodes round-trip through create and get and set and remove with versions") {
   zookeeper_server zk;
