@@ -20,36 +20,39 @@
 
 namespace flint::streaming {
 
+/// Equality of the `n` bytes at `x` with the `m` bytes at `y` (a string key against another, or
+/// against a key read in place from a record's bytes), without a call into memcmp for short keys.
+[[gnu::always_inline]] inline bool same_key_bytes(const char* x, std::size_t n, const char* y,
+                                                  std::size_t m) {
+  if (n != m)
+    return false;
+  // Two overlapping loads from each end cover 4..16 bytes.
+  auto load = [](const char* p, auto word) {
+    std::memcpy(&word, p, sizeof word);
+    return word;
+  };
+  if (n >= 8 && n <= 16)
+    return load(x, std::uint64_t{}) == load(y, std::uint64_t{})
+      && load(x + n - 8, std::uint64_t{}) == load(y + n - 8, std::uint64_t{});
+  if (n >= 4 && n < 8)
+    return load(x, std::uint32_t{}) == load(y, std::uint32_t{})
+      && load(x + n - 4, std::uint32_t{}) == load(y + n - 4, std::uint32_t{});
+  if (n > 16)
+    return std::memcmp(x, y, n) == 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (x[i] != y[i])
+      return false;
+  return true;
+}
+
 /// Key equality for the state table; strings (the usual key) without a call into memcmp.
 /// Always inlined: called once per record in a probe, a call costs as much as the compare.
 template <class K>
 [[gnu::always_inline]] inline bool same_key(const K& a, const K& b) {
-  if constexpr (std::is_same_v<K, std::string>) {
-    auto n = a.size();
-    if (n != b.size())
-      return false;
-    const char* x = a.data();
-    const char* y = b.data();
-    // Two overlapping loads from each end cover 4..16 bytes.
-    auto load = [](const char* p, auto word) {
-      std::memcpy(&word, p, sizeof word);
-      return word;
-    };
-    if (n >= 8 && n <= 16)
-      return load(x, std::uint64_t{}) == load(y, std::uint64_t{})
-        && load(x + n - 8, std::uint64_t{}) == load(y + n - 8, std::uint64_t{});
-    if (n >= 4 && n < 8)
-      return load(x, std::uint32_t{}) == load(y, std::uint32_t{})
-        && load(x + n - 4, std::uint32_t{}) == load(y + n - 4, std::uint32_t{});
-    if (n > 16)
-      return std::memcmp(x, y, n) == 0;
-    for (std::size_t i = 0; i < n; ++i)
-      if (x[i] != y[i])
-        return false;
-    return true;
-  } else {
+  if constexpr (std::is_same_v<K, std::string>)
+    return same_key_bytes(a.data(), a.size(), b.data(), b.size());
+  else
     return a == b;
-  }
 }
 
 template <class E>

@@ -218,3 +218,115 @@ TEST_CASE("a key_by<N> edge's writer hashes the field in place and picks Flink's
   made->collect_ref(pair(words[0], 1));
   CHECK(field_writer.picked == std::vector<std::size_t>{expected[0]});
 }
+
+namespace {
+
+/// Feeds `input` to two keyed sums of the same type, one as objects (process_element), one as
+/// their wire bytes (process_serialized): both must emit the same totals and snapshot the same
+/// state. Returns what the second emitted.
+template <class T, std::size_t KeyIndex, std::size_t SumIndex>
+std::vector<T> same_sums_from_bytes(const std::vector<T>& input) {
+  using op_type =
+    streaming::keyed_reduce_operator<T, std::string, streaming::tuple_key_field<KeyIndex>,
+                                     streaming::tuple_field_sum<SumIndex>>;
+  static_assert(streaming::detail::in_place_sum<T, streaming::tuple_key_field<KeyIndex>,
+                                                streaming::tuple_field_sum<SumIndex>>::value);
+  auto field = [](const T& v) -> const std::string& { return std::get<KeyIndex>(v); };
+  auto key = [](const T& v) { return std::get<KeyIndex>(v); };
+  auto objects_out = std::make_unique<vector_output<T>>();
+  auto bytes_out = std::make_unique<vector_output<T>>();
+  auto* from_objects = objects_out.get();
+  auto* from_bytes = bytes_out.get();
+  op_type by_object(nullptr, nullptr, {key, +field}, whole_range(), std::move(objects_out));
+  op_type by_bytes(nullptr, nullptr, {key, +field}, whole_range(), std::move(bytes_out));
+  for (const auto& r : input) {
+    by_object.process_element(r);
+    std::vector<char> bytes;
+    streaming::type_serializer<T>::write(r, bytes);
+    by_bytes.process_serialized(bytes);
+  }
+  CHECK(from_bytes->values == from_objects->values);
+  CHECK(by_bytes.num_keys() == by_object.num_keys());
+  CHECK(by_bytes.snapshot_state(1).key_groups == by_object.snapshot_state(1).key_groups);
+  return from_bytes->values;
+}
+
+} // namespace
+
+TEST_CASE("a keyed sum reads records in place from their bytes with the same totals and state") {
+  using streaming::detail::in_place_sum;
+  using streaming::tuple_field_sum;
+  using streaming::tuple_key_field;
+  // Only a string key among numbers is read in place.
+  CHECK(in_place_sum<pair, tuple_key_field<0>, tuple_field_sum<1>>::value);
+  CHECK_FALSE(in_place_sum<std::tuple<std::string, bool, std::int64_t>, tuple_key_field<0>,
+                           tuple_field_sum<2>>::value);
+  CHECK_FALSE(in_place_sum<std::tuple<std::string, std::string, std::int64_t>,
+                           tuple_key_field<0>, tuple_field_sum<2>>::value);
+  CHECK_FALSE(in_place_sum<std::tuple<std::int64_t, std::int64_t>, tuple_key_field<0>,
+                           tuple_field_sum<1>>::value);
+
+  // Keys of every length the compare takes a different way (0, 1-3, 4-7, 8-16, longer), and
+  // "Aa"/"BB", which share a Java hash.
+  std::vector<std::string> keys{"",       "a",         "Aa",          "BB",   "abcd",
+                                "abcdefg", "abcdefgh", "abcdefghijklmnop", "abcdefghijklmnopq",
+                                std::string(40, 'z')};
+  std::vector<pair> pairs;
+  std::vector<triple> triples;
+  using sum_first = std::tuple<std::int32_t, std::string, std::int16_t>;
+  std::vector<sum_first> sum_firsts;
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      pairs.emplace_back(keys[i], static_cast<std::int64_t>(i + 1) * (round + 1));
+      triples.emplace_back(round, keys[i], static_cast<std::int64_t>(i) - 3);
+      sum_firsts.emplace_back(static_cast<std::int32_t>(i * 10 + 1), keys[i],
+                              static_cast<std::int16_t>(round));
+    }
+  auto totals = same_sums_from_bytes<pair, 0, 1>(pairs);
+  REQUIRE(totals.size() == pairs.size());
+  CHECK(totals.back() == pair(keys.back(), 10 + 20 + 30));
+  CHECK(totals[keys.size() + 2] == pair("Aa", 3 + 6)); // not BB's
+  same_sums_from_bytes<triple, 1, 2>(triples);
+  auto firsts = same_sums_from_bytes<sum_first, 1, 0>(sum_firsts);
+  // The key's own record is kept, the sum field added up; the other field is the first record's.
+  CHECK(firsts.back() == sum_first(273, keys.back(), 0));
+}
+
+TEST_CASE("a keyed sum reading in place refuses short records and keys of another subtask") {
+  using op_type = streaming::keyed_reduce_operator<pair, std::string, streaming::tuple_key_field<0>,
+                                                   streaming::tuple_field_sum<1>>;
+  auto field = [](const pair& v) -> const std::string& { return std::get<0>(v); };
+  auto key = [](const pair& v) { return std::get<0>(v); };
+  op_type op(nullptr, nullptr, {key, +field}, whole_range(), std::make_unique<vector_output<pair>>());
+  std::vector<char> bytes;
+  streaming::type_serializer<pair>::write(pair("word", 1), bytes);
+  op.process_serialized(bytes);
+  // Records cut short get the deserializer's own errors: the count, the string, the length.
+  auto cut = bytes;
+  cut.resize(bytes.size() - 1);
+  CHECK_THROWS_WITH_AS(op.process_serialized(cut), doctest::Contains("record is shorter"),
+                       std::runtime_error);
+  cut.resize(4 + 2);
+  CHECK_THROWS_WITH_AS(op.process_serialized(cut), doctest::Contains("record claims a string of 4"),
+                       std::runtime_error);
+  cut.resize(3);
+  CHECK_THROWS_WITH_AS(op.process_serialized(cut), doctest::Contains("record is shorter"),
+                       std::runtime_error);
+  CHECK(op.num_keys() == 1);
+
+  // Subtask 1 of 2 holds the upper half of the key groups; a new key of the lower half is refused.
+  auto ctx = whole_range();
+  ctx.key_groups = streaming::key_group_range_for_operator(128, 2, 1);
+  op_type half(nullptr, nullptr, {key, +field}, ctx, std::make_unique<vector_output<pair>>());
+  std::string foreign;
+  for (int i = 0; foreign.empty(); ++i) {
+    auto w = "k" + std::to_string(i);
+    if (!ctx.key_groups.contains(
+          streaming::assign_to_key_group(streaming::key_hash(w), 128)))
+      foreign = w;
+  }
+  bytes.clear();
+  streaming::type_serializer<pair>::write(pair(foreign, 1), bytes);
+  CHECK_THROWS_AS(half.process_serialized(bytes), std::logic_error);
+  CHECK(half.num_keys() == 0);
+}

@@ -7,8 +7,10 @@
 #include "runtime/streaming/operator_api.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -58,6 +60,45 @@ struct replacing_fold {
     acc = fn(std::as_const(acc), next);
   }
 };
+
+namespace detail {
+
+/// Field `I` of a tuple whose wire form has a fixed size: a number (not a bool, whose byte is
+/// checked when read).
+template <class F>
+inline constexpr bool fixed_wire_field_v = std::is_arithmetic_v<F> && !std::is_same_v<F, bool>;
+
+template <class T, class KeyField, class Fold>
+struct in_place_sum {
+  static constexpr bool value = false;
+};
+
+/// `key_by<I>().sum<M>()` over a tuple whose key field I is a string and whose other fields are
+/// numbers: a record's key and summand sit at offsets known from the key's length, so the keyed
+/// reduce reads both from the record's bytes (keyed_reduce_operator::process_serialized).
+template <class... Fs, std::size_t I, std::size_t M>
+struct in_place_sum<std::tuple<Fs...>, tuple_key_field<I>, tuple_field_sum<M>> {
+  using tuple = std::tuple<Fs...>;
+  static constexpr bool value = I != M && I < sizeof...(Fs) && M < sizeof...(Fs)
+    && std::is_same_v<std::tuple_element_t<I, tuple>, std::string> && [] {
+         bool fixed = true;
+         std::size_t j = 0;
+         ((fixed = fixed && (j++ == I || fixed_wire_field_v<Fs>)), ...);
+         return fixed;
+       }();
+  static constexpr std::size_t key_index = I;
+  static constexpr std::size_t sum_index = M;
+  /// Bytes of fields [from, to), none of them the key.
+  static constexpr std::size_t fixed_bytes(std::size_t from, std::size_t to) {
+    std::size_t sizes[] = {sizeof(Fs)...};
+    std::size_t n = 0;
+    for (auto j = from; j < to; ++j)
+      n += j == I ? 0 : sizes[j];
+    return n;
+  }
+};
+
+} // namespace detail
 
 /// Folds each key's records and emits every new value (Flink's StreamGroupedReduce), with the
 /// value state of each key kept in the subtask's keyed state table (`keyed_state.hpp`), tagged
@@ -135,6 +176,19 @@ public:
 
   void collect_ref(const T& value) override { process_element(value); }
 
+  /// A record from the network. `key_by<I>().sum<M>()` over a tuple of a string key and numbers
+  /// with state in the table reads the record in place: the key's bytes are hashed and probed
+  /// where they lie and the summand added from its offset; a record is built only for a new key
+  /// (the entry stored). Anything else, and any record whose bytes are too short for its
+  /// lengths, goes through the deserialized object (which reports what is wrong).
+  void process_serialized(std::span<const char> record) override {
+    if constexpr (detail::in_place_sum<T, KeyField, Fold>::value) {
+      if (key_.field && !backend_.made() && process_in_place(record))
+        return;
+    }
+    one_input_operator<T>::process_serialized(record);
+  }
+
   /// Keys held in state (for tests).
   std::size_t num_keys() const { return by_field_.size() + by_selector_.size(); }
 
@@ -195,6 +249,41 @@ public:
 
 private:
   bool uses_backend() const { return backend_.options().type == "rocksdb"; }
+
+  /// The in-place read of process_serialized; false (nothing done) when the record's bytes are
+  /// shorter than its key's length says.
+  bool process_in_place(std::span<const char> record) {
+    using layout = detail::in_place_sum<T, KeyField, Fold>;
+    constexpr std::size_t key_index = layout::key_index;
+    constexpr std::size_t sum_index = layout::sum_index;
+    constexpr std::size_t before = layout::fixed_bytes(0, key_index);
+    constexpr std::size_t after = layout::fixed_bytes(key_index + 1, std::tuple_size_v<T>);
+    if (record.size() < before + 4 + after)
+      return false;
+    std::uint32_t n = 0;
+    std::memcpy(&n, record.data() + before, 4);
+    if (record.size() - (before + 4 + after) < n)
+      return false;
+    const char* key = record.data() + before + 4;
+    auto hash = java_string_hash(key, n);
+    auto* current = by_field_.find(hash, [&](const T& entry) {
+      const auto& k = std::get<key_index>(entry);
+      return same_key_bytes(k.data(), k.size(), key, n);
+    });
+    if (!current) {
+      byte_reader in(record);
+      out_->collect_ref(by_field_.insert(hash, key_group_of(hash), type_serializer<T>::read(in)));
+      return true;
+    }
+    constexpr std::size_t at = sum_index < key_index
+      ? layout::fixed_bytes(0, sum_index)
+      : before + 4 + layout::fixed_bytes(key_index + 1, sum_index);
+    std::tuple_element_t<sum_index, T> next;
+    std::memcpy(&next, record.data() + at + (sum_index < key_index ? 0 : n), sizeof next);
+    std::get<sum_index>(*current) += next;
+    out_->collect_ref(*current);
+    return true;
+  }
 
   /// A value read, folded and written back per record, as bytes (Flink's RocksDB ValueState).
   void process_in_backend(const T& value) {
