@@ -42,6 +42,9 @@ struct reader {
   /// Set by the data listener when it mailed a wake-up not yet handled, so a busy producer sends
   /// one mail per drain rather than one per buffer.
   std::shared_ptr<std::atomic<bool>> wake_pending;
+  /// The highest backlog a credit-stalled turn started with since the reader's last turn that
+  /// did not end credit-stalled (0 then): what a stalled turn stamps on its buffers (drain()).
+  std::size_t stalled_backlog = 0;
 };
 
 struct reader_key {
@@ -101,12 +104,17 @@ void drop_reader(server_actor* self, std::uint64_t id, bool consumed) {
 /// buffers by the backlog of each (backlog + exclusive buffers, Flink's onSenderBacklog), so the
 /// last buffer of a turn decides its window. Exact backlogs fall by one per buffer of the turn,
 /// which the producing task refills only after it is woken; a turn that ends credit-stalled (a
-/// data buffer still queued, no credit left) therefore carries the backlog the turn started with
-/// on every buffer: the producer is the faster side and the consumer's window should stay as
-/// wide as its queue was. Flink's server sends one buffer per socket write, so the task has
-/// refilled by the next one. A turn that empties the queue keeps exact backlogs (the consumer
-/// gives its floating buffers back). Credit still bounds every data buffer; the backlog only
-/// sizes the consumer's floating buffers within the gate's pool.
+/// data buffer still queued, no credit left) therefore carries on every buffer the highest
+/// backlog a stalled turn of this reader started with since it was last not stalled: the
+/// producer is the faster side and the consumer's window should stay as wide as its queue gets.
+/// The turn's own first backlog is not enough: a task woken once half its pool is back
+/// (local_buffer_pool::wake_for_half) lets its queue sink by half before it refills, and the
+/// consumer's window followed that dip (7 of 10 buffers in flight in flint-bench exchange, 9.9
+/// with the high mark). Flink's server sends one buffer per socket write and its task is woken
+/// on every buffer back, so its queue stays near full. A turn that does not end stalled (the
+/// queue ran empty: the producer is the slower side) keeps exact backlogs and forgets the mark
+/// (the consumer gives its floating buffers back). Credit still bounds every data buffer; the
+/// backlog only sizes the consumer's floating buffers within the gate's pool.
 void drain(server_actor* self, std::uint64_t id) {
   auto i = self->state.readers.find(id);
   if (i == self->state.readers.end())
@@ -130,9 +138,9 @@ void drain(server_actor* self, std::uint64_t id) {
     }
     if (r.view->waits_for_credit()) {
       count(stats, &server_stats::credit_stalls);
-      auto first = turn.front().backlog;
+      r.stalled_backlog = std::max(r.stalled_backlog, turn.front().backlog);
       for (auto& response : turn)
-        response.backlog = std::max(response.backlog, first);
+        response.backlog = std::max(response.backlog, r.stalled_backlog);
     }
     for (auto& response : turn) {
       auto& buf = response.buf;
@@ -160,6 +168,8 @@ void drain(server_actor* self, std::uint64_t id) {
     }
   }
   turn.clear();
+  if (!r.view->waits_for_credit())
+    r.stalled_backlog = 0;
   if (r.view->is_finished())
     drop_reader(self, id, true);
 }

@@ -27,8 +27,9 @@ struct server_stats {
   std::atomic<std::uint64_t> data_buffers_sent{0};
   std::atomic<std::uint64_t> bytes_sent{0};
   /// Sum of the backlogs sent with data buffers, as sent (a credit-stalled turn's buffers carry
-  /// the turn's first backlog): divided by data_buffers_sent, the mean backlog the consumer sized
-  /// its floating buffers by, not the producer's mean queue.
+  /// the highest backlog a stalled turn of the reader started with, drain()): divided by
+  /// data_buffers_sent, the mean backlog the consumer sized its floating buffers by, not the
+  /// producer's mean queue.
   std::atomic<std::uint64_t> backlog_sent{0};
   /// Turns (a wake-up, a credit) that sent at least one buffer or event: data_buffers_sent over
   /// it is the mean burst a credit lets out.
@@ -68,8 +69,10 @@ using partition_lookup =
 /// Per request it creates a credit_based_view whose data listener mails the server (once per
 /// empty → non-empty edge, coalesced), then sends every response the view allows, now and whenever
 /// data or credit arrives; it never spins. Each buffer carries the backlog behind it, except
-/// that a turn ending with data queued and no credit left stamps all its buffers with the backlog
-/// it started with (the consumer sizes its window by the last one; drain() says why). A finished view (end-of-partition sent), a cancel or
+/// that a turn ending with data queued and no credit left stamps all its buffers with the highest
+/// backlog a stalled turn of the reader started with since its last turn that did not stall (the
+/// consumer sizes its window by the last one; drain() says why). A finished view
+/// (end-of-partition sent), a cancel or
 /// the consumer's death drops the view. An unknown partition or bad subpartition is answered with
 /// a partition error carrying the reason; the consumer decides whether to retry.
 caf::actor spawn_partition_request_server(caf::actor_system& sys, partition_lookup lookup,

@@ -398,6 +398,94 @@ TEST_CASE("a sending turn that ends without credit carries the backlog it starte
   CHECK(arrivals.outstanding >= 2);
 }
 
+TEST_CASE("a credit-stalled turn carries the highest backlog a stalled turn of its reader started "
+          "with, until a turn empties the queue") {
+  // A task woken once half its pool is back lets its queue sink before it refills: the window
+  // the consumer keeps (backlog + 2) should follow the queue's high mark, not the dip.
+  transport_fixture f{true};
+  auto id = partition_id(8, 0);
+  // A pool larger than the consumer's whole budget, so that the second turn stalls too.
+  auto pool = f.producer_global->create_buffer_pool(2, 20);
+  REQUIRE(pool);
+  auto partition = std::make_shared<result_partition>(id, 1, *pool);
+  REQUIRE(f.manager.register_partition(partition));
+  std::size_t records = 0;
+  while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
+    ++records;
+  const auto queued = partition->subpartition(0).backlog();
+  const auto exclusive = f.config.buffers_per_channel;
+  const auto floating = f.config.floating_buffers_per_gate;
+  REQUIRE(queued > exclusive + floating + 1);
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  auto consumer = f.start_consumer(side);
+  // The request's turn: the exclusive credit, both stamped queued - 1. The first arrival asks
+  // for queued - 1 + 2 free buffers and gets the gate's floating ones, announced at once; the
+  // second turn sends them and ends stalled again, having started with queued - 3 behind.
+  std::vector<std::uint64_t> backlogs;
+  while (backlogs.size() < exclusive + floating && run_until_next_is(f, consumer)) {
+    if (auto b = head_backlog(consumer))
+      backlogs.push_back(*b);
+    f.sched.run_once();
+  }
+  REQUIRE(backlogs.size() == exclusive + floating);
+  CHECK(f.stats->sending_turns == 2);
+  CHECK(f.stats->credit_stalls == 2);
+  // Before: queued - 1 twice, then queued - 3 on the second turn's buffers.
+  for (auto b : backlogs)
+    CHECK(b == queued - 1);
+  f.sched.run();
+  CHECK(side.channel->num_queued() == exclusive + floating);
+
+  // The consumer reads everything and the rest of the queue goes out; once a turn empties the
+  // queue the mark is forgotten.
+  while (partition->subpartition(0).backlog() > 0 || side.channel->num_queued() > 0) {
+    f.run_checked(side);
+    if (side.consume(100) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE(partition->subpartition(0).backlog() == 0);
+  REQUIRE(partition->is_available());
+  REQUIRE(partition->resume() == emit_result::written);
+  ++records;
+  f.run_checked(side);
+  side.consume(100);
+  f.run_checked(side);
+  // The consumer's free buffers are its exclusive ones again (the backlog it last saw was 0).
+  REQUIRE(side.channel->num_available_buffers() == exclusive);
+  const auto sent_before = f.stats->data_buffers_sent.load();
+  const auto stalls_before = f.stats->credit_stalls.load();
+  // About five more buffers, flushed: the turn sends two (the exclusive credit) and stalls,
+  // stamping its own first backlog, not the earlier mark.
+  for (std::size_t written = 0; written < 5 * f.config.segment_size - 1000; written += 1004)
+    REQUIRE(partition->emit_record(make_record(records++, 1000), 0) == emit_result::written);
+  partition->flush_all();
+  const auto now_queued = partition->subpartition(0).backlog();
+  REQUIRE(now_queued > exclusive);
+  REQUIRE(now_queued < queued - 1);
+  backlogs.clear();
+  while (backlogs.size() < exclusive && run_until_next_is(f, consumer)) {
+    if (auto b = head_backlog(consumer))
+      backlogs.push_back(*b);
+    f.sched.run_once();
+  }
+  REQUIRE(backlogs.size() == exclusive);
+  CHECK(f.stats->data_buffers_sent - sent_before >= exclusive);
+  CHECK(f.stats->credit_stalls == stalls_before + 1);
+  for (auto b : backlogs)
+    CHECK(b == now_queued - 1);
+  // Everything still crosses intact.
+  partition->finish();
+  while (!side.ended && !side.failure) {
+    f.run_checked(side);
+    if (side.consume(100) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
+  CHECK(side.ended);
+  CHECK(side.records == records);
+}
+
 TEST_CASE("a sending turn that empties the queue carries the exact backlog behind each buffer") {
   transport_fixture f{true};
   auto id = partition_id(7, 0);
