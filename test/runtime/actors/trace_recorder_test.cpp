@@ -3,7 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -339,4 +343,231 @@ TEST_CASE("the recorder's system clock gives the system clock's time, never goin
     CHECK(outside[k] == 0);
     CHECK(backwards[k] == 0);
   }
+}
+
+namespace {
+
+/// The detail of writer `k`'s `i`-th event: long (on the heap, not in a string's own buffer) and
+/// different for every event, so a torn or mixed-up record shows.
+std::string detail_of(int k, int i) {
+  return "writer " + std::to_string(k) + " event " + std::to_string(i) + " "
+    + std::string(64 + (i % 50), static_cast<char>('a' + k));
+}
+
+} // namespace
+
+TEST_CASE("events recorded by concurrent threads are all read, each once, whole and in each thread's order") {
+  // Three threads record while a fourth tails the recorder as `flint trace --follow` does; the
+  // threads' buffers are small, so writers drain each other's buffers too, while the tail reads.
+  constexpr int writers = 3;
+  constexpr int per_writer = 20000;
+  std::atomic<std::int64_t> clock{0}; // one clock for every thread, as the TSC is
+  trace::trace_recorder rec([&] { return clock.fetch_add(1) + 1; }, 1 << 17, 16);
+  auto method = trace::intern("concurrent_test_method");
+  std::vector<trace::record> tailed;
+  std::uint64_t missed = 0;
+  std::atomic<bool> done{false};
+  std::thread tail([&] {
+    std::uint64_t next = 0;
+    for (;;) {
+      bool last = done.load();
+      auto batch = rec.read_from(next, 1000);
+      CHECK(batch.next_sequence == next + batch.records.size() + batch.missed);
+      missed += batch.missed;
+      next = batch.next_sequence;
+      for (auto& r : batch.records)
+        tailed.push_back(std::move(r));
+      if (last && batch.records.empty() && batch.missed == 0)
+        break;
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int k = 0; k < writers; ++k) {
+    threads.emplace_back([&, k] {
+      std::string from = "writer-" + std::to_string(k); // as text from the wire: not interned
+      for (int i = 0; i < per_writer; ++i) {
+        auto detail = i % 3 == 0 ? detail_of(k, i) : std::string();
+        rec.record_event(trace::event{.dir = trace::direction::receive,
+                                      .from = from,
+                                      .trace = {static_cast<std::uint64_t>(k + 1),
+                                                static_cast<std::uint64_t>(i + 1), 0},
+                                      .bytes = static_cast<std::uint32_t>(i),
+                                      .result = i % 3 == 0 ? trace::outcome::failed
+                                                           : trace::outcome::ok,
+                                      .latency_us = i * 7,
+                                      .detail = detail,
+                                      .method_name = method});
+      }
+    });
+  }
+  for (auto& t : threads)
+    t.join();
+  done = true;
+  tail.join();
+  CHECK(missed == 0);
+  REQUIRE(tailed.size() == writers * per_writer);
+  std::vector<int> next_of(writers, 0);
+  std::int64_t last_time = 0;
+  int out_of_time_order = 0;
+  for (std::size_t s = 0; s < tailed.size(); ++s) {
+    const auto& r = tailed[s];
+    REQUIRE(r.sequence == s);
+    auto k = static_cast<int>(r.trace.trace_id) - 1;
+    REQUIRE(k >= 0);
+    REQUIRE(k < writers);
+    auto i = static_cast<int>(r.trace.span_id) - 1;
+    CAPTURE(k);
+    CAPTURE(i);
+    REQUIRE(i == next_of[k]++); // none lost, none twice, in the thread's order
+    CHECK(r.from == "writer-" + std::to_string(k));
+    CHECK(r.method == "concurrent_test_method");
+    CHECK(r.bytes == static_cast<std::uint32_t>(i));
+    CHECK(r.latency_us == i * 7);
+    CHECK(r.result == (i % 3 == 0 ? trace::outcome::failed : trace::outcome::ok));
+    CHECK(r.detail == (i % 3 == 0 ? detail_of(k, i) : std::string()));
+    if (r.time_us < last_time)
+      ++out_of_time_order;
+    last_time = r.time_us;
+  }
+  // Each drain merges by time; only a drain's first events can be older than the last one's.
+  CHECK(out_of_time_order < static_cast<int>(tailed.size()) / 20);
+}
+
+TEST_CASE("a call's receive never gets a sequence number before its send, across threads") {
+  // A caller thread records a send, then hands the call to a callee thread that records its
+  // receive (a CAF mailbox between them), while a reader drains the buffers: however the drains
+  // fall, the receive's sequence number is after the send's.
+  constexpr int calls = 20000;
+  std::atomic<std::int64_t> clock{0};
+  trace::trace_recorder rec([&] { return clock.fetch_add(1) + 1; }, 1 << 17, 64);
+  std::atomic<int> handed{-2};
+  std::atomic<int> received{-1}; // the caller waits for its answer, as an ask does
+  std::atomic<bool> done{false};
+  std::thread callee([&] {
+    // The callee's buffer comes first in the recorder's list: taken buffer by buffer, its
+    // receives would come before the caller's sends.
+    rec.record_event(trace::event{.dir = trace::direction::send, .from = "callee", .to = "x"});
+    handed.store(-1, std::memory_order_release);
+    for (int i = 0; i < calls; ++i) {
+      while (handed.load(std::memory_order_acquire) < i) {
+      }
+      rec.record_event(trace::event{.dir = trace::direction::receive,
+                                    .from = "caller",
+                                    .to = "callee",
+                                    .trace = {1, static_cast<std::uint64_t>(i + 1), 0}});
+      received.store(i, std::memory_order_release);
+    }
+  });
+  std::thread reader([&] {
+    while (!done.load())
+      (void)rec.recorded();
+  });
+  while (handed.load(std::memory_order_acquire) < -1) {
+  }
+  for (int i = 0; i < calls; ++i) {
+    rec.record_event(trace::event{.dir = trace::direction::send,
+                                  .from = "caller",
+                                  .to = "callee",
+                                  .trace = {1, static_cast<std::uint64_t>(i + 1), 0}});
+    handed.store(i, std::memory_order_release);
+    while (received.load(std::memory_order_acquire) < i) {
+    }
+  }
+  callee.join();
+  done = true;
+  reader.join();
+  auto all = rec.snapshot();
+  REQUIRE(all.size() == 2 * calls + 1);
+  std::vector<std::int64_t> sent_at(calls + 1, -1);
+  int before_send = 0;
+  for (const auto& r : all) {
+    if (r.from == "callee")
+      continue;
+    if (r.dir == trace::direction::send)
+      sent_at[r.trace.span_id] = static_cast<std::int64_t>(r.sequence);
+    else if (sent_at[r.trace.span_id] < 0)
+      ++before_send;
+  }
+  CHECK(before_send == 0);
+}
+
+namespace {
+
+/// A thread that runs what it is given, one function at a time, and returns when it has run.
+class worker {
+public:
+  worker() : thread_([this] { loop(); }) {}
+  ~worker() {
+    run({});
+    thread_.join();
+  }
+  /// Runs `f` on the worker's thread (an empty `f` ends it).
+  void run(std::function<void()> f) {
+    std::unique_lock<std::mutex> lock(mtx_);
+    task_ = std::move(f);
+    pending_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return !pending_; });
+  }
+
+private:
+  void loop() {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mtx_);
+      cv_.wait(lock, [&] { return pending_; });
+      auto f = std::move(task_);
+      lock.unlock(); // f may take the recorder's lock: never while holding this one
+      if (f)
+        f();
+      lock.lock();
+      pending_ = false;
+      cv_.notify_all();
+      if (!f)
+        return;
+    }
+  }
+  std::mutex mtx_;
+  std::condition_variable cv_;
+  std::function<void()> task_;
+  bool pending_ = false;
+  std::thread thread_;
+};
+
+} // namespace
+
+TEST_CASE("a drain that sees a receive but missed its send leaves the receive for later") {
+  // The drain looks at the caller's buffer (nothing new), then the caller records a send and the
+  // callee its receive before the drain looks at the callee's buffer. Taking the receive now
+  // would number it before its send; the drain's second look finds the send and leaves both.
+  std::int64_t now = 100;
+  std::mutex clock_mtx;
+  trace::trace_recorder rec([&] {
+    std::lock_guard<std::mutex> lock(clock_mtx);
+    return ++now;
+  });
+  worker caller, callee;
+  auto record = [&](worker& w, trace::direction dir, std::uint64_t span) {
+    w.run([&, dir, span] {
+      rec.record_event(trace::event{.dir = dir, .from = "caller", .to = "callee", .trace = {1, span, 0}});
+    });
+  };
+  record(caller, trace::direction::send, 1); // the caller's buffer is the first one
+  record(callee, trace::direction::receive, 1);
+  CHECK(rec.recorded() == 2);
+  bool injected = false;
+  rec.on_drain_look_for_testing([&](std::size_t i) {
+    if (i == 0 && !injected) {
+      injected = true;
+      record(caller, trace::direction::send, 2);
+      record(callee, trace::direction::receive, 2);
+    }
+  });
+  auto all = rec.snapshot();
+  rec.on_drain_look_for_testing({});
+  REQUIRE(injected);
+  REQUIRE(all.size() == 4);
+  CHECK(all[2].dir == trace::direction::send);
+  CHECK(all[2].trace.span_id == 2);
+  CHECK(all[3].dir == trace::direction::receive);
+  CHECK(all[3].trace.span_id == 2);
 }
