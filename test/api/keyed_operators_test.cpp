@@ -248,7 +248,36 @@ std::vector<T> same_sums_from_bytes(const std::vector<T>& input) {
   CHECK(from_bytes->values == from_objects->values);
   CHECK(by_bytes.num_keys() == by_object.num_keys());
   CHECK(by_bytes.snapshot_state(1).key_groups == by_object.snapshot_state(1).key_groups);
+  // Every record of a key seen before was summed from its bytes; none from objects.
+  CHECK(by_bytes.num_summed_in_place() == input.size() - by_bytes.num_keys());
+  CHECK(by_object.num_summed_in_place() == 0);
   return from_bytes->values;
+}
+
+/// Feeds the wire bytes of `input` to a keyed sum whose layout is not read in place: the same
+/// totals as from the objects, and no record summed in place.
+template <class T, std::size_t KeyIndex, std::size_t SumIndex>
+void sums_from_bytes_fall_back(const std::vector<T>& input) {
+  using op_type =
+    streaming::keyed_reduce_operator<T, std::string, streaming::tuple_key_field<KeyIndex>,
+                                     streaming::tuple_field_sum<SumIndex>>;
+  auto field = [](const T& v) -> const std::string& { return std::get<KeyIndex>(v); };
+  auto key = [](const T& v) { return std::get<KeyIndex>(v); };
+  auto objects_out = std::make_unique<vector_output<T>>();
+  auto bytes_out = std::make_unique<vector_output<T>>();
+  auto* from_objects = objects_out.get();
+  auto* from_bytes = bytes_out.get();
+  op_type by_object(nullptr, nullptr, {key, +field}, whole_range(), std::move(objects_out));
+  op_type by_bytes(nullptr, nullptr, {key, +field}, whole_range(), std::move(bytes_out));
+  for (const auto& r : input) {
+    by_object.process_element(r);
+    std::vector<char> bytes;
+    streaming::type_serializer<T>::write(r, bytes);
+    by_bytes.process_serialized(bytes);
+  }
+  CHECK(from_bytes->values == from_objects->values);
+  CHECK(by_bytes.num_keys() < input.size());
+  CHECK(by_bytes.num_summed_in_place() == 0);
 }
 
 } // namespace
@@ -290,6 +319,17 @@ TEST_CASE("a keyed sum reads records in place from their bytes with the same tot
   auto firsts = same_sums_from_bytes<sum_first, 1, 0>(sum_firsts);
   // The key's own record is kept, the sum field added up; the other field is the first record's.
   CHECK(firsts.back() == sum_first(273, keys.back(), 0));
+
+  // A bool or a second string among the fields: the record goes through its object.
+  std::vector<std::tuple<std::string, bool, std::int64_t>> with_bool;
+  std::vector<std::tuple<std::string, std::string, std::int64_t>> two_strings;
+  for (int round = 0; round < 3; ++round)
+    for (const auto& k : keys) {
+      with_bool.emplace_back(k, round % 2 == 0, round + 1);
+      two_strings.emplace_back(k, k + "!", round + 1);
+    }
+  sums_from_bytes_fall_back<std::tuple<std::string, bool, std::int64_t>, 0, 2>(with_bool);
+  sums_from_bytes_fall_back<std::tuple<std::string, std::string, std::int64_t>, 0, 2>(two_strings);
 }
 
 TEST_CASE("a keyed sum reading in place refuses short records and keys of another subtask") {
@@ -301,6 +341,8 @@ TEST_CASE("a keyed sum reading in place refuses short records and keys of anothe
   std::vector<char> bytes;
   streaming::type_serializer<pair>::write(pair("word", 1), bytes);
   op.process_serialized(bytes);
+  op.process_serialized(bytes);
+  CHECK(op.num_summed_in_place() == 1);
   // Records cut short get the deserializer's own errors: the count, the string, the length.
   auto cut = bytes;
   cut.resize(bytes.size() - 1);
@@ -313,6 +355,7 @@ TEST_CASE("a keyed sum reading in place refuses short records and keys of anothe
   CHECK_THROWS_WITH_AS(op.process_serialized(cut), doctest::Contains("record is shorter"),
                        std::runtime_error);
   CHECK(op.num_keys() == 1);
+  CHECK(op.num_summed_in_place() == 1);
 
   // Subtask 1 of 2 holds the upper half of the key groups; a new key of the lower half is refused.
   auto ctx = whole_range();

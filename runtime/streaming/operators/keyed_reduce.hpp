@@ -192,6 +192,10 @@ public:
   /// Keys held in state (for tests).
   std::size_t num_keys() const { return by_field_.size() + by_selector_.size(); }
 
+  /// Records of a known key whose summand was added from their bytes, no object built (for
+  /// tests: the in-place read ran).
+  std::uint64_t num_summed_in_place() const { return summed_in_place_; }
+
   /// Each key group's entries, serialized: the values (keyed by a field), or key and value.
   state::operator_snapshot snapshot_state(std::int64_t checkpoint_id) override {
     state::operator_snapshot s;
@@ -281,6 +285,7 @@ private:
     std::tuple_element_t<sum_index, T> next;
     std::memcpy(&next, record.data() + at + (sum_index < key_index ? 0 : n), sizeof next);
     std::get<sum_index>(*current) += next;
+    ++summed_in_place_;
     out_->collect_ref(*current);
     return true;
   }
@@ -363,6 +368,7 @@ private:
   std::vector<char> key_bytes_;
   std::vector<char> value_bytes_;
   std::string stored_;
+  std::uint64_t summed_in_place_ = 0;
   output_ref<T> out_;
 };
 
