@@ -52,6 +52,11 @@ bool local_buffer_pool::is_available() const {
   return is_available_locked();
 }
 
+bool local_buffer_pool::has_waiters() const {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return !callbacks_.empty() || !listeners_.empty();
+}
+
 bool local_buffer_pool::notify_when_available(std::function<void()> callback) {
   std::lock_guard<std::mutex> guard{mutex_};
   if (destroyed_ || !available_.empty())

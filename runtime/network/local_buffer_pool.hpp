@@ -36,6 +36,9 @@ public:
   std::optional<buffer> request_buffer();
   /// True if request_buffer would succeed now.
   bool is_available() const;
+  /// True while an owner waits to be told a buffer came back (a callback or a listener is
+  /// registered): it writes again once woken.
+  bool has_waiters() const;
   /// Runs `callback` once, when a buffer may have become available (buffers were recycled here
   /// or the global pool got one back). Returns false without registering when a buffer is
   /// available right now. The callback may race with other requesters: re-check, re-register.

@@ -1,6 +1,8 @@
 #include "runtime/network/transport/partition_request_server.hpp"
 
 #include "runtime/network/credit_based_view.hpp"
+#include "runtime/network/local_buffer_pool.hpp"
+#include "runtime/network/result_partition.hpp"
 #include "runtime/network/transport/network_router.hpp"
 #include "runtime/network/transport/transport_messages.hpp"
 
@@ -45,6 +47,8 @@ struct reader {
   /// The highest backlog a credit-stalled turn started with since the reader's last turn that
   /// did not end credit-stalled (0 then): what a stalled turn stamps on its buffers (drain()).
   std::size_t stalled_backlog = 0;
+  /// The producing partition's pool: whether the producer is held up by it (drain()).
+  std::weak_ptr<local_buffer_pool> producer_pool;
 };
 
 struct reader_key {
@@ -113,7 +117,8 @@ void drop_reader(server_actor* self, std::uint64_t id, bool consumed) {
 /// with the high mark). Flink's server sends one buffer per socket write and its task is woken
 /// on every buffer back, so its queue stays near full. A turn that does not end stalled (the
 /// queue ran empty: the producer is the slower side) keeps exact backlogs and forgets the mark
-/// (the consumer gives its floating buffers back). Credit still bounds every data buffer; the
+/// (the consumer gives its floating buffers back); so does a stalled turn whose producer is not
+/// held up by its pool (it refills nothing). Credit still bounds every data buffer; the
 /// backlog only sizes the consumer's floating buffers within the gate's pool.
 void drain(server_actor* self, std::uint64_t id) {
   auto i = self->state.readers.find(id);
@@ -138,6 +143,13 @@ void drain(server_actor* self, std::uint64_t id) {
     }
     if (r.view->waits_for_credit()) {
       count(stats, &server_stats::credit_stalls);
+      // The mark stands only while the producer is held up by its pool (it waits for buffers,
+      // or has none left) and so refills its queue once woken. A producer that went quiet
+      // refills nothing: a mark kept then would hold the gate's floating buffers credited to
+      // this channel, idle, until it sends again.
+      auto pool = r.producer_pool.lock();
+      if (!pool || !(pool->has_waiters() || !pool->is_available()))
+        r.stalled_backlog = 0;
       r.stalled_backlog = std::max(r.stalled_backlog, turn.front().backlog);
       for (auto& response : turn)
         response.backlog = std::max(response.backlog, r.stalled_backlog);
@@ -221,6 +233,8 @@ public:
       return;
     }
     reader r;
+    if (auto produced = manager->find(partition))
+      r.producer_pool = (*produced)->pool();
     r.job = job;
     r.partition = partition;
     r.subpartition = request.subpartition;

@@ -76,6 +76,7 @@ TEST_CASE("a pool that wakes for half waits until half of the returnable buffers
     out.push_back(std::move(*next));
   REQUIRE(out.size() == 10);
   int woken = 0;
+  CHECK_FALSE(local->has_waiters());
   CHECK(local->notify_when_available([&] { ++woken; }));
   for (int i = 0; i < 3; ++i) {
     out.back().release();
@@ -83,9 +84,13 @@ TEST_CASE("a pool that wakes for half waits until half of the returnable buffers
   }
   CHECK(woken == 0);
   CHECK(local->num_available() == 3);
+  // Buffers are back, but the owner still waits (the partition request server reads this).
+  CHECK(local->is_available());
+  CHECK(local->has_waiters());
   out.back().release();
   out.pop_back();
   CHECK(woken == 1);
+  CHECK_FALSE(local->has_waiters());
   // A buffer is there: nothing to wait for.
   CHECK_FALSE(local->notify_when_available([&] { ++woken; }));
 }

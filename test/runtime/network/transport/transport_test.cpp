@@ -412,6 +412,9 @@ TEST_CASE("a credit-stalled turn carries the highest backlog a stalled turn of i
   std::size_t records = 0;
   while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
     ++records;
+  // Held up by its pool, the producer waits to be woken, as a stream task does.
+  bool woken = false;
+  REQUIRE(partition->notify_when_available([&woken] { woken = true; }));
   const auto queued = partition->subpartition(0).backlog();
   const auto exclusive = f.config.buffers_per_channel;
   const auto floating = f.config.floating_buffers_per_gate;
@@ -483,6 +486,49 @@ TEST_CASE("a credit-stalled turn carries the highest backlog a stalled turn of i
   }
   REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
   CHECK(side.ended);
+  CHECK(side.records == records);
+}
+
+TEST_CASE("a credit-stalled turn of a producer its pool does not hold up carries its own first "
+          "backlog, not the mark") {
+  // The mark stands for a producer that waits for buffers and refills its queue once woken.
+  // One with buffers to spare has written what it had: a mark kept then would keep the
+  // consumer's floating buffers credited to this channel, idle, after the queue drained.
+  transport_fixture f{true};
+  auto id = partition_id(9, 0);
+  auto pool = f.producer_global->create_buffer_pool(2, 30);
+  REQUIRE(pool);
+  auto partition = std::make_shared<result_partition>(id, 1, *pool);
+  REQUIRE(f.manager.register_partition(partition));
+  const auto exclusive = f.config.buffers_per_channel;
+  const auto floating = f.config.floating_buffers_per_gate;
+  std::size_t records = 0;
+  while (partition->subpartition(0).backlog() < exclusive + floating + 5)
+    REQUIRE(partition->emit_record(make_record(records++, 1000), 0) == emit_result::written);
+  partition->flush_all();
+  REQUIRE(partition->is_available());
+  const auto queued = partition->subpartition(0).backlog();
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  auto consumer = f.start_consumer(side);
+  std::vector<std::uint64_t> backlogs;
+  while (backlogs.size() < exclusive + floating && run_until_next_is(f, consumer)) {
+    if (auto b = head_backlog(consumer))
+      backlogs.push_back(*b);
+    f.sched.run_once();
+  }
+  REQUIRE(backlogs.size() == exclusive + floating);
+  CHECK(f.stats->credit_stalls == 2);
+  // The request's turn: queued - 1 on both; the second turn started with queued - 3 behind.
+  for (std::size_t i = 0; i < backlogs.size(); ++i)
+    CHECK(backlogs[i] == (i < exclusive ? queued - 1 : queued - 3));
+  partition->finish();
+  while (!side.ended && !side.failure) {
+    f.run_checked(side);
+    if (side.consume(100) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
   CHECK(side.records == records);
 }
 
