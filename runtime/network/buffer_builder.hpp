@@ -3,6 +3,7 @@
 
 #include "runtime/network/buffer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +42,22 @@ public:
     staged_ += n;
     position_ += n;
     return at;
+  }
+  /// Where the next small claims land, as one run a writer may fill with several records before
+  /// it says how far it got (commit_staged): the staging array's free part, ending one byte
+  /// short of a full buffer (as claim_record leaves it). Empty when there is no such room.
+  std::span<char> staged_room() noexcept {
+    std::size_t room = std::min(staging_.size() - staged_, writable());
+    if (room <= 1)
+      return {};
+    return {staging_.data() + staged_, room - 1};
+  }
+  /// Counts the bytes from the start of staged_room() to `end` as claimed and written. No other
+  /// call on the builder may come between the two.
+  void commit_staged(const char* end) noexcept {
+    auto n = static_cast<std::size_t>(end - (staging_.data() + staged_));
+    staged_ += n;
+    position_ += n;
   }
   /// Bytes written so far.
   std::size_t size() const noexcept { return position_; }

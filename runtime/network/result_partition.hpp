@@ -109,6 +109,21 @@ public:
     ++records_out_;
     return at + 4 + n;
   }
+  /// Room in `target`'s current buffer that a writer may fill with framed records
+  /// (record_serializer's 4-byte length, then the bytes; no timestamps) without a call per
+  /// record, under claim_record's rules (no blocked record, not finished or released, a buffer
+  /// open, a byte left free); empty when there is none. Until commit_claimed, nothing else may be
+  /// written to `target`.
+  std::span<char> claim_room(std::size_t target) noexcept {
+    auto* builder = claimable(target);
+    return builder ? builder->staged_room() : std::span<char>{};
+  }
+  /// Hands over what was written into claim_room(target): its bytes up to `end`, `records`
+  /// records (counted as emitted).
+  void commit_claimed(std::size_t target, const char* end, std::size_t records) noexcept {
+    builders_[target]->commit_staged(end);
+    records_out_ += records;
+  }
   /// Continues the blocked record.
   emit_result resume();
   /// True while a record waits for a buffer.

@@ -8,10 +8,12 @@ partition_writer::partition_writer(std::shared_ptr<network::result_partition> pa
                                    bool* yield, bool flush_always)
   : partition_(std::move(partition)),
     yield_(yield),
-    flush_always_(flush_always) {}
+    flush_always_(flush_always),
+    cursors_(partition_->num_subpartitions()) {}
 
 void partition_writer::emit(std::span<const char> record, std::size_t channel,
                             bool timestamped) {
+  commit_all();
   dirty_ = true;
   if (is_blocked()) {
     waiting_.push_back(
@@ -27,6 +29,7 @@ void partition_writer::emit(std::span<const char> record, std::size_t channel,
 }
 
 bool partition_writer::try_drain() {
+  commit_all();
   if (partition_->has_pending_record() && partition_->resume() == network::emit_result::blocked)
     return false;
   while (!waiting_.empty()) {
@@ -59,6 +62,7 @@ bool partition_writer::try_drain() {
 
 expected<unit> partition_writer::broadcast_checkpoint_barrier(
   const network::checkpoint_barrier& barrier) {
+  commit_all();
   if (!is_blocked())
     return partition_->broadcast_checkpoint_barrier(barrier);
   if (partition_->is_blocking())
@@ -70,6 +74,7 @@ expected<unit> partition_writer::broadcast_checkpoint_barrier(
 }
 
 void partition_writer::broadcast_event(const network::buffer& event) {
+  commit_all();
   if (partition_->is_blocking())
     return;
   if (!is_blocked()) {
@@ -86,6 +91,7 @@ bool partition_writer::notify_when_available(network::availability_listener list
 }
 
 void partition_writer::flush() {
+  commit_all();
   if (partition_->is_finished() || partition_->is_released())
     return;
   partition_->flush_all();

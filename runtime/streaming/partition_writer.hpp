@@ -30,21 +30,39 @@ public:
   std::size_t num_channels() const override { return partition_->num_subpartitions(); }
   /// Room in the channel's current buffer while nothing waits; none when every record is flushed
   /// at once (emit() flushes).
+  /// A successful claim also opens the channel's cursor on the room behind the record.
   char* claim(std::size_t size, std::size_t channel) override {
     if (flush_always_ || !waiting_.empty())
       return nullptr;
+    commit(channel);
     char* at = partition_->claim_record(size, channel);
-    if (at)
+    if (at) {
       dirty_ = true;
+      open(channel);
+    }
     return at;
   }
   char* claim_stamped(std::size_t size, std::size_t channel, std::int64_t timestamp) override {
     if (flush_always_ || !waiting_.empty())
       return nullptr;
+    commit(channel);
     char* at = partition_->claim_stamped_record(size, channel, timestamp);
     if (at)
       dirty_ = true;
     return at;
+  }
+  /// None when every record is flushed at once.
+  claim_cursor* claim_cursors() noexcept override {
+    return flush_always_ ? nullptr : cursors_.data();
+  }
+  /// Hands what the cursors hold to the partition and closes them (before anything else is
+  /// written, flushed or read from it).
+  void commit_all() noexcept {
+    if (!any_open_)
+      return;
+    for (std::size_t c = 0; c < cursors_.size(); ++c)
+      commit(c);
+    any_open_ = false;
   }
 
   /// Writes what waits; true when nothing waits any more.
@@ -61,12 +79,32 @@ public:
   /// Queues the partly filled buffers (the buffer timeout fired).
   void flush();
 
-  network::result_partition& partition() noexcept { return *partition_; }
-  const std::shared_ptr<network::result_partition>& partition_ptr() const noexcept {
+  /// The partition, with every record of the cursors handed over.
+  network::result_partition& partition() noexcept {
+    commit_all();
+    return *partition_;
+  }
+  const std::shared_ptr<network::result_partition>& partition_ptr() noexcept {
+    commit_all();
     return partition_;
   }
 
 private:
+  void commit(std::size_t channel) noexcept {
+    auto& cursor = cursors_[channel];
+    if (!cursor.at)
+      return;
+    partition_->commit_claimed(channel, cursor.at, cursor.records);
+    cursor = {};
+  }
+  void open(std::size_t channel) noexcept {
+    auto room = partition_->claim_room(channel);
+    if (room.empty())
+      return;
+    cursors_[channel] = {room.data(), room.data() + room.size(), 0};
+    any_open_ = true;
+  }
+
   /// A record, or (set) a barrier or another event for every channel.
   struct waiting_record {
     std::vector<char> bytes;
@@ -80,6 +118,8 @@ private:
   bool* yield_;
   bool flush_always_;
   bool dirty_ = false;
+  bool any_open_ = false;
+  std::vector<claim_cursor> cursors_;
   std::deque<waiting_record> waiting_;
 };
 

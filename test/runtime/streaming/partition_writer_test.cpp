@@ -4,6 +4,8 @@
 #include "runtime/network/network_buffer_pool.hpp"
 #include "runtime/network/record_deserializer.hpp"
 #include "runtime/network/result_partition.hpp"
+#include "runtime/network/stream_events.hpp"
+#include "runtime/streaming/operator_api.hpp"
 #include "runtime/streaming/partition_writer.hpp"
 
 #include <doctest/doctest.h>
@@ -53,6 +55,27 @@ struct writer_fixture {
     return out;
   }
   network::record_deserializer deserializer;
+
+  /// Every string record (type_serializer's form) and watermark queued now, in order; a
+  /// watermark as "wm<timestamp>".
+  std::vector<std::string> strings_and_watermarks() {
+    std::vector<std::string> out;
+    while (auto next = view->get_next_buffer()) {
+      if (auto wm = network::watermark_of(next->buf)) {
+        out.push_back("wm" + std::to_string(*wm));
+        continue;
+      }
+      if (next->buf.kind() != network::buffer_kind::data)
+        continue;
+      deserializer.set_next_buffer(std::move(next->buf));
+      std::span<const char> record;
+      while (deserializer.next_record(record) == network::deserialization_result::record) {
+        streaming::byte_reader in(record);
+        out.push_back(streaming::type_serializer<std::string>::read(in));
+      }
+    }
+    return out;
+  }
 };
 
 } // namespace
@@ -126,4 +149,80 @@ TEST_CASE("while records wait for buffers nothing is claimed, and claims resume 
   for (auto& r : f.records())
     seen.push_back(std::move(r));
   CHECK(seen == std::vector<std::string>{big, "after", "direct"});
+}
+
+TEST_CASE("a typed output writes records that fit the open buffer through the writer's cursor") {
+  writer_fixture f(false, 8);
+  streaming::network_output target;
+  target.writer = &f.writer;
+  streaming::record_writer_output<std::string> out(target, 0);
+  streaming::claim_cursor* cursors = f.writer.claim_cursors();
+  REQUIRE(cursors != nullptr);
+  // No buffer open: the first record is emitted; the second is claimed, which opens the cursor
+  // behind it; the third goes through the cursor, without the writer.
+  out.collect_ref("a");
+  CHECK(cursors[0].at == nullptr);
+  out.collect_ref("b");
+  REQUIRE(cursors[0].at != nullptr);
+  CHECK(cursors[0].records == 0);
+  out.collect_ref("c");
+  CHECK(cursors[0].records == 1);
+  // Anything else the writer does hands the cursor's records over first, and closes it.
+  CHECK(f.writer.partition().num_records_out() == 3);
+  CHECK(cursors[0].at == nullptr);
+  out.collect_ref("d");
+  out.collect_ref("e");
+  CHECK(cursors[0].records == 1);
+  f.writer.broadcast_event(network::to_watermark_event(7));
+  out.collect_ref("f");
+  out.collect_ref("g");
+  out.collect_ref("h");
+  // 64-byte buffers: records of 9 bytes framed fill them, the cursor's room runs out and the
+  // next record goes through claim or emit into a new buffer.
+  std::vector<std::string> expected{"a", "b", "c", "d", "e", "wm7", "f", "g", "h"};
+  for (int i = 0; i < 12; ++i) {
+    auto word = "w" + std::to_string(100 + i);
+    out.collect_ref(word);
+    expected.push_back(word);
+  }
+  CHECK(f.writer.is_dirty());
+  f.writer.flush();
+  CHECK(cursors[0].at == nullptr);
+  CHECK(f.strings_and_watermarks() == expected);
+  CHECK(f.partition->num_records_out() == 20);
+}
+
+TEST_CASE("records written through cursors keep their order when buffers run out") {
+  writer_fixture f(false, 2);
+  streaming::network_output target;
+  target.writer = &f.writer;
+  streaming::record_writer_output<std::string> out(target, 0);
+  std::vector<std::string> expected;
+  std::vector<std::string> seen;
+  int next = 0;
+  // Write until the pool runs dry (the task would stop its step), then let the consumer take
+  // what is queued and drain, as the task does, and go on.
+  for (int round = 0; round < 40 && next < 60; ++round) {
+    while (!f.yield && next < 60) {
+      auto word = "r" + std::to_string(1000 + next++);
+      out.collect_ref(word);
+      expected.push_back(word);
+    }
+    for (auto& r : f.strings_and_watermarks())
+      seen.push_back(std::move(r));
+    if (f.writer.try_drain())
+      f.yield = false;
+  }
+  REQUIRE(next == 60);
+  REQUIRE(f.writer.try_drain());
+  f.writer.flush();
+  for (auto& r : f.strings_and_watermarks())
+    seen.push_back(std::move(r));
+  CHECK(seen == expected);
+  CHECK(f.writer.partition().num_records_out() == 60);
+}
+
+TEST_CASE("a writer that flushes every record gives no cursors") {
+  writer_fixture f(true, 4);
+  CHECK(f.writer.claim_cursors() == nullptr);
 }
