@@ -278,6 +278,37 @@ record trace_recorder::to_record(const slot& s, const slot_texts& t) const {
   return r;
 }
 
+namespace {
+
+/// The counter reading behind this thread's last time from system_now_us (set by fast_now_us).
+struct last_clock_reading {
+  std::int64_t us = -1;
+  std::uint64_t tsc = 0;
+};
+thread_local last_clock_reading last_reading;
+
+bool tsc_clock(); // whether system_now_us reads the time stamp counter (below)
+inline std::uint64_t read_tsc();
+
+/// An event's place in the drains' merge (see "Draining" below). With the counter-backed system
+/// clock: the counter reading behind its time — one counter for all cores, in step, so a receive
+/// read it after its send did even in the same microsecond, and threads' anchors (which may
+/// differ by a microsecond) do not matter. Otherwise its time.
+std::uint64_t order_key(bool system_clock, std::int64_t time_us) {
+  if (system_clock && tsc_clock())
+    return last_reading.us == time_us ? last_reading.tsc : read_tsc();
+  return static_cast<std::uint64_t>(time_us) ^ (std::uint64_t{1} << 63); // keeps the order
+}
+
+/// Counter readings this close are taken as simultaneous by the drains' merge (then a call's
+/// earlier step goes first). `rdtsc` is not ordered with the loads before it: a receive's
+/// reading can be taken while the load that found the call is still on its way, up to a cache
+/// miss's time (~0.1-0.2 us) before the send's reading became visible; a call takes longer to go
+/// from one thread to another and back. 0 when keys are times.
+std::uint64_t near_ticks(bool system_clock);
+
+} // namespace
+
 namespace detail {
 
 /// One thread's events for one recorder, not yet drained into the ring: a single-producer,
@@ -484,6 +515,8 @@ void trace_recorder::record_event(const event& e) {
   if (r.has_detail)
     b.texts_at(position).detail.assign(e.detail);
   r.monitoring = monitoring;
+  // In a thread's buffer `sequence` holds the order key; the drain gives the sequence.
+  r.sequence = order_key(system_clock_, names.time_us);
   b.head.store(position + 1, std::memory_order_release);
   // The buffer is larger than a core's first-level cache: the next entry was last written a lap
   // ago. Fetched now, it is at hand when this thread's next event comes.
@@ -503,18 +536,19 @@ void trace_recorder::record_event(const record& r) {
 }
 
 // Draining. Each thread's events are in its buffer in the order it recorded them; the drain
-// gives them sequence numbers in that order, and merges the threads' events by time (a k-way
-// merge: the earliest next event of any buffer first; on equal times the buffer registered
-// first). A call's send happens before its receive, and an endpoint's events on one thread
-// before its events on the next thread it runs on: such an event must not get a sequence
-// number before the one it follows. Two looks at the heads make sure it does not: an event
-// published before the first look at its buffer's head (H1) follows only events published
-// before the second look at every head (H2). Events published between the looks (H1..H2) may
-// follow ones not seen at all, so they, and every event with a time not before the earliest of
-// them (T), wait for the next drain; what is taken is then every buffer's prefix of events
-// before T, all of whose predecessors are taken (given that threads' times do not run against
-// the order in which they send each other messages). When nothing was published between the
-// looks (the usual case), T is unbounded and every published event is taken.
+// gives them sequence numbers in that order, and merges the threads' events by their order keys
+// (order_key: the time stamp counter's reading behind the time with the system clock, else the
+// time; a k-way merge, the earliest next event of any buffer first). A call's send happens
+// before its receive, and an endpoint's events on one thread before its events on the next
+// thread it runs on: such an event must not get a sequence number before the one it follows.
+// Two looks at the heads make sure it does not: an event published before the first look at its
+// buffer's head (H1) follows only events published before the second look at every head (H2).
+// Events published between the looks (H1..H2) may follow ones not seen at all, so they, and
+// every event with a key not below the least of theirs (T), wait for the next drain; what is
+// taken is then every buffer's prefix of events below T, all of whose predecessors are taken
+// (keys follow the order in which threads hand each other messages: the counter is one for all
+// cores). When nothing was published between the looks (the usual case), T is unbounded and
+// every published event is taken.
 
 bool trace_recorder::drain(bool cutoff) const {
   std::erase_if(buffers_, [](const std::shared_ptr<detail::thread_buffer>& b) {
@@ -528,19 +562,22 @@ bool trace_recorder::drain(bool cutoff) const {
     if (drain_look_)
       drain_look_(cursors_.size() - 1);
   }
-  auto before = std::numeric_limits<std::int64_t>::max(); // T
+  auto before = std::numeric_limits<std::uint64_t>::max(); // T
   if (cutoff) {
     for (auto& c : cursors_) {
       auto h2 = c.buffer->head.load(std::memory_order_acquire);
       for (auto p = c.end; p < h2; ++p)
-        before = std::min(before, c.buffer->at(p).time_us);
+        before = std::min(before, c.buffer->at(p).sequence);
     }
   }
+  const auto near = near_ticks(system_clock_);
+  if (before != std::numeric_limits<std::uint64_t>::max())
+    before = before > near ? before - near : 0; // a key this close may be an earlier step
   bool complete = true;
-  if (before != std::numeric_limits<std::int64_t>::max()) {
+  if (before != std::numeric_limits<std::uint64_t>::max()) {
     for (auto& c : cursors_) {
       for (auto p = c.next; p < c.end; ++p) {
-        if (c.buffer->at(p).time_us >= before) {
+        if (c.buffer->at(p).sequence >= before) {
           c.end = p;
           complete = false;
           break;
@@ -551,9 +588,18 @@ bool trace_recorder::drain(bool cutoff) const {
   const bool to_file = file_enabled_.load(std::memory_order_relaxed);
   for (;;) {
     merge_cursor* pick = nullptr;
+    // The earliest key first; on keys as good as equal (near_ticks, or equal times of a clock
+    // coarser than the counter) the earlier step of a call (send, receive, reply, response),
+    // then the buffer made first.
+    auto earlier = [near](const slot& a, const slot& b) {
+      auto apart = a.sequence > b.sequence ? a.sequence - b.sequence : b.sequence - a.sequence;
+      if (apart > near || a.dir == b.dir)
+        return a.sequence < b.sequence;
+      return a.dir < b.dir;
+    };
     for (auto& c : cursors_)
       if (c.next < c.end
-          && (pick == nullptr || c.buffer->at(c.next).time_us < pick->buffer->at(pick->next).time_us))
+          && (pick == nullptr || earlier(c.buffer->at(c.next), pick->buffer->at(pick->next))))
         pick = &c;
     if (pick == nullptr)
       break;
@@ -774,6 +820,7 @@ std::int64_t fast_now_us() {
       + static_cast<std::int64_t>((static_cast<unsigned __int128>(now_tsc - a.tsc) * factor) >> 32);
     // The calibration's error must not make a thread's time run back at its next anchor.
     a.last_us = std::max(a.last_us, us);
+    last_reading = {a.last_us, now_tsc};
     return a.last_us;
   }
   auto p = read_pair();
@@ -790,10 +837,10 @@ std::int64_t fast_now_us() {
   }
   // A step back of the system clock (NTP) by less than the anchor span is held at the last
   // time given, so one thread's records never go back in time; a bigger step is taken as it is.
-  if (p.us < a.last_us && a.last_us - p.us <= anchor_span_us)
-    return a.last_us;
-  a.last_us = p.us;
-  return p.us;
+  if (!(p.us < a.last_us && a.last_us - p.us <= anchor_span_us))
+    a.last_us = p.us;
+  last_reading = {a.last_us, p.tsc_after};
+  return a.last_us;
 }
 
 } // namespace
@@ -817,14 +864,25 @@ bool tsc_usable() {
 #endif
 }
 
+bool tsc_clock() {
+  static const bool usable = has_tsc && tsc_usable();
+  return usable;
+}
+
+std::uint64_t near_ticks(bool system_clock) {
+  if (!system_clock || !tsc_clock())
+    return 0;
+  auto factor = us_per_tick_q32.load(std::memory_order_relaxed); // us per tick, 32.32
+  if (factor == 0)
+    return 1000;
+  return (std::uint64_t{1} << 32) / factor / 4; // a quarter of a microsecond
+}
+
 } // namespace
 
 std::int64_t system_now_us() {
-  if constexpr (has_tsc) {
-    static const bool usable = tsc_usable();
-    if (usable)
-      return fast_now_us();
-  }
+  if (tsc_clock())
+    return fast_now_us();
   return read_system_clock_us();
 }
 
