@@ -179,7 +179,7 @@ public:
     std::uint32_t bytes = 0;
     std::int64_t time_us = 0;
     std::int64_t latency_us = -1;
-    std::uint64_t sequence = 0;
+    std::uint64_t sequence = 0; ///< in a thread's buffer: the event's order key (trace_recorder.cpp)
     rpc::fencing_token token;
     rpc::trace_context trace;
   };
@@ -199,8 +199,8 @@ private:
   /// The calling thread's buffer for this recorder (registered on first use).
   detail::thread_buffer& local_buffer();
   detail::thread_buffer& register_thread();
-  /// Moves what the threads published into the ring, giving sequence numbers, merged by time
-  /// (drain_mtx_ held). With `cutoff`, an event is left for the next drain when an event
+  /// Moves what the threads published into the ring, giving sequence numbers, merged by the
+  /// events' order keys (the time stamp counter's readings; drain_mtx_ held). With `cutoff`, an event is left for the next drain when an event
   /// published while this drain looked could precede it (see trace_recorder.cpp).
   /// Returns whether it took every event published before it looked.
   bool drain(bool cutoff) const;
