@@ -588,14 +588,18 @@ bool trace_recorder::drain(bool cutoff) const {
   const bool to_file = file_enabled_.load(std::memory_order_relaxed);
   for (;;) {
     merge_cursor* pick = nullptr;
-    // The earliest key first; on keys as good as equal (near_ticks, or equal times of a clock
-    // coarser than the counter) the earlier step of a call (send, receive, reply, response),
-    // then the buffer made first.
+    // The earliest key first (on equal keys the buffer made first); but two steps of one call
+    // (send, receive, reply, response) whose keys are as good as equal (near_ticks, or equal
+    // times of a clock coarser than the counter) in the call's order. Only one call's: for
+    // steps of different calls the keys decide, so an event never passes one that may precede
+    // it in a buffer behind another head.
     auto earlier = [near](const slot& a, const slot& b) {
-      auto apart = a.sequence > b.sequence ? a.sequence - b.sequence : b.sequence - a.sequence;
-      if (apart > near || a.dir == b.dir)
-        return a.sequence < b.sequence;
-      return a.dir < b.dir;
+      if (a.trace.span_id != 0 && a.trace.span_id == b.trace.span_id && a.dir != b.dir) {
+        auto apart = a.sequence > b.sequence ? a.sequence - b.sequence : b.sequence - a.sequence;
+        if (apart <= near)
+          return a.dir < b.dir;
+      }
+      return a.sequence < b.sequence;
     };
     for (auto& c : cursors_)
       if (c.next < c.end
