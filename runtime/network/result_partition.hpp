@@ -121,6 +121,9 @@ public:
   /// Hands over what was written into claim_room(target): its bytes up to `end`, `records`
   /// records (counted as emitted).
   void commit_claimed(std::size_t target, const char* end, std::size_t records) noexcept {
+    // Released meanwhile: the buffer is gone, and so are the records.
+    if (released_.load(std::memory_order_relaxed) || !builders_[target])
+      return;
     builders_[target]->commit_staged(end);
     records_out_ += records;
   }

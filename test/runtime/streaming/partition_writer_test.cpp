@@ -226,3 +226,18 @@ TEST_CASE("a writer that flushes every record gives no cursors") {
   writer_fixture f(true, 4);
   CHECK(f.writer.claim_cursors() == nullptr);
 }
+
+TEST_CASE("records in a cursor of a partition released meanwhile are dropped") {
+  writer_fixture f(false, 4);
+  streaming::network_output target;
+  target.writer = &f.writer;
+  streaming::record_writer_output<std::string> out(target, 0);
+  out.collect_ref("a");
+  out.collect_ref("b");
+  out.collect_ref("c");
+  REQUIRE(f.writer.claim_cursors()[0].records == 1);
+  f.partition->release();
+  f.writer.flush();
+  CHECK(f.partition->num_records_out() == 2);
+  CHECK(f.writer.claim_cursors()[0].at == nullptr);
+}
