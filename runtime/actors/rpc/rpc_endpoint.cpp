@@ -37,20 +37,6 @@ trace::outcome outcome_of(errc code) {
   }
 }
 
-/// The interned name of a caller named in a received envelope, 0 when it has none in this
-/// process (a caller in another process), so that a traced receive and its reply carry an id
-/// instead of a copy of the name. The caller named last on this thread is kept: most calls come
-/// from the caller before.
-trace::name_id caller_trace_name(std::string_view caller) {
-  thread_local std::string last;
-  thread_local trace::name_id last_name = 0;
-  if (caller != last) {
-    last.assign(caller);
-    last_name = trace::find_interned(caller);
-  }
-  return last_name;
-}
-
 } // namespace
 
 // -- responder ------------------------------------------------------------------------------------
@@ -66,7 +52,7 @@ void responder::deliver(expected<std::vector<char>> result) const {
       .time_us = now,
       .dir = trace::direction::reply,
       .from = st.self->endpoint_id(), // read only when the table of names is full
-      .to = st.caller, // read only when it has no interned name here
+      .to = st.caller,
       .method = st.method,
       .token = st.self->token(),
       .trace = st.trace,
@@ -77,7 +63,6 @@ void responder::deliver(expected<std::vector<char>> result) const {
       .latency_us = now - st.received_us,
       .detail = result ? std::string_view{} : std::string_view{result.error().message},
       .from_name = st.self->trace_name(),
-      .to_name = caller_trace_name(st.caller),
       .method_name = st.method_name});
   }
   if (st.sync_slot != nullptr) {
@@ -199,8 +184,7 @@ std::optional<expected<std::vector<char>>> rpc_endpoint::dispatch(std::vector<ch
     e.result = result;
     e.detail = detail;
     if (env != nullptr) {
-      e.from = env->sender; // read only when it has no interned name here
-      e.from_name = caller_trace_name(env->sender);
+      e.from = env->sender;
       e.method = method;
       e.token = env->token;
       e.trace = env->trace;

@@ -18,11 +18,6 @@ using name_id = std::uint32_t;
 /// past that it gives 0 and events carry the text itself.
 name_id intern(std::string_view text);
 
-/// The id of `text` if it is interned, else 0; never interns (so it may be asked about text
-/// from the wire: a received envelope's caller, when its endpoint lives in this process, is
-/// recorded as an id instead of a copy). A lock and a hash lookup: cache the answer.
-name_id find_interned(std::string_view text);
-
 /// The text of an interned name ("" for 0). Valid for the life of the process.
 std::string_view name_text(name_id id);
 

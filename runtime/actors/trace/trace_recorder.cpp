@@ -1,8 +1,6 @@
 #include "runtime/actors/trace/trace_recorder.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <limits>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -195,12 +193,6 @@ public:
     return id;
   }
 
-  name_id find(std::string_view text) {
-    std::lock_guard<std::mutex> guard(mtx_);
-    auto i = index_.find(text);
-    return i != index_.end() ? i->second : 0;
-  }
-
   const name_entry* get(name_id id) const {
     if (id == 0 || id >= count_.load(std::memory_order_acquire))
       return nullptr;
@@ -246,16 +238,14 @@ name_id intern(std::string_view text) {
   return names().intern(text);
 }
 
-name_id find_interned(std::string_view text) {
-  return names().find(text);
-}
-
 std::string_view name_text(name_id id) {
   auto* e = names().get(id);
   return e != nullptr ? std::string_view(e->text) : std::string_view{};
 }
 
-record trace_recorder::to_record(const slot& s, const slot_texts& t) const {
+record trace_recorder::to_record(std::size_t index) const {
+  const auto& s = ring_[index];
+  const auto& t = texts_[index];
   auto name = [](name_id id, const std::string& text) {
     return id != 0 ? std::string(name_text(id)) : text;
   };
@@ -278,162 +268,35 @@ record trace_recorder::to_record(const slot& s, const slot_texts& t) const {
   return r;
 }
 
-namespace {
-
-/// The counter reading behind this thread's last time from system_now_us (set by fast_now_us).
-struct last_clock_reading {
-  std::int64_t us = -1;
-  std::uint64_t tsc = 0;
-};
-thread_local last_clock_reading last_reading;
-
-bool tsc_clock(); // whether system_now_us reads the time stamp counter (below)
-inline std::uint64_t read_tsc();
-
-/// An event's place in the drains' merge (see "Draining" below). With the counter-backed system
-/// clock: the counter reading behind its time — one counter for all cores, in step, so a receive
-/// read it after its send did even in the same microsecond, and threads' anchors (which may
-/// differ by a microsecond) do not matter. Otherwise its time.
-std::uint64_t order_key(bool system_clock, std::int64_t time_us) {
-  if (system_clock && tsc_clock())
-    return last_reading.us == time_us ? last_reading.tsc : read_tsc();
-  return static_cast<std::uint64_t>(time_us) ^ (std::uint64_t{1} << 63); // keeps the order
-}
-
-/// Counter readings this close are taken as simultaneous by the drains' merge (then a call's
-/// earlier step goes first). `rdtsc` is not ordered with the loads before it: a receive's
-/// reading can be taken while the load that found the call is still on its way, up to a cache
-/// miss's time (~0.1-0.2 us) before the send's reading became visible; a call takes longer to go
-/// from one thread to another and back. 0 when keys are times.
-std::uint64_t near_ticks(bool system_clock);
-
-} // namespace
-
-namespace detail {
-
-/// One thread's events for one recorder, not yet drained into the ring: a single-producer,
-/// single-consumer ring. The owner thread writes the entry at `head` and publishes it with a
-/// release store of head + 1; a drain (under the recorder's mutex, so one at a time) reads the
-/// entries below the head it loaded (acquire) and hands them back with a release store of
-/// `consumed`. The owner writes an entry again only after it read a `consumed` past it: neither
-/// side ever sees an entry the other is writing, so no entry is torn and none needs a lock.
-struct thread_buffer {
-  explicit thread_buffer(std::size_t capacity)
-    : entries(std::make_unique<trace_recorder::slot[]>(capacity)),
-      texts(std::make_unique<trace_recorder::slot_texts[]>(capacity)),
-      mask(capacity - 1),
-      limit(capacity) {}
-
-  trace_recorder::slot& at(std::uint64_t position) { return entries[position & mask]; }
-  trace_recorder::slot_texts& texts_at(std::uint64_t position) { return texts[position & mask]; }
-  std::uint64_t capacity() const { return mask + 1; }
-
-  std::unique_ptr<trace_recorder::slot[]> entries;
-  std::unique_ptr<trace_recorder::slot_texts[]> texts;
-  std::uint64_t mask;
-  /// Written by the owner, read by drains. On a cache line of its own: the owner writes it on
-  /// every event, and drains come rarely.
-  alignas(64) std::atomic<std::uint64_t> head{0};
-  /// Owner only: head may grow up to here without reading `consumed` (consumed + capacity, as
-  /// the owner last read it).
-  std::uint64_t limit;
-  /// Written by drains, read by the owner only when head reaches its limit.
-  alignas(64) std::atomic<std::uint64_t> consumed{0};
-  /// The owner thread has exited: once drained, the recorder drops the buffer.
-  std::atomic<bool> owner_gone{false};
-  /// The recorder is gone: the owner thread drops the buffer from its list.
-  std::atomic<bool> recorder_gone{false};
-};
-
-} // namespace detail
-
-namespace {
-
-/// Recorders' ids: never reused, so a thread's cache never takes a new recorder for a dead one
-/// that had the same address.
-std::atomic<std::uint64_t> recorder_ids{0};
-
-/// The buffer this thread used last and its recorder's id: the hot path's lookup (trivially
-/// constructed and destroyed, so reading it needs no initialization guard).
-struct last_buffer {
-  std::uint64_t recorder = 0;
-  detail::thread_buffer* buffer = nullptr;
-};
-thread_local last_buffer last_used;
-
-/// The thread's buffers, one per recorder it recorded into (a process may run several nodes).
-struct thread_buffers {
-  struct item {
-    std::uint64_t recorder;
-    std::shared_ptr<detail::thread_buffer> buffer;
-  };
-  std::vector<item> items;
-
-  ~thread_buffers() {
-    last_used = {};
-    for (auto& i : items)
-      i.buffer->owner_gone.store(true, std::memory_order_release);
+/// Holds one ring slot; writers of different slots never wait for each other.
+class trace_recorder::slot_guard {
+public:
+  explicit slot_guard(const slot& s) : s_(s) {
+    while (s_.busy.test_and_set(std::memory_order_acquire)) {
+    }
   }
+  ~slot_guard() { s_.busy.clear(std::memory_order_release); }
+
+private:
+  const slot& s_;
 };
-thread_local thread_buffers local_buffers;
 
-} // namespace
-
-trace_recorder::trace_recorder(clock_fn now_us, std::size_t capacity, std::size_t thread_capacity)
+trace_recorder::trace_recorder(clock_fn now_us, std::size_t capacity)
   : now_us_(std::move(now_us)),
     capacity_(capacity == 0 ? 1 : capacity),
-    thread_capacity_(std::bit_ceil(std::max<std::size_t>(thread_capacity, 2))),
-    id_(recorder_ids.fetch_add(1, std::memory_order_relaxed) + 1),
     ring_(std::make_unique<slot[]>(capacity_)),
     texts_(std::make_unique<slot_texts[]>(capacity_)) {
-  if (auto* f = now_us_.target<std::int64_t (*)()>(); f != nullptr && *f == &system_now_us)
-    system_clock_ = true;
   if (capacity_ > 1 && (capacity_ & (capacity_ - 1)) == 0)
     capacity_mask_ = capacity_ - 1;
   std::random_device rd;
   id_base_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
-trace_recorder::~trace_recorder() {
-  std::lock_guard<std::mutex> lock(drain_mtx_);
-  if (file_enabled_.load(std::memory_order_relaxed))
-    drain_published(); // what is still in the threads' buffers goes to the file
-  for (auto& b : buffers_)
-    b->recorder_gone.store(true, std::memory_order_release);
-}
-
 bool trace_recorder::enable_file(const std::string& path) {
-  std::lock_guard<std::mutex> lock(drain_mtx_);
+  std::lock_guard<std::mutex> guard(file_mtx_);
   file_.open(path, std::ios::app);
   file_enabled_ = file_.is_open();
   return file_enabled_;
-}
-
-detail::thread_buffer& trace_recorder::register_thread() {
-  auto& items = local_buffers.items;
-  for (auto& i : items) {
-    if (i.recorder == id_) {
-      last_used = {id_, i.buffer.get()};
-      return *i.buffer;
-    }
-  }
-  std::erase_if(items, [](const thread_buffers::item& i) {
-    return i.buffer->recorder_gone.load(std::memory_order_acquire);
-  });
-  auto b = std::make_shared<detail::thread_buffer>(thread_capacity_);
-  {
-    std::lock_guard<std::mutex> lock(drain_mtx_);
-    buffers_.push_back(b);
-  }
-  items.push_back({id_, b});
-  last_used = {id_, b.get()};
-  return *b;
-}
-
-detail::thread_buffer& trace_recorder::local_buffer() {
-  if (last_used.recorder == id_)
-    return *last_used.buffer;
-  return register_thread();
 }
 
 bool is_monitoring_client(std::string_view endpoint_id) {
@@ -479,54 +342,57 @@ bool trace_recorder::mark_monitoring(const event& e, const resolved& r) {
 }
 
 void trace_recorder::record_event(const event& e) {
-  const resolved names{e.time_us != 0 ? e.time_us : now_us(),
+  const resolved names{e.time_us != 0 ? e.time_us : now_us_(),
                        {e.from_name, e.from}, {e.to_name, e.to}, {e.method_name, e.method}};
   bool monitoring = mark_monitoring(e, names);
-  auto& b = local_buffer();
-  const auto position = b.head.load(std::memory_order_relaxed); // only this thread writes it
-  if (position == b.limit) {
-    b.limit = b.consumed.load(std::memory_order_acquire) + b.capacity();
-    if (position == b.limit) { // full: drain every thread's buffer into the ring
-      std::lock_guard<std::mutex> lock(drain_mtx_);
-      drain_published();
-      b.limit = b.consumed.load(std::memory_order_acquire) + b.capacity();
-    }
+  auto sequence = next_sequence_.fetch_add(1, std::memory_order_relaxed);
+  // Only when a file is open: a std::optional<record> here cost a 232-byte zeroing per event.
+  std::unique_ptr<record> for_file;
+  {
+    const auto index = index_of(sequence);
+    auto& r = ring_[index];
+    auto& texts = texts_[index];
+    slot_guard guard(r);
+    auto name = [](const resolved_name& n, name_id id, std::string& text) -> name_id {
+      if (n.entry != nullptr)
+        return id;
+      text.assign(n.text);
+      return 0;
+    };
+    r.time_us = names.time_us;
+    r.dir = e.dir;
+    r.from = name(names.from, e.from_name, texts.from);
+    r.to = name(names.to, e.to_name, texts.to);
+    r.method = name(names.method, e.method_name, texts.method);
+    r.token = e.token;
+    r.trace = e.trace;
+    r.is_ask = e.is_ask;
+    r.bytes = e.bytes;
+    r.result = e.result;
+    r.latency_us = e.latency_us;
+    r.has_detail = !e.detail.empty();
+    if (r.has_detail)
+      texts.detail.assign(e.detail);
+    r.sequence = sequence;
+    r.monitoring = monitoring;
+    r.filled = true;
+    if (file_enabled_.load(std::memory_order_relaxed))
+      for_file = std::make_unique<record>(to_record(index));
   }
-  auto& r = b.at(position);
-  // Texts only for names without an id: the texts array is not touched otherwise.
-  auto name = [&](const resolved_name& n, name_id id, std::string slot_texts::*text) -> name_id {
-    if (n.entry != nullptr)
-      return id;
-    (b.texts_at(position).*text).assign(n.text);
-    return 0;
-  };
-  r.time_us = names.time_us;
-  r.dir = e.dir;
-  r.from = name(names.from, e.from_name, &slot_texts::from);
-  r.to = name(names.to, e.to_name, &slot_texts::to);
-  r.method = name(names.method, e.method_name, &slot_texts::method);
-  r.token = e.token;
-  r.trace = e.trace;
-  r.is_ask = e.is_ask;
-  r.bytes = e.bytes;
-  r.result = e.result;
-  r.latency_us = e.latency_us;
-  r.has_detail = !e.detail.empty();
-  if (r.has_detail)
-    b.texts_at(position).detail.assign(e.detail);
-  r.monitoring = monitoring;
-  // In a thread's buffer `sequence` holds the order key; the drain gives the sequence.
-  r.sequence = order_key(system_clock_, names.time_us);
-  b.head.store(position + 1, std::memory_order_release);
-  // The buffer is larger than a core's first-level cache: the next entry was last written a lap
-  // ago. Fetched now, it is at hand when this thread's next event comes.
-  auto* next = reinterpret_cast<const char*>(&b.at(position + 1));
-  __builtin_prefetch(next, 1);
-  __builtin_prefetch(next + 64, 1);
-  if (file_enabled_.load(std::memory_order_relaxed)) {
-    // Drained at once, so `flint trace` can tail the file live.
-    std::lock_guard<std::mutex> lock(drain_mtx_);
-    drain_published();
+  // The ring is larger than a core's cache: the next event's slot was last written a lap ago and
+  // is in no cache, and taking its lock (an atomic exchange) would wait for memory. Fetched now,
+  // the next slot is at hand when the next event (~0.5 µs later in a busy call path, from this
+  // thread or another) comes.
+  const auto next = index_of(sequence + 1);
+  __builtin_prefetch(&ring_[next], 1);
+  __builtin_prefetch(reinterpret_cast<const char*>(&ring_[next]) + 64, 1);
+  __builtin_prefetch(&texts_[next], 1);
+  if (for_file) {
+    // One line per record, flushed so `flint trace` can tail the file live.
+    auto line = to_json(*for_file);
+    std::lock_guard<std::mutex> guard(file_mtx_);
+    file_ << line << '\n';
+    file_.flush();
   }
 }
 
@@ -535,132 +401,12 @@ void trace_recorder::record_event(const record& r) {
                      r.bytes, r.result, r.latency_us, r.detail, r.monitoring});
 }
 
-// Draining. Each thread's events are in its buffer in the order it recorded them; the drain
-// gives them sequence numbers in that order, and merges the threads' events by their order keys
-// (order_key: the time stamp counter's reading behind the time with the system clock, else the
-// time; a k-way merge, the earliest next event of any buffer first). A call's send happens
-// before its receive, and an endpoint's events on one thread before its events on the next
-// thread it runs on: such an event must not get a sequence number before the one it follows.
-// Two looks at the heads make sure it does not: an event published before the first look at its
-// buffer's head (H1) follows only events published before the second look at every head (H2).
-// Events published between the looks (H1..H2) may follow ones not seen at all, so they, and
-// every event with a key not below the least of theirs (T), wait for the next drain; what is
-// taken is then every buffer's prefix of events below T, all of whose predecessors are taken
-// (keys follow the order in which threads hand each other messages: the counter is one for all
-// cores). When nothing was published between the looks (the usual case), T is unbounded and
-// every published event is taken.
-
-bool trace_recorder::drain(bool cutoff) const {
-  std::erase_if(buffers_, [](const std::shared_ptr<detail::thread_buffer>& b) {
-    return b->owner_gone.load(std::memory_order_acquire)
-      && b->consumed.load(std::memory_order_relaxed) == b->head.load(std::memory_order_acquire);
-  });
-  cursors_.clear();
-  for (auto& b : buffers_) {
-    cursors_.push_back({b.get(), b->consumed.load(std::memory_order_relaxed),
-                        b->head.load(std::memory_order_acquire)});
-    if (drain_look_)
-      drain_look_(cursors_.size() - 1);
-  }
-  auto before = std::numeric_limits<std::uint64_t>::max(); // T
-  if (cutoff) {
-    for (auto& c : cursors_) {
-      auto h2 = c.buffer->head.load(std::memory_order_acquire);
-      for (auto p = c.end; p < h2; ++p)
-        before = std::min(before, c.buffer->at(p).sequence);
-    }
-  }
-  const auto near = near_ticks(system_clock_);
-  if (before != std::numeric_limits<std::uint64_t>::max())
-    before = before > near ? before - near : 0; // a key this close may be an earlier step
-  bool complete = true;
-  if (before != std::numeric_limits<std::uint64_t>::max()) {
-    for (auto& c : cursors_) {
-      for (auto p = c.next; p < c.end; ++p) {
-        if (c.buffer->at(p).sequence >= before) {
-          c.end = p;
-          complete = false;
-          break;
-        }
-      }
-    }
-  }
-  const bool to_file = file_enabled_.load(std::memory_order_relaxed);
-  for (;;) {
-    merge_cursor* pick = nullptr;
-    // The earliest key first (on equal keys the buffer made first); but two steps of one call
-    // (send, receive, reply, response) whose keys are as good as equal (near_ticks, or equal
-    // times of a clock coarser than the counter) in the call's order. Only one call's: for
-    // steps of different calls the keys decide, so an event never passes one that may precede
-    // it in a buffer behind another head.
-    auto earlier = [near](const slot& a, const slot& b) {
-      if (a.trace.span_id != 0 && a.trace.span_id == b.trace.span_id && a.dir != b.dir) {
-        auto apart = a.sequence > b.sequence ? a.sequence - b.sequence : b.sequence - a.sequence;
-        if (apart <= near)
-          return a.dir < b.dir;
-      }
-      return a.sequence < b.sequence;
-    };
-    for (auto& c : cursors_)
-      if (c.next < c.end
-          && (pick == nullptr || earlier(c.buffer->at(c.next), pick->buffer->at(pick->next))))
-        pick = &c;
-    if (pick == nullptr)
-      break;
-    auto& from = pick->buffer->at(pick->next);
-    // The ring is larger than a core's cache and its slots were last written a lap ago: asked
-    // for a few slots ahead, they are at hand when their turn comes.
-    const auto* ahead = reinterpret_cast<const char*>(&ring_[index_of(next_sequence_ + 8)]);
-    __builtin_prefetch(ahead, 1);
-    __builtin_prefetch(ahead + 64, 1);
-    const auto index = index_of(next_sequence_);
-    auto& to = ring_[index];
-    to = from;
-    to.filled = true;
-    to.sequence = next_sequence_++;
-    if (from.from == 0 || from.to == 0 || from.method == 0 || from.has_detail) {
-      // Swapped, not copied: the buffer's entry gets the ring slot's old strings, whose memory
-      // its next use reuses.
-      auto& source = pick->buffer->texts_at(pick->next);
-      auto& target = texts_[index];
-      if (from.from == 0)
-        std::swap(target.from, source.from);
-      if (from.to == 0)
-        std::swap(target.to, source.to);
-      if (from.method == 0)
-        std::swap(target.method, source.method);
-      if (from.has_detail)
-        std::swap(target.detail, source.detail);
-    }
-    ++pick->next;
-    if (to_file)
-      file_ << to_json(to_record(to, texts_[index])) << '\n';
-  }
-  for (auto& c : cursors_)
-    c.buffer->consumed.store(c.end, std::memory_order_release);
-  if (to_file)
-    file_.flush(); // one line per record, flushed so `flint trace` can tail the file live
-  return complete;
-}
-
-void trace_recorder::drain_published() const {
-  // A drain that left events for later (something was published while it looked) is tried
-  // again: the looks are a few nanoseconds apart, so the next one almost always takes all. Under
-  // a storm of events the last one takes what was published, without the cutoff.
-  for (int attempt = 0; attempt < 8; ++attempt)
-    if (drain(true))
-      return;
-  drain(false);
-}
-
 std::vector<record> trace_recorder::snapshot() const {
   return since(0);
 }
 
 std::vector<record> trace_recorder::since(std::uint64_t from_sequence) const {
-  std::lock_guard<std::mutex> lock(drain_mtx_);
-  drain_published();
-  auto end = next_sequence_;
+  auto end = next_sequence_.load(std::memory_order_acquire);
   auto begin = end > capacity_ ? end - capacity_ : 0;
   begin = std::max(begin, from_sequence);
   std::vector<record> out;
@@ -668,36 +414,39 @@ std::vector<record> trace_recorder::since(std::uint64_t from_sequence) const {
     out.reserve(end - begin);
   for (auto seq = begin; seq < end; ++seq) {
     const auto& s = ring_[index_of(seq)];
-    if (s.filled && s.sequence == seq) // not when cleared
-      out.push_back(to_record(s, texts_[index_of(seq)]));
+    slot_guard guard(s);
+    // A slot still being written for `seq` (or already reused) is skipped, not waited for.
+    if (s.filled && s.sequence == seq)
+      out.push_back(to_record(index_of(seq)));
   }
   return out;
 }
 
 trace_recorder::tail_batch trace_recorder::read_from(std::uint64_t from_sequence,
                                                      std::size_t max_records) const {
-  std::lock_guard<std::mutex> lock(drain_mtx_);
-  drain_published();
   tail_batch batch;
-  auto end = next_sequence_;
+  auto end = next_sequence_.load(std::memory_order_acquire);
   auto oldest = end > capacity_ ? end - capacity_ : 0;
   auto seq = std::max(from_sequence, oldest);
   batch.missed = seq - std::min(seq, from_sequence);
+  auto cleared = cleared_before_.load(std::memory_order_acquire);
   for (; seq < end && batch.records.size() < max_records; ++seq) {
     const auto& s = ring_[index_of(seq)];
-    if (s.filled && s.sequence == seq)
-      batch.records.push_back(to_record(s, texts_[index_of(seq)]));
-    else
-      ++batch.missed; // cleared
+    slot_guard guard(s);
+    if (s.filled && s.sequence == seq) {
+      batch.records.push_back(to_record(index_of(seq)));
+    } else if ((s.filled && s.sequence > seq) || seq < cleared) {
+      ++batch.missed; // overwritten by a newer lap since `end` was read, or cleared
+    } else {
+      break; // reserved, not yet written: the next read picks it up
+    }
   }
   batch.next_sequence = seq;
   return batch;
 }
 
 std::uint64_t trace_recorder::recorded() const {
-  std::lock_guard<std::mutex> lock(drain_mtx_);
-  drain_published();
-  return next_sequence_;
+  return next_sequence_.load(std::memory_order_acquire);
 }
 
 std::uint64_t trace_recorder::next_id() {
@@ -715,10 +464,11 @@ std::uint64_t trace_recorder::next_id() {
 }
 
 void trace_recorder::clear() {
-  std::lock_guard<std::mutex> lock(drain_mtx_);
-  drain_published();
-  for (std::size_t i = 0; i < capacity_; ++i)
+  cleared_before_.store(next_sequence_.load(std::memory_order_acquire), std::memory_order_release);
+  for (std::size_t i = 0; i < capacity_; ++i) {
+    slot_guard guard(ring_[i]);
     ring_[i].filled = false;
+  }
 }
 
 namespace {
@@ -824,7 +574,6 @@ std::int64_t fast_now_us() {
       + static_cast<std::int64_t>((static_cast<unsigned __int128>(now_tsc - a.tsc) * factor) >> 32);
     // The calibration's error must not make a thread's time run back at its next anchor.
     a.last_us = std::max(a.last_us, us);
-    last_reading = {a.last_us, now_tsc};
     return a.last_us;
   }
   auto p = read_pair();
@@ -841,10 +590,10 @@ std::int64_t fast_now_us() {
   }
   // A step back of the system clock (NTP) by less than the anchor span is held at the last
   // time given, so one thread's records never go back in time; a bigger step is taken as it is.
-  if (!(p.us < a.last_us && a.last_us - p.us <= anchor_span_us))
-    a.last_us = p.us;
-  last_reading = {a.last_us, p.tsc_after};
-  return a.last_us;
+  if (p.us < a.last_us && a.last_us - p.us <= anchor_span_us)
+    return a.last_us;
+  a.last_us = p.us;
+  return p.us;
 }
 
 } // namespace
@@ -868,25 +617,14 @@ bool tsc_usable() {
 #endif
 }
 
-bool tsc_clock() {
-  static const bool usable = has_tsc && tsc_usable();
-  return usable;
-}
-
-std::uint64_t near_ticks(bool system_clock) {
-  if (!system_clock || !tsc_clock())
-    return 0;
-  auto factor = us_per_tick_q32.load(std::memory_order_relaxed); // us per tick, 32.32
-  if (factor == 0)
-    return 1000;
-  return (std::uint64_t{1} << 32) / factor / 4; // a quarter of a microsecond
-}
-
 } // namespace
 
 std::int64_t system_now_us() {
-  if (tsc_clock())
-    return fast_now_us();
+  if constexpr (has_tsc) {
+    static const bool usable = tsc_usable();
+    if (usable)
+      return fast_now_us();
+  }
   return read_system_clock_us();
 }
 

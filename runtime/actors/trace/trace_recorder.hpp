@@ -2,12 +2,9 @@
 /// The one recording point per node for RPC traffic (DESIGN.md "Traces"): every envelope sent or
 /// received is recorded into a bounded ring and, when enabled, appended to a JSON-lines file.
 ///
-/// Endpoints on different threads record concurrently, and a call records four events, so
-/// recording shares nothing between threads: each thread writes its events into a buffer of its
-/// own (per recorder) and publishes each with a release store of the buffer's head — no lock, no
-/// shared counter, no read-modify-write. A reader (snapshot, tail, the file) first drains the
-/// threads' buffers into the node's ring under one mutex, and that is where events get their
-/// sequence numbers; a thread whose buffer is full drains it the same way.
+/// Endpoints on different threads record concurrently. A shared mutex made them queue behind
+/// each other (a futex sleep costs more than a whole local RPC), so each record reserves its
+/// slot with an atomic counter and only that slot is locked, briefly, while it is written.
 
 #include <cstdint>
 #include <fstream>
@@ -97,38 +94,21 @@ bool is_monitoring_client(std::string_view endpoint_id);
 /// string field that is not part of a well-formed UTF-8 sequence is written as U+FFFD.
 std::string to_json(const record& r);
 
-std::int64_t system_now_us(); // below
-
-namespace detail {
-struct thread_buffer; // a thread's unpublished events (trace_recorder.cpp)
-} // namespace detail
-
 class trace_recorder {
 public:
   using clock_fn = std::function<std::int64_t()>;
 
-  /// `now_us` gives the time stamps (injected: tests and replays pass their own). `capacity`
-  /// records are kept in the node's ring; each recording thread also buffers up to
-  /// `thread_capacity` events not drained into it yet (a power of two, at least 2).
-  explicit trace_recorder(clock_fn now_us, std::size_t capacity = 8192,
-                          std::size_t thread_capacity = 256);
-  ~trace_recorder();
-  trace_recorder(const trace_recorder&) = delete;
-  trace_recorder& operator=(const trace_recorder&) = delete;
+  /// `now_us` gives the time stamps (injected: tests and replays pass their own).
+  explicit trace_recorder(clock_fn now_us, std::size_t capacity = 8192);
 
   /// Also append every record to `path` as JSON lines. Returns false if it cannot be opened.
   bool enable_file(const std::string& path);
 
-  /// Records `e` into the calling thread's buffer: no lock and no shared read-modify-write
-  /// unless the buffer is full (then this thread drains the buffers) or a file is open (then the
-  /// record is drained and written at once, so the file can be tailed live).
   void record_event(const event& e);
   /// The same for a whole record (tests, replays); its sequence is assigned anew.
   void record_event(const record& r);
 
-  /// A copy of the ring, oldest first. Like every read below, it first drains what the threads
-  /// have recorded, so it holds every event recorded before the call (on any thread) that the
-  /// ring still keeps.
+  /// A copy of the ring, oldest first.
   std::vector<record> snapshot() const;
 
   /// Records whose sequence number is at least `from_sequence` (for live tails).
@@ -146,13 +126,12 @@ public:
   };
 
   /// Up to `max_records` records from `from_sequence` on, in order, and how many of those were
-  /// lost. A sequence number is given to a record only once it is complete, so a tail that
+  /// lost. Stops before a record that is reserved but still being written, so a tail that
   /// continues at `next_sequence` never skips one.
   tail_batch read_from(std::uint64_t from_sequence, std::size_t max_records) const;
 
-  /// How many records were given sequence numbers (after draining the threads' buffers).
   std::uint64_t recorded() const;
-  std::int64_t now_us() const { return system_clock_ ? system_now_us() : now_us_(); }
+  std::int64_t now_us() const { return now_us_(); }
 
   /// Fresh ids for trace and span fields, unique per node and unlikely to collide across nodes.
   /// Drawn from a counter of the calling thread (no shared counter between endpoints' threads).
@@ -160,15 +139,13 @@ public:
 
   void clear();
 
-  /// Tests only: called by each drain right after its first look at the head of its `i`-th
-  /// thread buffer (in the order threads first recorded), with the drain's lock held, so a test
-  /// can publish events between a drain's looks.
-  void on_drain_look_for_testing(std::function<void(std::size_t)> f) { drain_look_ = std::move(f); }
-
-  /// A ring slot, and an entry of a thread's buffer: record's fields with names as interned ids
-  /// (see event), plain data (88 bytes) copied with one assignment, so recording touches little
-  /// memory.
-  struct slot {
+private:
+  /// A ring slot: record's fields with names as interned ids (see event), in under two cache
+  /// lines, so recording touches little memory. Text that has no id (a caller named on the wire,
+  /// an error) goes to the slot's texts, touched only then. Aligned to cache lines: a slot is two
+  /// lines of its own (threads writing neighbouring slots share none).
+  struct alignas(64) slot {
+    mutable std::atomic_flag busy = ATOMIC_FLAG_INIT;
     bool filled = false;
     direction dir = direction::send;
     bool is_ask = false;
@@ -179,55 +156,37 @@ public:
     std::uint32_t bytes = 0;
     std::int64_t time_us = 0;
     std::int64_t latency_us = -1;
-    std::uint64_t sequence = 0; ///< in a thread's buffer: the event's order key (trace_recorder.cpp)
+    std::uint64_t sequence = 0;
     rpc::fencing_token token;
     rpc::trace_context trace;
   };
-  /// The texts of a slot that have no id (a caller named on the wire, an error), beside the
-  /// slots and touched only then; their buffers are reused lap after lap.
-  struct slot_texts {
+  /// The texts of a slot, their buffers reused lap after lap.
+  struct alignas(64) slot_texts {
     std::string from, to, method, detail;
   };
-
-private:
-  record to_record(const slot& s, const slot_texts& t) const;
-  /// The ring slot of a sequence (a mask when the capacity is a power of two).
+  record to_record(std::size_t index) const;
+  /// The ring slot of a sequence (a mask when the capacity is a power of two: a division is
+  /// ~40 cycles, on every event).
   std::size_t index_of(std::uint64_t sequence) const noexcept {
     return capacity_mask_ != 0 ? static_cast<std::size_t>(sequence & capacity_mask_)
                                : static_cast<std::size_t>(sequence % capacity_);
   }
-  /// The calling thread's buffer for this recorder (registered on first use).
-  detail::thread_buffer& local_buffer();
-  detail::thread_buffer& register_thread();
-  /// Moves what the threads published into the ring, giving sequence numbers, merged by the
-  /// events' order keys (the time stamp counter's readings; drain_mtx_ held). With `cutoff`, an event is left for the next drain when an event
-  /// published while this drain looked could precede it (see trace_recorder.cpp).
-  /// Returns whether it took every event published before it looked.
-  bool drain(bool cutoff) const;
-  /// Drains until every event published before the call is in the ring (drain_mtx_ held).
-  void drain_published() const;
+  class slot_guard;
 
   clock_fn now_us_;
-  bool system_clock_ = false; ///< now_us_ is system_now_us: called directly
   std::size_t capacity_;
   std::uint64_t capacity_mask_ = 0; ///< capacity_ - 1 when a power of two (> 1), else 0
-  std::size_t thread_capacity_;
-  std::uint64_t id_; ///< unique in the process, never reused: keys the threads' buffer caches
+  std::unique_ptr<slot[]> ring_; // fixed capacity, overwritten in place
+  std::unique_ptr<slot_texts[]> texts_; // one per slot
+  /// Sequences below this were dropped by `clear()`: a tail passes over them.
+  std::atomic<std::uint64_t> cleared_before_{0};
   std::uint64_t id_base_;
-
-  /// Everything below is touched only under drain_mtx_ (the drain, the readers, registration).
-  mutable std::mutex drain_mtx_;
-  mutable std::unique_ptr<slot[]> ring_; // fixed capacity, overwritten in place
-  mutable std::unique_ptr<slot_texts[]> texts_; // one per slot
-  mutable std::uint64_t next_sequence_ = 0;
-  mutable std::vector<std::shared_ptr<detail::thread_buffer>> buffers_;
-  struct merge_cursor {
-    detail::thread_buffer* buffer;
-    std::uint64_t next, end;
-  };
-  mutable std::vector<merge_cursor> cursors_; // reused by each drain
-  std::function<void(std::size_t)> drain_look_;
-  mutable std::ofstream file_;
+  /// Written by every record, from every endpoint's thread: on its own cache line, so the
+  /// fields above stay shared (read-only) between threads.
+  alignas(64) std::atomic<std::uint64_t> next_sequence_{0};
+  char pad_after_sequence_[64 - sizeof(std::atomic<std::uint64_t>)] = {};
+  std::mutex file_mtx_;
+  std::ofstream file_;
   std::atomic<bool> file_enabled_{false};
 
   /// Whether `e` is monitoring (see record::monitoring). Lock-free: an endpoint serving a
@@ -249,8 +208,8 @@ private:
     std::make_unique<std::atomic<std::uint64_t>[]>(monitoring_slots);
 };
 
-/// Wall-clock microseconds; what apps inject into the recorder (which then calls it directly).
-/// Read from the CPU's time stamp counter (x86: ~10 ns instead of the system clock's ~22 ns on a VM's vDSO; four reads per
+/// Wall-clock microseconds; what apps inject into the recorder. Read from the CPU's time stamp
+/// counter (x86: ~10 ns instead of the system clock's ~22 ns on a VM's vDSO; four reads per
 /// traced call), calibrated against the system clock once (over its first 20 ms of use) and
 /// re-anchored to it by each thread every millisecond: the same time as the system clock to
 /// within a microsecond, and never going back on one thread.
