@@ -1,6 +1,7 @@
 // The task's writer over a result partition: when records are claimed in place (claim) and
 // when they must be emitted.
 
+#include "runtime/network/checkpoint_barrier.hpp"
 #include "runtime/network/network_buffer_pool.hpp"
 #include "runtime/network/record_deserializer.hpp"
 #include "runtime/network/result_partition.hpp"
@@ -65,13 +66,20 @@ struct writer_fixture {
         out.push_back("wm" + std::to_string(*wm));
         continue;
       }
+      if (auto barrier = network::barrier_of(next->buf)) {
+        out.push_back("cp" + std::to_string(barrier->id));
+        continue;
+      }
       if (next->buf.kind() != network::buffer_kind::data)
         continue;
       deserializer.set_next_buffer(std::move(next->buf));
       std::span<const char> record;
       while (deserializer.next_record(record) == network::deserialization_result::record) {
         streaming::byte_reader in(record);
-        out.push_back(streaming::type_serializer<std::string>::read(in));
+        auto text = streaming::type_serializer<std::string>::read(in);
+        if (deserializer.has_timestamp())
+          text += "@" + std::to_string(deserializer.timestamp());
+        out.push_back(std::move(text));
       }
     }
     return out;
@@ -240,4 +248,42 @@ TEST_CASE("records in a cursor of a partition released meanwhile are dropped") {
   f.writer.flush();
   CHECK(f.partition->num_records_out() == 2);
   CHECK(f.writer.claim_cursors()[0].at == nullptr);
+}
+
+TEST_CASE("a checkpoint barrier goes out after the records of an open cursor") {
+  writer_fixture f(false, 8);
+  streaming::network_output target;
+  target.writer = &f.writer;
+  streaming::record_writer_output<std::string> out(target, 0);
+  out.collect_ref("a");
+  out.collect_ref("b");
+  out.collect_ref("c");
+  REQUIRE(f.writer.claim_cursors()[0].records == 1);
+  REQUIRE(f.writer.broadcast_checkpoint_barrier({4, 1000}));
+  CHECK(f.writer.claim_cursors()[0].at == nullptr);
+  out.collect_ref("d");
+  f.writer.flush();
+  CHECK(f.strings_and_watermarks() == std::vector<std::string>{"a", "b", "c", "cp4", "d"});
+  CHECK(f.partition->num_records_out() == 4);
+}
+
+TEST_CASE("a timestamped record claimed on a channel with an open cursor follows its records") {
+  // A union of a timestamped and an untimestamped stream writes both kinds to one channel.
+  writer_fixture f(false, 8);
+  streaming::network_output target;
+  target.writer = &f.writer;
+  streaming::record_writer_output<std::string> out(target, 0);
+  out.collect_ref("a");
+  out.collect_ref("b");
+  out.collect_ref("c");
+  REQUIRE(f.writer.claim_cursors()[0].records == 1);
+  std::vector<char> bytes;
+  streaming::type_serializer<std::string>::write(std::string("t"), bytes);
+  char* at = f.writer.claim_stamped(bytes.size(), 0, 42);
+  REQUIRE(at != nullptr);
+  std::memcpy(at, bytes.data(), bytes.size());
+  out.collect_ref("d");
+  f.writer.flush();
+  CHECK(f.strings_and_watermarks() == std::vector<std::string>{"a", "b", "c", "t@42", "d"});
+  CHECK(f.partition->num_records_out() == 5);
 }
