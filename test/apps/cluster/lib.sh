@@ -35,11 +35,16 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Starts `flint-node ROLE ARGS...` in the background (prefix with PREFIX, e.g. an `ip netns exec`),
-# logging to $WORK/NAME.log; waits for its ready line and prints it.
+# logging to $WORK/NAME.log; waits for its ready line and prints it. The node ignores SIGHUP, as
+# deploy/flint-daemon.sh's nohup does: a test run from a shell that has exited (a soak left
+# running in the background) leaves its process group orphaned, and the kernel hangs up every
+# process of an orphaned group as soon as one is stopped — the node a test freezes with kill -STOP
+# died of it instead of staying frozen.
 start_node() {
   local name=$1 prefix=$2 role=$3
   shift 3
-  $prefix "$FLINT_BIN/flint-node" "$role" "$@" >"$WORK/$name.out" 2>"$WORK/$name.log" </dev/null &
+  (trap '' HUP; exec $prefix "$FLINT_BIN/flint-node" "$role" "$@") >"$WORK/$name.out" \
+    2>"$WORK/$name.log" </dev/null &
   PIDS+=($!)
   local pid=$!
   for _ in $(seq 1 300); do
