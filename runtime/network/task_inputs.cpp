@@ -7,6 +7,7 @@
 #include "runtime/network/transport/remote_channel_client.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -208,8 +209,14 @@ std::optional<gate_buffer> task_inputs::poll_next() {
   }
   for (;;) {
     auto next = poll_gates();
-    if (!next || !next->data.is_event())
+    if (!next)
       return next;
+    if (!next->data.is_event()) {
+      // Flink's addProcessedBytes: a branch per buffer, no clock.
+      if (aligning_)
+        measuring_.bytes_processed += static_cast<std::int64_t>(next->data.buf.size());
+      return next;
+    }
     auto g = next->gate;
     auto c = next->data.channel;
     if (next->data.buf.kind() == buffer_kind::checkpoint_barrier) {
@@ -221,6 +228,11 @@ std::optional<gate_buffer> task_inputs::poll_next() {
         continue;
       }
       auto decision = barrier_arrived(flat_channel(g, c), *barrier);
+      // The first barrier of a newer checkpoint that the handler took (the tracker holds
+      // nothing, so its decisions do not tell).
+      if (barrier->id > measuring_.checkpoint_id
+          && (at_least_once_ || decision.block_channel || decision.trigger))
+        mark_alignment_start(*barrier, decision.trigger && decision.trigger->id == barrier->id);
       if (decision.block_channel)
         gates_[g].gate->block_channel(c);
       if (auto out = apply(decision, g, c))
@@ -281,10 +293,14 @@ std::optional<gate_buffer> task_inputs::apply(const barrier_decision& decision, 
       flat -= state.channels.size();
     }
   }
-  if (decision.aborted)
+  if (decision.aborted) {
     aborted_checkpoints_.push_back(*decision.aborted);
+    if (*decision.aborted == measuring_.checkpoint_id)
+      aligning_ = false;
+  }
   if (!decision.trigger)
     return std::nullopt;
+  mark_alignment_end(decision.trigger->id);
   return gate_buffer{gate, buffer_or_event{to_event(*decision.trigger), channel, true}};
 }
 
@@ -295,6 +311,43 @@ void task_inputs::cancel_checkpoint(std::int64_t checkpoint_id) {
     aligner_ ? aligner_->on_cancellation(checkpoint_id) : tracker_->on_cancellation(checkpoint_id);
   decision.aborted.reset(); // the JobMaster knows: nothing to decline
   (void)apply(decision, 0, 0);
+  if (checkpoint_id >= measuring_.checkpoint_id)
+    aligning_ = false;
+}
+
+barrier_clock barrier_clock::system() {
+  return {[] {
+            return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now().time_since_epoch())
+                                               .count());
+          },
+          [] {
+            return static_cast<std::int64_t>(
+              std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count());
+          }};
+}
+
+void task_inputs::mark_alignment_start(const checkpoint_barrier& barrier, bool and_end) {
+  measuring_ = checkpoint_alignment{};
+  measuring_.checkpoint_id = barrier.id;
+  measuring_.start_delay_nanos =
+    std::max<std::int64_t>(0, clock_.absolute_millis() - barrier.timestamp) * 1'000'000;
+  // One barrier was all (one live channel): nothing was aligned, no second clock read.
+  aligning_ = !and_end;
+  if (aligning_)
+    alignment_start_nanos_ = clock_.relative_nanos();
+}
+
+void task_inputs::mark_alignment_end(std::int64_t checkpoint_id) {
+  if (checkpoint_id != measuring_.checkpoint_id)
+    return; // not measured here: the task finds no figures for it
+  if (aligning_)
+    measuring_.alignment_duration_nanos =
+      std::max<std::int64_t>(0, clock_.relative_nanos() - alignment_start_nanos_);
+  aligning_ = false;
+  last_alignment_ = measuring_;
 }
 
 std::vector<std::int64_t> task_inputs::take_aborted_checkpoints() {

@@ -43,6 +43,29 @@ struct input_owner {
   std::function<void(const caf::actor&)> monitor;
 };
 
+/// Flink's Clock as the barrier handling reads it, once per barrier (never per record): relative
+/// nanoseconds time the alignment; the wall clock's milliseconds give the start delay (a
+/// barrier's timestamp is the JobMaster's wall clock). Tests set a manual one.
+struct barrier_clock {
+  std::function<std::int64_t()> relative_nanos;
+  std::function<std::int64_t()> absolute_millis;
+  /// steady_clock and system_clock.
+  static barrier_clock system();
+};
+
+/// What the inputs measured of the last checkpoint they aligned (Flink's CheckpointBarrierHandler
+/// figures: checkpointStartDelayNanos, checkpointAlignmentTime, bytesProcessedDuringAlignment).
+struct checkpoint_alignment {
+  std::int64_t checkpoint_id = -1;
+  /// From the barrier's timestamp to its first arrival here, 0 when the clocks disagree.
+  std::int64_t start_delay_nanos = 0;
+  /// From the first barrier to the last (0 with one channel: nothing to align).
+  std::int64_t alignment_duration_nanos = 0;
+  /// Bytes read from the channels not blocked yet during the alignment.
+  std::int64_t bytes_processed = 0;
+  friend bool operator==(const checkpoint_alignment&, const checkpoint_alignment&) = default;
+};
+
 /// A buffer or event of one of the task's gates.
 struct gate_buffer {
   std::size_t gate = 0;
@@ -82,6 +105,11 @@ public:
   /// delivered barrier n is held until every live channel of every gate has, and the task gets
   /// barrier n once, as one event, when the last one came (before any record after it).
   std::optional<gate_buffer> poll_next();
+  /// The figures of the last checkpoint whose barrier poll_next returned (checkpoint_id -1:
+  /// none yet).
+  const checkpoint_alignment& last_alignment() const noexcept { return last_alignment_; }
+  /// Before the first buffer.
+  void set_clock(barrier_clock clock) { clock_ = std::move(clock); }
   /// Checkpoints whose alignment was given up (a newer barrier overtook them) since the last
   /// call: the task declines them.
   std::vector<std::int64_t> take_aborted_checkpoints();
@@ -149,6 +177,9 @@ private:
                                    std::size_t channel);
   expected<unit> connect(std::size_t gate, std::size_t channel);
   void fail(error cause);
+  /// Flink's markAlignmentStart (with `and_end`: markAlignmentStartAndEnd, one barrier was all).
+  void mark_alignment_start(const checkpoint_barrier& barrier, bool and_end);
+  void mark_alignment_end(std::int64_t checkpoint_id);
 
   std::shared_ptr<shuffle_environment> shuffle_;
   const graph::job_id job_;
@@ -167,6 +198,12 @@ private:
   /// An alignment that an end-of-partition completed: returned by the next poll.
   std::optional<gate_buffer> aligned_;
   std::vector<std::int64_t> aborted_checkpoints_;
+  barrier_clock clock_ = barrier_clock::system();
+  /// The alignment being measured (while `aligning_`), and the last one that completed.
+  checkpoint_alignment measuring_;
+  checkpoint_alignment last_alignment_;
+  std::int64_t alignment_start_nanos_ = 0;
+  bool aligning_ = false;
   bool pending_requests_ = false;
   bool released_ = false;
   std::optional<error> failure_;

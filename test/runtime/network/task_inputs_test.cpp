@@ -171,6 +171,60 @@ TEST_SUITE("task inputs") {
     CHECK(read() == std::vector<std::string>{"barrier 6"});
   }
 
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "an alignment is timed from its first barrier to its last on the manual clock") {
+    std::int64_t nanos = 5'000, millis = 1'000;
+    inputs->set_clock({[&] { return nanos; }, [&] { return millis; }});
+    CHECK(inputs->last_alignment().checkpoint_id == -1);
+    // Triggered at 997 ms on the JobMaster's clock; the first barrier reads at 1000 ms.
+    REQUIRE(a0->broadcast_checkpoint_barrier({1, 997}));
+    CHECK(read().empty());
+    nanos += 2'500'000;
+    emit(*a1, "a1-during"); // read while aligning: 4 bytes of length and 9 of record
+    CHECK(read() == std::vector<std::string>{"0/1:a1-during"});
+    REQUIRE(a1->broadcast_checkpoint_barrier({1, 997}));
+    CHECK(read().empty());
+    nanos += 1'500'000;
+    millis += 50; // the later barriers do not move the start delay
+    REQUIRE(b0->broadcast_checkpoint_barrier({1, 997}));
+    CHECK(read() == std::vector<std::string>{"barrier 1"});
+    CHECK(inputs->last_alignment() == checkpoint_alignment{1, 3'000'000, 4'000'000, 13});
+    // After the alignment nothing more counts.
+    emit(*b0, "b0-after");
+    CHECK(read() == std::vector<std::string>{"1/0:b0-after"});
+    CHECK(inputs->last_alignment().bytes_processed == 13);
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "an overtaken alignment is not reported; the newer one is timed from its own barrier") {
+    std::int64_t nanos = 0, millis = 2'000;
+    inputs->set_clock({[&] { return nanos; }, [&] { return millis; }});
+    REQUIRE(a0->broadcast_checkpoint_barrier({1, 1'990}));
+    CHECK(read().empty());
+    nanos = 7'000;
+    REQUIRE(a1->broadcast_checkpoint_barrier({2, 1'999}));
+    CHECK(read().empty());
+    CHECK(inputs->take_aborted_checkpoints() == std::vector<std::int64_t>{1});
+    nanos = 10'000;
+    REQUIRE(a0->broadcast_checkpoint_barrier({2, 1'999}));
+    REQUIRE(b0->broadcast_checkpoint_barrier({2, 1'999}));
+    CHECK(read() == std::vector<std::string>{"barrier 2"});
+    CHECK(inputs->last_alignment() == checkpoint_alignment{2, 1'000'000, 3'000, 0});
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "a barrier stamped after the reader's clock has no negative start delay") {
+    std::int64_t nanos = 0, millis = 100;
+    inputs->set_clock({[&] { return nanos; }, [&] { return millis; }});
+    b0->finish();
+    a1->finish();
+    CHECK(read().empty());
+    // One live channel: the barrier aligns nothing.
+    REQUIRE(a0->broadcast_checkpoint_barrier({3, 150}));
+    CHECK(read() == std::vector<std::string>{"barrier 3"});
+    CHECK(inputs->last_alignment() == checkpoint_alignment{3, 0, 0, 0});
+  }
+
 } // TEST_SUITE
 
 } // namespace flint::network
