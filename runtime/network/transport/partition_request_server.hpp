@@ -57,6 +57,11 @@ struct server_options {
     on_consumed;
 };
 
+/// Credit-stalled sending turns for which a reader keeps its backlog mark (spawn_partition_request_
+/// server) after the last one that found its producer held up by its pool: the producer that turn
+/// woke has not written yet.
+inline constexpr std::size_t stalled_mark_grace_turns = 4;
+
 /// Finds the partitions of a job (shuffle_environment::partitions_of); null when the job has none
 /// here. Called on the server's thread.
 using partition_lookup =

@@ -532,6 +532,80 @@ TEST_CASE("a credit-stalled turn of a producer its pool does not hold up carries
   CHECK(side.records == records);
 }
 
+TEST_CASE("a credit-stalled turn keeps the mark for a few turns after the one that woke its "
+          "producer, then drops it if the producer wrote nothing") {
+  // The turn whose releases wake a producer held up by its pool is not the one that sees it
+  // write: its wake-up takes a few of the consumer's credit turns, and a mark dropped meanwhile
+  // stamped the dip. A producer that stays quiet loses the mark once the grace is used up.
+  transport_fixture f{true};
+  auto id = partition_id(10, 0);
+  auto pool = f.producer_global->create_buffer_pool(2, 20);
+  REQUIRE(pool);
+  auto partition = std::make_shared<result_partition>(id, 1, *pool);
+  REQUIRE(f.manager.register_partition(partition));
+  std::size_t records = 0;
+  while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
+    ++records;
+  bool woken = false;
+  REQUIRE(partition->notify_when_available([&woken] { woken = true; }));
+  const auto queued = partition->subpartition(0).backlog();
+  const auto exclusive = f.config.buffers_per_channel;
+  const auto floating = f.config.floating_buffers_per_gate;
+  const auto grace = stalled_mark_grace_turns;
+  REQUIRE(queued > exclusive + floating + grace + 2);
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  auto consumer = f.start_consumer(side);
+  std::vector<std::uint64_t> backlogs;
+  auto collect = [&](std::size_t n) {
+    std::size_t got = 0;
+    while (got < n && run_until_next_is(f, consumer)) {
+      if (auto b = head_backlog(consumer)) {
+        backlogs.push_back(*b);
+        ++got;
+      }
+      f.sched.run_once();
+    }
+    return got;
+  };
+  // The request's turn and the floating credit's both find the producer waiting and carry
+  // queued - 1; the second one's releases bring half the pool back, which wakes the producer.
+  REQUIRE(collect(exclusive + floating) == exclusive + floating);
+  f.sched.run();
+  CHECK(f.stats->credit_stalls == 2);
+  for (auto b : backlogs)
+    CHECK(b == queued - 1);
+  // Woken, it has not written (it has not run yet): its pool no longer holds it up.
+  REQUIRE(woken);
+  REQUIRE_FALSE((*pool)->has_waiters());
+  REQUIRE((*pool)->is_available());
+  // One buffer read at a time: each frees one credit, announced at once (the producer holds
+  // none), which lets one buffer out in a stalled turn of its own. For stalled_mark_grace_turns
+  // turns the mark stands (before: each carried its own backlog); then each carries its own.
+  auto sent = f.stats->data_buffers_sent.load();
+  REQUIRE(sent == exclusive + floating);
+  for (std::size_t turn = 1; turn <= grace + 2; ++turn) {
+    backlogs.clear();
+    side.consume(1);
+    REQUIRE(collect(1) == 1);
+    f.sched.run();
+    REQUIRE(f.stats->data_buffers_sent.load() == ++sent);
+    CHECK(f.stats->credit_stalls.load() == 2 + turn);
+    CHECK(backlogs.front() == (turn <= grace ? queued - 1 : queued - sent));
+  }
+  // Everything still crosses intact.
+  REQUIRE(partition->resume() == emit_result::written);
+  partition->finish();
+  while (!side.ended && !side.failure) {
+    f.run_checked(side);
+    if (side.consume(100) == 0 && !f.sched.has_job())
+      break;
+  }
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
+  CHECK(side.ended);
+  CHECK(side.records == records + 1);
+}
+
 TEST_CASE("a sending turn that empties the queue carries the exact backlog behind each buffer") {
   transport_fixture f{true};
   auto id = partition_id(7, 0);
