@@ -22,6 +22,10 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
 #include "apps/bench/benches.hpp"
 #include "apps/bench/bench_processes.hpp"
 #include "apps/bench/bench_tls.hpp"
@@ -299,6 +303,12 @@ void breakdown(const rpc::echo_request& req) {
   for (auto until = clock_type::now() + std::chrono::milliseconds(30); clock_type::now() < until;)
     sink += static_cast<std::size_t>(rec.now_us());
   auto clock_read = ns_per(n, [&] { sink += static_cast<std::size_t>(rec.now_us()); });
+  // The raw time stamp counter alone: what a clock read is without its conversion to
+  // microseconds (0 where there is no such counter).
+  double counter_read = 0;
+#if defined(__x86_64__) || defined(__i386__)
+  counter_read = ns_per(n, [&] { sink += static_cast<std::size_t>(__rdtsc()); });
+#endif
   // As endpoints record: their own id, the method and the target interned, the caller's name
   // (from the wire) as text on receive.
   const auto client_name = trace::intern("bench_client"), server_name = trace::intern("echo_server"),
@@ -317,10 +327,10 @@ void breakdown(const rpc::echo_request& req) {
     "{\"bench\":\"rpc\",\"kind\":\"breakdown\",\"encode_call_ns\":%.0f,\"read_header_ns\":%.0f,"
     "\"decode_request_ns\":%.0f,\"encode_response_ns\":%.0f,\"decode_response_ns\":%.0f,"
     "\"handle_in_place_ns\":%.0f,\"read_response_in_place_ns\":%.0f,"
-    "\"clock_read_ns\":%.0f,\"trace_event_ns\":%.0f,\"per_call_ns\":%.0f,"
+    "\"clock_read_ns\":%.1f,\"counter_read_ns\":%.1f,\"trace_event_ns\":%.0f,\"per_call_ns\":%.0f,"
     "\"per_call_in_place_ns\":%.0f,\"check\":%zu}\n",
     encode_call, read_header, decode_request, encode_response, decode_response, handle_in_place,
-    read_response_in_place, clock_read, trace_event,
+    read_response_in_place, clock_read, counter_read, trace_event,
     encode_call + read_header + decode_request + encode_response + decode_response
       + 4 * trace_event,
     encode_call + read_header + handle_in_place + read_response_in_place + 4 * trace_event,
@@ -433,7 +443,7 @@ int rpc(int argc, char** argv) {
     if (!o.only.empty()) { // one side alone, for a profile of it
       auto s = o.only == "bare" ? measure_bare(sys, bare, wire, o.iterations)
                                 : measure_endpoint(sys, o.trace ? &rec : nullptr, gw, req, o.iterations);
-      std::printf("{\"bench\":\"rpc\",\"only\":\"%s\",\"iterations\":%d,\"median_us\":%.2f}\n",
+      std::printf("{\"bench\":\"rpc\",\"only\":\"%s\",\"iterations\":%d,\"median_us\":%.3f}\n",
                   o.only.c_str(), o.iterations, percentile(s, 0.5));
       caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
       caf::anon_send_exit(bare, caf::exit_reason::user_shutdown);
