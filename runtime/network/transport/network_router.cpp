@@ -49,8 +49,9 @@ bool route_to_consumer(caf::type_erased_tuple& content, consumer_routes& to) {
             return;
           }
           // The message is ours alone: its bytes are handed over, not copied (msg.bytes views
-          // them and is not read again).
+          // them and is not read again), the header behind the payload cut off (no copy).
           auto& bytes = content.get_mutable_as<std::vector<char>>(buffer_message::bytes_index);
+          bytes.resize(msg.bytes.size());
           after(client->on_buffer(msg, std::move(bytes)));
         },
         fail);

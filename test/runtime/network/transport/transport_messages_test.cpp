@@ -81,7 +81,8 @@ TEST_CASE_FIXTURE(actor_fixture,
   auto viewed = from_message<buffer_message>(as_message);
   REQUIRE(viewed.has_value());
   CHECK(std::string(viewed->bytes.begin(), viewed->bytes.end()) == "abc");
-  CHECK(viewed->bytes.data() == as_message.get_as<std::vector<char>>(6).data());
+  CHECK(viewed->bytes.data()
+        == as_message.get_as<std::vector<char>>(buffer_message::bytes_index).data());
 
   shared_buffer holder{std::make_shared<buffer>()};
   auto local =
