@@ -131,6 +131,21 @@ struct JmCheckpointTask {
   ackTime @2 :Int64 = -1;
   # When it acknowledged; -1: not yet.
   stateBytes @3 :UInt64;
+  metrics @4 :JmCheckpointMetrics;
+  # What it measured, sent with its acknowledgement (Flink's SubtaskStateStats).
+}
+
+struct JmCheckpointMetrics {
+  # What a subtask measured of its part in one checkpoint (Flink's CheckpointMetrics; the values
+  # are state::checkpoint_metrics). -1: not measured, as from a sender that does not measure.
+  bytesProcessedDuringAlignment @0 :Int64 = -1;
+  bytesPersistedDuringAlignment @1 :Int64 = -1;
+  alignmentDurationNanos @2 :Int64 = -1;
+  # Flink's checkpointAlignmentTime: first barrier to last; 0 where nothing aligns.
+  syncDurationMillis @3 :Int64 = -1;
+  asyncDurationMillis @4 :Int64 = -1;
+  checkpointStartDelayNanos @5 :Int64 = -1;
+  # From the checkpoint's trigger (its barrier's timestamp) to the subtask's first barrier.
 }
 
 struct JmRestoredCheckpoint {
@@ -192,6 +207,9 @@ struct JmTaskIo {
   # Every input channel is idle (its watermark status).
   watermarkHeldBackBy @17 :Text;
   # The input channel holding the input watermark back, as "channel g/c from <task> (n/N) at W".
+  checkpointAlignmentTime @18 :Int64;
+  checkpointStartDelayNanos @19 :Int64;
+  # Flink's gauges of the last checkpoint (ns; 0 before any).
 }
 
 struct JmTaskIoReport {
@@ -274,6 +292,8 @@ struct JmAcknowledgeCheckpointRequest {
   taskState @3 :Data $Flint.type("state::task_state_snapshot");
   # Its TaskStateSnapshot (runtime/state/state_codec), nested as bytes: the state layer's own
   # schema (checkpoint.capnp) and codec.
+  checkpointMetrics @4 :JmCheckpointMetrics;
+  # What the task measured (unset by older senders: every figure -1).
 }
 
 struct JmDeclineCheckpointRequest {

@@ -160,6 +160,10 @@ collector task_collector(task_scope scope, const std::shared_ptr<task_io_metrics
         static_cast<double>(io->current_output_watermark.load(std::memory_order_relaxed)));
     add("numLateRecordsDropped",
         static_cast<double>(io->late_records_dropped.load(std::memory_order_relaxed)));
+    add("checkpointAlignmentTime",
+        static_cast<double>(io->checkpoint_alignment_time.load(std::memory_order_relaxed)));
+    add("checkpointStartDelayNanos",
+        static_cast<double>(io->checkpoint_start_delay_nanos.load(std::memory_order_relaxed)));
     auto t = io->time_per_second(now);
     add("busyTimeMsPerSecond", t.busy_ms);
     add("idleTimeMsPerSecond", t.idle_ms);

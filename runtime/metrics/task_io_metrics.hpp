@@ -49,6 +49,10 @@ public:
   std::atomic<std::int64_t> current_output_watermark{std::numeric_limits<std::int64_t>::min()};
   std::atomic<std::int64_t> late_records_dropped{0};
   std::atomic<bool> input_idle{false};
+  /// Flink's checkpointAlignmentTime and checkpointStartDelayNanos gauges (ns): the last
+  /// checkpoint's, written by the task's thread once per checkpoint; 0 before any.
+  std::atomic<std::int64_t> checkpoint_alignment_time{0};
+  std::atomic<std::int64_t> checkpoint_start_delay_nanos{0};
   /// Which input channel holds the input watermark back (the task's thread writes it when it
   /// changes; reporters read a copy).
   void set_watermark_holder(std::string holder) {

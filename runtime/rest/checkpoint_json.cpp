@@ -1,8 +1,10 @@
 // Flink's checkpoint statistics (its CheckpointingStatistics, CheckpointStatistics,
 // TaskCheckpointStatistics and CheckpointConfigInfo) from the JobMaster's checkpoint history.
-// Figures Flint does not measure (alignment, processed and persisted data, the sync and async
-// parts of a subtask's checkpoint) are written as Flink writes absent ones: 0 for sizes, -1 for
-// durations.
+// A subtask's figures (its start delay, alignment, processed and persisted bytes, the sync and
+// async parts) are what its acknowledgement carried (Flink's CheckpointMetrics); a figure it did
+// not send (an older sender) is -1 there and left out of sums and summaries, as Flink's
+// StatsSummary leaves out negative values. alignment_buffered is 0, as in Flink since aligned
+// checkpoints stopped buffering.
 
 #include <algorithm>
 #include <limits>
@@ -34,6 +36,27 @@ std::int64_t latest_ack(const std::vector<job_master::checkpoint_task>& tasks) {
   for (const auto& t : tasks)
     latest = std::max(latest, t.ack_time);
   return latest;
+}
+
+/// Flink's SubtaskStateStats keep milliseconds: -1 stays unknown.
+std::int64_t millis_of(std::int64_t nanos) {
+  return nanos < 0 ? -1 : nanos / 1'000'000;
+}
+
+bool acknowledged(const job_master::checkpoint_task& t) {
+  return t.ack_time >= 0;
+}
+
+/// The processed and persisted bytes of the acknowledged tasks of `e` for which `pick` holds.
+template <class Pick>
+std::pair<std::int64_t, std::int64_t> data_of(const entry& e, Pick pick) {
+  std::int64_t processed = 0, persisted = 0;
+  for (const auto& t : e.tasks)
+    if (acknowledged(t) && pick(t)) {
+      processed += std::max<std::int64_t>(0, t.metrics.bytes_processed_during_alignment);
+      persisted += std::max<std::int64_t>(0, t.metrics.bytes_persisted_during_alignment);
+    }
+  return {processed, persisted};
 }
 
 /// Flink's end_to_end_duration: from the trigger to the latest acknowledgement (to the end for a
@@ -76,9 +99,11 @@ json task_statistics(const entry& e, const std::string& vertex) {
   j["checkpointed_size"] = bytes;
   j["state_size"] = bytes;
   j["end_to_end_duration"] = ack < 0 ? -1 : ack - e.trigger_time;
+  auto [processed, persisted] =
+    data_of(e, [&](const job_master::checkpoint_task& t) { return t.vertex == vertex; });
   j["alignment_buffered"] = 0;
-  j["processed_data"] = 0;
-  j["persisted_data"] = 0;
+  j["processed_data"] = processed;
+  j["persisted_data"] = persisted;
   j["num_subtasks"] = subtasks;
   j["num_acknowledged_subtasks"] = acknowledged;
   return j;
@@ -97,9 +122,10 @@ json checkpoint_statistics(const entry& e) {
   j["state_size"] = e.state_bytes;
   j["checkpointed_size"] = e.state_bytes;
   j["end_to_end_duration"] = end_to_end(e);
+  auto [processed, persisted] = data_of(e, [](const auto&) { return true; });
   j["alignment_buffered"] = 0;
-  j["processed_data"] = 0;
-  j["persisted_data"] = 0;
+  j["processed_data"] = processed;
+  j["persisted_data"] = persisted;
   j["num_subtasks"] = e.tasks.size();
   j["num_acknowledged_subtasks"] =
     std::count_if(e.tasks.begin(), e.tasks.end(), [](const auto& t) { return t.ack_time >= 0; });
@@ -148,17 +174,22 @@ std::string job_checkpoints_json(const job_view& job, std::size_t history_size) 
                  {"completed", c.completed},
                  {"failed", c.failed}};
   // Over the completed checkpoints of the history (Flink's summary covers its own window).
-  std::vector<std::int64_t> sizes, durations, zeros;
+  std::vector<std::int64_t> sizes, durations, zeros, processed, persisted;
   for (const auto& e : job.report.checkpoint_history)
     if (is_completed(e)) {
       sizes.push_back(static_cast<std::int64_t>(e.state_bytes));
       durations.push_back(end_to_end(e));
       zeros.push_back(0);
+      auto data = data_of(e, [](const auto&) { return true; });
+      processed.push_back(data.first);
+      persisted.push_back(data.second);
     }
-  j["summary"] = {
-    {"checkpointed_size", stats_summary(sizes)},       {"state_size", stats_summary(sizes)},
-    {"end_to_end_duration", stats_summary(durations)}, {"alignment_buffered", stats_summary(zeros)},
-    {"processed_data", stats_summary(zeros)},          {"persisted_data", stats_summary(zeros)}};
+  j["summary"] = {{"checkpointed_size", stats_summary(sizes)},
+                  {"state_size", stats_summary(sizes)},
+                  {"end_to_end_duration", stats_summary(durations)},
+                  {"alignment_buffered", stats_summary(zeros)},
+                  {"processed_data", stats_summary(processed)},
+                  {"persisted_data", stats_summary(persisted)}};
   json latest;
   if (auto* e = newest(job, [](const entry& e) { return is_completed(e) && !e.savepoint; }))
     latest["completed"] = checkpoint_statistics(*e);
@@ -253,7 +284,13 @@ std::optional<std::string> checkpoint_subtasks_json(const job_view& job, std::in
   std::sort(tasks.begin(), tasks.end(),
             [](const auto* a, const auto* b) { return a->subtask < b->subtask; });
   auto j = task_statistics(*e, vertex_id);
-  std::vector<std::int64_t> sizes, durations, unknown;
+  std::vector<std::int64_t> sizes, durations, zeros, sync, async, processed, persisted, alignment,
+    start_delay;
+  // Flink's StatsSummary: a figure a subtask did not measure (-1) is left out.
+  auto known = [](std::vector<std::int64_t>& into, std::int64_t v) {
+    if (v >= 0)
+      into.push_back(v);
+  };
   json subtasks = json::array();
   for (const auto* t : tasks) {
     json s;
@@ -273,23 +310,37 @@ std::optional<std::string> checkpoint_subtasks_json(const job_view& job, std::in
     s["end_to_end_duration"] = duration;
     s["checkpointed_size"] = t->state_bytes;
     s["state_size"] = t->state_bytes;
-    s["checkpoint"] = {{"sync", -1}, {"async", -1}};
-    s["alignment"] = {{"buffered", 0}, {"processed", 0}, {"persisted", 0}, {"duration", -1}};
-    s["start_delay"] = -1;
+    const auto& m = t->metrics;
+    auto alignment_ms = millis_of(m.alignment_duration_nanos);
+    auto start_delay_ms = millis_of(m.checkpoint_start_delay_nanos);
+    zeros.push_back(0);
+    known(sync, m.sync_duration_millis);
+    known(async, m.async_duration_millis);
+    known(processed, m.bytes_processed_during_alignment);
+    known(persisted, m.bytes_persisted_during_alignment);
+    known(alignment, alignment_ms);
+    known(start_delay, start_delay_ms);
+    s["checkpoint"] = {{"sync", m.sync_duration_millis}, {"async", m.async_duration_millis}};
+    s["alignment"] = {{"buffered", 0},
+                      {"processed", m.bytes_processed_during_alignment},
+                      {"persisted", m.bytes_persisted_during_alignment},
+                      {"duration", alignment_ms}};
+    s["start_delay"] = start_delay_ms;
     s["unaligned_checkpoint"] = false;
     s["aborted"] = false;
     subtasks.push_back(std::move(s));
   }
-  unknown.assign(sizes.size(), 0);
-  auto zeros = stats_summary(unknown);
   j["summary"] = {
     {"checkpointed_size", stats_summary(sizes)},
     {"state_size", stats_summary(sizes)},
     {"end_to_end_duration", stats_summary(durations)},
-    {"checkpoint_duration", {{"sync", zeros}, {"async", zeros}}},
+    {"checkpoint_duration", {{"sync", stats_summary(sync)}, {"async", stats_summary(async)}}},
     {"alignment",
-     {{"buffered", zeros}, {"processed", zeros}, {"persisted", zeros}, {"duration", zeros}}},
-    {"start_delay", zeros}};
+     {{"buffered", stats_summary(zeros)},
+      {"processed", stats_summary(processed)},
+      {"persisted", stats_summary(persisted)},
+      {"duration", stats_summary(alignment)}}},
+    {"start_delay", stats_summary(start_delay)}};
   j["subtasks"] = std::move(subtasks);
   return j.dump();
 }

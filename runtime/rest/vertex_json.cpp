@@ -24,7 +24,9 @@ std::vector<std::pair<std::string, json>> task_metrics(const job_master::subtask
           {"backPressuredTimeMsPerSecond", io.back_pressured_ms_per_second},
           {"accumulatedBusyTime", io.accumulated_busy_ms},
           {"accumulatedIdleTime", io.accumulated_idle_ms},
-          {"accumulatedBackPressuredTime", io.accumulated_back_pressured_ms}};
+          {"accumulatedBackPressuredTime", io.accumulated_back_pressured_ms},
+          {"checkpointAlignmentTime", io.checkpoint_alignment_time},
+          {"checkpointStartDelayNanos", io.checkpoint_start_delay_nanos}};
 }
 
 /// Flink's MetricsAggregationParameter statistics of `values`: min, max, avg, sum, median and

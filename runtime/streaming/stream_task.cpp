@@ -343,7 +343,7 @@ expected<unit> stream_task::run_input() {
     }
     if (auto barrier = network::barrier_of(next->data.buf)) {
       // Every input delivered it and every record before it is processed.
-      perform_checkpoint(*barrier);
+      perform_checkpoint(*barrier, aligned_metrics(*barrier));
       continue;
     }
     auto& deserializer = deserializers_[next->gate].at(next->data.channel);
@@ -491,7 +491,7 @@ void stream_task::end_input() {
   input_ended_ = true;
   phase_ = awaits_commit() ? phase::waiting_for_final_checkpoint : phase::ending;
   if (auto deferred = std::exchange(deferred_trigger_, std::nullopt))
-    perform_checkpoint(*deferred);
+    perform_checkpoint(*deferred, triggered_metrics(*deferred));
 }
 
 expected<bool> stream_task::end_outputs() {

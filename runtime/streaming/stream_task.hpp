@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <chrono>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -95,7 +97,15 @@ private:
   expected<unit> restore_state();
   /// At an aligned barrier (or a trigger): each operator's state copied, the barrier on every
   /// output, the state written off the task's thread (acknowledged by collect_uploads).
-  void perform_checkpoint(const network::checkpoint_barrier& barrier);
+  /// `metrics`: the start delay and alignment figures so far; the sync and async parts are
+  /// timed here and the acknowledgement carries them all.
+  void perform_checkpoint(const network::checkpoint_barrier& barrier,
+                          state::checkpoint_metrics metrics);
+  /// The figures of a checkpoint this task starts without aligning (a source's trigger, or one
+  /// taken when its input ended): no alignment, start delay from the trigger's timestamp.
+  static state::checkpoint_metrics triggered_metrics(const network::checkpoint_barrier& barrier);
+  /// The figures of the barrier `inputs_` just aligned (-1 where they measured none).
+  state::checkpoint_metrics aligned_metrics(const network::checkpoint_barrier& barrier) const;
   /// An operator holds output a checkpoint has yet to commit (only when the job checkpoints).
   bool awaits_commit() const;
   /// Acknowledges (or declines) the checkpoints whose state is written.
@@ -192,6 +202,9 @@ private:
 
   // -- checkpoints ------------------------------------------------------------------------------
   std::unique_ptr<snapshot_uploader> uploader_;
+  /// The checkpoints being written: their figures so far and when their async part began.
+  std::map<std::int64_t, std::pair<state::checkpoint_metrics, std::chrono::steady_clock::time_point>>
+    uploading_;
   /// Every input ended (the operators finished): snapshots say "finished".
   bool input_ended_ = false;
   /// The restored checkpoint had this task finished: it emits nothing and waits for nothing.

@@ -8,6 +8,7 @@
 #include "runtime/state/keyed_state_files.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <string>
 #include <utility>
@@ -65,7 +66,7 @@ bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t ti
   // barrier reaches them, so the savepoint holds none (Flink's stop --drain).
   if (stopping && std::exchange(drain_on_stop_, false))
     operators_.front()->process_watermark(max_watermark);
-  perform_checkpoint(barrier);
+  perform_checkpoint(barrier, triggered_metrics(barrier));
   // Stop-with-savepoint: nothing after the savepoint's barrier; the job then finishes. Without
   // drain its event time stops where it is: what waits for later watermarks (windows, timers)
   // stays in the savepoint instead of firing now and again after a resume.
@@ -80,7 +81,46 @@ bool stream_task::trigger_checkpoint(std::int64_t checkpoint_id, std::int64_t ti
   return true;
 }
 
-void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier) {
+state::checkpoint_metrics stream_task::triggered_metrics(const network::checkpoint_barrier& barrier) {
+  // Flink's source tasks: the delay from the trigger, nothing aligned.
+  auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+  state::checkpoint_metrics m;
+  m.checkpoint_start_delay_nanos =
+    std::max<std::int64_t>(0, now_ms - barrier.timestamp) * 1'000'000;
+  m.alignment_duration_nanos = 0;
+  m.bytes_processed_during_alignment = 0;
+  m.bytes_persisted_during_alignment = 0;
+  return m;
+}
+
+state::checkpoint_metrics
+stream_task::aligned_metrics(const network::checkpoint_barrier& barrier) const {
+  state::checkpoint_metrics m;
+  const auto& a = inputs_->last_alignment();
+  if (a.checkpoint_id != barrier.id)
+    return m;
+  m.checkpoint_start_delay_nanos = a.start_delay_nanos;
+  m.alignment_duration_nanos = a.alignment_duration_nanos;
+  m.bytes_processed_during_alignment = a.bytes_processed;
+  m.bytes_persisted_during_alignment = 0; // aligned: nothing in flight is written
+  return m;
+}
+
+void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier,
+                                     state::checkpoint_metrics metrics) {
+  using steady = std::chrono::steady_clock;
+  const auto sync_start = steady::now();
+  // Flink's checkpointAlignmentTime and checkpointStartDelayNanos gauges: the last checkpoint's.
+  if (io_) {
+    if (metrics.alignment_duration_nanos >= 0)
+      io_->checkpoint_alignment_time.store(metrics.alignment_duration_nanos,
+                                           std::memory_order_relaxed);
+    if (metrics.checkpoint_start_delay_nanos >= 0)
+      io_->checkpoint_start_delay_nanos.store(metrics.checkpoint_start_delay_nanos,
+                                              std::memory_order_relaxed);
+  }
   // Flink's SubtaskCheckpointCoordinator#checkpointState order: the operators' state is copied
   // (the synchronous part), the barrier goes downstream behind every record emitted before it,
   // and the copy is written while the task goes on.
@@ -105,6 +145,10 @@ void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier)
     }
   if (input_ended_ && !final_checkpoint_)
     final_checkpoint_ = barrier.id;
+  // The synchronous part ends with the barrier sent; the asynchronous one begins.
+  const auto async_start = steady::now();
+  metrics.sync_duration_millis =
+    std::chrono::duration_cast<std::chrono::milliseconds>(async_start - sync_start).count();
 
   std::vector<graph::operator_id> ids;
   for (const auto& op : vertex_->operators)
@@ -152,26 +196,38 @@ void stream_task::perform_checkpoint(const network::checkpoint_barrier& barrier)
   if (dir.empty()) {
     // In memory: nothing to wait for.
     auto snapshot = upload();
+    metrics.async_duration_millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - async_start).count();
     if (!snapshot)
       decline_checkpoint(barrier.id, snapshot.error().message);
     else if (context_)
-      context_->acknowledge_checkpoint(barrier.id, std::move(*snapshot));
+      context_->acknowledge_checkpoint(barrier.id, std::move(*snapshot), metrics);
     return;
   }
   if (!uploader_)
     uploader_ = std::make_unique<snapshot_uploader>(waker());
+  uploading_[barrier.id] = {metrics, async_start};
   uploader_->submit(barrier.id, std::move(upload));
 }
 
 void stream_task::collect_uploads() {
   for (auto& done : uploader_->take_results()) {
+    state::checkpoint_metrics metrics;
+    if (auto it = uploading_.find(done.checkpoint_id); it != uploading_.end()) {
+      metrics = it->second.first;
+      // Until the acknowledgement goes (Flink's asyncDurationMillis).
+      metrics.async_duration_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::steady_clock::now() - it->second.second)
+                                        .count();
+      uploading_.erase(it);
+    }
     if (!done.snapshot)
       decline_checkpoint(done.checkpoint_id,
                          "Could not write the state of task " + tdd_.task_name + " for checkpoint "
                            + std::to_string(done.checkpoint_id) + ": "
                            + done.snapshot.error().message);
     else if (context_)
-      context_->acknowledge_checkpoint(done.checkpoint_id, std::move(*done.snapshot));
+      context_->acknowledge_checkpoint(done.checkpoint_id, std::move(*done.snapshot), metrics);
   }
 }
 

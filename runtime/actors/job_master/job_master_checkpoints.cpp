@@ -193,8 +193,13 @@ void job_master::register_checkpoint_methods() {
                        + " with no CheckpointCoordinator");
         return rpc::ack{};
       }
-      checkpoints_->acknowledge(req.attempt, req.checkpoint_id, std::move(req.task_state),
-                                now_ms());
+      const auto& m = req.checkpoint_metrics;
+      checkpoints_->acknowledge(
+        req.attempt, req.checkpoint_id, std::move(req.task_state), now_ms(),
+        state::checkpoint_metrics{m.bytes_processed_during_alignment,
+                                  m.bytes_persisted_during_alignment, m.alignment_duration_nanos,
+                                  m.sync_duration_millis, m.async_duration_millis,
+                                  m.checkpoint_start_delay_nanos});
       return rpc::ack{};
     });
   handle<decline_checkpoint>(
@@ -819,9 +824,17 @@ job_status_response job_master::full_status_report() const {
     out.state_bytes = r.state_bytes;
     out.external_path = r.external_path;
     out.failure_message = r.failure_message;
-    for (const auto& [task, ack] : r.tasks)
-      out.tasks.push_back(
-        checkpoint_task{task.job_vertex.to_string(), task.subtask_index, ack.first, ack.second});
+    for (const auto& [task, ack] : r.tasks) {
+      checkpoint_task t{task.job_vertex.to_string(), task.subtask_index, ack.first, ack.second};
+      if (auto m = r.task_metrics.find(task); m != r.task_metrics.end())
+        t.metrics = {m->second.bytes_processed_during_alignment,
+                     m->second.bytes_persisted_during_alignment,
+                     m->second.alignment_duration_nanos,
+                     m->second.sync_duration_millis,
+                     m->second.async_duration_millis,
+                     m->second.checkpoint_start_delay_nanos};
+      out.tasks.push_back(std::move(t));
+    }
     report.checkpoint_history.push_back(std::move(out));
   }
   return report;

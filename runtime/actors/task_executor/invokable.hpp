@@ -14,6 +14,7 @@
 
 #include "runtime/common/expected.hpp"
 #include "runtime/graph/task_deployment_descriptor.hpp"
+#include "runtime/state/checkpoint_metrics.hpp"
 #include "runtime/state/state_handles.hpp"
 
 namespace flint::metrics {
@@ -50,10 +51,11 @@ public:
   /// Flink's CheckpointResponder: the task took its part of checkpoint `checkpoint_id` (its
   /// state, or where it wrote it), or declines it with `cause` — `task_not_ready` when the task
   /// could not take part for now (not running yet, closing, overtaken by a newer checkpoint),
-  /// which does not count against the tolerable failed checkpoints. Call them from the task's
-  /// thread.
-  virtual void acknowledge_checkpoint(std::int64_t checkpoint_id,
-                                      state::task_state_snapshot state) = 0;
+  /// which does not count against the tolerable failed checkpoints. `metrics`: what the task
+  /// measured of its part (Flink's CheckpointMetrics; -1 where it did not). Call them from the
+  /// task's thread.
+  virtual void acknowledge_checkpoint(std::int64_t checkpoint_id, state::task_state_snapshot state,
+                                      const state::checkpoint_metrics& metrics = {}) = 0;
   virtual void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause,
                                   bool task_not_ready) = 0;
   /// Records `what` happened in the task (e.g. "watermark_status") with `detail` in the node's

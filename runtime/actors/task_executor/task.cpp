@@ -60,10 +60,10 @@ public:
 
   const std::atomic<bool>* interrupt_flag() const override { return interrupt_.get(); }
 
-  void acknowledge_checkpoint(std::int64_t checkpoint_id,
-                              state::task_state_snapshot state) override {
+  void acknowledge_checkpoint(std::int64_t checkpoint_id, state::task_state_snapshot state,
+                              const state::checkpoint_metrics& metrics) override {
     if (owner_ && owner_->setup_.acknowledge_checkpoint)
-      owner_->setup_.acknowledge_checkpoint(checkpoint_id, std::move(state));
+      owner_->setup_.acknowledge_checkpoint(checkpoint_id, std::move(state), metrics);
   }
 
   void decline_checkpoint(std::int64_t checkpoint_id, const std::string& cause,

@@ -46,7 +46,8 @@ struct task_setup {
   std::shared_ptr<std::atomic<bool>> interrupt;
   /// Called from the task's thread when the task acknowledges or declines a checkpoint (the
   /// TaskExecutor's version tells the JobMaster); null: dropped.
-  std::function<void(std::int64_t checkpoint_id, state::task_state_snapshot state)>
+  std::function<void(std::int64_t checkpoint_id, state::task_state_snapshot state,
+                     const state::checkpoint_metrics& metrics)>
     acknowledge_checkpoint = nullptr;
   std::function<void(std::int64_t checkpoint_id, const std::string& cause, bool task_not_ready)>
     decline_checkpoint = nullptr;

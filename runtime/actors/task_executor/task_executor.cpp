@@ -72,6 +72,8 @@ static job_master::task_io task_io_of(const graph::execution_attempt_id& attempt
   t.late_records_dropped = io.late_records_dropped.load(std::memory_order_relaxed);
   t.input_idle = io.input_idle.load(std::memory_order_relaxed);
   t.watermark_held_back_by = io.watermark_holder();
+  t.checkpoint_alignment_time = io.checkpoint_alignment_time.load(std::memory_order_relaxed);
+  t.checkpoint_start_delay_nanos = io.checkpoint_start_delay_nanos.load(std::memory_order_relaxed);
   return t;
 }
 
@@ -349,15 +351,22 @@ void task_executor::register_methods() {
         caf::anon_send(te, rpc::run_atom::value, std::move(f));
     };
     setup.acknowledge_checkpoint = [respond, self, job = tdd.job_id, attempt](
-                                     std::int64_t checkpoint_id, state::task_state_snapshot state) {
+                                     std::int64_t checkpoint_id, state::task_state_snapshot state,
+                                     const state::checkpoint_metrics& m) {
       auto shared = std::make_shared<state::task_state_snapshot>(std::move(state));
-      respond([self, job, attempt, checkpoint_id, shared] {
+      // Flink's CheckpointMetrics as the acknowledgement carries them.
+      job_master::checkpoint_metrics wire{m.bytes_processed_during_alignment,
+                                          m.bytes_persisted_during_alignment,
+                                          m.alignment_duration_nanos,
+                                          m.sync_duration_millis,
+                                          m.async_duration_millis,
+                                          m.checkpoint_start_delay_nanos};
+      respond([self, job, attempt, checkpoint_id, shared, wire] {
         if (self->is_orphaned(attempt))
           return;
         self->tell_job_master<job_master::acknowledge_checkpoint>(
-          job,
-          job_master::acknowledge_checkpoint_request{job, attempt, checkpoint_id,
-                                                     std::move(*shared)});
+          job, job_master::acknowledge_checkpoint_request{job, attempt, checkpoint_id,
+                                                          std::move(*shared), wire});
       });
     };
     setup.decline_checkpoint = [respond, self, job = tdd.job_id, attempt](

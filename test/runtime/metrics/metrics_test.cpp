@@ -271,6 +271,27 @@ TEST_CASE("a task reports the share of its output buffer pools in use as buffers
         == "flink_taskmanager_job_task_buffers_outPoolUsage");
 }
 
+TEST_CASE("a task reports its last checkpoint's alignment time and start delay in nanoseconds") {
+  auto io = std::make_shared<task_io_metrics>();
+  auto value_of = [&](const std::string& name) {
+    std::vector<sample> out;
+    task_collector(task_scope{"h", "tm", "j", "job", "v", "a", "Map", 0, 0}, io)(out);
+    for (const auto& s : out)
+      if (s.scope == "taskmanager.job.task" && s.name == name)
+        return s.value;
+    return -1.0;
+  };
+  // Before any checkpoint.
+  CHECK(value_of("checkpointAlignmentTime") == 0);
+  CHECK(value_of("checkpointStartDelayNanos") == 0);
+  io->checkpoint_alignment_time = 30'000'000;
+  io->checkpoint_start_delay_nanos = 2'000'000;
+  CHECK(value_of("checkpointAlignmentTime") == 30'000'000);
+  CHECK(value_of("checkpointStartDelayNanos") == 2'000'000);
+  CHECK(prometheus_name("taskmanager.job.task", "checkpointAlignmentTime")
+        == "flink_taskmanager_job_task_checkpointAlignmentTime");
+}
+
 TEST_CASE("an ended task's series leave the registry once the task lets go of its figures") {
   // The TaskExecutor keeps the registration of an ended task for a while; what it reports must
   // not outlive the task (Flink closes the task's metric group as the task ends).

@@ -161,3 +161,75 @@ TEST_CASE("a vertex's watermarks are its subtasks' input watermarks; the why vie
   auto none = json::parse(*vertex_watermarks_json(job, "v"));
   CHECK(none[0]["value"] == "-9223372036854775808");
 }
+
+TEST_CASE("a checkpoint's subtasks show what their acknowledgements measured, with summaries") {
+  auto job = running_job();
+  job_master::checkpoint_entry e;
+  e.id = 7;
+  e.status = "COMPLETED";
+  e.trigger_time = 10'000;
+  e.end_time = 10'500;
+  // Subtask 0 aligned for 30 ms, 1 for 10 ms; 2 acknowledged without figures (an older sender);
+  // 3 has not acknowledged.
+  e.tasks = {{"v", 0, 10'400, 100, {4096, 0, 30'000'000, 5, 200, 2'000'000}},
+             {"v", 1, 10'300, 100, {1024, 0, 10'000'000, 3, 100, 4'000'000}},
+             {"v", 2, 10'200, 100, {}},
+             {"v", 3, -1, 0, {}},
+             {"src", 0, 10'100, 50, {0, 0, 0, 1, 20, 1'000'000}}};
+  e.state_bytes = 350;
+  job.report.checkpoint_history = {e};
+
+  auto j = json::parse(*checkpoint_subtasks_json(job, 7, "v"));
+  CHECK(j["processed_data"] == 5120);
+  CHECK(j["persisted_data"] == 0);
+  const auto& s = j["subtasks"];
+  REQUIRE(s.size() == 4);
+  CHECK(s[0]["checkpoint"] == json{{"sync", 5}, {"async", 200}});
+  CHECK(s[0]["alignment"]
+        == json{{"buffered", 0}, {"processed", 4096}, {"persisted", 0}, {"duration", 30}});
+  CHECK(s[0]["start_delay"] == 2);
+  CHECK(s[1]["alignment"]["duration"] == 10);
+  CHECK(s[1]["start_delay"] == 4);
+  // Unknown stays -1, and out of the summaries.
+  CHECK(s[2]["checkpoint"] == json{{"sync", -1}, {"async", -1}});
+  CHECK(s[2]["alignment"]["duration"] == -1);
+  CHECK(s[2]["start_delay"] == -1);
+  CHECK(s[3]["status"] == "pending_or_failed");
+  const auto& summary = j["summary"];
+  CHECK(summary["alignment"]["duration"]["min"] == 10);
+  CHECK(summary["alignment"]["duration"]["max"] == 30);
+  CHECK(summary["alignment"]["duration"]["avg"] == 20);
+  CHECK(summary["alignment"]["processed"]["max"] == 4096);
+  CHECK(summary["alignment"]["buffered"]["max"] == 0);
+  CHECK(summary["checkpoint_duration"]["sync"]["min"] == 3);
+  CHECK(summary["checkpoint_duration"]["async"]["max"] == 200);
+  CHECK(summary["start_delay"]["avg"] == 3);
+  CHECK(summary["start_delay"]["p50"].get<double>() == doctest::Approx(3.0));
+
+  // The checkpoint and the job's summary add up the tasks' processed bytes.
+  auto details = json::parse(*checkpoint_details_json(job, 7));
+  CHECK(details["processed_data"] == 5120);
+  CHECK(details["tasks"]["v"]["processed_data"] == 5120);
+  CHECK(details["tasks"]["src"]["processed_data"] == 0);
+  auto all = json::parse(job_checkpoints_json(job));
+  CHECK(all["summary"]["processed_data"]["max"] == 5120);
+  CHECK(all["latest"]["completed"]["processed_data"] == 5120);
+}
+
+TEST_CASE("a vertex's metrics include its subtasks' last checkpoint alignment time and start delay") {
+  auto job = running_job();
+  job.report.vertices = {vertex({execution_state::running, execution_state::running})};
+  job.report.vertices[0].subtasks[0].io.checkpoint_alignment_time = 30'000'000;
+  job.report.vertices[0].subtasks[0].io.checkpoint_start_delay_nanos = 2'000'000;
+  job.report.vertices[0].subtasks[1].io.checkpoint_start_delay_nanos = 4'000'000;
+  auto got = json::parse(*vertex_metrics_json(
+    job, "v", "0.checkpointAlignmentTime,0.checkpointStartDelayNanos,1.checkpointStartDelayNanos"));
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] == json{{"id", "0.checkpointAlignmentTime"}, {"value", "30000000"}});
+  CHECK(got[1] == json{{"id", "0.checkpointStartDelayNanos"}, {"value", "2000000"}});
+  CHECK(got[2] == json{{"id", "1.checkpointStartDelayNanos"}, {"value", "4000000"}});
+  auto max = json::parse(
+    *subtasks_metrics_json(job, "v", "checkpointStartDelayNanos", "max", std::nullopt));
+  REQUIRE(max.size() == 1);
+  CHECK(max[0]["max"] == 4'000'000);
+}

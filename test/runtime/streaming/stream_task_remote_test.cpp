@@ -58,6 +58,9 @@ struct consumer_task_fixture {
   std::vector<cluster::task_execution_state> states;
   /// Checkpoints the task acknowledged, and the ones it declined with their causes.
   std::vector<std::int64_t> acknowledged;
+  /// What each acknowledgement measured, and the task's metrics.
+  std::vector<state::checkpoint_metrics> measured;
+  std::shared_ptr<metrics::task_io_metrics> io = std::make_shared<metrics::task_io_metrics>();
   std::vector<std::pair<std::int64_t, std::string>> declined;
   std::size_t connects = 0;
 
@@ -118,8 +121,11 @@ struct consumer_task_fixture {
       return std::make_unique<streaming::stream_task>(compiled, tdd, env, [](std::string_view) {});
     };
     setup.report = [this](const cluster::task_execution_state& s) { states.push_back(s); };
-    setup.acknowledge_checkpoint = [this](std::int64_t id, state::task_state_snapshot) {
+    setup.io = io;
+    setup.acknowledge_checkpoint = [this](std::int64_t id, state::task_state_snapshot,
+                                          const state::checkpoint_metrics& m) {
       acknowledged.push_back(id);
+      measured.push_back(m);
     };
     setup.decline_checkpoint = [this](std::int64_t id, const std::string& cause, bool) {
       declined.emplace_back(id, cause);
@@ -372,6 +378,46 @@ TEST_CASE_FIXTURE(consumer_task_fixture,
   // The dead peer is forgotten: the next task would connect again.
   CHECK(consumer_env->connections()->num_connections() == 0);
   producer_env->producer_failed(program.job->job_id, id);
+}
+
+TEST_CASE_FIXTURE(consumer_task_fixture,
+                  "a consumer acknowledges a barrier with its start delay and snapshot times") {
+  auto program = rebalanced_program();
+  auto id = produced_partition_id(program);
+  auto partition = producer_env->create_partition(program.job->job_id, id, 1);
+  REQUIRE(partition.has_value());
+  deploy_consumer(program);
+  sched.run();
+  REQUIRE_FALSE(ended());
+  // Triggered 5 s ago on the JobMaster's wall clock: at least 5 s of start delay, whatever the
+  // wall clock did since.
+  const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  std::int64_t x = 1;
+  REQUIRE((*partition)->emit_record(std::string(reinterpret_cast<const char*>(&x), sizeof x), 0)
+          == network::emit_result::written);
+  REQUIRE((*partition)->broadcast_checkpoint_barrier({1, now_ms - 5'000}));
+  (*partition)->flush_all();
+  sched.run();
+  REQUIRE(acknowledged == std::vector<std::int64_t>{1});
+  const auto& m = measured.at(0);
+  // One channel: nothing to align.
+  CHECK(m.alignment_duration_nanos == 0);
+  CHECK(m.bytes_processed_during_alignment == 0);
+  CHECK(m.bytes_persisted_during_alignment == 0);
+  CHECK(m.checkpoint_start_delay_nanos >= 5'000'000'000LL);
+  CHECK(m.checkpoint_start_delay_nanos < 600'000'000'000LL);
+  // Measured (in memory, so the async part is the snapshot's assembly).
+  CHECK(m.sync_duration_millis >= 0);
+  CHECK(m.async_duration_millis >= 0);
+  // The task's gauges show the last checkpoint's figures.
+  CHECK(io->checkpoint_start_delay_nanos.load() == m.checkpoint_start_delay_nanos);
+  CHECK(io->checkpoint_alignment_time.load() == 0);
+  (*partition)->finish();
+  producer_env->producer_finished(program.job->job_id, id);
+  sched.run();
+  REQUIRE(ended());
 }
 
 TEST_CASE("a stream task in system B reads its remote producer's partition in system A") {

@@ -148,7 +148,8 @@ void checkpoint_coordinator::add_recovered(completed_checkpoint c) {
 acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,
                                                        std::int64_t checkpoint_id,
                                                        state::task_state_snapshot state,
-                                                       time_ms now) {
+                                                       time_ms now,
+                                                       const state::checkpoint_metrics& metrics) {
   auto it = pending_.find(checkpoint_id);
   if (it == pending_.end()) {
     if (checkpoint_id < next_id_)
@@ -163,8 +164,10 @@ acknowledge_result checkpoint_coordinator::acknowledge(const task_id& task,
   if (p.not_yet_acknowledged.erase(task) == 0)
     return acknowledge_result::unknown;
   p.acknowledged.insert(task);
-  if (auto* r = record(checkpoint_id))
+  if (auto* r = record(checkpoint_id)) {
     r->tasks[task] = {now, state.state_size()};
+    r->task_metrics[task] = metrics;
+  }
   p.state_bytes += state.state_size();
   p.task_states.emplace(task, std::move(state));
   if (p.not_yet_acknowledged.empty()) {

@@ -22,6 +22,7 @@
 #include "runtime/graph/execution.hpp"
 #include "runtime/graph/ids.hpp"
 #include "runtime/graph/job_status.hpp"
+#include "runtime/state/checkpoint_metrics.hpp"
 #include "runtime/state/state_handles.hpp"
 
 namespace spdlog {
@@ -174,6 +175,8 @@ struct checkpoint_record {
   std::string failure_message;
   /// Each task that takes part: when it acknowledged (-1: not yet) and its state's size.
   std::map<task_id, std::pair<time_ms, std::uint64_t>> tasks;
+  /// What each task that acknowledged measured (Flink's SubtaskStateStats figures).
+  std::map<task_id, ::flint::state::checkpoint_metrics> task_metrics;
 };
 
 /// What an acknowledgement did (Flink's TaskAcknowledgeResult).
@@ -224,8 +227,10 @@ public:
   /// as if completed here, so tasks restore it and it is subsumed and discarded in turn.
   void add_recovered(completed_checkpoint c);
 
+  /// `metrics`: what the task measured, kept in the history (-1 figures: not measured).
   acknowledge_result acknowledge(const task_id& task, std::int64_t checkpoint_id,
-                                 state::task_state_snapshot state, time_ms now);
+                                 state::task_state_snapshot state, time_ms now,
+                                 const state::checkpoint_metrics& metrics = {});
   /// A task declined: the checkpoint is aborted. Unknown checkpoints are ignored. Only
   /// `declined` counts against the tolerable failures (`task_not_ready` does not).
   void decline(const task_id& task, std::int64_t checkpoint_id, const std::string& cause,

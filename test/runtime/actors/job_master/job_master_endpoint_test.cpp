@@ -1144,8 +1144,12 @@ TEST_CASE_FIXTURE(job_master_fixture,
     CHECK(t.ack_time == -1);
   CHECK(pending->restored.id == -1);
 
-  for (const auto& s : submitted)
-    REQUIRE(te_call<acknowledge_checkpoint>({job, attempt_of(s), 1, {}}));
+  // Every task but the last sends what it measured; the last is an older sender.
+  const checkpoint_metrics measured{2048, 0, 7'000'000, 4, 60, 3'000'000};
+  for (std::size_t i = 0; i < submitted.size(); ++i)
+    REQUIRE(te_call<acknowledge_checkpoint>(
+      {job, attempt_of(submitted[i]), 1, {},
+       i + 1 < submitted.size() ? measured : checkpoint_metrics{}}));
   auto completed = te_call<request_job_status>(rpc::ack{});
   REQUIRE(completed.has_value());
   REQUIRE(completed->checkpoint_history.size() == 1);
@@ -1155,6 +1159,13 @@ TEST_CASE_FIXTURE(job_master_fixture,
   CHECK(c.external_path.find("chk-1") != std::string::npos);
   for (const auto& t : c.tasks)
     CHECK(t.ack_time >= c.trigger_time);
+  // The history keeps each subtask's figures as its acknowledgement carried them.
+  CHECK(std::count_if(c.tasks.begin(), c.tasks.end(),
+                      [&](const auto& t) { return t.metrics == measured; })
+        == static_cast<std::ptrdiff_t>(submitted.size() - 1));
+  CHECK(std::count_if(c.tasks.begin(), c.tasks.end(),
+                      [](const auto& t) { return t.metrics.alignment_duration_nanos == -1; })
+        == 1);
   CHECK(completed->checkpoints.latest_id == 1);
 
   // A second one while none is pending; the history keeps web.checkpoints.history (1) of them.

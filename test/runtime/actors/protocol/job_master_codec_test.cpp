@@ -3,7 +3,11 @@
 #include <doctest/doctest.h>
 
 #include "runtime/actors/job_master/job_master_gateway.hpp"
+#include "schemas/codec_support.hpp"
+#include "schemas/job_master.capnp.h"
 #include "test/runtime/actors/protocol/codec_checks.hpp"
+
+#include <capnp/message.h>
 
 using namespace flint;
 using namespace flint::job_master;
@@ -56,12 +60,51 @@ task_io sample_task_io() {
   t.accumulated_busy_ms = 7;
   t.accumulated_idle_ms = 8;
   t.accumulated_back_pressured_ms = 9;
+  t.checkpoint_alignment_time = 30'000'000;
+  t.checkpoint_start_delay_nanos = 1LL << 33;
   return t;
+}
+
+acknowledge_checkpoint_request sample_acknowledge() {
+  acknowledge_checkpoint_request a;
+  a.job_id = sample_id<graph::job_id>(1);
+  a.attempt = sample_attempt();
+  a.checkpoint_id = 42;
+  a.task_state.finished = true;
+  a.checkpoint_metrics = {1 << 20, 0, 3'000'000'000LL, 12, 345, 7'000'000};
+  return a;
 }
 
 } // namespace
 
 TEST_SUITE("job master codecs") {
+  TEST_CASE("an acknowledgement round-trips with the task's checkpoint metrics") {
+    check_round_trip(sample_acknowledge());
+    check_truncated_refused(sample_acknowledge());
+  }
+
+  TEST_CASE("an acknowledgement from a sender without checkpoint metrics reads them as -1") {
+    // What a sender before the metrics writes: the first four fields only.
+    auto bytes = rpc::codec<acknowledge_checkpoint_request>::encode(sample_acknowledge());
+    auto old = wire::read<schema::JmAcknowledgeCheckpointRequest>(
+      bytes, "acknowledgement",
+      [](schema::JmAcknowledgeCheckpointRequest::Reader r) -> expected<std::vector<char>> {
+        capnp::MallocMessageBuilder message;
+        auto b = message.initRoot<schema::JmAcknowledgeCheckpointRequest>();
+        b.setJobId(r.getJobId());
+        b.setAttempt(r.getAttempt());
+        b.setCheckpointId(r.getCheckpointId());
+        b.setTaskState(r.getTaskState());
+        return wire::to_bytes(message);
+      });
+    REQUIRE(old.has_value());
+    auto back = rpc::codec<acknowledge_checkpoint_request>::decode(*old);
+    REQUIRE(back.has_value());
+    CHECK(back->checkpoint_id == 42);
+    CHECK(back->task_state.finished);
+    CHECK(back->checkpoint_metrics == checkpoint_metrics{-1, -1, -1, -1, -1, -1});
+  }
+
   TEST_CASE("a task I/O report round-trips, running and final") {
     check_round_trip(task_io_report{{sample_task_io(), sample_task_io()}, false});
     check_round_trip(task_io_report{{sample_task_io()}, true});

@@ -572,6 +572,23 @@ TEST_SUITE("checkpoint coordinator") {
     CHECK(c.history()[1].id == *third);
   }
 
+  TEST_CASE_FIXTURE(coordinator_fixture,
+                    "the history keeps what each task measured, from its acknowledgement") {
+    auto& c = make();
+    auto id = c.trigger_checkpoint(10);
+    REQUIRE(id);
+    CHECK(c.history()[0].task_metrics.empty());
+    state::checkpoint_metrics measured{4096, 0, 2'000'000, 3, 40, 1'500'000};
+    c.acknowledge(source0, *id, state_of(100), 15, measured);
+    // An acknowledgement without figures (an older sender): all -1.
+    c.acknowledge(sink0, *id, state_of(10), 16);
+    const auto& r = c.history()[0];
+    CHECK(r.task_metrics.size() == 2);
+    CHECK(r.task_metrics.at(source0) == measured);
+    CHECK(r.task_metrics.at(sink0) == state::checkpoint_metrics{});
+    CHECK(r.task_metrics.at(sink0).alignment_duration_nanos == -1);
+  }
+
 } // TEST_SUITE
 
 } // namespace flint::job_master::checkpoint
