@@ -658,6 +658,27 @@ TEST_CASE(
   const auto tm = c.get("/jobs/" + running + "/vertices/" + running_vid)
                     .body["subtasks"][0]["taskmanager-id"]
                     .get<std::string>();
+  // Every subtask of the completed checkpoint sent what it measured: no -1 (absent) figure; the
+  // source aligns nothing, the keyed sum aligns its two channels.
+  const auto running_vertices = c.get("/jobs/" + running).body["vertices"];
+  REQUIRE(running_vertices.size() == 2);
+  for (const auto& v : running_vertices) {
+    auto vid = v["id"].get<std::string>();
+    auto details = c.get("/jobs/" + running + "/checkpoints/details/" + cid + "/subtasks/" + vid);
+    REQUIRE(details.status == 200);
+    CAPTURE(details.text);
+    for (const auto& st : details.body["subtasks"]) {
+      REQUIRE(st["status"] == "completed");
+      CHECK(st["checkpoint"]["sync"].get<std::int64_t>() >= 0);
+      CHECK(st["checkpoint"]["async"].get<std::int64_t>() >= 0);
+      CHECK(st["alignment"]["duration"].get<std::int64_t>() >= 0);
+      CHECK(st["alignment"]["processed"].get<std::int64_t>() >= 0);
+      CHECK(st["alignment"]["persisted"] == 0);
+      CHECK(st["start_delay"].get<std::int64_t>() >= 0);
+      if (vid == running_vid)
+        CHECK(st["alignment"]["duration"] == 0);
+    }
+  }
 
   const std::vector<job_row> job_rows = {
     {"/jobs/{jid}", {200, job_details_info}, {200, job_details_info}},
