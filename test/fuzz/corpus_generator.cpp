@@ -335,7 +335,7 @@ void transport_seeds() {
   seed(
     "partition_request",
     transport::to_message(transport::partition_request_message{{}, job, partition, 0, {0, 1}, 2}));
-  std::string record = "\0\0\0\x06(to,1)";
+  std::string record("\0\0\0\x06(to,1)", 10);
   seed("buffer",
        transport::to_message(transport::buffer_message{
          {0, 1}, 0, 3, 0, std::span<const char>(record.data(), record.size())}));

@@ -154,10 +154,26 @@ void drain(server_actor* self, std::uint64_t id) {
       // one to four of the consumer's credit turns (flint-bench exchange: 12-130 us against
       // ~36 us), and a mark dropped meanwhile stamped the dip (8.8 buffers in flight of 10
       // against 9.8). A producer that went quiet refills nothing: the mark goes once the grace
-      // is used up, so it holds the gate's floating buffers credited to this channel, idle, for
-      // at most that many turns; one never held up (it has buffers to spare) gets no grace.
-      auto pool = r.producer_pool.lock();
-      if (pool && (pool->has_waiters() || !pool->is_available()))
+      // is used up; one never held up (it has buffers to spare) gets no grace, and neither does
+      // one whose pool is gone (a destroyed pool is not available, but nobody will refill).
+      // The grace bounds the turns that carry the mark, not the credit: what the consumer
+      // announced for those turns stays with the producer until it writes again (about 4
+      // buffers of the gate's floating ones at most, against about 2 with exact backlogs).
+      enum class producer_state { held_up, has_room, gone };
+      const auto producer = [&] {
+        auto pool = r.producer_pool.lock();
+        if (!pool)
+          return producer_state::gone;
+        if (pool->has_waiters())
+          return producer_state::held_up;
+        if (pool->is_available())
+          return producer_state::has_room;
+        return pool->is_destroyed() ? producer_state::gone : producer_state::held_up;
+      }();
+      if (producer == producer_state::gone) {
+        r.mark_grace = 0;
+        r.stalled_backlog = 0;
+      } else if (producer == producer_state::held_up)
         r.mark_grace = stalled_mark_grace_turns;
       else if (r.mark_grace > 0)
         --r.mark_grace;

@@ -137,7 +137,7 @@ struct buffer_message {
   static constexpr std::string_view name = "buffer";
   using wire = std::tuple<std::vector<char>>;
   /// Where the bytes are in the CAF message (after the atom): a receiver that holds the message
-  /// alone may take them (and cut the header off: payload_size).
+  /// alone may take them (and cut the header off: the payload is `bytes`' size).
   static constexpr std::size_t bytes_index = 1;
   /// The header behind the payload: gate, channel (4 bytes each), sequence, backlog (8 each),
   /// kind (1).
@@ -169,8 +169,12 @@ struct buffer_message {
         + ") are shorter than the buffer header (" + std::to_string(header_size) + ")";
     return std::nullopt;
   }
+  /// Only after `invalid` found nothing (as from_message does); a vector too short for the
+  /// header still reads as an empty message of kind 0 rather than out of bounds.
   static buffer_message from_wire(const wire_refs<wire>& w) {
     const auto& b = std::get<0>(w);
+    if (b.size() < header_size)
+      return {};
     auto payload = b.size() - header_size;
     const char* at = b.data() + payload;
     buffer_message out;
@@ -181,10 +185,6 @@ struct buffer_message {
     out.kind = static_cast<wire_kind>(get(at + 24, 1));
     out.bytes = std::span<const char>(b.data(), payload);
     return out;
-  }
-  /// The payload's size in a buffer message's byte vector of `wire_size` bytes.
-  static std::size_t payload_size(std::size_t wire_size) noexcept {
-    return wire_size >= header_size ? wire_size - header_size : 0;
   }
 
 private:

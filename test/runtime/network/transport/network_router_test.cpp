@@ -181,6 +181,16 @@ TEST_CASE_FIXTURE(router_fixture,
   CHECK(msg.size() == 2);
   CHECK(msg.get_as<std::vector<char>>(buffer_message::bytes_index).size()
         == bytes.size() + buffer_message::header_size);
+  // The documented layout, byte for byte: gate, channel (4 bytes), sequence, backlog (8), kind
+  // (1), each little-endian, behind the payload (a symmetric round trip would not pin it).
+  const auto& wire = msg.get_as<std::vector<char>>(buffer_message::bytes_index);
+  const unsigned char header[buffer_message::header_size] = {
+    0xfe, 0xff, 0xff, 0xff, 0x01, 0x00, 0x00, 0x80, 0x10, 0x32, 0x54, 0x76, 0x98,
+    0xba, 0xdc, 0xfe, 0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01,
+    static_cast<unsigned char>(buffer_kind::checkpoint_barrier)};
+  CHECK(std::equal(bytes.begin(), bytes.end(), wire.begin()));
+  CHECK(std::equal(std::begin(header), std::end(header), wire.begin() + bytes.size(),
+                   [](unsigned char a, char b) { return a == static_cast<unsigned char>(b); }));
   auto received = deserialize(sys, serialize(sys, msg));
   REQUIRE(received);
   auto back = from_message<buffer_message>(*received);
@@ -203,6 +213,11 @@ TEST_CASE_FIXTURE(router_fixture,
   CHECK(refused.error().code == errc::malformed_message);
   CHECK_MESSAGE(refused.error().message.find("shorter than the buffer header") != std::string::npos,
                 refused.error().message);
+  // Read without the check first, it stays in bounds: an empty message.
+  std::vector<char> short_bytes(buffer_message::header_size - 1, 'c');
+  auto unchecked = buffer_message::from_wire(wire_refs<buffer_message::wire>{short_bytes});
+  CHECK(unchecked.bytes.empty());
+  CHECK(unchecked.sequence == 0);
   CHECK(route_to_consumer(cut, side));
   REQUIRE(side.failure);
   CHECK(side.failure->code == errc::malformed_message);

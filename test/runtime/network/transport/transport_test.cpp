@@ -606,6 +606,61 @@ TEST_CASE("a credit-stalled turn keeps the mark for a few turns after the one th
   CHECK(side.records == records + 1);
 }
 
+TEST_CASE("a credit-stalled turn of a producer whose pool is destroyed carries its own backlog") {
+  // A destroyed pool is not available, but no producer will refill the queue from it: the mark
+  // (and its grace) would only keep the consumer's credit on a channel that is draining.
+  transport_fixture f{true};
+  auto id = partition_id(11, 0);
+  auto pool = f.producer_global->create_buffer_pool(2, 20);
+  REQUIRE(pool);
+  auto partition = std::make_shared<result_partition>(id, 1, *pool);
+  REQUIRE(f.manager.register_partition(partition));
+  std::size_t records = 0;
+  while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
+    ++records;
+  const auto queued = partition->subpartition(0).backlog();
+  const auto exclusive = f.config.buffers_per_channel;
+  const auto floating = f.config.floating_buffers_per_gate;
+  REQUIRE(queued > exclusive + floating + 3);
+  consumer_side side{f.config, id, 0};
+  side.auto_consume = false;
+  auto consumer = f.start_consumer(side);
+  std::vector<std::uint64_t> backlogs;
+  auto collect = [&](std::size_t n) {
+    std::size_t got = 0;
+    while (got < n && run_until_next_is(f, consumer)) {
+      if (auto b = head_backlog(consumer)) {
+        backlogs.push_back(*b);
+        ++got;
+      }
+      f.sched.run_once();
+    }
+    return got;
+  };
+  REQUIRE(collect(exclusive + floating) == exclusive + floating);
+  f.sched.run();
+  // Held up by its pool: both turns carry the mark.
+  for (auto b : backlogs)
+    CHECK(b == queued - 1);
+  // The producer is gone (its pool destroyed) with buffers still queued.
+  (*pool)->destroy();
+  REQUIRE_FALSE((*pool)->is_available());
+  auto sent = f.stats->data_buffers_sent.load();
+  for (std::size_t turn = 1; turn <= 3; ++turn) {
+    backlogs.clear();
+    side.consume(1);
+    REQUIRE(collect(1) == 1);
+    f.sched.run();
+    REQUIRE(f.stats->data_buffers_sent.load() == ++sent);
+    CHECK(backlogs.front() == queued - sent);
+  }
+  // The rest of the queue still crosses (the record the producer could not write went with it).
+  while (side.consume(100) > 0 || f.sched.has_job())
+    f.run_checked(side);
+  REQUIRE_MESSAGE(!side.failure, (side.failure ? side.failure->to_string() : ""));
+  CHECK(f.stats->data_buffers_sent.load() == queued);
+}
+
 TEST_CASE("a sending turn that empties the queue carries the exact backlog behind each buffer") {
   transport_fixture f{true};
   auto id = partition_id(7, 0);
