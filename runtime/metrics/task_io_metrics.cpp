@@ -160,8 +160,7 @@ collector task_collector(task_scope scope, const std::shared_ptr<task_io_metrics
         static_cast<double>(io->current_output_watermark.load(std::memory_order_relaxed)));
     add("numLateRecordsDropped",
         static_cast<double>(io->late_records_dropped.load(std::memory_order_relaxed)));
-    add("checkpointAlignmentTime",
-        static_cast<double>(io->checkpoint_alignment_time.load(std::memory_order_relaxed)));
+    add("checkpointAlignmentTime", static_cast<double>(io->alignment_time_nanos(now)));
     add("checkpointStartDelayNanos",
         static_cast<double>(io->checkpoint_start_delay_nanos.load(std::memory_order_relaxed)));
     auto t = io->time_per_second(now);
@@ -183,6 +182,14 @@ collector task_collector(task_scope scope, const std::shared_ptr<task_io_metrics
         {operator_scope, "numRecordsOutPerSecond", op_vars, out_view.rate(now, out_count)});
     }
   };
+}
+
+std::int64_t task_io_metrics::alignment_time_nanos(clock::time_point now) const {
+  auto started = checkpoint_alignment_started_nanos.load(std::memory_order_relaxed);
+  if (started == 0)
+    return checkpoint_alignment_time.load(std::memory_order_relaxed);
+  auto now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(now_ns) - started);
 }
 
 } // namespace flint::metrics

@@ -53,6 +53,13 @@ public:
   /// checkpoint's, written by the task's thread once per checkpoint; 0 before any.
   std::atomic<std::int64_t> checkpoint_alignment_time{0};
   std::atomic<std::int64_t> checkpoint_start_delay_nanos{0};
+  /// The steady clock's nanoseconds at which the alignment in progress began, 0 when none (the
+  /// task's inputs write it at the first barrier and at the end): a stuck alignment shows in
+  /// checkpointAlignmentTime while it lasts, as Flink's getAlignmentDurationNanos.
+  std::atomic<std::int64_t> checkpoint_alignment_started_nanos{0};
+  /// checkpointAlignmentTime as Flink reads it: the alignment in progress so far, else the last
+  /// checkpoint's.
+  std::int64_t alignment_time_nanos(clock::time_point now) const;
   /// Which input channel holds the input watermark back (the task's thread writes it when it
   /// changes; reporters read a copy).
   void set_watermark_holder(std::string holder) {

@@ -5,6 +5,7 @@
 #include "runtime/network/transport/connection_cache.hpp"
 #include "runtime/network/transport/network_router.hpp"
 #include "runtime/network/transport/remote_channel_client.hpp"
+#include "runtime/state/checkpoint_metrics.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -296,11 +297,11 @@ std::optional<gate_buffer> task_inputs::apply(const barrier_decision& decision, 
   if (decision.aborted) {
     aborted_checkpoints_.push_back(*decision.aborted);
     if (*decision.aborted == measuring_.checkpoint_id)
-      aligning_ = false;
+      set_aligning(false);
   }
   if (!decision.trigger)
     return std::nullopt;
-  mark_alignment_end(decision.trigger->id);
+  mark_alignment_end(*decision.trigger);
   return gate_buffer{gate, buffer_or_event{to_event(*decision.trigger), channel, true}};
 }
 
@@ -309,10 +310,12 @@ void task_inputs::cancel_checkpoint(std::int64_t checkpoint_id) {
     return;
   auto decision =
     aligner_ ? aligner_->on_cancellation(checkpoint_id) : tracker_->on_cancellation(checkpoint_id);
+  // Only what the handler gave up stops the measurement: the at-least-once tracker drops the
+  // cancelled id alone and goes on with an older one in progress.
+  if (decision.aborted && *decision.aborted == measuring_.checkpoint_id)
+    set_aligning(false);
   decision.aborted.reset(); // the JobMaster knows: nothing to decline
   (void)apply(decision, 0, 0);
-  if (checkpoint_id >= measuring_.checkpoint_id)
-    aligning_ = false;
 }
 
 barrier_clock barrier_clock::system() {
@@ -332,22 +335,36 @@ barrier_clock barrier_clock::system() {
 void task_inputs::mark_alignment_start(const checkpoint_barrier& barrier, bool and_end) {
   measuring_ = checkpoint_alignment{};
   measuring_.checkpoint_id = barrier.id;
-  measuring_.start_delay_nanos =
-    std::max<std::int64_t>(0, clock_.absolute_millis() - barrier.timestamp) * 1'000'000;
+  measuring_.start_delay_nanos = state::start_delay_nanos(clock_.absolute_millis(), barrier.timestamp);
   // One barrier was all (one live channel): nothing was aligned, no second clock read.
-  aligning_ = !and_end;
-  if (aligning_)
-    alignment_start_nanos_ = clock_.relative_nanos();
+  if (and_end)
+    set_aligning(false);
+  else
+    set_aligning(true, clock_.relative_nanos());
 }
 
-void task_inputs::mark_alignment_end(std::int64_t checkpoint_id) {
-  if (checkpoint_id != measuring_.checkpoint_id)
-    return; // not measured here: the task finds no figures for it
+void task_inputs::set_aligning(bool on, std::int64_t start_nanos) {
+  if (on)
+    alignment_start_nanos_ = start_nanos;
+  if (alignment_started_gauge_ && (on || aligning_))
+    alignment_started_gauge_->store(on ? std::max<std::int64_t>(1, start_nanos) : 0,
+                                    std::memory_order_relaxed);
+  aligning_ = on;
+}
+
+void task_inputs::mark_alignment_end(const checkpoint_barrier& barrier) {
+  if (barrier.id != measuring_.checkpoint_id) {
+    // The at-least-once tracker completed a checkpoint whose measurement a newer one's first
+    // barrier took over: as Flink's tracker, it reports 0 for it (not unknown). The newer
+    // one's measurement goes on.
+    last_alignment_ = checkpoint_alignment{barrier.id, 0, 0, 0};
+    return;
+  }
   if (aligning_)
     measuring_.alignment_duration_nanos =
       std::max<std::int64_t>(0, clock_.relative_nanos() - alignment_start_nanos_);
-  aligning_ = false;
   last_alignment_ = measuring_;
+  set_aligning(false);
 }
 
 std::vector<std::int64_t> task_inputs::take_aborted_checkpoints() {

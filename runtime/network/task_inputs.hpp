@@ -13,7 +13,9 @@
 #include "runtime/network/result_partition_id.hpp"
 #include "runtime/network/result_partition_manager.hpp"
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -110,6 +112,11 @@ public:
   const checkpoint_alignment& last_alignment() const noexcept { return last_alignment_; }
   /// Before the first buffer.
   void set_clock(barrier_clock clock) { clock_ = std::move(clock); }
+  /// Where to publish the start (the clock's relative nanoseconds) of the alignment in progress,
+  /// 0 when none: the task's checkpointAlignmentTime gauge reads it from another thread.
+  void set_alignment_started_gauge(std::shared_ptr<std::atomic<std::int64_t>> gauge) {
+    alignment_started_gauge_ = std::move(gauge);
+  }
   /// Checkpoints whose alignment was given up (a newer barrier overtook them) since the last
   /// call: the task declines them.
   std::vector<std::int64_t> take_aborted_checkpoints();
@@ -179,7 +186,9 @@ private:
   void fail(error cause);
   /// Flink's markAlignmentStart (with `and_end`: markAlignmentStartAndEnd, one barrier was all).
   void mark_alignment_start(const checkpoint_barrier& barrier, bool and_end);
-  void mark_alignment_end(std::int64_t checkpoint_id);
+  void mark_alignment_end(const checkpoint_barrier& barrier);
+  /// Starts (`start_nanos` > 0) or stops the alignment being measured, and publishes it.
+  void set_aligning(bool on, std::int64_t start_nanos = 0);
 
   std::shared_ptr<shuffle_environment> shuffle_;
   const graph::job_id job_;
@@ -204,6 +213,7 @@ private:
   checkpoint_alignment last_alignment_;
   std::int64_t alignment_start_nanos_ = 0;
   bool aligning_ = false;
+  std::shared_ptr<std::atomic<std::int64_t>> alignment_started_gauge_;
   bool pending_requests_ = false;
   bool released_ = false;
   std::optional<error> failure_;

@@ -50,11 +50,18 @@ bool acknowledged(const job_master::checkpoint_task& t) {
 /// The processed and persisted bytes of the acknowledged tasks of `e` for which `pick` holds.
 template <class Pick>
 std::pair<std::int64_t, std::int64_t> data_of(const entry& e, Pick pick) {
+  // The counts come from the subtasks' acknowledgements: a sum saturates rather than overflow.
+  auto add = [](std::int64_t sum, std::int64_t n) {
+    std::int64_t out = 0;
+    return __builtin_add_overflow(sum, std::max<std::int64_t>(0, n), &out)
+      ? std::numeric_limits<std::int64_t>::max()
+      : out;
+  };
   std::int64_t processed = 0, persisted = 0;
   for (const auto& t : e.tasks)
     if (acknowledged(t) && pick(t)) {
-      processed += std::max<std::int64_t>(0, t.metrics.bytes_processed_during_alignment);
-      persisted += std::max<std::int64_t>(0, t.metrics.bytes_persisted_during_alignment);
+      processed = add(processed, t.metrics.bytes_processed_during_alignment);
+      persisted = add(persisted, t.metrics.bytes_persisted_during_alignment);
     }
   return {processed, persisted};
 }

@@ -3,9 +3,25 @@
 /// its acknowledgement. -1: not measured (Flink's default), e.g. an acknowledgement from a sender
 /// that does not measure.
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 
 namespace flint::state {
+
+/// Flink's checkpointStartDelayNanos from the barrier's timestamp (the JobMaster's wall clock,
+/// ms) and this process's wall clock: 0 when the clocks put the barrier in the future, and
+/// saturated, not overflowed, for a timestamp a peer got absurdly wrong.
+inline std::int64_t start_delay_nanos(std::int64_t now_millis, std::int64_t barrier_millis) {
+  constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  if (barrier_millis >= now_millis)
+    return 0;
+  // now - barrier > 0 here; as unsigned it cannot overflow.
+  auto delay = static_cast<std::uint64_t>(now_millis) - static_cast<std::uint64_t>(barrier_millis);
+  return delay > static_cast<std::uint64_t>(max / 1'000'000)
+    ? max
+    : static_cast<std::int64_t>(delay) * 1'000'000;
+}
 
 struct checkpoint_metrics {
   /// Bytes read from the channels not yet blocked between the first barrier and the end of the

@@ -97,6 +97,7 @@ expected<unit> stream_task::create_inputs() {
     return inputs.error();
   inputs_ = std::move(*inputs);
   inputs_->set_at_least_once(tdd_.checkpointing.mode == graph::checkpointing_mode::at_least_once);
+  publish_alignment_gauge();
   deserializers_.resize(inputs_->num_gates());
   gate_offsets_.assign(inputs_->num_gates(), 0);
   std::size_t channels = 0;
@@ -242,6 +243,12 @@ expected<bool> stream_task::step() {
     return *failed;
   arm_flush_timer();
   return false;
+}
+
+void stream_task::publish_alignment_gauge() {
+  if (io_ && inputs_)
+    inputs_->set_alignment_started_gauge(
+      std::shared_ptr<std::atomic<std::int64_t>>(io_, &io_->checkpoint_alignment_started_nanos));
 }
 
 void stream_task::publish_metrics() {

@@ -59,7 +59,10 @@ public:
   expected<bool> step() override;
   void cancel() override { canceled_ = true; }
   bool has_work() const override { return has_work_ || (inputs_ && inputs_->failure()); }
-  void bind_metrics(std::shared_ptr<metrics::task_io_metrics> io) override { io_ = std::move(io); }
+  void bind_metrics(std::shared_ptr<metrics::task_io_metrics> io) override {
+    io_ = std::move(io);
+    publish_alignment_gauge();
+  }
   bool waits_for_output() const override { return waits_for_output_; }
   void on_timer(std::uint64_t id) override;
   /// Checkpoint n starts here: at a source (snapshot, barrier on every output, acknowledge once
@@ -93,6 +96,8 @@ private:
   void end_input();
   /// Copies the counts of the writers and of the counting operators into io_.
   void publish_metrics();
+  /// Lets the inputs publish the alignment in progress into io_ (once both exist).
+  void publish_alignment_gauge();
   /// Gives each operator its share of the restored checkpoint (before they open).
   expected<unit> restore_state();
   /// At an aligned barrier (or a trigger): each operator's state copied, the barrier on every

@@ -87,8 +87,7 @@ state::checkpoint_metrics stream_task::triggered_metrics(const network::checkpoi
                   std::chrono::system_clock::now().time_since_epoch())
                   .count();
   state::checkpoint_metrics m;
-  m.checkpoint_start_delay_nanos =
-    std::max<std::int64_t>(0, now_ms - barrier.timestamp) * 1'000'000;
+  m.checkpoint_start_delay_nanos = state::start_delay_nanos(now_ms, barrier.timestamp);
   m.alignment_duration_nanos = 0;
   m.bytes_processed_during_alignment = 0;
   m.bytes_persisted_during_alignment = 0;

@@ -72,7 +72,7 @@ static job_master::task_io task_io_of(const graph::execution_attempt_id& attempt
   t.late_records_dropped = io.late_records_dropped.load(std::memory_order_relaxed);
   t.input_idle = io.input_idle.load(std::memory_order_relaxed);
   t.watermark_held_back_by = io.watermark_holder();
-  t.checkpoint_alignment_time = io.checkpoint_alignment_time.load(std::memory_order_relaxed);
+  t.checkpoint_alignment_time = io.alignment_time_nanos(metrics::task_io_metrics::clock::now());
   t.checkpoint_start_delay_nanos = io.checkpoint_start_delay_nanos.load(std::memory_order_relaxed);
   return t;
 }

@@ -290,6 +290,15 @@ TEST_CASE("a task reports its last checkpoint's alignment time and start delay i
   CHECK(value_of("checkpointStartDelayNanos") == 2'000'000);
   CHECK(prometheus_name("taskmanager.job.task", "checkpointAlignmentTime")
         == "flink_taskmanager_job_task_checkpointAlignmentTime");
+  // An alignment in progress shows how long it has taken so far (Flink's
+  // getAlignmentDurationNanos): a stuck one is visible before its checkpoint ends.
+  using clock = task_io_metrics::clock;
+  auto now = clock::time_point(std::chrono::seconds(100));
+  io->checkpoint_alignment_started_nanos = std::chrono::nanoseconds(std::chrono::seconds(97)).count();
+  CHECK(io->alignment_time_nanos(now) == 3'000'000'000);
+  CHECK(value_of("checkpointAlignmentTime") > 30'000'000);
+  io->checkpoint_alignment_started_nanos = 0;
+  CHECK(io->alignment_time_nanos(now) == 30'000'000);
 }
 
 TEST_CASE("an ended task's series leave the registry once the task lets go of its figures") {

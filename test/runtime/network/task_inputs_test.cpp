@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -223,6 +225,81 @@ TEST_SUITE("task inputs") {
     REQUIRE(a0->broadcast_checkpoint_barrier({3, 150}));
     CHECK(read() == std::vector<std::string>{"barrier 3"});
     CHECK(inputs->last_alignment() == checkpoint_alignment{3, 0, 0, 0});
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture,
+                    "a barrier stamped absurdly far in the past saturates the start delay") {
+    std::int64_t nanos = 0, millis = 1'000;
+    inputs->set_clock({[&] { return nanos; }, [&] { return millis; }});
+    b0->finish();
+    a1->finish();
+    CHECK(read().empty());
+    // A peer's timestamp: the delay in ns does not fit 64 bits (it overflowed to a negative).
+    REQUIRE(a0->broadcast_checkpoint_barrier({3, -10'000'000'000'000}));
+    CHECK(read() == std::vector<std::string>{"barrier 3"});
+    CHECK(inputs->last_alignment().start_delay_nanos == std::numeric_limits<std::int64_t>::max());
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture, "at least once: cancelling a newer checkpoint leaves the "
+                                      "alignment of an older one in progress measured") {
+    inputs->set_at_least_once(true);
+    std::int64_t nanos = 0, millis = 1'000;
+    inputs->set_clock({[&] { return nanos; }, [&] { return millis; }});
+    REQUIRE(a0->broadcast_checkpoint_barrier({1, 990}));
+    CHECK(read().empty());
+    nanos = 1'000;
+    // The JobMaster gave up checkpoint 2 (declined elsewhere); 1 is still tracked here.
+    inputs->cancel_checkpoint(2);
+    emit(*a1, "a1-during");
+    CHECK(read().size() == 1);
+    nanos = 5'000;
+    REQUIRE(a1->broadcast_checkpoint_barrier({1, 990}));
+    REQUIRE(b0->broadcast_checkpoint_barrier({1, 990}));
+    CHECK(read() == std::vector<std::string>{"barrier 1"});
+    CHECK(inputs->last_alignment() == checkpoint_alignment{1, 10'000'000, 5'000, 13});
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture, "at least once: a checkpoint whose measurement a newer one "
+                                      "took over reports zeros, as Flink's tracker") {
+    inputs->set_at_least_once(true);
+    std::int64_t nanos = 0, millis = 1'000;
+    inputs->set_clock({[&] { return nanos; }, [&] { return millis; }});
+    REQUIRE(a0->broadcast_checkpoint_barrier({1, 990}));
+    REQUIRE(a0->broadcast_checkpoint_barrier({2, 995}));
+    CHECK(read().empty());
+    nanos = 100;
+    REQUIRE(a1->broadcast_checkpoint_barrier({1, 990}));
+    REQUIRE(b0->broadcast_checkpoint_barrier({1, 990}));
+    CHECK(read() == std::vector<std::string>{"barrier 1"});
+    CHECK(inputs->last_alignment() == checkpoint_alignment{1, 0, 0, 0});
+    // Checkpoint 2's measurement went on.
+    nanos = 400;
+    REQUIRE(a1->broadcast_checkpoint_barrier({2, 995}));
+    REQUIRE(b0->broadcast_checkpoint_barrier({2, 995}));
+    CHECK(read() == std::vector<std::string>{"barrier 2"});
+    CHECK(inputs->last_alignment() == checkpoint_alignment{2, 5'000'000, 400, 0});
+  }
+
+  TEST_CASE_FIXTURE(two_gate_fixture, "the alignment in progress is published for the gauge and "
+                                      "withdrawn when it ends or is given up") {
+    std::int64_t nanos = 500, millis = 1'000;
+    inputs->set_clock({[&] { return nanos; }, [&] { return millis; }});
+    auto started = std::make_shared<std::atomic<std::int64_t>>(0);
+    inputs->set_alignment_started_gauge(started);
+    REQUIRE(a0->broadcast_checkpoint_barrier({1, 990}));
+    CHECK(read().empty());
+    CHECK(started->load() == 500);
+    nanos = 900;
+    REQUIRE(a1->broadcast_checkpoint_barrier({1, 990}));
+    REQUIRE(b0->broadcast_checkpoint_barrier({1, 990}));
+    CHECK(read() == std::vector<std::string>{"barrier 1"});
+    CHECK(started->load() == 0);
+    nanos = 1'200;
+    REQUIRE(a0->broadcast_checkpoint_barrier({2, 995}));
+    CHECK(read().empty());
+    CHECK(started->load() == 1'200);
+    inputs->cancel_checkpoint(2);
+    CHECK(started->load() == 0);
   }
 
 } // TEST_SUITE

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
+
 #include "runtime/actors/trace/trace_recorder.hpp"
 #include "runtime/rest/rest_json.hpp"
 
@@ -214,6 +216,12 @@ TEST_CASE("a checkpoint's subtasks show what their acknowledgements measured, wi
   auto all = json::parse(job_checkpoints_json(job));
   CHECK(all["summary"]["processed_data"]["max"] == 5120);
   CHECK(all["latest"]["completed"]["processed_data"] == 5120);
+
+  // Counts a peer sent absurdly large add up to the largest count, not to a negative one.
+  job.report.checkpoint_history[0].tasks[0].metrics.bytes_processed_during_alignment =
+    std::numeric_limits<std::int64_t>::max() - 10;
+  auto huge = json::parse(*checkpoint_subtasks_json(job, 7, "v"));
+  CHECK(huge["processed_data"] == std::numeric_limits<std::int64_t>::max());
 }
 
 TEST_CASE("a vertex's metrics include its subtasks' last checkpoint alignment time and start delay") {
