@@ -358,6 +358,41 @@ bool run_until_next_is(transport_fixture& f, const caf::actor& consumer) {
   return false;
 }
 
+/// Runs until `n` more buffer messages reached `consumer` (or nothing is left to run), appending
+/// each one's backlog as it arrives; returns how many came.
+std::size_t collect_backlogs(transport_fixture& f, const caf::actor& consumer,
+                             std::vector<std::uint64_t>& backlogs, std::size_t n) {
+  std::size_t got = 0;
+  while (got < n && run_until_next_is(f, consumer)) {
+    if (auto b = head_backlog(consumer)) {
+      backlogs.push_back(*b);
+      ++got;
+    }
+    f.sched.run_once();
+  }
+  return got;
+}
+
+/// A registered partition of one subpartition, its producer's pool 2 to 20 buffers (more than
+/// the consumer's whole budget), written until the pool holds the producer up; the record it
+/// could not write waits in the partition.
+struct held_up {
+  std::shared_ptr<local_buffer_pool> pool;
+  std::shared_ptr<result_partition> partition;
+  std::size_t records = 0; ///< written
+};
+
+held_up held_up_producer(transport_fixture& f, const result_partition_id& id) {
+  auto pool = f.producer_global->create_buffer_pool(2, 20);
+  REQUIRE(pool);
+  auto partition = std::make_shared<result_partition>(id, 1, *pool);
+  REQUIRE(f.manager.register_partition(partition));
+  std::size_t records = 0;
+  while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
+    ++records;
+  return {*pool, partition, records};
+}
+
 } // namespace
 
 TEST_CASE("a sending turn that ends without credit carries the backlog it started with on every "
@@ -376,11 +411,7 @@ TEST_CASE("a sending turn that ends without credit carries the backlog it starte
   // The request's turn sends the two buffers the exclusive credit allows; both carry
   // queued - 1 (before: queued - 1, then queued - 2).
   std::vector<std::uint64_t> backlogs;
-  while (backlogs.size() < f.config.buffers_per_channel && run_until_next_is(f, consumer)) {
-    if (auto b = head_backlog(consumer))
-      backlogs.push_back(*b);
-    f.sched.run_once();
-  }
+  collect_backlogs(f, consumer, backlogs, f.config.buffers_per_channel);
   REQUIRE(backlogs.size() == f.config.buffers_per_channel);
   CHECK(f.stats->sending_turns == 1);
   CHECK(f.stats->credit_stalls == 1);
@@ -405,13 +436,7 @@ TEST_CASE("a credit-stalled turn carries the highest backlog a stalled turn of i
   transport_fixture f{true};
   auto id = partition_id(8, 0);
   // A pool larger than the consumer's whole budget, so that the second turn stalls too.
-  auto pool = f.producer_global->create_buffer_pool(2, 20);
-  REQUIRE(pool);
-  auto partition = std::make_shared<result_partition>(id, 1, *pool);
-  REQUIRE(f.manager.register_partition(partition));
-  std::size_t records = 0;
-  while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
-    ++records;
+  auto [pool, partition, records] = held_up_producer(f, id);
   // Held up by its pool, the producer waits to be woken, as a stream task does.
   bool woken = false;
   REQUIRE(partition->notify_when_available([&woken] { woken = true; }));
@@ -426,11 +451,7 @@ TEST_CASE("a credit-stalled turn carries the highest backlog a stalled turn of i
   // for queued - 1 + 2 free buffers and gets the gate's floating ones, announced at once; the
   // second turn sends them and ends stalled again, having started with queued - 3 behind.
   std::vector<std::uint64_t> backlogs;
-  while (backlogs.size() < exclusive + floating && run_until_next_is(f, consumer)) {
-    if (auto b = head_backlog(consumer))
-      backlogs.push_back(*b);
-    f.sched.run_once();
-  }
+  collect_backlogs(f, consumer, backlogs, exclusive + floating);
   REQUIRE(backlogs.size() == exclusive + floating);
   CHECK(f.stats->sending_turns == 2);
   CHECK(f.stats->credit_stalls == 2);
@@ -467,11 +488,7 @@ TEST_CASE("a credit-stalled turn carries the highest backlog a stalled turn of i
   REQUIRE(now_queued > exclusive);
   REQUIRE(now_queued < queued - 1);
   backlogs.clear();
-  while (backlogs.size() < exclusive && run_until_next_is(f, consumer)) {
-    if (auto b = head_backlog(consumer))
-      backlogs.push_back(*b);
-    f.sched.run_once();
-  }
+  collect_backlogs(f, consumer, backlogs, exclusive);
   REQUIRE(backlogs.size() == exclusive);
   CHECK(f.stats->data_buffers_sent - sent_before >= exclusive);
   CHECK(f.stats->credit_stalls == stalls_before + 1);
@@ -512,11 +529,7 @@ TEST_CASE("a credit-stalled turn of a producer its pool does not hold up carries
   side.auto_consume = false;
   auto consumer = f.start_consumer(side);
   std::vector<std::uint64_t> backlogs;
-  while (backlogs.size() < exclusive + floating && run_until_next_is(f, consumer)) {
-    if (auto b = head_backlog(consumer))
-      backlogs.push_back(*b);
-    f.sched.run_once();
-  }
+  collect_backlogs(f, consumer, backlogs, exclusive + floating);
   REQUIRE(backlogs.size() == exclusive + floating);
   CHECK(f.stats->credit_stalls == 2);
   // The request's turn: queued - 1 on both; the second turn started with queued - 3 behind.
@@ -539,13 +552,7 @@ TEST_CASE("a credit-stalled turn keeps the mark for a few turns after the one th
   // stamped the dip. A producer that stays quiet loses the mark once the grace is used up.
   transport_fixture f{true};
   auto id = partition_id(10, 0);
-  auto pool = f.producer_global->create_buffer_pool(2, 20);
-  REQUIRE(pool);
-  auto partition = std::make_shared<result_partition>(id, 1, *pool);
-  REQUIRE(f.manager.register_partition(partition));
-  std::size_t records = 0;
-  while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
-    ++records;
+  auto [pool, partition, records] = held_up_producer(f, id);
   bool woken = false;
   REQUIRE(partition->notify_when_available([&woken] { woken = true; }));
   const auto queued = partition->subpartition(0).backlog();
@@ -557,17 +564,7 @@ TEST_CASE("a credit-stalled turn keeps the mark for a few turns after the one th
   side.auto_consume = false;
   auto consumer = f.start_consumer(side);
   std::vector<std::uint64_t> backlogs;
-  auto collect = [&](std::size_t n) {
-    std::size_t got = 0;
-    while (got < n && run_until_next_is(f, consumer)) {
-      if (auto b = head_backlog(consumer)) {
-        backlogs.push_back(*b);
-        ++got;
-      }
-      f.sched.run_once();
-    }
-    return got;
-  };
+  auto collect = [&](std::size_t n) { return collect_backlogs(f, consumer, backlogs, n); };
   // The request's turn and the floating credit's both find the producer waiting and carry
   // queued - 1; the second one's releases bring half the pool back, which wakes the producer.
   REQUIRE(collect(exclusive + floating) == exclusive + floating);
@@ -577,8 +574,8 @@ TEST_CASE("a credit-stalled turn keeps the mark for a few turns after the one th
     CHECK(b == queued - 1);
   // Woken, it has not written (it has not run yet): its pool no longer holds it up.
   REQUIRE(woken);
-  REQUIRE_FALSE((*pool)->has_waiters());
-  REQUIRE((*pool)->is_available());
+  REQUIRE_FALSE(pool->has_waiters());
+  REQUIRE(pool->is_available());
   // One buffer read at a time: each frees one credit, announced at once (the producer holds
   // none), which lets one buffer out in a stalled turn of its own. For stalled_mark_grace_turns
   // turns the mark stands (before: each carried its own backlog); then each carries its own.
@@ -611,13 +608,7 @@ TEST_CASE("a credit-stalled turn of a producer whose pool is destroyed carries i
   // (and its grace) would only keep the consumer's credit on a channel that is draining.
   transport_fixture f{true};
   auto id = partition_id(11, 0);
-  auto pool = f.producer_global->create_buffer_pool(2, 20);
-  REQUIRE(pool);
-  auto partition = std::make_shared<result_partition>(id, 1, *pool);
-  REQUIRE(f.manager.register_partition(partition));
-  std::size_t records = 0;
-  while (partition->emit_record(make_record(records, 1000), 0) == emit_result::written)
-    ++records;
+  auto [pool, partition, records] = held_up_producer(f, id);
   const auto queued = partition->subpartition(0).backlog();
   const auto exclusive = f.config.buffers_per_channel;
   const auto floating = f.config.floating_buffers_per_gate;
@@ -626,25 +617,15 @@ TEST_CASE("a credit-stalled turn of a producer whose pool is destroyed carries i
   side.auto_consume = false;
   auto consumer = f.start_consumer(side);
   std::vector<std::uint64_t> backlogs;
-  auto collect = [&](std::size_t n) {
-    std::size_t got = 0;
-    while (got < n && run_until_next_is(f, consumer)) {
-      if (auto b = head_backlog(consumer)) {
-        backlogs.push_back(*b);
-        ++got;
-      }
-      f.sched.run_once();
-    }
-    return got;
-  };
+  auto collect = [&](std::size_t n) { return collect_backlogs(f, consumer, backlogs, n); };
   REQUIRE(collect(exclusive + floating) == exclusive + floating);
   f.sched.run();
   // Held up by its pool: both turns carry the mark.
   for (auto b : backlogs)
     CHECK(b == queued - 1);
   // The producer is gone (its pool destroyed) with buffers still queued.
-  (*pool)->destroy();
-  REQUIRE_FALSE((*pool)->is_available());
+  pool->destroy();
+  REQUIRE_FALSE(pool->is_available());
   auto sent = f.stats->data_buffers_sent.load();
   for (std::size_t turn = 1; turn <= 3; ++turn) {
     backlogs.clear();
@@ -678,11 +659,7 @@ TEST_CASE("a sending turn that empties the queue carries the exact backlog behin
   side.auto_consume = false;
   auto consumer = f.start_consumer(side);
   std::vector<std::uint64_t> backlogs;
-  while (backlogs.size() < 2 && run_until_next_is(f, consumer)) {
-    if (auto b = head_backlog(consumer))
-      backlogs.push_back(*b);
-    f.sched.run_once();
-  }
+  collect_backlogs(f, consumer, backlogs, 2);
   REQUIRE(backlogs.size() == 2);
   CHECK(backlogs[0] == 1);
   CHECK(backlogs[1] == 0);
