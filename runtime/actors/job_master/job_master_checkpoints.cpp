@@ -6,6 +6,7 @@
 
 #include "runtime/actors/job_master/job_master.hpp"
 
+#include "runtime/actors/job_master/checkpoint_metrics_wire.hpp"
 #include "runtime/actors/job_master/failover_settings.hpp"
 #include "runtime/actors/task_executor/task_executor_gateway.hpp"
 #include "runtime/config/config_options.hpp"
@@ -193,13 +194,8 @@ void job_master::register_checkpoint_methods() {
                        + " with no CheckpointCoordinator");
         return rpc::ack{};
       }
-      const auto& m = req.checkpoint_metrics;
-      checkpoints_->acknowledge(
-        req.attempt, req.checkpoint_id, std::move(req.task_state), now_ms(),
-        state::checkpoint_metrics{m.bytes_processed_during_alignment,
-                                  m.bytes_persisted_during_alignment, m.alignment_duration_nanos,
-                                  m.sync_duration_millis, m.async_duration_millis,
-                                  m.checkpoint_start_delay_nanos});
+      checkpoints_->acknowledge(req.attempt, req.checkpoint_id, std::move(req.task_state),
+                                now_ms(), from_wire(req.checkpoint_metrics));
       return rpc::ack{};
     });
   handle<decline_checkpoint>(
@@ -827,12 +823,7 @@ job_status_response job_master::full_status_report() const {
     for (const auto& [task, ack] : r.tasks) {
       checkpoint_task t{task.job_vertex.to_string(), task.subtask_index, ack.first, ack.second};
       if (auto m = r.task_metrics.find(task); m != r.task_metrics.end())
-        t.metrics = {m->second.bytes_processed_during_alignment,
-                     m->second.bytes_persisted_during_alignment,
-                     m->second.alignment_duration_nanos,
-                     m->second.sync_duration_millis,
-                     m->second.async_duration_millis,
-                     m->second.checkpoint_start_delay_nanos};
+        t.metrics = to_wire(m->second);
       out.tasks.push_back(std::move(t));
     }
     report.checkpoint_history.push_back(std::move(out));

@@ -17,6 +17,7 @@
 
 #include "runtime/actors/heartbeat/heartbeat_manager.hpp"
 #include "runtime/actors/heartbeat/heartbeat_rpc.hpp"
+#include "runtime/actors/job_master/checkpoint_metrics_wire.hpp"
 #include "runtime/actors/job_master/job_master_gateway.hpp"
 #include "runtime/actors/resource_manager/resource_manager_gateway.hpp"
 #include "runtime/actors/resource_manager/slot_report_payload.hpp"
@@ -354,13 +355,7 @@ void task_executor::register_methods() {
                                      std::int64_t checkpoint_id, state::task_state_snapshot state,
                                      const state::checkpoint_metrics& m) {
       auto shared = std::make_shared<state::task_state_snapshot>(std::move(state));
-      // Flink's CheckpointMetrics as the acknowledgement carries them.
-      job_master::checkpoint_metrics wire{m.bytes_processed_during_alignment,
-                                          m.bytes_persisted_during_alignment,
-                                          m.alignment_duration_nanos,
-                                          m.sync_duration_millis,
-                                          m.async_duration_millis,
-                                          m.checkpoint_start_delay_nanos};
+      auto wire = job_master::to_wire(m);
       respond([self, job, attempt, checkpoint_id, shared, wire] {
         if (self->is_orphaned(attempt))
           return;
